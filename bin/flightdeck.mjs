@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `flightdeck` command: runs the TypeScript CLI through tsx's loader.
+import { register } from 'tsx/esm/api';
+import { fileURLToPath } from 'node:url';
+
+register();
+const { runCli } = await import(fileURLToPath(new URL('../src-main/cli/main.ts', import.meta.url)));
+process.exitCode = await runCli(process.argv.slice(2));

@@ -1,0 +1,39 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+// Main and preload are bundled for Electron; the same main-process sources also run
+// unbundled under plain Node (tsx) for browser mode, the CLI and the tests.
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      externalizeDeps: true,
+      rollupOptions: {
+        input: { index: resolve(root, 'src-main/electron/main.ts') },
+      },
+    },
+  },
+  preload: {
+    // The preload runs sandboxed: everything it needs (zod, the contract) is bundled in.
+    build: {
+      outDir: 'out/preload',
+      externalizeDeps: false,
+      rollupOptions: {
+        input: { index: resolve(root, 'src-preload/electron/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'src-renderer'),
+    plugins: [react()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      rollupOptions: { input: { index: resolve(root, 'src-renderer/index.html') } },
+    },
+  },
+});

@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { AppError } from '../../src-preload/contract';
+import { EventHub } from '../bridge/event-hub';
+import { Router } from '../bridge/router';
+import type { Logger } from '../platform/logger';
+import { ProjectService } from '../projects/project-service';
+import { registerProjectHandlers } from '../projects/handlers';
+import { SettingsService } from '../settings/settings-service';
+import { openDatabase, type Database } from '../store/db';
+import { EventLog } from '../store/event-log';
+import { registerAppHandlers, type Platform } from './handlers';
+
+export interface HostOptions {
+  dataDir: string;
+  logger: Logger;
+  /** What only the desktop shell can do; browser mode and the CLI leave these out. */
+  platform: Platform;
+}
+
+/**
+ * The composition root. Every capability is built here, in dependency order, and handed to
+ * its handler registration. Electron, browser mode and the CLI all start the app through it.
+ */
+export class AppServices {
+  readonly hub = new EventHub();
+  readonly router: Router;
+  readonly db: Database;
+  readonly events: EventLog;
+  readonly projects: ProjectService;
+  readonly settings: SettingsService;
+  private disposed = false;
+
+  private constructor(readonly options: HostOptions) {
+    const log = options.logger;
+    mkdirSync(options.dataDir, { recursive: true });
+    this.router = new Router(log.child('bridge'));
+    this.db = openDatabase(join(options.dataDir, 'flightdeck.db'));
+    this.events = new EventLog(this.db, {
+      onError: (e) => {
+        log.error('event log flush failed', { error: e });
+        const err = e instanceof AppError ? e.toShape() : undefined;
+        this.hub.publish('app.notice', {
+          level: 'error',
+          title: 'Could not save agent events',
+          message: e instanceof Error ? e.message : String(e),
+          ...(err ? { error: err } : {}),
+        });
+      },
+    });
+    this.settings = new SettingsService(this.db, this.hub);
+    this.projects = new ProjectService(this.db, this.hub, log.child('projects'));
+
+    registerAppHandlers(this.router, this, options.platform);
+    registerProjectHandlers(this.router, this.projects);
+  }
+
+  static async create(options: HostOptions): Promise<AppServices> {
+    const services = new AppServices(options);
+    try {
+      await services.start();
+    } catch (e) {
+      services.dispose();
+      throw e;
+    }
+    return services;
+  }
+
+  get dataDir(): string {
+    return this.options.dataDir;
+  }
+
+  private async start(): Promise<void> {
+    await this.projects.start();
+  }
+
+  /** Stops everything that runs and closes the database. Safe to call twice. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.projects.dispose();
+    this.events.dispose();
+    this.db.close();
+  }
+}

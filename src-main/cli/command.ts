@@ -1,0 +1,30 @@
+import type { AppServices } from '../app/services';
+import type { Logger } from '../platform/logger';
+
+export interface CliContext {
+  /** Positional arguments after the command name. */
+  args: string[];
+  /** Parsed flags (string values, or true for boolean flags). */
+  flags: Record<string, string | boolean | undefined>;
+  json: boolean;
+  dataDir: string;
+  logger: Logger;
+  /** Opens the shared services on the data folder; the CLI runner disposes them. */
+  openApp(): Promise<AppServices>;
+  out(line: string): void;
+}
+
+export interface CliCommand {
+  name: string;
+  summary: string;
+  usage: string;
+  /** Flags this command accepts beyond the global ones; `true` = takes a value. */
+  flags?: Record<string, boolean>;
+  /** Returns the exit code. Long-running commands (serve) resolve when they stop. */
+  run(ctx: CliContext): Promise<number>;
+}
+
+/** A usage mistake: printed with the command's usage line, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

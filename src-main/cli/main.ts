@@ -1,0 +1,92 @@
+import { parseArgs } from 'node:util';
+import { AppError } from '../../src-preload/contract';
+import { AppServices } from '../app/services';
+import { appVersion } from '../app/version';
+import { createLogger } from '../platform/logger';
+import { resolveDataDir } from '../platform/paths';
+import { UsageError, type CliCommand, type CliContext } from './command';
+import { COMMANDS } from './commands';
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `flightdeck ${appVersion()} — a control center for AI coding agents`,
+    '',
+    'Usage: flightdeck <command> [args] [--data-dir DIR] [--json]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}\n  ${' '.repeat(width)}  ${c.usage}`),
+    '',
+    'Global options:',
+    '  --data-dir DIR  data folder (default: $FLIGHTDECK_DATA_DIR, else ~/.local/share/flightdeck)',
+    '  --json          machine-readable output',
+    '  --help          this help',
+  ].join('\n');
+}
+
+/** Runs one CLI invocation and returns its exit code; never throws. */
+export async function runCli(argv: string[], io = { out: (l: string) => process.stdout.write(l + '\n'), err: (l: string) => process.stderr.write(l + '\n') }): Promise<number> {
+  const name = argv.find((a) => !a.startsWith('-'));
+  const command: CliCommand | undefined = COMMANDS.find((c) => c.name === name);
+  if (!name || argv.includes('--help') || argv.includes('-h')) {
+    io.out(help());
+    return name && !command ? 2 : 0;
+  }
+  if (!command) {
+    io.err(`error: unknown command "${name}" (see flightdeck --help)`);
+    return 2;
+  }
+  const options: Record<string, { type: 'string' | 'boolean' }> = {
+    'data-dir': { type: 'string' },
+    json: { type: 'boolean' },
+  };
+  for (const [flag, takesValue] of Object.entries(command.flags ?? {})) options[flag] = { type: takesValue ? 'string' : 'boolean' };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    io.err(`error: ${(e as Error).message.split('\n')[0]}\nusage: flightdeck ${command.usage}`);
+    return 2;
+  }
+  const positionals = parsed.positionals.slice(parsed.positionals.indexOf(name) + 1);
+  const flags = parsed.values as Record<string, string | boolean | undefined>;
+  const dataDir = resolveDataDir({ flag: typeof flags['data-dir'] === 'string' ? flags['data-dir'] : undefined });
+  const logger = createLogger({ level: (process.env.FLIGHTDECK_LOG_LEVEL as 'info' | undefined) ?? (command.name === 'serve' ? 'info' : 'warn') });
+  let app: AppServices | undefined;
+  const ctx: CliContext = {
+    args: positionals,
+    flags,
+    json: flags.json === true,
+    dataDir,
+    logger,
+    out: io.out,
+    async openApp() {
+      app ??= await AppServices.create({ dataDir, logger, platform: { runtime: 'browser' } });
+      return app;
+    },
+  };
+  try {
+    return await command.run(ctx);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`error: ${e.message}\nusage: flightdeck ${command.usage}`);
+      return 2;
+    }
+    if (e instanceof AppError) {
+      io.err(ctx.json ? JSON.stringify({ error: e.toShape() }) : `error: ${e.message}`);
+      return 1;
+    }
+    io.err(`error: ${e instanceof Error ? e.message : String(e)}`);
+    logger.debug('unexpected failure', { error: e });
+    return 1;
+  } finally {
+    app?.dispose();
+  }
+}
+
+const isEntry = process.argv[1] && /cli[\\/]main\.(ts|js|mjs)$/.test(process.argv[1]);
+if (isEntry) {
+  void runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

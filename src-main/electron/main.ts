@@ -1,0 +1,170 @@
+import { app, BrowserWindow, dialog, ipcMain, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isTopic } from '../../src-preload/contract';
+import { IPC } from '../../src-preload/electron/ipc-names';
+import { AppServices } from '../app/services';
+import { Subscriptions } from '../bridge/event-hub';
+import { createLogger } from '../platform/logger';
+import { resolveDataDir } from '../platform/paths';
+
+/**
+ * The desktop shell: one hardened window over the shared services. Everything that is not
+ * Electron glue lives in the services and is tested under plain Node.
+ */
+const log = createLogger({ scope: 'electron' });
+const here = fileURLToPath(new URL('.', import.meta.url));
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+interface WindowState {
+  x?: number;
+  y?: number;
+  width: number;
+  height: number;
+  maximized: boolean;
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  void main();
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  const dataDir = resolveDataDir({ flag: argValue('--data-dir'), electronUserData: app.getPath('userData') });
+  let services: AppServices;
+  try {
+    services = await AppServices.create({
+      dataDir,
+      logger: log,
+      platform: {
+        runtime: 'electron',
+        pickFolder: async (title) => {
+          const win = BrowserWindow.getFocusedWindow();
+          const opts = { title: title ?? 'Choose a git repository', properties: ['openDirectory' as const, 'createDirectory' as const] };
+          const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+          return r.canceled ? null : (r.filePaths[0] ?? null);
+        },
+        openExternal: (url) => shell.openExternal(url),
+      },
+    });
+  } catch (e) {
+    dialog.showErrorBox('Flightdeck could not start', e instanceof Error ? e.message : String(e));
+    app.exit(1);
+    return;
+  }
+
+  session.defaultSession.webRequest.onHeadersReceived((details, cb) => {
+    cb({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });
+  });
+  session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
+
+  const windows = new Set<BrowserWindow>();
+  const isOwnFrame = (e: IpcMainInvokeEvent | Electron.IpcMainEvent): boolean => {
+    const frame = e.senderFrame;
+    return frame !== null && frame === e.sender.mainFrame && [...windows].some((w) => w.webContents === e.sender);
+  };
+
+  ipcMain.handle(IPC.request, async (e, channel: unknown, input: unknown) => {
+    if (!isOwnFrame(e)) return { ok: false, error: { code: 'forbidden', message: 'Requests are only accepted from the app window.' } };
+    return services.router.dispatch(channel, input, { origin: 'electron', connectionId: `wc-${e.sender.id}` });
+  });
+
+  const subscriptions = new Map<number, Subscriptions>();
+  const subsFor = (wc: WebContents): Subscriptions => {
+    let s = subscriptions.get(wc.id);
+    if (!s) {
+      s = new Subscriptions(services.hub, (ev) => {
+        if (!wc.isDestroyed()) wc.send(IPC.event, ev.topic, ev.key, ev.payload);
+      });
+      subscriptions.set(wc.id, s);
+      wc.once('destroyed', () => {
+        subscriptions.get(wc.id)?.dispose();
+        subscriptions.delete(wc.id);
+      });
+    }
+    return s;
+  };
+  ipcMain.on(IPC.subscribe, (e, topic: unknown, key: unknown) => {
+    if (!isOwnFrame(e) || !isTopic(topic) || (key !== undefined && typeof key !== 'string')) return;
+    subsFor(e.sender).add(topic, key);
+  });
+  ipcMain.on(IPC.unsubscribe, (e, topic: unknown, key: unknown) => {
+    if (!isOwnFrame(e) || !isTopic(topic) || (key !== undefined && typeof key !== 'string')) return;
+    subsFor(e.sender).remove(topic, key);
+  });
+
+  const createWindow = () => {
+    const saved = services.settings.getInternal<WindowState>('window');
+    const state = saved && isOnScreen(saved) ? saved : { width: 1400, height: 900, maximized: false };
+    const win = new BrowserWindow({
+      ...state,
+      minWidth: 900,
+      minHeight: 560,
+      show: false,
+      title: 'Flightdeck',
+      backgroundColor: '#0f1115',
+      webPreferences: {
+        preload: join(here, '../preload/index.cjs'),
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        webSecurity: true,
+        spellcheck: false,
+      },
+    });
+    windows.add(win);
+    if (state.maximized) win.maximize();
+    win.once('ready-to-show', () => win.show());
+    const save = () => {
+      if (win.isDestroyed()) return;
+      const b = win.getNormalBounds();
+      services.settings.setInternal('window', { ...b, maximized: win.isMaximized() } satisfies WindowState);
+    };
+    win.on('close', save);
+    win.on('closed', () => windows.delete(win));
+    win.webContents.on('will-navigate', (ev) => ev.preventDefault());
+    win.webContents.on('will-redirect', (ev) => ev.preventDefault());
+    win.webContents.setWindowOpenHandler(({ url }) => {
+      if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+    if (process.env.ELECTRON_RENDERER_URL) void win.loadURL(process.env.ELECTRON_RENDERER_URL);
+    else void win.loadFile(join(here, '../renderer/index.html'));
+    return win;
+  };
+
+  app.on('second-instance', () => {
+    const win = [...windows][0];
+    if (win) {
+      if (win.isMinimized()) win.restore();
+      win.focus();
+    }
+  });
+  app.on('web-contents-created', (_e, wc) => {
+    wc.on('will-attach-webview', (ev) => ev.preventDefault());
+  });
+  app.on('activate', () => {
+    if (windows.size === 0) createWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('will-quit', () => services.dispose());
+  createWindow();
+}
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function isOnScreen(s: WindowState): boolean {
+  if (s.x === undefined || s.y === undefined) return true;
+  return screen.getAllDisplays().some((d) => {
+    const a = d.workArea;
+    return s.x! >= a.x - 50 && s.y! >= a.y - 50 && s.x! < a.x + a.width - 100 && s.y! < a.y + a.height - 100;
+  });
+}

@@ -1,0 +1,168 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { isTopic } from '../../src-preload/contract';
+import { ClientFrame, MAX_CLIENT_FRAME_BYTES, type HostFrame } from '../../src-preload/contract/wire';
+import type { AppServices } from '../app/services';
+import { appVersion } from '../app/version';
+import { Subscriptions } from '../bridge/event-hub';
+import { appRoot } from '../platform/paths';
+import { allowedHosts, checkRequest, newToken, TOKEN_COOKIE } from './auth';
+import { serveStatic } from './static-files';
+
+export interface BrowserHostOptions {
+  host?: string;
+  port?: number;
+  token?: string;
+  rendererDir?: string;
+}
+
+export interface BrowserHost {
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+/** The same CSP as the desktop window: our own scripts only, no remote code. */
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/**
+ * Browser mode: serves the built renderer over HTTP and carries the contract over a
+ * WebSocket, with the same router and event hub as the Electron window.
+ */
+export async function startBrowserHost(app: AppServices, opts: BrowserHostOptions = {}): Promise<BrowserHost> {
+  const bindHost = opts.host ?? '127.0.0.1';
+  const token = opts.token ?? process.env.FLIGHTDECK_TOKEN ?? newToken();
+  const rendererDir = opts.rendererDir ?? join(appRoot(), 'out', 'renderer');
+  const log = app.options.logger.child('host');
+  let hosts: Set<string> | null = null;
+  let connectionSeq = 0;
+  const sockets = new Set<Socket>();
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
+
+  const server = createServer((req, res) => {
+    handleHttp(req, res).catch((e: unknown) => {
+      log.error('http handler failed', { error: e });
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    if (url.pathname === '/healthz' && req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+      res.end(JSON.stringify({ ok: true, version: appVersion() }));
+      return;
+    }
+    const verdict = checkRequest(req, { token, hosts, requireOrigin: false });
+    if (!verdict.ok) {
+      res.writeHead(verdict.status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(verdict.status === 401 ? 'Unauthorized' : 'Forbidden');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { Allow: 'GET' }).end();
+      return;
+    }
+    const headers = {
+      'Content-Security-Policy': CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'X-Frame-Options': 'DENY',
+    };
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    if (verdict.viaQuery) {
+      // Trade the token in the address bar for a cookie the page's scripts cannot read.
+      url.searchParams.delete('token');
+      res.setHeader('Set-Cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
+      res.writeHead(302, { Location: url.pathname + (url.search || '') }).end();
+      return;
+    }
+    await serveStatic(rendererDir, url.pathname, res);
+  }
+
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://placeholder');
+    const verdict = url.pathname === '/ws' ? checkRequest(req, { token, hosts, requireOrigin: true }) : ({ ok: false, status: 403 } as const);
+    if (!verdict.ok) {
+      socket.end(`HTTP/1.1 ${verdict.status} ${verdict.status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+  });
+
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  function onConnection(ws: WebSocket): void {
+    const ctx = { origin: 'browser' as const, connectionId: `ws-${++connectionSeq}` };
+    const send = (frame: HostFrame) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+    };
+    const subs = new Subscriptions(app.hub, (e) => send({ type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload }));
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      let frame: ClientFrame;
+      try {
+        const parsed = ClientFrame.safeParse(JSON.parse(data.toString()));
+        if (!parsed.success) return;
+        frame = parsed.data;
+      } catch {
+        // A frame that is not JSON is dropped: it cannot carry an id to answer to.
+        return;
+      }
+      if (frame.type === 'invoke') {
+        void app.router.dispatch(frame.channel, frame.input, ctx).then((result) => send({ type: 'result', id: frame.id, result }));
+      } else if (isTopic(frame.topic)) {
+        if (frame.type === 'subscribe') subs.add(frame.topic, frame.key);
+        else subs.remove(frame.topic, frame.key);
+      }
+    });
+    ws.on('close', () => subs.dispose());
+    ws.on('error', () => subs.dispose());
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, bindHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(bindHost, port);
+  const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+
+  return {
+    url: `http://${shownHost}:${port}/?token=${token}`,
+    port,
+    token,
+    get connections() {
+      return wss.clients.size;
+    },
+    async close() {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}

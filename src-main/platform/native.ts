@@ -1,0 +1,22 @@
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { appRoot } from './paths';
+
+/**
+ * Native modules are compiled twice: for plain Node in node_modules (tests, browser mode,
+ * CLI) and for Electron's ABI in `.electron-native/node_modules` (made by
+ * `scripts/electron-native.mjs` on `npm start`). Neither build overwrites the other, so the
+ * tree never ends up with one of the two runtimes broken.
+ */
+export function requireNative<T>(name: 'better-sqlite3' | 'node-pty'): T {
+  const root = appRoot();
+  if (process.versions.electron) {
+    const electronTree = join(root, '.electron-native', 'node_modules', name);
+    if (!existsSync(electronTree)) {
+      throw new Error(`${name} has not been rebuilt for Electron ${process.versions.electron}; run "npm start" again.`);
+    }
+    return createRequire(join(root, '.electron-native', 'package.json'))(name) as T;
+  }
+  return createRequire(join(root, 'package.json'))(name) as T;
+}

@@ -1,0 +1,9 @@
+import type { Database } from '../db';
+import { m001Foundation } from './001-foundation';
+
+/**
+ * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
+ * Later capabilities (agents, terminals, features…) append their own files here.
+ */
+export type Migration = (db: Database) => void;
+export const MIGRATIONS: readonly Migration[] = [m001Foundation];

@@ -1,0 +1,15 @@
+import type { Result } from '../contract/wire';
+
+/**
+ * The only thing the renderer's client needs from a transport. Electron's preload and the
+ * browser-mode WebSocket both provide it, so renderer code is identical on both.
+ */
+export interface Transport {
+  invoke(channel: string, input: unknown): Promise<Result>;
+  /** Returns the unsubscribe function. */
+  subscribe(topic: string, key: string | undefined, listener: (payload: unknown) => void): () => void;
+  /** Connection state, for the status bar. Electron is always 'open'. */
+  onStatus?(listener: (status: TransportStatus) => void): () => void;
+}
+
+export type TransportStatus = 'connecting' | 'open' | 'closed';

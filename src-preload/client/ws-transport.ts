@@ -1,0 +1,111 @@
+import { HostFrame, type ClientFrame, type Result } from '../contract/wire';
+import type { Transport, TransportStatus } from './transport';
+
+/** Reconnect delays: quick first retry for a host restart, capped so a dead host costs little. */
+const RECONNECT_BASE_MS = 250;
+const RECONNECT_MAX_MS = 5_000;
+
+interface Pending {
+  resolve(result: Result): void;
+}
+
+/**
+ * Browser-mode transport: the contract over one WebSocket. Requests in flight when the socket
+ * drops fail with `unavailable`; subscriptions are replayed on reconnect.
+ */
+export function createWebSocketTransport(url: string): Transport {
+  let socket: WebSocket | null = null;
+  let nextId = 1;
+  let attempt = 0;
+  let status: TransportStatus = 'connecting';
+  const pending = new Map<number, Pending>();
+  const queue: ClientFrame[] = [];
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const statusListeners = new Set<(s: TransportStatus) => void>();
+
+  const subKey = (topic: string, key: string | undefined) => `${topic}\u0000${key ?? ''}`;
+
+  function setStatus(s: TransportStatus) {
+    status = s;
+    for (const l of statusListeners) l(s);
+  }
+
+  function send(frame: ClientFrame) {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+    else if (frame.type !== 'unsubscribe') queue.push(frame);
+  }
+
+  function connect() {
+    setStatus('connecting');
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.onopen = () => {
+      attempt = 0;
+      setStatus('open');
+      for (const k of listeners.keys()) {
+        const [topic, key] = k.split('\u0000') as [string, string];
+        ws.send(JSON.stringify({ type: 'subscribe', topic, ...(key ? { key } : {}) } satisfies ClientFrame));
+      }
+      for (const frame of queue.splice(0)) {
+        if (frame.type !== 'subscribe') ws.send(JSON.stringify(frame));
+      }
+    };
+    ws.onmessage = (msg) => {
+      const parsed = HostFrame.safeParse(JSON.parse(String(msg.data)));
+      if (!parsed.success) return;
+      const frame = parsed.data;
+      if (frame.type === 'result') {
+        pending.get(frame.id)?.resolve(frame.result);
+        pending.delete(frame.id);
+      } else {
+        for (const l of listeners.get(subKey(frame.topic, frame.key)) ?? []) l(frame.payload);
+      }
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      setStatus('closed');
+      for (const [id, p] of pending) {
+        p.resolve({ ok: false, error: { code: 'unavailable', message: 'Lost the connection to Flightdeck. Retrying…' } });
+        pending.delete(id);
+      }
+      const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt++);
+      setTimeout(connect, delay);
+    };
+  }
+
+  connect();
+
+  return {
+    invoke(channel, input) {
+      const id = nextId++;
+      return new Promise<Result>((resolve) => {
+        pending.set(id, { resolve });
+        send({ type: 'invoke', id, channel, input });
+      });
+    },
+    subscribe(topic, key, listener) {
+      const k = subKey(topic, key);
+      let set = listeners.get(k);
+      if (!set) {
+        set = new Set();
+        listeners.set(k, set);
+        send({ type: 'subscribe', topic, ...(key ? { key } : {}) });
+      }
+      set.add(listener);
+      return () => {
+        const s = listeners.get(k);
+        if (!s) return;
+        s.delete(listener);
+        if (s.size === 0) {
+          listeners.delete(k);
+          send({ type: 'unsubscribe', topic, ...(key ? { key } : {}) });
+        }
+      };
+    },
+    onStatus(listener) {
+      statusListeners.add(listener);
+      listener(status);
+      return () => statusListeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { event, request } from './define';
+import { BridgeErrorShape } from './errors';
+
+export const Theme = z.enum(['light', 'dark', 'system']);
+export type Theme = z.infer<typeof Theme>;
+
+export const Settings = z.object({
+  theme: Theme,
+  terminalFontSize: z.number().int().min(8).max(32),
+});
+export type Settings = z.infer<typeof Settings>;
+export const SettingsPatch = Settings.partial().strict();
+
+export const AppInfo = z.object({
+  version: z.string(),
+  runtime: z.enum(['electron', 'browser']),
+  dataDir: z.string(),
+  platform: z.string(),
+  capabilities: z.object({
+    /** A native folder picker exists (Electron); browser mode types paths instead. */
+    folderDialog: z.boolean(),
+  }),
+});
+export type AppInfo = z.infer<typeof AppInfo>;
+
+export const Notice = z.object({
+  level: z.enum(['info', 'success', 'warning', 'error']),
+  title: z.string(),
+  message: z.string().optional(),
+  error: BridgeErrorShape.optional(),
+});
+export type Notice = z.infer<typeof Notice>;
+
+export const appRequests = {
+  'app.info': request(z.object({}).strict(), AppInfo, 'Version, runtime and data folder.'),
+  'settings.get': request(z.object({}).strict(), Settings, 'Current settings.'),
+  'settings.update': request(SettingsPatch, Settings, 'Change some settings; returns all of them.'),
+  'dialog.pickFolder': request(
+    z.object({ title: z.string().max(200).optional() }).strict(),
+    z.object({ path: z.string().nullable() }),
+    'Native folder picker (Electron only; browser mode answers unavailable).',
+  ),
+  'shell.openExternal': request(
+    z.object({ url: z.string().url().max(2048).refine((u) => /^https?:\/\//.test(u), 'only http(s) links open') }).strict(),
+    z.object({ opened: z.boolean() }),
+    'Open a link in the system browser.',
+  ),
+} as const;
+
+export const appEvents = {
+  'settings.changed': event(Settings, 'Settings changed (from any window or the CLI).'),
+  'app.notice': event(Notice, 'Something the user should see as a toast.'),
+} as const;

@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import { appEvents, appRequests } from './app';
+import { projectEvents, projectRequests } from './projects';
+import type { EventSpec, RequestSpec } from './define';
+
+export * from './errors';
+export * from './define';
+export * from './app';
+export * from './projects';
+
+/**
+ * The whole bridge. No channel exists outside this object: main registers a handler for
+ * each request, validates every payload against it, and the renderer's client is typed from it.
+ * Capabilities add their own `xxxRequests` / `xxxEvents` modules and spread them here.
+ */
+export const requests = {
+  ...appRequests,
+  ...projectRequests,
+} as const satisfies Record<string, RequestSpec>;
+
+export const events = {
+  ...appEvents,
+  ...projectEvents,
+} as const satisfies Record<string, EventSpec>;
+
+export type Requests = typeof requests;
+export type Events = typeof events;
+export type Channel = keyof Requests;
+export type Topic = keyof Events;
+export type InputOf<C extends Channel> = z.input<Requests[C]['input']>;
+export type ParsedInputOf<C extends Channel> = z.output<Requests[C]['input']>;
+export type OutputOf<C extends Channel> = z.output<Requests[C]['output']>;
+export type PayloadOf<T extends Topic> = z.output<Events[T]['payload']>;
+
+export function isChannel(name: unknown): name is Channel {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(requests, name);
+}
+export function isTopic(name: unknown): name is Topic {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(events, name);
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { BridgeErrorShape } from './errors';
+
+/** What a request answers on any transport: a value, or a typed error (never a stack). */
+export const Result = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), error: BridgeErrorShape }),
+]);
+export type Result = z.infer<typeof Result>;
+
+/** A subscription key narrows a keyed topic to one run, terminal, session... */
+export const SubscriptionKey = z.string().min(1).max(200);
+
+/** Client → host frames of the browser-mode WebSocket. */
+export const ClientFrame = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('invoke'), id: z.number().int().nonnegative(), channel: z.string().max(200), input: z.unknown() }),
+  z.object({ type: z.literal('subscribe'), topic: z.string().max(200), key: SubscriptionKey.optional() }),
+  z.object({ type: z.literal('unsubscribe'), topic: z.string().max(200), key: SubscriptionKey.optional() }),
+]);
+export type ClientFrame = z.infer<typeof ClientFrame>;
+
+/** Host → client frames. */
+export const HostFrame = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('result'), id: z.number().int(), result: Result }),
+  z.object({ type: z.literal('event'), topic: z.string(), key: z.string().optional(), payload: z.unknown() }),
+]);
+export type HostFrame = z.infer<typeof HostFrame>;
+
+/** The largest frame the host accepts from a client; pasted text and file paths fit easily. */
+export const MAX_CLIENT_FRAME_BYTES = 4 * 1024 * 1024;

@@ -1,0 +1,16 @@
+import { createClient, type Client } from '../../src-preload/client/client';
+import { createElectronTransport, type PreloadApi } from '../../src-preload/client/electron-transport';
+import { createWebSocketTransport } from '../../src-preload/client/ws-transport';
+
+declare global {
+  interface Window {
+    flightdeck?: PreloadApi;
+  }
+}
+
+/** The same renderer runs in Electron (preload API) and in a browser (WebSocket to the host). */
+export function connect(): Client {
+  if (window.flightdeck) return createClient(createElectronTransport(window.flightdeck));
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return createClient(createWebSocketTransport(`${scheme}://${location.host}/ws`));
+}

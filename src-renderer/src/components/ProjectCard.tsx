@@ -1,0 +1,88 @@
+import { useState } from 'react';
+import type { Project } from '../../../src-preload/contract';
+import { plural, relativeTime, shortPath } from '../lib/format';
+import { useAppStore } from '../store';
+import { Icon } from './Icon';
+import { Modal } from './Modal';
+
+export function GitBadges({ project }: { project: Project }) {
+  const g = project.git;
+  if (!g) return null;
+  return (
+    <div className="badges">
+      <span className="badge" data-testid="project-branch" title={g.detached ? 'Detached HEAD' : 'Current branch'}>
+        <Icon name="branch" size={13} /> {g.branch ?? 'no commits yet'}
+        {g.detached && ' (detached)'}
+      </span>
+      <span className={`badge ${g.dirty ? 'badge-warn' : 'badge-ok'}`} data-testid="project-dirty">
+        {g.dirty ? `Uncommitted: ${plural(g.changedFiles, 'file')}` : 'Clean'}
+      </span>
+      <span className="badge" title="Linked git worktrees">
+        <Icon name="layers" size={13} /> {plural(g.worktreeCount, 'worktree')}
+      </span>
+    </div>
+  );
+}
+
+export function ProjectCard({ project }: { project: Project }) {
+  const setView = useAppStore((s) => s.setView);
+  const refresh = useAppStore((s) => s.refreshProjects);
+  const remove = useAppStore((s) => s.removeProject);
+  const [confirming, setConfirming] = useState(false);
+
+  return (
+    <article className="card project-card" data-testid="project-card" data-project-id={project.id}>
+      <header className="card-header">
+        <button className="card-title link" onClick={() => setView({ name: 'project', projectId: project.id })}>
+          {project.name}
+        </button>
+        <div className="card-actions">
+          <button className="icon-button" title="Refresh git state" aria-label={`Refresh ${project.name}`} onClick={() => void refresh(project.id)}>
+            <Icon name="refresh" />
+          </button>
+          <button className="icon-button danger" title="Remove from Flightdeck" aria-label={`Remove ${project.name}`} onClick={() => setConfirming(true)}>
+            <Icon name="trash" />
+          </button>
+        </div>
+      </header>
+      <p className="card-path mono" title={project.path}>
+        {shortPath(project.path)}
+      </p>
+      {project.problem ? (
+        <p className="card-problem" role="alert">
+          <Icon name="alert" size={14} /> {project.problem}
+        </p>
+      ) : (
+        <GitBadges project={project} />
+      )}
+      <footer className="card-footer muted">{project.refreshedAt ? `Checked ${relativeTime(project.refreshedAt)}` : 'Not checked yet'}</footer>
+      {confirming && (
+        <Modal
+          title={`Remove ${project.name}?`}
+          onClose={() => setConfirming(false)}
+          testId="confirm-remove"
+          footer={
+            <>
+              <button className="button" onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+              <button
+                className="button danger"
+                onClick={() => {
+                  setConfirming(false);
+                  void remove(project.id);
+                }}
+              >
+                Remove project
+              </button>
+            </>
+          }
+        >
+          <p>
+            Flightdeck forgets this project. The repository at <code>{project.path}</code> and its files are not touched.
+          </p>
+        </Modal>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,50 @@
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { useAppStore } from '../store';
+import { Icon } from './Icon';
+import { AddProjectDialog } from './AddProjectDialog';
+
+export function Sidebar() {
+  const view = useAppStore((s) => s.view);
+  const setView = useAppStore((s) => s.setView);
+  const projects = useAppStore(useShallow((s) => s.projects.map((p) => ({ id: p.id, name: p.name, dirty: p.git?.dirty ?? false, problem: p.problem !== null }))));
+  const [adding, setAdding] = useState(false);
+
+  return (
+    <nav className="sidebar" aria-label="Main">
+      <div className="brand">
+        <Icon name="plane" size={20} />
+        <span>Flightdeck</span>
+      </div>
+      <div className="nav-group">
+        <button className={`nav-item ${view.name === 'board' ? 'active' : ''}`} onClick={() => setView({ name: 'board' })}>
+          <Icon name="board" /> Board
+        </button>
+        <button className={`nav-item ${view.name === 'settings' ? 'active' : ''}`} onClick={() => setView({ name: 'settings' })}>
+          <Icon name="settings" /> Settings
+        </button>
+      </div>
+      <div className="nav-heading">
+        <span>Projects</span>
+        <button className="icon-button" title="Add project" aria-label="Add project" onClick={() => setAdding(true)}>
+          <Icon name="plus" />
+        </button>
+      </div>
+      <div className="nav-group nav-projects" data-testid="sidebar-projects">
+        {projects.length === 0 && <p className="nav-empty">No projects yet.</p>}
+        {projects.map((p) => (
+          <button
+            key={p.id}
+            className={`nav-item ${view.name === 'project' && view.projectId === p.id ? 'active' : ''}`}
+            onClick={() => setView({ name: 'project', projectId: p.id })}
+            title={p.name}
+          >
+            <span className={`status-dot ${p.problem ? 'bad' : p.dirty ? 'warn' : 'ok'}`} />
+            <span className="truncate">{p.name}</span>
+          </button>
+        ))}
+      </div>
+      {adding && <AddProjectDialog onClose={() => setAdding(false)} />}
+    </nav>
+  );
+}

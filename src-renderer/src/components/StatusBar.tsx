@@ -1,0 +1,25 @@
+import { useAppStore } from '../store';
+import { plural, shortPath } from '../lib/format';
+
+export function StatusBar() {
+  const connection = useAppStore((s) => s.connection);
+  const info = useAppStore((s) => s.info);
+  const count = useAppStore((s) => s.projects.length);
+  const label = connection === 'open' ? 'Connected' : connection === 'connecting' ? 'Connecting…' : 'Disconnected — retrying';
+  return (
+    <footer className="statusbar" data-testid="statusbar">
+      <span className={`conn conn-${connection}`}>
+        <span className="status-dot" /> {label}
+      </span>
+      <span>{plural(count, 'project')}</span>
+      <span className="spacer" />
+      {info && (
+        <>
+          <span title={info.dataDir}>Data: {shortPath(info.dataDir)}</span>
+          <span>{info.runtime === 'electron' ? 'Desktop' : 'Browser mode'}</span>
+          <span>v{info.version}</span>
+        </>
+      )}
+    </footer>
+  );
+}

@@ -1,0 +1,38 @@
+import type { SliceCreator } from '.';
+import type { AppInfo, Settings } from '../../../src-preload/contract';
+import type { TransportStatus } from '../../../src-preload/client/transport';
+
+export type View = { name: 'board' } | { name: 'settings' } | { name: 'project'; projectId: string };
+
+export interface AppSlice {
+  info: AppInfo | null;
+  settings: Settings | null;
+  connection: TransportStatus;
+  view: View;
+  setView(view: View): void;
+  setConnection(status: TransportStatus): void;
+  loadApp(): Promise<void>;
+  applySettings(s: Settings): void;
+  updateSettings(patch: Partial<Settings>): Promise<void>;
+}
+
+export const createAppSlice: SliceCreator<AppSlice> = (set, get, client) => ({
+  info: null,
+  settings: null,
+  connection: 'connecting',
+  view: { name: 'board' },
+  setView: (view) => set({ view }),
+  setConnection: (connection) => set({ connection }),
+  async loadApp() {
+    const [info, settings] = await Promise.all([client.invoke('app.info', {}), client.invoke('settings.get', {})]);
+    set({ info, settings });
+  },
+  applySettings: (settings) => set({ settings }),
+  async updateSettings(patch) {
+    try {
+      set({ settings: await client.invoke('settings.update', patch) });
+    } catch (e) {
+      get().toastError('Could not save settings', e);
+    }
+  },
+});

@@ -1,0 +1,65 @@
+import { useState } from 'react';
+import { useAppStore } from '../store';
+import { AddProjectDialog } from '../components/AddProjectDialog';
+import { Icon } from '../components/Icon';
+import { ProjectCard } from '../components/ProjectCard';
+
+export function BoardView() {
+  const projects = useAppStore((s) => s.projects);
+  const loaded = useAppStore((s) => s.projectsLoaded);
+  const refreshing = useAppStore((s) => s.refreshing);
+  const refresh = useAppStore((s) => s.refreshProjects);
+  const [adding, setAdding] = useState(false);
+
+  return (
+    <section className="view">
+      <header className="view-header">
+        <div>
+          <h1>Board</h1>
+          <p className="muted">Every project and what its agents are doing.</p>
+        </div>
+        <div className="view-actions">
+          {projects.length > 0 && (
+            <button className="button" onClick={() => void refresh()} disabled={refreshing}>
+              <Icon name="refresh" className={refreshing ? 'spin' : ''} /> Refresh
+            </button>
+          )}
+          <button className="button primary" onClick={() => setAdding(true)} data-testid="add-project">
+            <Icon name="plus" /> Add project
+          </button>
+        </div>
+      </header>
+      {!loaded ? (
+        <div className="grid">
+          {[0, 1, 2].map((i) => (
+            <div key={i} className="card skeleton" />
+          ))}
+        </div>
+      ) : projects.length === 0 ? (
+        <div className="empty-state" data-testid="board-empty">
+          <div className="empty-icon">
+            <Icon name="plane" size={36} />
+          </div>
+          <h2>Add your first project</h2>
+          <p>
+            Point Flightdeck at a local git repository. Each agent you start will work in its own worktree or container, so your
+            checkout stays yours.
+          </p>
+          <button className="button primary large" onClick={() => setAdding(true)}>
+            <Icon name="plus" /> Add a project
+          </button>
+          <p className="muted small">
+            Or from a terminal: <code>npm run cli -- projects add /path/to/repo</code>
+          </p>
+        </div>
+      ) : (
+        <div className="grid" data-testid="project-grid">
+          {projects.map((p) => (
+            <ProjectCard key={p.id} project={p} />
+          ))}
+        </div>
+      )}
+      {adding && <AddProjectDialog onClose={() => setAdding(false)} />}
+    </section>
+  );
+}

@@ -1,0 +1,55 @@
+import { useAppStore } from '../store';
+import { GitBadges } from '../components/ProjectCard';
+import { Icon } from '../components/Icon';
+import { relativeTime, shortPath } from '../lib/format';
+
+export function ProjectView({ projectId }: { projectId: string }) {
+  const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
+  const refresh = useAppStore((s) => s.refreshProjects);
+  const refreshing = useAppStore((s) => s.refreshing);
+  if (!project) {
+    return (
+      <section className="view">
+        <div className="empty-state">
+          <h2>Project not found</h2>
+          <p>It may have been removed from another window or from the CLI.</p>
+        </div>
+      </section>
+    );
+  }
+  return (
+    <section className="view" data-testid="project-view">
+      <header className="view-header">
+        <div>
+          <h1>{project.name}</h1>
+          <p className="muted mono" title={project.path}>
+            {shortPath(project.path)}
+          </p>
+        </div>
+        <div className="view-actions">
+          <button className="button" onClick={() => void refresh(project.id)} disabled={refreshing}>
+            <Icon name="refresh" className={refreshing ? 'spin' : ''} /> Refresh
+          </button>
+        </div>
+      </header>
+      <div className="panel">
+        <h3>Repository</h3>
+        {project.problem ? (
+          <p className="card-problem" role="alert">
+            <Icon name="alert" size={14} /> {project.problem}
+          </p>
+        ) : (
+          <GitBadges project={project} />
+        )}
+        <dl className="facts">
+          <dt>Path</dt>
+          <dd className="mono">{project.path}</dd>
+          <dt>Added</dt>
+          <dd>{new Date(project.addedAt).toLocaleString()}</dd>
+          <dt>Last checked</dt>
+          <dd>{project.refreshedAt ? relativeTime(project.refreshedAt) : 'never'}</dd>
+        </dl>
+      </div>
+    </section>
+  );
+}
