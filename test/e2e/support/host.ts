@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { tempDir } from '../../support/temp';
+
+export interface RunningHost {
+  /** The full URL with the token, as printed by `serve`. */
+  url: string;
+  origin: string;
+  dataDir: string;
+  process: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const READY = /^Flightdeck ready at (http:\/\/\S+)$/m;
+const root = join(__dirname, '..', '..', '..');
+
+/**
+ * Starts browser mode as a user would (`npm run cli -- serve`), on a free port with a fresh data
+ * folder, and waits for its ready line.
+ */
+export async function startHost(opts: { dataDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningHost> {
+  const data = opts.dataDir ?? tempDir('fd-e2e-data-').path;
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', '0', '--data-dir', data], {
+    cwd: root,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`host did not start in time:\n${out}`)), 60_000);
+    const check = () => {
+      const m = READY.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`host exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url,
+    origin: new URL(url).origin,
+    dataDir: data,
+    process: child,
+    output: () => out,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fresh temporary folder (real path, so symlinked /tmp does not confuse comparisons). */
+export function tempDir(prefix = 'fd-test-'): { path: string; cleanup(): void } {
+  const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function gitIn(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
+  });
+}
+
+/** A real git repository with one commit on `main` (README.md). */
+export function makeRepo(prefix = 'fd-repo-'): { path: string; cleanup(): void } {
+  const dir = tempDir(prefix);
+  gitIn(dir.path, 'init', '-q', '-b', 'main');
+  writeFileSync(join(dir.path, 'README.md'), '# sample\n');
+  gitIn(dir.path, 'add', '.');
+  gitIn(dir.path, 'commit', '-q', '-m', 'initial');
+  return dir;
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../src-preload/contract';
+import { Router } from '../../../src-main/bridge/router';
+import { EventHub, Subscriptions } from '../../../src-main/bridge/event-hub';
+import { createLogger } from '../../../src-main/platform/logger';
+
+const ctx = { origin: 'test' as const, connectionId: 't' };
+
+function router(lines: string[] = []) {
+  return new Router(createLogger({ level: 'debug', sink: (l) => lines.push(l) }));
+}
+
+describe('Router', () => {
+  it('rejects unknown channels without calling anything', async () => {
+    const r = await router().dispatch('fs.readFile', { path: '/etc/passwd' }, ctx);
+    expect(r).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
+    const proto = await router().dispatch('__proto__', {}, ctx);
+    expect(proto).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
+  });
+
+  it('validates input before the handler runs', async () => {
+    const r = router();
+    let called = false;
+    r.handle('projects.add', () => {
+      called = true;
+      throw new Error('unreachable');
+    });
+    const res = await r.dispatch('projects.add', { path: 7 }, ctx);
+    expect(called).toBe(false);
+    expect(res).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    if (!res.ok) expect(res.error.message).toContain('path');
+  });
+
+  it('passes expected failures through with their code and details', async () => {
+    const r = router();
+    r.handle('projects.remove', () => {
+      throw new AppError('not_found', 'That project is gone.', { id: 'x' });
+    });
+    const res = await r.dispatch('projects.remove', { id: 'abcdef-123' }, ctx);
+    expect(res).toEqual({ ok: false, error: { code: 'not_found', message: 'That project is gone.', details: { id: 'x' } } });
+  });
+
+  it('reduces unexpected failures to internal errors without a stack', async () => {
+    const lines: string[] = [];
+    const r = router(lines);
+    r.handle('projects.list', () => {
+      throw new TypeError('boom at /secret/path.ts:12');
+    });
+    const res = await r.dispatch('projects.list', {}, ctx);
+    expect(res.ok).toBe(false);
+    if (!res.ok) {
+      expect(res.error.code).toBe('internal');
+      expect(JSON.stringify(res.error)).not.toMatch(/\bat \S+:\d+:\d+/);
+      expect(res.error).not.toHaveProperty('stack');
+    }
+    expect(lines.join('\n')).toContain('handler failed');
+  });
+
+  it('strips fields outside the output schema so nothing extra can leak', async () => {
+    const r = router();
+    r.handle('settings.get', () => ({ theme: 'dark', terminalFontSize: 14, apiKey: 'sk-secret-value' }) as never);
+    const res = await r.dispatch('settings.get', {}, ctx);
+    expect(res).toEqual({ ok: true, value: { theme: 'dark', terminalFontSize: 14 } });
+  });
+
+  it('refuses to answer with a value that breaks the contract', async () => {
+    const r = router();
+    r.handle('settings.get', () => ({ theme: 'neon' }) as never);
+    expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+  });
+
+  it('lists channels with no handler', () => {
+    const r = router();
+    r.handle('projects.list', () => []);
+    expect(r.unhandled()).toContain('projects.add');
+    expect(r.unhandled()).not.toContain('projects.list');
+  });
+});
+
+describe('EventHub', () => {
+  it('validates payloads and delivers only subscribed topics', () => {
+    const hub = new EventHub();
+    const got: unknown[] = [];
+    const subs = new Subscriptions(hub, (e) => got.push(e.payload));
+    hub.publish('settings.changed', { theme: 'dark', terminalFontSize: 13 });
+    expect(got).toHaveLength(0);
+    subs.add('settings.changed', undefined);
+    hub.publish('settings.changed', { theme: 'light', terminalFontSize: 13 });
+    expect(got).toEqual([{ theme: 'light', terminalFontSize: 13 }]);
+    expect(() => hub.publish('settings.changed', { theme: 'neon' } as never)).toThrow();
+    subs.dispose();
+    expect(hub.listenerCount).toBe(0);
+  });
+});
