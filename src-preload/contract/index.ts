@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
 import { projectEvents, projectRequests } from './projects';
+import { agentEvents, agentRequests } from './agents';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
 export * from './define';
 export * from './app';
 export * from './projects';
+export * from './agents';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -16,11 +18,13 @@ export * from './projects';
 export const requests = {
   ...appRequests,
   ...projectRequests,
+  ...agentRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
   ...appEvents,
   ...projectEvents,
+  ...agentEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;

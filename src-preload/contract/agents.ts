@@ -1,0 +1,499 @@
+/**
+ * The agent engine's part of the bridge: sessions, their messages and normalized event
+ * stream, approvals, provider profiles, modes and cost.
+ *
+ * Event stream: every agent event is appended to the event log with `runId = sessionId`
+ * (one replayable stream per session; each event names its `turnId`), and only published on
+ * `agents.event` after the batch holding it is committed. `agents.events.read` replays the
+ * same stream, so a view rebuilt after a reload or a restart sees exactly what was shown live.
+ *
+ * Secrets: API keys go in (write-only, `agents.profiles.save`) and never come out; profiles
+ * expose `apiKeySet` and where the key comes from, nothing more.
+ *
+ * Stability: consumers (the session UI, the Claude Code executor) build on these shapes;
+ * change them additively only.
+ */
+import { z } from 'zod';
+import { event, request } from './define';
+import { ProjectId, UserPath } from './projects';
+
+// ---------------------------------------------------------------------------------------
+// Identifiers and small enums
+// ---------------------------------------------------------------------------------------
+
+export const SessionId = z.string().regex(/^ses-[a-z0-9]{6,40}$/, 'not a session id');
+export type SessionId = z.infer<typeof SessionId>;
+export const TurnId = z.string().regex(/^turn-[a-z0-9]{6,40}$/, 'not a turn id');
+export const ApprovalId = z.string().regex(/^apr-[a-z0-9]{6,40}$/, 'not an approval id');
+export const MessageId = z.string().regex(/^msg-[a-z0-9]{6,40}$/, 'not a message id');
+/** A provider profile's name, as typed in `/model` or `--profile`. */
+export const ProfileName = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, 'profile names use a-z, 0-9, ".", "_", "-" (at most 40)');
+
+/**
+ * Seed 001 §5. plan: explore and propose, no writes nor side-effect commands.
+ * default: balanced, writes and risky commands go through the policy (ask). auto-edit: reads
+ * and writes freely, verifies automatically. yolo: bash runs unasked too (hard floor aside).
+ */
+export const AgentMode = z.enum(['plan', 'default', 'auto-edit', 'yolo']);
+export type AgentMode = z.infer<typeof AgentMode>;
+
+/** The engine's tools. File tools are confined to the session's root directory. */
+export const ToolName = z.enum(['read', 'write', 'patch', 'bash', 'glob', 'grep', 'todo']);
+export type ToolName = z.infer<typeof ToolName>;
+
+/**
+ * Policy presets shown and set by `/permissions [preset]`.
+ * read-only: reads and read-only commands run, everything else is denied.
+ * strict: reads run, every write and every command asks.
+ * balanced (default): reads and known read-only commands run; writes and other commands ask.
+ * trusted: reads and writes run; known read-only commands run; other commands ask.
+ */
+export const PolicyPreset = z.enum(['read-only', 'strict', 'balanced', 'trusted']);
+export type PolicyPreset = z.infer<typeof PolicyPreset>;
+
+export const PolicyDecision = z.enum(['allow', 'ask', 'deny']);
+export type PolicyDecision = z.infer<typeof PolicyDecision>;
+
+/** low: reads. medium: edits inside the root, ordinary commands. high: network, installs, git history. critical: hard-floor class. */
+export const RiskLevel = z.enum(['low', 'medium', 'high', 'critical']);
+export type RiskLevel = z.infer<typeof RiskLevel>;
+
+/**
+ * idle: ready for input. running: a turn is in progress. awaiting_approval: a turn waits on
+ * the user. interrupted: the app stopped during a turn; the transcript is intact and input
+ * (or answering a still-pending approval) continues it.
+ */
+export const SessionStatus = z.enum(['idle', 'running', 'awaiting_approval', 'interrupted']);
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/** How a turn ended. step_limit is seed 001 §3.8's "step limit reached". */
+export const TurnOutcome = z.enum(['completed', 'step_limit', 'cancelled', 'failed', 'interrupted']);
+export type TurnOutcome = z.infer<typeof TurnOutcome>;
+
+export const TodoItem = z.object({
+  id: z.string().max(40),
+  text: z.string().max(2_000),
+  status: z.enum(['pending', 'in_progress', 'done']),
+});
+export type TodoItem = z.infer<typeof TodoItem>;
+
+// ---------------------------------------------------------------------------------------
+// Cost
+// ---------------------------------------------------------------------------------------
+
+export const TokenUsage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+});
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+/** Totals over model calls. USD at the profile prices in force when each call was made. */
+export const CostTotals = TokenUsage.extend({
+  usd: z.number().nonnegative(),
+  calls: z.number().int().nonnegative(),
+});
+export type CostTotals = z.infer<typeof CostTotals>;
+
+export const CostSummary = z.object({
+  sessionId: SessionId,
+  total: CostTotals,
+  /** One row per (profile, model) used in the session. */
+  byModel: z.array(CostTotals.extend({ profile: z.string(), model: z.string() })),
+  /** Calls by purpose: the turn's own steps, compaction summaries, /review. */
+  byPurpose: z.array(CostTotals.extend({ purpose: z.enum(['turn', 'compaction', 'review']) })),
+});
+export type CostSummary = z.infer<typeof CostSummary>;
+
+// ---------------------------------------------------------------------------------------
+// Sessions and messages
+// ---------------------------------------------------------------------------------------
+
+export const Session = z.object({
+  id: SessionId,
+  title: z.string(),
+  /** Every file tool and command of the session is confined to / runs in this folder. */
+  root: z.string(),
+  projectId: ProjectId.nullable(),
+  mode: AgentMode,
+  profile: ProfileName,
+  /** Model in use; `/model` changes it at once (and persists it to .flightdeck/config.yml). */
+  model: z.string(),
+  policyPreset: PolicyPreset,
+  /** Seed 001 §4.1: tools switched off for this session are refused before any policy. */
+  disabledTools: z.array(ToolName),
+  status: SessionStatus,
+  todos: z.array(TodoItem),
+  turnCount: z.number().int().nonnegative(),
+  lastTurn: z
+    .object({ turnId: TurnId, outcome: TurnOutcome, message: z.string().nullable(), endedAt: z.number().int() })
+    .nullable(),
+  pendingApprovals: z.number().int().nonnegative(),
+  cost: CostTotals,
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+});
+export type Session = z.infer<typeof Session>;
+
+export const MessageBlock = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('thinking'), thinking: z.string() }),
+  z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('tool_result'), toolUseId: z.string(), content: z.string(), isError: z.boolean() }),
+]);
+export type MessageBlock = z.infer<typeof MessageBlock>;
+
+/**
+ * One message of the conversation. `tool` messages hold tool results (sent to the model as
+ * user turns). kind: chat (typed or answered by the model), command (a `!` command and its
+ * output, kept so the model sees it), summary (what compaction left of older turns), verify
+ * (auto-verify output and repair prompt), note (engine reminders such as the todo plan).
+ */
+export const Message = z.object({
+  id: MessageId,
+  sessionId: SessionId,
+  turnId: TurnId.nullable(),
+  role: z.enum(['user', 'assistant', 'tool']),
+  kind: z.enum(['chat', 'command', 'summary', 'verify', 'note']),
+  blocks: z.array(MessageBlock),
+  createdAt: z.number().int(),
+});
+export type Message = z.infer<typeof Message>;
+
+// ---------------------------------------------------------------------------------------
+// Approvals
+// ---------------------------------------------------------------------------------------
+
+export const ApprovalDecision = z.enum(['approve_once', 'approve_session', 'deny']);
+export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
+
+export const Approval = z.object({
+  id: ApprovalId,
+  sessionId: SessionId,
+  turnId: TurnId.nullable(),
+  toolUseId: z.string(),
+  tool: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  /** One line for the dialog title: the command, or "write src/a.ts". */
+  summary: z.string(),
+  risk: RiskLevel,
+  /** Why the policy asks (e.g. "balanced preset: commands that are not read-only ask"). */
+  reason: z.string(),
+  /** For write/patch: the unified diff the call would apply, computed when asked. */
+  diff: z.string().nullable(),
+  /** What "approve for this session" remembers, e.g. `npm test *` or `write`. */
+  sessionRule: z.string(),
+  status: z.enum(['pending', 'approved', 'denied', 'cancelled']),
+  decision: ApprovalDecision.nullable(),
+  /** The user's reason for a denial, passed back to the model. */
+  decisionReason: z.string().nullable(),
+  /** Who asked: the built-in loop, or another executor routed through the same gate. */
+  source: z.string(),
+  createdAt: z.number().int(),
+  resolvedAt: z.number().int().nullable(),
+});
+export type Approval = z.infer<typeof Approval>;
+
+// ---------------------------------------------------------------------------------------
+// Provider profiles
+// ---------------------------------------------------------------------------------------
+
+/** USD per million tokens. */
+export const Prices = z.object({
+  inputPerMTok: z.number().nonnegative().max(10_000),
+  outputPerMTok: z.number().nonnegative().max(10_000),
+  cacheReadPerMTok: z.number().nonnegative().max(10_000),
+  cacheWritePerMTok: z.number().nonnegative().max(10_000),
+});
+export type Prices = z.infer<typeof Prices>;
+
+export const ProviderPresetId = z.enum(['anthropic', 'glm', 'minimax', 'deepseek', 'custom']);
+export type ProviderPresetId = z.infer<typeof ProviderPresetId>;
+
+const ProfileFields = {
+  name: ProfileName,
+  label: z.string().trim().min(1).max(80),
+  preset: ProviderPresetId,
+  baseUrl: z.string().url().max(2048).refine((u) => /^https?:\/\//.test(u), 'the base URL must be http(s)'),
+  model: z.string().trim().min(1).max(200),
+  maxTokens: z.number().int().min(1).max(1_000_000),
+  contextWindow: z.number().int().min(1_000).max(10_000_000),
+  prices: Prices,
+};
+
+export const ProviderProfile = z.object({
+  ...ProfileFields,
+  /** Whether a key is available; the key itself never crosses the bridge. */
+  apiKeySet: z.boolean(),
+  /** stored: saved by the user (safeStorage or 0600 file); env: ANTHROPIC_API_KEY; none. */
+  apiKeySource: z.enum(['stored', 'env', 'none']),
+  isDefault: z.boolean(),
+  /** Built-in presets can be edited (key, model, prices) but not removed. */
+  builtIn: z.boolean(),
+});
+export type ProviderProfile = z.infer<typeof ProviderProfile>;
+
+export const ProviderProfileInput = z
+  .object({
+    ...ProfileFields,
+    /** Write-only. Omit to keep the stored key. */
+    apiKey: z.string().trim().min(1).max(1_000).refine((k) => !/\s/.test(k), 'the API key contains whitespace').optional(),
+    clearApiKey: z.boolean().optional(),
+    makeDefault: z.boolean().optional(),
+  })
+  .strict();
+export type ProviderProfileInput = z.infer<typeof ProviderProfileInput>;
+
+// ---------------------------------------------------------------------------------------
+// Engine settings (per app)
+// ---------------------------------------------------------------------------------------
+
+export const AgentSettings = z.object({
+  /** Catastrophic commands (rm -rf /, mkfs, force push to the base branch…) are denied in every mode while on. */
+  hardFloor: z.boolean(),
+  /** Seed 001 §3.8: model calls per turn before "step limit reached". */
+  maxSteps: z.number().int().min(1).max(500),
+  /** Compaction runs before a model call when the estimated context exceeds this share of the window. */
+  compactAtShare: z.number().min(0.1).max(0.98),
+  /** Retries of a failed model call (429, 529, 5xx, resets, stalls). */
+  maxRetries: z.number().int().min(0).max(20),
+  /** A stream silent this long is aborted and retried. */
+  idleTimeoutMs: z.number().int().min(1_000).max(30 * 60_000),
+  /** A bash command running this long is killed. */
+  bashTimeoutMs: z.number().int().min(1_000).max(24 * 3_600_000),
+  defaultMode: AgentMode,
+  defaultPolicyPreset: PolicyPreset,
+});
+export type AgentSettings = z.infer<typeof AgentSettings>;
+
+// ---------------------------------------------------------------------------------------
+// The normalized agent event union
+// ---------------------------------------------------------------------------------------
+
+const ToolUseRef = { toolUseId: z.string(), tool: z.string() };
+
+/**
+ * What happens in a session, as the UI draws it and the log replays it. Every variant is
+ * persisted before it is published. Deltas carry the step (model call index within the
+ * turn) and the content block index so a view can assemble blocks as they stream.
+ */
+export const AgentEventData = z.discriminatedUnion('type', [
+  /** A RunInput began. kind follows seed 001 §2: chat, `!` bang, `/` slash. */
+  z.object({ type: z.literal('turn.started'), input: z.string(), kind: z.enum(['chat', 'bang', 'slash']), mode: AgentMode, model: z.string() }),
+  z.object({ type: z.literal('turn.ended'), outcome: TurnOutcome, message: z.string().nullable(), steps: z.number().int().nonnegative() }),
+  /** A message was appended to the conversation (user, assistant when complete, tool result). */
+  z.object({ type: z.literal('message'), message: Message }),
+  /** Seed 001 §9: the input was judged complex; the todo list was initialized. */
+  z.object({ type: z.literal('complexity'), complex: z.boolean(), rule: z.enum(['enumeration', 'length', 'keywords']).nullable() }),
+  z.object({ type: z.literal('step.started'), step: z.number().int().positive(), model: z.string() }),
+  z.object({ type: z.literal('text.delta'), step: z.number().int(), index: z.number().int(), text: z.string() }),
+  z.object({ type: z.literal('thinking.delta'), step: z.number().int(), index: z.number().int(), text: z.string() }),
+  /** A tool_use block opened in the stream; its JSON input follows in `tool.input.delta`. */
+  z.object({ type: z.literal('tool.started'), step: z.number().int(), index: z.number().int(), ...ToolUseRef }),
+  z.object({ type: z.literal('tool.input.delta'), step: z.number().int(), index: z.number().int(), toolUseId: z.string(), partialJson: z.string() }),
+  /** A model call finished: what it cost and why it stopped. */
+  z.object({
+    type: z.literal('usage'),
+    step: z.number().int(),
+    purpose: z.enum(['turn', 'compaction', 'review']),
+    profile: z.string(),
+    model: z.string(),
+    usage: TokenUsage,
+    usd: z.number().nonnegative(),
+    stopReason: z.string().nullable(),
+  }),
+  /** A model call failed and will be retried after `delayMs`. */
+  z.object({
+    type: z.literal('retry'),
+    attempt: z.number().int().positive(),
+    maxRetries: z.number().int().nonnegative(),
+    delayMs: z.number().int().nonnegative(),
+    reason: z.string(),
+    status: z.number().int().nullable(),
+  }),
+  /** Seed 001 §4.1–4.2: what the tool switch, mode, hard floor and policy decided for a call. */
+  z.object({
+    type: z.literal('tool.decision'),
+    ...ToolUseRef,
+    decision: PolicyDecision,
+    source: z.enum(['disabled', 'hard_floor', 'mode', 'policy', 'session_rule', 'yolo', 'headless']),
+    reason: z.string(),
+    risk: RiskLevel,
+  }),
+  z.object({ type: z.literal('approval.requested'), approval: Approval }),
+  z.object({ type: z.literal('approval.resolved'), approval: Approval }),
+  /** Live output of a running command (bash), in arrival order. */
+  z.object({ type: z.literal('tool.output'), toolUseId: z.string(), chunk: z.string() }),
+  z.object({
+    type: z.literal('tool.result'),
+    ...ToolUseRef,
+    isError: z.boolean(),
+    /** What the model receives, capped for the event (the message holds the same text). */
+    content: z.string(),
+    exitCode: z.number().int().nullable(),
+    durationMs: z.number().int().nonnegative(),
+  }),
+  z.object({ type: z.literal('todo.updated'), todos: z.array(TodoItem) }),
+  z.object({
+    type: z.literal('compaction'),
+    trigger: z.enum(['auto', 'manual']),
+    beforeTokens: z.number().int().nonnegative(),
+    afterTokens: z.number().int().nonnegative(),
+    summarizedMessages: z.number().int().nonnegative(),
+  }),
+  /** Seed 001 §8. */
+  z.object({ type: z.literal('verify.started'), command: z.string(), attempt: z.number().int().positive(), maxAttempts: z.number().int().nonnegative() }),
+  z.object({
+    type: z.literal('verify.result'),
+    command: z.string(),
+    attempt: z.number().int().positive(),
+    passed: z.boolean(),
+    exitCode: z.number().int().nullable(),
+    output: z.string(),
+  }),
+  /** "auto-verify not run", with why (no whitelisted command, not whitelisted, attempts exhausted…). */
+  z.object({
+    type: z.literal('verify.skipped'),
+    reason: z.enum(['not_requested', 'disabled', 'no_edits', 'docs_only', 'bash_unavailable', 'no_command', 'not_whitelisted', 'attempts_exhausted', 'mode']),
+    message: z.string(),
+  }),
+  /** Output of a `/` command (or the structured result of a `!` command). */
+  z.object({
+    type: z.literal('command.result'),
+    kind: z.enum(['slash', 'bang']),
+    name: z.string(),
+    ok: z.boolean(),
+    text: z.string(),
+    exitCode: z.number().int().nullable(),
+  }),
+  z.object({ type: z.literal('mode.changed'), mode: AgentMode }),
+  /** `/model`: in effect at once; `persistedTo` is the config file written, or null with `persistError`. */
+  z.object({
+    type: z.literal('model.changed'),
+    profile: z.string(),
+    model: z.string(),
+    persistedTo: z.string().nullable(),
+    persistError: z.string().nullable(),
+  }),
+  z.object({ type: z.literal('permissions.changed'), preset: PolicyPreset }),
+  /** `/new` or `/resume` made another session current; the UI follows it. */
+  z.object({ type: z.literal('session.switched'), toSessionId: SessionId, reason: z.enum(['new', 'resume']) }),
+  z.object({ type: z.literal('status'), status: SessionStatus }),
+  /** A failure the user should read; `actionable` messages say what to change (key, URL…). */
+  z.object({ type: z.literal('error'), code: z.string(), message: z.string(), retryable: z.boolean() }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), text: z.string() }),
+]);
+export type AgentEventData = z.infer<typeof AgentEventData>;
+export type AgentEventType = AgentEventData['type'];
+
+export const AgentEvent = z.object({
+  sessionId: SessionId,
+  /** Position in the session's stream (1-based, gapless); resume a replay from lastSeq + 1. */
+  seq: z.number().int().positive(),
+  ts: z.number().int(),
+  turnId: TurnId.nullable(),
+  data: AgentEventData,
+});
+export type AgentEvent = z.infer<typeof AgentEvent>;
+
+// ---------------------------------------------------------------------------------------
+// Channels and topics
+// ---------------------------------------------------------------------------------------
+
+const BySession = z.object({ sessionId: SessionId }).strict();
+
+export const agentRequests = {
+  'agents.sessions.list': request(
+    z.object({ projectId: ProjectId.optional() }).strict(),
+    z.array(Session),
+    'Agent sessions, most recently updated first (optionally of one project).',
+  ),
+  'agents.sessions.get': request(BySession, Session, 'One session with its status, todos and cost totals.'),
+  'agents.sessions.create': request(
+    z
+      .object({
+        projectId: ProjectId.optional(),
+        root: UserPath.optional(),
+        title: z.string().trim().min(1).max(200).optional(),
+        mode: AgentMode.optional(),
+        profile: ProfileName.optional(),
+      })
+      .strict()
+      .refine((v) => (v.projectId === undefined) !== (v.root === undefined), 'give either a project or a root folder'),
+    Session,
+    'Start a session in a project (or a folder); it is idle until input arrives.',
+  ),
+  'agents.sessions.update': request(
+    z
+      .object({
+        sessionId: SessionId,
+        title: z.string().trim().min(1).max(200).optional(),
+        mode: AgentMode.optional(),
+        profile: ProfileName.optional(),
+        model: z.string().trim().min(1).max(200).optional(),
+        policyPreset: PolicyPreset.optional(),
+        disabledTools: z.array(ToolName).max(7).optional(),
+      })
+      .strict(),
+    Session,
+    'Change a session: title, mode, profile/model, policy preset, disabled tools. Takes effect at the next tool call or model call.',
+  ),
+  'agents.sessions.remove': request(
+    BySession,
+    z.object({ removed: z.boolean() }),
+    'Delete a session, its messages, approvals and events (refused while a turn runs). Files are untouched.',
+  ),
+  'agents.messages.list': request(BySession, z.array(Message), 'The conversation of a session, oldest first (summaries replace compacted turns).'),
+  'agents.events.read': request(
+    z.object({ sessionId: SessionId, fromSeq: z.number().int().positive().default(1), limit: z.number().int().min(1).max(10_000).default(2_000) }).strict(),
+    z.object({ events: z.array(AgentEvent), lastSeq: z.number().int().nonnegative() }),
+    'Replay a session event stream from fromSeq (inclusive); subscribe to agents.event first, then read, and drop duplicates by seq.',
+  ),
+  'agents.input': request(
+    z.object({ sessionId: SessionId, input: z.string().min(1).max(200_000) }).strict(),
+    z.object({ sessionId: SessionId, turnId: TurnId }),
+    'Run one input (chat, "!cmd" or "/command") in a session. Returns at once; progress arrives on agents.event. Refused while a turn runs.',
+  ),
+  'agents.cancel': request(
+    BySession,
+    z.object({ cancelled: z.boolean() }),
+    'Cancel the running turn at once: aborts the model request or kills the running command.',
+  ),
+  'agents.approvals.list': request(
+    z.object({ sessionId: SessionId.optional() }).strict(),
+    z.array(Approval),
+    'Pending approvals (of one session, or of all), oldest first. They survive reloads and restarts.',
+  ),
+  'agents.approvals.answer': request(
+    z
+      .object({ approvalId: ApprovalId, decision: ApprovalDecision, reason: z.string().trim().max(2_000).optional() })
+      .strict(),
+    Approval,
+    'Approve once, approve for this session (by command family) or deny with a reason the model reads.',
+  ),
+  'agents.cost.get': request(BySession, CostSummary, 'What a session cost: totals, per model, per purpose.'),
+  'agents.profiles.list': request(z.object({}).strict(), z.array(ProviderProfile), 'Provider profiles (built-in presets and user ones), keys never included.'),
+  'agents.profiles.save': request(ProviderProfileInput, ProviderProfile, 'Add or change a provider profile; the API key is write-only.'),
+  'agents.profiles.remove': request(
+    z.object({ name: ProfileName }).strict(),
+    z.object({ removed: z.boolean() }),
+    'Remove a user profile and its stored key (built-in presets cannot be removed).',
+  ),
+  'agents.settings.get': request(z.object({}).strict(), AgentSettings, 'Engine settings: hard floor, step limit, compaction, retries, timeouts, defaults.'),
+  'agents.settings.update': request(AgentSettings.partial().strict(), AgentSettings, 'Change some engine settings; returns all of them.'),
+} as const;
+
+export const agentEvents = {
+  'agents.event': event(AgentEvent, 'A persisted event of one session (subscribe with the session id as key).', { keyed: true }),
+  'agents.sessions.changed': event(
+    z.object({ session: Session.nullable(), removedId: SessionId.nullable() }),
+    'A session was created, changed status/mode/model/cost, or was removed (session null, removedId set).',
+  ),
+  'agents.approvals.changed': event(
+    z.object({ approval: Approval }),
+    'An approval was requested or resolved in any session (for badges and the global approval dialog).',
+  ),
+  'agents.profiles.changed': event(z.object({ profiles: z.array(ProviderProfile) }), 'Provider profiles changed.'),
+  'agents.settings.changed': event(AgentSettings, 'Engine settings changed.'),
+} as const;
