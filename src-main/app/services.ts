@@ -9,6 +9,7 @@ import { registerProjectHandlers } from '../projects/handlers';
 import { SettingsService } from '../settings/settings-service';
 import { openDatabase, type Database } from '../store/db';
 import { EventLog } from '../store/event-log';
+import type { StoredEvent } from '../store/event-log';
 import { registerAppHandlers, type Platform } from './handlers';
 
 export interface HostOptions {
@@ -30,6 +31,8 @@ export class AppServices {
   readonly projects: ProjectService;
   readonly settings: SettingsService;
   private disposed = false;
+  /** Listeners of committed event-log batches: whatever they publish was persisted first. */
+  private readonly persistedListeners = new Set<(batch: readonly StoredEvent[]) => void>();
 
   private constructor(readonly options: HostOptions) {
     const log = options.logger;
@@ -37,6 +40,9 @@ export class AppServices {
     this.router = new Router(log.child('bridge'));
     this.db = openDatabase(join(options.dataDir, 'flightdeck.db'));
     this.events = new EventLog(this.db, {
+      onPersisted: (batch) => {
+        for (const listener of this.persistedListeners) listener(batch);
+      },
       onError: (e) => {
         log.error('event log flush failed', { error: e });
         const err = e instanceof AppError ? e.toShape() : undefined;
@@ -64,6 +70,12 @@ export class AppServices {
       throw e;
     }
     return services;
+  }
+
+  /** Subscribe to every batch the event log commits (all runs); returns the unsubscribe. */
+  onEventsPersisted(listener: (batch: readonly StoredEvent[]) => void): () => void {
+    this.persistedListeners.add(listener);
+    return () => this.persistedListeners.delete(listener);
   }
 
   get dataDir(): string {
