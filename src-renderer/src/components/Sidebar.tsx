@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { AddProjectDialog } from './AddProjectDialog';
@@ -7,7 +6,8 @@ import { AddProjectDialog } from './AddProjectDialog';
 export function Sidebar() {
   const view = useAppStore((s) => s.view);
   const setView = useAppStore((s) => s.setView);
-  const projects = useAppStore(useShallow((s) => s.projects.map((p) => ({ id: p.id, name: p.name, dirty: p.git?.dirty ?? false, problem: p.problem !== null }))));
+  const all = useAppStore((s) => s.projects);
+  const projects = all.map((p) => ({ id: p.id, name: p.name, dirty: p.git?.dirty ?? false, problem: p.problem !== null }));
   const [adding, setAdding] = useState(false);
 
   return (

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { tempDir } from '../../support/temp';
 
 export interface RunningHost {
@@ -13,7 +14,7 @@ export interface RunningHost {
 }
 
 const READY = /^Flightdeck ready at (http:\/\/\S+)$/m;
-const root = join(__dirname, '..', '..', '..');
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * Starts browser mode as a user would (`npm run cli -- serve`), on a free port with a fresh data

@@ -1,0 +1,92 @@
+import { test, expect } from '@playwright/test';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { gitIn, makeRepo, tempDir } from '../support/temp';
+
+let host: RunningHost;
+test.beforeAll(async () => {
+  host = await startHost();
+});
+test.afterAll(async () => {
+  await host?.stop();
+});
+
+test('add a real repository, see its state, persist across reload, remove it', async ({ page }) => {
+  const repo = makeRepo('fd-e2e-app-');
+  const name = repo.path.split('/').pop()!;
+  writeFileSync(join(repo.path, 'notes.txt'), 'uncommitted work');
+  const board = new BoardPage(page);
+  await board.open(host.url);
+
+  await expect(board.emptyState).toBeVisible();
+  await expect(board.emptyState).toContainText('Add your first project');
+
+  // Inline validation explains what is wrong before anything is submitted.
+  const plain = tempDir('fd-e2e-plain-');
+  await board.startAdding(plain.path);
+  await expect(board.pathHelp).toContainText('not inside a git repository');
+  await expect(board.dialog.getByRole('button', { name: 'Add project' })).toBeDisabled();
+  await board.pathInput.fill('/this/path/does/not/exist');
+  await expect(board.pathHelp).toContainText('Nothing exists at');
+
+  await board.pathInput.fill(repo.path);
+  await expect(board.pathHelp).toContainText('Looks good');
+  await board.submit();
+  await expect(board.dialog).toBeHidden();
+
+  const card = board.card(name);
+  await expect(card).toBeVisible();
+  await expect(card.getByTestId('project-branch')).toContainText('main');
+  await expect(card.getByTestId('project-dirty')).toContainText('Uncommitted: 1 file');
+  await expect(page.getByTestId('sidebar-projects')).toContainText(name);
+  mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: 'test-results/board.png' });
+
+  // The same repository again is refused with a specific message.
+  await board.startAdding(repo.path);
+  await expect(board.pathHelp).toContainText('Already added');
+  await page.keyboard.press('Escape');
+
+  // Committing outside the app shows up on refresh.
+  gitIn(repo.path, 'add', '.');
+  gitIn(repo.path, 'commit', '-q', '-m', 'notes');
+  await card.getByRole('button', { name: `Refresh ${name}` }).click();
+  await expect(card.getByTestId('project-dirty')).toHaveText('Clean');
+
+  await page.reload();
+  await expect(board.card(name)).toBeVisible();
+  await expect(board.card(name).getByTestId('project-branch')).toContainText('main');
+
+  await board.remove(name);
+  await expect(board.cards).toHaveCount(0);
+  await expect(board.emptyState).toBeVisible();
+  // The repository itself is untouched.
+  expect(existsSync(join(repo.path, '.git'))).toBe(true);
+  expect(gitIn(repo.path, 'log', '--oneline').trim().split('\n')).toHaveLength(2);
+  await page.reload();
+  await expect(board.emptyState).toBeVisible();
+  repo.cleanup();
+  plain.cleanup();
+});
+
+test('settings: theme switch applies at once and persists', async ({ page }) => {
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await expect(page.getByTestId('data-dir')).toHaveText(host.dataDir);
+  await page.getByRole('radio', { name: 'Dark' }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.screenshot({ path: 'test-results/settings-dark.png' });
+  await page.getByRole('radio', { name: 'Light' }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+});
+
+test('the page without the token is refused', async ({ page }) => {
+  const res = await page.goto(host.origin + '/');
+  expect(res?.status()).toBe(401);
+});
