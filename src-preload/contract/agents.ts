@@ -303,9 +303,13 @@ export const AgentEventData = z.discriminatedUnion('type', [
     usd: z.number().nonnegative(),
     stopReason: z.string().nullable(),
   }),
-  /** A model call failed and will be retried after `delayMs`. */
+  /**
+   * A model call failed and will be retried after `delayMs`. Blocks of `step` streamed so far
+   * are discarded: the retried call streams the step again from its start.
+   */
   z.object({
     type: z.literal('retry'),
+    step: z.number().int().nonnegative(),
     attempt: z.number().int().positive(),
     maxRetries: z.number().int().nonnegative(),
     delayMs: z.number().int().nonnegative(),

@@ -1,0 +1,99 @@
+/**
+ * Seed 001 §4–§5: for one tool call, the tool switch, the hard floor, the mode and the policy
+ * preset decide allow / ask / deny. Pure: the same inputs always give the same decision, and
+ * the reason is written for the user (and, on deny, for the model).
+ *
+ * Order: switched-off tool → hard floor (bash) → yolo + bash (runs unasked) → read tools →
+ * read-only preset → plan mode → auto-edit / yolo writes → remembered session rules → preset.
+ */
+import type { AgentMode, PolicyDecision, PolicyPreset, RiskLevel } from '../../../src-preload/contract';
+import { classifyCommand } from './command-class';
+import { commandSessionRule, ruleCovers } from './command-family';
+import { checkHardFloor, type HardFloorContext } from './hard-floor';
+
+export type DecisionSource = 'disabled' | 'hard_floor' | 'mode' | 'policy' | 'session_rule' | 'yolo';
+
+export interface PolicyInput {
+  tool: string;
+  input: Record<string, unknown>;
+  mode: AgentMode;
+  preset: PolicyPreset;
+  disabledTools: readonly string[];
+  /** Whether the hard floor is on (settings). */
+  hardFloor: boolean;
+  floor?: HardFloorContext;
+  /** Rules remembered by "approve for this session". */
+  sessionRules: readonly string[];
+}
+
+export interface PolicyResult {
+  decision: PolicyDecision;
+  source: DecisionSource;
+  reason: string;
+  risk: RiskLevel;
+  /** What "approve for this session" would remember for this call. */
+  sessionRule: string;
+}
+
+export const READ_TOOLS = new Set(['read', 'glob', 'grep', 'todo']);
+export const WRITE_TOOLS = new Set(['write', 'patch']);
+
+export function sessionRuleFor(tool: string, input: Record<string, unknown>): string {
+  if (tool === 'bash') return commandSessionRule(String(input.command ?? ''));
+  return tool;
+}
+
+export function decideTool(p: PolicyInput): PolicyResult {
+  const rule = sessionRuleFor(p.tool, p.input);
+  const r = (decision: PolicyDecision, source: DecisionSource, reason: string, risk: RiskLevel): PolicyResult => ({
+    decision,
+    source,
+    reason,
+    risk,
+    sessionRule: rule,
+  });
+
+  if (p.disabledTools.includes(p.tool)) {
+    return r('deny', 'disabled', `The ${p.tool} tool is switched off for this session.`, 'low');
+  }
+
+  if (p.tool === 'bash') {
+    const command = String(p.input.command ?? '');
+    if (p.hardFloor) {
+      const floor = checkHardFloor(command, p.floor);
+      if (floor.blocked) {
+        return r('deny', 'hard_floor', `Refused by the hard floor: ${floor.reason}. This is never run in any mode (it can be turned off in the agent settings).`, 'critical');
+      }
+    }
+    const cls = classifyCommand(command);
+    if (p.mode === 'yolo') return r('allow', 'yolo', 'yolo mode: commands run without asking.', cls.risk);
+    if (p.preset === 'read-only' && !cls.readOnly) {
+      return r('deny', 'policy', 'The read-only preset allows only read-only commands (ls, cat, grep, git status/diff/log…).', cls.risk);
+    }
+    if (p.mode === 'plan' && !cls.readOnly) {
+      return r('deny', 'mode', 'plan mode: commands with side effects are not run. Only read-only commands (ls, cat, grep, git status/diff/log…) are; propose the command in the plan instead.', cls.risk);
+    }
+    if (cls.readOnly && p.preset !== 'strict') return r('allow', 'policy', 'A read-only command.', 'low');
+    if (ruleCovers(p.sessionRules, command)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, cls.risk);
+    return r('ask', 'policy', `${p.preset} preset: ${cls.readOnly ? 'every command asks' : 'commands that are not read-only ask'}.`, cls.risk);
+  }
+
+  if (READ_TOOLS.has(p.tool)) return r('allow', 'policy', 'Reading is always allowed inside the session root.', 'low');
+
+  if (WRITE_TOOLS.has(p.tool)) {
+    if (p.preset === 'read-only') return r('deny', 'policy', 'The read-only preset does not allow changing files.', 'medium');
+    if (p.mode === 'plan') {
+      return r('deny', 'mode', 'plan mode: files are not changed. Describe the change in the plan; switch to default or auto-edit mode to apply it.', 'medium');
+    }
+    if (p.mode === 'auto-edit' || p.mode === 'yolo') return r('allow', 'mode', `${p.mode} mode: edits inside the root run without asking.`, 'medium');
+    if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'medium');
+    if (p.preset === 'trusted') return r('allow', 'policy', 'trusted preset: edits inside the root run without asking.', 'medium');
+    return r('ask', 'policy', `${p.preset} preset: changing files asks.`, 'medium');
+  }
+
+  // A tool this engine does not know (another executor's): never silently allowed.
+  if (p.mode === 'plan' || p.preset === 'read-only') return r('deny', 'mode', `${p.tool} is not allowed in plan mode or with the read-only preset.`, 'medium');
+  if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'medium');
+  if (p.mode === 'yolo') return r('allow', 'yolo', 'yolo mode: tools run without asking.', 'medium');
+  return r('ask', 'policy', `${p.tool} asks for approval.`, 'medium');
+}
