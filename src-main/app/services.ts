@@ -11,6 +11,8 @@ import { openDatabase, type Database } from '../store/db';
 import { EventLog } from '../store/event-log';
 import type { StoredEvent } from '../store/event-log';
 import { registerAppHandlers, type Platform } from './handlers';
+import { TerminalService } from '../terminals/terminal-service';
+import { registerTerminalHandlers } from '../terminals/handlers';
 
 export interface HostOptions {
   dataDir: string;
@@ -30,6 +32,7 @@ export class AppServices {
   readonly events: EventLog;
   readonly projects: ProjectService;
   readonly settings: SettingsService;
+  readonly terminals: TerminalService;
   private disposed = false;
   /** Listeners of committed event-log batches: whatever they publish was persisted first. */
   private readonly persistedListeners = new Set<(batch: readonly StoredEvent[]) => void>();
@@ -59,6 +62,8 @@ export class AppServices {
 
     registerAppHandlers(this.router, this, options.platform);
     registerProjectHandlers(this.router, this.projects);
+    this.terminals = new TerminalService({ hub: this.hub, projects: this.projects, events: this.events, log: log.child('terminals') });
+    registerTerminalHandlers(this.router, this.terminals);
   }
 
   static async create(options: HostOptions): Promise<AppServices> {
@@ -84,12 +89,14 @@ export class AppServices {
 
   private async start(): Promise<void> {
     await this.projects.start();
+    this.terminals.start();
   }
 
   /** Stops everything that runs and closes the database. Safe to call twice. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.terminals.dispose();
     this.projects.dispose();
     this.events.dispose();
     this.db.close();

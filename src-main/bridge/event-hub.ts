@@ -32,6 +32,18 @@ export class EventHub {
   get listenerCount(): number {
     return this.listeners.size;
   }
+
+  private readonly closedListeners = new Set<(connectionId: string) => void>();
+
+  /** Transports call this when a window or socket goes away, so per-connection state (terminal views) is dropped. */
+  connectionClosed(connectionId: string): void {
+    for (const l of this.closedListeners) l(connectionId);
+  }
+
+  onConnectionClosed(listener: (connectionId: string) => void): () => void {
+    this.closedListeners.add(listener);
+    return () => this.closedListeners.delete(listener);
+  }
 }
 
 /**

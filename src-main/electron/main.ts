@@ -84,6 +84,10 @@ async function main(): Promise<void> {
         subscriptions.get(wc.id)?.dispose();
         subscriptions.delete(wc.id);
       });
+      // A closed or reloaded window's terminal views stop counting for flow control at once.
+      const connectionId = `wc-${wc.id}`;
+      wc.once('destroyed', () => services.hub.connectionClosed(connectionId));
+      wc.on('did-navigate', () => services.hub.connectionClosed(connectionId));
     }
     return s;
   };

@@ -135,6 +135,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       }
     });
     ws.on('close', () => subs.dispose());
+    ws.on('close', () => app.hub.connectionClosed(ctx.connectionId));
     ws.on('error', () => subs.dispose());
   }
 

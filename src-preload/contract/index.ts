@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
 import { projectEvents, projectRequests } from './projects';
 import { agentEvents, agentRequests } from './agents';
+import { terminalEvents, terminalRequests } from './terminals';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
 export * from './define';
 export * from './app';
 export * from './projects';
+export * from './terminals';
 export * from './agents';
 
 /**
@@ -18,12 +20,14 @@ export * from './agents';
 export const requests = {
   ...appRequests,
   ...projectRequests,
+  ...terminalRequests,
   ...agentRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
   ...appEvents,
   ...projectEvents,
+  ...terminalEvents,
   ...agentEvents,
 } as const satisfies Record<string, EventSpec>;
 

@@ -1,0 +1,89 @@
+import { BATCH_FLUSH_MS, BATCH_MAX_BYTES } from './constants';
+
+export interface BatcherOptions {
+  flushMs?: number;
+  maxBytes?: number;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (t: unknown) => void;
+}
+
+/**
+ * Collects one terminal's output and hands it on in batches (Hyper's DataBatcher, VS Code's
+ * TerminalDataBufferer). The first write after a quiet period goes out at once — a keystroke
+ * echo never waits for a timer — and opens a short window during which further writes are
+ * gathered; a batch that reaches the size cap goes out immediately.
+ */
+export class DataBatcher {
+  private parts: Uint8Array[] = [];
+  private bytes = 0;
+  private timer: unknown = null;
+  private readonly flushMs: number;
+  private readonly maxBytes: number;
+  private readonly setTimer: (fn: () => void, ms: number) => unknown;
+  private readonly clearTimer: (t: unknown) => void;
+
+  constructor(
+    private readonly emit: (data: Uint8Array) => void,
+    opts: BatcherOptions = {},
+  ) {
+    this.flushMs = opts.flushMs ?? BATCH_FLUSH_MS;
+    this.maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
+    this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    this.clearTimer = opts.clearTimer ?? ((t) => clearTimeout(t as NodeJS.Timeout));
+  }
+
+  /** Bytes gathered and not yet emitted. */
+  get pending(): number {
+    return this.bytes;
+  }
+
+  write(data: Uint8Array): void {
+    if (data.length === 0) return;
+    if (this.timer === null) {
+      // Fast path: nothing is being gathered, so this is the start of a burst (or a lone echo).
+      this.emit(data);
+      this.openWindow();
+      return;
+    }
+    this.parts.push(data);
+    this.bytes += data.length;
+    if (this.bytes >= this.maxBytes) this.flush();
+  }
+
+  /** Emits what is gathered now (also used before an exit so no output is lost). */
+  flush(): void {
+    if (this.bytes === 0) return;
+    const out = this.parts.length === 1 ? this.parts[0]! : concatAll(this.parts, this.bytes);
+    this.parts = [];
+    this.bytes = 0;
+    this.emit(out);
+  }
+
+  dispose(): void {
+    if (this.timer !== null) this.clearTimer(this.timer);
+    this.timer = null;
+    this.parts = [];
+    this.bytes = 0;
+  }
+
+  private openWindow(): void {
+    this.timer = this.setTimer(() => {
+      this.timer = null;
+      if (this.bytes > 0) {
+        this.flush();
+        // Still flooding: keep gathering rather than fast-pathing the next read.
+        this.openWindow();
+      }
+    }, this.flushMs);
+  }
+}
+
+function concatAll(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+/**
+ * Tunables of the terminal path. The flow-control numbers are VS Code's (FlowControlConstants):
+ * they were tuned on real workloads to keep a flooding pty from outrunning the renderer while
+ * leaving enough in flight that a fast renderer never waits for the pty.
+ */
+
+/** Pause the pty when this many characters were sent but not yet parsed by the slowest live view. */
+export const FLOW_HIGH_WATERMARK_CHARS = 100_000;
+/** Resume it when the slowest live view is back under this many (hysteresis avoids pause/resume flapping). */
+export const FLOW_LOW_WATERMARK_CHARS = 5_000;
+/** Views acknowledge parsed characters in batches this large: one ack per ~5 KB keeps ack traffic tiny. */
+export const FLOW_ACK_BATCH_CHARS = 5_000;
+/**
+ * A live view that owes more than the high watermark and has not acknowledged anything for this
+ * long is treated as stalled (a frozen tab, a debugger pause): it stops governing the pty so the
+ * other views and the process keep going. It counts again from its next acknowledgement.
+ */
+export const FLOW_STALLED_VIEW_MS = 10_000;
+
+/**
+ * Output is batched per terminal before it crosses the bridge: 5 ms is VS Code's
+ * TerminalDataBufferer interval, short enough to be invisible and long enough to turn a flood of
+ * 4 KB pty reads into a few large frames.
+ */
+export const BATCH_FLUSH_MS = 5;
+/** A batch this large is sent at once (Hyper's DataBatcher uses 200 KB): bounds frame size and latency. */
+export const BATCH_MAX_BYTES = 128 * 1024;
+
+/**
+ * The pty host pauses a pty whose data it cannot hand to the main process fast enough (the IPC
+ * backlog), so a flood nobody watches cannot grow the host's memory either.
+ */
+export const HOST_IPC_BACKLOG_MAX_CHARS = 1_000_000;
+
+/** Scrollback kept per terminal for late or reloaded views: about 1–2 MB of UTF-16 text. */
+export const DEFAULT_SCROLLBACK_CHARS = 1_000_000;
+
+/** Resizes reach the pty at most this often; a dragged splitter sends dozens a second. */
+export const RESIZE_THROTTLE_MS = 100;
+
+/** Terminal size bounds: big enough for a 8K screen at a tiny font, small enough to bound the pty's buffers. */
+export const MIN_COLS = 2;
+export const MAX_COLS = 1_000;
+export const MIN_ROWS = 1;
+export const MAX_ROWS = 500;
+
+/** One input write; a larger paste is split by the client. 64 KB is far above any typed burst. */
+export const MAX_INPUT_CHARS = 64 * 1024;
+
+/** After SIGTERM/SIGHUP, a process group gets this long to exit before SIGKILL. */
+export const KILL_GRACE_MS = 2_000;
+
+/**
+ * Exited terminals stay readable until the user closes them, but agent commands create many:
+ * beyond this many exited ones, the oldest exited agent-command terminals are forgotten (their
+ * output is also in the run's event log).
+ */
+export const MAX_EXITED_COMMAND_TERMINALS = 40;
+
+/** runCommand's default cap on the output it returns to the caller (head and tail are kept). */
+export const DEFAULT_COMMAND_OUTPUT_CAP_BYTES = 256 * 1024;
+/** Output of an agent's command appended to its run's event log, in batches of at most this size... */
+export const EVENT_LOG_CHUNK_CHARS = 16 * 1024;
+/** ...at most this often... */
+export const EVENT_LOG_FLUSH_MS = 250;
+/** ...and at most this much per command, so one noisy command cannot fill the database. */
+export const EVENT_LOG_CAP_CHARS = 1_000_000;

@@ -1,0 +1,149 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Logger } from '../platform/logger';
+import { appRoot } from '../platform/paths';
+import { killGroup } from './pty-host/host-terminal';
+import type { FromHost, ToHost } from './pty-host/protocol';
+
+/** How long the pty host gets to load node-pty and say it is ready (tsx compiles it on first start). */
+const HOST_START_TIMEOUT_MS = 20_000;
+/** After asking the host to shut down: its own grace for the ptys plus a margin, then SIGKILL. */
+const HOST_STOP_TIMEOUT_MS = 4_000;
+
+export interface PtyHostListener {
+  message(msg: FromHost): void;
+  /** The host process is gone (crash, kill, or after shutdown). */
+  exited(code: number | null, signal: NodeJS.Signals | null): void;
+}
+
+/** Where the host's entry is: the TypeScript source under tsx (tests, browser mode) or the bundled file next to Electron's main. */
+function hostEntry(): { script: string; execArgv: string[]; env: NodeJS.ProcessEnv } {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const source = join(here, 'pty-host', 'main.ts');
+  if (existsSync(source)) {
+    const tsx = pathToFileURL(join(appRoot(), 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+    return { script: source, execArgv: ['--import', tsx], env: {} };
+  }
+  // Bundled by electron-vite as out/main/pty-host.js; Electron runs it as plain Node.
+  return { script: join(here, 'pty-host.js'), execArgv: [], env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {} };
+}
+
+/**
+ * The main process's handle on one pty host child. It only moves messages; the terminal service
+ * decides what they mean. Known pty pids are remembered so that if the host dies without
+ * cleaning up (SIGKILL, OOM), their process groups are killed from here.
+ */
+export class PtyHost {
+  private child: ChildProcess | null = null;
+  private readonly ptyPids = new Set<number>();
+  private exitedPromise: Promise<void> | null = null;
+  private ready: Promise<void> | null = null;
+
+  constructor(
+    private readonly listener: PtyHostListener,
+    private readonly log: Logger,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get running(): boolean {
+    return this.child !== null;
+  }
+
+  start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const entry = hostEntry();
+    const child = fork(entry.script, [], {
+      execArgv: entry.execArgv,
+      env: { ...process.env, ...entry.env },
+      // stdin is a pipe only so the host sees it close when we die; stdout is unused.
+      stdio: ['pipe', 'ignore', 'inherit', 'ipc'],
+      serialization: 'json',
+    });
+    this.child = child;
+    this.exitedPromise = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the terminal host did not start in time')), HOST_START_TIMEOUT_MS);
+      child.on('message', (raw) => {
+        const msg = raw as FromHost;
+        if (msg.t === 'ready') {
+          clearTimeout(timer);
+          resolve();
+          return;
+        }
+        if (msg.t === 'spawned') this.ptyPids.add(msg.pid);
+        this.listener.message(msg);
+      });
+      child.once('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`the terminal host exited during start (${signal ?? code})`));
+        this.onExit(child, code, signal);
+      });
+    });
+    // Closing the app must not wait for the host: it exits by itself when our IPC channel closes.
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    (child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
+    return this.ready;
+  }
+
+  send(msg: ToHost): void {
+    const child = this.child;
+    if (!child || !child.connected) return;
+    child.send(msg, (err) => {
+      if (err) this.log.warn('message to the terminal host failed', { type: msg.t, error: err });
+    });
+  }
+
+  /**
+   * Keeps the event loop alive while ptys run (a CLI command awaiting one must not exit early),
+   * and lets the process exit when none do.
+   */
+  setBusy(busy: boolean): void {
+    const channel = this.child?.channel as unknown as { ref?: () => void; unref?: () => void } | undefined;
+    if (busy) channel?.ref?.();
+    else channel?.unref?.();
+  }
+
+  /** A pty exited normally: its pid may be reused, so stop treating it as ours. */
+  forgetPid(pid: number): void {
+    this.ptyPids.delete(pid);
+  }
+
+  /** Asks the host to end its ptys (SIGHUP, then SIGKILL) and exit; kills it if it does not. */
+  stop(): Promise<void> {
+    const child = this.child;
+    if (!child) return Promise.resolve();
+    this.send({ t: 'shutdown' });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      for (const pid of this.ptyPids) killGroup(pid);
+    }, HOST_STOP_TIMEOUT_MS);
+    timer.unref();
+    return this.exitedPromise!.finally(() => clearTimeout(timer));
+  }
+
+  /** Test and crash-recovery hook: the host's process id and its ptys'. */
+  get knownPtyPids(): number[] {
+    return [...this.ptyPids];
+  }
+
+  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.child !== child) return;
+    this.child = null;
+    this.ready = null;
+    // The host normally kills its ptys; after a SIGKILL or a crash it could not, so we do.
+    for (const pid of this.ptyPids) killGroup(pid);
+    this.ptyPids.clear();
+    if (code !== 0) this.log.warn('terminal host exited', { code, signal });
+    this.listener.exited(code, signal);
+  }
+}

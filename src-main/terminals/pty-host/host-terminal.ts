@@ -1,0 +1,151 @@
+import type { IPty } from 'node-pty';
+import { DataBatcher } from '../batcher';
+import { FLOW_HIGH_WATERMARK_CHARS, FLOW_LOW_WATERMARK_CHARS, HOST_IPC_BACKLOG_MAX_CHARS, KILL_GRACE_MS } from '../constants';
+import { Utf8Splitter } from '../utf8-splitter';
+
+export interface HostTerminalSink {
+  /** Hands a batch to the main process; `done` runs once the IPC channel has taken it. */
+  data(offset: number, data: string, done: () => void): void;
+  flow(paused: boolean): void;
+  exit(exitCode: number, signal: number): void;
+}
+
+/**
+ * One pty inside the pty host: reads raw bytes, never splits a UTF-8 character, batches, and
+ * applies flow control. The pty is paused when the slowest live view is too far behind or when
+ * the IPC channel to the main process is backed up, and resumed when both have drained.
+ */
+export class HostTerminal {
+  private readonly splitter = new Utf8Splitter();
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly batcher: DataBatcher;
+  /** Characters handed to the main process so far (the stream offset of the next batch). */
+  private sent = 0;
+  private consumed: number | null = null;
+  private ipcBacklog = 0;
+  private paused = false;
+  private exited = false;
+
+  constructor(
+    private readonly pty: IPty,
+    private readonly sink: HostTerminalSink,
+  ) {
+    this.batcher = new DataBatcher((bytes) => this.send(bytes));
+    pty.onData((chunk) => this.onChunk(chunk as unknown as Uint8Array));
+    pty.onExit(({ exitCode, signal }) => {
+      this.exited = true;
+      // The last bytes (and an incomplete trailing character, as U+FFFD) go out before the exit.
+      const rest = this.splitter.flush();
+      if (rest.length > 0) this.batcher.write(rest);
+      this.batcher.flush();
+      this.batcher.dispose();
+      sink.exit(exitCode, signal ?? 0);
+    });
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get isExited(): boolean {
+    return this.exited;
+  }
+
+  write(data: string): void {
+    if (!this.exited) this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.exited) return;
+    try {
+      this.pty.resize(cols, rows);
+    } catch {
+      // The pty closed between the exit check and the ioctl: resizing a dead terminal is moot.
+    }
+  }
+
+  setConsumed(offset: number | null): void {
+    this.consumed = offset === null ? null : Math.min(offset, this.sent);
+    this.updateFlow();
+  }
+
+  /** Signals the whole process group: a shell's children (a running build) must stop with it. */
+  signal(sig: NodeJS.Signals): void {
+    if (this.exited) return;
+    try {
+      process.kill(-this.pty.pid, sig);
+    } catch {
+      try {
+        this.pty.kill(sig);
+      } catch {
+        // Already gone: the exit event reports it.
+      }
+    }
+  }
+
+  /** SIGHUP (what closing a terminal window sends), then SIGKILL if the group is still there. */
+  terminate(graceMs = KILL_GRACE_MS): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    this.signal('SIGHUP');
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        killGroup(this.pty.pid);
+        resolve();
+      }, graceMs);
+      this.pty.onExit(() => {
+        clearTimeout(t);
+        // The leader exited; anything it left in its group goes too.
+        killGroup(this.pty.pid);
+        resolve();
+      });
+    });
+  }
+
+  killNow(): void {
+    killGroup(this.pty.pid);
+  }
+
+  private onChunk(chunk: Uint8Array): void {
+    const whole = this.splitter.write(chunk);
+    if (whole.length > 0) this.batcher.write(whole);
+    this.updateFlow();
+  }
+
+  private send(bytes: Uint8Array): void {
+    const data = this.decoder.decode(bytes);
+    const offset = this.sent;
+    this.sent += data.length;
+    this.ipcBacklog += data.length;
+    this.sink.data(offset, data, () => {
+      this.ipcBacklog -= data.length;
+      this.updateFlow();
+    });
+  }
+
+  /**
+   * Unacknowledged = sent + still batched − consumed. Batched bytes are counted as characters
+   * (a UTF-8 byte never yields more than one UTF-16 unit), so the estimate errs on the safe side.
+   */
+  private updateFlow(): void {
+    if (this.exited) return;
+    const unacked = this.consumed === null ? 0 : this.sent + this.batcher.pending - this.consumed;
+    const backlog = this.ipcBacklog;
+    if (!this.paused && (unacked > FLOW_HIGH_WATERMARK_CHARS || backlog > HOST_IPC_BACKLOG_MAX_CHARS)) {
+      this.paused = true;
+      this.pty.pause();
+      this.sink.flow(true);
+    } else if (this.paused && unacked < FLOW_LOW_WATERMARK_CHARS && backlog < HOST_IPC_BACKLOG_MAX_CHARS / 2) {
+      this.paused = false;
+      this.pty.resume();
+      this.sink.flow(false);
+    }
+  }
+}
+
+export function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // No such group: everything in it has already exited.
+  }
+}

@@ -1,0 +1,505 @@
+import { randomBytes } from 'node:crypto';
+import { realpath, stat } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
+import { isAbsolute, basename } from 'node:path';
+import { AppError, type OpenTarget, type TerminalInfo, type TerminalOwner } from '../../src-preload/contract';
+import type { EventHub } from '../bridge/event-hub';
+import type { Logger } from '../platform/logger';
+import type { ProjectService } from '../projects/project-service';
+import type { EventLog } from '../store/event-log';
+import { runCommand, type RunCommandOptions, type RunCommandResult } from './command-runner';
+import { DEFAULT_SCROLLBACK_CHARS, FLOW_STALLED_VIEW_MS, MAX_EXITED_COMMAND_TERMINALS, RESIZE_THROTTLE_MS } from './constants';
+import { defaultShell, terminalEnv } from './environment';
+import { PtyHost } from './pty-host-client';
+import type { FromHost } from './pty-host/protocol';
+import { Scrollback } from './scrollback';
+import { ViewFlow } from './view-flow';
+
+export interface TerminalServiceOptions {
+  hub: EventHub;
+  projects: Pick<ProjectService, 'get'>;
+  /** The app's event log: agent commands given a runId append their output there. */
+  events?: Pick<EventLog, 'append'>;
+  log: Logger;
+  /** Characters of scrollback kept per terminal (default about 1–2 MB). */
+  scrollbackChars?: number;
+  /** How long a far-behind view may go without acknowledging before it stops governing the pty. */
+  stalledViewMs?: number;
+}
+
+export interface SpawnOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  kind: 'shell' | 'command';
+  title: string;
+  command?: string | null;
+  env?: Record<string, string>;
+  owner?: TerminalOwner;
+  cols?: number;
+  rows?: number;
+}
+
+/** Flow-control figures of one terminal, for tests, the benchmark and diagnostics. */
+export interface TerminalFlowStats {
+  scrollbackChars: number;
+  /** Characters sent to views and not yet acknowledged by the slowest live one. */
+  unackedChars: number;
+  peakUnackedChars: number;
+  pauses: number;
+  resumes: number;
+  paused: boolean;
+  views: number;
+}
+
+interface Terminal {
+  info: TerminalInfo;
+  ring: Scrollback;
+  views: ViewFlow;
+  /** The consumed offset last told to the pty host (undefined: never told). */
+  toldConsumed: number | null | undefined;
+  paused: boolean;
+  pauses: number;
+  resumes: number;
+  peakUnacked: number;
+  stallTimer: NodeJS.Timeout | null;
+  resize: { timer: NodeJS.Timeout | null; lastAt: number; pending: { cols: number; rows: number } | null };
+  outputListeners: Set<(data: string) => void>;
+  exitWaiters: Array<(info: TerminalInfo) => void>;
+  spawn: { resolve(): void; reject(e: Error): void } | null;
+}
+
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
+
+function newId(prefix: string): string {
+  return `${prefix}-${randomBytes(8).toString('hex')}`;
+}
+
+/**
+ * Live terminals. Ptys run in a separate pty host process; this service keeps each terminal's
+ * metadata, its bounded scrollback and the views watching it, publishes output on the bridge
+ * and turns views' acknowledgements into pause/resume decisions the host enforces.
+ *
+ * Memory held here per terminal is bounded whatever the producer does: the scrollback ring
+ * (`scrollbackChars`) plus what is in flight to views, which flow control keeps under the high
+ * watermark plus one batch (see constants.ts and `memory()`).
+ */
+export class TerminalService {
+  private readonly terminals = new Map<string, Terminal>();
+  private readonly host: PtyHost;
+  private readonly scrollbackChars: number;
+  private readonly stalledViewMs: number;
+  private offConnectionClosed: (() => void) | null = null;
+  private disposed = false;
+  private stopping: Promise<void> | null = null;
+
+  constructor(private readonly opts: TerminalServiceOptions) {
+    this.scrollbackChars = opts.scrollbackChars ?? DEFAULT_SCROLLBACK_CHARS;
+    this.stalledViewMs = opts.stalledViewMs ?? FLOW_STALLED_VIEW_MS;
+    this.host = new PtyHost({ message: (m) => this.onHostMessage(m), exited: () => this.onHostExited() }, opts.log.child('pty-host'));
+  }
+
+  start(): void {
+    this.offConnectionClosed = this.opts.hub.onConnectionClosed((connectionId) => this.connectionClosed(connectionId));
+  }
+
+  /** Ends every pty (the host sends SIGHUP, then SIGKILL) without waiting. Safe to call twice. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.offConnectionClosed?.();
+    for (const t of this.terminals.values()) this.clearTimers(t);
+    this.stopping = this.host.stop();
+  }
+
+  /** Like dispose, and resolves once the pty host and its ptys are gone. */
+  async shutdown(): Promise<void> {
+    this.dispose();
+    await this.stopping;
+  }
+
+  // ---- opening terminals --------------------------------------------------------------------
+
+  /** Opens the user's shell in a project's repository or in an existing folder (the renderer's request). */
+  async open(target: OpenTarget, size: { cols: number; rows: number }): Promise<TerminalInfo> {
+    const { cwd, owner, name } = await this.resolveTarget(target);
+    const shell = defaultShell();
+    return this.spawn({ file: shell, args: [], cwd, kind: 'shell', title: `${basename(shell)} — ${name}`, owner, ...size });
+  }
+
+  /** Spawns a program in a new pty. The terminal is listed, watchable and kept after exit until closed. */
+  async spawn(o: SpawnOptions): Promise<TerminalInfo> {
+    if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down; no new terminal can start.');
+    await this.assertDirectory(o.cwd);
+    const id = newId('term');
+    const cols = o.cols ?? 80;
+    const rows = o.rows ?? 24;
+    const t: Terminal = {
+      info: {
+        id,
+        title: o.title,
+        kind: o.kind,
+        command: o.command ?? null,
+        cwd: o.cwd,
+        owner: o.owner ?? {},
+        pid: null,
+        status: 'running',
+        exitCode: null,
+        signal: null,
+        problem: null,
+        startedAt: Date.now(),
+        exitedAt: null,
+        cols,
+        rows,
+      },
+      ring: new Scrollback(this.scrollbackChars),
+      views: new ViewFlow(Date.now, this.stalledViewMs),
+      toldConsumed: undefined,
+      paused: false,
+      pauses: 0,
+      resumes: 0,
+      peakUnacked: 0,
+      stallTimer: null,
+      resize: { timer: null, lastAt: 0, pending: null },
+      outputListeners: new Set(),
+      exitWaiters: [],
+      spawn: null,
+    };
+    try {
+      await this.host.start();
+    } catch (e) {
+      this.opts.log.error('terminal host failed to start', { error: e });
+      throw new AppError('unavailable', `The terminal host could not start: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const spawned = new Promise<void>((resolve, reject) => (t.spawn = { resolve, reject }));
+    this.terminals.set(id, t);
+    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, o.env), cols, rows } });
+    try {
+      await spawned;
+    } catch (e) {
+      this.terminals.delete(id);
+      throw new AppError('unavailable', `Could not start ${o.file}: ${e instanceof Error ? e.message : String(e)}`, { cwd: o.cwd });
+    }
+    this.updateBusy();
+    this.opts.log.info('terminal started', { id, kind: o.kind, cwd: o.cwd, pid: t.info.pid });
+    this.publishStatus(t);
+    return { ...t.info };
+  }
+
+  /**
+   * Runs one command line in a pty for an agent and resolves when it ends. The terminal stays
+   * listed (the user can open it live, and read it after it ended until it is closed).
+   *
+   * ```ts
+   * const r = await app.terminals.runCommand({
+   *   cwd: worktreePath,              // an existing directory
+   *   command: 'npm test',            // run by bash -c (sh when bash is missing)
+   *   env: { CI: '1' },               // added to the terminal environment
+   *   owner: { projectId, sessionId },
+   *   timeoutMs: 120_000,             // SIGTERM to the process group, SIGKILL 2 s later; r.timedOut
+   *   signal: abortController.signal, // cancel the same way; r.cancelled (already aborted: rejects)
+   *   outputCapBytes: 64 * 1024,      // r.output keeps head and tail; r.truncated
+   *   runId,                          // optional: output also appended as 'terminal.output' events
+   * });
+   * // r: { terminalId, exitCode, signal, output, truncated, timedOut, cancelled, durationMs }
+   * ```
+   */
+  runCommand(options: RunCommandOptions): Promise<RunCommandResult> {
+    return runCommand(this, options, this.opts.events);
+  }
+
+  // ---- operating terminals ------------------------------------------------------------------
+
+  list(): TerminalInfo[] {
+    return [...this.terminals.values()].map((t) => ({ ...t.info }));
+  }
+
+  get(id: string): TerminalInfo {
+    return { ...this.find(id).info };
+  }
+
+  write(id: string, data: string): void {
+    const t = this.find(id);
+    if (t.info.status !== 'running') throw new AppError('conflict', 'This terminal has exited; open a new one to type commands.', { id });
+    this.host.send({ t: 'write', id, data });
+  }
+
+  /** Records the new size at once; the pty gets at most one resize per RESIZE_THROTTLE_MS (the last one wins). */
+  resize(id: string, cols: number, rows: number): void {
+    const t = this.find(id);
+    if (t.info.cols === cols && t.info.rows === rows) return;
+    t.info.cols = cols;
+    t.info.rows = rows;
+    if (t.info.status !== 'running') return;
+    const r = t.resize;
+    r.pending = { cols, rows };
+    if (r.timer) return;
+    const wait = Math.max(0, r.lastAt + RESIZE_THROTTLE_MS - Date.now());
+    const apply = () => {
+      r.timer = null;
+      if (!r.pending || t.info.status !== 'running') return;
+      r.lastAt = Date.now();
+      this.host.send({ t: 'resize', id, ...r.pending });
+      r.pending = null;
+    };
+    if (wait === 0) apply();
+    else r.timer = setTimeout(apply, wait);
+  }
+
+  /** Sends a signal to the terminal's process group (the shell and what it runs). */
+  kill(id: string, signal: NodeJS.Signals = 'SIGTERM'): void {
+    const t = this.find(id);
+    if (t.info.status === 'running') this.host.send({ t: 'signal', id, signal });
+  }
+
+  /** Ends the process if it still runs and forgets the terminal with its scrollback. */
+  close(id: string): boolean {
+    const t = this.terminals.get(id);
+    if (!t) return false;
+    this.clearTimers(t);
+    if (t.info.status === 'running') {
+      // Whoever waits for its exit (an agent's runCommand) learns it was killed.
+      Object.assign(t.info, { status: 'exited', exitCode: null, signal: 'SIGKILL', exitedAt: Date.now(), problem: 'Closed while it was running.' });
+      for (const w of t.exitWaiters.splice(0)) w({ ...t.info });
+    }
+    this.terminals.delete(id);
+    // The host SIGKILLs the group of a still-running pty on release.
+    this.host.send({ t: 'release', id });
+    if (t.info.pid !== null) this.host.forgetPid(t.info.pid);
+    this.updateBusy();
+    this.publishList();
+    return true;
+  }
+
+  // ---- views and flow control ---------------------------------------------------------------
+
+  attach(id: string, connectionId: string): { terminal: TerminalInfo; attachmentId: string; data: string; start: number; end: number } {
+    const t = this.find(id);
+    const attachmentId = newId('att');
+    // Replaces an earlier attachment of the same connection (a reloaded page): force-resume.
+    t.views.attach(attachmentId, connectionId, t.ring.end);
+    this.syncFlow(t);
+    return { terminal: { ...t.info }, attachmentId, data: t.ring.read(), start: t.ring.start, end: t.ring.end };
+  }
+
+  detach(id: string, attachmentId: string, connectionId?: string): void {
+    const t = this.terminals.get(id);
+    if (!t || !t.views.has(attachmentId, connectionId)) return;
+    t.views.detach(attachmentId);
+    this.syncFlow(t);
+  }
+
+  ack(id: string, attachmentId: string, chars: number, connectionId?: string): void {
+    const t = this.terminals.get(id);
+    // Acks for a closed terminal or a replaced attachment arrive after the fact: nothing to do.
+    if (!t || !t.views.has(attachmentId, connectionId)) return;
+    t.views.ack(attachmentId, chars, t.ring.end);
+    this.syncFlow(t);
+  }
+
+  /** A window or socket went away: its views stop counting at once, so nobody waits for them. */
+  connectionClosed(connectionId: string): void {
+    for (const t of this.terminals.values()) if (t.views.dropConnection(connectionId)) this.syncFlow(t);
+  }
+
+  flowStats(id: string): TerminalFlowStats {
+    const t = this.find(id);
+    return {
+      scrollbackChars: t.ring.length,
+      unackedChars: t.views.unacked(t.ring.end),
+      peakUnackedChars: t.peakUnacked,
+      pauses: t.pauses,
+      resumes: t.resumes,
+      paused: t.paused,
+      views: t.views.size,
+    };
+  }
+
+  /** What this service holds for all terminals: scrollback plus output in flight to views. */
+  memory(): { scrollbackChars: number; inFlightChars: number } {
+    let scrollbackChars = 0;
+    let inFlightChars = 0;
+    for (const t of this.terminals.values()) {
+      scrollbackChars += t.ring.length;
+      inFlightChars += t.views.unacked(t.ring.end);
+    }
+    return { scrollbackChars, inFlightChars };
+  }
+
+  /** The pty host's pid and the pids of the ptys it runs (tests check nothing is orphaned). */
+  processes(): { hostPid: number | undefined; ptyPids: number[] } {
+    return { hostPid: this.host.pid, ptyPids: this.host.knownPtyPids };
+  }
+
+  // ---- hooks for command-runner ---------------------------------------------------------------
+
+  /** Subscribes to a terminal's output in-process (not through the bridge). */
+  onOutput(id: string, listener: (data: string) => void): () => void {
+    const t = this.find(id);
+    t.outputListeners.add(listener);
+    return () => t.outputListeners.delete(listener);
+  }
+
+  /** Resolves with the terminal's final info once it has exited. */
+  whenExited(id: string): Promise<TerminalInfo> {
+    const t = this.find(id);
+    if (t.info.status === 'exited') return Promise.resolve({ ...t.info });
+    return new Promise((resolve) => t.exitWaiters.push(resolve));
+  }
+
+  /** Records why a terminal was ended (a timeout, a cancel), shown with its exit status. */
+  setProblem(id: string, problem: string): void {
+    const t = this.terminals.get(id);
+    if (t) t.info.problem = problem;
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private find(id: string): Terminal {
+    const t = this.terminals.get(id);
+    if (!t) throw new AppError('not_found', 'That terminal was closed.', { id });
+    return t;
+  }
+
+  private async resolveTarget(target: OpenTarget): Promise<{ cwd: string; owner: TerminalOwner; name: string }> {
+    if (target.kind === 'project') {
+      // The project's own path, never one the renderer claims for it.
+      const project = this.opts.projects.get(target.projectId);
+      return { cwd: project.path, owner: { projectId: project.id }, name: project.name };
+    }
+    if (!isAbsolute(target.path)) throw new AppError('invalid_input', `Use an absolute path; "${target.path}" is relative.`);
+    await this.assertDirectory(target.path);
+    const cwd = await realpath(target.path);
+    return { cwd, owner: {}, name: basename(cwd) || cwd };
+  }
+
+  private async assertDirectory(path: string): Promise<void> {
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      throw new AppError('path_not_found', `The folder ${path} does not exist.`, { path });
+    }
+    if (!info.isDirectory()) throw new AppError('not_a_directory', `${path} is a file, not a folder.`, { path });
+  }
+
+  private onHostMessage(msg: FromHost): void {
+    if (msg.t === 'ready') return;
+    const t = this.terminals.get(msg.id);
+    if (!t) return;
+    switch (msg.t) {
+      case 'spawned':
+        t.info.pid = msg.pid;
+        t.spawn?.resolve();
+        t.spawn = null;
+        return;
+      case 'spawnFailed':
+        t.spawn?.reject(new Error(msg.message));
+        t.spawn = null;
+        return;
+      case 'data':
+        return this.onData(t, msg.offset, msg.data);
+      case 'flow':
+        return this.onFlow(t, msg.paused);
+      case 'exit':
+        return this.onExit(t, msg.exitCode, msg.signal, null);
+    }
+  }
+
+  private onData(t: Terminal, offset: number, data: string): void {
+    if (offset !== t.ring.end) {
+      // Cannot happen over an ordered channel; logged loudly because views would show a gap.
+      this.opts.log.error('terminal output offset mismatch', { id: t.info.id, expected: t.ring.end, got: offset });
+    }
+    t.ring.append(data);
+    t.peakUnacked = Math.max(t.peakUnacked, t.views.unacked(t.ring.end));
+    this.opts.hub.publish('terminals.data', { offset, data }, t.info.id);
+    for (const l of t.outputListeners) l(data);
+  }
+
+  private onFlow(t: Terminal, paused: boolean): void {
+    t.paused = paused;
+    if (paused) {
+      t.pauses++;
+      this.armStallCheck(t);
+    } else {
+      t.resumes++;
+      if (t.stallTimer) clearTimeout(t.stallTimer);
+      t.stallTimer = null;
+    }
+  }
+
+  private armStallCheck(t: Terminal): void {
+    if (t.stallTimer) clearTimeout(t.stallTimer);
+    t.stallTimer = setTimeout(() => {
+      t.stallTimer = null;
+      if (!t.paused || !this.terminals.has(t.info.id)) return;
+      if (t.views.markStalled(t.ring.end)) {
+        this.opts.log.warn('a terminal view stopped acknowledging output; it no longer holds the terminal back', { id: t.info.id });
+        this.syncFlow(t);
+      }
+      if (t.paused) this.armStallCheck(t);
+    }, this.stalledViewMs);
+  }
+
+  private onExit(t: Terminal, exitCode: number | null, signal: number, problem: string | null): void {
+    if (t.info.status === 'exited') return;
+    this.clearTimers(t);
+    t.info.status = 'exited';
+    t.info.exitedAt = Date.now();
+    t.info.signal = signal ? (SIGNAL_NAMES.get(signal) ?? `signal ${signal}`) : null;
+    t.info.exitCode = signal ? null : exitCode;
+    if (problem) t.info.problem = problem;
+    t.spawn?.reject(new Error(problem ?? 'the process exited before it started'));
+    t.spawn = null;
+    if (t.info.pid !== null) this.host.forgetPid(t.info.pid);
+    this.host.send({ t: 'release', id: t.info.id });
+    this.opts.log.info('terminal exited', { id: t.info.id, exitCode: t.info.exitCode, signal: t.info.signal });
+    for (const w of t.exitWaiters.splice(0)) w({ ...t.info });
+    this.updateBusy();
+    this.pruneExitedCommands();
+    this.publishStatus(t);
+  }
+
+  private onHostExited(): void {
+    for (const t of this.terminals.values()) {
+      if (t.info.status === 'running') {
+        this.onExit(t, null, 0, this.disposed ? 'Flightdeck closed and ended this terminal.' : 'The terminal host stopped unexpectedly; this terminal ended.');
+      }
+    }
+  }
+
+  /** Tells the host how far the slowest live view is, when that changed. */
+  private syncFlow(t: Terminal): void {
+    if (t.info.status !== 'running') return;
+    const consumed = t.views.consumed();
+    if (consumed === t.toldConsumed) return;
+    t.toldConsumed = consumed;
+    this.host.send({ t: 'consumed', id: t.info.id, offset: consumed });
+  }
+
+  private pruneExitedCommands(): void {
+    const exited = [...this.terminals.values()].filter((t) => t.info.kind === 'command' && t.info.status === 'exited' && t.views.size === 0);
+    for (const t of exited.slice(0, Math.max(0, exited.length - MAX_EXITED_COMMAND_TERMINALS))) this.close(t.info.id);
+  }
+
+  private clearTimers(t: Terminal): void {
+    if (t.stallTimer) clearTimeout(t.stallTimer);
+    if (t.resize.timer) clearTimeout(t.resize.timer);
+    t.stallTimer = null;
+    t.resize.timer = null;
+  }
+
+  private updateBusy(): void {
+    this.host.setBusy([...this.terminals.values()].some((t) => t.info.status === 'running'));
+  }
+
+  private publishStatus(t: Terminal): void {
+    this.opts.hub.publish('terminals.status', { ...t.info }, t.info.id);
+    this.publishList();
+  }
+
+  private publishList(): void {
+    this.opts.hub.publish('terminals.changed', { terminals: this.list() });
+  }
+}

@@ -1,0 +1,145 @@
+import { TERMINAL_ACK_BATCH_CHARS, type AttachResult, type TerminalInfo } from '../contract/terminals';
+import type { Client } from './client';
+
+/** What a terminal emulator must offer: xterm.js's Terminal (browser or headless) fits as is. */
+export interface TerminalSink {
+  /** `callback` runs once the data has been parsed: that is when it is acknowledged. */
+  write(data: string, callback?: () => void): void;
+  /** Clears the screen and scrollback, before a replay that cannot continue where we were. */
+  reset(): void;
+}
+
+export interface TerminalStreamOptions {
+  onStatus?(info: TerminalInfo): void;
+  /** Called when the view could not be continued seamlessly (the scrollback no longer reached back). */
+  onGap?(missedChars: number): void;
+  ackBatchChars?: number;
+}
+
+/**
+ * One view of one terminal, on any transport: attaches (scrollback + the offset where it ends),
+ * writes live output straight into the emulator, drops what it already has by offset, and
+ * acknowledges characters once the emulator has parsed them. Output never passes through
+ * application state. When the connection comes back after a drop it attaches again and
+ * continues exactly where it was, or resets and replays when the scrollback moved past it.
+ */
+export class TerminalStream {
+  /** The stream offset of the next character this view expects. */
+  private next: number | null = null;
+  private attaching: Promise<AttachResult> | null = null;
+  private queue: Array<{ offset: number; data: string }> = [];
+  private attachmentId: string | null = null;
+  private unackedParsed = 0;
+  private disposed = false;
+  private readonly offs: Array<() => void> = [];
+  private readonly ackBatch: number;
+  /** Counters for tests and the benchmark. */
+  readonly stats = { received: 0, written: 0, duplicateChars: 0, gaps: 0, acks: 0 };
+
+  constructor(
+    private readonly client: Client,
+    readonly id: string,
+    private readonly sink: TerminalSink,
+    private readonly opts: TerminalStreamOptions = {},
+  ) {
+    this.ackBatch = opts.ackBatchChars ?? TERMINAL_ACK_BATCH_CHARS;
+    // Subscribe before attaching: the host handles frames in order, so nothing published after
+    // the attach snapshot can be missed.
+    this.offs.push(client.on('terminals.data', (p) => this.onData(p.offset, p.data), id));
+    this.offs.push(client.on('terminals.status', (info) => opts.onStatus?.(info), id));
+    let wasOpen = true;
+    const offStatus = client.transport.onStatus?.((s) => {
+      if (s === 'open' && !wasOpen && this.next !== null) void this.attach().catch(() => undefined);
+      wasOpen = s === 'open';
+    });
+    if (offStatus) this.offs.push(offStatus);
+  }
+
+  get offset(): number | null {
+    return this.next;
+  }
+
+  /** Attaches (or re-attaches) and writes the part of the scrollback this view does not have. */
+  attach(): Promise<AttachResult> {
+    if (this.attaching) return this.attaching;
+    const p = this.client.invoke('terminals.attach', { id: this.id });
+    this.attaching = p;
+    return p.then(
+      (r) => {
+        this.attaching = null;
+        if (this.disposed) {
+          void this.client.invoke('terminals.detach', { id: this.id, attachmentId: r.attachmentId }).catch(() => undefined);
+          return r;
+        }
+        this.attachmentId = r.attachmentId;
+        this.unackedParsed = 0;
+        if (this.next === null || this.next < r.start || this.next > r.end) {
+          if (this.next !== null) {
+            this.stats.gaps++;
+            this.opts.onGap?.(Math.max(0, r.start - this.next));
+            this.sink.reset();
+          }
+          if (r.data.length > 0) this.sink.write(r.data);
+        } else if (this.next < r.end) {
+          this.sink.write(r.data.slice(this.next - r.start));
+        }
+        this.next = r.end;
+        this.opts.onStatus?.(r.terminal);
+        const queued = this.queue;
+        this.queue = [];
+        for (const q of queued) this.onData(q.offset, q.data);
+        return r;
+      },
+      (e: unknown) => {
+        this.attaching = null;
+        throw e;
+      },
+    );
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const off of this.offs.splice(0)) off();
+    if (this.attachmentId) void this.client.invoke('terminals.detach', { id: this.id, attachmentId: this.attachmentId }).catch(() => undefined);
+    this.attachmentId = null;
+  }
+
+  private onData(offset: number, data: string): void {
+    if (this.disposed) return;
+    if (this.attaching || this.next === null) {
+      this.queue.push({ offset, data });
+      return;
+    }
+    this.stats.received += data.length;
+    const end = offset + data.length;
+    if (end <= this.next) {
+      this.stats.duplicateChars += data.length;
+      return;
+    }
+    if (offset < this.next) {
+      this.stats.duplicateChars += this.next - offset;
+      data = data.slice(this.next - offset);
+    } else if (offset > this.next) {
+      // Only possible if this view was set aside and events were missed; show what comes.
+      this.stats.gaps++;
+      this.opts.onGap?.(offset - this.next);
+    }
+    this.next = end;
+    const len = data.length;
+    this.stats.written += len;
+    const attachmentId = this.attachmentId;
+    this.sink.write(data, () => this.parsed(len, attachmentId));
+  }
+
+  private parsed(chars: number, attachmentId: string | null): void {
+    if (this.disposed || attachmentId === null || attachmentId !== this.attachmentId) return;
+    this.unackedParsed += chars;
+    if (this.unackedParsed < this.ackBatch) return;
+    const n = this.unackedParsed;
+    this.unackedParsed = 0;
+    this.stats.acks++;
+    // A lost ack (connection dropped) is healed by re-attaching, which resets the count.
+    void this.client.invoke('terminals.ack', { id: this.id, attachmentId, chars: n }).catch(() => undefined);
+  }
+}
