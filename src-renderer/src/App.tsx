@@ -7,6 +7,8 @@ import { useTheme } from './lib/use-theme';
 import { BoardView } from './views/BoardView';
 import { SettingsView } from './views/SettingsView';
 import { ProjectView } from './views/ProjectView';
+import { SessionView } from './agents/SessionView';
+import { ApprovalDialog } from './agents/ApprovalDialog';
 
 export function App() {
   const client = useClient();
@@ -19,6 +21,11 @@ export function App() {
   const setConnection = useAppStore((s) => s.setConnection);
   const toast = useAppStore((s) => s.toast);
   const toastError = useAppStore((s) => s.toastError);
+  const loadAgents = useAppStore((s) => s.loadAgents);
+  const upsertSession = useAppStore((s) => s.upsertSession);
+  const upsertApproval = useAppStore((s) => s.upsertApproval);
+  const setProfiles = useAppStore((s) => s.setProfiles);
+  const setAgentSettings = useAppStore((s) => s.setAgentSettings);
 
   useTheme();
 
@@ -29,10 +36,18 @@ export function App() {
       client.on('projects.changed', ({ projects }) => setProjects(projects)),
       client.on('settings.changed', applySettings),
       client.on('app.notice', (n) => toast({ level: n.level, title: n.title, ...(n.message ? { message: n.message } : {}) })),
+      client.on('agents.sessions.changed', ({ session, removedId }) => upsertSession(session, removedId)),
+      client.on('agents.approvals.changed', ({ approval }) => upsertApproval(approval)),
+      client.on('agents.profiles.changed', ({ profiles }) => setProfiles(profiles)),
+      client.on('agents.settings.changed', setAgentSettings),
     ];
+    void loadAgents();
     const offStatus = client.transport.onStatus?.((s) => {
       setConnection(s);
-      if (s === 'open') void loadProjects();
+      if (s === 'open') {
+        void loadProjects();
+        void loadAgents();
+      }
     });
     if (!client.transport.onStatus) setConnection('open');
     // Git state goes stale while the user works in other windows: refresh when we come back.
@@ -43,7 +58,7 @@ export function App() {
       offStatus?.();
       window.removeEventListener('focus', onFocus);
     };
-  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError]);
+  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings]);
 
   return (
     <div className="app">
@@ -52,8 +67,10 @@ export function App() {
         {view.name === 'board' && <BoardView />}
         {view.name === 'settings' && <SettingsView />}
         {view.name === 'project' && <ProjectView projectId={view.projectId} />}
+        {view.name === 'session' && <SessionView key={view.sessionId} sessionId={view.sessionId} />}
       </main>
       <StatusBar />
+      <ApprovalDialog />
       <Toasts />
     </div>
   );

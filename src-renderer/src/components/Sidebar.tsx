@@ -3,12 +3,17 @@ import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { AddProjectDialog } from './AddProjectDialog';
 
+/** Recent sessions listed in the sidebar; the rest are one click away on their project. */
+const SIDEBAR_SESSIONS = 8;
+
 export function Sidebar() {
   const view = useAppStore((s) => s.view);
   const setView = useAppStore((s) => s.setView);
   const all = useAppStore((s) => s.projects);
   const projects = all.map((p) => ({ id: p.id, name: p.name, dirty: p.git?.dirty ?? false, problem: p.problem !== null }));
+  const sessions = useAppStore((s) => s.sessions);
   const [adding, setAdding] = useState(false);
+  const recent = sessions.slice(0, SIDEBAR_SESSIONS);
 
   return (
     <nav className="sidebar" aria-label="Main">
@@ -44,6 +49,27 @@ export function Sidebar() {
           </button>
         ))}
       </div>
+      {recent.length > 0 && (
+        <>
+          <div className="nav-heading">
+            <span>Sessions</span>
+          </div>
+          <div className="nav-group" data-testid="sidebar-sessions">
+            {recent.map((x) => (
+              <button
+                key={x.id}
+                className={`nav-item ${view.name === 'session' && view.sessionId === x.id ? 'active' : ''}`}
+                onClick={() => setView({ name: 'session', sessionId: x.id })}
+                title={x.title}
+              >
+                <span className={`status-dot ${x.status === 'running' ? 'ok' : x.status === 'awaiting_approval' ? 'warn' : x.status === 'interrupted' ? 'bad' : ''}`} />
+                <span className="truncate">{x.title}</span>
+                {x.pendingApprovals > 0 && <span className="nav-badge">{x.pendingApprovals}</span>}
+              </button>
+            ))}
+          </div>
+        </>
+      )}
       {adding && <AddProjectDialog onClose={() => setAdding(false)} />}
     </nav>
   );

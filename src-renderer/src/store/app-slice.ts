@@ -2,7 +2,7 @@ import type { SliceCreator } from '.';
 import type { AppInfo, Settings } from '../../../src-preload/contract';
 import type { TransportStatus } from '../../../src-preload/client/transport';
 
-export type View = { name: 'board' } | { name: 'settings' } | { name: 'project'; projectId: string };
+export type View = { name: 'board' } | { name: 'settings' } | { name: 'project'; projectId: string } | { name: 'session'; sessionId: string };
 
 export interface AppSlice {
   info: AppInfo | null;

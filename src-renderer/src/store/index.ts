@@ -4,8 +4,9 @@ import type { Client } from '../../../src-preload/client/client';
 import { createAppSlice, type AppSlice } from './app-slice';
 import { createProjectsSlice, type ProjectsSlice } from './projects-slice';
 import { createToastSlice, type ToastSlice } from './toast-slice';
+import { createAgentsSlice, type AgentsSlice } from './agents-slice';
 
-export type AppState = AppSlice & ProjectsSlice & ToastSlice;
+export type AppState = AppSlice & ProjectsSlice & ToastSlice & AgentsSlice;
 export type AppStore = StoreApi<AppState>;
 export type SliceCreator<S> = (set: StoreApi<AppState>['setState'], get: StoreApi<AppState>['getState'], client: Client) => S;
 
@@ -15,6 +16,7 @@ export function createAppStore(client: Client): AppStore {
     ...createAppSlice(set, get, client),
     ...createProjectsSlice(set, get, client),
     ...createToastSlice(set, get, client),
+    ...createAgentsSlice(set, get, client),
   }));
 }
 

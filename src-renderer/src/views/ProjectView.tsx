@@ -2,6 +2,7 @@ import { useAppStore } from '../store';
 import { GitBadges } from '../components/ProjectCard';
 import { Icon } from '../components/Icon';
 import { relativeTime, shortPath } from '../lib/format';
+import { SessionList } from '../agents/SessionList';
 
 export function ProjectView({ projectId }: { projectId: string }) {
   const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
@@ -50,6 +51,7 @@ export function ProjectView({ projectId }: { projectId: string }) {
           <dd>{project.refreshedAt ? relativeTime(project.refreshedAt) : 'never'}</dd>
         </dl>
       </div>
+      <SessionList projectId={project.id} />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import type { Theme } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
+import { AgentSettingsPanel, ProvidersPanel } from '../agents/ProvidersPanel';
 
 const THEMES: Array<{ value: Theme; label: string }> = [
   { value: 'system', label: 'System' },
@@ -58,6 +59,8 @@ export function SettingsView() {
           />
         </div>
       </div>
+      <ProvidersPanel />
+      <AgentSettingsPanel />
       <div className="panel">
         <h3>Data</h3>
         <div className="setting-row">

@@ -1,0 +1,104 @@
+import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useAppStore } from '../store';
+import { shortPath } from '../lib/format';
+import { Composer } from './Composer';
+import { SessionHeader } from './SessionHeader';
+import { TranscriptItemView } from './Transcript';
+import { useSessionStream } from './use-session-stream';
+import './agents.css';
+
+export function SessionView({ sessionId }: { sessionId: string }) {
+  const session = useAppStore((s) => s.sessions.find((x) => x.id === sessionId));
+  const project = useAppStore((s) => (session?.projectId ? s.projects.find((p) => p.id === session.projectId) : undefined));
+  const sendInput = useAppStore((s) => s.sendInput);
+  const cancelTurn = useAppStore((s) => s.cancelTurn);
+  const setView = useAppStore((s) => s.setView);
+  const { transcript, loading } = useSessionStream(sessionId, (to) => setView({ name: 'session', sessionId: to }));
+  const scroller = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+
+  // Follow the stream while the user is at the bottom; leave them alone when they scroll up.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [transcript]);
+  useEffect(() => {
+    stick.current = true;
+  }, [sessionId]);
+
+  if (!session) {
+    return (
+      <section className="view">
+        <div className="empty-state">
+          <h2>Session not found</h2>
+          <p>It may have been deleted from another window or from the CLI.</p>
+          <button className="button" onClick={() => setView({ name: 'board' })}>
+            Back to the board
+          </button>
+        </div>
+      </section>
+    );
+  }
+  const running = session.status === 'running' || session.status === 'awaiting_approval' || transcript.running;
+  const todos = transcript.todos.length > 0 ? transcript.todos : session.todos;
+
+  return (
+    <section className="session-view" data-testid="session-view">
+      <SessionHeader session={session} />
+      <div className="session-subheader muted small">
+        {project ? (
+          <button className="link" onClick={() => setView({ name: 'project', projectId: project.id })}>
+            {project.name}
+          </button>
+        ) : null}
+        <span className="mono" title={session.root}>
+          {shortPath(session.root)}
+        </span>
+        <span>{session.turnCount} turns</span>
+      </div>
+      <div className="session-body">
+        <div
+          className="transcript"
+          ref={scroller}
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+          }}
+          data-testid="transcript"
+        >
+          {loading && <p className="muted center">Loading the conversation…</p>}
+          {!loading && transcript.items.length === 0 && (
+            <div className="transcript-empty">
+              <h2>What should the agent do?</h2>
+              <p className="muted">
+                It works in <span className="mono">{shortPath(session.root)}</span>. Writes and risky commands ask you first in <strong>Default</strong> mode;
+                switch to <strong>Plan</strong> to only explore and propose.
+              </p>
+              <p className="muted small">
+                Type <code>!git status</code> to run a command yourself, or <code>/</code> for commands such as <code>/diff</code> and <code>/model</code>.
+              </p>
+            </div>
+          )}
+          {transcript.items.map((item) => (
+            <TranscriptItemView key={item.kind + item.id} item={item} />
+          ))}
+          {running && transcript.retry === null && <div className="working-indicator" aria-live="polite">Working…</div>}
+        </div>
+        {todos.length > 0 && (
+          <aside className="todo-panel" data-testid="todo-panel">
+            <h3>Plan</h3>
+            <ul>
+              {todos.map((t) => (
+                <li key={t.id} className={`todo todo-${t.status}`}>
+                  <span className="todo-mark">{t.status === 'done' ? '✓' : t.status === 'in_progress' ? '▸' : '○'}</span>
+                  {t.text}
+                </li>
+              ))}
+            </ul>
+          </aside>
+        )}
+      </div>
+      <Composer running={running} onSend={(text) => sendInput(session.id, text)} onStop={() => void cancelTurn(session.id)} />
+    </section>
+  );
+}

@@ -1,0 +1,20 @@
+/** The nine slash commands of seed 001 §7, for completion in the input box. */
+export const SLASH_COMMANDS: ReadonlyArray<{ name: string; args: string; help: string }> = [
+  { name: 'help', args: '', help: 'List the commands' },
+  { name: 'model', args: '<name>', help: 'Switch the model now; saved to .flightdeck/config.yml' },
+  { name: 'permissions', args: '[preset]', help: 'Show or set the policy: read-only, strict, balanced, trusted' },
+  { name: 'new', args: '', help: 'Start a fresh session' },
+  { name: 'resume', args: '<session-id>', help: 'Switch to another session' },
+  { name: 'compact', args: '', help: 'Summarize older turns now' },
+  { name: 'diff', args: '', help: 'Show uncommitted changes in the session folder' },
+  { name: 'review', args: '', help: 'Ask the model to review the changes' },
+  { name: 'undo', args: '', help: "Revert the last turn's file changes (needs git)" },
+];
+
+/** Commands matching what was typed after "/", for the completion list. */
+export function completeSlash(input: string): typeof SLASH_COMMANDS {
+  const m = /^\/(\S*)$/.exec(input.trimStart());
+  if (!m) return [];
+  const typed = m[1]!.toLowerCase();
+  return SLASH_COMMANDS.filter((c) => c.name.startsWith(typed));
+}

@@ -1,0 +1,235 @@
+import type { AgentEvent, AgentMode, Approval, PolicyDecision, RiskLevel, TodoItem, TurnOutcome } from '../../../src-preload/contract/agents';
+
+/**
+ * The transcript of a session, rebuilt from its event stream. The same fold runs over the
+ * replay (agents.events.read) and over live events, so a reloaded view equals the live one.
+ * Pure: no React, no bridge; unit-tested.
+ */
+export type TranscriptItem =
+  | { kind: 'user'; id: string; turnId: string | null; text: string; inputKind: 'chat' | 'bang' | 'slash'; ts: number }
+  | { kind: 'assistant'; id: string; text: string }
+  | { kind: 'thinking'; id: string; text: string }
+  | {
+      kind: 'tool';
+      id: string;
+      tool: string;
+      inputJson: string;
+      decision: { decision: PolicyDecision; source: string; reason: string; risk: RiskLevel } | null;
+      approval: Approval | null;
+      output: string;
+      outputTruncated: boolean;
+      result: { isError: boolean; content: string; exitCode: number | null; durationMs: number } | null;
+    }
+  | { kind: 'command'; id: string; name: string; cmdKind: 'slash' | 'bang'; ok: boolean; text: string; exitCode: number | null }
+  | { kind: 'verify'; id: string; command: string; attempt: number; maxAttempts: number; passed: boolean | null; exitCode: number | null; output: string }
+  | { kind: 'notice'; id: string; level: 'info' | 'warning'; text: string }
+  | { kind: 'error'; id: string; code: string; message: string; retryable: boolean }
+  | { kind: 'turn-end'; id: string; outcome: TurnOutcome; message: string | null; steps: number };
+
+export interface Transcript {
+  items: TranscriptItem[];
+  lastSeq: number;
+  todos: TodoItem[];
+  running: boolean;
+  /** A retry waiting to happen, shown until the next model output arrives. */
+  retry: { attempt: number; maxRetries: number; delayMs: number; reason: string; at: number } | null;
+  mode: AgentMode | null;
+}
+
+/** Live command output kept per tool card; older output is dropped from the view (the log keeps it). */
+export const MAX_TOOL_OUTPUT_CHARS = 200_000;
+
+export const emptyTranscript: Transcript = { items: [], lastSeq: 0, todos: [], running: false, retry: null, mode: null };
+
+/** Applies events in order; events at or below lastSeq (replay/live overlap) are ignored. */
+export function applyEvents(t: Transcript, events: readonly AgentEvent[]): Transcript {
+  let next = t;
+  for (const e of events) next = applyEvent(next, e);
+  return next;
+}
+
+export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
+  if (e.seq <= t.lastSeq) return t;
+  const items = t.items.slice();
+  const out: Transcript = { ...t, items, lastSeq: e.seq };
+  const d = e.data;
+  const id = `${e.seq}`;
+  const findTool = (toolUseId: string, tool = 'tool') => {
+    for (let i = items.length - 1; i >= 0; i--) {
+      const it = items[i]!;
+      if (it.kind === 'tool' && it.id === toolUseId) return i;
+    }
+    items.push({ kind: 'tool', id: toolUseId, tool, inputJson: '', decision: null, approval: null, output: '', outputTruncated: false, result: null });
+    return items.length - 1;
+  };
+  const updateTool = (toolUseId: string, tool: string | undefined, fn: (x: Extract<TranscriptItem, { kind: 'tool' }>) => Extract<TranscriptItem, { kind: 'tool' }>) => {
+    const i = findTool(toolUseId, tool);
+    items[i] = fn(items[i] as Extract<TranscriptItem, { kind: 'tool' }>);
+  };
+  const appendStreamed = (kind: 'assistant' | 'thinking', key: string, text: string) => {
+    const last = items[items.length - 1];
+    if (last && last.kind === kind && last.id === key) items[items.length - 1] = { ...last, text: last.text + text };
+    else items.push({ kind, id: key, text });
+  };
+
+  switch (d.type) {
+    case 'turn.started':
+      items.push({ kind: 'user', id, turnId: e.turnId, text: d.input, inputKind: d.kind, ts: e.ts });
+      out.running = true;
+      out.retry = null;
+      out.mode = d.mode;
+      break;
+    case 'turn.ended':
+      items.push({ kind: 'turn-end', id, outcome: d.outcome, message: d.message, steps: d.steps });
+      out.running = false;
+      out.retry = null;
+      break;
+    case 'text.delta':
+      out.retry = null;
+      appendStreamed('assistant', `${e.turnId}:${d.step}:${d.index}`, d.text);
+      break;
+    case 'thinking.delta':
+      out.retry = null;
+      appendStreamed('thinking', `${e.turnId}:${d.step}:${d.index}:thinking`, d.text);
+      break;
+    case 'tool.started':
+      out.retry = null;
+      findTool(d.toolUseId, d.tool);
+      break;
+    case 'tool.input.delta':
+      updateTool(d.toolUseId, undefined, (x) => ({ ...x, inputJson: x.inputJson + d.partialJson }));
+      break;
+    case 'tool.decision':
+      updateTool(d.toolUseId, d.tool, (x) => ({ ...x, tool: d.tool, decision: { decision: d.decision, source: d.source, reason: d.reason, risk: d.risk } }));
+      break;
+    case 'approval.requested':
+    case 'approval.resolved':
+      updateTool(d.approval.toolUseId, d.approval.tool, (x) => ({
+        ...x,
+        tool: d.approval.tool,
+        approval: d.approval,
+        inputJson: x.inputJson || JSON.stringify(d.approval.input),
+      }));
+      break;
+    case 'tool.output':
+      updateTool(d.toolUseId, undefined, (x) => {
+        const joined = x.output + d.chunk;
+        return joined.length > MAX_TOOL_OUTPUT_CHARS
+          ? { ...x, output: joined.slice(joined.length - MAX_TOOL_OUTPUT_CHARS), outputTruncated: true }
+          : { ...x, output: joined };
+      });
+      break;
+    case 'tool.result':
+      updateTool(d.toolUseId, d.tool, (x) => ({ ...x, tool: d.tool, result: { isError: d.isError, content: d.content, exitCode: d.exitCode, durationMs: d.durationMs } }));
+      break;
+    case 'message':
+      if (d.message.kind === 'summary') {
+        const text = d.message.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+        items.push({ kind: 'notice', id, level: 'info', text: `Earlier turns were summarized:\n\n${text}` });
+      } else if (d.message.role === 'tool') {
+        // Tool results without a streamed tool card (e.g. from another executor) still show.
+        for (const b of d.message.blocks) {
+          if (b.type !== 'tool_result') continue;
+          const i = items.findIndex((it) => it.kind === 'tool' && it.id === b.toolUseId);
+          if (i < 0) items.push({ kind: 'tool', id: b.toolUseId, tool: 'tool', inputJson: '', decision: null, approval: null, output: '', outputTruncated: false, result: { isError: b.isError, content: b.content, exitCode: null, durationMs: 0 } });
+        }
+      }
+      break;
+    case 'todo.updated':
+      out.todos = d.todos;
+      break;
+    case 'complexity':
+      if (d.complex) items.push({ kind: 'notice', id, level: 'info', text: `Complex task (${d.rule ?? 'rule'}): a todo list was started.` });
+      break;
+    case 'retry':
+      out.retry = { attempt: d.attempt, maxRetries: d.maxRetries, delayMs: d.delayMs, reason: d.reason, at: e.ts };
+      items.push({ kind: 'notice', id, level: 'warning', text: `${d.reason} — retry ${d.attempt} of ${d.maxRetries} in ${(d.delayMs / 1000).toFixed(1)} s` });
+      break;
+    case 'compaction':
+      items.push({
+        kind: 'notice',
+        id,
+        level: 'info',
+        text: `Context compacted (${d.trigger}): ${d.summarizedMessages} messages summarized, ~${d.beforeTokens.toLocaleString()} → ~${d.afterTokens.toLocaleString()} tokens.`,
+      });
+      break;
+    case 'verify.started':
+      items.push({ kind: 'verify', id: `verify:${e.turnId}:${d.attempt}`, command: d.command, attempt: d.attempt, maxAttempts: d.maxAttempts, passed: null, exitCode: null, output: '' });
+      break;
+    case 'verify.result': {
+      const key = `verify:${e.turnId}:${d.attempt}`;
+      const i = items.findIndex((it) => it.id === key);
+      const v = { kind: 'verify' as const, id: key, command: d.command, attempt: d.attempt, maxAttempts: i >= 0 ? (items[i] as { maxAttempts: number }).maxAttempts : d.attempt, passed: d.passed, exitCode: d.exitCode, output: d.output };
+      if (i >= 0) items[i] = v;
+      else items.push(v);
+      break;
+    }
+    case 'verify.skipped':
+      items.push({ kind: 'notice', id, level: d.reason === 'not_whitelisted' || d.reason === 'attempts_exhausted' ? 'warning' : 'info', text: d.message });
+      break;
+    case 'command.result':
+      items.push({ kind: 'command', id, name: d.name, cmdKind: d.kind, ok: d.ok, text: d.text, exitCode: d.exitCode });
+      break;
+    case 'mode.changed':
+      out.mode = d.mode;
+      items.push({ kind: 'notice', id, level: 'info', text: `Mode: ${d.mode}` });
+      break;
+    case 'model.changed':
+      items.push({
+        kind: 'notice',
+        id,
+        level: d.persistError ? 'warning' : 'info',
+        text: `Model: ${d.model} (${d.profile})${d.persistedTo ? ` — saved to ${d.persistedTo}` : ''}${d.persistError ? ` — not saved: ${d.persistError}` : ''}`,
+      });
+      break;
+    case 'permissions.changed':
+      items.push({ kind: 'notice', id, level: 'info', text: `Permissions preset: ${d.preset}` });
+      break;
+    case 'error':
+      items.push({ kind: 'error', id, code: d.code, message: d.message, retryable: d.retryable });
+      break;
+    case 'notice':
+      items.push({ kind: 'notice', id, level: d.level, text: d.text });
+      break;
+    case 'status':
+      out.running = d.status === 'running' || d.status === 'awaiting_approval';
+      break;
+    case 'step.started':
+    case 'usage':
+    case 'session.switched':
+      break;
+  }
+  return out;
+}
+
+/** The tool input as an object once its JSON is complete; null while it streams or if malformed. */
+export function parseToolInput(json: string): Record<string, unknown> | null {
+  if (!json) return null;
+  try {
+    const v: unknown = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One line describing a tool call for its card header. */
+export function toolSummary(tool: string, input: Record<string, unknown> | null): string {
+  if (!input) return tool;
+  const s = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : undefined);
+  switch (tool) {
+    case 'bash':
+      return s('command') ?? 'bash';
+    case 'read':
+    case 'write':
+    case 'patch':
+      return `${tool} ${s('path') ?? s('file_path') ?? ''}`.trim();
+    case 'glob':
+    case 'grep':
+      return `${tool} ${s('pattern') ?? ''}`.trim();
+    case 'todo':
+      return 'update todo list';
+    default:
+      return tool;
+  }
+}

@@ -1,0 +1,162 @@
+import type { SliceCreator } from '.';
+import type {
+  AgentSettings,
+  Approval,
+  ApprovalDecision,
+  ProviderProfile,
+  ProviderProfileInput,
+  Session,
+} from '../../../src-preload/contract/agents';
+
+type SessionPatch = { title?: string; mode?: Session['mode']; profile?: string; model?: string; policyPreset?: Session['policyPreset'] };
+
+export interface AgentsSlice {
+  sessions: Session[];
+  sessionsLoaded: boolean;
+  /** Pending approvals of every session, oldest first. */
+  approvals: Approval[];
+  profiles: ProviderProfile[];
+  agentSettings: AgentSettings | null;
+  loadAgents(): Promise<void>;
+  upsertSession(session: Session | null, removedId: string | null): void;
+  upsertApproval(approval: Approval): void;
+  setProfiles(profiles: ProviderProfile[]): void;
+  setAgentSettings(settings: AgentSettings): void;
+  createSession(opts: { projectId: string; title?: string }): Promise<Session | null>;
+  updateSession(sessionId: string, patch: SessionPatch): Promise<void>;
+  removeSession(sessionId: string): Promise<void>;
+  /** Sends chat, `!command` or `/command`; false when the engine refused it (shown as a toast). */
+  sendInput(sessionId: string, input: string): Promise<boolean>;
+  cancelTurn(sessionId: string): Promise<void>;
+  answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string): Promise<boolean>;
+  saveProfile(input: ProviderProfileInput): Promise<ProviderProfile>;
+  removeProfile(name: string): Promise<void>;
+  updateAgentSettings(patch: Partial<AgentSettings>): Promise<void>;
+}
+
+const byUpdated = (a: Session, b: Session) => b.updatedAt - a.updatedAt;
+
+export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) => ({
+  sessions: [],
+  sessionsLoaded: false,
+  approvals: [],
+  profiles: [],
+  agentSettings: null,
+
+  async loadAgents() {
+    const [sessions, approvals, profiles, agentSettings] = await Promise.allSettled([
+      client.invoke('agents.sessions.list', {}),
+      client.invoke('agents.approvals.list', {}),
+      client.invoke('agents.profiles.list', {}),
+      client.invoke('agents.settings.get', {}),
+    ]);
+    set({
+      sessions: sessions.status === 'fulfilled' ? sessions.value.slice().sort(byUpdated) : get().sessions,
+      sessionsLoaded: true,
+      approvals: approvals.status === 'fulfilled' ? approvals.value.filter((a) => a.status === 'pending') : get().approvals,
+      profiles: profiles.status === 'fulfilled' ? profiles.value : get().profiles,
+      agentSettings: agentSettings.status === 'fulfilled' ? agentSettings.value : get().agentSettings,
+    });
+  },
+
+  upsertSession(session, removedId) {
+    set((s) => {
+      let sessions = s.sessions;
+      if (removedId) sessions = sessions.filter((x) => x.id !== removedId);
+      if (session) sessions = [session, ...sessions.filter((x) => x.id !== session.id)].sort(byUpdated);
+      return { sessions, approvals: removedId ? s.approvals.filter((a) => a.sessionId !== removedId) : s.approvals };
+    });
+  },
+
+  upsertApproval(approval) {
+    set((s) => {
+      const rest = s.approvals.filter((a) => a.id !== approval.id);
+      return { approvals: approval.status === 'pending' ? [...rest, approval].sort((a, b) => a.createdAt - b.createdAt) : rest };
+    });
+  },
+
+  setProfiles: (profiles) => set({ profiles }),
+  setAgentSettings: (agentSettings) => set({ agentSettings }),
+
+  async createSession({ projectId, title }) {
+    try {
+      const session = await client.invoke('agents.sessions.create', { projectId, ...(title ? { title } : {}) });
+      get().upsertSession(session, null);
+      return session;
+    } catch (e) {
+      get().toastError('Could not start a session', e);
+      return null;
+    }
+  },
+
+  async updateSession(sessionId, patch) {
+    try {
+      get().upsertSession(await client.invoke('agents.sessions.update', { sessionId, ...patch }), null);
+    } catch (e) {
+      get().toastError('Could not change the session', e);
+    }
+  },
+
+  async removeSession(sessionId) {
+    try {
+      await client.invoke('agents.sessions.remove', { sessionId });
+      get().upsertSession(null, sessionId);
+      const v = get().view;
+      if (v.name === 'session' && v.sessionId === sessionId) get().setView({ name: 'board' });
+    } catch (e) {
+      get().toastError('Could not delete the session', e);
+    }
+  },
+
+  async sendInput(sessionId, input) {
+    try {
+      await client.invoke('agents.input', { sessionId, input });
+      return true;
+    } catch (e) {
+      get().toastError('Could not send', e);
+      return false;
+    }
+  },
+
+  async cancelTurn(sessionId) {
+    try {
+      await client.invoke('agents.cancel', { sessionId });
+    } catch (e) {
+      get().toastError('Could not stop the turn', e);
+    }
+  },
+
+  async answerApproval(approvalId, decision, reason) {
+    try {
+      const a = await client.invoke('agents.approvals.answer', { approvalId, decision, ...(reason ? { reason } : {}) });
+      get().upsertApproval(a);
+      return true;
+    } catch (e) {
+      get().toastError('Could not answer the approval', e);
+      return false;
+    }
+  },
+
+  async saveProfile(input) {
+    const p = await client.invoke('agents.profiles.save', input);
+    set({ profiles: await client.invoke('agents.profiles.list', {}) });
+    return p;
+  },
+
+  async removeProfile(name) {
+    try {
+      await client.invoke('agents.profiles.remove', { name });
+      set((s) => ({ profiles: s.profiles.filter((p) => p.name !== name) }));
+    } catch (e) {
+      get().toastError('Could not remove the profile', e);
+    }
+  },
+
+  async updateAgentSettings(patch) {
+    try {
+      set({ agentSettings: await client.invoke('agents.settings.update', patch) });
+    } catch (e) {
+      get().toastError('Could not save agent settings', e);
+    }
+  },
+});
