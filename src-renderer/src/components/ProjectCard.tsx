@@ -24,6 +24,25 @@ export function GitBadges({ project }: { project: Project }) {
   );
 }
 
+/** What the project's agents are doing, at a glance. */
+function AgentSummary({ projectId }: { projectId: string }) {
+  const all = useAppStore((s) => s.sessions);
+  const setView = useAppStore((s) => s.setView);
+  const sessions = all.filter((x) => x.projectId === projectId);
+  if (sessions.length === 0) return null;
+  const working = sessions.filter((x) => x.status === 'running').length;
+  const waiting = sessions.filter((x) => x.status === 'awaiting_approval').length;
+  const usd = sessions.reduce((sum, x) => sum + x.cost.usd, 0);
+  return (
+    <button className="agent-summary link" onClick={() => setView({ name: 'project', projectId })} data-testid="agent-summary">
+      <Icon name="chat" size={13} /> {plural(sessions.length, 'session')}
+      {working > 0 && <span className="badge badge-ok">{working} working</span>}
+      {waiting > 0 && <span className="badge badge-warn">{waiting} need approval</span>}
+      <span className="muted">${usd.toFixed(2)}</span>
+    </button>
+  );
+}
+
 export function ProjectCard({ project }: { project: Project }) {
   const setView = useAppStore((s) => s.setView);
   const refresh = useAppStore((s) => s.refreshProjects);
@@ -55,6 +74,7 @@ export function ProjectCard({ project }: { project: Project }) {
       ) : (
         <GitBadges project={project} />
       )}
+      <AgentSummary projectId={project.id} />
       <footer className="card-footer muted">{project.refreshedAt ? `Checked ${relativeTime(project.refreshedAt)}` : 'Not checked yet'}</footer>
       {confirming && (
         <Modal
