@@ -25,7 +25,17 @@ function help(): string {
 }
 
 /** Runs one CLI invocation and returns its exit code; never throws. */
-export async function runCli(argv: string[], io = { out: (l: string) => process.stdout.write(l + '\n'), err: (l: string) => process.stderr.write(l + '\n') }): Promise<number> {
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const processIo: CliIo = {
+  out: (l) => void process.stdout.write(l + '\n'),
+  err: (l) => void process.stderr.write(l + '\n'),
+};
+
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const name = argv.find((a) => !a.startsWith('-'));
   const command: CliCommand | undefined = COMMANDS.find((c) => c.name === name);
   if (!name || argv.includes('--help') || argv.includes('-h')) {

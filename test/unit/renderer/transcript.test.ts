@@ -82,7 +82,7 @@ describe('transcript fold', () => {
   it('turns verify, retries, errors and slash results into items', () => {
     seq = 0;
     const t = applyEvents(emptyTranscript, [
-      ev({ type: 'retry', attempt: 1, maxRetries: 3, delayMs: 1500, reason: 'rate limited (429)', status: 429 }),
+      ev({ type: 'retry', step: 1, attempt: 1, maxRetries: 3, delayMs: 1500, reason: 'rate limited (429)', status: 429 }),
       ev({ type: 'verify.started', command: 'npm test -- --watch=false', attempt: 1, maxAttempts: 2 }),
       ev({ type: 'verify.result', command: 'npm test -- --watch=false', attempt: 1, passed: false, exitCode: 1, output: 'FAIL' }),
       ev({ type: 'verify.skipped', reason: 'not_whitelisted', message: 'auto-verify not run: make test is not whitelisted' }),
