@@ -9,12 +9,13 @@ import { appRoot } from './paths';
  * `scripts/electron-native.mjs` on `npm start`). Neither build overwrites the other, so the
  * tree never ends up with one of the two runtimes broken.
  */
-export function requireNative<T>(name: 'better-sqlite3' | 'node-pty'): T {
-  const root = appRoot();
-  if (process.versions.electron) {
+export function requireNative<T>(name: 'better-sqlite3' | 'node-pty', opts: { root?: string; electron?: string } = {}): T {
+  const root = opts.root ?? appRoot();
+  const electron = opts.electron ?? process.versions.electron;
+  if (electron) {
     const electronTree = join(root, '.electron-native', 'node_modules', name);
     if (!existsSync(electronTree)) {
-      throw new Error(`${name} has not been rebuilt for Electron ${process.versions.electron}; run "npm start" again.`);
+      throw new Error(`${name} has not been rebuilt for Electron ${electron}; run "npm start" again.`);
     }
     return createRequire(join(root, '.electron-native', 'package.json'))(name) as T;
   }
