@@ -1,9 +1,13 @@
 import type { Database } from '../db';
 import { m001Foundation } from './001-foundation';
+import { m002Agents } from './002-agents';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
  * Later capabilities (agents, terminals, features…) append their own files here.
  */
 export type Migration = (db: Database) => void;
-export const MIGRATIONS: readonly Migration[] = [m001Foundation];
+export const MIGRATIONS: readonly Migration[] = [
+  m001Foundation,
+  m002Agents,
+];

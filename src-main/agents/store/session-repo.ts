@@ -1,0 +1,182 @@
+import type { AgentMode, PolicyPreset, SessionStatus, TodoItem, ToolName, TurnOutcome } from '../../../src-preload/contract';
+import type { Database } from '../../store/db';
+
+/** A per-turn record of what write/patch changed, so /undo can put the files back (see undo.ts). */
+export interface UndoSnapshot {
+  turnId: string;
+  at: number;
+  /** Pre-images: a git blob id, or null when the file did not exist before the turn. */
+  files: Array<{ path: string; blob: string | null }>;
+}
+
+/** Engine state that survives restarts (kept as one JSON column: it is always read whole). */
+export interface SessionState {
+  /** Pre-images per turn, newest last, bounded (see MAX_UNDO_SNAPSHOTS). */
+  undo: UndoSnapshot[];
+}
+
+export interface LastTurn {
+  turnId: string;
+  outcome: TurnOutcome;
+  message: string | null;
+  endedAt: number;
+}
+
+export interface SessionRecord {
+  id: string;
+  title: string;
+  root: string;
+  projectId: string | null;
+  mode: AgentMode;
+  profile: string;
+  model: string;
+  policyPreset: PolicyPreset;
+  disabledTools: ToolName[];
+  status: SessionStatus;
+  todos: TodoItem[];
+  state: SessionState;
+  turnCount: number;
+  lastTurn: LastTurn | null;
+  ownerPid: number | null;
+  ownerId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface Row {
+  id: string;
+  title: string;
+  root: string;
+  project_id: string | null;
+  mode: AgentMode;
+  profile: string;
+  model: string;
+  policy_preset: PolicyPreset;
+  disabled_tools: string;
+  status: SessionStatus;
+  todos: string;
+  state: string;
+  turn_count: number;
+  last_turn: string | null;
+  owner_pid: number | null;
+  owner_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    // A hand-edited or truncated value: the default keeps the session usable.
+    return fallback;
+  }
+}
+
+function fromRow(r: Row): SessionRecord {
+  const state = parseJson<Partial<SessionState>>(r.state, {});
+  return {
+    id: r.id,
+    title: r.title,
+    root: r.root,
+    projectId: r.project_id,
+    mode: r.mode,
+    profile: r.profile,
+    model: r.model,
+    policyPreset: r.policy_preset,
+    disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
+    status: r.status,
+    todos: parseJson<TodoItem[]>(r.todos, []),
+    state: { undo: Array.isArray(state.undo) ? state.undo : [] },
+    turnCount: r.turn_count,
+    lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
+    ownerPid: r.owner_pid,
+    ownerId: r.owner_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export type SessionPatch = Partial<Omit<SessionRecord, 'id' | 'createdAt' | 'updatedAt'>>;
+
+const COLUMN: Record<keyof SessionPatch, string> = {
+  title: 'title',
+  root: 'root',
+  projectId: 'project_id',
+  mode: 'mode',
+  profile: 'profile',
+  model: 'model',
+  policyPreset: 'policy_preset',
+  disabledTools: 'disabled_tools',
+  status: 'status',
+  todos: 'todos',
+  state: 'state',
+  turnCount: 'turn_count',
+  lastTurn: 'last_turn',
+  ownerPid: 'owner_pid',
+  ownerId: 'owner_id',
+};
+const JSON_FIELDS = new Set<keyof SessionPatch>(['disabledTools', 'todos', 'state', 'lastTurn']);
+
+export class SessionRepo {
+  constructor(private readonly db: Database) {}
+
+  insert(s: SessionRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO agent_sessions (id, title, root, project_id, mode, profile, model, policy_preset, disabled_tools, status, todos, state, turn_count, last_turn, owner_pid, owner_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        s.id, s.title, s.root, s.projectId, s.mode, s.profile, s.model, s.policyPreset, JSON.stringify(s.disabledTools), s.status,
+        JSON.stringify(s.todos), JSON.stringify(s.state), s.turnCount, s.lastTurn ? JSON.stringify(s.lastTurn) : null, s.ownerPid, s.ownerId,
+        s.createdAt, s.updatedAt,
+      );
+  }
+
+  get(id: string): SessionRecord | null {
+    const r = this.db.prepare('SELECT * FROM agent_sessions WHERE id = ?').get(id) as Row | undefined;
+    return r ? fromRow(r) : null;
+  }
+
+  list(projectId?: string): SessionRecord[] {
+    const rows = projectId
+      ? (this.db.prepare('SELECT * FROM agent_sessions WHERE project_id = ? ORDER BY updated_at DESC').all(projectId) as Row[])
+      : (this.db.prepare('SELECT * FROM agent_sessions ORDER BY updated_at DESC').all() as Row[]);
+    return rows.map(fromRow);
+  }
+
+  /** Sessions whose last known status says a turn was in flight. */
+  inFlight(): SessionRecord[] {
+    return (this.db.prepare("SELECT * FROM agent_sessions WHERE status IN ('running', 'awaiting_approval')").all() as Row[]).map(fromRow);
+  }
+
+  update(id: string, patch: SessionPatch, now = Date.now()): SessionRecord {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [k, v] of Object.entries(patch) as Array<[keyof SessionPatch, unknown]>) {
+      if (v === undefined) continue;
+      sets.push(`${COLUMN[k]} = ?`);
+      values.push(JSON_FIELDS.has(k) ? (v === null ? null : JSON.stringify(v)) : v);
+    }
+    sets.push('updated_at = ?');
+    values.push(now, id);
+    this.db.prepare(`UPDATE agent_sessions SET ${sets.join(', ')} WHERE id = ?`).run(...values);
+    const s = this.get(id);
+    if (!s) throw new Error(`session ${id} vanished during an update`);
+    return s;
+  }
+
+  /** Removes the session and everything recorded under it, in one transaction. */
+  remove(id: string): boolean {
+    return this.db.transaction(() => {
+      const n = this.db.prepare('DELETE FROM agent_sessions WHERE id = ?').run(id).changes;
+      this.db.prepare('DELETE FROM agent_approvals WHERE session_id = ?').run(id);
+      this.db.prepare('DELETE FROM agent_session_rules WHERE session_id = ?').run(id);
+      this.db.prepare('DELETE FROM agent_costs WHERE session_id = ?').run(id);
+      this.db.prepare('DELETE FROM events WHERE run_id = ?').run(id);
+      return n > 0;
+    })();
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * How bash commands run. The interface lets the integrator plug in the terminals engineer's
+ * pty-based runner; the default here spawns `bash -lc` in its own process group so that
+ * cancelling (or a timeout) kills the whole group, background children included.
+ */
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+
+export interface CommandRunOptions {
+  cwd: string;
+  command: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Output as it arrives (stdout and stderr interleaved), decoded as UTF-8 without splitting characters. */
+  onOutput?: (chunk: string) => void;
+}
+
+export interface CommandResult {
+  /** null when the process was killed by a signal. */
+  exitCode: number | null;
+  signal: string | null;
+  /** stdout and stderr interleaved; head and tail kept when longer than the cap. */
+  output: string;
+  truncated: boolean;
+  /** Killed because it ran past timeoutMs (optional: runners that cannot tell leave it out). */
+  timedOut?: boolean;
+}
+
+export interface CommandRunner {
+  run(opts: CommandRunOptions): Promise<CommandResult>;
+}
+
+/** What a command's result keeps for the model: enough to read a failing test run, not a build log flood. */
+export const MAX_COMMAND_OUTPUT_CHARS = 64_000;
+/** Between SIGTERM and SIGKILL: time for test runners to clean up their temp files. */
+const KILL_GRACE_MS = 2_000;
+/** After bash exits, how long to wait for pipes held open by background children. */
+const PIPE_DRAIN_MS = 200;
+
+/** Keeps the first and last halves of a long output with a marker between them. */
+export class CappedOutput {
+  private head = '';
+  private tail = '';
+  private dropped = 0;
+  constructor(private readonly cap = MAX_COMMAND_OUTPUT_CHARS) {}
+
+  push(chunk: string): void {
+    const half = Math.floor(this.cap / 2);
+    if (this.head.length < half) {
+      const take = chunk.slice(0, half - this.head.length);
+      this.head += take;
+      chunk = chunk.slice(take.length);
+    }
+    if (chunk.length === 0) return;
+    this.tail += chunk;
+    if (this.tail.length > half) {
+      this.dropped += this.tail.length - half;
+      this.tail = this.tail.slice(this.tail.length - half);
+    }
+  }
+
+  get truncated(): boolean {
+    return this.dropped > 0;
+  }
+
+  text(): string {
+    return this.dropped > 0 ? `${this.head}\n… [${this.dropped} characters of output omitted] …\n${this.tail}` : this.head + this.tail;
+  }
+}
+
+export class ChildProcessRunner implements CommandRunner {
+  run(opts: CommandRunOptions): Promise<CommandResult> {
+    return new Promise((resolve, reject) => {
+      if (opts.signal.aborted) return resolve({ exitCode: null, signal: 'SIGTERM', output: '', truncated: false });
+      const child = spawn('bash', ['-lc', opts.command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = new CappedOutput();
+      const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')];
+      let timedOut = false;
+      let killTimer: NodeJS.Timeout | undefined;
+      let settled = false;
+      const killGroup = (sig: NodeJS.Signals) => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, sig);
+        } catch {
+          // The group is already gone: nothing left to kill.
+        }
+      };
+      const stop = () => {
+        killGroup('SIGTERM');
+        killTimer ??= setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+      };
+      const timeout = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, opts.timeoutMs);
+      const onAbort = () => stop();
+      opts.signal.addEventListener('abort', onAbort, { once: true });
+      const onData = (i: number) => (buf: Buffer) => {
+        const s = decoders[i]!.write(buf);
+        if (s.length === 0) return;
+        out.push(s);
+        opts.onOutput?.(s);
+      };
+      child.stdout!.on('data', onData(0));
+      child.stderr!.on('data', onData(1));
+      const finish = (code: number | null, sig: NodeJS.Signals | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timeout);
+        if (killTimer) clearTimeout(killTimer);
+        opts.signal.removeEventListener('abort', onAbort);
+        for (const d of decoders) {
+          const rest = d.end();
+          if (rest) {
+            out.push(rest);
+            opts.onOutput?.(rest);
+          }
+        }
+        // Background children may still hold the pipes: they belong to the killed group or live on unread.
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        resolve({ exitCode: code, signal: sig, output: out.text(), truncated: out.truncated, timedOut });
+      };
+      child.on('error', (e) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timeout);
+        opts.signal.removeEventListener('abort', onAbort);
+        reject(e);
+      });
+      child.on('exit', (code, sig) => {
+        if (opts.signal.aborted || timedOut) killGroup('SIGKILL');
+        const t = setTimeout(() => finish(code, sig), PIPE_DRAIN_MS);
+        child.on('close', () => {
+          clearTimeout(t);
+          finish(code, sig);
+        });
+      });
+    });
+  }
+}
+
+/** Variables never passed to commands the model runs: provider credentials would end up in tool output. */
+const SECRET_ENV = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN|FLIGHTDECK_TOKEN|FLIGHTDECK_.*KEY)$/;
+
+/** The environment commands run with: the app's, minus credentials, with pagers and prompts off. */
+export function commandEnv(base: NodeJS.ProcessEnv, secretValues: readonly string[] = []): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined || SECRET_ENV.test(k)) continue;
+    if (secretValues.some((s) => s.length >= 8 && v.includes(s))) continue;
+    env[k] = v;
+  }
+  env.PAGER = 'cat';
+  env.GIT_PAGER = 'cat';
+  env.GIT_TERMINAL_PROMPT = '0';
+  return env;
+}

@@ -1,0 +1,136 @@
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { isBinary } from './file-tools';
+import { resolveInRoot, ToolError } from './root-guard';
+import { jsonSchema, parseInput } from './schema';
+import type { Tool } from './types';
+
+/** Paths returned by one glob: more than this is not readable by the model anyway. */
+const MAX_GLOB_RESULTS = 500;
+/** Matching lines returned by one grep. */
+const MAX_GREP_MATCHES = 300;
+/** Files visited per search, so a huge tree cannot stall a turn. */
+const MAX_WALK_FILES = 50_000;
+/** Files larger than this are skipped by grep (generated bundles, data dumps). */
+const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
+/** Folders skipped unless the pattern names them: history and installed dependencies. */
+const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
+
+/** Files under `dir` (root-relative paths), symlinks not followed so the walk stays inside the root. */
+function* walk(root: string, dir: string, includeSkipped: boolean, signal: AbortSignal): Generator<string> {
+  const stack = [dir];
+  let seen = 0;
+  while (stack.length > 0) {
+    if (signal.aborted) return;
+    const rel = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(join(root, rel), { withFileTypes: true });
+    } catch {
+      // Unreadable folder (permissions): skip it rather than fail the whole search.
+      continue;
+    }
+    entries.sort((a, b) => (a.name < b.name ? 1 : -1));
+    for (const e of entries) {
+      const path = rel === '.' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (!includeSkipped && SKIPPED_DIRS.has(e.name)) continue;
+        stack.push(path);
+      } else if (e.isFile()) {
+        if (++seen > MAX_WALK_FILES) return;
+        yield path;
+      }
+    }
+  }
+}
+
+const GlobInput = z
+  .object({
+    pattern: z.string().min(1).describe('Glob pattern, e.g. "src/**/*.ts" or "**/package.json".'),
+    path: z.string().optional().describe('Folder to search in, relative to the root (default: the root).'),
+  })
+  .strict();
+
+export const globTool: Tool = {
+  name: 'glob',
+  description: 'List files inside the project root matching a glob pattern (.git and node_modules skipped unless named).',
+  inputSchema: jsonSchema(GlobInput),
+  async run(raw, ctx) {
+    const input = parseInput(GlobInput, raw);
+    const base = resolveInRoot(ctx.root, input.path ?? '.');
+    if (!lstatSync(base.abs).isDirectory()) throw new ToolError(`${base.rel} is not a folder.`);
+    const match = picomatch(input.pattern, { dot: true });
+    const includeSkipped = /node_modules|\.git\b/.test(input.pattern);
+    const realRoot = resolveInRoot(ctx.root, '.').abs;
+    const out: string[] = [];
+    let more = false;
+    for (const path of walk(realRoot, base.rel, includeSkipped, ctx.signal)) {
+      const fromBase = base.rel === '.' ? path : path.slice(base.rel.length + 1);
+      if (!match(fromBase)) continue;
+      if (out.length >= MAX_GLOB_RESULTS) {
+        more = true;
+        break;
+      }
+      out.push(path);
+    }
+    if (out.length === 0) return { content: `No files match ${input.pattern}.`, isError: false };
+    return { content: out.join('\n') + (more ? `\n… more than ${MAX_GLOB_RESULTS} matches; narrow the pattern.` : ''), isError: false };
+  },
+};
+
+const GrepInput = z
+  .object({
+    pattern: z.string().min(1).describe('JavaScript regular expression to search for.'),
+    path: z.string().optional().describe('Folder or file to search, relative to the root (default: the root).'),
+    glob: z.string().optional().describe('Only files whose root-relative path matches this glob, e.g. "**/*.ts".'),
+    ignoreCase: z.boolean().optional(),
+  })
+  .strict();
+
+export const grepTool: Tool = {
+  name: 'grep',
+  description: 'Search file contents inside the project root with a regular expression. Returns path:line: text.',
+  inputSchema: jsonSchema(GrepInput),
+  async run(raw, ctx) {
+    const input = parseInput(GrepInput, raw);
+    let re: RegExp;
+    try {
+      re = new RegExp(input.pattern, input.ignoreCase ? 'i' : '');
+    } catch (e) {
+      throw new ToolError(`Invalid regular expression: ${(e as Error).message}`);
+    }
+    const base = resolveInRoot(ctx.root, input.path ?? '.');
+    const realRoot = resolveInRoot(ctx.root, '.').abs;
+    const only = input.glob ? picomatch(input.glob, { dot: true }) : null;
+    const files = lstatSync(base.abs).isDirectory() ? walk(realRoot, base.rel, false, ctx.signal) : [base.rel][Symbol.iterator]();
+    const out: string[] = [];
+    let more = false;
+    outer: for (const path of files) {
+      if (only && !only(path)) continue;
+      let buf: Buffer;
+      try {
+        const abs = join(realRoot, path);
+        if (lstatSync(abs).size > MAX_GREP_FILE_BYTES) continue;
+        buf = readFileSync(abs);
+      } catch {
+        // Vanished or unreadable while searching: skip it.
+        continue;
+      }
+      if (isBinary(buf)) continue;
+      const lines = buf.toString('utf8').split('\n');
+      for (let i = 0; i < lines.length; i++) {
+        if (!re.test(lines[i]!)) continue;
+        if (out.length >= MAX_GREP_MATCHES) {
+          more = true;
+          break outer;
+        }
+        const line = lines[i]!.length > 300 ? lines[i]!.slice(0, 300) + '…' : lines[i]!;
+        out.push(`${path}:${i + 1}: ${line}`);
+      }
+    }
+    if (out.length === 0) return { content: `No matches for /${input.pattern}/.`, isError: false };
+    return { content: out.join('\n') + (more ? `\n… more than ${MAX_GREP_MATCHES} matches; narrow the search.` : ''), isError: false };
+  },
+};

@@ -1,0 +1,34 @@
+import type { TodoItem, ToolName } from '../../../src-preload/contract';
+import type { CommandRunner } from './command-runner';
+
+export interface ToolContext {
+  /** The session root (file tools are confined to it; commands run in it). */
+  root: string;
+  signal: AbortSignal;
+  runner: CommandRunner;
+  env: NodeJS.ProcessEnv;
+  bashTimeoutMs: number;
+  /** Live command output, for `tool.output` events. */
+  onOutput(chunk: string): void;
+  todos(): TodoItem[];
+  setTodos(todos: TodoItem[]): void;
+  /** Called with the root-relative path before write/patch changes a file (undo snapshots). */
+  beforeWrite(rel: string): Promise<void>;
+}
+
+export interface ToolOutcome {
+  /** What the model reads. */
+  content: string;
+  isError: boolean;
+  exitCode?: number | null;
+  /** Root-relative path a write/patch changed. */
+  edited?: string;
+}
+
+export interface Tool {
+  name: ToolName;
+  description: string;
+  /** JSON schema sent to the model (derived from the zod schema that validates the input). */
+  inputSchema: Record<string, unknown>;
+  run(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
+}
