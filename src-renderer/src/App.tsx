@@ -4,6 +4,7 @@ import { Sidebar } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
 import { Toasts } from './components/Toasts';
 import { useTheme } from './lib/use-theme';
+import { hashToView } from './lib/route';
 import { BoardView } from './views/BoardView';
 import { SettingsView } from './views/SettingsView';
 import { ProjectView } from './views/ProjectView';
@@ -20,6 +21,7 @@ export function App() {
   const applySettings = useAppStore((s) => s.applySettings);
   const setConnection = useAppStore((s) => s.setConnection);
   const toast = useAppStore((s) => s.toast);
+  const setView = useAppStore((s) => s.setView);
   const toastError = useAppStore((s) => s.toastError);
   const loadAgents = useAppStore((s) => s.loadAgents);
   const upsertSession = useAppStore((s) => s.upsertSession);
@@ -53,12 +55,15 @@ export function App() {
     // Git state goes stale while the user works in other windows: refresh when we come back.
     const onFocus = () => void refreshProjects();
     window.addEventListener('focus', onFocus);
+    const onHash = () => setView(hashToView(location.hash));
+    window.addEventListener('hashchange', onHash);
     return () => {
       offs.forEach((off) => off());
       offStatus?.();
       window.removeEventListener('focus', onFocus);
+      window.removeEventListener('hashchange', onHash);
     };
-  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings]);
+  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings, setView]);
 
   return (
     <div className="app">

@@ -1,6 +1,7 @@
 import type { SliceCreator } from '.';
 import type { AppInfo, Settings } from '../../../src-preload/contract';
 import type { TransportStatus } from '../../../src-preload/client/transport';
+import { hashToView, viewToHash } from '../lib/route';
 
 export type View = { name: 'board' } | { name: 'settings' } | { name: 'project'; projectId: string } | { name: 'session'; sessionId: string };
 
@@ -20,8 +21,11 @@ export const createAppSlice: SliceCreator<AppSlice> = (set, get, client) => ({
   info: null,
   settings: null,
   connection: 'connecting',
-  view: { name: 'board' },
-  setView: (view) => set({ view }),
+  view: typeof location === 'undefined' ? { name: 'board' } : hashToView(location.hash),
+  setView: (view) => {
+    set({ view });
+    if (typeof location !== 'undefined' && location.hash !== viewToHash(view)) location.hash = viewToHash(view);
+  },
   setConnection: (connection) => set({ connection }),
   async loadApp() {
     const [info, settings] = await Promise.all([client.invoke('app.info', {}), client.invoke('settings.get', {})]);

@@ -1,0 +1,28 @@
+import type { View } from '../store/app-slice';
+
+/**
+ * The current view lives in the address's hash, so a reload, back/forward and a bookmarked
+ * link land on the same place. Unknown hashes fall back to the board.
+ */
+export function viewToHash(view: View): string {
+  switch (view.name) {
+    case 'board':
+      return '#/';
+    case 'settings':
+      return '#/settings';
+    case 'project':
+      return `#/project/${encodeURIComponent(view.projectId)}`;
+    case 'session':
+      return `#/session/${encodeURIComponent(view.sessionId)}`;
+    default:
+      return `#/${(view as { name: string }).name}`;
+  }
+}
+
+export function hashToView(hash: string): View {
+  const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  if (parts[0] === 'settings') return { name: 'settings' };
+  if (parts[0] === 'project' && parts[1]) return { name: 'project', projectId: parts[1] };
+  if (parts[0] === 'session' && parts[1]) return { name: 'session', sessionId: parts[1] };
+  return { name: 'board' };
+}

@@ -1,0 +1,76 @@
+import { test, expect } from '@playwright/test';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startModelServer, type ModelServer } from '../fixtures/model-server/index';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { SessionPage } from './poms/session';
+import { makeRepo } from '../support/temp';
+
+let host: RunningHost;
+let model: ModelServer;
+let repo: { path: string; cleanup(): void };
+
+test.beforeAll(async () => {
+  model = await startModelServer({
+    script: [
+      { match: { userPattern: 'create hello.txt' }, blocks: [{ type: 'text', text: 'I will create the file.' }, { type: 'tool_use', name: 'write', input: { path: 'hello.txt', content: 'Hello from the agent\n' } }] },
+      { match: { userPattern: 'Created hello.txt' }, blocks: [{ type: 'text', text: 'Created **hello.txt** for you.' }] },
+      { match: { userPattern: 'create deny.txt' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'deny.txt', content: 'should never exist\n' } }] },
+      { match: { userPattern: 'Not allowed in this repository' }, blocks: [{ type: 'text', text: 'Understood, I left deny.txt alone.' }] },
+    ],
+  });
+  host = await startHost({
+    env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' },
+  });
+  repo = makeRepo('fd-e2e-agent-');
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  await model?.close();
+  repo?.cleanup();
+});
+
+test('an agent asks to write a file; approving writes it, denying leaves it absent and tells the model why', async ({ page }) => {
+  const name = repo.path.split('/').pop()!;
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await board.startAdding(repo.path);
+  await expect(board.pathHelp).toContainText('Looks good');
+  await board.submit();
+  await expect(board.card(name)).toBeVisible();
+
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await session.send('Please create hello.txt with a greeting');
+
+  // The approval dialog shows the diff the write would apply.
+  await expect(session.approval).toBeVisible();
+  await expect(session.approval.getByTestId('approval-summary')).toContainText('hello.txt');
+  await expect(session.approval.getByTestId('approval-diff')).toContainText('+Hello from the agent');
+  expect(existsSync(join(repo.path, 'hello.txt'))).toBe(false);
+  await page.screenshot({ path: 'test-results/approval-dialog.png' });
+  await session.approveOnce();
+
+  await expect(session.transcript).toContainText('Created hello.txt for you.');
+  await session.waitIdle();
+  expect(readFileSync(join(repo.path, 'hello.txt'), 'utf8')).toBe('Hello from the agent\n');
+  await expect(session.transcript.getByTestId('tool-card').first()).toContainText('hello.txt');
+  await page.screenshot({ path: 'test-results/agent-session.png' });
+
+  // Denied: the file stays absent and the reason reaches the model.
+  await session.send('Now create deny.txt please');
+  await expect(session.approval).toBeVisible();
+  await session.deny('Not allowed in this repository');
+  await expect(session.transcript).toContainText('Understood, I left deny.txt alone.');
+  await session.waitIdle();
+  expect(existsSync(join(repo.path, 'deny.txt'))).toBe(false);
+  const sawReason = model.mainRequests().some((r) => JSON.stringify(r.body).includes('Not allowed in this repository'));
+  expect(sawReason).toBe(true);
+
+  // The transcript is rebuilt from the event log after a reload.
+  await page.reload();
+  await expect(session.transcript).toContainText('Created hello.txt for you.');
+  await expect(session.transcript).toContainText('Understood, I left deny.txt alone.');
+});

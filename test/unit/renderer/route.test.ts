@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { hashToView, viewToHash } from '../../../src-renderer/src/lib/route';
+
+describe('view routes', () => {
+  it('round-trips every view through the hash', () => {
+    for (const v of [{ name: 'board' }, { name: 'settings' }, { name: 'project', projectId: 'abc-123456' }, { name: 'session', sessionId: 'ses-abc123' }] as const) {
+      expect(hashToView(viewToHash(v))).toEqual(v);
+    }
+  });
+  it('falls back to the board for anything unknown', () => {
+    expect(hashToView('')).toEqual({ name: 'board' });
+    expect(hashToView('#/nowhere/x')).toEqual({ name: 'board' });
+    expect(hashToView('#/session/')).toEqual({ name: 'board' });
+  });
+});
