@@ -62,4 +62,17 @@ export default tseslint.config(
       ],
     },
   },
+  // The Claude Code executor's pure core (params, results, parsers, mappers, policy): no Node APIs, unit-tested alone.
+  {
+    files: ['src-main/coder/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...NODE_BUILTINS.map((name) => ({ name, message: 'coder/core is pure: no Node built-ins (put I/O in src-main/coder/).' })), { name: 'electron', message: 'coder/core is pure.' }],
+          patterns: [{ group: ['node:*'], message: 'coder/core is pure: no Node built-ins (put I/O in src-main/coder/).' }, { group: ['**/src-renderer/**'], message: 'Main never imports renderer code.' }],
+        },
+      ],
+    },
+  },
 );

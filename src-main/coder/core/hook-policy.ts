@@ -1,0 +1,43 @@
+/**
+ * What the approval hook answers before (or instead of) asking Flightdeck's gate.
+ *
+ * 1. Confinement: in read-only and workspace-write, file tools may only touch paths inside
+ *    cd (after symlinks are resolved by the caller). Claude Code itself would let a hook's
+ *    "allow" through to any path, so the hook is where "tools cannot escape their root" holds.
+ * 2. Without a gate (the CLI, scripts), the engine's own pure policy decides, headless:
+ *    read-only = plan mode + read-only preset (reads and read-only commands only);
+ *    workspace-write and danger-full-access = yolo (everything runs, the hard floor aside).
+ *    Anything that would "ask" is denied: there is no one to answer.
+ */
+import { decideTool } from '../../agents/policy/policy';
+import type { Sandbox } from './params';
+import { isInside } from './tool-map';
+
+export interface HookVerdict {
+  allow: boolean;
+  reason: string;
+}
+
+/** `resolvedPaths` are absolute and symlink-free; a non-null answer is a refusal. */
+export function confinementVerdict(sandbox: Sandbox, root: string, resolvedPaths: readonly string[]): HookVerdict | null {
+  if (sandbox === 'danger-full-access') return null;
+  const outside = resolvedPaths.find((p) => !isInside(root, p));
+  if (outside === undefined) return null;
+  return { allow: false, reason: `${outside} is outside the working folder ${root}; in ${sandbox} mode tools may only use files inside it.` };
+}
+
+export function headlessVerdict(sandbox: Sandbox, engineTool: string, engineInput: Record<string, unknown>): HookVerdict {
+  const readOnly = sandbox === 'read-only';
+  const decision = decideTool({
+    tool: engineTool,
+    input: engineInput,
+    mode: readOnly ? 'plan' : 'yolo',
+    preset: readOnly ? 'read-only' : 'trusted',
+    disabledTools: [],
+    hardFloor: true,
+    sessionRules: [],
+  });
+  if (decision.decision === 'allow') return { allow: true, reason: decision.reason };
+  if (decision.decision === 'deny') return { allow: false, reason: decision.reason };
+  return { allow: false, reason: `${decision.reason} No one can approve it in a headless run, so it was refused.` };
+}

@@ -1,0 +1,112 @@
+/**
+ * How one Coder attempt launches `claude`: arguments, environment and the generated settings
+ * (the PreToolUse hook that routes every tool call through Flightdeck's approval path).
+ * Pure, so the mapping from seed 000's `sandbox` to Claude Code's permission flags is tested.
+ */
+import type { Sandbox } from './params';
+import { CLAUDE_WRITE_TOOLS } from './tool-map';
+
+/** The provider a run talks to: a Flightdeck profile's endpoint, model and key. */
+export interface CoderBackend {
+  /** Profile name, for events and cost rows. */
+  profile?: string;
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /**
+   * How the key is sent: `api-key` → ANTHROPIC_API_KEY (x-api-key header, Anthropic);
+   * `auth-token` → ANTHROPIC_AUTH_TOKEN (Bearer; what GLM, MiniMax and DeepSeek document).
+   */
+  authMode?: 'api-key' | 'auth-token';
+}
+
+/**
+ * How long Claude Code waits on the approval hook. An approval may wait on a person for
+ * hours; the run's own max_duration and cancel bound it, not this.
+ */
+export const HOOK_TIMEOUT_S = 24 * 3_600;
+
+/**
+ * Inherited variables that would point the CLI at another account or endpoint when a profile
+ * is given, or leak the app's own settings into the agent.
+ */
+const PROVIDER_ENV_PREFIXES = ['ANTHROPIC_', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY', 'AWS_BEARER_TOKEN_BEDROCK'];
+
+export function permissionArgs(sandbox: Sandbox): string[] {
+  switch (sandbox) {
+    case 'read-only':
+      // No file-changing tools at all; Bash goes through the hook, which allows only
+      // read-only commands (the engine's plan-mode rules).
+      return ['--permission-mode', 'default', `--disallowedTools=${CLAUDE_WRITE_TOOLS.join(',')}`];
+    case 'workspace-write':
+      // Claude Code's own rules stay on: if the hook cannot answer, writes and commands are
+      // refused ("you haven't granted it yet") instead of running unchecked.
+      return ['--permission-mode', 'default'];
+    case 'danger-full-access':
+      return ['--dangerously-skip-permissions'];
+  }
+}
+
+export interface ArgsInput {
+  sandbox: Sandbox;
+  settingsPath: string;
+  resume?: string | null;
+  model?: string | null;
+}
+
+/** The prompt goes to stdin: no argument-length limit, nothing in `ps`, no flag confusion. */
+export function claudeArgs(a: ArgsInput): string[] {
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--settings', a.settingsPath, ...permissionArgs(a.sandbox)];
+  if (a.model) args.push('--model', a.model);
+  if (a.resume) args.push('--resume', a.resume);
+  return args;
+}
+
+/** `--settings` content: one HTTP PreToolUse hook for every tool, answered by Flightdeck. */
+export function hookSettings(hookUrl: string, secret: string): Record<string, unknown> {
+  return {
+    hooks: {
+      PreToolUse: [{ matcher: '*', hooks: [{ type: 'http', url: hookUrl, headers: { Authorization: `Bearer ${secret}` }, timeout: HOOK_TIMEOUT_S }] }],
+    },
+  };
+}
+
+export interface EnvInput {
+  inherited: Readonly<Record<string, string | undefined>>;
+  backend: CoderBackend | null;
+  sandbox: Sandbox;
+  /** Root refuses --dangerously-skip-permissions unless told it is a sandbox. */
+  isRoot: boolean;
+  /** Added last; undefined removes a variable (tests set HOME, CLAUDE_CODE_MAX_RETRIES…). */
+  overrides?: Readonly<Record<string, string | undefined>>;
+}
+
+export function claudeEnv(e: EnvInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(e.inherited)) {
+    if (v === undefined) continue;
+    if (e.backend && PROVIDER_ENV_PREFIXES.some((p) => k.startsWith(p))) continue;
+    env[k] = v;
+  }
+  if (e.backend) {
+    const b = e.backend;
+    env.ANTHROPIC_BASE_URL = b.baseUrl;
+    env.ANTHROPIC_MODEL = b.model;
+    if ((b.authMode ?? 'api-key') === 'auth-token') env.ANTHROPIC_AUTH_TOKEN = b.apiKey;
+    else env.ANTHROPIC_API_KEY = b.apiKey;
+    // Subagents and background work ask for "haiku"/"sonnet" aliases a third-party endpoint
+    // does not serve: point every alias at the profile's model.
+    if (!/^https:\/\/api\.anthropic\.com\/?$/.test(b.baseUrl)) {
+      for (const alias of ['ANTHROPIC_DEFAULT_OPUS_MODEL', 'ANTHROPIC_DEFAULT_SONNET_MODEL', 'ANTHROPIC_DEFAULT_HAIKU_MODEL', 'ANTHROPIC_SMALL_FAST_MODEL']) env[alias] = b.model;
+    }
+  }
+  // Title generation, telemetry and update checks are calls the user did not ask for, billed
+  // to their profile; an executor runs only the agent's own turns.
+  env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC ??= '1';
+  if (e.sandbox === 'danger-full-access' && e.isRoot) env.IS_SANDBOX = '1';
+  for (const [k, v] of Object.entries(e.overrides ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}

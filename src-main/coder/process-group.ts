@@ -1,0 +1,141 @@
+/**
+ * Ending a `claude` run completely. The CLI is spawned detached (its own process group), so a
+ * stop signal reaches it and everything it started (shells, test runners, MCP servers) at
+ * once; anything that moved to a group of its own is found by walking the process tree.
+ * Every live run is in a registry that is emptied on dispose and, as a last resort, on exit,
+ * so no `claude` outlives Flightdeck.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+
+/** Time between SIGTERM and SIGKILL: enough for the CLI to flush its session file. */
+export const KILL_GRACE_MS = 3_000;
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone, which is what we want.
+  }
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+/** Whether any process is left in the group (signal 0 probes without sending anything). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Descendants of `root` (pid → its pgid), from one `ps` snapshot. */
+export function listDescendants(root: number): Promise<Map<number, number>> {
+  return new Promise((resolve) => {
+    execFile('ps', ['-A', '-o', 'pid=,ppid=,pgid='], { timeout: 5_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout) => {
+      const found = new Map<number, number>();
+      // Without ps (a minimal container) the group signal alone has to do.
+      if (error) return resolve(found);
+      const children = new Map<number, Array<{ pid: number; pgid: number }>>();
+      for (const line of stdout.split('\n')) {
+        const [pid, ppid, pgid] = line.trim().split(/\s+/).map(Number);
+        if (!pid || ppid === undefined || pgid === undefined) continue;
+        const list = children.get(ppid) ?? [];
+        list.push({ pid, pgid });
+        children.set(ppid, list);
+      }
+      const queue = [root];
+      while (queue.length > 0) {
+        for (const c of children.get(queue.shift()!) ?? []) {
+          if (found.has(c.pid)) continue;
+          found.set(c.pid, c.pgid);
+          queue.push(c.pid);
+        }
+      }
+      resolve(found);
+    });
+  });
+}
+
+function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (exited(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('exit', onExit);
+      resolve(false);
+    }, ms);
+    const onExit = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    child.once('exit', onExit);
+  });
+}
+
+/**
+ * SIGTERM to the group and to strays, SIGKILL to whatever is left after the grace period.
+ * Resolves when the group is gone (or after the SIGKILL, which cannot be refused).
+ */
+export async function terminateTree(child: ChildProcess, graceMs = KILL_GRACE_MS): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const strays = await listDescendants(pid);
+  signalGroup(pid, 'SIGTERM');
+  for (const pgid of strays.values()) if (pgid !== pid) signalGroup(pgid, 'SIGTERM');
+  await waitExit(child, graceMs);
+  // Children may outlive the leader; give them the same grace before the hard stop.
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const late = await listDescendants(pid);
+  signalGroup(pid, 'SIGKILL');
+  for (const [p, pgid] of [...strays, ...late]) {
+    if (pgid !== pid) signalGroup(pgid, 'SIGKILL');
+    signalPid(p, 'SIGKILL');
+  }
+  await waitExit(child, graceMs);
+}
+
+/** Live runs, ended on dispose and on process exit. */
+class LiveRuns {
+  private readonly children = new Set<ChildProcess>();
+  private exitHookInstalled = false;
+
+  add(child: ChildProcess): void {
+    this.children.add(child);
+    if (!this.exitHookInstalled) {
+      this.exitHookInstalled = true;
+      // 'exit' handlers must be synchronous: SIGKILL the groups, no grace left to give.
+      process.once('exit', () => this.killAllNow());
+    }
+  }
+
+  delete(child: ChildProcess): void {
+    this.children.delete(child);
+  }
+
+  get size(): number {
+    return this.children.size;
+  }
+
+  killAllNow(): void {
+    for (const child of this.children) if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    this.children.clear();
+  }
+
+  async terminateAll(graceMs = KILL_GRACE_MS): Promise<void> {
+    await Promise.all([...this.children].map((c) => terminateTree(c, graceMs)));
+  }
+}
+
+export const liveRuns = new LiveRuns();

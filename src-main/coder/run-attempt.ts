@@ -1,0 +1,222 @@
+/**
+ * One `claude -p` run: spawn it detached in cd, feed the prompt on stdin, read stream-json
+ * as it arrives, enforce the idle and total timeouts, answer its tool calls through the
+ * approval hook, and end its whole process group when it has to stop.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AttemptOutcome } from './core/classify';
+import { claudeArgs, hookSettings } from './core/launch';
+import type { Sandbox } from './core/params';
+import type { Redactor } from './core/redact';
+import { LAST_LINES } from './core/result';
+import { LineSplitter, StreamState, type StreamMessage } from './core/stream-json';
+import { startHookServer, type ApprovalHook, type HookObserver } from './approval-hook';
+import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-group';
+
+/** A line kept for `last_lines` is cut here: one tool result can be megabytes. */
+const MAX_KEPT_LINE_CHARS = 2_000;
+/** Enough stderr to find the CLI's own messages in (they are short). */
+const MAX_STDERR_CHARS = 64 * 1024;
+/**
+ * After the CLI exits, how long its output pipes may stay open (a background process it
+ * started still holding them) before the leftovers are ended too.
+ */
+const PIPE_DRAIN_MS = 2_000;
+
+export interface AttemptOptions {
+  claudePath: string;
+  /** Real path of the working folder. */
+  cd: string;
+  prompt: string;
+  sandbox: Sandbox;
+  resume: string | null;
+  /** `--model`, when the profile's model should be named explicitly (ANTHROPIC_MODEL also carries it). */
+  model?: string | null;
+  idleTimeoutMs: number;
+  /** 0 = no total limit. */
+  maxDurationMs: number;
+  env: Record<string, string>;
+  gate: ApprovalHook | null;
+  redact: Redactor;
+  signal?: AbortSignal;
+  /** Every decoded message, redacted, as it arrives. */
+  onMessage?: (m: StreamMessage) => void;
+  hookObserver?: HookObserver;
+  killGraceMs?: number;
+  /** Called with the CLI's pid once it runs (tests check its process group is gone after). */
+  onSpawn?: (pid: number) => void;
+}
+
+export interface AttemptReport {
+  outcome: AttemptOutcome;
+  state: StreamState;
+  lastLines: string[];
+}
+
+class LastLines {
+  private readonly lines: string[] = [];
+  push(line: string): void {
+    if (line.trim() === '') return;
+    this.lines.push(line.length > MAX_KEPT_LINE_CHARS ? `${line.slice(0, MAX_KEPT_LINE_CHARS)}…` : line);
+    if (this.lines.length > LAST_LINES) this.lines.shift();
+  }
+  get(): string[] {
+    return [...this.lines];
+  }
+}
+
+export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
+  const state = new StreamState();
+  const last = new LastLines();
+  const outcome: AttemptOutcome = {
+    spawnError: null,
+    killedFor: null,
+    exitCode: null,
+    signal: null,
+    sessionId: null,
+    result: null,
+    decodeErrors: 0,
+    resumed: o.resume !== null,
+    stderr: '',
+  };
+  const settingsDir = await mkdtemp(join(tmpdir(), 'flightdeck-coder-'));
+  await chmod(settingsDir, 0o700);
+  let awaitingDecisions = 0;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let durationTimer: NodeJS.Timeout | undefined;
+  let stop: ((why: 'cancel' | 'duration' | 'idle') => void) | undefined;
+  const armIdle = () => {
+    clearTimeout(idleTimer);
+    // A tool call waiting on a person is not the agent going silent.
+    if (awaitingDecisions === 0) idleTimer = setTimeout(() => stop?.('idle'), o.idleTimeoutMs);
+  };
+  const hooks = await startHookServer({
+    cd: o.cd,
+    sandbox: o.sandbox,
+    gate: o.gate,
+    observer: {
+      onPending: (r) => {
+        awaitingDecisions++;
+        clearTimeout(idleTimer);
+        o.hookObserver?.onPending?.(r);
+      },
+      onDecided: (r, v) => {
+        awaitingDecisions = Math.max(0, awaitingDecisions - 1);
+        armIdle();
+        o.hookObserver?.onDecided?.(r, v);
+      },
+    },
+  });
+  try {
+    const settingsPath = join(settingsDir, 'settings.json');
+    await writeFile(settingsPath, JSON.stringify(hookSettings(hooks.url, hooks.secret)), { mode: 0o600 });
+    const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null });
+
+    await new Promise<void>((resolveRun) => {
+      let child;
+      try {
+        child = spawn(o.claudePath, args, { cwd: o.cd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        outcome.spawnError = { code: err.code ?? 'UNKNOWN', message: o.redact(err.message) };
+        resolveRun();
+        return;
+      }
+      let settled = false;
+      let exited = false;
+      let drainTimer: NodeJS.Timeout | undefined;
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(idleTimer);
+        clearTimeout(durationTimer);
+        clearTimeout(drainTimer);
+        o.signal?.removeEventListener('abort', onAbort);
+        liveRuns.delete(child);
+        resolveRun();
+      };
+      let terminating: Promise<void> | null = null;
+      stop = (why) => {
+        if (outcome.killedFor !== null || exited) return;
+        outcome.killedFor = why;
+        terminating ??= terminateTree(child, o.killGraceMs ?? KILL_GRACE_MS);
+      };
+      const onAbort = () => stop?.('cancel');
+
+      child.on('error', (e: NodeJS.ErrnoException) => {
+        // The spawn itself failed (ENOENT, EACCES): no process, no 'close' with output.
+        if (child.pid === undefined) {
+          outcome.spawnError = { code: e.code ?? 'UNKNOWN', message: o.redact(e.message) };
+          finish();
+        }
+      });
+      if (child.pid === undefined) return;
+      liveRuns.add(child);
+      o.onSpawn?.(child.pid);
+      if (o.signal?.aborted) onAbort();
+      o.signal?.addEventListener('abort', onAbort, { once: true });
+      armIdle();
+      if (o.maxDurationMs > 0) durationTimer = setTimeout(() => stop?.('duration'), o.maxDurationMs);
+
+      const out = new LineSplitter();
+      const onLine = (rawLine: string) => {
+        const line = o.redact(rawLine);
+        const decoded = state.accept(line);
+        if (decoded.kind === 'message') {
+          if (decoded.message.type !== 'stream_event') last.push(line);
+          o.onMessage?.(decoded.message);
+        } else {
+          last.push(line);
+        }
+      };
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        armIdle();
+        for (const line of out.push(chunk)) onLine(line);
+      });
+      const errLines = new LineSplitter();
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        armIdle();
+        for (const raw of errLines.push(chunk)) {
+          const line = o.redact(raw);
+          last.push(line);
+          if (outcome.stderr.length < MAX_STDERR_CHARS) outcome.stderr += line + '\n';
+        }
+      });
+      // The CLI may exit before reading all of a long prompt: that is its exit to report, not ours.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(o.prompt);
+
+      child.on('exit', (code, signal) => {
+        exited = true;
+        outcome.exitCode = code;
+        outcome.signal = signal;
+        // Whatever the CLI left running in its group (a background server) ends with the run.
+        if (terminating === null && groupAlive(child.pid!)) terminating = terminateTree(child, o.killGraceMs ?? KILL_GRACE_MS);
+        drainTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish();
+        }, PIPE_DRAIN_MS);
+      });
+      child.on('close', () => {
+        for (const line of out.flush()) onLine(line);
+        for (const raw of errLines.flush()) {
+          const line = o.redact(raw);
+          last.push(line);
+          outcome.stderr += line + '\n';
+        }
+        void (terminating ?? Promise.resolve()).then(finish);
+      });
+    });
+  } finally {
+    await hooks.close();
+    await rm(settingsDir, { recursive: true, force: true });
+  }
+  outcome.sessionId = state.sessionId;
+  outcome.result = state.result;
+  outcome.decodeErrors = state.decodeErrors;
+  return { outcome, state, lastLines: last.get() };
+}
