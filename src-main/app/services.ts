@@ -13,12 +13,17 @@ import type { StoredEvent } from '../store/event-log';
 import { registerAppHandlers, type Platform } from './handlers';
 import { TerminalService } from '../terminals/terminal-service';
 import { registerTerminalHandlers } from '../terminals/handlers';
+import { AgentService } from '../agents/agent-service';
+import { registerAgentHandlers } from '../agents/handlers';
+import type { SecretStore } from '../agents/provider/secrets';
 
 export interface HostOptions {
   dataDir: string;
   logger: Logger;
   /** What only the desktop shell can do; browser mode and the CLI leave these out. */
   platform: Platform;
+  /** Where provider API keys live; Electron passes a safeStorage-backed store. Default: a 0600 file in the data folder. */
+  secretStore?: SecretStore;
 }
 
 /**
@@ -33,6 +38,7 @@ export class AppServices {
   readonly projects: ProjectService;
   readonly settings: SettingsService;
   readonly terminals: TerminalService;
+  readonly agents: AgentService;
   private disposed = false;
   /** Listeners of committed event-log batches: whatever they publish was persisted first. */
   private readonly persistedListeners = new Set<(batch: readonly StoredEvent[]) => void>();
@@ -64,6 +70,18 @@ export class AppServices {
     registerProjectHandlers(this.router, this.projects);
     this.terminals = new TerminalService({ hub: this.hub, projects: this.projects, events: this.events, log: log.child('terminals') });
     registerTerminalHandlers(this.router, this.terminals);
+    this.agents = new AgentService({
+      db: this.db,
+      events: this.events,
+      hub: this.hub,
+      logger: log.child('agents'),
+      settings: this.settings,
+      projects: this.projects,
+      dataDir: options.dataDir,
+      ...(options.secretStore ? { secrets: options.secretStore } : {}),
+    });
+    this.onEventsPersisted((batch) => this.agents.sink.onPersisted(batch));
+    registerAgentHandlers(this.router, this.agents);
   }
 
   static async create(options: HostOptions): Promise<AppServices> {
@@ -90,12 +108,14 @@ export class AppServices {
   private async start(): Promise<void> {
     await this.projects.start();
     this.terminals.start();
+    this.agents.start();
   }
 
   /** Stops everything that runs and closes the database. Safe to call twice. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.agents.dispose();
     this.terminals.dispose();
     this.projects.dispose();
     this.events.dispose();

@@ -1,0 +1,482 @@
+/**
+ * The agent engine service: sessions, turns (one at a time per session, cancellable), the
+ * approval gate, provider profiles and engine settings. Built by the composition root.
+ *
+ * Restarts: a turn in flight when the app stops is marked `interrupted` (synchronously while
+ * disposing, or at the next start when the owning process died). Its transcript is intact;
+ * pending approvals stay pending and answerable — answering one resumes the turn from the
+ * persisted messages (the tool call waiting on it runs or is refused, then the loop goes on).
+ * New input in an interrupted session cancels such approvals and starts a fresh turn.
+ */
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { AppError, type AgentMode, type AgentSettings, type Approval, type Session, type TurnOutcome } from '../../src-preload/contract';
+import type { EventHub } from '../bridge/event-hub';
+import type { Logger } from '../platform/logger';
+import type { ProjectService } from '../projects/project-service';
+import type { SettingsService } from '../settings/settings-service';
+import type { Database } from '../store/db';
+import type { EventLog } from '../store/event-log';
+import { ApprovalRepo } from '../approvals/approval-repo';
+import { ApprovalGate, type DecideRequest } from '../approvals/gate';
+import { AgentSettingsStore } from './agent-settings';
+import { newId } from './ids';
+import { readProjectConfig } from './orchestrator/project-config';
+import { inputKind, runInput } from './orchestrator/run-input';
+import { resumeTurn, type TurnEnd } from './orchestrator/run-turn';
+import { TurnContext, type EngineDeps, type TurnAbortReason } from './orchestrator/turn-context';
+import { AnthropicProvider, DEFAULT_BACKOFF } from './provider/anthropic';
+import type { BackoffOptions } from './provider/faults';
+import { ProfileService, type ProfileEnv } from './provider/profiles';
+import { FileSecretStore, type SecretStore } from './provider/secrets';
+import type { ModelProvider, ResolvedProfile } from './provider/types';
+import { SessionEvents } from './session-events';
+import { CostRepo } from './store/cost-repo';
+import { MessageRepo } from './store/message-repo';
+import { SessionRepo, type SessionRecord } from './store/session-repo';
+import { ChildProcessRunner, commandEnv, type CommandRunner } from './tools/command-runner';
+
+export const DEFAULT_TITLE = 'New session';
+/** Session titles taken from the first message are cut here: a list row, not a paragraph. */
+const TITLE_CHARS = 60;
+const PROVIDER_CACHE_SIZE = 16;
+
+export interface AgentServiceOptions {
+  db: Database;
+  events: EventLog;
+  hub: EventHub;
+  logger: Logger;
+  settings: SettingsService;
+  projects: ProjectService;
+  dataDir: string;
+  secrets?: SecretStore;
+  env?: NodeJS.ProcessEnv;
+  runner?: CommandRunner;
+}
+
+export interface RunResult {
+  /** The session the input ran in. */
+  turnSessionId: string;
+  /** The session to continue in (differs after /new or /resume). */
+  sessionId: string;
+  turnId: string;
+  outcome: TurnOutcome;
+  message: string | null;
+}
+
+interface LiveTurn {
+  turnId: string;
+  controller: AbortController;
+  ctx: TurnContext;
+  done: Promise<RunResult>;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class AgentService {
+  readonly profiles: ProfileService;
+  readonly gate: ApprovalGate;
+  readonly sink: SessionEvents;
+  readonly sessions: SessionRepo;
+  readonly messages: MessageRepo;
+  readonly costs: CostRepo;
+  readonly approvals: ApprovalRepo;
+  private readonly settingsStore: AgentSettingsStore;
+  /** Replaceable: the integrator plugs the pty-based runner in here. */
+  runner: CommandRunner;
+  /** Retry backoff; tests shorten it. */
+  backoff: BackoffOptions = DEFAULT_BACKOFF;
+  private readonly live = new Map<string, LiveTurn>();
+  private readonly providers = new Map<string, ModelProvider>();
+  private readonly ownerId = randomBytes(8).toString('hex');
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly deps: EngineDeps;
+  private disposed = false;
+
+  constructor(private readonly o: AgentServiceOptions) {
+    this.env = o.env ?? process.env;
+    this.sessions = new SessionRepo(o.db);
+    this.messages = new MessageRepo(o.db);
+    this.costs = new CostRepo(o.db);
+    this.approvals = new ApprovalRepo(o.db);
+    this.settingsStore = new AgentSettingsStore(o.settings);
+    this.sink = new SessionEvents(o.events, o.hub, o.logger.child('events'));
+    this.profiles = new ProfileService(o.settings, o.secrets ?? new FileSecretStore(join(o.dataDir, 'secrets.json')), this.env as ProfileEnv);
+    this.runner = o.runner ?? new ChildProcessRunner();
+    this.gate = new ApprovalGate(this.approvals, {
+      emit: (sessionId, turnId, data) => this.sink.emit(sessionId, turnId, data),
+      changed: (approval) => {
+        o.hub.publish('agents.approvals.changed', { approval });
+        this.publishSession(approval.sessionId);
+      },
+      policyContext: (sessionId) => {
+        const s = this.sessions.get(sessionId);
+        const st = this.settings();
+        return { preset: s?.policyPreset ?? st.defaultPolicyPreset, disabledTools: s?.disabledTools ?? [], hardFloor: st.hardFloor, root: s?.root ?? null };
+      },
+      answeredWithoutWaiter: (a) => this.resumeAfterAnswer(a),
+    });
+    this.deps = {
+      sessions: this.sessions,
+      messages: this.messages,
+      costs: this.costs,
+      gate: this.gate,
+      events: this.sink,
+      profiles: this.profiles,
+      logger: o.logger,
+      settings: () => this.settings(),
+      runner: () => this.runner,
+      provider: (p) => this.providerFor(p),
+      commandEnv: () => this.commandEnv(),
+      configDir: (s) => this.configDir(s),
+      createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools }),
+      sessionChanged: (id) => this.publishSession(id),
+      ownerPid: process.pid,
+      ownerId: this.ownerId,
+    };
+  }
+
+  /** Marks turns whose process died as interrupted (their approvals stay answerable). */
+  start(): void {
+    for (const s of this.sessions.inFlight()) {
+      if (s.ownerPid !== null && s.ownerPid !== process.pid && pidAlive(s.ownerPid)) continue;
+      this.markInterrupted(s, 'Flightdeck stopped during this turn.');
+    }
+  }
+
+  /** Stops every turn; called before the event log and database close. Synchronous. */
+  dispose(): void {
+    if (this.disposed) return;
+    for (const [id, t] of this.live) {
+      const s = this.sessions.get(id);
+      if (s) this.markInterrupted(s, 'Flightdeck stopped during this turn.', t.turnId, t.ctx.step);
+      t.controller.abort({ kind: 'shutdown' } satisfies TurnAbortReason);
+    }
+    this.live.clear();
+    this.disposed = true;
+    this.sink.dispose();
+  }
+
+  private markInterrupted(s: SessionRecord, message: string, turnId?: string, steps = 0): void {
+    const tid = turnId ?? this.messages.live(s.id).at(-1)?.turnId ?? s.lastTurn?.turnId ?? null;
+    this.sessions.update(s.id, {
+      status: 'interrupted',
+      ownerPid: null,
+      ownerId: null,
+      ...(tid ? { lastTurn: { turnId: tid, outcome: 'interrupted', message, endedAt: Date.now() } } : {}),
+    });
+    this.sink.emit(s.id, tid, { type: 'status', status: 'interrupted' });
+    this.sink.emit(s.id, tid, { type: 'turn.ended', outcome: 'interrupted', message, steps });
+    this.publishSession(s.id);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Settings, providers, environment
+  // ---------------------------------------------------------------------------------------
+
+  settings(): AgentSettings {
+    return this.settingsStore.get();
+  }
+
+  updateSettings(patch: Partial<AgentSettings>): AgentSettings {
+    const next = this.settingsStore.update(patch);
+    this.providers.clear();
+    this.o.hub.publish('agents.settings.changed', next);
+    return next;
+  }
+
+  publishProfiles(): void {
+    this.providers.clear();
+    this.o.hub.publish('agents.profiles.changed', { profiles: this.profiles.list() });
+  }
+
+  private providerFor(p: ResolvedProfile): ModelProvider {
+    const st = this.settings();
+    const key = JSON.stringify([p, st.maxRetries, st.idleTimeoutMs, this.backoff]);
+    let provider = this.providers.get(key);
+    if (!provider) {
+      if (this.providers.size >= PROVIDER_CACHE_SIZE) this.providers.clear();
+      provider = new AnthropicProvider({ profile: p, maxRetries: st.maxRetries, idleTimeoutMs: st.idleTimeoutMs, backoff: this.backoff });
+      this.providers.set(key, provider);
+    }
+    return provider;
+  }
+
+  private commandEnv(): NodeJS.ProcessEnv {
+    const keys: string[] = [];
+    for (const p of this.profiles.list()) {
+      const k = p.apiKeySet ? this.profiles.resolve(p.name).apiKey : null;
+      if (k) keys.push(k);
+    }
+    return commandEnv(this.env, keys);
+  }
+
+  private configDir(s: SessionRecord): string {
+    if (s.projectId) {
+      try {
+        return this.o.projects.get(s.projectId).path;
+      } catch {
+        // The project was removed: the session's own root still holds a usable config.
+      }
+    }
+    return s.root;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Sessions
+  // ---------------------------------------------------------------------------------------
+
+  toSession(s: SessionRecord): Session {
+    return {
+      id: s.id,
+      title: s.title,
+      root: s.root,
+      projectId: s.projectId,
+      mode: s.mode,
+      profile: s.profile,
+      model: s.model,
+      policyPreset: s.policyPreset,
+      disabledTools: s.disabledTools,
+      status: s.status,
+      todos: s.todos,
+      turnCount: s.turnCount,
+      lastTurn: s.lastTurn as Session['lastTurn'],
+      pendingApprovals: this.approvals.countPending(s.id),
+      cost: this.costs.totals(s.id),
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+    };
+  }
+
+  private publishSession(id: string): void {
+    if (this.disposed) return;
+    const s = this.sessions.get(id);
+    if (s) this.o.hub.publish('agents.sessions.changed', { session: this.toSession(s), removedId: null });
+  }
+
+  private record(id: string): SessionRecord {
+    const s = this.sessions.get(id);
+    if (!s) throw new AppError('not_found', `There is no session ${id}.`);
+    return s;
+  }
+
+  getSession(id: string): Session {
+    return this.toSession(this.record(id));
+  }
+
+  listSessions(projectId?: string): Session[] {
+    return this.sessions.list(projectId).map((s) => this.toSession(s));
+  }
+
+  createSession(input: { projectId?: string; root?: string; title?: string; mode?: AgentMode; profile?: string }): Session {
+    let root: string;
+    let projectId: string | null = null;
+    if (input.projectId) {
+      root = this.o.projects.get(input.projectId).path;
+      projectId = input.projectId;
+    } else {
+      const raw = input.root ?? '';
+      if (!existsSync(raw)) throw new AppError('path_not_found', `${raw} does not exist.`);
+      if (!statSync(raw).isDirectory()) throw new AppError('not_a_directory', `${raw} is not a folder.`);
+      root = realpathSync(raw);
+      projectId = this.o.projects.list().find((p) => p.path === root)?.id ?? null;
+    }
+    if (input.profile && !this.profiles.get(input.profile)) throw new AppError('not_found', `There is no provider profile "${input.profile}".`);
+    const s = this.createRecord({ root, projectId, ...(input.title ? { title: input.title } : {}), ...(input.mode ? { mode: input.mode } : {}), ...(input.profile ? { profile: input.profile } : {}) });
+    return this.toSession(s);
+  }
+
+  private createRecord(o: Partial<SessionRecord> & { root: string; projectId: string | null }): SessionRecord {
+    const st = this.settings();
+    const now = Date.now();
+    const base = { root: o.root, projectId: o.projectId } as SessionRecord;
+    const { config } = readProjectConfig(this.configDir(base));
+    const cfgProfile = config.agent.profile && this.profiles.get(config.agent.profile) ? config.agent.profile : null;
+    const profile = o.profile ?? cfgProfile ?? this.profiles.defaultName();
+    const model = o.model ?? (profile === (cfgProfile ?? profile) && config.agent.model ? config.agent.model : this.profiles.get(profile)!.model);
+    const s: SessionRecord = {
+      id: newId('ses'),
+      title: o.title ?? DEFAULT_TITLE,
+      root: o.root,
+      projectId: o.projectId,
+      mode: o.mode ?? st.defaultMode,
+      profile,
+      model,
+      policyPreset: o.policyPreset ?? st.defaultPolicyPreset,
+      disabledTools: o.disabledTools ?? [],
+      status: 'idle',
+      todos: [],
+      state: { undo: [] },
+      turnCount: 0,
+      lastTurn: null,
+      ownerPid: null,
+      ownerId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.sessions.insert(s);
+    this.publishSession(s.id);
+    return s;
+  }
+
+  updateSession(input: { sessionId: string; title?: string; mode?: AgentMode; profile?: string; model?: string; policyPreset?: Session['policyPreset']; disabledTools?: Session['disabledTools'] }): Session {
+    const s = this.record(input.sessionId);
+    const turnId = this.live.get(s.id)?.turnId ?? null;
+    let profile = s.profile;
+    let model = s.model;
+    if (input.profile !== undefined) {
+      const p = this.profiles.get(input.profile);
+      if (!p) throw new AppError('not_found', `There is no provider profile "${input.profile}".`);
+      profile = p.name;
+      if (input.model === undefined) model = p.model;
+    }
+    if (input.model !== undefined) model = input.model;
+    const next = this.sessions.update(s.id, {
+      ...(input.title !== undefined ? { title: input.title } : {}),
+      ...(input.mode !== undefined ? { mode: input.mode } : {}),
+      ...(input.policyPreset !== undefined ? { policyPreset: input.policyPreset } : {}),
+      ...(input.disabledTools !== undefined ? { disabledTools: [...new Set(input.disabledTools)] } : {}),
+      profile,
+      model,
+    });
+    if (input.mode !== undefined && input.mode !== s.mode) this.sink.emit(s.id, turnId, { type: 'mode.changed', mode: input.mode });
+    if (profile !== s.profile || model !== s.model) this.sink.emit(s.id, turnId, { type: 'model.changed', profile, model, persistedTo: null, persistError: null });
+    if (input.policyPreset !== undefined && input.policyPreset !== s.policyPreset) this.sink.emit(s.id, turnId, { type: 'permissions.changed', preset: input.policyPreset });
+    this.publishSession(s.id);
+    return this.toSession(next);
+  }
+
+  removeSession(id: string): boolean {
+    if (this.live.has(id)) throw new AppError('conflict', 'A turn is running in this session; cancel it first.');
+    const removed = this.sessions.remove(id);
+    if (removed) this.o.hub.publish('agents.sessions.changed', { session: null, removedId: id });
+    return removed;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Turns
+  // ---------------------------------------------------------------------------------------
+
+  isRunning(sessionId: string): boolean {
+    return this.live.has(sessionId);
+  }
+
+  /** Starts RunInput and returns at once; progress arrives as events. */
+  input(sessionId: string, input: string): { sessionId: string; turnId: string } {
+    const t = this.startInput(sessionId, input);
+    return { sessionId, turnId: t.turnId };
+  }
+
+  /** Runs one input to its end (CLI, tests). Resolves after its events are persisted and published. */
+  run(sessionId: string, input: string): Promise<RunResult> {
+    return this.startInput(sessionId, input).done;
+  }
+
+  /** The running turn of a session, to await (tests, CLI after an approval). */
+  running(sessionId: string): Promise<RunResult> | null {
+    return this.live.get(sessionId)?.done ?? null;
+  }
+
+  cancel(sessionId: string): boolean {
+    const t = this.live.get(sessionId);
+    if (!t) return false;
+    t.controller.abort({ kind: 'cancel' } satisfies TurnAbortReason);
+    return true;
+  }
+
+  private startInput(sessionId: string, input: string): LiveTurn {
+    if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
+    const s = this.record(sessionId);
+    const kind = inputKind(input);
+    if (s.status === 'interrupted' || s.status === 'awaiting_approval') this.gate.cancelPending(sessionId, 'New input replaced the interrupted turn.');
+    if (kind === 'chat' && s.title === DEFAULT_TITLE) {
+      const first = input.trim().split('\n')[0] ?? '';
+      this.sessions.update(sessionId, { title: first.length > TITLE_CHARS ? first.slice(0, TITLE_CHARS - 1) + '…' : first || DEFAULT_TITLE });
+    }
+    return this.begin(sessionId, newId('turn'), { input: input.trim(), kind }, (ctx) => runInput(ctx, input));
+  }
+
+  private resumeAfterAnswer(a: Approval): void {
+    if (this.disposed || this.live.has(a.sessionId) || a.turnId === null) return;
+    const s = this.sessions.get(a.sessionId);
+    if (!s || (s.status !== 'interrupted' && s.status !== 'awaiting_approval')) return;
+    try {
+      this.begin(a.sessionId, a.turnId, { input: '(continuing after the approval was answered)', kind: 'chat' }, (ctx) => resumeTurn(ctx));
+    } catch (e) {
+      this.o.logger.warn('could not resume a turn after its approval was answered', { sessionId: a.sessionId, error: e });
+    }
+  }
+
+  private begin(sessionId: string, turnId: string, start: { input: string; kind: 'chat' | 'bang' | 'slash' }, body: (ctx: TurnContext) => Promise<TurnEnd>): LiveTurn {
+    if (this.live.has(sessionId)) throw new AppError('conflict', 'A turn is already running in this session; wait for it or cancel it.');
+    const s = this.record(sessionId);
+    if (s.ownerPid !== null && s.ownerPid !== process.pid && (s.status === 'running' || s.status === 'awaiting_approval') && pidAlive(s.ownerPid)) {
+      throw new AppError('conflict', `This session is running in another Flightdeck process (pid ${s.ownerPid}).`);
+    }
+    const controller = new AbortController();
+    const ctx = new TurnContext(this.deps, sessionId, turnId, controller.signal);
+    this.sessions.update(sessionId, { status: 'running', ownerPid: process.pid, ownerId: this.ownerId });
+    this.sink.emit(sessionId, turnId, { type: 'turn.started', input: start.input, kind: start.kind, mode: s.mode, model: s.model });
+    this.sink.emit(sessionId, turnId, { type: 'status', status: 'running' });
+    this.publishSession(sessionId);
+    const live: LiveTurn = { turnId, controller, ctx, done: Promise.resolve(null as never) };
+    this.live.set(sessionId, live);
+    live.done = this.finish(ctx, body);
+    return live;
+  }
+
+  private async finish(ctx: TurnContext, body: (ctx: TurnContext) => Promise<TurnEnd>): Promise<RunResult> {
+    let end: TurnEnd;
+    try {
+      end = await body(ctx);
+    } catch (e) {
+      if (ctx.stopped || this.disposed) end = { outcome: 'interrupted', message: null };
+      else {
+        this.o.logger.error('turn failed unexpectedly', { sessionId: ctx.sessionId, error: e });
+        const message = `Internal error: ${e instanceof Error ? e.message : String(e)}`;
+        ctx.emit({ type: 'error', code: 'internal', message, retryable: false });
+        end = { outcome: 'failed', message };
+      }
+    }
+    const result: RunResult = { turnSessionId: ctx.sessionId, sessionId: ctx.nextSessionId, turnId: ctx.turnId, outcome: ctx.stopped ? 'interrupted' : end.outcome, message: end.message };
+    // After a shutdown the service already recorded the interruption; the database is closing.
+    if (ctx.stopped || this.disposed) return result;
+    this.live.delete(ctx.sessionId);
+    const s = this.sessions.get(ctx.sessionId);
+    if (s) {
+      this.sessions.update(ctx.sessionId, {
+        status: 'idle',
+        ownerPid: null,
+        ownerId: null,
+        turnCount: s.turnCount + 1,
+        lastTurn: { turnId: ctx.turnId, outcome: end.outcome, message: end.message, endedAt: Date.now() },
+      });
+      this.sink.emit(ctx.sessionId, ctx.turnId, { type: 'status', status: 'idle' });
+      this.sink.emit(ctx.sessionId, ctx.turnId, { type: 'turn.ended', outcome: end.outcome, message: end.message, steps: ctx.step });
+      this.publishSession(ctx.sessionId);
+    }
+    await this.sink.flushed().catch((e: unknown) => this.o.logger.warn('events not flushed at turn end', { error: e }));
+    return result;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Approvals for other executors
+  // ---------------------------------------------------------------------------------------
+
+  /**
+   * The reusable gate (policy, hard floor, session rules, approval dialog) for executors other
+   * than the built-in loop. `mode` defaults to the session's when the session exists.
+   */
+  decide(req: Omit<DecideRequest, 'mode'> & { mode?: AgentMode }): Promise<{ allow: boolean; reason: string }> {
+    const mode = req.mode ?? this.sessions.get(req.sessionId)?.mode ?? this.settings().defaultMode;
+    return this.gate.decide({ ...req, mode });
+  }
+}

@@ -1,0 +1,46 @@
+import { AgentEventData, AppError } from '../../src-preload/contract';
+import type { Router } from '../bridge/router';
+import type { AgentService } from './agent-service';
+import { toContractMessage } from './store/message-repo';
+
+export function registerAgentHandlers(router: Router, agents: AgentService): void {
+  router.handle('agents.sessions.list', ({ projectId }) => agents.listSessions(projectId));
+  router.handle('agents.sessions.get', ({ sessionId }) => agents.getSession(sessionId));
+  router.handle('agents.sessions.create', (input) => agents.createSession(input));
+  router.handle('agents.sessions.update', (input) => agents.updateSession(input));
+  router.handle('agents.sessions.remove', ({ sessionId }) => ({ removed: agents.removeSession(sessionId) }));
+  router.handle('agents.messages.list', ({ sessionId }) => {
+    agents.getSession(sessionId);
+    return agents.messages.live(sessionId).map(toContractMessage);
+  });
+  router.handle('agents.events.read', ({ sessionId, fromSeq, limit }) => {
+    agents.getSession(sessionId);
+    // Events written by an older version that no longer fit the contract are skipped, not fatal.
+    const events = agents.sink.read(sessionId, fromSeq, limit).filter((e) => AgentEventData.safeParse(e.data).success);
+    return { events, lastSeq: agents.sink.lastSeq(sessionId) };
+  });
+  router.handle('agents.input', ({ sessionId, input }) => {
+    if (input.trim() === '') throw new AppError('invalid_input', 'Type a message, a !command or a /command.');
+    return agents.input(sessionId, input);
+  });
+  router.handle('agents.cancel', ({ sessionId }) => ({ cancelled: agents.cancel(sessionId) }));
+  router.handle('agents.approvals.list', ({ sessionId }) => agents.gate.pending(sessionId));
+  router.handle('agents.approvals.answer', ({ approvalId, decision, reason }) => agents.gate.answer(approvalId, decision, reason));
+  router.handle('agents.cost.get', ({ sessionId }) => {
+    agents.getSession(sessionId);
+    return agents.costs.summary(sessionId);
+  });
+  router.handle('agents.profiles.list', () => agents.profiles.list());
+  router.handle('agents.profiles.save', (input) => {
+    const p = agents.profiles.save(input);
+    agents.publishProfiles();
+    return p;
+  });
+  router.handle('agents.profiles.remove', ({ name }) => {
+    const removed = agents.profiles.remove(name);
+    if (removed) agents.publishProfiles();
+    return { removed };
+  });
+  router.handle('agents.settings.get', () => agents.settings());
+  router.handle('agents.settings.update', (patch) => agents.updateSettings(patch));
+}

@@ -1,0 +1,79 @@
+/**
+ * Seed 001 §8: after a turn that edited files, run the repository's whitelisted test command
+ * when every trigger condition holds; on a retryable failure inject a repair prompt and let
+ * the turn continue, at most `max_verify_attempts` runs per turn.
+ */
+import type { AgentEventData } from '../../../src-preload/contract';
+import { CappedOutput } from '../tools/command-runner';
+import { readProjectConfig } from './project-config';
+import type { TurnContext } from './turn-context';
+import { detectVerifyCommand, isDocPath, isWhitelisted, VERIFY_WHITELIST } from './verify-detect';
+
+/** The failing output the repair prompt quotes: the tail, where test runners print the summary. */
+const REPAIR_OUTPUT_CHARS = 8_000;
+/** Output kept in the verify.result event. */
+const EVENT_OUTPUT_CHARS = 20_000;
+/** Exit code of "command not found": running it again cannot help. */
+const COMMAND_NOT_FOUND = 127;
+
+type SkipReason = Extract<AgentEventData, { type: 'verify.skipped' }>['reason'];
+
+function skip(ctx: TurnContext, reason: SkipReason, detail: string): 'done' {
+  ctx.emit({ type: 'verify.skipped', reason, message: `Auto-verify not run: ${detail}` });
+  return 'done';
+}
+
+/** 'continue' when a repair prompt was added and the loop should call the model again. */
+export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'> {
+  if (ctx.edited.size === 0) return 'done';
+  const s = ctx.session();
+  const { config, problem } = readProjectConfig(ctx.deps.configDir(s));
+  if (problem) ctx.emit({ type: 'notice', level: 'warning', text: `Project config ignored: ${problem}` });
+  const wf = config.workflow;
+  if (s.mode === 'plan') return skip(ctx, 'mode', 'plan mode never verifies.');
+  if (s.mode === 'default' && !ctx.verifyRequested) {
+    return skip(ctx, 'not_requested', 'in default mode tests run after edits only when you ask for it (e.g. "…and run the tests"), or switch to auto-edit.');
+  }
+  if ([...ctx.edited].every(isDocPath)) return skip(ctx, 'docs_only', 'only documentation files changed.');
+  if (!wf.autoVerifyAfterEdit || wf.maxVerifyAttempts === 0) return skip(ctx, 'disabled', 'workflow.auto_verify_after_edit is off (or max_verify_attempts is 0) in .flightdeck/config.yml.');
+  if (s.disabledTools.includes('bash')) return skip(ctx, 'bash_unavailable', 'the bash tool is switched off for this session.');
+  if (ctx.verifyAttempts >= wf.maxVerifyAttempts) return skip(ctx, 'attempts_exhausted', `already ran ${ctx.verifyAttempts} of max_verify_attempts = ${wf.maxVerifyAttempts} this turn.`);
+  const configured = wf.verifyCommand;
+  if (configured !== null && !isWhitelisted(configured)) {
+    return skip(ctx, 'not_whitelisted', `"${configured}" (workflow.verify_command) is not on the whitelist. Auto-verify only runs: ${VERIFY_WHITELIST.join(' | ')}.`);
+  }
+  const command = configured ?? detectVerifyCommand(s.root);
+  if (command === null) {
+    return skip(ctx, 'no_command', 'no whitelisted test command applies to this repository (looked for go.mod, a pytest config, a package.json test script, Cargo.toml, pom.xml, gradlew, build.gradle).');
+  }
+
+  ctx.verifyAttempts++;
+  const attempt = ctx.verifyAttempts;
+  ctx.emit({ type: 'verify.started', command, attempt, maxAttempts: wf.maxVerifyAttempts });
+  const r = await ctx.deps.runner().run({ cwd: s.root, command, env: ctx.deps.commandEnv(), timeoutMs: ctx.deps.settings().bashTimeoutMs, signal: ctx.signal });
+  if (ctx.aborted) return 'done';
+  const passed = r.exitCode === 0;
+  const out = new CappedOutput(EVENT_OUTPUT_CHARS);
+  out.push(r.output);
+  ctx.emit({ type: 'verify.result', command, attempt, passed, exitCode: r.exitCode, output: out.text() });
+  ctx.edited.clear();
+  if (passed) return 'done';
+
+  const status = r.timedOut ? 'timed out' : r.exitCode === null ? `was killed (${r.signal ?? 'signal'})` : `failed with exit code ${r.exitCode}`;
+  const retryable = !r.timedOut && r.exitCode !== null && r.exitCode !== COMMAND_NOT_FOUND;
+  if (!retryable) {
+    ctx.emit({ type: 'notice', level: 'warning', text: `Auto-verify: ${command} ${status}; not a failure a code change can repair, so the repair loop stops.` });
+    return 'done';
+  }
+  if (attempt >= wf.maxVerifyAttempts) {
+    return skip(ctx, 'attempts_exhausted', `${command} still fails after ${attempt} attempt${attempt === 1 ? '' : 's'} (max_verify_attempts = ${wf.maxVerifyAttempts}); the repair loop stops here.`);
+  }
+  const tail = r.output.length > REPAIR_OUTPUT_CHARS ? '…' + r.output.slice(-REPAIR_OUTPUT_CHARS) : r.output;
+  ctx.addMessage('user', 'verify', [
+    {
+      type: 'text',
+      text: `Auto-verify: \`${command}\` ${status} (attempt ${attempt} of ${wf.maxVerifyAttempts}). Fix the cause with the smallest change, then reply; the tests run again after your edits.\n\n\`\`\`\n${tail.trim()}\n\`\`\``,
+    },
+  ]);
+  return 'continue';
+}

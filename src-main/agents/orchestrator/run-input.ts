@@ -1,0 +1,34 @@
+/**
+ * Seed 001 §1–§2, RunInput: the one entry point. The input is trimmed; `!` runs a command,
+ * `/` a built-in command, anything else an ordinary turn.
+ */
+import { runBangCommand } from './bang';
+import { runTurn, type TurnEnd } from './run-turn';
+import { runSlashCommand } from './slash';
+import type { TurnContext } from './turn-context';
+
+export type InputKind = 'chat' | 'bang' | 'slash';
+
+export function inputKind(input: string): InputKind {
+  const t = input.trim();
+  return t.startsWith('!') ? 'bang' : t.startsWith('/') ? 'slash' : 'chat';
+}
+
+export function parseSlash(text: string): { name: string; args: string[] } {
+  const [head = '', ...args] = text.slice(1).trim().split(/\s+/).filter(Boolean);
+  return { name: head.toLowerCase(), args };
+}
+
+export async function runInput(ctx: TurnContext, input: string): Promise<TurnEnd> {
+  const text = input.trim();
+  switch (inputKind(text)) {
+    case 'bang':
+      return runBangCommand(ctx, input, text.slice(1).trim());
+    case 'slash': {
+      const { name, args } = parseSlash(text);
+      return runSlashCommand(ctx, input, name, args);
+    }
+    default:
+      return runTurn(ctx, text);
+  }
+}

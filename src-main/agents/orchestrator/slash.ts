@@ -1,0 +1,227 @@
+/**
+ * Seed 001 §7, runSlashCommand: the nine built-in commands. Unknown commands answer with a
+ * readable error; every command's output is a `command.result` event.
+ */
+import { PolicyPreset, SessionId } from '../../../src-preload/contract';
+import { textOf } from '../store/blocks';
+import { maybeCompact } from './compact';
+import { workingDiff } from './git-diff';
+import { callModel } from './model-call';
+import { updateProjectConfig } from './project-config';
+import type { TurnEnd } from './run-turn';
+import type { TurnContext } from './turn-context';
+import { gitWorkTree, restoreSnapshot } from './undo';
+
+interface SlashResult {
+  ok: boolean;
+  text: string;
+}
+
+interface SlashCommand {
+  name: string;
+  usage: string;
+  summary: string;
+  run(ctx: TurnContext, args: string[]): Promise<SlashResult>;
+}
+
+const PRESET_TEXT: Record<PolicyPreset, string> = {
+  'read-only': 'reads and read-only commands run, everything else is denied',
+  strict: 'reads run; every write and every command asks',
+  balanced: 'reads and read-only commands run; writes and other commands ask',
+  trusted: 'reads and writes run; read-only commands run; other commands ask',
+};
+
+const REVIEW_SYSTEM_PROMPT =
+  'You are a meticulous senior code reviewer. Review the uncommitted changes you are given: correctness bugs first, then missing tests, security, error handling, naming and clarity. Quote file and line for every point, say how to fix it, and end with a one-line verdict. Do not restate the diff.';
+
+const ok = (text: string): SlashResult => ({ ok: true, text });
+const fail = (text: string): SlashResult => ({ ok: false, text });
+const noArgs = (name: string, args: string[]): SlashResult | null => (args.length > 0 ? fail(`/${name} takes no arguments.`) : null);
+const MODEL_NAME = /^[\w.\-:/@[\]]{1,200}$/;
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  {
+    name: 'help',
+    usage: '/help',
+    summary: 'List the commands.',
+    async run() {
+      const lines = SLASH_COMMANDS.map((c) => `${c.usage.padEnd(28)} ${c.summary}`);
+      return ok(['Commands:', ...lines, '', '!<command>                   Run a shell command in the session root (policy and approvals apply outside yolo).'].join('\n'));
+    },
+  },
+  {
+    name: 'model',
+    usage: '/model [profile | profile:model | model]',
+    summary: 'Show or switch the model (at once; saved to .flightdeck/config.yml).',
+    async run(ctx, args) {
+      const s = ctx.session();
+      const profiles = ctx.deps.profiles.list();
+      if (args.length === 0) {
+        return ok([`Model: ${s.model} (profile ${s.profile}).`, 'Profiles:', ...profiles.map((p) => `  ${p.name.padEnd(12)} ${p.model}${p.apiKeySet ? '' : '  (no API key)'}`), 'Switch with /model <profile>, /model <profile>:<model> or /model <model>.'].join('\n'));
+      }
+      if (args.length > 1) return fail('Usage: /model [profile | profile:model | model]');
+      const arg = args[0]!;
+      let profile = s.profile;
+      let model: string;
+      const byName = ctx.deps.profiles.get(arg);
+      const colon = arg.indexOf(':');
+      if (byName) {
+        profile = byName.name;
+        model = byName.model;
+      } else if (colon > 0 && ctx.deps.profiles.get(arg.slice(0, colon))) {
+        profile = arg.slice(0, colon);
+        model = arg.slice(colon + 1);
+      } else model = arg;
+      if (!MODEL_NAME.test(model)) return fail(`"${model}" is not a model name.`);
+      ctx.update({ profile, model });
+      let persistedTo: string | null = null;
+      let persistError: string | null = null;
+      try {
+        persistedTo = updateProjectConfig(ctx.deps.configDir(s), [
+          [['agent', 'profile'], profile],
+          [['agent', 'model'], model],
+        ]);
+      } catch (e) {
+        persistError = e instanceof Error ? e.message : String(e);
+      }
+      ctx.emit({ type: 'model.changed', profile, model, persistedTo, persistError });
+      const key = ctx.deps.profiles.get(profile)?.apiKeySet ? '' : ` Note: profile ${profile} has no API key yet.`;
+      return ok(`Model set to ${model} (profile ${profile}) for this session, effective now. ${persistedTo ? `Saved to ${persistedTo}.` : `Not saved: ${persistError}.`}${key}`);
+    },
+  },
+  {
+    name: 'permissions',
+    usage: '/permissions [preset]',
+    summary: 'Show or set the policy preset (read-only, strict, balanced, trusted).',
+    async run(ctx, args) {
+      const s = ctx.session();
+      if (args.length === 0) {
+        const rules = ctx.deps.gate.rules(ctx.sessionId);
+        return ok(
+          [
+            `Policy preset: ${s.policyPreset} — ${PRESET_TEXT[s.policyPreset]}. Mode: ${s.mode}.`,
+            'Presets:',
+            ...PolicyPreset.options.map((p) => `  ${p.padEnd(10)} ${PRESET_TEXT[p]}`),
+            `Approved for this session: ${rules.length ? rules.join(', ') : 'nothing yet'}.`,
+            `Hard floor: ${ctx.deps.settings().hardFloor ? 'on' : 'OFF'}.`,
+          ].join('\n'),
+        );
+      }
+      if (args.length > 1) return fail('Usage: /permissions [preset]');
+      const preset = PolicyPreset.safeParse(args[0]);
+      if (!preset.success) return fail(`Unknown preset "${args[0]}". Presets: ${PolicyPreset.options.join(', ')}.`);
+      ctx.update({ policyPreset: preset.data });
+      ctx.emit({ type: 'permissions.changed', preset: preset.data });
+      return ok(`Policy preset set to ${preset.data}: ${PRESET_TEXT[preset.data]}.`);
+    },
+  },
+  {
+    name: 'new',
+    usage: '/new',
+    summary: 'Start a fresh session in the same folder, mode and model.',
+    async run(ctx, args) {
+      const bad = noArgs('new', args);
+      if (bad) return bad;
+      const next = ctx.deps.createSessionLike(ctx.session());
+      ctx.nextSessionId = next.id;
+      ctx.emit({ type: 'session.switched', toSessionId: next.id, reason: 'new' });
+      return ok(`Started a new session ${next.id}. This one stays available: /resume ${ctx.sessionId}`);
+    },
+  },
+  {
+    name: 'resume',
+    usage: '/resume <session-id>',
+    summary: 'Switch to another session by its id.',
+    async run(ctx, args) {
+      if (args.length !== 1 || !SessionId.safeParse(args[0]).success) {
+        return fail('Usage: /resume <session-id> — it only accepts a session id (ses-…), as shown by /new, the session list or `flightdeck chat`.');
+      }
+      const id = args[0]!;
+      const target = ctx.deps.sessions.get(id);
+      if (!target) return fail(`There is no session ${id}.`);
+      if (id === ctx.sessionId) return ok(`${id} is already the current session.`);
+      ctx.nextSessionId = id;
+      ctx.emit({ type: 'session.switched', toSessionId: id, reason: 'resume' });
+      return ok(`Resumed session ${id} (${target.title}, ${target.turnCount} turn${target.turnCount === 1 ? '' : 's'}, ${target.status}).`);
+    },
+  },
+  {
+    name: 'compact',
+    usage: '/compact',
+    summary: 'Summarize older turns now to free context.',
+    async run(ctx, args) {
+      const bad = noArgs('compact', args);
+      if (bad) return bad;
+      const r = await maybeCompact(ctx, 'manual');
+      if (r.done) return ok(`Compacted ${r.count} messages: ~${r.before} → ~${r.after} tokens. The last turns are kept word for word.`);
+      return r.reason === 'cancelled' ? fail('Cancelled.') : ok(`Nothing compacted: ${r.reason}.`);
+    },
+  },
+  {
+    name: 'diff',
+    usage: '/diff',
+    summary: 'Show the uncommitted changes in the session root.',
+    async run(ctx, args) {
+      const bad = noArgs('diff', args);
+      if (bad) return bad;
+      const root = ctx.session().root;
+      if (!(await gitWorkTree(root))) return fail(`/diff needs git: ${root} is not a git repository (or git is not installed).`);
+      const d = await workingDiff(root);
+      if (d.status === '' && d.diff.trim() === '') return ok('No changes: the working tree matches HEAD.');
+      return ok(`${d.status}\n\n${d.diff}`.trim());
+    },
+  },
+  {
+    name: 'review',
+    usage: '/review',
+    summary: 'Ask the model to review the uncommitted changes.',
+    async run(ctx, args) {
+      const bad = noArgs('review', args);
+      if (bad) return bad;
+      const root = ctx.session().root;
+      if (!(await gitWorkTree(root))) return fail(`/review needs git: ${root} is not a git repository (or git is not installed).`);
+      const d = await workingDiff(root);
+      if (d.diff.trim() === '') return ok('Nothing to review: there are no uncommitted changes.');
+      ctx.step = 1;
+      const call = await callModel(
+        ctx,
+        'review',
+        { system: REVIEW_SYSTEM_PROMPT, messages: [{ role: 'user', content: [{ type: 'text', text: `Review these uncommitted changes:\n\n\`\`\`diff\n${d.diff}\n\`\`\`` }] }], tools: [] },
+        { stream: true, step: 1 },
+      );
+      if (!call.response) return fail(call.error?.kind === 'cancelled' ? 'Cancelled.' : `The review failed: ${call.error?.message ?? 'unknown error'}`);
+      const review = textOf(call.response.blocks).trim() || '(the model returned no review)';
+      ctx.addMessage('user', 'command', [{ type: 'text', text: 'The user ran /review on the uncommitted changes.' }]);
+      ctx.addMessage('assistant', 'chat', [{ type: 'text', text: review }]);
+      return ok(review);
+    },
+  },
+  {
+    name: 'undo',
+    usage: '/undo',
+    summary: 'Revert the file changes (write/patch) of the last turn that made any.',
+    async run(ctx, args) {
+      const bad = noArgs('undo', args);
+      if (bad) return bad;
+      const s = ctx.session();
+      if (!(await gitWorkTree(s.root))) return fail(`/undo is unavailable: it needs git, and ${s.root} is not a git repository (or git is not installed).`);
+      const snap = s.state.undo[s.state.undo.length - 1];
+      if (!snap) return fail('Nothing to undo: no file changes made with write/patch are recorded for this session.');
+      const lines = await restoreSnapshot(s.root, snap);
+      ctx.update({ state: { ...s.state, undo: s.state.undo.slice(0, -1) } });
+      const text = `Undid the file changes of turn ${snap.turnId}:\n${lines.map((l) => `  ${l}`).join('\n') || '  (the files were already as before)'}\nChanges made by shell commands are not undone.`;
+      ctx.addMessage('user', 'command', [{ type: 'text', text: `The user ran /undo. ${text}` }]);
+      return ok(text);
+    },
+  },
+];
+
+export async function runSlashCommand(ctx: TurnContext, rawInput: string, command: string, args: string[]): Promise<TurnEnd> {
+  void rawInput;
+  const cmd = SLASH_COMMANDS.find((c) => c.name === command);
+  const r = cmd ? await cmd.run(ctx, args) : fail(`Unknown command "/${command}". Type /help for the list of commands.`);
+  if (ctx.stopped) return { outcome: 'interrupted', message: null };
+  ctx.emit({ type: 'command.result', kind: 'slash', name: command, ok: r.ok, text: r.text, exitCode: null });
+  if (ctx.aborted) return { outcome: 'cancelled', message: 'Cancelled by the user.' };
+  return { outcome: r.ok ? 'completed' : 'failed', message: r.ok ? null : r.text.split('\n')[0]! };
+}

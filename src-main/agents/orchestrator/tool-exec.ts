@@ -1,0 +1,145 @@
+/**
+ * Seed 001 §4, one tool call: tool switch → policy (allow/ask/deny, hard floor, mode) →
+ * approval → execute → result. `yolo + bash` is allowed by the policy without asking; the
+ * hard floor still applies before it.
+ */
+import { ApprovalAbortedError, approvalDiff } from '../../approvals/gate';
+import { TOOLS, toolByName } from '../tools';
+import { ToolError } from '../tools/root-guard';
+import type { ToolContext } from '../tools/types';
+import type { TurnContext } from './turn-context';
+import { gitWorkTree, MAX_UNDO_SNAPSHOTS, preImage } from './undo';
+
+/** What the model receives from one tool call at most; a bigger result is cut with a note. */
+export const MAX_TOOL_RESULT_CHARS = 100_000;
+/** What a `tool.result` event carries: enough for the UI card; the message holds the full text. */
+export const MAX_EVENT_RESULT_CHARS = 20_000;
+/** Live output shown per command; beyond it the UI gets a notice (the result still has head and tail). */
+const MAX_LIVE_OUTPUT_CHARS = 1_000_000;
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface ToolCallOutcome {
+  content: string;
+  isError: boolean;
+  exitCode: number | null;
+  /** Whether the tool actually ran (not denied, not cancelled before it started). */
+  ran: boolean;
+  edited?: string;
+  cancelled: boolean;
+}
+
+function cap(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n… [${text.length - max} more characters cut]` : text;
+}
+
+export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'agent'): Promise<ToolCallOutcome> {
+  const started = Date.now();
+  const finish = (o: ToolCallOutcome): ToolCallOutcome => {
+    const content = cap(o.content, MAX_TOOL_RESULT_CHARS);
+    ctx.emit({
+      type: 'tool.result',
+      toolUseId: call.id,
+      tool: call.name,
+      isError: o.isError,
+      content: cap(content, MAX_EVENT_RESULT_CHARS),
+      exitCode: o.exitCode,
+      durationMs: Date.now() - started,
+    });
+    return { ...o, content };
+  };
+  const tool = toolByName(call.name);
+  if (!tool) {
+    return finish({ content: `Unknown tool "${call.name}". Available tools: ${TOOLS.map((t) => t.name).join(', ')}.`, isError: true, exitCode: null, ran: false, cancelled: false });
+  }
+  const s = ctx.session();
+  const policy = ctx.deps.gate.evaluate(ctx.sessionId, call.name, call.input, s.mode);
+  ctx.emit({ type: 'tool.decision', toolUseId: call.id, tool: call.name, decision: policy.decision, source: policy.source, reason: policy.reason, risk: policy.risk });
+  if (policy.decision === 'deny') {
+    return finish({ content: `Not run — ${policy.reason}`, isError: true, exitCode: null, ran: false, cancelled: false });
+  }
+  if (policy.decision === 'ask') {
+    ctx.setStatus('awaiting_approval');
+    try {
+      const approval = await ctx.deps.gate.request(
+        {
+          sessionId: ctx.sessionId,
+          turnId: ctx.turnId,
+          toolUseId: call.id,
+          tool: call.name,
+          input: call.input,
+          risk: policy.risk,
+          reason: policy.reason,
+          sessionRule: policy.sessionRule,
+          diff: approvalDiff(s.root, call.name, call.input),
+          source,
+        },
+        ctx.signal,
+      );
+      if (approval.status !== 'approved') {
+        const why = approval.status === 'cancelled' ? 'The approval was cancelled.' : `The user denied this call${approval.decisionReason ? `: ${approval.decisionReason}` : '.'}`;
+        ctx.setStatus('running');
+        return finish({ content: `Not run — ${why} Do not retry the same call; adjust the approach.`, isError: true, exitCode: null, ran: false, cancelled: approval.status === 'cancelled' });
+      }
+    } catch (e) {
+      if (e instanceof ApprovalAbortedError) {
+        return finish({ content: 'Not run — the turn was cancelled while this call waited for approval.', isError: true, exitCode: null, ran: false, cancelled: true });
+      }
+      throw e;
+    }
+    ctx.setStatus('running');
+  }
+  if (ctx.aborted) return finish({ content: 'Not run — the turn was cancelled.', isError: true, exitCode: null, ran: false, cancelled: true });
+
+  let live = 0;
+  let liveCut = false;
+  const toolCtx: ToolContext = {
+    root: s.root,
+    signal: ctx.signal,
+    runner: ctx.deps.runner(),
+    env: ctx.deps.commandEnv(),
+    bashTimeoutMs: ctx.deps.settings().bashTimeoutMs,
+    onOutput: (chunk) => {
+      if (liveCut) return;
+      live += chunk.length;
+      if (live > MAX_LIVE_OUTPUT_CHARS) {
+        liveCut = true;
+        ctx.emit({ type: 'notice', level: 'info', text: `Live output of this command passed ${MAX_LIVE_OUTPUT_CHARS} characters and is no longer shown; its head and tail go to the result.` });
+        return;
+      }
+      ctx.emit({ type: 'tool.output', toolUseId: call.id, chunk });
+    },
+    todos: () => ctx.session().todos,
+    setTodos: (todos) => {
+      ctx.update({ todos });
+      ctx.emit({ type: 'todo.updated', todos });
+    },
+    beforeWrite: (rel) => snapshotBeforeWrite(ctx, rel),
+  };
+  try {
+    const out = await tool.run(call.input, toolCtx);
+    if (out.edited) ctx.edited.add(out.edited);
+    return finish({ content: out.content, isError: out.isError, exitCode: out.exitCode ?? null, ran: true, ...(out.edited ? { edited: out.edited } : {}), cancelled: ctx.aborted });
+  } catch (e) {
+    if (e instanceof ToolError) return finish({ content: e.message, isError: true, exitCode: null, ran: true, cancelled: false });
+    ctx.deps.logger.error('tool failed unexpectedly', { tool: call.name, error: e });
+    return finish({ content: `The ${call.name} tool failed: ${e instanceof Error ? e.message : String(e)}`, isError: true, exitCode: null, ran: true, cancelled: ctx.aborted });
+  }
+}
+
+/** Records a file's pre-image (as a git blob) before the turn first changes it, for /undo. */
+async function snapshotBeforeWrite(ctx: TurnContext, rel: string): Promise<void> {
+  if (ctx.undoFiles.has(rel)) return;
+  const root = ctx.session().root;
+  ctx.gitRepo ??= await gitWorkTree(root);
+  if (!ctx.gitRepo) return;
+  ctx.undoFiles.set(rel, await preImage(root, rel));
+  const files = [...ctx.undoFiles.entries()].map(([path, blob]) => ({ path, blob }));
+  const undo = ctx.session().state.undo.filter((u) => u.turnId !== ctx.turnId);
+  undo.push({ turnId: ctx.turnId, at: Date.now(), files });
+  ctx.update({ state: { ...ctx.session().state, undo: undo.slice(-MAX_UNDO_SNAPSHOTS) } });
+}
