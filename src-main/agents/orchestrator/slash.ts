@@ -45,8 +45,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     usage: '/help',
     summary: 'List the commands.',
     async run() {
-      const lines = SLASH_COMMANDS.map((c) => `${c.usage.padEnd(28)} ${c.summary}`);
-      return ok(['Commands:', ...lines, '', '!<command>                   Run a shell command in the session root (policy and approvals apply outside yolo).'].join('\n'));
+      const lines = SLASH_COMMANDS.map((c) => `${c.usage.padEnd(42)} ${c.summary}`);
+      return ok(['Commands:', ...lines, '', '!<command>'.padEnd(43) + 'Run a shell command in the session root (policy and approvals apply outside yolo).'].join('\n'));
     },
   },
   {

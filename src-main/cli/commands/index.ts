@@ -1,6 +1,13 @@
 import type { CliCommand } from '../command';
 import { projectsCommand } from './projects';
 import { serveCommand } from './serve';
+import { chatCommand } from './chat';
+import { profilesCommand } from './profiles';
 
 /** Every CLI command. Capabilities add theirs here. */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, projectsCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  projectsCommand,
+  chatCommand,
+  profilesCommand,
+];

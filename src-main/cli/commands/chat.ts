@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { AgentMode, SessionId, type AgentEvent } from '../../../src-preload/contract';
+import type { AutoAnswer } from '../../approvals/gate';
+import { UsageError, type CliCommand } from '../command';
+import { promptApproval, TranscriptPrinter } from './chat-support';
+
+const APPROVE = ['ask', 'allow', 'deny'] as const;
+type ApproveMode = (typeof APPROVE)[number];
+
+/** Exit codes: 0 the turn completed, 1 it failed or hit the step limit, 130 cancelled (Ctrl-C). */
+const EXIT_CANCELLED = 130;
+
+function answerer(mode: ApproveMode, tty: boolean): AutoAnswer {
+  if (mode === 'allow') return async () => ({ decision: 'approve_once' });
+  if (mode === 'deny') return async () => ({ decision: 'deny', reason: 'Denied by --approve deny (headless run).' });
+  if (!tty) return async () => ({ decision: 'deny', reason: 'No terminal to ask on (--approve ask without a TTY); rerun with --approve allow, or answer in the app.' });
+  return (a) => promptApproval(a, (s) => process.stderr.write(s));
+}
+
+export const chatCommand: CliCommand = {
+  name: 'chat',
+  summary: 'Run one agent input (a message, !command or /command) in a session and print the transcript.',
+  usage: 'chat [--cwd DIR] [--session ID] [--mode plan|default|auto-edit|yolo] [--approve ask|allow|deny] [--profile NAME] [--json] "INPUT"',
+  flags: { cwd: true, session: true, mode: true, approve: true, profile: true },
+  async run(ctx) {
+    const input = ctx.args.join(' ').trim();
+    if (input === '') throw new UsageError('chat needs an INPUT (a message, "!command" or "/command")');
+    const approve = (ctx.flags.approve ?? 'ask') as ApproveMode;
+    if (!APPROVE.includes(approve)) throw new UsageError(`--approve takes ${APPROVE.join('|')}`);
+    const mode = ctx.flags.mode === undefined ? undefined : AgentMode.safeParse(ctx.flags.mode);
+    if (mode && !mode.success) throw new UsageError(`--mode takes ${AgentMode.options.join('|')}`);
+    const sessionFlag = typeof ctx.flags.session === 'string' ? ctx.flags.session : undefined;
+    if (sessionFlag !== undefined && !SessionId.safeParse(sessionFlag).success) throw new UsageError(`"${sessionFlag}" is not a session id`);
+    const profile = typeof ctx.flags.profile === 'string' ? ctx.flags.profile : undefined;
+    const cwd = resolve(typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : process.cwd());
+    if (!sessionFlag && !existsSync(cwd)) throw new UsageError(`--cwd ${cwd} does not exist`);
+
+    const app = await ctx.openApp();
+    const agents = app.agents;
+    let sessionId: string;
+    if (sessionFlag) {
+      sessionId = agents.getSession(sessionFlag).id;
+      if (mode?.success || profile) agents.updateSession({ sessionId, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}) });
+    } else {
+      sessionId = agents.createSession({ root: cwd, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}) }).id;
+    }
+    agents.gate.setAutoAnswer(sessionId, answerer(approve, process.stdin.isTTY === true && process.stderr.isTTY === true));
+
+    const printer = new TranscriptPrinter(ctx.out);
+    const off = app.hub.subscribe((e) => {
+      if (e.topic !== 'agents.event' || e.key !== sessionId) return;
+      if (ctx.json) ctx.out(JSON.stringify(e.payload));
+      else printer.print(e.payload as AgentEvent);
+    });
+    const onInt = () => agents.cancel(sessionId);
+    process.on('SIGINT', onInt);
+    try {
+      const r = await agents.run(sessionId, input);
+      printer.end();
+      if (ctx.json) ctx.out(JSON.stringify({ result: r }));
+      else {
+        ctx.out(`session: ${r.sessionId}${r.sessionId !== r.turnSessionId ? ` (switched from ${r.turnSessionId})` : ''}`);
+        ctx.out(`resume with: flightdeck chat --session ${r.sessionId} "…"`);
+      }
+      return r.outcome === 'completed' ? 0 : r.outcome === 'cancelled' ? EXIT_CANCELLED : 1;
+    } finally {
+      process.off('SIGINT', onInt);
+      off();
+      agents.gate.setAutoAnswer(sessionId, null);
+    }
+  },
+};
