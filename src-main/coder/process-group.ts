@@ -6,6 +6,7 @@
  * so no `claude` outlives Flightdeck.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Time between SIGTERM and SIGKILL: enough for the CLI to flush its session file. */
 export const KILL_GRACE_MS = 3_000;
@@ -26,14 +27,43 @@ function signalPid(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Whether any process is left in the group (signal 0 probes without sending anything). */
+/**
+ * Members of a process group that still run, from /proc (Linux). Zombies are left out: they
+ * are dead and only wait for a parent to reap them, which an init that does not reap (some
+ * containers' PID 1) never does. null when /proc is not there (macOS).
+ */
+function runningMembers(pgid: number): number[] | null {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const members: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // The process ended between readdir and read.
+    }
+    // "pid (comm) state ppid pgrp …" — comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') members.push(Number(name));
+  }
+  return members;
+}
+
+/** Whether any process of the group still runs (zombies count as gone). */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const members = runningMembers(pgid);
+  return members === null ? true : members.length > 0;
 }
 
 /** Descendants of `root` (pid → its pgid), from one `ps` snapshot. */
