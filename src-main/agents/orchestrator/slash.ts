@@ -168,7 +168,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (!(await gitWorkTree(root))) return fail(`/diff needs git: ${root} is not a git repository (or git is not installed).`);
       const d = await workingDiff(root);
       if (d.status === '' && d.diff.trim() === '') return ok('No changes: the working tree matches HEAD.');
-      return ok(`${d.status}\n\n${d.diff}`.trim());
+      // Only trailing space is trimmed: git's status columns start with a meaningful space.
+      return ok(`${d.status}\n\n${d.diff}`.replace(/\s+$/, ''));
     },
   },
   {

@@ -91,3 +91,24 @@ export function writeFiles(root: string, files: Record<string, string>): void {
 export function streamedText(h: Harness, sessionId: string): string {
   return h.events(sessionId, 'text.delta').map((d) => d.text).join('');
 }
+
+/** Polls until `pick` returns a value (events arrive asynchronously, after they are persisted). */
+export async function waitFor<T>(pick: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = pick();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Waits for the next approval of a session that is still pending, and returns it. */
+export async function nextApproval(h: Harness, sessionId: string): Promise<import('../../../src-preload/contract').Approval> {
+  return waitFor(() => h.app.agents.gate.pending(sessionId)[0], 'a pending approval');
+}
+
+/** A scripted turn that calls one tool, and the closing text reply after it. */
+export function toolThenText(name: string, input: Record<string, unknown>, text = 'Done.'): Script {
+  return [{ blocks: [{ type: 'tool_use', name, input }] }, { blocks: [{ type: 'text', text }] }];
+}
