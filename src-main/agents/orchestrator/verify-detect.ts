@@ -73,7 +73,8 @@ export function detectVerifyCommand(root: string): VerifyCommand | null {
   return null;
 }
 
-const DOC_EXT = /\.(md|markdown|mdx|rst|txt|adoc|asciidoc|org)$/i;
+/** Prose formats. Plain .txt is not one: requirements.txt and test fixtures are code to verify. */
+const DOC_EXT = /\.(md|markdown|mdx|rst|adoc|asciidoc|org)$/i;
 const DOC_NAMES = /^(LICEN[CS]E|CHANGELOG|AUTHORS|NOTICE|CONTRIBUTING|CODEOWNERS|README)(\.[a-z]+)?$/i;
 
 /** Documentation-only paths do not call for running tests. */

@@ -118,7 +118,7 @@ describe('auto-verify rules', () => {
   });
   it('knows documentation paths', () => {
     for (const p of ['README.md', 'docs/guide.txt', 'doc/api/x.ts', 'CHANGELOG', 'LICENSE', 'notes.rst']) expect(isDocPath(p)).toBe(true);
-    for (const p of ['src/a.ts', 'package.json', 'Makefile', 'docsite/x.ts']) expect(isDocPath(p)).toBe(false);
+    for (const p of ['src/a.ts', 'package.json', 'Makefile', 'docsite/x.ts', 'requirements.txt']) expect(isDocPath(p)).toBe(false);
   });
   it('recognizes an explicit request to verify', () => {
     for (const s of ['fix it and run the tests', 'make sure the tests pass', 'verify the change', '修复后跑一下测试', '请验证']) expect(asksForVerification(s)).toBe(true);
