@@ -94,6 +94,10 @@ export class AgentService {
   runner: CommandRunner;
   /** Retry backoff; tests shorten it. */
   backoff: BackoffOptions = DEFAULT_BACKOFF;
+  /** Another executor for a session's input (the Claude Code executor plugs in here); null = the built-in loop. */
+  executorFor: ((sessionId: string, kind: 'chat' | 'bang' | 'slash') => ((ctx: TurnContext, input: string) => Promise<TurnEnd>) | null) | null = null;
+  /** Which executor runs a session's chat turns, for Session.executor (set by the Claude Code executor). */
+  executorName: ((sessionId: string) => 'builtin' | 'claude-code') | null = null;
   private readonly live = new Map<string, LiveTurn>();
   private readonly providers = new Map<string, ModelProvider>();
   private readonly ownerId = randomBytes(8).toString('hex');
@@ -250,6 +254,7 @@ export class AgentService {
       turnCount: s.turnCount,
       lastTurn: s.lastTurn as Session['lastTurn'],
       pendingApprovals: this.approvals.countPending(s.id),
+      ...(this.executorName ? { executor: this.executorName(s.id) } : {}),
       cost: this.costs.totals(s.id),
       createdAt: s.createdAt,
       updatedAt: s.updatedAt,
@@ -376,7 +381,7 @@ export class AgentService {
   }
 
   /** Runs one input to its end (CLI, tests). Resolves after its events are persisted and published. */
-  run(sessionId: string, input: string): Promise<RunResult> {
+  async run(sessionId: string, input: string): Promise<RunResult> {
     return this.startInput(sessionId, input).done;
   }
 
@@ -401,6 +406,8 @@ export class AgentService {
       const first = input.trim().split('\n')[0] ?? '';
       this.sessions.update(sessionId, { title: first.length > TITLE_CHARS ? first.slice(0, TITLE_CHARS - 1) + '…' : first || DEFAULT_TITLE });
     }
+    const external = this.executorFor?.(sessionId, kind) ?? null;
+    if (external) return this.begin(sessionId, newId('turn'), { input: input.trim(), kind }, (ctx) => external(ctx, input));
     return this.begin(sessionId, newId('turn'), { input: input.trim(), kind }, (ctx) => runInput(ctx, input));
   }
 
