@@ -130,6 +130,8 @@ export const Session = z.object({
     .object({ turnId: TurnId, outcome: TurnOutcome, message: z.string().nullable(), endedAt: z.number().int() })
     .nullable(),
   pendingApprovals: z.number().int().nonnegative(),
+  /** Who runs the session's chat turns (absent: the built-in loop). Set with `coder.sessions.update`. */
+  executor: z.enum(['builtin', 'claude-code']).optional(),
   cost: CostTotals,
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
