@@ -15,6 +15,8 @@ import { TerminalService } from '../terminals/terminal-service';
 import { registerTerminalHandlers } from '../terminals/handlers';
 import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
+import { CoderService } from '../coder/coder-service';
+import { registerCoderHandlers } from '../coder/handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 
 export interface HostOptions {
@@ -24,6 +26,8 @@ export interface HostOptions {
   platform: Platform;
   /** Where provider API keys live; Electron passes a safeStorage-backed store. Default: a 0600 file in the data folder. */
   secretStore?: SecretStore;
+  /** Environment overrides for every Claude Code run (tests: a temp HOME, no CLI-side API retries). */
+  coderEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -39,6 +43,7 @@ export class AppServices {
   readonly settings: SettingsService;
   readonly terminals: TerminalService;
   readonly agents: AgentService;
+  readonly coder: CoderService;
   private disposed = false;
   /** Listeners of committed event-log batches: whatever they publish was persisted first. */
   private readonly persistedListeners = new Set<(batch: readonly StoredEvent[]) => void>();
@@ -82,6 +87,8 @@ export class AppServices {
     });
     this.onEventsPersisted((batch) => this.agents.sink.onPersisted(batch));
     registerAgentHandlers(this.router, this.agents);
+    this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
+    registerCoderHandlers(this.router, this.coder);
   }
 
   static async create(options: HostOptions): Promise<AppServices> {
@@ -109,12 +116,14 @@ export class AppServices {
     await this.projects.start();
     this.terminals.start();
     this.agents.start();
+    this.coder.start();
   }
 
   /** Stops everything that runs and closes the database. Safe to call twice. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.coder.dispose();
     this.agents.dispose();
     this.terminals.dispose();
     this.projects.dispose();

@@ -158,6 +158,11 @@ class LiveRuns {
     return this.children.size;
   }
 
+  /** Synchronous: for dispose, which cannot wait for the grace period. */
+  signalAllNow(signal: NodeJS.Signals): void {
+    for (const child of this.children) if (child.pid !== undefined) signalGroup(child.pid, signal);
+  }
+
   killAllNow(): void {
     for (const child of this.children) if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     this.children.clear();

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { appEvents, appRequests } from './app';
 import { projectEvents, projectRequests } from './projects';
 import { agentEvents, agentRequests } from './agents';
+import { coderEvents, coderRequests } from './coder';
 import { terminalEvents, terminalRequests } from './terminals';
 import type { EventSpec, RequestSpec } from './define';
 
@@ -11,6 +12,7 @@ export * from './app';
 export * from './projects';
 export * from './terminals';
 export * from './agents';
+export * from './coder';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -22,6 +24,7 @@ export const requests = {
   ...projectRequests,
   ...terminalRequests,
   ...agentRequests,
+  ...coderRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
@@ -29,6 +32,7 @@ export const events = {
   ...projectEvents,
   ...terminalEvents,
   ...agentEvents,
+  ...coderEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;

@@ -8,7 +8,9 @@
  * replayed as deltas. Subagent traffic (`parent_tool_use_id` set) is left out of the
  * transcript: the Task tool's card shows the subagent's final answer.
  */
-import type { AgentEventData, Message, MessageBlock, TokenUsage } from '../../../src-preload/contract';
+import type { AgentEventData, Message, TokenUsage } from '../../../src-preload/contract';
+import type { MessageKind, MessageRole, StoredBlock } from '../../agents/store/blocks';
+import { toContractBlocks } from '../../agents/store/blocks';
 import { engineToolName } from './tool-map';
 import type { StreamMessage } from './stream-json';
 import { readResult } from './stream-json';
@@ -26,6 +28,12 @@ export interface MapperContext {
   now(): number;
   /** USD for one model call at the profile's prices; null when the profile has none. */
   price?: ((usage: TokenUsage) => number) | null;
+  /**
+   * Where transcript messages go. Given (a Flightdeck session), the engine persists the message
+   * in the stored form (thinking signatures kept) and emits its own `message` event; absent,
+   * the mapper emits the `message` event itself.
+   */
+  persist?: ((role: MessageRole, kind: MessageKind, blocks: StoredBlock[]) => void) | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -76,10 +84,12 @@ function exitCodeOf(tool: string, text: string, isError: boolean): number | null
   return isError ? null : 0;
 }
 
-function toBlock(b: unknown): MessageBlock | null {
+function toStoredBlock(b: unknown): StoredBlock | null {
   if (!isObj(b)) return null;
   if (b.type === 'text' && typeof b.text === 'string') return { type: 'text', text: b.text };
-  if (b.type === 'thinking' && typeof b.thinking === 'string') return { type: 'thinking', thinking: b.thinking };
+  if (b.type === 'thinking' && typeof b.thinking === 'string') {
+    return typeof b.signature === 'string' && b.signature !== '' ? { type: 'thinking', thinking: b.thinking, signature: b.signature } : { type: 'thinking', thinking: b.thinking };
+  }
   if (b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') {
     return { type: 'tool_use', id: b.id, name: engineToolName(b.name), input: isObj(b.input) ? b.input : {} };
   }
@@ -93,7 +103,7 @@ export class StreamEventMapper {
   private currentStreamId: string | null = null;
   private currentStreamModel: string | null = null;
   /** The assistant message being assembled from per-block lines. */
-  private pending: { id: string; blocks: MessageBlock[] } | null = null;
+  private pending: { id: string; blocks: StoredBlock[] } | null = null;
   private readonly tools = new Map<string, { tool: string; startedAt: number }>();
   /** Content block index → tool_use id, for the model call streaming now. */
   private readonly blockTools = new Map<number, string>();
@@ -133,11 +143,16 @@ export class StreamEventMapper {
     const p = this.pending;
     this.pending = null;
     if (!p || p.blocks.length === 0) return [];
-    return [{ type: 'message', message: this.message('assistant', 'chat', p.blocks) }];
+    return this.message('assistant', 'chat', p.blocks);
   }
 
-  private message(role: Message['role'], kind: Message['kind'], blocks: MessageBlock[]): Message {
-    return { id: this.ctx.newMessageId(), sessionId: this.ctx.sessionId, turnId: this.ctx.turnId, role, kind, blocks, createdAt: this.ctx.now() };
+  private message(role: MessageRole, kind: MessageKind, blocks: StoredBlock[]): AgentEventData[] {
+    if (this.ctx.persist) {
+      this.ctx.persist(role, kind, blocks);
+      return [];
+    }
+    const message: Message = { id: this.ctx.newMessageId(), sessionId: this.ctx.sessionId, turnId: this.ctx.turnId, role, kind, blocks: toContractBlocks(blocks), createdAt: this.ctx.now() };
+    return [{ type: 'message', message }];
   }
 
   private usd(usage: TokenUsage): number {
@@ -216,7 +231,7 @@ export class StreamEventMapper {
     this.lastAssistantId = id;
     this.pending ??= { id, blocks: [] };
     for (const raw of content) {
-      const block = toBlock(raw);
+      const block = toStoredBlock(raw);
       if (!block) continue;
       const index = this.pending.blocks.length;
       this.pending.blocks.push(block);
@@ -245,8 +260,8 @@ export class StreamEventMapper {
     const msg = isObj(m.message) ? m.message : {};
     const content = Array.isArray(msg.content) ? msg.content : typeof msg.content === 'string' ? [{ type: 'text', text: msg.content }] : [];
     const out: AgentEventData[] = [];
-    const results: MessageBlock[] = [];
-    const texts: MessageBlock[] = [];
+    const results: StoredBlock[] = [];
+    const texts: StoredBlock[] = [];
     for (const b of content) {
       if (!isObj(b)) continue;
       if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
@@ -254,7 +269,7 @@ export class StreamEventMapper {
         const tool = known?.tool ?? 'tool';
         const text = cap(toolResultText(b.content));
         const isError = b.is_error === true;
-        results.push({ type: 'tool_result', toolUseId: b.tool_use_id, content: text, isError });
+        results.push({ type: 'tool_result', tool_use_id: b.tool_use_id, content: text, is_error: isError });
         out.push({
           type: 'tool.result',
           toolUseId: b.tool_use_id,
@@ -268,9 +283,9 @@ export class StreamEventMapper {
         texts.push({ type: 'text', text: b.text });
       }
     }
-    if (results.length > 0) out.push({ type: 'message', message: this.message('tool', 'chat', results) });
+    if (results.length > 0) out.push(...this.message('tool', 'chat', results));
     // Text the CLI injects on its own (e.g. a nudge after an empty reply) is a note, not the user's words.
-    if (texts.length > 0) out.push({ type: 'message', message: this.message('user', m.isSynthetic === true ? 'note' : 'chat', texts) });
+    if (texts.length > 0) out.push(...this.message('user', m.isSynthetic === true ? 'note' : 'chat', texts));
     return out;
   }
 

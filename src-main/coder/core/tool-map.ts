@@ -42,6 +42,21 @@ export function toolPaths(claudeTool: string, input: Record<string, unknown>): s
   return fields.map((f) => input[f]).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
 }
 
+/**
+ * Claude Code's input with its (absolute) file fields written relative to cd where they are
+ * inside it: what approvals show ("write src/a.ts", not a temp-folder path) and what the gate,
+ * which resolves relative paths against the same root, confines just the same.
+ */
+export function withRelativePaths(claudeTool: string, input: Record<string, unknown>, cd: string): Record<string, unknown> {
+  if (!isFileTool(claudeTool)) return input;
+  const out: Record<string, unknown> = { ...input };
+  for (const field of ['file_path', 'notebook_path', 'path']) {
+    const v = out[field];
+    if (typeof v === 'string' && v.startsWith('/') && isInside(cd, v) && v !== cd) out[field] = v.slice(cd.length + (cd.endsWith('/') ? 0 : 1));
+  }
+  return out;
+}
+
 /** The engine's input shape for a call (what its policy and approval dialog read). */
 export function engineToolInput(claudeTool: string, input: Record<string, unknown>, relPath: (p: string) => string): Record<string, unknown> {
   const tool = engineToolName(claudeTool);

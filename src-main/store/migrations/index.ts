@@ -1,6 +1,7 @@
 import type { Database } from '../db';
 import { m001Foundation } from './001-foundation';
 import { m002Agents } from './002-agents';
+import { m003Coder } from './003-coder';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -10,4 +11,5 @@ export type Migration = (db: Database) => void;
 export const MIGRATIONS: readonly Migration[] = [
   m001Foundation,
   m002Agents,
+  m003Coder,
 ];
