@@ -3,6 +3,7 @@ import { projectsCommand } from './projects';
 import { serveCommand } from './serve';
 import { chatCommand } from './chat';
 import { profilesCommand } from './profiles';
+import { coderCommand } from './coder';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -10,4 +11,5 @@ export const COMMANDS: readonly CliCommand[] = [
   projectsCommand,
   chatCommand,
   profilesCommand,
+  coderCommand,
 ];
