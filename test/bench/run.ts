@@ -20,3 +20,5 @@ for (const [name, load] of Object.entries(BENCHES)) {
   }
 }
 process.stdout.write(JSON.stringify(results, null, 2) + '\n');
+
+export {};

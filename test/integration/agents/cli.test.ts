@@ -79,7 +79,7 @@ describe('flightdeck chat and profiles', () => {
   });
 
   it('--approve allow|deny|ask decides approvals headlessly; ask without a TTY denies', async () => {
-    const writeA = { blocks: [{ type: 'tool_use', name: 'write', input: { path: 'a.txt', content: 'A' } }] } as const;
+    const writeA: Script[number] = { blocks: [{ type: 'tool_use', name: 'write', input: { path: 'a.txt', content: 'A' } }] };
     const { data, repo } = await setup([writeA, { blocks: [{ type: 'text', text: 'done' }] }, writeA, { blocks: [{ type: 'text', text: 'done' }] }, writeA, { blocks: [{ type: 'text', text: 'done' }] }]);
     const denied = await cli('chat', '--cwd', repo, '--approve', 'deny', '--data-dir', data, 'write a');
     expect(denied.out).toContain('✘ denied: write a.txt (Denied by --approve deny (headless run).)');

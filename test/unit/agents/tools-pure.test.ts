@@ -1,7 +1,7 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyPatchInput, PatchInput, previewDiff } from '../../../src-main/agents/orchestrator/../tools/patch-apply';
+import { applyPatchInput, PatchInput, previewDiff } from '../../../src-main/agents/tools/patch-apply';
 import { resolveInRoot, ToolError } from '../../../src-main/agents/tools/root-guard';
 import { CappedOutput, commandEnv } from '../../../src-main/agents/tools/command-runner';
 import { readProjectConfig, updateProjectConfig } from '../../../src-main/agents/orchestrator/project-config';
@@ -99,7 +99,7 @@ describe('project config (.flightdeck/config.yml)', () => {
     mkdirSync(join(root, '.flightdeck'), { recursive: true });
     writeFileSync(join(root, '.flightdeck/config.yml'), '# mine\nfeatures:\n  base: main # keep\nworkflow:\n  max_verify_attempts: 3\n');
     updateProjectConfig(root, [[['agent', 'profile'], 'glm']]);
-    const text = require('node:fs').readFileSync(join(root, '.flightdeck/config.yml'), 'utf8') as string;
+    const text = readFileSync(join(root, '.flightdeck/config.yml'), 'utf8');
     expect(text).toContain('# mine');
     expect(text).toContain('base: main # keep');
     expect(readProjectConfig(root).config).toMatchObject({ agent: { profile: 'glm' }, workflow: { maxVerifyAttempts: 3 } });
@@ -110,7 +110,7 @@ describe('project config (.flightdeck/config.yml)', () => {
     writeFileSync(join(root, '.flightdeck/config.yml'), 'a: [unclosed\n');
     expect(readProjectConfig(root).problem).toMatch(/not valid YAML/);
     expect(() => updateProjectConfig(root, [[['agent', 'model'], 'x']])).toThrow(/nothing was changed/);
-    expect(require('node:fs').readFileSync(join(root, '.flightdeck/config.yml'), 'utf8')).toBe('a: [unclosed\n');
+    expect(readFileSync(join(root, '.flightdeck/config.yml'), 'utf8')).toBe('a: [unclosed\n');
   });
 });
 
