@@ -86,7 +86,7 @@ export const writeTool: Tool = {
     await ctx.beforeWrite(p.rel);
     mkdirSync(dirname(p.abs), { recursive: true });
     writeFileSync(p.abs, input.content);
-    const lines = input.content.split('\n').length;
+    const lines = input.content === '' ? 0 : input.content.split('\n').length - (input.content.endsWith('\n') ? 1 : 0);
     return { content: `${existed ? 'Overwrote' : 'Created'} ${p.rel} (${lines} line${lines === 1 ? '' : 's'}).`, isError: false, edited: p.rel };
   },
 };

@@ -53,7 +53,7 @@ export function ApprovalDialog() {
                 'A session'
               )}{' '}
               asks to run <strong>{current.tool}</strong>
-              {current.source !== 'builtin' ? ` (via ${current.source})` : ''}
+              {current.source === 'claude-code' ? ' (via Claude Code)' : ''}
             </p>
             <h2 className="approval-summary mono" data-testid="approval-summary">
               {current.summary}

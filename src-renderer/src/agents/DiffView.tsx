@@ -1,6 +1,8 @@
 /** A unified diff with added, removed and hunk lines coloured. */
 export function DiffView({ diff, testId }: { diff: string; testId?: string }) {
-  const lines = diff.split('\n');
+  // The patch library's "Index:" and "====" preamble says nothing the file lines do not.
+  const lines = diff.split('\n').filter((l) => !/^(Index: |={10,})/.test(l));
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return (
     <pre className="diff" data-testid={testId}>
       {lines.map((line, i) => {

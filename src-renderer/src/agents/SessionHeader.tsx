@@ -1,5 +1,6 @@
 import type { AgentMode, Session } from '../../../src-preload/contract/agents';
 import { useAppStore } from '../store';
+import { ExecutorControl } from '../coder/ExecutorControl';
 
 const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
@@ -37,6 +38,7 @@ export function SessionHeader({ session }: { session: Session }) {
         {session.pendingApprovals > 0 && <span className="badge badge-warn">{session.pendingApprovals} to approve</span>}
       </div>
       <div className="session-controls">
+        <ExecutorControl session={session} />
         <div className="segmented small" role="radiogroup" aria-label="Mode" data-testid="mode-switcher">
           {MODES.map((m) => (
             <button key={m.value} role="radio" aria-checked={session.mode === m.value} title={m.help} className={session.mode === m.value ? 'active' : ''} onClick={() => void update(session.id, { mode: m.value })}>

@@ -30,10 +30,13 @@ export function ToolCard({ item }: { item: ToolItem }) {
       </button>
       {open && (
         <div className="tool-body">
-          {item.decision && item.decision.decision !== 'allow' && (
+          {item.decision && item.decision.decision !== 'allow' && item.approval?.status !== 'approved' && (
             <p className={`tool-decision ${item.decision.decision}`}>
               {item.decision.decision === 'deny' ? 'Refused' : 'Asked'}: {item.decision.reason}
             </p>
+          )}
+          {item.approval?.status === 'approved' && (
+            <p className="tool-decision approved">{item.approval.decision === 'approve_session' ? `Approved for this session (${item.approval.sessionRule})` : 'Approved once'}</p>
           )}
           {item.approval?.status === 'denied' && item.approval.decisionReason && <p className="tool-decision deny">Denied: {item.approval.decisionReason}</p>}
           {diff ? (
