@@ -1,3 +1,4 @@
+import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import type { IPty } from 'node-pty';
 import { DataBatcher } from '../batcher';
 import { FLOW_HIGH_WATERMARK_CHARS, FLOW_LOW_WATERMARK_CHARS, HOST_IPC_BACKLOG_MAX_CHARS, KILL_GRACE_MS } from '../constants';
@@ -25,15 +26,27 @@ export class HostTerminal {
   private ipcBacklog = 0;
   private paused = false;
   private exited = false;
+  /** The pty's leader exited: what is left in the kernel buffer is read at once, flow control or not. */
+  private leaderGone = false;
+  private exitPoll: NodeJS.Timeout | null = null;
+  private drainTimer: NodeJS.Timeout | null = null;
+  /** Our own handle on the pty's slave side (see holdSlave). */
+  private slaveFd: number | null = null;
 
   constructor(
     private readonly pty: IPty,
     private readonly sink: HostTerminalSink,
   ) {
     this.batcher = new DataBatcher((bytes) => this.send(bytes));
+    this.holdSlave();
     pty.onData((chunk) => this.onChunk(chunk as unknown as Uint8Array));
+    this.exitPoll = setInterval(() => this.checkLeader(), EXIT_POLL_MS);
     pty.onExit(({ exitCode, signal }) => {
       this.exited = true;
+      this.stopExitPoll();
+      if (this.drainTimer) clearTimeout(this.drainTimer);
+      if (this.slaveFd !== null) closeSync(this.slaveFd);
+      this.slaveFd = null;
       // The last bytes (and an incomplete trailing character, as U+FFFD) go out before the exit.
       const rest = this.splitter.flush();
       if (rest.length > 0) this.batcher.write(rest);
@@ -106,6 +119,7 @@ export class HostTerminal {
   }
 
   private onChunk(chunk: Uint8Array): void {
+    if (this.leaderGone) this.armDrain();
     const whole = this.splitter.write(chunk);
     if (whole.length > 0) this.batcher.write(whole);
     this.updateFlow();
@@ -130,15 +144,79 @@ export class HostTerminal {
     if (this.exited) return;
     const unacked = this.consumed === null ? 0 : this.sent + this.batcher.pending - this.consumed;
     const backlog = this.ipcBacklog;
-    if (!this.paused && (unacked > FLOW_HIGH_WATERMARK_CHARS || backlog > HOST_IPC_BACKLOG_MAX_CHARS)) {
+    if (!this.paused && !this.leaderGone && (unacked > FLOW_HIGH_WATERMARK_CHARS || backlog > HOST_IPC_BACKLOG_MAX_CHARS)) {
       this.paused = true;
       this.pty.pause();
       this.sink.flow(true);
-    } else if (this.paused && unacked < FLOW_LOW_WATERMARK_CHARS && backlog < HOST_IPC_BACKLOG_MAX_CHARS / 2) {
+    } else if (this.paused && (this.leaderGone || (unacked < FLOW_LOW_WATERMARK_CHARS && backlog < HOST_IPC_BACKLOG_MAX_CHARS / 2))) {
       this.paused = false;
       this.pty.resume();
       this.sink.flow(false);
     }
+  }
+
+  /**
+   * Linux drops the tail of a pty's output when its last writer exits: libuv treats the hang-up
+   * that follows a short read as end of file while the kernel still holds data (node-pty #72,
+   * #85, #726). Holding the slave side open ourselves means there is no hang-up, so every byte
+   * is read; the exit is then detected by watching the leader (below).
+   */
+  private holdSlave(): void {
+    const slave = (this.pty as unknown as { _pty?: unknown })._pty;
+    if (typeof slave !== 'string' || !slave.startsWith('/dev/')) return;
+    try {
+      this.slaveFd = openSync(slave, fsConstants.O_RDWR | fsConstants.O_NOCTTY | fsConstants.O_NONBLOCK);
+    } catch {
+      // Without it we fall back to node-pty's own handling (which may lose a tail on exit).
+      this.slaveFd = null;
+    }
+  }
+
+  /**
+   * node-pty reaps the leader, then waits (at most 200 ms) for the pty to close before reporting
+   * the exit and destroying the socket — with the slave held open it never closes by itself. So
+   * once the leader is gone we read on regardless of flow control and, when the output has been
+   * quiet for a moment, end the stream ourselves so the exit is reported without that delay.
+   */
+  private checkLeader(): void {
+    if (this.leaderGone || isAlive(this.pty.pid)) return;
+    this.leaderGone = true;
+    this.stopExitPoll();
+    this.updateFlow();
+    this.armDrain();
+  }
+
+  private armDrain(): void {
+    if (this.exited) return;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = setTimeout(() => {
+      this.drainTimer = null;
+      const socket = (this.pty as unknown as { _socket?: { destroy(): void } })._socket;
+      socket?.destroy();
+    }, DRAIN_QUIET_MS);
+  }
+
+  private stopExitPoll(): void {
+    if (this.exitPoll) clearInterval(this.exitPoll);
+    this.exitPoll = null;
+  }
+}
+
+/** How often a pty's leader is checked for having exited; one cheap kill(pid, 0) per terminal. */
+const EXIT_POLL_MS = 20;
+/**
+ * After the leader exited, output quiet this long means the kernel buffer is drained (the last
+ * bytes are already queued when the process is reaped). Well under node-pty's own 200 ms.
+ */
+const DRAIN_QUIET_MS = 30;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM means it exists but is not ours to signal: still alive.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
