@@ -1,9 +1,10 @@
-import { app, BrowserWindow, dialog, ipcMain, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isTopic } from '../../src-preload/contract';
 import { IPC } from '../../src-preload/electron/ipc-names';
 import { AppServices } from '../app/services';
+import { chooseSecretStore } from '../agents/provider/secrets';
 import { Subscriptions } from '../bridge/event-hub';
 import { createLogger } from '../platform/logger';
 import { resolveDataDir } from '../platform/paths';
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
     services = await AppServices.create({
       dataDir,
       logger: log,
+      // API keys encrypted by the OS keychain when it offers encryption.
+      secretStore: chooseSecretStore(dataDir, safeStorage),
       platform: {
         runtime: 'electron',
         pickFolder: async (title) => {
