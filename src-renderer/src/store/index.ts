@@ -5,8 +5,9 @@ import { createAppSlice, type AppSlice } from './app-slice';
 import { createProjectsSlice, type ProjectsSlice } from './projects-slice';
 import { createToastSlice, type ToastSlice } from './toast-slice';
 import { createAgentsSlice, type AgentsSlice } from './agents-slice';
+import { createCoderSlice, type CoderSlice } from './coder-slice';
 
-export type AppState = AppSlice & ProjectsSlice & ToastSlice & AgentsSlice;
+export type AppState = AppSlice & ProjectsSlice & ToastSlice & AgentsSlice & CoderSlice;
 export type AppStore = StoreApi<AppState>;
 export type SliceCreator<S> = (set: StoreApi<AppState>['setState'], get: StoreApi<AppState>['getState'], client: Client) => S;
 
@@ -17,6 +18,7 @@ export function createAppStore(client: Client): AppStore {
     ...createProjectsSlice(set, get, client),
     ...createToastSlice(set, get, client),
     ...createAgentsSlice(set, get, client),
+    ...createCoderSlice(set, get, client),
   }));
 }
 

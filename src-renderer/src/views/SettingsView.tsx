@@ -1,6 +1,7 @@
 import type { Theme } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
 import { AgentSettingsPanel, ProvidersPanel } from '../agents/ProvidersPanel';
+import { ClaudeCodePanel } from '../coder/ClaudeCodePanel';
 
 const THEMES: Array<{ value: Theme; label: string }> = [
   { value: 'system', label: 'System' },
@@ -61,6 +62,7 @@ export function SettingsView() {
       </div>
       <ProvidersPanel />
       <AgentSettingsPanel />
+      <ClaudeCodePanel />
       <div className="panel">
         <h3>Data</h3>
         <div className="setting-row">
