@@ -399,6 +399,8 @@ export class AgentService {
 
   private startInput(sessionId: string, input: string): LiveTurn {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
+    // Checked before anything changes: a second input must not cancel the running turn's approvals.
+    if (this.live.has(sessionId)) throw new AppError('conflict', 'A turn is already running in this session; wait for it or cancel it.');
     const s = this.record(sessionId);
     const kind = inputKind(input);
     if (s.status === 'interrupted' || s.status === 'awaiting_approval') this.gate.cancelPending(sessionId, 'New input replaced the interrupted turn.');

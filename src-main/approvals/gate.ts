@@ -173,13 +173,16 @@ export class ApprovalGate {
     });
     const auto = this.autoAnswers.get(spec.sessionId);
     if (auto) {
+      const settleWith = (decision: ApprovalDecision, reason?: string) => {
+        try {
+          if (this.repo.get(id)?.status === 'pending') this.answer(id, decision, reason);
+        } catch {
+          // The app is closing (database gone) or the approval was answered elsewhere meanwhile.
+        }
+      };
       void auto(approval).then(
-        (d) => {
-          if (this.repo.get(id)?.status === 'pending') this.answer(id, d.decision, d.reason);
-        },
-        () => {
-          if (this.repo.get(id)?.status === 'pending') this.answer(id, 'deny', 'The approval prompt failed.');
-        },
+        (d) => settleWith(d.decision, d.reason),
+        () => settleWith('deny', 'The approval prompt failed.'),
       );
     }
     return waiting;

@@ -74,6 +74,13 @@ export async function harness(script: Script = [], opts: { repo?: string } = {})
       wire(started.app);
     },
     async cleanup() {
+      // Every stored event of a live session was published: none was dropped for not fitting the contract.
+      await started.app.agents.sink.flushed();
+      for (const s of started.app.agents.listSessions()) {
+        const stored = started.app.agents.sink.read(s.id, 1, 100_000).map((e) => e.seq);
+        const shown = published.filter((e) => e.sessionId === s.id).map((e) => e.seq);
+        if (JSON.stringify(stored) !== JSON.stringify(shown)) throw new Error(`session ${s.id}: stored seqs ${stored.length} != published ${shown.length}`);
+      }
       started.app.dispose();
       await server.close();
       data.cleanup();

@@ -78,3 +78,21 @@ describe('persistence and resume across restarts (seed 001 §10)', () => {
     await expect(h.app.agents.run(alive, 'hi')).rejects.toThrow(/another Flightdeck process/);
   });
 });
+
+describe('denying after a restart', () => {
+  it('the denial reaches the model and the resumed turn goes on', async () => {
+    h = await harness([
+      { blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'touch nope.txt' } }] },
+      { match: { userPattern: 'not after a restart' }, blocks: [{ type: 'text', text: 'Understood, skipping it.' }] },
+    ]);
+    const id = h.session();
+    void h.app.agents.run(id, 'touch it');
+    const a = await nextApproval(h, id);
+    await h.restart();
+    h.app.agents.gate.answer(a.id, 'deny', 'not after a restart');
+    const r = await (await waitFor(() => h.app.agents.running(id), 'the resumed turn'));
+    expect(r.outcome).toBe('completed');
+    expect(existsSync(join(h.repo, 'nope.txt'))).toBe(false);
+    expect(h.server.pendingTurns()).toBe(0);
+  });
+});
