@@ -200,4 +200,22 @@ describe('a session whose executor is Claude Code', () => {
     const r = await running;
     expect(r.outcome).toBe('cancelled');
   });
+
+  it('the plan-mode coder tool delegates a step and returns the seed result; inner writes still ask', async () => {
+    h = await sessionHarness([
+      { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: 'step1.txt', content: 'done\n' } }] },
+      { match: { userPattern: 'File created successfully' }, blocks: [{ type: 'text', text: 'Step 1 implemented.' }] },
+    ]);
+    const s = h.app.agents.createSession({ root: h.repo, mode: 'plan' });
+    const answered = answerNext(h, s.id, 'approve_once');
+    const out = await h.app.coder.runPlanTool({ PROMPT: 'Implement step 1: create step1.txt' }, { sessionId: s.id, turnId: null, signal: new AbortController().signal });
+    expect(await answered).toBe('write step1.txt');
+    expect(out.isError).toBe(false);
+    expect(JSON.parse(out.content)).toEqual({ success: true, tool: 'coder', SESSION_ID: expect.any(String), result: 'Step 1 implemented.' });
+    expect(readFileSync(join(h.repo, 'step1.txt'), 'utf8')).toBe('done\n');
+    const refused = await h.app.coder.runPlanTool({ PROMPT: 'x', sandbox: 'danger-full-access' }, { sessionId: s.id, turnId: null, signal: new AbortController().signal });
+    expect(JSON.parse(refused.content)).toMatchObject({ success: false, error_kind: 'config_error' });
+    const bad = await h.app.coder.runPlanTool({ PROMPT: 'x', cd: '/elsewhere' }, { sessionId: s.id, turnId: null, signal: new AbortController().signal });
+    expect(JSON.parse(bad.content)).toMatchObject({ success: false, error_kind: 'config_error', error: expect.stringContaining('unknown parameter: cd') });
+  });
 });

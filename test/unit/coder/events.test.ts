@@ -113,4 +113,16 @@ describe('stream-json → agent events (captured lines)', () => {
     expect(mapper.map({ type: 'something_new' })).toEqual([]);
     expect(mapper.map({ type: 'system', subtype: 'status' })).toEqual([]);
   });
+
+  it('hands transcript messages to the engine in stored form, thinking signatures kept', () => {
+    const persisted: Array<{ role: string; kind: string; blocks: unknown[] }> = [];
+    const { events } = mapCapture('text-partial', { persist: (role, kind, blocks) => persisted.push({ role, kind, blocks }) });
+    expect(events.some((e) => e.type === 'message')).toBe(false);
+    expect(persisted).toEqual([{ role: 'assistant', kind: 'chat', blocks: [{ type: 'thinking', thinking: 'Let me think about it.', signature: expect.any(String) }, { type: 'text', text: 'All done here.' }] }]);
+    const tools: typeof persisted = [];
+    mapCapture('write-partial', { persist: (role, kind, blocks) => tools.push({ role, kind, blocks }) });
+    expect(tools.map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(tools[0]!.blocks[1]).toMatchObject({ type: 'tool_use', name: 'write', input: { file_path: 'hello.txt' } });
+    expect(tools[1]!.blocks[0]).toMatchObject({ type: 'tool_result', tool_use_id: expect.any(String), is_error: false });
+  });
 });

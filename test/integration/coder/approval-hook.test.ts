@@ -1,0 +1,109 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHookServer, type HookServer, type ToolApprovalRequest } from '../../../src-main/coder/approval-hook';
+import { tempDir } from '../../support/temp';
+
+let server: HookServer | undefined;
+const dirs: Array<{ cleanup(): void }> = [];
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  for (const d of dirs.splice(0)) d.cleanup();
+});
+
+function workdir(): string {
+  const d = tempDir('fd-hook-');
+  dirs.push(d);
+  return d.path;
+}
+
+async function post(body: unknown, secret: string | null, raw?: string): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(server!.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(secret !== null ? { authorization: `Bearer ${secret}` } : {}) },
+    body: raw ?? JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+const decision = (r: { json: unknown }) => (r.json as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+
+describe('the PreToolUse HTTP hook', () => {
+  it('refuses requests without the run secret', async () => {
+    server = await startHookServer({ cd: workdir(), sandbox: 'workspace-write', gate: null });
+    expect((await post({ tool_name: 'Bash', tool_input: { command: 'ls' } }, null)).status).toBe(403);
+    expect((await post({ tool_name: 'Bash', tool_input: { command: 'ls' } }, 'wrong')).status).toBe(403);
+    expect((await fetch(server.url.replace('/pre-tool-use', '/other'), { method: 'POST' })).status).toBe(404);
+  });
+
+  it('answers in Claude Code hook format, asking the gate with engine names and relative paths', async () => {
+    const cd = workdir();
+    const seen: ToolApprovalRequest[] = [];
+    server = await startHookServer({ cd, sandbox: 'workspace-write', gate: { decide: async (r) => (seen.push(r), { allow: r.tool !== 'bash', reason: 'because' }) } });
+    const write = await post({ tool_name: 'Write', tool_input: { file_path: join(cd, 'src/a.ts'), content: 'x' }, tool_use_id: 'toolu_1', session_id: 's1' }, server.secret);
+    expect(decision(write)).toEqual({ hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'because' });
+    const bash = await post({ tool_name: 'Bash', tool_input: { command: 'npm test' } }, server.secret);
+    expect(decision(bash).permissionDecision).toBe('deny');
+    expect(seen.map((r) => [r.tool, r.summary, r.toolUseId, r.claudeSessionId])).toEqual([
+      ['write', 'write src/a.ts', 'toolu_1', 's1'],
+      ['bash', 'npm test', '', null],
+    ]);
+  });
+
+  it('fails closed: unreadable bodies, unnamed tools and gate errors are denials', async () => {
+    server = await startHookServer({ cd: workdir(), sandbox: 'workspace-write', gate: { decide: async () => { throw new Error('database is closed'); } } });
+    expect(decision(await post(null, server.secret, '{nope')).permissionDecision).toBe('deny');
+    expect(decision(await post({ tool_input: {} }, server.secret)).permissionDecision).toBe('deny');
+    const failed = decision(await post({ tool_name: 'Bash', tool_input: { command: 'ls' } }, server.secret));
+    expect(failed).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('database is closed') });
+  });
+
+  it('confines file tools to cd, symlinks included, except in danger-full-access', async () => {
+    const cd = workdir();
+    const outside = workdir();
+    symlinkSync(outside, join(cd, 'escape'));
+    mkdirSync(join(cd, 'inside'));
+    let asked = 0;
+    const gate = { decide: async () => (asked++, { allow: true, reason: 'ok' }) };
+    server = await startHookServer({ cd, sandbox: 'workspace-write', gate });
+    const viaLink = decision(await post({ tool_name: 'Write', tool_input: { file_path: join(cd, 'escape/x.txt'), content: 'x' } }, server.secret));
+    expect(viaLink).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('outside the working folder') });
+    expect(decision(await post({ tool_name: 'Read', tool_input: { file_path: '/etc/hostname' } }, server.secret)).permissionDecision).toBe('deny');
+    expect(decision(await post({ tool_name: 'Grep', tool_input: { pattern: 'x', path: join(cd, 'inside') } }, server.secret)).permissionDecision).toBe('allow');
+    expect(asked).toBe(1);
+    await server.close();
+    server = await startHookServer({ cd, sandbox: 'danger-full-access', gate });
+    expect(decision(await post({ tool_name: 'Read', tool_input: { file_path: '/etc/hostname' } }, server.secret)).permissionDecision).toBe('allow');
+  });
+
+  it('tells the gate when Claude Code gives up waiting, and reports pending decisions', async () => {
+    let aborted = false;
+    let started!: () => void;
+    const waiting = new Promise<void>((r) => (started = r));
+    server = await startHookServer({
+      cd: workdir(),
+      sandbox: 'workspace-write',
+      gate: {
+        decide: (_r, signal) =>
+          new Promise((resolve) => {
+            started();
+            signal.addEventListener('abort', () => {
+              aborted = true;
+              resolve({ allow: false, reason: 'aborted' });
+            });
+          }),
+      },
+    });
+    const ctl = new AbortController();
+    const request = fetch(server.url, { method: 'POST', headers: { authorization: `Bearer ${server.secret}` }, body: JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' } }), signal: ctl.signal }).catch(() => null);
+    await waiting;
+    expect(server.pending()).toBe(1);
+    ctl.abort();
+    await request;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(aborted).toBe(true);
+    expect(server.pending()).toBe(0);
+  });
+});
