@@ -5,7 +5,7 @@
  * (tool switch, hard floor, mode, session rules, preset, then the user) for executors other
  * than the built-in loop, e.g. the Claude Code executor routing its tool requests here.
  */
-import { AppError, type AgentEventData, type AgentMode, type Approval, type ApprovalDecision, type PolicyPreset, type RiskLevel } from '../../src-preload/contract';
+import { AppError, SessionId, type AgentEventData, type AgentMode, type Approval, type ApprovalDecision, type PolicyPreset, type RiskLevel } from '../../src-preload/contract';
 import { newId } from '../agents/ids';
 import { decideTool, type PolicyResult } from '../agents/policy/policy';
 import type { HardFloorContext } from '../agents/policy/hard-floor';
@@ -83,6 +83,7 @@ export function approvalDiff(root: string | null, tool: string, input: Record<st
 }
 
 export interface DecideRequest {
+  /** An agent session id (`ses-…`); it need not belong to the built-in loop. */
   sessionId: string;
   /** Engine tool name, or another executor's (Bash, Write, Edit…), mapped onto the engine's. */
   tool: string;
@@ -245,6 +246,8 @@ export class ApprovalGate {
    * Events (`tool.decision`, `approval.*`) go into the session's stream like the loop's own.
    */
   async decide(req: DecideRequest): Promise<{ allow: boolean; reason: string }> {
+    // Approvals and events are keyed by session; the contract only carries `ses-…` ids.
+    if (!SessionId.safeParse(req.sessionId).success) throw new AppError('invalid_input', `decide() needs an agent session id (ses-…), got "${req.sessionId}".`);
     const { tool, input } = normalizeExternalTool(req.tool, req.input);
     const toolUseId = req.toolUseId ?? newId('tool');
     const turnId = req.turnId ?? null;

@@ -189,3 +189,10 @@ describe('the reusable gate for other executors', () => {
     expect(h.events(id, 'tool.decision').map((d) => d.decision)).toEqual(['allow', 'deny', 'deny', 'ask', 'allow', 'ask']);
   });
 });
+
+describe('decide() input checks', () => {
+  it('refuses ids that are not session ids', async () => {
+    h = await harness();
+    await expect(h.app.agents.decide({ sessionId: 'claude-123', tool: 'Bash', input: { command: 'ls' } })).rejects.toThrow(/needs an agent session id/);
+  });
+});
