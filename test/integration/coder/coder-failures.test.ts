@@ -121,4 +121,11 @@ describe('Coder failures, each with its error_kind', () => {
     const r = await h.run({}, { backend: { baseUrl: h.server.url, apiKey: ' ', model: 'm' } });
     expect(r).toMatchObject({ success: false, error_kind: 'config_error', error: expect.stringContaining('no API key') });
   });
+
+  it('unexpected_exception: a failure of our own becomes a result, not a crash', async () => {
+    h = await coderHarness([]);
+    const r = await h.run({}, { onAttempt: () => { throw new Error('observer blew up'); } });
+    expect(r).toMatchObject({ success: false, error_kind: 'unexpected_exception', error: expect.stringContaining('observer blew up') });
+    expect(h.server.requests).toHaveLength(0);
+  });
 });

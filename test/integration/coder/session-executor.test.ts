@@ -178,6 +178,12 @@ describe('a session whose executor is Claude Code', () => {
     expect(requestText(h.server.mainRequests()[0]!.body)).toContain('Zebra scope only.');
     expect(h.app.coder.sessionConfig(id).injected.map((f) => f.path)).toEqual(['ai/contracts/current.md']);
     expect(h.events(id).find((e) => e.type === 'notice' && e.text.includes('ai/contracts/current.md'))).toBeTruthy();
+    const info = await h.app.coder.constraints(h.repo);
+    expect(info.files.map((f) => [f.path, f.exists])).toEqual([
+      ['ai/contracts/current.md', true],
+      ['ai/implementer_guardrails.md', false],
+      ['ai/engineering_codex.md', false],
+    ]);
   });
 
   it('reports a failure with its error kind, and ! commands stay with the engine', async () => {
