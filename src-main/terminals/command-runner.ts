@@ -103,6 +103,15 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
   o.signal?.throwIfAborted();
   const started = Date.now();
   const shell = commandShell();
+  const capture = new OutputCapture(o.outputCapBytes ?? DEFAULT_COMMAND_OUTPUT_CAP_BYTES);
+  // undefined until the terminal id is known (output may arrive before spawn() resolves).
+  let sink: RunLogSink | null | undefined = o.runId && log ? undefined : null;
+  const pending: string[] = [];
+  const onOutput = (data: string) => {
+    capture.append(data);
+    if (sink) sink.append(data);
+    else if (sink === undefined) pending.push(data);
+  };
   const info = await terminals.spawn({
     file: shell,
     args: ['-c', o.command],
@@ -114,14 +123,15 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
     ...(o.owner ? { owner: o.owner } : {}),
     cols: o.cols ?? 120,
     rows: o.rows ?? 30,
+    // Registered before the pty starts, so not even the first byte can be missed.
+    onOutput,
   });
   const id = info.id;
-  const capture = new OutputCapture(o.outputCapBytes ?? DEFAULT_COMMAND_OUTPUT_CAP_BYTES);
-  const sink = o.runId && log ? new RunLogSink(log, o.runId, id) : null;
-  const off = terminals.onOutput(id, (data) => {
-    capture.append(data);
-    sink?.append(data);
-  });
+  if (o.runId && log) {
+    const s = new RunLogSink(log, o.runId, id);
+    for (const data of pending.splice(0)) s.append(data);
+    sink = s;
+  }
 
   let timedOut = false;
   let cancelled = false;
@@ -168,7 +178,7 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
       durationMs: Date.now() - started,
     };
   } finally {
-    off();
+    terminals.offOutput(id, onOutput);
     sink?.flush();
     if (timer) clearTimeout(timer);
     if (killTimer) clearTimeout(killTimer);

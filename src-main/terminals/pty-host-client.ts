@@ -89,9 +89,16 @@ export class PtyHost {
       });
     });
     // Closing the app must not wait for the host: it exits by itself when our IPC channel closes.
+    // Only the channel keeps us alive, and only while ptys run or the host is starting.
     child.unref();
     (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-    (child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
+    this.starting = true;
+    this.applyRef();
+    const settled = () => {
+      this.starting = false;
+      this.applyRef();
+    };
+    void this.ready.then(settled, settled);
     return this.ready;
   }
 
@@ -107,9 +114,17 @@ export class PtyHost {
    * Keeps the event loop alive while ptys run (a CLI command awaiting one must not exit early),
    * and lets the process exit when none do.
    */
+  private busy = false;
+  private starting = false;
+
   setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.applyRef();
+  }
+
+  private applyRef(): void {
     const channel = this.child?.channel as unknown as { ref?: () => void; unref?: () => void } | undefined;
-    if (busy) channel?.ref?.();
+    if (this.busy || this.starting) channel?.ref?.();
     else channel?.unref?.();
   }
 

@@ -38,6 +38,8 @@ export interface SpawnOptions {
   owner?: TerminalOwner;
   cols?: number;
   rows?: number;
+  /** Receives every chunk of output from the first byte (registered before the pty starts). */
+  onOutput?: (data: string) => void;
 }
 
 /** Flow-control figures of one terminal, for tests, the benchmark and diagnostics. */
@@ -161,7 +163,7 @@ export class TerminalService {
       peakUnacked: 0,
       stallTimer: null,
       resize: { timer: null, lastAt: 0, pending: null },
-      outputListeners: new Set(),
+      outputListeners: new Set(o.onOutput ? [o.onOutput] : []),
       exitWaiters: [],
       spawn: null,
     };
@@ -173,11 +175,13 @@ export class TerminalService {
     }
     const spawned = new Promise<void>((resolve, reject) => (t.spawn = { resolve, reject }));
     this.terminals.set(id, t);
+    this.host.setBusy(true);
     this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, o.env), cols, rows } });
     try {
       await spawned;
     } catch (e) {
       this.terminals.delete(id);
+      this.updateBusy();
       throw new AppError('unavailable', `Could not start ${o.file}: ${e instanceof Error ? e.message : String(e)}`, { cwd: o.cwd });
     }
     this.updateBusy();
@@ -335,9 +339,12 @@ export class TerminalService {
 
   /** Subscribes to a terminal's output in-process (not through the bridge). */
   onOutput(id: string, listener: (data: string) => void): () => void {
-    const t = this.find(id);
-    t.outputListeners.add(listener);
-    return () => t.outputListeners.delete(listener);
+    this.find(id).outputListeners.add(listener);
+    return () => this.offOutput(id, listener);
+  }
+
+  offOutput(id: string, listener: (data: string) => void): void {
+    this.terminals.get(id)?.outputListeners.delete(listener);
   }
 
   /** Resolves with the terminal's final info once it has exited. */

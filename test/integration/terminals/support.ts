@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Client } from '../../../src-preload/client/client';
 import type { AppServices } from '../../../src-main/app/services';
 import { startBrowserHost, type BrowserHost } from '../../../src-main/host/browser-host';
@@ -45,10 +46,16 @@ export async function waitFor<T>(fn: () => T | undefined | false | null, what: s
   }
 }
 
+/** A process that exists and is not a zombie (a killed orphan stays a zombie until init reaps it). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }

@@ -1,0 +1,140 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventHub } from '../../../src-main/bridge/event-hub';
+import { silentLogger } from '../../../src-main/platform/logger';
+import { BATCH_MAX_BYTES, FLOW_HIGH_WATERMARK_CHARS, FLOW_LOW_WATERMARK_CHARS } from '../../../src-main/terminals/constants';
+import { TerminalService } from '../../../src-main/terminals/terminal-service';
+import { catRawCommand } from '../../fixtures/terminals/flood';
+import { HeadlessView } from '../../fixtures/terminals/headless-view';
+import { tempDir } from '../../support/temp';
+import { sleep, startTerminalHarness, waitFor } from './support';
+
+/** The most the host reads from a pty in one go, after which it may decide to pause. */
+const PTY_READ_MAX = 64 * 1024;
+
+function service(hub: EventHub, stalledViewMs: number): TerminalService {
+  const s = new TerminalService({
+    hub,
+    projects: {
+      get() {
+        throw new Error('no projects here');
+      },
+    },
+    log: silentLogger,
+    stalledViewMs,
+  });
+  s.start();
+  return s;
+}
+
+describe('flow control', () => {
+  const dir = tempDir('fd-flow-');
+  const ascii = join(dir.path, 'ascii.txt');
+  beforeAll(() => {
+    // ASCII only: one byte is one character, so the watermarks can be checked exactly.
+    writeFileSync(ascii, 'abcdefghijklmnopqrstuvwxyz0123456789-flow-control-line\n'.repeat(120_000));
+  });
+  afterAll(() => dir.cleanup());
+
+  it('pauses the pty above the high watermark and resumes it below the low one', async () => {
+    const hub = new EventHub();
+    const terms = service(hub, 60_000);
+    try {
+      const info = await terms.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+      const view = terms.attach(info.id, 'conn-a');
+      terms.write(info.id, 'go\r');
+      await waitFor(() => terms.flowStats(info.id).paused, 'the pty to pause');
+      await sleep(100); // the batch gathered before the pause is flushed
+      const atPause = terms.flowStats(info.id);
+      expect(atPause.unackedChars).toBeGreaterThan(FLOW_HIGH_WATERMARK_CHARS);
+      expect(atPause.unackedChars).toBeLessThanOrEqual(FLOW_HIGH_WATERMARK_CHARS + PTY_READ_MAX);
+      await sleep(300);
+      // Paused means paused: nothing more is read while the view does not acknowledge.
+      expect(terms.flowStats(info.id).unackedChars).toBe(atPause.unackedChars);
+
+      // Down to just above the low watermark: still paused.
+      terms.ack(info.id, view.attachmentId, atPause.unackedChars - (FLOW_LOW_WATERMARK_CHARS + 1_000));
+      await sleep(300);
+      expect(terms.flowStats(info.id)).toMatchObject({ paused: true, resumes: 0, unackedChars: FLOW_LOW_WATERMARK_CHARS + 1_000 });
+
+      // Below it: resumed, and the output flows until the watermark pauses it again.
+      terms.ack(info.id, view.attachmentId, 2_000);
+      await waitFor(() => terms.flowStats(info.id).resumes === 1, 'the pty to resume');
+      await waitFor(() => terms.flowStats(info.id).pauses === 2, 'the second pause');
+
+      // An over-acknowledgement is clamped: the view cannot owe less than nothing.
+      terms.ack(info.id, view.attachmentId, 50_000_000);
+      expect(terms.flowStats(info.id).unackedChars).toBeGreaterThanOrEqual(0);
+      terms.detach(info.id, view.attachmentId);
+      // Nobody watching: no flow control, the command runs to its end.
+      expect((await terms.whenExited(info.id)).exitCode).toBe(0);
+      expect(terms.flowStats(info.id).peakUnackedChars).toBeLessThanOrEqual(FLOW_HIGH_WATERMARK_CHARS + BATCH_MAX_BYTES + PTY_READ_MAX);
+    } finally {
+      await terms.shutdown();
+    }
+  });
+
+  it('does not let a stalled view or a closed socket hold a terminal forever', async () => {
+    const hub = new EventHub();
+    const terms = service(hub, 400);
+    try {
+      // Two tabs watch; one acknowledges everything at once, the other never does.
+      const info = await terms.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+      const stalled = terms.attach(info.id, 'conn-frozen');
+      const live = terms.attach(info.id, 'conn-live');
+      const off = hub.subscribe((e) => {
+        if (e.topic === 'terminals.data' && e.key === info.id) terms.ack(info.id, live.attachmentId, (e.payload as { data: string }).data.length);
+      });
+      terms.write(info.id, 'go\r');
+      await waitFor(() => terms.flowStats(info.id).pauses > 0, 'the frozen view to pause the pty');
+      expect((await terms.whenExited(info.id)).exitCode).toBe(0);
+      off();
+      void stalled;
+
+      // A view whose socket closed stops counting at once (the stall delay here is a minute).
+      const slow = service(hub, 60_000);
+      const info2 = await slow.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+      slow.attach(info2.id, 'conn-closing');
+      slow.write(info2.id, 'go\r');
+      await waitFor(() => slow.flowStats(info2.id).paused, 'the pty to pause');
+      hub.connectionClosed('conn-closing');
+      expect((await slow.whenExited(info2.id)).exitCode).toBe(0);
+      expect(slow.flowStats(info2.id).views).toBe(0);
+      await slow.shutdown();
+    } finally {
+      await terms.shutdown();
+    }
+  });
+
+  it("keeps another terminal's echo flowing while one floods", { timeout: 60_000 }, async () => {
+    const h = await startTerminalHarness();
+    try {
+      const flood = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', "yes 'flood ünïcödé 日本語 🚀 0123456789'"], cwd: dir.path, kind: 'command', title: 'yes' });
+      const floodView = new HeadlessView(h.client, flood.id, { keepText: false });
+      await floodView.attach();
+      const echo = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'cat' });
+      const echoView = new HeadlessView(h.client, echo.id);
+      await echoView.attach();
+      await floodView.until((_o, v) => v.chars > 2_000_000, 30_000, 'the flood to be under way');
+
+      const floodProgress: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const key = String.fromCharCode(97 + i);
+        floodProgress.push(floodView.chars);
+        await h.client.invoke('terminals.write', { id: echo.id, data: key });
+        await echoView.until((o) => o.endsWith(key), 20_000, `the echo of "${key}"`);
+      }
+      floodProgress.push(floodView.chars);
+      // Every keystroke was echoed while the flood kept going (its view kept receiving).
+      expect(echoView.output).toBe('abcdefghijklmnopqrst');
+      expect(h.app.terminals.get(flood.id).status).toBe('running');
+      expect(floodProgress[floodProgress.length - 1]!).toBeGreaterThan(floodProgress[0]!);
+      expect(h.app.terminals.flowStats(flood.id).pauses).toBeGreaterThan(0);
+      floodView.dispose();
+      echoView.dispose();
+    } finally {
+      await h.cleanup();
+    }
+  });
+});

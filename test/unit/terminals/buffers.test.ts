@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { DataBatcher } from '../../../src-main/terminals/batcher';
+import { FLOW_HIGH_WATERMARK_CHARS } from '../../../src-main/terminals/constants';
+import { OutputCapture } from '../../../src-main/terminals/output-capture';
+import { Scrollback } from '../../../src-main/terminals/scrollback';
+import { ViewFlow } from '../../../src-main/terminals/view-flow';
+
+function manualTimers() {
+  const timers: Array<{ fn: () => void; cleared: boolean }> = [];
+  return {
+    timers,
+    opts: {
+      setTimer: (fn: () => void) => {
+        const t = { fn, cleared: false };
+        timers.push(t);
+        return t;
+      },
+      clearTimer: (t: unknown) => ((t as { cleared: boolean }).cleared = true),
+    },
+    fire() {
+      const live = timers.filter((t) => !t.cleared);
+      timers.length = 0;
+      for (const t of live) t.fn();
+    },
+  };
+}
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+describe('DataBatcher', () => {
+  it('sends a lone write at once (typing never waits) and gathers a burst until the timer', () => {
+    const out: string[] = [];
+    const clock = manualTimers();
+    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 1000 });
+    b.write(bytes('k'));
+    expect(out).toEqual(['k']);
+    b.write(bytes('a'));
+    b.write(bytes('b'));
+    expect(out).toEqual(['k']);
+    expect(b.pending).toBe(2);
+    clock.fire();
+    expect(out).toEqual(['k', 'ab']);
+    // Still in a burst window after a flush; once quiet, the next write is immediate again.
+    clock.fire();
+    b.write(bytes('z'));
+    expect(out).toEqual(['k', 'ab', 'z']);
+  });
+
+  it('flushes at the size cap without waiting for the timer, and on demand', () => {
+    const out: string[] = [];
+    const clock = manualTimers();
+    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 10 });
+    b.write(bytes('first'));
+    b.write(bytes('12345'));
+    b.write(bytes('67890'));
+    expect(out).toEqual(['first', '1234567890']);
+    b.write(bytes('tail'));
+    b.flush();
+    expect(out).toEqual(['first', '1234567890', 'tail']);
+    b.dispose();
+    expect(clock.timers.every((t) => t.cleared)).toBe(true);
+  });
+});
+
+describe('Scrollback', () => {
+  it('keeps the most recent output within its capacity, addressed by stream offsets', () => {
+    const s = new Scrollback(10);
+    s.append('hello ');
+    s.append('world!');
+    expect(s.end).toBe(12);
+    expect(s.start).toBe(2);
+    expect(s.read()).toBe('llo world!');
+    for (let i = 0; i < 1000; i++) s.append('x');
+    expect(s.length).toBe(10);
+    expect(s.end).toBe(1012);
+    expect(s.read()).toBe('x'.repeat(10));
+  });
+
+  it('never starts with half of a surrogate pair', () => {
+    const s = new Scrollback(3);
+    s.append('a😀b'); // 4 UTF-16 units: a, high, low, b
+    expect(s.read()).toBe('😀b'.slice(0, 3));
+    s.append('😀😀');
+    const kept = s.read();
+    expect(kept.charCodeAt(0) >= 0xdc00 && kept.charCodeAt(0) <= 0xdfff).toBe(false);
+    expect(s.end - s.start).toBe(kept.length);
+  });
+});
+
+describe('ViewFlow', () => {
+  it('is governed by the slowest live view, clamps acks, and replaces a reattaching connection', () => {
+    const f = new ViewFlow(() => 0, 1_000);
+    expect(f.consumed()).toBeNull();
+    f.attach('a', 'conn-1', 0);
+    f.attach('b', 'conn-2', 0);
+    f.ack('a', 500, 1_000);
+    f.ack('b', 200, 1_000);
+    expect(f.consumed()).toBe(200);
+    expect(f.unacked(1_000)).toBe(800);
+    f.ack('a', 10_000, 1_000);
+    expect(f.unacked(1_000)).toBe(800);
+    expect(f.consumed()).toBe(200);
+    // conn-2 reloads: its new view starts at the current end (force-resume).
+    f.attach('b2', 'conn-2', 1_000);
+    expect(f.has('b')).toBe(false);
+    expect(f.consumed()).toBe(1_000);
+    expect(f.dropConnection('conn-1')).toBe(true);
+    expect(f.size).toBe(1);
+    expect(f.ack('a', 1, 1_000)).toBe(false);
+  });
+
+  it('sets aside a view that stopped acknowledging while far behind, until it acknowledges again', () => {
+    let now = 0;
+    const f = new ViewFlow(() => now, 1_000);
+    f.attach('frozen', 'c1', 0);
+    f.attach('live', 'c2', 0);
+    const end = FLOW_HIGH_WATERMARK_CHARS * 2;
+    f.ack('live', end, end);
+    now = 500;
+    expect(f.markStalled(end)).toBe(false);
+    now = 1_000;
+    expect(f.markStalled(end)).toBe(true);
+    expect(f.consumed()).toBe(end);
+    f.ack('frozen', 10, end + 50);
+    expect(f.consumed()).toBe(end);
+    expect(f.unacked(end + 50)).toBe(50);
+  });
+});
+
+describe('OutputCapture', () => {
+  it('keeps everything under the cap and converts CRLF', () => {
+    const c = new OutputCapture(100);
+    c.append('one\r\n');
+    c.append('two\r\n');
+    expect(c.text()).toBe('one\ntwo\n');
+    expect(c.truncated).toBe(false);
+  });
+
+  it('keeps head and tail of a long output within the cap, on character boundaries', () => {
+    const c = new OutputCapture(64);
+    c.append('HEAD-');
+    for (let i = 0; i < 2_000; i++) c.append(`é${i}€`);
+    c.append('-TAIL');
+    const out = c.text();
+    expect(c.truncated).toBe(true);
+    expect(out.startsWith('HEAD-')).toBe(true);
+    expect(out.endsWith('-TAIL')).toBe(true);
+    expect(out).not.toContain('\uFFFD');
+    const [head, tail] = out.split(/\n… \[\d+ bytes of output omitted\] …\n/);
+    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBeLessThanOrEqual(64);
+    expect(c.totalBytes).toBeGreaterThan(10_000);
+  });
+});
