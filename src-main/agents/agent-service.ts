@@ -36,6 +36,7 @@ import { CostRepo } from './store/cost-repo';
 import { MessageRepo } from './store/message-repo';
 import { SessionRepo, type SessionRecord } from './store/session-repo';
 import { ChildProcessRunner, commandEnv, type CommandRunner } from './tools/command-runner';
+import type { ExtraTool } from './tools/types';
 
 export const DEFAULT_TITLE = 'New session';
 /** Session titles taken from the first message are cut here: a list row, not a paragraph. */
@@ -98,6 +99,8 @@ export class AgentService {
   executorFor: ((sessionId: string, kind: 'chat' | 'bang' | 'slash') => ((ctx: TurnContext, input: string) => Promise<TurnEnd>) | null) | null = null;
   /** Which executor runs a session's chat turns, for Session.executor (set by the Claude Code executor). */
   executorName: ((sessionId: string) => 'builtin' | 'claude-code') | null = null;
+  /** Tools another capability offers some sessions (the Claude Code executor's `coder` in plan mode). */
+  extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
   private readonly live = new Map<string, LiveTurn>();
   private readonly providers = new Map<string, ModelProvider>();
   private readonly ownerId = randomBytes(8).toString('hex');
@@ -143,6 +146,7 @@ export class AgentService {
       configDir: (s) => this.configDir(s),
       createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools }),
       sessionChanged: (id) => this.publishSession(id),
+      extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
       ownerPid: process.pid,
       ownerId: this.ownerId,
     };

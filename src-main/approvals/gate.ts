@@ -60,6 +60,7 @@ export interface GateHooks {
 export function summarizeCall(tool: string, input: Record<string, unknown>): string {
   const one = (s: string) => (s.length > 200 ? s.slice(0, 200) + '…' : s).replace(/\s*\n\s*/g, ' ⏎ ');
   if (tool === 'bash') return one(String(input.command ?? ''));
+  if (tool === 'coder') return `coder: ${one(String(input.PROMPT ?? ''))}`;
   if (typeof input.path === 'string') return `${tool} ${one(input.path)}`;
   return `${tool} ${one(JSON.stringify(input))}`;
 }

@@ -18,7 +18,7 @@ import { CoderSessionRepo, type CoderSessionRecord } from './session-repo';
 import { runClaudeCodeTurn } from './session-turn';
 import { authModeFor } from './session-turn';
 import { withRelativePaths } from './core/tool-map';
-import { runCoderTool, type CoderToolOutcome } from './plan-tool';
+import { coderToolSpec, runCoderTool, type CoderToolOutcome } from './plan-tool';
 
 const SETTINGS_KEY = 'coder.settings';
 /** Seed 000's defaults: 5 minutes of silence, 30 minutes in all. */
@@ -52,6 +52,12 @@ export class CoderService {
   start(): void {
     this.o.agents.executorFor = (sessionId, kind) => this.runnerFor(sessionId, kind);
     this.o.agents.executorName = (sessionId) => this.repo.get(sessionId).executor;
+    // Seed 000's use: a planning session of the built-in loop delegates a step to Claude Code.
+    const planTool = {
+      spec: coderToolSpec(),
+      run: (input: Record<string, unknown>, call: { sessionId: string; turnId: string; signal: AbortSignal }) => this.runPlanTool(input, call),
+    };
+    this.o.agents.extraTools = (sessionId, mode) => (mode === 'plan' && this.repo.get(sessionId).executor === 'builtin' ? [planTool] : []);
     // A Claude Code turn cannot continue after a restart (its CLI process is gone): approvals
     // it left pending would otherwise resume the session with the built-in loop.
     for (const id of this.repo.claudeCodeSessions()) {

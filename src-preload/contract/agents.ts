@@ -37,8 +37,11 @@ export const ProfileName = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,39}$/, 'prof
 export const AgentMode = z.enum(['plan', 'default', 'auto-edit', 'yolo']);
 export type AgentMode = z.infer<typeof AgentMode>;
 
-/** The engine's tools. File tools are confined to the session's root directory. */
-export const ToolName = z.enum(['read', 'write', 'patch', 'bash', 'glob', 'grep', 'todo']);
+/**
+ * The engine's tools. File tools are confined to the session's root directory. `coder`
+ * (seed 000) is offered in plan mode only and runs a step through Claude Code.
+ */
+export const ToolName = z.enum(['read', 'write', 'patch', 'bash', 'glob', 'grep', 'todo', 'coder']);
 export type ToolName = z.infer<typeof ToolName>;
 
 /**
@@ -439,7 +442,7 @@ export const agentRequests = {
         profile: ProfileName.optional(),
         model: z.string().trim().min(1).max(200).optional(),
         policyPreset: PolicyPreset.optional(),
-        disabledTools: z.array(ToolName).max(7).optional(),
+        disabledTools: z.array(ToolName).max(8).optional(),
       })
       .strict(),
     Session,

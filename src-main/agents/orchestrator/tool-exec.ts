@@ -6,7 +6,7 @@
 import { ApprovalAbortedError, approvalDiff } from '../../approvals/gate';
 import { TOOLS, toolByName } from '../tools';
 import { ToolError } from '../tools/root-guard';
-import type { ToolContext } from '../tools/types';
+import type { ToolContext, ToolOutcome } from '../tools/types';
 import type { TurnContext } from './turn-context';
 import { gitWorkTree, MAX_UNDO_SNAPSHOTS, preImage } from './undo';
 
@@ -53,7 +53,8 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
     return { ...o, content };
   };
   const tool = toolByName(call.name);
-  if (!tool) {
+  const extra = tool ? undefined : ctx.deps.extraTools(ctx.sessionId, ctx.session().mode).find((t) => t.spec.name === call.name);
+  if (!tool && !extra) {
     return finish({ content: `Unknown tool "${call.name}". Available tools: ${TOOLS.map((t) => t.name).join(', ')}.`, isError: true, exitCode: null, ran: false, cancelled: false });
   }
   const s = ctx.session();
@@ -121,7 +122,7 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
     beforeWrite: (rel) => snapshotBeforeWrite(ctx, rel),
   };
   try {
-    const out = await tool.run(call.input, toolCtx);
+    const out: ToolOutcome = tool ? await tool.run(call.input, toolCtx) : await extra!.run(call.input, { sessionId: ctx.sessionId, turnId: ctx.turnId, signal: ctx.signal });
     if (out.edited) ctx.edited.add(out.edited);
     return finish({ content: out.content, isError: out.isError, exitCode: out.exitCode ?? null, ran: true, ...(out.edited ? { edited: out.edited } : {}), cancelled: ctx.aborted });
   } catch (e) {

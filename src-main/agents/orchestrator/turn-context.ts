@@ -2,7 +2,7 @@
  * What a running turn works with: the engine's dependencies plus the turn's own state.
  * Seed 001's `ctx` argument of RunInput / RunTurn / runBangCommand / runSlashCommand.
  */
-import type { AgentEventData, AgentSettings, SessionStatus } from '../../../src-preload/contract';
+import type { AgentEventData, AgentMode, AgentSettings, SessionStatus } from '../../../src-preload/contract';
 import type { ApprovalGate } from '../../approvals/gate';
 import type { Logger } from '../../platform/logger';
 import type { ProfileService } from '../provider/profiles';
@@ -13,6 +13,7 @@ import type { MessageRepo, StoredMessage } from '../store/message-repo';
 import type { SessionPatch, SessionRecord, SessionRepo } from '../store/session-repo';
 import type { StoredBlock, MessageKind, MessageRole } from '../store/blocks';
 import type { CommandRunner } from '../tools/command-runner';
+import type { ExtraTool } from '../tools/types';
 import { toContractMessage } from '../store/message-repo';
 
 export interface EngineDeps {
@@ -34,6 +35,8 @@ export interface EngineDeps {
   createSessionLike(from: SessionRecord): SessionRecord;
   /** Publishes agents.sessions.changed for a session. */
   sessionChanged(id: string): void;
+  /** Tools other capabilities add for this session and mode (see ExtraTool). */
+  extraTools(sessionId: string, mode: AgentMode): readonly ExtraTool[];
   /** Marks the process that runs the session's turns. */
   ownerPid: number;
   ownerId: string;

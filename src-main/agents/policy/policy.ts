@@ -91,6 +91,15 @@ export function decideTool(p: PolicyInput): PolicyResult {
     return r('ask', 'policy', `${p.preset} preset: changing files asks.`, 'medium');
   }
 
+  if (p.tool === 'coder') {
+    // Delegating a step to Claude Code is what plan mode is for (seed 000); the user sees the
+    // prompt first, and every edit or command inside the run is judged again by this policy.
+    if (p.preset === 'read-only') return r('deny', 'policy', 'The read-only preset does not allow delegating work that changes files.', 'high');
+    if (p.mode !== 'plan') return r('deny', 'mode', 'coder is offered in plan mode only; in other modes the agent edits directly.', 'high');
+    if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'high');
+    return r('ask', 'policy', 'plan mode: delegating a step to Claude Code asks first; its edits and commands are checked again inside the run.', 'high');
+  }
+
   // A tool this engine does not know (another executor's): never silently allowed.
   if (p.mode === 'plan' || p.preset === 'read-only') return r('deny', 'mode', `${p.tool} is not allowed in plan mode or with the read-only preset.`, 'medium');
   if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'medium');

@@ -16,6 +16,16 @@ export interface ToolContext {
   beforeWrite(rel: string): Promise<void>;
 }
 
+/**
+ * A tool another capability offers the built-in loop for some sessions (the Claude Code
+ * executor's `coder` in plan mode). It goes through the same switch → policy → approval
+ * order as the engine's own tools; only how it runs differs.
+ */
+export interface ExtraTool {
+  spec: { name: string; description: string; input_schema: Record<string, unknown> };
+  run(input: Record<string, unknown>, call: { sessionId: string; turnId: string; signal: AbortSignal }): Promise<{ content: string; isError: boolean }>;
+}
+
 export interface ToolOutcome {
   /** What the model reads. */
   content: string;

@@ -224,4 +224,56 @@ describe('a session whose executor is Claude Code', () => {
     const bad = await h.app.coder.runPlanTool({ PROMPT: 'x', cd: '/elsewhere' }, { sessionId: s.id, turnId: null, signal: new AbortController().signal });
     expect(JSON.parse(bad.content)).toMatchObject({ success: false, error_kind: 'config_error', error: expect.stringContaining('unknown parameter: cd') });
   });
+
+  it('a built-in plan-mode turn calls the coder tool: the delegation asks, Claude Code writes (asking again), the loop reads the seed result', async () => {
+    h = await sessionHarness([
+      { match: { userPattern: 'Delegate step 1' }, blocks: [{ type: 'tool_use', name: 'coder', input: { PROMPT: 'Implement step 1: create step1.txt' } }] },
+      { match: { userPattern: 'Implement step 1' }, blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: 'step1.txt', content: 'done\n' } }] },
+      { match: { userPattern: 'File created successfully' }, blocks: [{ type: 'text', text: 'Step 1 implemented.' }] },
+      { match: { userPattern: 'Step 1 implemented' }, blocks: [{ type: 'text', text: 'Delegated and verified.' }] },
+    ]);
+    const s = h.app.agents.createSession({ root: h.repo, mode: 'plan' });
+    const summaries: string[] = [];
+    const off = h.app.hub.subscribe((e) => {
+      if (e.topic !== 'agents.approvals.changed') return;
+      const a = (e.payload as { approval: { id: string; sessionId: string; status: string; summary: string } }).approval;
+      if (a.sessionId !== s.id || a.status !== 'pending') return;
+      summaries.push(a.summary);
+      queueMicrotask(() => h!.app.agents.gate.answer(a.id, 'approve_once'));
+    });
+    const r = await h.app.agents.run(s.id, 'Delegate step 1 to Claude Code please');
+    off();
+    expect(r.outcome).toBe('completed');
+    // The model was offered the tool in plan mode.
+    const first = h.server.mainRequests().find((q) => requestText(q.body).includes('Delegate step 1'))!;
+    expect(((first.body as { tools: Array<{ name: string }> }).tools).map((t) => t.name)).toContain('coder');
+    expect(summaries).toEqual(['coder: Implement step 1: create step1.txt', 'write step1.txt']);
+    expect(readFileSync(join(h.repo, 'step1.txt'), 'utf8')).toBe('done\n');
+    const result = h.events(s.id).find((e) => e.type === 'tool.result' && e.tool === 'coder') as { content: string; isError: boolean } | undefined;
+    expect(result?.isError).toBe(false);
+    expect(JSON.parse(result!.content)).toMatchObject({ success: true, tool: 'coder', result: 'Step 1 implemented.' });
+    expect(h.events(s.id).some((e) => e.type === 'text.delta' && e.text.includes('Delegated'))).toBe(true);
+  });
+
+  it('outside plan mode the coder tool is not offered, and a denied delegation never starts Claude Code', async () => {
+    h = await sessionHarness([
+      { match: { userPattern: 'Delegate' }, blocks: [{ type: 'tool_use', name: 'coder', input: { PROMPT: 'Create never.txt' } }] },
+      { match: { userPattern: 'Not now' }, blocks: [{ type: 'text', text: 'Understood.' }] },
+    ]);
+    const d = h.app.agents.createSession({ root: h.repo, mode: 'default' });
+    await h.app.agents.run(d.id, 'hello');
+    const tools = (h.server.mainRequests().at(-1)!.body as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(tools).not.toContain('coder');
+
+    const p = h.app.agents.createSession({ root: h.repo, mode: 'plan' });
+    const before = h.server.mainRequests().length;
+    const denied = answerNext(h, p.id, 'deny', 'Not now');
+    const r = await h.app.agents.run(p.id, 'Delegate this');
+    expect(await denied).toBe('coder: Create never.txt');
+    expect(r.outcome).toBe('completed');
+    expect(existsSync(join(h.repo, 'never.txt'))).toBe(false);
+    // Only the loop's two calls reached the server: Claude Code never ran.
+    expect(h.server.mainRequests().length - before).toBe(2);
+    expect(h.server.mainRequests().some((q) => requestText(q.body).includes('Create never.txt') && (q.headers['x-app'] === 'cli'))).toBe(false);
+  });
 });

@@ -127,4 +127,12 @@ describe('tool policy (mode × preset)', () => {
     expect(d({ tool: 'WebFetch', input: {} })).toMatchObject({ decision: 'ask' });
     expect(d({ tool: 'WebFetch', input: {}, mode: 'plan' })).toMatchObject({ decision: 'deny' });
   });
+  it('coder (seed 000 delegation) asks in plan mode only, and can be switched off or remembered', () => {
+    const coder = { tool: 'coder', input: { PROMPT: 'do step 1' } };
+    expect(d({ ...coder, mode: 'plan' })).toMatchObject({ decision: 'ask', risk: 'high', sessionRule: 'coder' });
+    for (const mode of ['default', 'auto-edit', 'yolo'] as const) expect(d({ ...coder, mode })).toMatchObject({ decision: 'deny', source: 'mode' });
+    expect(d({ ...coder, mode: 'plan', preset: 'read-only' })).toMatchObject({ decision: 'deny' });
+    expect(d({ ...coder, mode: 'plan', disabledTools: ['coder'] })).toMatchObject({ decision: 'deny', source: 'disabled' });
+    expect(d({ ...coder, mode: 'plan', sessionRules: ['coder'] })).toMatchObject({ decision: 'allow', source: 'session_rule' });
+  });
 });
