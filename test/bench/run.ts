@@ -18,6 +18,8 @@ for (const [name, load] of Object.entries(BENCHES)) {
     results[name] = await (await load()).run();
   } catch (e) {
     results[name] = { error: e instanceof Error ? e.message : String(e) };
+    // A benchmark that could not run is a failure, not a figure.
+    process.exitCode = 1;
   }
 }
 process.stdout.write(JSON.stringify(results, null, 2) + '\n');
