@@ -124,9 +124,9 @@ export class TerminalService {
 
   /** Opens the user's shell in a project's repository or in an existing folder (the renderer's request). */
   async open(target: OpenTarget, size: { cols: number; rows: number }): Promise<TerminalInfo> {
-    const { cwd, owner, name } = await this.resolveTarget(target);
+    const { cwd, owner } = await this.resolveTarget(target);
     const shell = defaultShell();
-    return this.spawn({ file: shell, args: [], cwd, kind: 'shell', title: `${basename(shell)} — ${name}`, owner, ...size });
+    return this.spawn({ file: shell, args: [], cwd, kind: 'shell', title: basename(shell), owner, ...size });
   }
 
   /** Spawns a program in a new pty. The terminal is listed, watchable and kept after exit until closed. */
@@ -368,16 +368,16 @@ export class TerminalService {
     return t;
   }
 
-  private async resolveTarget(target: OpenTarget): Promise<{ cwd: string; owner: TerminalOwner; name: string }> {
+  private async resolveTarget(target: OpenTarget): Promise<{ cwd: string; owner: TerminalOwner }> {
     if (target.kind === 'project') {
       // The project's own path, never one the renderer claims for it.
       const project = this.opts.projects.get(target.projectId);
-      return { cwd: project.path, owner: { projectId: project.id }, name: project.name };
+      return { cwd: project.path, owner: { projectId: project.id } };
     }
     if (!isAbsolute(target.path)) throw new AppError('invalid_input', `Use an absolute path; "${target.path}" is relative.`);
     await this.assertDirectory(target.path);
     const cwd = await realpath(target.path);
-    return { cwd, owner: {}, name: basename(cwd) || cwd };
+    return { cwd, owner: {} };
   }
 
   private async assertDirectory(path: string): Promise<void> {

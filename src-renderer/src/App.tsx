@@ -10,6 +10,8 @@ import { SettingsView } from './views/SettingsView';
 import { ProjectView } from './views/ProjectView';
 import { SessionView } from './agents/SessionView';
 import { ApprovalDialog } from './agents/ApprovalDialog';
+import { TerminalsView } from './terminals/TerminalsView';
+import { useTerminalsSync } from './terminals/use-terminals-sync';
 
 export function App() {
   const client = useClient();
@@ -30,6 +32,7 @@ export function App() {
   const setAgentSettings = useAppStore((s) => s.setAgentSettings);
 
   useTheme();
+  useTerminalsSync();
 
   useEffect(() => {
     loadApp().catch((e: unknown) => toastError('Could not reach Flightdeck', e));
@@ -73,6 +76,7 @@ export function App() {
         {view.name === 'settings' && <SettingsView />}
         {view.name === 'project' && <ProjectView projectId={view.projectId} />}
         {view.name === 'session' && <SessionView key={view.sessionId} sessionId={view.sessionId} />}
+        {view.name === 'terminals' && <TerminalsView />}
       </main>
       <StatusBar />
       <ApprovalDialog />

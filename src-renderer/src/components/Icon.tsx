@@ -17,6 +17,14 @@ const PATHS = {
   terminal: 'M4 17l6-5-6-5M12 19h8',
   chat: 'M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z',
   dot: 'M12 12m-4 0a4 4 0 1 0 8 0a4 4 0 1 0-8 0',
+  chevronUp: 'M18 15l-6-6-6 6',
+  chevronDown: 'M6 9l6 6 6-6',
+  search: 'M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM21 21l-4.35-4.35',
+  stop: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM9.5 9.5h5v5h-5z',
+  paneSingle: 'M4 5h16v14H4z',
+  paneColumns: 'M4 5h16v14H4zM12 5v14',
+  paneGrid: 'M4 5h16v14H4zM12 5v14M4 12h16',
+  external: 'M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5',
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -4,6 +4,7 @@ import { plural, relativeTime, shortPath } from '../lib/format';
 import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { Modal } from './Modal';
+import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 
 export function GitBadges({ project }: { project: Project }) {
   const g = project.git;
@@ -56,6 +57,7 @@ export function ProjectCard({ project }: { project: Project }) {
           {project.name}
         </button>
         <div className="card-actions">
+          <OpenTerminalButton projectId={project.id} projectName={project.name} />
           <button className="icon-button" title="Refresh git state" aria-label={`Refresh ${project.name}`} onClick={() => void refresh(project.id)}>
             <Icon name="refresh" />
           </button>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { AddProjectDialog } from './AddProjectDialog';
+import { TerminalsNavItem } from '../terminals/OpenTerminalButton';
 
 /** Recent sessions listed in the sidebar; the rest are one click away on their project. */
 const SIDEBAR_SESSIONS = 8;
@@ -25,6 +26,7 @@ export function Sidebar() {
         <button className={`nav-item ${view.name === 'board' ? 'active' : ''}`} onClick={() => setView({ name: 'board' })}>
           <Icon name="board" /> Board
         </button>
+        <TerminalsNavItem />
         <button className={`nav-item ${view.name === 'settings' ? 'active' : ''}`} onClick={() => setView({ name: 'settings' })}>
           <Icon name="settings" /> Settings
         </button>

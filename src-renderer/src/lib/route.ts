@@ -22,6 +22,7 @@ export function viewToHash(view: View): string {
 export function hashToView(hash: string): View {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'settings') return { name: 'settings' };
+  if (parts[0] === 'terminals') return { name: 'terminals' };
   if (parts[0] === 'project' && parts[1]) return { name: 'project', projectId: parts[1] };
   if (parts[0] === 'session' && parts[1]) return { name: 'session', sessionId: parts[1] };
   return { name: 'board' };

@@ -3,7 +3,7 @@ import type { AppInfo, Settings } from '../../../src-preload/contract';
 import type { TransportStatus } from '../../../src-preload/client/transport';
 import { hashToView, viewToHash } from '../lib/route';
 
-export type View = { name: 'board' } | { name: 'settings' } | { name: 'project'; projectId: string } | { name: 'session'; sessionId: string };
+export type View = { name: 'board' } | { name: 'settings' } | { name: 'project'; projectId: string } | { name: 'session'; sessionId: string } | { name: 'terminals' };
 
 export interface AppSlice {
   info: AppInfo | null;

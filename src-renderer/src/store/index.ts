@@ -6,8 +6,9 @@ import { createProjectsSlice, type ProjectsSlice } from './projects-slice';
 import { createToastSlice, type ToastSlice } from './toast-slice';
 import { createAgentsSlice, type AgentsSlice } from './agents-slice';
 import { createCoderSlice, type CoderSlice } from './coder-slice';
+import { createTerminalsSlice, type TerminalsSlice } from './terminals-slice';
 
-export type AppState = AppSlice & ProjectsSlice & ToastSlice & AgentsSlice & CoderSlice;
+export type AppState = AppSlice & ProjectsSlice & ToastSlice & AgentsSlice & CoderSlice & TerminalsSlice;
 export type AppStore = StoreApi<AppState>;
 export type SliceCreator<S> = (set: StoreApi<AppState>['setState'], get: StoreApi<AppState>['getState'], client: Client) => S;
 
@@ -19,6 +20,7 @@ export function createAppStore(client: Client): AppStore {
     ...createToastSlice(set, get, client),
     ...createAgentsSlice(set, get, client),
     ...createCoderSlice(set, get, client),
+    ...createTerminalsSlice(set, get, client),
   }));
 }
 

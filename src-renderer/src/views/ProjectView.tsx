@@ -3,6 +3,7 @@ import { GitBadges } from '../components/ProjectCard';
 import { Icon } from '../components/Icon';
 import { relativeTime, shortPath } from '../lib/format';
 import { SessionList } from '../agents/SessionList';
+import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 
 export function ProjectView({ projectId }: { projectId: string }) {
   const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
@@ -28,6 +29,7 @@ export function ProjectView({ projectId }: { projectId: string }) {
           </p>
         </div>
         <div className="view-actions">
+          <OpenTerminalButton projectId={project.id} projectName={project.name} labelled />
           <button className="button" onClick={() => void refresh(project.id)} disabled={refreshing}>
             <Icon name="refresh" className={refreshing ? 'spin' : ''} /> Refresh
           </button>

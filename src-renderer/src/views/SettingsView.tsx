@@ -2,6 +2,7 @@ import type { Theme } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
 import { AgentSettingsPanel, ProvidersPanel } from '../agents/ProvidersPanel';
 import { ClaudeCodePanel } from '../coder/ClaudeCodePanel';
+import { TerminalRendererSetting } from '../terminals/TerminalSettings';
 
 const THEMES: Array<{ value: Theme; label: string }> = [
   { value: 'system', label: 'System' },
@@ -59,6 +60,7 @@ export function SettingsView() {
             }}
           />
         </div>
+        <TerminalRendererSetting />
       </div>
       <ProvidersPanel />
       <AgentSettingsPanel />

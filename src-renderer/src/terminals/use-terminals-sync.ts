@@ -1,0 +1,18 @@
+import { useEffect } from 'react';
+import { useAppStore, useClient } from '../store';
+
+/** Keeps the terminal list (metadata only) current: loaded at start and on reconnect, then pushed. */
+export function useTerminalsSync(): void {
+  const client = useClient();
+  const loadTerminals = useAppStore((s) => s.loadTerminals);
+  const setTerminals = useAppStore((s) => s.setTerminals);
+  useEffect(() => {
+    void loadTerminals();
+    const off = client.on('terminals.changed', ({ terminals }) => setTerminals(terminals));
+    const offStatus = client.transport.onStatus?.((s) => s === 'open' && void loadTerminals());
+    return () => {
+      off();
+      offStatus?.();
+    };
+  }, [client, loadTerminals, setTerminals]);
+}

@@ -1,0 +1,65 @@
+import { test, expect } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { TerminalsPage } from './poms/terminals';
+import { makeRepo } from '../support/temp';
+
+let host: RunningHost;
+test.beforeAll(async () => {
+  host = await startHost();
+});
+test.afterAll(async () => {
+  await host?.stop();
+});
+
+test('open a shell from a project card, run a command, see it again after a reload, and watch two terminals side by side', async ({ page }) => {
+  const repo = makeRepo('fd-e2e-term-');
+  const name = repo.path.split('/').pop()!;
+  const board = new BoardPage(page);
+  const terms = new TerminalsPage(page);
+  await board.open(host.url);
+  // The focused terminal would draw with WebGL (this Chromium has SwiftShader), where no test can read it.
+  await terms.useCompatibleRendering();
+  await board.startAdding(repo.path);
+  await expect(board.pathHelp).toContainText('Looks good');
+  await board.submit();
+  await expect(board.card(name)).toBeVisible();
+
+  await terms.openFromCard(name);
+  const first = terms.pane(0);
+  await expect(first).toHaveAttribute('data-status', 'running');
+  await expect(first.getByTestId('terminal-status')).toHaveText('Running');
+  await expect(first).toContainText(name);
+  await terms.type(first, 'echo hello-$((6*7))');
+  await expect(terms.screen(first)).toContainText('hello-42');
+  await expect(terms.navItem).toContainText('1');
+
+  // A reload replays the scrollback from the main process.
+  await page.reload();
+  await expect(page.getByTestId('statusbar')).toContainText('Connected');
+  await expect(terms.view).toBeVisible();
+  await expect(terms.screen(terms.pane(0))).toContainText('hello-42');
+  // And the shell is still live after the replay.
+  await terms.type(terms.pane(0), 'echo again-$((40+2))');
+  await expect(terms.screen(terms.pane(0))).toContainText('again-42');
+
+  // Two terminals side by side.
+  await terms.setLayout('Two side by side');
+  await terms.newShellIn(name);
+  await expect(terms.panes).toHaveCount(2);
+  const second = terms.pane(1);
+  await expect(second).toHaveAttribute('data-status', 'running');
+  await terms.type(second, 'echo second-$((2+3)); ls');
+  await expect(terms.screen(second)).toContainText('second-5');
+  await expect(terms.screen(second)).toContainText('README.md');
+  await expect(terms.screen(terms.pane(0))).toContainText('hello-42');
+  await expect(terms.tabs).toHaveCount(2);
+
+  // A command that fails shows its exit code in the pane header.
+  await terms.type(second, 'exit 3');
+  await expect(second.getByTestId('terminal-status')).toHaveText('Exited with code 3');
+
+  mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: 'test-results/terminals.png' });
+});
