@@ -133,16 +133,21 @@ export class PtyHost {
     this.ptyPids.delete(pid);
   }
 
-  /** Asks the host to end its ptys (SIGHUP, then SIGKILL) and exit; kills it if it does not. */
-  stop(): Promise<void> {
+  /**
+   * Asks the host to end its ptys (SIGHUP, then SIGKILL) and exit; kills it if it does not.
+   * `wait`: keep this process alive until then (an awaited shutdown). Without it, a quitting
+   * process may go first — the host then sees its channel close and kills everything at once.
+   */
+  stop(wait = false): Promise<void> {
     const child = this.child;
     if (!child) return Promise.resolve();
     this.send({ t: 'shutdown' });
+    if (wait) child.ref();
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       for (const pid of this.ptyPids) killGroup(pid);
     }, HOST_STOP_TIMEOUT_MS);
-    timer.unref();
+    if (!wait) timer.unref();
     return this.exitedPromise!.finally(() => clearTimeout(timer));
   }
 

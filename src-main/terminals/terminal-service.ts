@@ -107,17 +107,25 @@ export class TerminalService {
 
   /** Ends every pty (the host sends SIGHUP, then SIGKILL) without waiting. Safe to call twice. */
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.offConnectionClosed?.();
-    for (const t of this.terminals.values()) this.clearTimers(t);
-    this.stopping = this.host.stop();
+    this.stopHost(false);
   }
 
   /** Like dispose, and resolves once the pty host and its ptys are gone. */
   async shutdown(): Promise<void> {
-    this.dispose();
-    await this.stopping;
+    await this.stopHost(true);
+  }
+
+  private stopHost(wait: boolean): Promise<void> {
+    if (!this.disposed) {
+      this.disposed = true;
+      this.offConnectionClosed?.();
+      for (const t of this.terminals.values()) this.clearTimers(t);
+      this.stopping = this.host.stop(wait);
+    } else if (wait) {
+      // Disposed earlier without waiting: wait now (the host may still be ending its ptys).
+      this.stopping = this.host.stop(true);
+    }
+    return this.stopping ?? Promise.resolve();
   }
 
   // ---- opening terminals --------------------------------------------------------------------

@@ -8,6 +8,7 @@ type BenchModule = { run(): Promise<Record<string, unknown>> };
 const BENCHES: Record<string, () => Promise<BenchModule>> = {
   agents: () => import('./agents'),
   coder: () => import('./coder'),
+  terminals: () => import('./terminals'),
 };
 
 const only = process.argv.slice(2);

@@ -148,6 +148,9 @@ export class HostTerminal {
       this.paused = true;
       this.pty.pause();
       this.sink.flow(true);
+      // Nothing more will join the batch while paused: send it now rather than after the timer,
+      // so the views can parse (and acknowledge) it sooner.
+      this.batcher.flush();
     } else if (this.paused && (this.leaderGone || (unacked < FLOW_LOW_WATERMARK_CHARS && backlog < HOST_IPC_BACKLOG_MAX_CHARS / 2))) {
       this.paused = false;
       this.pty.resume();

@@ -1,0 +1,133 @@
+/**
+ * Terminal throughput: the same 50 MB of mixed ASCII and multibyte UTF-8, read (1) straight
+ * from node-pty and (2) through the whole Flightdeck path — pty host → batching → browser-mode
+ * WebSocket → a separate view process parsing with @xterm/headless and acknowledging — plus
+ * the main process's peak memory during the flood and keystroke echo latency in a second
+ * terminal while the first floods. The parser alone on the same text is measured too: with
+ * VS Code's watermarks the pty is paused until the view has parsed nearly everything, so the
+ * full path is bounded by parse time plus one round trip per ~100 KB.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { IPty } from 'node-pty';
+import xtermHeadless from '@xterm/headless';
+import { startBrowserHost } from '../../src-main/host/browser-host';
+import { appRoot } from '../../src-main/platform/paths';
+import { catRawCommand, writeFloodFile } from '../fixtures/terminals/flood';
+import { startTestApp } from '../support/app';
+import { tempDir } from '../support/temp';
+
+const FLOOD_BYTES = 50 * 1024 * 1024;
+const MEMORY_SAMPLE_MS = 10;
+
+type NodePty = typeof import('node-pty');
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const mb = (bytes: number) => round(bytes / 1024 / 1024);
+
+/** Plain node-pty, as an app without a pty host would read it: bytes counted, nothing else. */
+async function rawNodePty(file: string, cwd: string): Promise<{ ms: number; bytes: number }> {
+  const pty = createRequire(join(appRoot(), 'package.json'))('node-pty') as NodePty;
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const p: IPty = pty.spawn('/bin/sh', ['-c', catRawCommand(file)], { cwd, cols: 120, rows: 30, encoding: null });
+    let bytes = 0;
+    p.onData((d) => (bytes += (d as unknown as Buffer).length));
+    p.onExit(() => resolve({ ms: performance.now() - t0, bytes }));
+  });
+}
+
+/** The parser alone, in this process, on the same text: the ceiling for any full-path figure. */
+async function headlessParseOnly(file: string): Promise<{ ms: number }> {
+  const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
+  const text = readFileSync(file, 'utf8');
+  const term = new Terminal({ cols: 120, rows: 30, scrollback: 1000, allowProposedApi: true });
+  const t0 = performance.now();
+  await new Promise<void>((resolve) => {
+    for (let i = 0; i < text.length; i += 128 * 1024) {
+      const last = i + 128 * 1024 >= text.length;
+      term.write(text.slice(i, i + 128 * 1024), last ? resolve : undefined);
+    }
+  });
+  term.dispose();
+  return { ms: performance.now() - t0 };
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const dir = tempDir('fd-bench-term-');
+  const t = await startTestApp();
+  const host = await startBrowserHost(t.app, { port: 0, rendererDir: dir.path });
+  try {
+    const file = join(dir.path, 'flood.txt');
+    const flood = await writeFloodFile(file, FLOOD_BYTES);
+    const raw = await rawNodePty(file, dir.path);
+    const parse = await headlessParseOnly(file);
+
+    const floodTerm = await t.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(file)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+    const echoTerm = await t.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'echo' });
+
+    const baseline = process.memoryUsage();
+    const peak = { rss: baseline.rss, heapUsed: baseline.heapUsed, inFlightChars: 0 };
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      peak.rss = Math.max(peak.rss, m.rss);
+      peak.heapUsed = Math.max(peak.heapUsed, m.heapUsed);
+      peak.inFlightChars = Math.max(peak.inFlightChars, t.app.terminals.memory().inFlightChars);
+    }, MEMORY_SAMPLE_MS);
+
+    const client = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(appRoot(), 'test/fixtures/terminals/bench-client.ts'), String(host.port), host.token, floodTerm.id, echoTerm.id, String(flood.bytes)],
+      { cwd: appRoot(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    client.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => client.on('exit', resolve));
+    clearInterval(sampler);
+    if (code !== 0) throw new Error(`the view process failed (exit ${code})`);
+    const r = JSON.parse(out.trim().split('\n').pop()!) as { floodMs: number; bytes: number; sha256: string; idle: number[]; during: number[]; acks: number; gaps: number };
+    const stats = t.app.terminals.flowStats(floodTerm.id);
+
+    const rawMBps = raw.bytes / 1024 / 1024 / (raw.ms / 1000);
+    const fullMBps = r.bytes / 1024 / 1024 / (r.floodMs / 1000);
+    return {
+      floodBytes: flood.bytes,
+      rawNodePty: { seconds: round(raw.ms / 1000, 2), MBps: round(rawMBps), bytesReceived: raw.bytes, lostAtExit: flood.bytes - raw.bytes },
+      fullPath: {
+        seconds: round(r.floodMs / 1000, 2),
+        MBps: round(fullMBps),
+        byteExact: r.bytes === flood.bytes && r.sha256 === flood.sha256,
+        acks: r.acks,
+        pauses: stats.pauses,
+        peakUnackedChars: stats.peakUnackedChars,
+      },
+      ratioFullToRaw: round(fullMBps / rawMBps, 3),
+      headlessParseOnly: { seconds: round(parse.ms / 1000, 2), MBps: round(flood.bytes / 1024 / 1024 / (parse.ms / 1000)) },
+      ratioFullToParseOnly: round(fullMBps / (flood.bytes / 1024 / 1024 / (parse.ms / 1000)), 3),
+      mainProcessMemory: {
+        note: 'this process: services, browser host and pty-host client; the view runs in its own process',
+        baselineRssMB: mb(baseline.rss),
+        peakRssMB: mb(peak.rss),
+        peakHeapUsedMB: mb(peak.heapUsed),
+        peakInFlightChars: peak.inFlightChars,
+      },
+      echoLatencyMs: {
+        idle: { p50: round(percentile(r.idle, 50), 2), p99: round(percentile(r.idle, 99), 2), samples: r.idle.length },
+        duringFlood: { p50: round(percentile(r.during, 50), 2), p99: round(percentile(r.during, 99), 2), samples: r.during.length },
+      },
+    };
+  } finally {
+    await host.close();
+    await t.app.terminals.shutdown();
+    t.cleanup();
+    dir.cleanup();
+  }
+}
