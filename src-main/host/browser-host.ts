@@ -26,6 +26,13 @@ export interface BrowserHost {
   close(): Promise<void>;
 }
 
+/**
+ * Terminal output is not queued for a socket that has stopped draining this much: flow control
+ * keeps a live view far below it, so only a stuck client gets here, and its view resyncs from
+ * the terminal's scrollback when it sees the gap. Bounds what one client can make us buffer.
+ */
+const MAX_TERMINAL_SOCKET_BACKLOG_BYTES = 8 * 1024 * 1024;
+
 /** The same CSP as the desktop window: our own scripts only, no remote code. */
 const CSP = [
   "default-src 'self'",
@@ -113,6 +120,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   function onConnection(ws: WebSocket): void {
     const ctx = { origin: 'browser' as const, connectionId: `ws-${++connectionSeq}` };
     const send = (frame: HostFrame) => {
+      if (frame.type === 'event' && frame.topic === 'terminals.data' && ws.bufferedAmount > MAX_TERMINAL_SOCKET_BACKLOG_BYTES) return;
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
     const subs = new Subscriptions(app.hub, (e) => send({ type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload }));

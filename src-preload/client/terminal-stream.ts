@@ -34,7 +34,7 @@ export class TerminalStream {
   private readonly offs: Array<() => void> = [];
   private readonly ackBatch: number;
   /** Counters for tests and the benchmark. */
-  readonly stats = { received: 0, written: 0, duplicateChars: 0, gaps: 0, acks: 0 };
+  readonly stats = { received: 0, written: 0, duplicateChars: 0, gaps: 0, resyncs: 0, acks: 0 };
 
   constructor(
     private readonly client: Client,
@@ -121,9 +121,12 @@ export class TerminalStream {
       this.stats.duplicateChars += this.next - offset;
       data = data.slice(this.next - offset);
     } else if (offset > this.next) {
-      // Only possible if this view was set aside and events were missed; show what comes.
-      this.stats.gaps++;
-      this.opts.onGap?.(offset - this.next);
+      // Output was dropped on the way (the host stops queueing for a client that fell far
+      // behind): attach again, which replays what is missing from the scrollback, then this.
+      this.stats.resyncs++;
+      this.queue.push({ offset, data });
+      void this.attach().catch(() => undefined);
+      return;
     }
     this.next = end;
     const len = data.length;

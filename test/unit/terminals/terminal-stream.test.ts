@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../../../src-preload/client/client';
+import { TerminalStream, type TerminalSink } from '../../../src-preload/client/terminal-stream';
+
+/**
+ * A fake server for one terminal: a stream of output with offsets, a scrollback window, and
+ * a switch to drop live events (as the browser host does for a socket that stopped draining).
+ */
+function fakeTerminal(scrollback = 1_000) {
+  let all = '';
+  let dropping = false;
+  const listeners = new Map<string, (p: unknown) => void>();
+  const calls: Array<{ channel: string; input: Record<string, unknown> }> = [];
+  let att = 0;
+  const client = {
+    transport: { invoke: async () => ({ ok: true, value: {} }), subscribe: () => () => undefined },
+    on(topic: string, l: (p: unknown) => void) {
+      listeners.set(topic, l);
+      return () => listeners.delete(topic);
+    },
+    async invoke(channel: string, input: Record<string, unknown>) {
+      calls.push({ channel, input });
+      if (channel !== 'terminals.attach') return { ok: true };
+      const start = Math.max(0, all.length - scrollback);
+      return {
+        terminal: { id: 't', status: 'running' },
+        attachmentId: `att-${String(++att).padStart(6, '0')}`,
+        data: all.slice(start),
+        start,
+        end: all.length,
+      };
+    },
+  } as unknown as Client;
+  return {
+    client,
+    calls,
+    emit(data: string) {
+      const offset = all.length;
+      all += data;
+      if (!dropping) listeners.get('terminals.data')?.({ offset, data });
+    },
+    drop(on: boolean) {
+      dropping = on;
+    },
+    get text() {
+      return all;
+    },
+  };
+}
+
+function sink() {
+  const s = { text: '', resets: 0, pending: [] as Array<() => void> };
+  const api: TerminalSink = {
+    write(data, cb) {
+      s.text += data;
+      if (cb) s.pending.push(cb);
+    },
+    reset() {
+      s.resets++;
+      s.text = '';
+    },
+  };
+  return { s, api, parse: () => s.pending.splice(0).forEach((cb) => cb()) };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('TerminalStream', () => {
+  it('writes the scrollback, then live data once, dropping what overlaps', async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    t.emit('before ');
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    t.emit('live');
+    expect(out.s.text).toBe('before live');
+    expect(stream.offset).toBe(t.text.length);
+  });
+
+  it('acknowledges only after parsing, in batches', async () => {
+    const t = fakeTerminal(100_000);
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api, { ackBatchChars: 10 });
+    await stream.attach();
+    t.emit('12345');
+    t.emit('67890abc');
+    expect(t.calls.filter((c) => c.channel === 'terminals.ack')).toHaveLength(0);
+    out.parse();
+    const acks = t.calls.filter((c) => c.channel === 'terminals.ack');
+    expect(acks).toHaveLength(1);
+    expect(acks[0]!.input).toMatchObject({ chars: 13 });
+  });
+
+  it('resyncs from the scrollback after dropped events, with no gap and no duplicate', async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    t.emit('one ');
+    t.drop(true);
+    t.emit('two ');
+    t.emit('three ');
+    t.drop(false);
+    t.emit('four');
+    await tick();
+    expect(out.s.text).toBe('one two three four');
+    expect(stream.stats.resyncs).toBe(1);
+    expect(out.s.resets).toBe(0);
+  });
+
+  it('resets and replays when the scrollback no longer reaches back to the view', async () => {
+    const t = fakeTerminal(5);
+    const out = sink();
+    const gaps: number[] = [];
+    const stream = new TerminalStream(t.client, 't', out.api, { onGap: (n) => gaps.push(n) });
+    await stream.attach();
+    t.emit('ab');
+    t.drop(true);
+    t.emit('cdefghij');
+    t.drop(false);
+    t.emit('k');
+    await tick();
+    expect(out.s.resets).toBe(1);
+    expect(out.s.text).toBe('ghijk');
+    expect(gaps).toEqual([4]);
+    expect(stream.offset).toBe(t.text.length);
+  });
+});
