@@ -8,8 +8,8 @@
 export const FLOW_HIGH_WATERMARK_CHARS = 100_000;
 /** Resume it when the slowest live view is back under this many (hysteresis avoids pause/resume flapping). */
 export const FLOW_LOW_WATERMARK_CHARS = 5_000;
-/** Views acknowledge parsed characters in batches this large: one ack per ~5 KB keeps ack traffic tiny. */
-export const FLOW_ACK_BATCH_CHARS = 5_000;
+// Views acknowledge parsed characters in batches of 5,000 (TERMINAL_ACK_BATCH_CHARS in the
+// contract, shared with the renderer): one ack per ~5 KB keeps ack traffic tiny.
 /**
  * A live view that owes more than the high watermark and has not acknowledged anything for this
  * long is treated as stalled (a frozen tab, a debugger pause): it stops governing the pty so the
@@ -38,14 +38,7 @@ export const DEFAULT_SCROLLBACK_CHARS = 1_000_000;
 /** Resizes reach the pty at most this often; a dragged splitter sends dozens a second. */
 export const RESIZE_THROTTLE_MS = 100;
 
-/** Terminal size bounds: big enough for a 8K screen at a tiny font, small enough to bound the pty's buffers. */
-export const MIN_COLS = 2;
-export const MAX_COLS = 1_000;
-export const MIN_ROWS = 1;
-export const MAX_ROWS = 500;
-
-/** One input write; a larger paste is split by the client. 64 KB is far above any typed burst. */
-export const MAX_INPUT_CHARS = 64 * 1024;
+// Size and input bounds are validated by the contract (src-preload/contract/terminals.ts).
 
 /** After SIGTERM/SIGHUP, a process group gets this long to exit before SIGKILL. */
 export const KILL_GRACE_MS = 2_000;

@@ -9,11 +9,12 @@ import { ProjectId, UserPath } from './projects';
  * the main process can pause a flooding pty (see src-main/terminals/constants.ts).
  */
 
-/** Bounds shared with the main process (src-main/terminals/constants.ts repeats them for the pty). */
+/** Size bounds: enough for an 8K screen at a tiny font, small enough to bound the pty's buffers. */
 export const TERMINAL_MIN_COLS = 2;
 export const TERMINAL_MAX_COLS = 1_000;
 export const TERMINAL_MIN_ROWS = 1;
 export const TERMINAL_MAX_ROWS = 500;
+/** One input write; a larger paste is split by the client. Far above any typed burst. */
 export const TERMINAL_MAX_INPUT_CHARS = 64 * 1024;
 /** A view acknowledges once it has parsed this many characters (VS Code's CharCountAckSize). */
 export const TERMINAL_ACK_BATCH_CHARS = 5_000;
@@ -127,6 +128,6 @@ export const terminalRequests = {
 
 export const terminalEvents = {
   'terminals.data': event(TerminalData, 'Output of one terminal (keyed by terminal id).', { keyed: true }),
-  'terminals.status': event(TerminalInfo, 'A terminal started, exited or changed size (keyed by terminal id).', { keyed: true }),
+  'terminals.status': event(TerminalInfo, 'A terminal started or exited (keyed by terminal id).', { keyed: true }),
   'terminals.changed': event(z.object({ terminals: z.array(TerminalInfo) }), 'The terminal list or a terminal status changed.'),
 } as const;
