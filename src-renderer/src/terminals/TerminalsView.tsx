@@ -33,16 +33,18 @@ export function TerminalsView() {
           <h1>Terminals</h1>
           <p className="muted">Shells you opened and the commands your agents run, live. Exited ones stay readable until you close them.</p>
         </div>
-        <div className="view-actions">
-          <div className="segmented" role="radiogroup" aria-label="Layout">
-            {LAYOUTS.map((l) => (
-              <button key={l.value} role="radio" aria-checked={layout === l.value} aria-label={l.label} title={l.label} className={layout === l.value ? 'active' : ''} onClick={() => setLayout(l.value)}>
-                <Icon name={l.icon} />
-              </button>
-            ))}
+        {!(loaded && terminals.length === 0) && (
+          <div className="view-actions">
+            <div className="segmented" role="radiogroup" aria-label="Layout">
+              {LAYOUTS.map((l) => (
+                <button key={l.value} role="radio" aria-checked={layout === l.value} aria-label={l.label} title={l.label} className={layout === l.value ? 'active' : ''} onClick={() => setLayout(l.value)}>
+                  <Icon name={l.icon} />
+                </button>
+              ))}
+            </div>
+            <NewShellMenu primary />
           </div>
-          <NewShellMenu primary />
-        </div>
+        )}
       </header>
 
       {loaded && terminals.length === 0 ? (
@@ -50,15 +52,18 @@ export function TerminalsView() {
       ) : (
         <>
           <div className="term-tabs" role="tablist" aria-label="Terminals">
-            {terminals.map((t) => {
+            {terminals.map((t, i) => {
               const pane = panes.indexOf(t.id);
               const st = terminalStatus(t);
+              const where = whereOf(t, projectNames);
+              // Several shells in one project read alike: number the later ones.
+              const same = terminals.slice(0, i).filter((o) => o.title === t.title && whereOf(o, projectNames) === where).length;
               return (
                 <div key={t.id} className={`term-tab ${pane >= 0 ? 'shown' : ''} ${pane >= 0 && pane === focused ? 'active' : ''}`} role="tab" aria-selected={pane === focused}>
                   <button className="term-tab-main" onClick={() => show(t.id)} title={`${t.title}\n${t.cwd}`} data-testid="terminal-tab">
                     <span className={`status-dot ${st.tone === 'ok' ? 'ok' : st.tone === 'bad' ? 'bad' : st.tone === 'warn' ? 'warn' : ''}`} />
-                    <span className="truncate">{t.title}</span>
-                    <span className="term-tab-owner truncate">{whereOf(t, projectNames)}</span>
+                    <span className="truncate">{same > 0 ? `${t.title} ${same + 1}` : t.title}</span>
+                    <span className="term-tab-owner truncate">{where}</span>
                   </button>
                   <button className="icon-button term-tab-close" aria-label={`Close ${t.title}`} title="Close (ends it if still running)" onClick={() => void close(t.id)}>
                     <Icon name="x" size={13} />
