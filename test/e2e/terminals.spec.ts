@@ -35,6 +35,16 @@ test('open a shell from a project card, run a command, see it again after a relo
   await expect(terms.screen(first)).toContainText('hello-42');
   await expect(terms.navItem).toContainText('1');
 
+  // Copy a word with Ctrl+Shift+C and paste it back with Ctrl+Shift+V.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.origin });
+  await terms.selectWord(first, 'hello-42');
+  await page.keyboard.press('Control+Shift+C');
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('hello-42');
+  await page.keyboard.type('echo pasted:');
+  await page.keyboard.press('Control+Shift+V');
+  await page.keyboard.press('Enter');
+  await expect(terms.screen(first)).toContainText('pasted:hello-42');
+
   // A reload replays the scrollback from the main process.
   await page.reload();
   await expect(page.getByTestId('statusbar')).toContainText('Connected');

@@ -45,6 +45,25 @@ export class TerminalsPage {
     await this.page.keyboard.press('Enter');
   }
 
+  /** Double-clicks a word on the screen, which xterm selects. */
+  async selectWord(pane: Locator, word: string): Promise<void> {
+    const at = await this.screen(pane).evaluate((rows, w) => {
+      const walker = document.createTreeWalker(rows, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const i = (n.textContent ?? '').indexOf(w);
+        if (i < 0) continue;
+        const range = document.createRange();
+        range.setStart(n, i);
+        range.setEnd(n, i + w.length);
+        const r = range.getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      }
+      return null;
+    }, word);
+    if (!at) throw new Error(`"${word}" is not on screen`);
+    await this.page.mouse.dblclick(at.x, at.y);
+  }
+
   async setLayout(label: 'One pane' | 'Two side by side' | 'Grid of four'): Promise<void> {
     await this.view.getByRole('radio', { name: label }).click();
   }

@@ -101,6 +101,18 @@ describe('flow control', () => {
       hub.connectionClosed('conn-closing');
       expect((await slow.whenExited(info2.id)).exitCode).toBe(0);
       expect(slow.flowStats(info2.id).views).toBe(0);
+
+      // A reloaded page attaches again on the same connection: its old view is replaced and
+      // the pty resumes at once.
+      const info3 = await slow.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+      slow.attach(info3.id, 'conn-reloading');
+      slow.write(info3.id, 'go\r');
+      await waitFor(() => slow.flowStats(info3.id).paused, 'the pty to pause');
+      const again = slow.attach(info3.id, 'conn-reloading');
+      expect(slow.flowStats(info3.id).views).toBe(1);
+      await waitFor(() => slow.flowStats(info3.id).resumes > 0, 'the pty to resume for the reloaded view');
+      slow.detach(info3.id, again.attachmentId);
+      expect((await slow.whenExited(info3.id)).exitCode).toBe(0);
       await slow.shutdown();
     } finally {
       await terms.shutdown();
