@@ -128,17 +128,15 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
       if (e.type !== 'keydown') return true;
       const mod = e.ctrlKey && e.shiftKey;
       if ((mod && e.code === 'KeyC') || (e.metaKey && e.code === 'KeyC' && term.hasSelection())) {
-        if (term.hasSelection()) void navigator.clipboard?.writeText(term.getSelection()).catch(() => undefined);
+        e.preventDefault();
+        if (term.hasSelection()) void navigator.clipboard?.writeText(term.getSelection()).catch(() => setNotice('The browser did not allow copying; use the context menu.'));
         return false;
       }
-      if ((mod && e.code === 'KeyV') || (e.metaKey && e.code === 'KeyV')) {
-        void navigator.clipboard
-          ?.readText()
-          .then((text) => text && term.paste(text))
-          .catch(() => setNotice('The browser did not allow reading the clipboard; use the context menu or Ctrl+V.'));
-        return false;
-      }
+      // Ctrl+Shift+V (and Cmd+V) make the browser paste into xterm's textarea by itself, which
+      // xterm handles (bracketed paste included); xterm only has to not send ^V.
+      if ((mod && e.code === 'KeyV') || (e.metaKey && e.code === 'KeyV')) return false;
       if (mod && e.code === 'KeyF') {
+        e.preventDefault();
         setSearching(true);
         return false;
       }
