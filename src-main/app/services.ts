@@ -18,6 +18,8 @@ import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
 import { registerCoderHandlers } from '../coder/handlers';
 import type { SecretStore } from '../agents/provider/secrets';
+import type { CommandRunner } from '../agents/tools/command-runner';
+import { PtyCommandRunner } from '../terminals/agent-command-runner';
 
 export interface HostOptions {
   dataDir: string;
@@ -26,6 +28,8 @@ export interface HostOptions {
   platform: Platform;
   /** Where provider API keys live; Electron passes a safeStorage-backed store. Default: a 0600 file in the data folder. */
   secretStore?: SecretStore;
+  /** How agents run commands; default: in terminals (PtyCommandRunner). */
+  commandRunner?: CommandRunner;
   /** Environment overrides for every Claude Code run (tests: a temp HOME, no CLI-side API retries). */
   coderEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -84,6 +88,8 @@ export class AppServices {
       projects: this.projects,
       dataDir: options.dataDir,
       ...(options.secretStore ? { secrets: options.secretStore } : {}),
+      // Agents' commands run in terminals the user can open and watch (HostOptions.commandRunner overrides).
+      runner: options.commandRunner ?? new PtyCommandRunner(this.terminals),
     });
     this.onEventsPersisted((batch) => this.agents.sink.onPersisted(batch));
     registerAgentHandlers(this.router, this.agents);

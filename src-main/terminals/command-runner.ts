@@ -19,6 +19,17 @@ export interface RunCommandOptions {
   outputCapBytes?: number;
   /** The agent run whose event log gets the output as 'terminal.output' events (capped). */
   runId?: string;
+  /** Start from this environment instead of the app's own (see SpawnOptions.baseEnv). */
+  baseEnv?: Record<string, string>;
+  /** Output as it arrives (raw terminal text), e.g. for an agent's live tool output. */
+  onOutput?: (data: string) => void;
+  /** Called once the terminal exists, with its id (before any output is delivered to onOutput). */
+  onStart?: (terminalId: string) => void;
+  /**
+   * Run with stdin at end-of-file, as a non-interactive command expects (an agent cannot answer
+   * a prompt; without this a command that reads stdin would wait for the timeout).
+   */
+  stdinClosed?: boolean;
   /** A short title for the terminal list; defaults to the command line. */
   title?: string;
   cols?: number;
@@ -107,19 +118,27 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
   // undefined until the terminal id is known (output may arrive before spawn() resolves).
   let sink: RunLogSink | null | undefined = o.runId && log ? undefined : null;
   const pending: string[] = [];
+  let announced = false;
+  const early: string[] = [];
   const onOutput = (data: string) => {
     capture.append(data);
+    if (o.onOutput) {
+      // Output can arrive before spawn() resolves: hold it until onStart has been told the id.
+      if (announced) o.onOutput(data);
+      else early.push(data);
+    }
     if (sink) sink.append(data);
     else if (sink === undefined) pending.push(data);
   };
   const info = await terminals.spawn({
     file: shell,
-    args: ['-c', o.command],
+    args: ['-c', o.stdinClosed ? `exec </dev/null\n${o.command}` : o.command],
     cwd: o.cwd,
     kind: 'command',
     title: o.title ?? (o.command.length > 80 ? `${o.command.slice(0, 77)}…` : o.command),
     command: o.command,
     ...(o.env ? { env: o.env } : {}),
+    ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
     ...(o.owner ? { owner: o.owner } : {}),
     cols: o.cols ?? 120,
     rows: o.rows ?? 30,
@@ -127,6 +146,9 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
     onOutput,
   });
   const id = info.id;
+  o.onStart?.(id);
+  announced = true;
+  for (const data of early.splice(0)) o.onOutput?.(data);
   if (o.runId && log) {
     const s = new RunLogSink(log, o.runId, id);
     for (const data of pending.splice(0)) s.append(data);

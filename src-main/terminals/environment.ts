@@ -39,9 +39,9 @@ function safeUserShell(): string | undefined {
  * a terminal emulator sets (TERM, COLORTERM) and a UTF-8 locale when none is set, so multibyte
  * output is not mangled by programs that consult the locale.
  */
-export function terminalEnv(terminalId: string, extra: Record<string, string> = {}): Record<string, string> {
+export function terminalEnv(terminalId: string, extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !PRIVATE_VARS.includes(k)) env[k] = v;
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && !PRIVATE_VARS.includes(k)) env[k] = v;
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
   env.TERM_PROGRAM = 'Flightdeck';

@@ -35,6 +35,8 @@ export interface SpawnOptions {
   title: string;
   command?: string | null;
   env?: Record<string, string>;
+  /** Start from this environment instead of the app's own (agents pass theirs, credentials removed). */
+  baseEnv?: Record<string, string>;
   owner?: TerminalOwner;
   cols?: number;
   rows?: number;
@@ -184,7 +186,7 @@ export class TerminalService {
     const spawned = new Promise<void>((resolve, reject) => (t.spawn = { resolve, reject }));
     this.terminals.set(id, t);
     this.host.setBusy(true);
-    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, o.env), cols, rows } });
+    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, o.env, o.baseEnv), cols, rows } });
     try {
       await spawned;
     } catch (e) {

@@ -333,7 +333,11 @@ export const AgentEventData = z.discriminatedUnion('type', [
   z.object({ type: z.literal('approval.requested'), approval: Approval }),
   z.object({ type: z.literal('approval.resolved'), approval: Approval }),
   /** Live output of a running command (bash), in arrival order. */
-  z.object({ type: z.literal('tool.output'), toolUseId: z.string(), chunk: z.string() }),
+  /**
+   * Live output of a running command (bash), in arrival order. When the command runs in a
+   * terminal the user can open, one event (possibly with an empty chunk) carries its id.
+   */
+  z.object({ type: z.literal('tool.output'), toolUseId: z.string(), chunk: z.string(), terminalId: z.string().max(200).optional() }),
   z.object({
     type: z.literal('tool.result'),
     ...ToolUseRef,

@@ -50,7 +50,14 @@ export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'>
   ctx.verifyAttempts++;
   const attempt = ctx.verifyAttempts;
   ctx.emit({ type: 'verify.started', command, attempt, maxAttempts: wf.maxVerifyAttempts });
-  const r = await ctx.deps.runner().run({ cwd: s.root, command, env: ctx.deps.commandEnv(), timeoutMs: ctx.deps.settings().bashTimeoutMs, signal: ctx.signal });
+  const r = await ctx.deps.runner().run({
+    cwd: s.root,
+    command,
+    env: ctx.deps.commandEnv(),
+    timeoutMs: ctx.deps.settings().bashTimeoutMs,
+    signal: ctx.signal,
+    owner: { sessionId: ctx.sessionId, ...(s.projectId ? { projectId: s.projectId } : {}) },
+  });
   if (ctx.aborted) return 'done';
   const passed = r.exitCode === 0;
   const out = new CappedOutput(EVENT_OUTPUT_CHARS);

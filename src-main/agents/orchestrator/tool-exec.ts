@@ -114,6 +114,8 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
       }
       ctx.emit({ type: 'tool.output', toolUseId: call.id, chunk });
     },
+    owner: { sessionId: ctx.sessionId, ...(s.projectId ? { projectId: s.projectId } : {}) },
+    onTerminal: (terminalId) => ctx.emit({ type: 'tool.output', toolUseId: call.id, chunk: '', terminalId }),
     todos: () => ctx.session().todos,
     setTodos: (todos) => {
       ctx.update({ todos });

@@ -31,7 +31,7 @@ export const bashTool: Tool = {
   async run(raw, ctx): Promise<ToolOutcome> {
     const input = parseInput(BashInput, raw);
     const timeoutMs = Math.min(ctx.bashTimeoutMs, (input.timeoutSeconds ?? Infinity) * 1000);
-    const r = await ctx.runner.run({ cwd: ctx.root, command: input.command, env: ctx.env, timeoutMs, signal: ctx.signal, onOutput: ctx.onOutput });
+    const r = await ctx.runner.run({ cwd: ctx.root, command: input.command, env: ctx.env, timeoutMs, signal: ctx.signal, onOutput: ctx.onOutput, owner: ctx.owner, onTerminal: ctx.onTerminal });
     return { content: describeCommandResult(input.command, r, timeoutMs, ctx.signal.aborted), isError: r.exitCode !== 0, exitCode: r.exitCode };
   },
 };

@@ -14,6 +14,10 @@ export interface CommandRunOptions {
   signal: AbortSignal;
   /** Output as it arrives (stdout and stderr interleaved), decoded as UTF-8 without splitting characters. */
   onOutput?: (chunk: string) => void;
+  /** Whose command this is, for runners that show commands to the user (the terminal list). */
+  owner?: { sessionId: string; projectId?: string };
+  /** Runners that run the command in a terminal the user can open say which, once it exists. */
+  onTerminal?: (terminalId: string) => void;
 }
 
 export interface CommandResult {

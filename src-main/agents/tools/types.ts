@@ -10,6 +10,10 @@ export interface ToolContext {
   bashTimeoutMs: number;
   /** Live command output, for `tool.output` events. */
   onOutput(chunk: string): void;
+  /** The session (and project) a command runs for. */
+  owner: { sessionId: string; projectId?: string };
+  /** The terminal a command runs in, when the runner uses one. */
+  onTerminal(terminalId: string): void;
   todos(): TodoItem[];
   setTodos(todos: TodoItem[]): void;
   /** Called with the root-relative path before write/patch changes a file (undo snapshots). */

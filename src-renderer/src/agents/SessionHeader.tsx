@@ -36,6 +36,12 @@ export function SessionHeader({ session }: { session: Session }) {
           {STATUS_LABEL[session.status]}
         </span>
         {session.pendingApprovals > 0 && <span className="badge badge-warn">{session.pendingApprovals} to approve</span>}
+        <span className="spacer" />
+        <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
+          <span>↑ {tokens(c.inputTokens)}</span>
+          <span>↓ {tokens(c.outputTokens)}</span>
+          <strong>${c.usd.toFixed(c.usd < 1 ? 4 : 2)}</strong>
+        </div>
       </div>
       <div className="session-controls">
         <ExecutorControl session={session} />
@@ -60,11 +66,6 @@ export function SessionHeader({ session }: { session: Session }) {
             {session.model}
           </span>
         </label>
-        <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
-          <span>↑ {tokens(c.inputTokens)}</span>
-          <span>↓ {tokens(c.outputTokens)}</span>
-          <strong>${c.usd.toFixed(c.usd < 1 ? 4 : 2)}</strong>
-        </div>
       </div>
     </header>
   );

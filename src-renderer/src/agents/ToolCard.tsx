@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Icon } from '../components/Icon';
+import { useAppStore } from '../store';
 import { DiffView } from './DiffView';
 import { parseToolInput, toolSummary, type TranscriptItem } from './transcript';
 
@@ -11,6 +12,27 @@ function statusOf(t: ToolItem): { label: string; cls: string } {
   if (t.approval?.status === 'denied') return { label: 'denied', cls: 'badge-bad' };
   if (t.decision?.decision === 'deny') return { label: 'refused', cls: 'badge-bad' };
   return { label: 'running…', cls: '' };
+}
+
+function OpenTerminal({ terminalId }: { terminalId: string }) {
+  const showTerminal = useAppStore((s) => s.showTerminal);
+  const setView = useAppStore((s) => s.setView);
+  const exists = useAppStore((s) => s.terminals.some((t) => t.id === terminalId));
+  if (!exists) return null;
+  return (
+    <button
+      className="icon-button tool-terminal"
+      title="Open this command's terminal"
+      aria-label="Open terminal"
+      data-testid="open-tool-terminal"
+      onClick={() => {
+        showTerminal(terminalId);
+        setView({ name: 'terminals' });
+      }}
+    >
+      <Icon name="terminal" size={14} />
+    </button>
+  );
 }
 
 export function ToolCard({ item }: { item: ToolItem }) {
@@ -28,6 +50,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-summary mono truncate">{summary.replace(new RegExp(`^${item.tool} `), '')}</span>
         <span className={`badge ${status.cls}`}>{status.label}</span>
       </button>
+      {item.terminalId && <OpenTerminal terminalId={item.terminalId} />}
       {open && (
         <div className="tool-body">
           {item.decision && item.decision.decision !== 'allow' && item.approval?.status !== 'approved' && (

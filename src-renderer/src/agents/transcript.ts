@@ -18,6 +18,8 @@ export type TranscriptItem =
       approval: Approval | null;
       output: string;
       outputTruncated: boolean;
+      /** The terminal the command runs in, when it has one the user can open. */
+      terminalId: string | null;
       result: { isError: boolean; content: string; exitCode: number | null; durationMs: number } | null;
     }
   | { kind: 'command'; id: string; name: string; cmdKind: 'slash' | 'bang'; ok: boolean; text: string; exitCode: number | null }
@@ -59,7 +61,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       const it = items[i]!;
       if (it.kind === 'tool' && it.id === toolUseId) return i;
     }
-    items.push({ kind: 'tool', id: toolUseId, tool, inputJson: '', decision: null, approval: null, output: '', outputTruncated: false, result: null });
+    items.push({ kind: 'tool', id: toolUseId, tool, inputJson: '', decision: null, approval: null, output: '', outputTruncated: false, terminalId: null, result: null });
     return items.length - 1;
   };
   const updateTool = (toolUseId: string, tool: string | undefined, fn: (x: Extract<TranscriptItem, { kind: 'tool' }>) => Extract<TranscriptItem, { kind: 'tool' }>) => {
@@ -113,6 +115,8 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       break;
     case 'tool.output':
       updateTool(d.toolUseId, undefined, (x) => {
+        if (d.terminalId && x.terminalId !== d.terminalId) x = { ...x, terminalId: d.terminalId };
+        if (d.chunk === '') return x;
         const joined = x.output + d.chunk;
         return joined.length > MAX_TOOL_OUTPUT_CHARS
           ? { ...x, output: joined.slice(joined.length - MAX_TOOL_OUTPUT_CHARS), outputTruncated: true }
@@ -131,7 +135,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
         for (const b of d.message.blocks) {
           if (b.type !== 'tool_result') continue;
           const i = items.findIndex((it) => it.kind === 'tool' && it.id === b.toolUseId);
-          if (i < 0) items.push({ kind: 'tool', id: b.toolUseId, tool: 'tool', inputJson: '', decision: null, approval: null, output: '', outputTruncated: false, result: { isError: b.isError, content: b.content, exitCode: null, durationMs: 0 } });
+          if (i < 0) items.push({ kind: 'tool', id: b.toolUseId, tool: 'tool', inputJson: '', decision: null, approval: null, output: '', outputTruncated: false, terminalId: null, result: { isError: b.isError, content: b.content, exitCode: null, durationMs: 0 } });
         }
       }
       break;

@@ -69,6 +69,14 @@ describe('transcript fold', () => {
     expect(applyEvent(once, b)).toBe(once);
   });
 
+  it('remembers the terminal a command runs in', () => {
+    seq = 0;
+    let t = applyEvent(emptyTranscript, ev({ type: 'tool.started', step: 1, index: 0, toolUseId: 'b', tool: 'bash' }));
+    t = applyEvent(t, ev({ type: 'tool.output', toolUseId: 'b', chunk: '', terminalId: 'term-abc123' }));
+    t = applyEvent(t, ev({ type: 'tool.output', toolUseId: 'b', chunk: 'hi\n' }));
+    expect(t.items[0]).toMatchObject({ terminalId: 'term-abc123', output: 'hi\n' });
+  });
+
   it('keeps live command output bounded', () => {
     seq = 0;
     let t = applyEvent(emptyTranscript, ev({ type: 'tool.started', step: 1, index: 0, toolUseId: 'b', tool: 'bash' }));
