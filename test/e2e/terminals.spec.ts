@@ -39,7 +39,7 @@ test('open a shell from a project card, run a command, see it again after a relo
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.origin });
   await terms.selectWord(first, 'hello-42');
   await page.keyboard.press('Control+Shift+C');
-  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('hello-42');
+  await expect.poll(() => terms.clipboardText()).toBe('hello-42');
   await page.keyboard.type('echo pasted:');
   await page.keyboard.press('Control+Shift+V');
   await page.keyboard.press('Enter');

@@ -48,11 +48,13 @@ export class TerminalsPage {
   /** Double-clicks a word on the screen, which xterm selects. */
   async selectWord(pane: Locator, word: string): Promise<void> {
     const at = await this.screen(pane).evaluate((rows, w) => {
-      const walker = document.createTreeWalker(rows, NodeFilter.SHOW_TEXT);
+      const doc = rows.ownerDocument;
+      const SHOW_TEXT = 4;
+      const walker = doc.createTreeWalker(rows, SHOW_TEXT);
       for (let n = walker.nextNode(); n; n = walker.nextNode()) {
         const i = (n.textContent ?? '').indexOf(w);
         if (i < 0) continue;
-        const range = document.createRange();
+        const range = doc.createRange();
         range.setStart(n, i);
         range.setEnd(n, i + w.length);
         const r = range.getBoundingClientRect();
@@ -62,6 +64,11 @@ export class TerminalsPage {
     }, word);
     if (!at) throw new Error(`"${word}" is not on screen`);
     await this.page.mouse.dblclick(at.x, at.y);
+  }
+
+  /** What the page can read from the system clipboard. */
+  clipboardText(): Promise<string> {
+    return this.page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
   }
 
   async setLayout(label: 'One pane' | 'Two side by side' | 'Grid of four'): Promise<void> {
