@@ -5,6 +5,7 @@ import { startModelServer, type ModelServer } from '../fixtures/model-server/ind
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { SessionPage } from './poms/session';
+import { TerminalsPage } from './poms/terminals';
 import { makeRepo } from '../support/temp';
 
 let host: RunningHost;
@@ -73,4 +74,25 @@ test('an agent asks to write a file; approving writes it, denying leaves it abse
   await page.reload();
   await expect(session.transcript).toContainText('Created hello.txt for you.');
   await expect(session.transcript).toContainText('Understood, I left deny.txt alone.');
+});
+
+test("a ! command runs in a terminal the user can open from its tool card", async ({ page }) => {
+  const name = repo.path.split('/').pop()!;
+  const board = new BoardPage(page);
+  const terminals = new TerminalsPage(page);
+  await board.open(host.url);
+  await terminals.useCompatibleRendering();
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await session.send('!echo flight-$((6*7)) && ls');
+  const card = session.transcript.getByTestId('tool-card').last();
+  await expect(card.getByTestId('tool-output')).toContainText('flight-42');
+  await expect(card.getByTestId('tool-output')).toContainText('hello.txt');
+  await session.waitIdle();
+  await card.getByTestId('open-tool-terminal').click();
+  await expect(terminals.view).toBeVisible();
+  const pane = terminals.panes.filter({ hasText: 'flight-42' });
+  await expect(pane).toHaveCount(1);
+  await expect(pane).toContainText('Exited with code 0');
+  await page.screenshot({ path: 'test-results/agent-command-terminal.png' });
 });

@@ -84,7 +84,9 @@ function tokenize(line: string, nested: string[]): { tokens: Token[]; opaque: bo
             opaque = true;
             break;
           }
-          nested.push(line.slice(j + 2, close));
+          const body = line.slice(j + 2, close);
+          if (isArithmetic(body)) opaque ||= hasSubstitution(body);
+          else nested.push(body);
           text += line.slice(j, close + 1);
           j = close;
         } else if (line[j] === '`') {
@@ -112,7 +114,9 @@ function tokenize(line: string, nested: string[]): { tokens: Token[]; opaque: bo
         inWord = true;
         break;
       }
-      nested.push(line.slice(i + 2, close));
+      const body = line.slice(i + 2, close);
+      if (isArithmetic(body)) opaque ||= hasSubstitution(body);
+      else nested.push(body);
       word += line.slice(i, close + 1);
       inWord = true;
       i = close;
@@ -216,6 +220,16 @@ function matchParen(s: string, open: number): number {
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** `$((…))` is arithmetic, not a command: its body (what `$(` enclosed) is itself `(…)`. */
+function isArithmetic(body: string): boolean {
+  return body.startsWith('(') && body.endsWith(')');
+}
+
+/** A command hidden inside arithmetic cannot be judged here: the caller treats the line as opaque. */
+function hasSubstitution(body: string): boolean {
+  return body.includes('$(') || body.includes('`');
+}
 
 /** Parses one command line. Nested bodies (`$(…)`, `sh -c '…'`) are listed, not expanded. */
 export function parseCommandLine(line: string): ParsedLine {

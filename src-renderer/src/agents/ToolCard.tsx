@@ -43,7 +43,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
   const content = typeof input?.content === 'string' ? input.content : null;
   const diff = item.approval?.diff ?? null;
   return (
-    <div className={`tool-card ${item.result?.isError ? 'tool-error' : ''}`} data-testid="tool-card" data-tool={item.tool}>
+    <div className={`tool-card ${item.result?.isError ? 'tool-error' : ''} ${item.terminalId ? 'has-terminal' : ''}`} data-testid="tool-card" data-tool={item.tool}>
       <button className="tool-header" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
         <Icon name={item.tool === 'bash' ? 'terminal' : 'layers'} size={14} />
         <span className="tool-name">{item.tool}</span>

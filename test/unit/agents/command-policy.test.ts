@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyCommand } from '../../../src-main/agents/policy/command-class';
 import { commandFamilies, commandSessionRule, ruleCovers } from '../../../src-main/agents/policy/command-family';
 import { decideTool, type PolicyInput } from '../../../src-main/agents/policy/policy';
-import { parseCommandLine } from '../../../src-main/agents/policy/shell-parse';
+import { allCommands, parseCommandLine } from '../../../src-main/agents/policy/shell-parse';
 
 describe('shell parsing', () => {
   it('splits parts, removes quotes and finds redirections and nested bodies', () => {
@@ -134,5 +134,11 @@ describe('tool policy (mode × preset)', () => {
     expect(d({ ...coder, mode: 'plan', preset: 'read-only' })).toMatchObject({ decision: 'deny' });
     expect(d({ ...coder, mode: 'plan', disabledTools: ['coder'] })).toMatchObject({ decision: 'deny', source: 'disabled' });
     expect(d({ ...coder, mode: 'plan', sessionRules: ['coder'] })).toMatchObject({ decision: 'allow', source: 'session_rule' });
+  });
+  it('arithmetic expansion is not a command', () => {
+    expect(commandSessionRule('echo flight-$((6*7)) && ls')).toBe('echo * && ls *');
+    expect(commandSessionRule('echo "$((1 + 2))"')).toBe('echo *');
+    expect(allCommands('echo $(( $(cat n) + 1 ))').opaque).toBe(true);
+    expect(allCommands('echo $(whoami)').commands.map((c) => c.words[0])).toEqual(['echo', 'whoami']);
   });
 });
