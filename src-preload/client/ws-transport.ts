@@ -1,4 +1,5 @@
 import { HostFrame, type ClientFrame, type Result } from '../contract/wire';
+import { ListenerRegistry } from './listeners';
 import type { Transport, TransportStatus } from './transport';
 
 /** Reconnect delays: quick first retry for a host restart, capped so a dead host costs little. */
@@ -20,10 +21,11 @@ export function createWebSocketTransport(url: string): Transport {
   let status: TransportStatus = 'connecting';
   const pending = new Map<number, Pending>();
   const queue: ClientFrame[] = [];
-  const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const statusListeners = new Set<(s: TransportStatus) => void>();
-
-  const subKey = (topic: string, key: string | undefined) => `${topic}\u0000${key ?? ''}`;
+  const listeners = new ListenerRegistry(
+    (topic, key) => send({ type: 'subscribe', topic, ...(key ? { key } : {}) }),
+    (topic, key) => send({ type: 'unsubscribe', topic, ...(key ? { key } : {}) }),
+  );
 
   function setStatus(s: TransportStatus) {
     status = s;
@@ -42,8 +44,7 @@ export function createWebSocketTransport(url: string): Transport {
     ws.onopen = () => {
       attempt = 0;
       setStatus('open');
-      for (const k of listeners.keys()) {
-        const [topic, key] = k.split('\u0000') as [string, string];
+      for (const { topic, key } of listeners.pairs()) {
         ws.send(JSON.stringify({ type: 'subscribe', topic, ...(key ? { key } : {}) } satisfies ClientFrame));
       }
       for (const frame of queue.splice(0)) {
@@ -58,7 +59,7 @@ export function createWebSocketTransport(url: string): Transport {
         pending.get(frame.id)?.resolve(frame.result);
         pending.delete(frame.id);
       } else {
-        for (const l of listeners.get(subKey(frame.topic, frame.key)) ?? []) l(frame.payload);
+        listeners.dispatch(frame.topic, frame.key, frame.payload);
       }
     };
     ws.onclose = () => {
@@ -83,25 +84,7 @@ export function createWebSocketTransport(url: string): Transport {
         send({ type: 'invoke', id, channel, input });
       });
     },
-    subscribe(topic, key, listener) {
-      const k = subKey(topic, key);
-      let set = listeners.get(k);
-      if (!set) {
-        set = new Set();
-        listeners.set(k, set);
-        send({ type: 'subscribe', topic, ...(key ? { key } : {}) });
-      }
-      set.add(listener);
-      return () => {
-        const s = listeners.get(k);
-        if (!s) return;
-        s.delete(listener);
-        if (s.size === 0) {
-          listeners.delete(k);
-          send({ type: 'unsubscribe', topic, ...(key ? { key } : {}) });
-        }
-      };
-    },
+    subscribe: (topic, key, listener) => listeners.add(topic, key, listener),
     onStatus(listener) {
       statusListeners.add(listener);
       listener(status);

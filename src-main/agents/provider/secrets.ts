@@ -43,6 +43,13 @@ function writeMap(file: string, map: Record<string, string>): void {
   renameSync(tmp, file);
 }
 
+function deleteEntry(file: string, name: string): void {
+  const map = readMap(file);
+  if (!(name in map)) return;
+  delete map[name];
+  writeMap(file, map);
+}
+
 /** Keys in a JSON file with mode 0600 in the data folder. */
 export class FileSecretStore implements SecretStore {
   readonly kind = 'file' as const;
@@ -60,10 +67,7 @@ export class FileSecretStore implements SecretStore {
   }
 
   delete(name: string): void {
-    const map = readMap(this.file);
-    if (!(name in map)) return;
-    delete map[name];
-    writeMap(this.file, map);
+    deleteEntry(this.file, name);
   }
 }
 
@@ -93,10 +97,7 @@ export class SafeStorageSecretStore implements SecretStore {
   }
 
   delete(name: string): void {
-    const map = readMap(this.file);
-    if (!(name in map)) return;
-    delete map[name];
-    writeMap(this.file, map);
+    deleteEntry(this.file, name);
   }
 }
 
