@@ -6,7 +6,7 @@ import { appRoot } from './paths';
 /**
  * Native modules are compiled twice: for plain Node in node_modules (tests, browser mode,
  * CLI) and for Electron's ABI in `.electron-native/node_modules` (made by
- * `scripts/electron-native.mjs` on `npm start`). Neither build overwrites the other, so the
+ * `bin/electron-native.mjs` on `npm start`). Neither build overwrites the other, so the
  * tree never ends up with one of the two runtimes broken.
  */
 export function requireNative<T>(name: 'better-sqlite3' | 'node-pty', opts: { root?: string; electron?: string } = {}): T {

@@ -32,7 +32,7 @@ function run(cmd, args) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
-const build = spawnSync(process.execPath, [join(root, 'scripts', 'ensure-renderer.mjs')], { stdio: 'inherit' });
+const build = spawnSync(process.execPath, [join(root, 'bin', 'ensure-renderer.mjs')], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const missing = electronBinary() ? null : tryInstallElectron();

@@ -17,7 +17,7 @@ function newest(dir) {
   return t;
 }
 
-const sources = ['src-renderer', 'src-preload'].map((d) => join(root, d)).filter(existsSync);
+const sources = ['src-renderer', 'src-preload', 'src-main'].map((d) => join(root, d)).filter(existsSync);
 const stale = !existsSync(output) || Math.max(...sources.map(newest), statSync(join(root, 'electron.vite.config.ts')).mtimeMs) > statSync(output).mtimeMs;
 if (stale) {
   process.stderr.write('Building the Flightdeck UI…\n');
