@@ -1,7 +1,16 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-export const TOKEN_COOKIE = 'flightdeck_token';
+/**
+ * Cookies are not separated by port: each instance names its cookie after its port so two
+ * instances (or another localhost server) never overwrite or receive each other's token.
+ */
+export function tokenCookie(port: number): string {
+  return `flightdeck_token_${port}`;
+}
+
+/** Shorter tokens are guessable; FLIGHTDECK_TOKEN must be at least this long. */
+export const MIN_TOKEN_LENGTH = 16;
 
 export function newToken(): string {
   return randomBytes(24).toString('base64url');
@@ -13,12 +22,19 @@ export function tokensEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function cookieToken(req: IncomingMessage): string | undefined {
+export function cookieToken(req: IncomingMessage, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        // A malformed cookie is no token (and must never throw in a request handler).
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
@@ -43,7 +59,7 @@ export type Verdict = { ok: true; viaQuery: boolean } | { ok: false; status: 401
  */
 export function checkRequest(
   req: IncomingMessage,
-  opts: { token: string; hosts: Set<string> | null; requireOrigin: boolean },
+  opts: { token: string; cookie: string; hosts: Set<string> | null; requireOrigin: boolean },
 ): Verdict {
   const host = req.headers.host ?? '';
   if (opts.hosts && !opts.hosts.has(host)) return { ok: false, status: 403, reason: 'unexpected Host header' };
@@ -51,10 +67,15 @@ export function checkRequest(
   if (origin !== undefined || opts.requireOrigin) {
     if (origin !== `http://${host}`) return { ok: false, status: 403, reason: 'cross-origin request refused' };
   }
-  const url = new URL(req.url ?? '/', 'http://placeholder');
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://placeholder');
+  } catch {
+    return { ok: false, status: 403, reason: 'malformed request target' };
+  }
   const queryToken = url.searchParams.get('token');
   if (queryToken !== null && tokensEqual(queryToken, opts.token)) return { ok: true, viaQuery: true };
-  const cookie = cookieToken(req);
+  const cookie = cookieToken(req, opts.cookie);
   if (cookie !== undefined && tokensEqual(cookie, opts.token)) return { ok: true, viaQuery: false };
   return { ok: false, status: 401, reason: 'missing or wrong token' };
 }

@@ -8,7 +8,8 @@ import type { AppServices } from '../app/services';
 import { appVersion } from '../app/version';
 import { Subscriptions } from '../bridge/event-hub';
 import { appRoot } from '../platform/paths';
-import { allowedHosts, checkRequest, newToken, TOKEN_COOKIE } from './auth';
+import { AppError } from '../../src-preload/contract';
+import { allowedHosts, checkRequest, MIN_TOKEN_LENGTH, newToken, tokenCookie } from './auth';
 import { serveStatic } from './static-files';
 
 export interface BrowserHostOptions {
@@ -53,7 +54,12 @@ const CSP = [
  */
 export async function startBrowserHost(app: AppServices, opts: BrowserHostOptions = {}): Promise<BrowserHost> {
   const bindHost = opts.host ?? '127.0.0.1';
-  const token = opts.token ?? process.env.FLIGHTDECK_TOKEN ?? newToken();
+  const given = opts.token ?? process.env.FLIGHTDECK_TOKEN;
+  if (given !== undefined && given.length < MIN_TOKEN_LENGTH) {
+    throw new AppError('invalid_input', `FLIGHTDECK_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters (an empty or short token would let anyone in).`);
+  }
+  const token = given ?? newToken();
+  let cookie = tokenCookie(opts.port ?? 0);
   const rendererDir = opts.rendererDir ?? join(appRoot(), 'out', 'renderer');
   const log = app.options.logger.child('host');
   let hosts: Set<string> | null = null;
@@ -76,7 +82,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       res.end(JSON.stringify({ ok: true, version: appVersion() }));
       return;
     }
-    const verdict = checkRequest(req, { token, hosts, requireOrigin: false });
+    const verdict = checkRequest(req, { token, cookie, hosts, requireOrigin: false });
     if (!verdict.ok) {
       res.writeHead(verdict.status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(verdict.status === 401 ? 'Unauthorized' : 'Forbidden');
       return;
@@ -95,7 +101,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     if (verdict.viaQuery) {
       // Trade the token in the address bar for a cookie the page's scripts cannot read.
       url.searchParams.delete('token');
-      res.setHeader('Set-Cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
+      res.setHeader('Set-Cookie', `${cookie}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
       res.writeHead(302, { Location: url.pathname + (url.search || '') }).end();
       return;
     }
@@ -103,13 +109,17 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   }
 
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
-    const verdict = url.pathname === '/ws' ? checkRequest(req, { token, hosts, requireOrigin: true }) : ({ ok: false, status: 403 } as const);
-    if (!verdict.ok) {
-      socket.end(`HTTP/1.1 ${verdict.status} ${verdict.status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      return;
+    const refuse = (status: 401 | 403) => socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    try {
+      const path = (req.url ?? '/').split('?')[0];
+      const verdict = path === '/ws' ? checkRequest(req, { token, cookie, hosts, requireOrigin: true }) : ({ ok: false, status: 403 } as const);
+      if (!verdict.ok) return void refuse(verdict.status);
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+    } catch (e) {
+      // Nothing a client sends before it is authenticated may take the host down.
+      log.warn('upgrade refused', { error: e });
+      refuse(403);
     }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   });
 
   server.on('connection', (s) => {
@@ -156,6 +166,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   });
   const port = (server.address() as AddressInfo).port;
   hosts = allowedHosts(bindHost, port);
+  cookie = tokenCookie(port);
   const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
 
   return {

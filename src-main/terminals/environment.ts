@@ -1,8 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { isAppPrivateEnv } from '../platform/private-env';
 
-/** Variables of Flightdeck itself that must not leak into the user's shells. */
-const PRIVATE_VARS = ['FLIGHTDECK_TOKEN', 'ELECTRON_RUN_AS_NODE', 'ELECTRON_NO_ATTACH_CONSOLE', 'ELECTRON_RENDERER_URL'];
 
 function isExecutable(p: string): boolean {
   try {
@@ -41,7 +40,7 @@ function safeUserShell(): string | undefined {
  */
 export function terminalEnv(terminalId: string, extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && !PRIVATE_VARS.includes(k)) env[k] = v;
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && !isAppPrivateEnv(k)) env[k] = v;
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
   env.TERM_PROGRAM = 'Flightdeck';

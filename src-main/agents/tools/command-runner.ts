@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { isAppPrivateEnv, isModelCredentialEnv } from '../../platform/private-env';
 
 export interface CommandRunOptions {
   cwd: string;
@@ -146,13 +147,12 @@ export class ChildProcessRunner implements CommandRunner {
 }
 
 /** Variables never passed to commands the model runs: provider credentials would end up in tool output. */
-const SECRET_ENV = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|CLAUDE_CODE_OAUTH_TOKEN|FLIGHTDECK_TOKEN|FLIGHTDECK_.*KEY)$/;
 
 /** The environment commands run with: the app's, minus credentials, with pagers and prompts off. */
 export function commandEnv(base: NodeJS.ProcessEnv, secretValues: readonly string[] = []): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(base)) {
-    if (v === undefined || SECRET_ENV.test(k)) continue;
+    if (v === undefined || isAppPrivateEnv(k) || isModelCredentialEnv(k)) continue;
     if (secretValues.some((s) => s.length >= 8 && v.includes(s))) continue;
     env[k] = v;
   }

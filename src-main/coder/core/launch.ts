@@ -5,6 +5,7 @@
  */
 import type { Sandbox } from './params';
 import { CLAUDE_WRITE_TOOLS } from './tool-map';
+import { isAppPrivateEnv, isModelCredentialEnv } from '../../platform/private-env';
 
 /** The provider a run talks to: a Flightdeck profile's endpoint, model and key. */
 export interface CoderBackend {
@@ -84,8 +85,10 @@ export interface EnvInput {
 export function claudeEnv(e: EnvInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(e.inherited)) {
-    if (v === undefined) continue;
+    if (v === undefined || isAppPrivateEnv(k)) continue;
     if (e.backend && PROVIDER_ENV_PREFIXES.some((p) => k.startsWith(p))) continue;
+    // Other providers' keys are not Claude Code's business (its own come from the backend or ANTHROPIC_*).
+    if (isModelCredentialEnv(k) && !k.startsWith('ANTHROPIC_') && !k.startsWith('CLAUDE_CODE_')) continue;
     env[k] = v;
   }
   if (e.backend) {

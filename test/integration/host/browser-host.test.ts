@@ -63,7 +63,8 @@ function call(ws: WebSocket, id: number, channel: string, input: unknown): Promi
   });
 }
 
-const cookie = `flightdeck_token=${TOKEN}`;
+const cookieName = () => `flightdeck_token_${host.port}`;
+const cookie = () => `${cookieName()}=${TOKEN}`;
 
 describe('browser-mode HTTP', () => {
   it('answers health without a token', async () => {
@@ -76,7 +77,7 @@ describe('browser-mode HTTP', () => {
     expect((await get('/')).status).toBe(401);
     expect((await get('/?token=wrong')).status).toBe(401);
     expect((await get('/assets/app.js')).status).toBe(401);
-    expect((await get('/', { Cookie: 'flightdeck_token=nope' })).status).toBe(401);
+    expect((await get('/', { Cookie: `${cookieName()}=nope` })).status).toBe(401);
   });
 
   it('trades a right token for an HttpOnly SameSite=Strict cookie and strips it from the address', async () => {
@@ -84,46 +85,64 @@ describe('browser-mode HTTP', () => {
     expect(r.status).toBe(302);
     expect(r.headers.location).toBe('/');
     const setCookie = String(r.headers['set-cookie']);
-    expect(setCookie).toContain(`flightdeck_token=${TOKEN}`);
+    expect(setCookie).toContain(`${cookieName()}=${TOKEN}`);
     expect(setCookie).toContain('HttpOnly');
     expect(setCookie).toContain('SameSite=Strict');
   });
 
   it('serves the UI with the cookie (200) and a CSP', async () => {
-    const r = await get('/', { Cookie: cookie });
+    const r = await get('/', { Cookie: cookie() });
     expect(r.status).toBe(200);
     expect(r.body).toContain('<title>Flightdeck</title>');
     expect(String(r.headers['content-security-policy'])).toContain("default-src 'self'");
-    const asset = await get('/assets/app.js', { Cookie: cookie });
+    const asset = await get('/assets/app.js', { Cookie: cookie() });
     expect(asset.status).toBe(200);
     expect(asset.body).toBe('console.log(1)');
   });
 
   it('refuses a foreign Origin (403) even with the token', async () => {
-    expect((await get('/', { Cookie: cookie, Origin: 'http://evil.example' })).status).toBe(403);
-    expect((await get('/', { Cookie: cookie, Origin: base })).status).toBe(200);
+    expect((await get('/', { Cookie: cookie(), Origin: 'http://evil.example' })).status).toBe(403);
+    expect((await get('/', { Cookie: cookie(), Origin: base })).status).toBe(200);
   });
 
   it('refuses a foreign Host header (DNS rebinding) with 403', async () => {
-    expect((await get('/', { Cookie: cookie, Host: 'evil.example:80' })).status).toBe(403);
+    expect((await get('/', { Cookie: cookie(), Host: 'evil.example:80' })).status).toBe(403);
   });
 
   it('does not serve files outside the UI folder', async () => {
-    const r = await get('/../../../../etc/passwd', { Cookie: cookie });
+    const r = await get('/../../../../etc/passwd', { Cookie: cookie() });
     expect(r.body).not.toContain('root:');
+  });
+});
+
+describe('hostile input before authentication', () => {
+  it('a malformed cookie or request target is refused, never crashes the host', async () => {
+    expect((await connect({ Cookie: `${cookieName()}=%E0%A4%A`, Origin: base })).status).toBe(401);
+    expect((await get('/', { Cookie: `${cookieName()}=%E0%A4%A` })).status).toBe(401);
+    // Still serving afterwards.
+    expect((await get('/healthz')).status).toBe(200);
+  });
+
+  it('a cookie of another instance (another port) is not a token here', async () => {
+    expect((await get('/', { Cookie: `flightdeck_token_1=${TOKEN}` })).status).toBe(401);
+  });
+
+  it('refuses to start with an empty or short fixed token', async () => {
+    await expect(startBrowserHost(app, { port: 0, token: '' })).rejects.toThrow(/at least 16/);
+    await expect(startBrowserHost(app, { port: 0, token: 'short' })).rejects.toThrow(/at least 16/);
   });
 });
 
 describe('browser-mode WebSocket', () => {
   it('needs the token (401) and the same Origin (403)', async () => {
     expect((await connect({ Origin: base })).status).toBe(401);
-    expect((await connect({ Cookie: cookie, Origin: 'http://evil.example' })).status).toBe(403);
-    expect((await connect({ Cookie: cookie })).status).toBe(403);
+    expect((await connect({ Cookie: cookie(), Origin: 'http://evil.example' })).status).toBe(403);
+    expect((await connect({ Cookie: cookie() })).status).toBe(403);
   });
 
   it('carries the contract: results, typed errors and events; cleans up on close', async () => {
     const listenersBefore = app.hub.listenerCount;
-    const { ws } = await connect({ Cookie: cookie, Origin: base });
+    const { ws } = await connect({ Cookie: cookie(), Origin: base });
     expect(ws).toBeDefined();
     const sock = ws!;
     expect(host.connections).toBe(1);

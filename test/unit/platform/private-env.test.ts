@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { commandEnv } from '../../../src-main/agents/tools/command-runner';
+import { claudeEnv } from '../../../src-main/coder/core/launch';
+import { terminalEnv } from '../../../src-main/terminals/environment';
+
+const inherited = {
+  PATH: '/usr/bin',
+  HOME: '/home/me',
+  FLIGHTDECK_TOKEN: 'browser-mode-token-value',
+  FLIGHTDECK_DATA_DIR: '/data',
+  ELECTRON_RUN_AS_NODE: '1',
+  ANTHROPIC_API_KEY: 'sk-ant-key',
+  DEEPSEEK_API_KEY: 'sk-deepseek',
+  GLM_AUTH_TOKEN: 'glm-token',
+};
+
+describe('what leaves Flightdeck for child processes', () => {
+  it("agents' commands get neither Flightdeck's variables nor model credentials", () => {
+    const env = commandEnv(inherited);
+    expect(env.PATH).toBe('/usr/bin');
+    for (const k of ['FLIGHTDECK_TOKEN', 'FLIGHTDECK_DATA_DIR', 'ELECTRON_RUN_AS_NODE', 'ANTHROPIC_API_KEY', 'DEEPSEEK_API_KEY', 'GLM_AUTH_TOKEN']) expect(env[k], k).toBeUndefined();
+  });
+
+  it("Claude Code gets its own Anthropic settings but not the token or other providers' keys", () => {
+    const env = claudeEnv({ inherited, backend: null, sandbox: 'workspace-write', isRoot: false });
+    expect(env.ANTHROPIC_API_KEY).toBe('sk-ant-key');
+    for (const k of ['FLIGHTDECK_TOKEN', 'FLIGHTDECK_DATA_DIR', 'ELECTRON_RUN_AS_NODE', 'DEEPSEEK_API_KEY', 'GLM_AUTH_TOKEN']) expect(env[k], k).toBeUndefined();
+  });
+
+  it("the user's own shells keep their environment but never the browser-mode token", () => {
+    const saved = process.env.FLIGHTDECK_TOKEN;
+    process.env.FLIGHTDECK_TOKEN = 'browser-mode-token-value';
+    try {
+      const env = terminalEnv('term-1');
+      expect(env.FLIGHTDECK_TOKEN).toBeUndefined();
+      expect(env.FLIGHTDECK_TERMINAL_ID).toBe('term-1');
+    } finally {
+      if (saved === undefined) delete process.env.FLIGHTDECK_TOKEN;
+      else process.env.FLIGHTDECK_TOKEN = saved;
+    }
+  });
+});
