@@ -8,8 +8,8 @@ import { allCommands, basename, unwrap, type SimpleCommand } from './shell-parse
 /** Commands that only read (with the argument checks below). */
 const READ_ONLY = new Set([
   'ls', 'cat', 'head', 'tail', 'wc', 'pwd', 'echo', 'printf', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'tree', 'stat', 'file',
-  'which', 'type', 'whereis', 'du', 'df', 'date', 'whoami', 'id', 'uname', 'hostname', 'basename', 'dirname', 'realpath',
-  'readlink', 'less', 'more', 'diff', 'cmp', 'sort', 'uniq', 'cut', 'tr', 'column', 'nl', 'od', 'xxd', 'hexdump', 'md5sum',
+  'which', 'type', 'whereis', 'du', 'df', 'whoami', 'id', 'uname', 'hostname', 'basename', 'dirname', 'realpath',
+  'readlink', 'diff', 'cmp', 'sort', 'uniq', 'cut', 'tr', 'column', 'nl', 'od', 'xxd', 'hexdump', 'md5sum',
   'sha1sum', 'sha256sum', 'true', 'false', 'test', '[', 'jq', 'yq', 'env', 'printenv', 'ps', 'uptime', 'free', 'sleep', 'seq',
   'cd',
 ]);
@@ -50,6 +50,28 @@ function gitSub(args: readonly string[]): string | undefined {
   return args[i];
 }
 
+/**
+ * An argument naming a place outside the session root (absolute, home-relative, or climbing out
+ * with `..`): reading there is not the session's business (keys, other projects, the data
+ * folder), so such a command is asked about like any other.
+ */
+function leavesRoot(arg: string): boolean {
+  const value = arg.includes('=') && arg.startsWith('-') ? arg.slice(arg.indexOf('=') + 1) : arg;
+  if (value === '/dev/null' || value === '-') return false;
+  return value.startsWith('/') || value.startsWith('~') || /(^|\/)\.\.(\/|$)/.test(value);
+}
+
+/** A sed script that only prints, deletes or substitutes (no `e`, `w`, `W`, `r`, no flags that run or write). */
+function harmlessSedScript(script: string): boolean {
+  const address = String.raw`(?:\d+|\$)(?:,(?:\d+|\$))?`;
+  const simple = new RegExp(`^\\s*(?:${address})?\\s*[pdq=]?\\s*$`);
+  const subst = new RegExp(`^\\s*(?:${address})?\\s*s([^\\w\\s\\\\]).*?\\1.*?\\1[gpiImM0-9]*\\s*$`);
+  return script.split(/;|\n/).every((part) => simple.test(part) || subst.test(part));
+}
+
+/** git options that make a read run a program or write a file. */
+const GIT_UNSAFE_OPTION = /^(-c|--config-env|--exec-path|--output|--ext-diff|-O|--open-files-in-pager|--textconv|--upload-pack)(=|$)|^-O./;
+
 function partReadOnly(cmd: SimpleCommand): boolean {
   if (cmd.redirects.some((r) => r !== '/dev/null')) return false;
   // Anything run as another user is judged by who runs it, not by what it reads.
@@ -59,19 +81,36 @@ function partReadOnly(cmd: SimpleCommand): boolean {
   if (w.length === 0) return true;
   const head = basename(w[0]!);
   const args = w.slice(1);
+  if (args.some(leavesRoot)) return false;
   if (head === 'git') {
+    if (args.some((a) => GIT_UNSAFE_OPTION.test(a))) return false;
     const sub = gitSub(args);
+    if (sub === 'reflog') {
+      const next = args[args.indexOf('reflog') + 1];
+      return next === undefined || next === 'show' || next.startsWith('-');
+    }
     if (sub === 'branch') return args.every((a) => a === 'branch' || a.startsWith('-') && /^(-a|-r|-v|-vv|--list|--show-current|--all|--remotes|--contains|--merged|--no-merged)$/.test(a));
     if (sub === 'remote') return args.length <= 2 && (args[1] === undefined || args[1] === '-v');
     if (sub === 'stash') return args[args.indexOf('stash') + 1] === 'list' || args[args.indexOf('stash') + 1] === 'show';
     if (sub === 'config') return args.some((a) => a === '--get' || a === '--list' || a === '-l' || a === '--get-all');
     return sub !== undefined && GIT_READ_ONLY.has(sub);
   }
-  if (head === 'find') return !args.some((a) => /^-(delete|exec|execdir|ok|okdir|fprint|fprintf|fls)$/.test(a));
-  if (head === 'sed') return !args.some((a) => a === '-i' || a.startsWith('-i') || a === '--in-place' || a.startsWith('--in-place='));
-  if (head === 'sort') return !args.some((a) => a === '-o' || a.startsWith('--output'));
+  if (head === 'find') return !args.some((a) => /^-(delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)$/.test(a));
+  if (head === 'sed') {
+    // Only -n/-E/-r/-s/-z options, and scripts that print or substitute: GNU sed can run commands (e) and write files (w).
+    const options = args.filter((a) => a.startsWith('-'));
+    if (!options.every((o) => /^-[nErsz]+$/.test(o) || o === '--quiet' || o === '--regexp-extended')) return false;
+    const script = args.find((a) => !a.startsWith('-'));
+    return script !== undefined && harmlessSedScript(script);
+  }
+  if (head === 'sort') return !args.some((a) => a === '-o' || a.startsWith('--output') || a.startsWith('--compress-program'));
   if (head === 'env' || head === 'printenv') return args.every((a) => !a.startsWith('-') || a === '-0');
-  if (head === 'awk') return !args.some((a) => /system\s*\(|>\s*"|print\s*>/.test(a));
+  if (head === 'awk' || head === 'gawk' || head === 'mawk') return !args.some((a) => /system|getline|\||>|\bclose\b/.test(a)) && !args.some((a) => a === '-f' || a.startsWith('--file'));
+  if (head === 'rg') return !args.some((a) => a.startsWith('--pre'));
+  if (head === 'xxd') return args.filter((a) => !a.startsWith('-')).length <= 1;
+  if (head === 'tree') return !args.some((a) => a === '-o' || a.startsWith('-o'));
+  if (head === 'hostname') return args.every((a) => a.startsWith('-'));
+  if (head === 'yq') return !args.some((a) => a === '-i' || a.startsWith('--inplace'));
   return READ_ONLY.has(head);
 }
 

@@ -141,4 +141,43 @@ describe('tool policy (mode × preset)', () => {
     expect(allCommands('echo $(( $(cat n) + 1 ))').opaque).toBe(true);
     expect(allCommands('echo $(whoami)').commands.map((c) => c.words[0])).toEqual(['echo', 'whoami']);
   });
+  it('read-only programs that can run commands or write files are judged by their arguments', () => {
+    const notReadOnly = [
+      "sed -n '1e touch /tmp/pwn' f",
+      "sed -n 'w out' f",
+      "sed 's/a/b/w out' f",
+      'sed -f script.sed f',
+      "git -c core.fsmonitor='touch x' status",
+      'git -c diff.external=./x.sh diff',
+      'git diff --output=x',
+      'git log --output=x',
+      'git grep --open-files-in-pager=vim foo',
+      'git reflog expire --expire=now --all',
+      'git reflog delete HEAD@{1}',
+      'rg --pre ./x.sh foo',
+      'sort --compress-program=./x f',
+      "awk 'BEGIN{print \"x\" | \"sh\"}'",
+      "awk 'BEGIN{\"id\" | getline x}'",
+      'find . -fprint0 f',
+      'xxd a f',
+      'tree -o f',
+      "less +'!cmd' f",
+      'date -s now',
+      'hostname evil',
+      'yq -i .a=1 f.yaml',
+    ];
+    for (const c of notReadOnly) expect(classifyCommand(c).readOnly, c).toBe(false);
+    for (const c of ["sed -n '1,20p' f", "sed 's/a/b/g' f", 'git log --oneline -5', 'git reflog', "awk '{print $1}' f", 'rg foo src', 'xxd a', 'find . -name x']) {
+      expect(classifyCommand(c).readOnly, c).toBe(true);
+    }
+  });
+
+  it('reading outside the session root is not read-only: it asks (and plan mode refuses it)', () => {
+    for (const c of ['cat ~/.ssh/id_rsa', 'cat /etc/passwd', 'cat ../../secrets.json', 'ls ../..', 'git -C /other status', 'grep -r key --include=x /home']) {
+      expect(classifyCommand(c).readOnly, c).toBe(false);
+    }
+    expect(d({ input: { command: 'cat ~/.ssh/id_rsa' }, mode: 'plan' })).toMatchObject({ decision: 'deny' });
+    expect(d({ input: { command: 'cat ~/.ssh/id_rsa' } })).toMatchObject({ decision: 'ask' });
+    expect(classifyCommand('cat README.md 2>/dev/null').readOnly).toBe(true);
+  });
 });
