@@ -49,6 +49,9 @@ export function migrate(db: Database, migrations = MIGRATIONS): number {
   for (let v = current + 1; v <= latest; v++) {
     const step = migrations[v - 1]!;
     db.transaction(() => {
+      // Another process (the CLI and the app starting together) may have applied it meanwhile:
+      // the version is re-read under the write lock.
+      if (schemaVersion(db) >= v) return;
       step(db);
       db.pragma(`user_version = ${v}`);
     }).immediate();

@@ -15,6 +15,8 @@ interface PendingEvent {
   ts: number;
   type: string;
   payload: unknown;
+  /** Serialized at append, so a payload JSON cannot hold fails its caller, not a whole batch. */
+  json: string;
 }
 
 export interface EventLogOptions {
@@ -70,7 +72,7 @@ export class EventLog {
 
   append(runId: string, type: string, payload: unknown): void {
     if (this.disposed) throw new Error('event log is closed');
-    this.buffer.push({ runId, ts: this.now(), type, payload });
+    this.buffer.push({ runId, ts: this.now(), type, payload, json: JSON.stringify(payload ?? null) });
     if (this.buffer.length >= this.maxBatch) this.flush();
     else this.schedule(this.flushDelayMs);
   }
@@ -110,7 +112,7 @@ export class EventLog {
           for (const e of items) {
             const seq = (next.get(e.runId) ?? (this.maxSeq.get(e.runId) as { seq: number }).seq) + 1;
             next.set(e.runId, seq);
-            this.insert.run(e.runId, seq, e.ts, e.type, JSON.stringify(e.payload ?? null));
+            this.insert.run(e.runId, seq, e.ts, e.type, e.json);
             out.push({ runId: e.runId, seq, ts: e.ts, type: e.type, payload: e.payload });
           }
           return out;

@@ -69,6 +69,8 @@ export function createWebSocketTransport(url: string): Transport {
         p.resolve({ ok: false, error: { code: 'unavailable', message: 'Lost the connection to Flightdeck. Retrying…' } });
         pending.delete(id);
       }
+      // A request the caller was told failed must never run later: drop queued invokes.
+      for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.type === 'invoke') queue.splice(i, 1);
       const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt++);
       setTimeout(connect, delay);
     };

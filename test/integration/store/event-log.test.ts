@@ -108,6 +108,20 @@ describe('EventLog', () => {
     log.dispose();
   });
 
+  it('refuses a payload JSON cannot hold at append, without harming other events', () => {
+    const { db } = freshDb();
+    const log = new EventLog(db, { flushDelayMs: 10_000 });
+    log.append('run', 'ok', 1);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => log.append('run', 'bad', cyclic)).toThrow();
+    expect(() => log.append('run', 'bad', { n: 1n })).toThrow();
+    log.append('run', 'ok', 2);
+    log.flush();
+    expect(log.read('run').map((e) => e.payload)).toEqual([1, 2]);
+    log.dispose();
+  });
+
   it('rejects whenFlushed when the write fails', async () => {
     const { db } = freshDb();
     db.exec("CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'nope'); END");

@@ -47,6 +47,28 @@ describe('migrations on a real file', () => {
     db.close();
   });
 
+  it('two processes starting together on an old database do not apply a migration twice', () => {
+    const file = dbFile();
+    const a = new Sqlite(file);
+    const b = new Sqlite(file);
+    // b has read version 0; a migrates everything before b takes the write lock.
+    let raced = false;
+    const racing = new Proxy([...MIGRATIONS], {
+      get(target, prop, receiver) {
+        if (prop === '0' && !raced) {
+          raced = true;
+          migrate(a);
+        }
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    expect(() => migrate(b, racing)).not.toThrow();
+    expect(raced).toBe(true);
+    expect(schemaVersion(b)).toBe(MIGRATIONS.length);
+    a.close();
+    b.close();
+  });
+
   it('rolls a failing migration back completely and stays at the previous version', () => {
     const file = dbFile();
     const db = new Sqlite(file);
