@@ -65,9 +65,12 @@ async function main(): Promise<void> {
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
 
   const windows = new Set<BrowserWindow>();
+  // The dev server is only trusted in development; a packaged app always loads its own files.
+  const devUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
+  const isAppUrl = (url: string): boolean => url.startsWith('file://') || (devUrl !== undefined && url.startsWith(new URL(devUrl).origin + '/'));
   const isOwnFrame = (e: IpcMainInvokeEvent | Electron.IpcMainEvent): boolean => {
     const frame = e.senderFrame;
-    return frame !== null && frame === e.sender.mainFrame && [...windows].some((w) => w.webContents === e.sender);
+    return frame !== null && frame === e.sender.mainFrame && isAppUrl(frame.url) && [...windows].some((w) => w.webContents === e.sender);
   };
 
   ipcMain.handle(IPC.request, async (e, channel: unknown, input: unknown) => {
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
       if (/^https?:\/\//.test(url)) void shell.openExternal(url);
       return { action: 'deny' };
     });
-    if (process.env.ELECTRON_RENDERER_URL) void win.loadURL(process.env.ELECTRON_RENDERER_URL);
+    if (devUrl) void win.loadURL(devUrl);
     else void win.loadFile(join(here, '../renderer/index.html'));
     return win;
   };

@@ -64,7 +64,8 @@ export function resolveInRoot(root: string, userPath: unknown, opts: { write?: b
     throw new ToolError(`${userPath} leads outside the session root through a symbolic link (to ${real}); refused.`);
   }
   const rel = relative(realRoot, real).split(sep).join('/') || '.';
-  if (opts.write && (rel === '.git' || rel.startsWith('.git/'))) {
+  // Any .git folder (nested repositories too), in any case (case-insensitive file systems): hooks there run code.
+  if (opts.write && rel.split('/').some((segment) => segment.toLowerCase() === '.git')) {
     throw new ToolError(`${userPath} is inside .git; the repository's internals are not edited with file tools (use git commands).`);
   }
   return { abs: real, rel };

@@ -46,6 +46,10 @@ describe('root confinement', () => {
     expect(resolveInRoot(root, 'alias/x').rel).toBe('real/x');
     expect(() => resolveInRoot(root, '.git/config', { write: true })).toThrow(/inside .git/);
     expect(resolveInRoot(root, '.git/config').rel).toBe('.git/config');
+    // Nested repositories' hooks and case-insensitive spellings run code just the same.
+    expect(() => resolveInRoot(root, 'vendor/lib/.git/hooks/pre-commit', { write: true })).toThrow(/inside .git/);
+    expect(() => resolveInRoot(root, '.GIT/hooks/post-checkout', { write: true })).toThrow(/inside .git/);
+    expect(resolveInRoot(root, 'docs/.gitignore', { write: true }).rel).toBe('docs/.gitignore');
   });
 });
 
