@@ -1,15 +1,17 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AgentEvent } from '../../../src-preload/contract/agents';
 import { useAppStore, useClient } from '../store';
-import { applyEvent, applyEvents, emptyTranscript, type Transcript } from './transcript';
+import { applyEvents, emptyTranscript, type Transcript } from './transcript';
 
 /** How many events one replay request asks for; long sessions page through. */
 const REPLAY_PAGE = 2_000;
 
 /**
- * A session's transcript: subscribe to live events first, then replay the log from the
- * start, and fold both by sequence number — no gap (live events during the replay are kept)
- * and no duplicate (anything at or below the last applied seq is dropped).
+ * A session's transcript: subscribe to live events first, then replay the log, and fold both
+ * by sequence number. No duplicate: anything at or below the last applied seq is dropped. No
+ * gap: a live event that skips ahead (events published while the connection was down) is not
+ * applied out of order; the missing stretch is read from the log first, and the log is read
+ * again whenever the connection comes back.
  */
 export function useSessionStream(sessionId: string, onSwitch?: (toSessionId: string) => void): { transcript: Transcript; loading: boolean } {
   const client = useClient();
@@ -21,42 +23,84 @@ export function useSessionStream(sessionId: string, onSwitch?: (toSessionId: str
 
   useEffect(() => {
     let cancelled = false;
-    let replaying = true;
-    const early: AgentEvent[] = [];
+    let current = emptyTranscript;
+    let reading: Promise<void> | null = null;
+    let again = false;
+    const held: AgentEvent[] = [];
+    const commit = (next: Transcript) => {
+      current = next;
+      if (!cancelled) setTranscript(next);
+    };
+
+    // Reads the log from the last applied event on, then applies held live events in order.
+    const catchUp = (): Promise<void> => {
+      if (reading) {
+        again = true;
+        return reading;
+      }
+      reading = (async () => {
+        do {
+          again = false;
+          for (;;) {
+            const page = await client.invoke('agents.events.read', { sessionId, fromSeq: current.lastSeq + 1, limit: REPLAY_PAGE });
+            if (cancelled) return;
+            commit(applyEvents(current, page.events));
+            if (page.events.length < REPLAY_PAGE) break;
+          }
+          // Live events that arrived meanwhile: apply them while they follow on; past a gap,
+          // read the log again (every published event is already in it).
+          let next = current;
+          for (const e of held.splice(0).sort((a, b) => a.seq - b.seq)) {
+            if (e.seq > next.lastSeq + 1) {
+              again = true;
+              break;
+            }
+            next = applyEvents(next, [e]);
+          }
+          commit(next);
+        } while (again && !cancelled);
+      })().finally(() => {
+        reading = null;
+      });
+      return reading;
+    };
+
     setTranscript(emptyTranscript);
     setLoading(true);
     const off = client.on(
       'agents.event',
       (e) => {
-        if (replaying) early.push(e);
-        else setTranscript((t) => applyEvent(t, e));
+        if (reading || e.seq > current.lastSeq + 1) {
+          held.push(e);
+          void catchUp().catch(() => undefined);
+        } else {
+          commit(applyEvents(current, [e]));
+        }
         // `/new` and `/resume` move the user along, but only when it happens live, not on replay.
         if (e.data.type === 'session.switched') switchRef.current?.(e.data.toSessionId);
       },
       sessionId,
     );
-    (async () => {
-      let acc = emptyTranscript;
-      for (;;) {
-        const page = await client.invoke('agents.events.read', { sessionId, fromSeq: acc.lastSeq + 1, limit: REPLAY_PAGE });
-        acc = applyEvents(acc, page.events);
-        if (page.events.length < REPLAY_PAGE) break;
-      }
-      if (cancelled) return;
-      replaying = false;
-      acc = applyEvents(acc, early.sort((a, b) => a.seq - b.seq));
-      setTranscript(acc);
-      setLoading(false);
-    })().catch((e: unknown) => {
-      if (!cancelled) {
-        replaying = false;
-        setLoading(false);
-        toastError('Could not load the session history', e);
+    let wasClosed = false;
+    const offStatus = client.transport.onStatus?.((s) => {
+      if (s === 'closed') wasClosed = true;
+      else if (s === 'open' && wasClosed) {
+        wasClosed = false;
+        void catchUp().catch(() => undefined);
       }
     });
+    catchUp().then(
+      () => !cancelled && setLoading(false),
+      (e: unknown) => {
+        if (cancelled) return;
+        setLoading(false);
+        toastError('Could not load the session history', e);
+      },
+    );
     return () => {
       cancelled = true;
       off();
+      offStatus?.();
     };
   }, [client, sessionId, toastError]);
 
