@@ -75,7 +75,7 @@ export function classifyFault(e: unknown, ctx: FaultContext): ProviderError {
   if (e instanceof StreamIdleError) return new ProviderError('idle_timeout', `The stream from ${where} stalled (${e.message}).`);
   if (e instanceof APIUserAbortError) return new ProviderError('cancelled', 'Cancelled.');
   if (e instanceof APIConnectionError) {
-    return new ProviderError('connection', `Could not reach ${where}: ${e.message || 'connection failed'}.`);
+    return new ProviderError('connection', `Could not reach ${where}: ${(e.message || 'connection failed').replace(/\.$/, '')}.`);
   }
   if (e instanceof APIError) {
     const status = typeof e.status === 'number' ? e.status : null;

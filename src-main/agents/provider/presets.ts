@@ -20,7 +20,7 @@ export const PRESETS: readonly ProviderPreset[] = [
     id: 'anthropic',
     label: 'Anthropic',
     baseUrl: 'https://api.anthropic.com',
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5',
     // 16k leaves room for long edits without letting one answer run away with the budget.
     maxTokens: 16_384,
     contextWindow: 200_000,
