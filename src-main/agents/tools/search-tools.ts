@@ -1,8 +1,8 @@
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { isBinary } from './file-tools';
+import { GrepTimeoutError, runGrepJob } from './grep-worker';
 import { resolveInRoot, ToolError } from './root-guard';
 import { jsonSchema, parseInput } from './schema';
 import type { Tool } from './types';
@@ -15,6 +15,11 @@ const MAX_GREP_MATCHES = 300;
 const MAX_WALK_FILES = 50_000;
 /** Files larger than this are skipped by grep (generated bundles, data dumps). */
 const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
+/**
+ * The longest a grep may take. Long enough for a large monorepo; a pattern that backtracks
+ * catastrophically is stopped here instead of freezing the app.
+ */
+const GREP_TIMEOUT_MS = 20_000;
 /** Folders skipped unless the pattern names them: history and installed dependencies. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 
@@ -103,33 +108,30 @@ export const grepTool: Tool = {
     }
     const base = resolveInRoot(ctx.root, input.path ?? '.');
     const realRoot = resolveInRoot(ctx.root, '.').abs;
-    const only = input.glob ? picomatch(input.glob, { dot: true }) : null;
-    const files = lstatSync(base.abs).isDirectory() ? walk(realRoot, base.rel, false, ctx.signal) : [base.rel][Symbol.iterator]();
-    const out: string[] = [];
-    let more = false;
-    outer: for (const path of files) {
-      if (only && !only(path)) continue;
-      let buf: Buffer;
-      try {
-        const abs = join(realRoot, path);
-        if (lstatSync(abs).size > MAX_GREP_FILE_BYTES) continue;
-        buf = readFileSync(abs);
-      } catch {
-        // Vanished or unreadable while searching: skip it.
-        continue;
-      }
-      if (isBinary(buf)) continue;
-      const lines = buf.toString('utf8').split('\n');
-      for (let i = 0; i < lines.length; i++) {
-        if (!re.test(lines[i]!)) continue;
-        if (out.length >= MAX_GREP_MATCHES) {
-          more = true;
-          break outer;
-        }
-        const line = lines[i]!.length > 300 ? lines[i]!.slice(0, 300) + '…' : lines[i]!;
-        out.push(`${path}:${i + 1}: ${line}`);
-      }
+    const glob = input.glob ? picomatch.makeRe(input.glob, { dot: true }) : null;
+    let found;
+    try {
+      found = await runGrepJob(
+        {
+          realRoot,
+          baseRel: base.rel,
+          baseIsDir: lstatSync(base.abs).isDirectory(),
+          pattern: input.pattern,
+          flags: re.flags,
+          glob: glob ? { source: glob.source, flags: glob.flags } : null,
+          maxMatches: MAX_GREP_MATCHES,
+          maxFiles: MAX_WALK_FILES,
+          maxFileBytes: MAX_GREP_FILE_BYTES,
+          skippedDirs: [...SKIPPED_DIRS],
+        },
+        { signal: ctx.signal, timeoutMs: GREP_TIMEOUT_MS },
+      );
+    } catch (e) {
+      if (e instanceof GrepTimeoutError) throw new ToolError(`grep stopped: ${e.message}. Use a simpler pattern or a narrower path.`);
+      throw e;
     }
+    const out = found.lines;
+    const more = found.more;
     if (out.length === 0) return { content: `No matches for /${input.pattern}/.`, isError: false };
     return { content: out.join('\n') + (more ? `\n… more than ${MAX_GREP_MATCHES} matches; narrow the search.` : ''), isError: false };
   },

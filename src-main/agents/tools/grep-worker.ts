@@ -1,0 +1,101 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * grep runs the model's regular expression in a worker thread: a pattern that backtracks
+ * catastrophically, or a huge tree, must not freeze the main process (the UI, every session,
+ * terminal flow control). The worker is terminated at the deadline or on cancel.
+ */
+export interface GrepJob {
+  realRoot: string;
+  baseRel: string;
+  baseIsDir: boolean;
+  pattern: string;
+  flags: string;
+  /** The glob filter as a regular expression (picomatch.makeRe), or null. */
+  glob: { source: string; flags: string } | null;
+  maxMatches: number;
+  maxFiles: number;
+  maxFileBytes: number;
+  skippedDirs: string[];
+}
+
+export interface GrepOutcome {
+  lines: string[];
+  more: boolean;
+  filesSearched: number;
+}
+
+// Plain JavaScript, evaluated in the worker: it must not depend on the TypeScript build.
+const WORKER_SOURCE = String.raw`
+const { parentPort, workerData: job } = require('node:worker_threads');
+const { lstatSync, readdirSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const re = new RegExp(job.pattern, job.flags);
+const only = job.glob ? new RegExp(job.glob.source, job.glob.flags) : null;
+const skipped = new Set(job.skippedDirs);
+function* walk(dir) {
+  const stack = [dir];
+  let seen = 0;
+  while (stack.length > 0) {
+    const rel = stack.pop();
+    let entries;
+    try { entries = readdirSync(join(job.realRoot, rel), { withFileTypes: true }); } catch { continue; }
+    entries.sort((a, b) => (a.name < b.name ? 1 : -1));
+    for (const e of entries) {
+      const path = rel === '.' ? e.name : rel + '/' + e.name;
+      if (e.isDirectory()) { if (!skipped.has(e.name)) stack.push(path); }
+      else if (e.isFile()) { if (++seen > job.maxFiles) return; yield path; }
+    }
+  }
+}
+const lines = [];
+let more = false;
+let files = 0;
+const paths = job.baseIsDir ? walk(job.baseRel) : [job.baseRel];
+outer: for (const path of paths) {
+  if (only && !only.test(path)) continue;
+  let buf;
+  try {
+    const abs = join(job.realRoot, path);
+    if (lstatSync(abs).size > job.maxFileBytes) continue;
+    buf = readFileSync(abs);
+  } catch { continue; }
+  if (buf.subarray(0, 8000).includes(0)) continue;
+  files++;
+  const text = buf.toString('utf8').split('\n');
+  for (let i = 0; i < text.length; i++) {
+    if (!re.test(text[i])) continue;
+    if (lines.length >= job.maxMatches) { more = true; break outer; }
+    const line = text[i].length > 300 ? text[i].slice(0, 300) + '…' : text[i];
+    lines.push(path + ':' + (i + 1) + ': ' + line);
+  }
+}
+parentPort.postMessage({ lines, more, filesSearched: files });
+`;
+
+export class GrepTimeoutError extends Error {
+  override readonly name = 'GrepTimeoutError';
+}
+
+export function runGrepJob(job: GrepJob, opts: { signal: AbortSignal; timeoutMs: number }): Promise<GrepOutcome> {
+  return new Promise((resolve, reject) => {
+    if (opts.signal.aborted) return reject(new GrepTimeoutError('cancelled'));
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: job });
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal.removeEventListener('abort', onAbort);
+      fn();
+      // Terminating an idle or finished worker is harmless; a busy one is what this is for.
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => finish(() => reject(new GrepTimeoutError(`the search ran past ${Math.round(opts.timeoutMs / 1000)} s`))), opts.timeoutMs);
+    const onAbort = () => finish(() => reject(new GrepTimeoutError('cancelled')));
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+    worker.once('message', (m: GrepOutcome) => finish(() => resolve(m)));
+    worker.once('error', (e) => finish(() => reject(e)));
+    worker.once('exit', (code) => finish(() => reject(new Error(`the search stopped unexpectedly (exit ${code})`))));
+  });
+}
