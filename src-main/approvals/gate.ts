@@ -196,9 +196,10 @@ export class ApprovalGate {
     if (!current) throw new AppError('not_found', 'There is no such approval (the session may have been removed).');
     if (current.status !== 'pending') throw new AppError('conflict', `This approval was already ${current.status}.`, { status: current.status });
     const status = decision === 'deny' ? 'denied' : 'approved';
-    if (decision === 'approve_session') this.repo.addRule(current.sessionId, current.sessionRule);
     const resolved = this.settle(id, status, decision, decision === 'deny' ? (reason?.trim() || null) : null);
     if (!resolved) throw new AppError('conflict', 'This approval was answered at the same time elsewhere.');
+    // Only the answer that won remembers its rule (another process may have answered first).
+    if (decision === 'approve_session') this.repo.addRule(current.sessionId, current.sessionRule);
     const waiter = this.waiters.get(id);
     if (waiter) {
       this.waiters.delete(id);

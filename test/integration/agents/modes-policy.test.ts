@@ -59,6 +59,27 @@ describe('modes × tool policy (seed 001 §4–§5)', () => {
     expect(h.events(id, 'approval.resolved')[0]!.approval).toMatchObject({ status: 'approved', decision: 'approve_once' });
   });
 
+  it('an "approve for this session" that lost the race to another answer remembers no rule', async () => {
+    h = await harness(toolThenText('write', { path: 'README.md', content: '# changed\n' }));
+    const id = h.session();
+    const running = h.app.agents.run(id, 'change the readme');
+    const a = await nextApproval(h, id);
+    const gate = h.app.agents.gate;
+    const repo = (gate as unknown as { repo: { get(id: string): unknown; rules(sessionId: string): string[] } }).repo;
+    // Another process answers first; this one still holds the pending row it read before.
+    const stale = repo.get(a.id);
+    gate.answer(a.id, 'approve_once');
+    const realGet = repo.get.bind(repo);
+    repo.get = (x: string) => (x === a.id ? stale : realGet(x));
+    try {
+      expect(() => gate.answer(a.id, 'approve_session')).toThrow(/answered at the same time/);
+    } finally {
+      repo.get = realGet;
+    }
+    expect(repo.rules(id)).toEqual([]);
+    expect((await running).outcome).toBe('completed');
+  });
+
   it('a denial with a reason goes back to the model and nothing runs', async () => {
     h = await harness(toolThenText('bash', { command: 'npm publish' }, 'Understood.'));
     const id = h.session();
