@@ -99,6 +99,8 @@ export class AgentService {
   executorFor: ((sessionId: string, kind: 'chat' | 'bang' | 'slash') => ((ctx: TurnContext, input: string) => Promise<TurnEnd>) | null) | null = null;
   /** Which executor runs a session's chat turns, for Session.executor (set by the Claude Code executor). */
   executorName: ((sessionId: string) => 'builtin' | 'claude-code') | null = null;
+  /** Called after a session is removed (the terminals of its commands are closed with it). */
+  onSessionRemoved: ((sessionId: string) => void) | null = null;
   /** Tools another capability offers some sessions (the Claude Code executor's `coder` in plan mode). */
   extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
   private readonly live = new Map<string, LiveTurn>();
@@ -365,8 +367,14 @@ export class AgentService {
 
   removeSession(id: string): boolean {
     if (this.live.has(id)) throw new AppError('conflict', 'A turn is running in this session; cancel it first.');
+    // Events still buffered for it are written first, so the delete takes them too (no orphan rows).
+    this.sink.discard(id);
+    this.o.events.flush();
     const removed = this.sessions.remove(id);
-    if (removed) this.o.hub.publish('agents.sessions.changed', { session: null, removedId: id });
+    if (removed) {
+      this.o.hub.publish('agents.sessions.changed', { session: null, removedId: id });
+      this.onSessionRemoved?.(id);
+    }
     return removed;
   }
 

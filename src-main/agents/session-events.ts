@@ -84,6 +84,14 @@ export class SessionEvents {
     this.log.append(sessionId, data.type, payload);
   }
 
+  /** Forgets a session's not-yet-appended merged event (the session is being removed). */
+  discard(sessionId: string): void {
+    const pending = this.open.get(sessionId);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.open.delete(sessionId);
+  }
+
   /** Resolves once every event emitted so far is committed (and so published). */
   async flushed(): Promise<void> {
     for (const id of [...this.open.keys()]) this.closeOpen(id);

@@ -92,6 +92,9 @@ export class AppServices {
       runner: options.commandRunner ?? new PtyCommandRunner(this.terminals),
     });
     this.onEventsPersisted((batch) => this.agents.sink.onPersisted(batch));
+    this.agents.onSessionRemoved = (sessionId) => {
+      for (const t of this.terminals.list()) if (t.owner.sessionId === sessionId) this.terminals.close(t.id);
+    };
     registerAgentHandlers(this.router, this.agents);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);

@@ -61,3 +61,17 @@ describe("agents' commands run in terminals", () => {
     expect(h.events(id, 'tool.output').map((o) => o.chunk).join('')).not.toContain('never');
   });
 });
+
+describe('removing a session', () => {
+  it('leaves no event of it behind and closes the terminals of its commands', async () => {
+    h = await harness([bash('echo bye'), done('exit code 0')]);
+    const id = h.session({ mode: 'yolo' });
+    await h.app.agents.run(id, 'run echo bye');
+    const terminalId = h.events(id, 'tool.output').find((o) => o.terminalId)!.terminalId!;
+    expect(h.app.terminals.list().some((t) => t.id === terminalId)).toBe(true);
+    expect(h.app.agents.removeSession(id)).toBe(true);
+    await h.app.events.whenFlushed();
+    expect(h.app.events.read(id)).toEqual([]);
+    expect(h.app.terminals.list().some((t) => t.id === terminalId)).toBe(false);
+  });
+});
