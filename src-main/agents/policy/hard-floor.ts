@@ -56,7 +56,11 @@ function normalizePath(p: string): string {
 
 function isProtectedPath(p: string): boolean {
   const n = normalizePath(p);
-  return PROTECTED_PATHS.has(n) || PROTECTED_PATHS.has(p.trim()) || /^\/+$/.test(p.trim());
+  if (PROTECTED_PATHS.has(n) || PROTECTED_PATHS.has(p.trim()) || /^\/+$/.test(p.trim())) return true;
+  // Only climbing up (`../..`, `../../*`), or a system/home root reached through `..` (`/usr/..`):
+  // from a project folder these name the home folder or the whole disk.
+  if (/^(\.\.\/)*\.\.(\/\*)?$/.test(n)) return true;
+  return /(^|\/)\.\.(\/|$)/.test(n) && (n.startsWith('/') || n.startsWith('~') || /^\$\{?HOME/.test(n));
 }
 
 function checkRm(args: string[]): FloorVerdict {

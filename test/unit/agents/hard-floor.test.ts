@@ -124,3 +124,12 @@ describe('hard floor: lets ordinary commands through', () => {
     expect(checkHardFloor(cmd, { currentBranch: 'feature/x' })).toEqual({ blocked: false, reason: null });
   });
 });
+
+describe('hard floor: climbing out with ..', () => {
+  it.each(['rm -rf ../..', 'rm -rf ../../*', 'rm -rf /usr/..', 'rm -rf ~/code/..', 'rm -r ../../..'])('%s is blocked', (cmd) => {
+    expect(checkHardFloor(cmd).blocked).toBe(true);
+  });
+  it.each(['rm -rf ../sibling-build', 'rm -rf ./dist', 'rm -rf node_modules'])('%s is not', (cmd) => {
+    expect(checkHardFloor(cmd).blocked).toBe(false);
+  });
+});
