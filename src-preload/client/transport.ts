@@ -12,4 +12,5 @@ export interface Transport {
   onStatus?(listener: (status: TransportStatus) => void): () => void;
 }
 
-export type TransportStatus = 'connecting' | 'open' | 'closed';
+/** `unauthorized`: the host is up but refuses this page's token (it restarted with a new one). */
+export type TransportStatus = 'connecting' | 'open' | 'closed' | 'unauthorized';

@@ -37,11 +37,25 @@ export function createWebSocketTransport(url: string): Transport {
     else if (frame.type !== 'unsubscribe') queue.push(frame);
   }
 
+  /** A WebSocket refused at the upgrade looks like any other failure: ask the host over HTTP. */
+  async function refusedToken(): Promise<boolean> {
+    try {
+      const page = url.replace(/^ws/, 'http').replace(/\/ws$/, '/');
+      const res = await fetch(page, { method: 'HEAD', credentials: 'same-origin' });
+      return res.status === 401;
+    } catch {
+      // Host down: that is "closed", not "unauthorized".
+      return false;
+    }
+  }
+
   function connect() {
-    setStatus('connecting');
+    if (status !== 'unauthorized') setStatus('connecting');
     const ws = new WebSocket(url);
     socket = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       attempt = 0;
       setStatus('open');
       for (const { topic, key } of listeners.pairs()) {
@@ -64,7 +78,7 @@ export function createWebSocketTransport(url: string): Transport {
     };
     ws.onclose = () => {
       if (socket !== ws) return;
-      setStatus('closed');
+      if (status !== 'unauthorized') setStatus('closed');
       for (const [id, p] of pending) {
         p.resolve({ ok: false, error: { code: 'unavailable', message: 'Lost the connection to Flightdeck. Retrying…' } });
         pending.delete(id);
@@ -73,6 +87,11 @@ export function createWebSocketTransport(url: string): Transport {
       for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.type === 'invoke') queue.splice(i, 1);
       const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt++);
       setTimeout(connect, delay);
+      if (!opened && typeof fetch === 'function') {
+        void refusedToken().then((refused) => {
+          if (refused && socket === ws) setStatus('unauthorized');
+        });
+      }
     };
   }
 

@@ -16,6 +16,7 @@ import { useTerminalsSync } from './terminals/use-terminals-sync';
 export function App() {
   const client = useClient();
   const view = useAppStore((s) => s.view);
+  const connection = useAppStore((s) => s.connection);
   const loadApp = useAppStore((s) => s.loadApp);
   const loadProjects = useAppStore((s) => s.loadProjects);
   const refreshProjects = useAppStore((s) => s.refreshProjects);
@@ -72,6 +73,12 @@ export function App() {
     <div className="app">
       <Sidebar />
       <main className="main" data-testid="main">
+        {connection === 'unauthorized' && (
+          <div className="banner banner-error" role="alert" data-testid="auth-banner">
+            <strong>This page's access has expired.</strong> Flightdeck was restarted with a new token. Open the address it printed
+            (<code>Flightdeck ready at http://…/?token=…</code>) to continue; nothing was lost.
+          </div>
+        )}
         {view.name === 'board' && <BoardView />}
         {view.name === 'settings' && <SettingsView />}
         {view.name === 'project' && <ProjectView projectId={view.projectId} />}

@@ -90,3 +90,21 @@ test('the page without the token is refused', async ({ page }) => {
   const res = await page.goto(host.origin + '/');
   expect(res?.status()).toBe(401);
 });
+
+test('after a restart with a new token the page says how to get back in, and the new address works', async ({ page }) => {
+  const first = await startHost({ env: { FLIGHTDECK_TOKEN: 'first-token-0123456789' } });
+  const port = Number(new URL(first.url).port);
+  const board = new BoardPage(page);
+  await board.open(first.url);
+  await first.stop();
+  const second = await startHost({ dataDir: first.dataDir, port, env: { FLIGHTDECK_TOKEN: 'second-token-0123456789' } });
+  try {
+    await expect(page.getByTestId('auth-banner')).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('statusbar')).toContainText('Access expired');
+    await page.screenshot({ path: 'test-results/access-expired.png' });
+    await board.open(second.url);
+    await expect(page.getByTestId('auth-banner')).toBeHidden();
+  } finally {
+    await second.stop();
+  }
+});

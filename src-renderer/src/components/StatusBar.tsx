@@ -5,7 +5,8 @@ export function StatusBar() {
   const connection = useAppStore((s) => s.connection);
   const info = useAppStore((s) => s.info);
   const count = useAppStore((s) => s.projects.length);
-  const label = connection === 'open' ? 'Connected' : connection === 'connecting' ? 'Connecting…' : 'Disconnected — retrying';
+  const label =
+    connection === 'open' ? 'Connected' : connection === 'connecting' ? 'Connecting…' : connection === 'unauthorized' ? 'Access expired — reopen the printed address' : 'Disconnected — retrying';
   return (
     <footer className="statusbar" data-testid="statusbar">
       <span className={`conn conn-${connection}`}>

@@ -20,9 +20,9 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
  * Starts browser mode as a user would (`npm run cli -- serve`), on a free port with a fresh data
  * folder, and waits for its ready line.
  */
-export async function startHost(opts: { dataDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningHost> {
+export async function startHost(opts: { dataDir?: string; env?: NodeJS.ProcessEnv; port?: number } = {}): Promise<RunningHost> {
   const data = opts.dataDir ?? tempDir('fd-e2e-data-').path;
-  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', '0', '--data-dir', data], {
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', String(opts.port ?? 0), '--data-dir', data], {
     cwd: root,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
