@@ -1,8 +1,7 @@
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { GrepTimeoutError, runGrepJob } from './grep-worker';
+import { runSearchJob, SearchTimeoutError, type SearchJob } from './search-worker';
 import { resolveInRoot, ToolError } from './root-guard';
 import { jsonSchema, parseInput } from './schema';
 import type { Tool } from './types';
@@ -16,38 +15,20 @@ const MAX_WALK_FILES = 50_000;
 /** Files larger than this are skipped by grep (generated bundles, data dumps). */
 const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
 /**
- * The longest a grep may take. Long enough for a large monorepo; a pattern that backtracks
+ * The longest a glob or grep may take. Long enough for a large monorepo; a pattern that backtracks
  * catastrophically is stopped here instead of freezing the app.
  */
-const GREP_TIMEOUT_MS = 20_000;
+const SEARCH_TIMEOUT_MS = 20_000;
 /** Folders skipped unless the pattern names them: history and installed dependencies. */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 
-/** Files under `dir` (root-relative paths), symlinks not followed so the walk stays inside the root. */
-function* walk(root: string, dir: string, includeSkipped: boolean, signal: AbortSignal): Generator<string> {
-  const stack = [dir];
-  let seen = 0;
-  while (stack.length > 0) {
-    if (signal.aborted) return;
-    const rel = stack.pop()!;
-    let entries;
-    try {
-      entries = readdirSync(join(root, rel), { withFileTypes: true });
-    } catch {
-      // Unreadable folder (permissions): skip it rather than fail the whole search.
-      continue;
-    }
-    entries.sort((a, b) => (a.name < b.name ? 1 : -1));
-    for (const e of entries) {
-      const path = rel === '.' ? e.name : `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        if (!includeSkipped && SKIPPED_DIRS.has(e.name)) continue;
-        stack.push(path);
-      } else if (e.isFile()) {
-        if (++seen > MAX_WALK_FILES) return;
-        yield path;
-      }
-    }
+/** Runs a search in the worker, turning a deadline or a cancel into a message for the model. */
+async function search(job: SearchJob, signal: AbortSignal): Promise<{ lines: string[]; more: boolean }> {
+  try {
+    return await runSearchJob(job, { signal, timeoutMs: SEARCH_TIMEOUT_MS });
+  } catch (e) {
+    if (e instanceof SearchTimeoutError) throw new ToolError(`${job.mode} stopped: ${e.message}. Use a simpler pattern or a narrower path.`);
+    throw e;
   }
 }
 
@@ -66,20 +47,26 @@ export const globTool: Tool = {
     const input = parseInput(GlobInput, raw);
     const base = resolveInRoot(ctx.root, input.path ?? '.');
     if (!lstatSync(base.abs).isDirectory()) throw new ToolError(`${base.rel} is not a folder.`);
-    const match = picomatch(input.pattern, { dot: true });
     const includeSkipped = /node_modules|\.git\b/.test(input.pattern);
     const realRoot = resolveInRoot(ctx.root, '.').abs;
-    const out: string[] = [];
-    let more = false;
-    for (const path of walk(realRoot, base.rel, includeSkipped, ctx.signal)) {
-      const fromBase = base.rel === '.' ? path : path.slice(base.rel.length + 1);
-      if (!match(fromBase)) continue;
-      if (out.length >= MAX_GLOB_RESULTS) {
-        more = true;
-        break;
-      }
-      out.push(path);
-    }
+    const re = picomatch.makeRe(input.pattern, { dot: true });
+    const { lines: out, more } = await search(
+      {
+        mode: 'glob',
+        realRoot,
+        baseRel: base.rel,
+        baseIsDir: true,
+        pattern: '',
+        flags: '',
+        glob: { source: re.source, flags: re.flags },
+        globFrom: base.rel,
+        maxMatches: MAX_GLOB_RESULTS,
+        maxFiles: MAX_WALK_FILES,
+        maxFileBytes: 0,
+        skippedDirs: includeSkipped ? [] : [...SKIPPED_DIRS],
+      },
+      ctx.signal,
+    );
     if (out.length === 0) return { content: `No files match ${input.pattern}.`, isError: false };
     return { content: out.join('\n') + (more ? `\n… more than ${MAX_GLOB_RESULTS} matches; narrow the pattern.` : ''), isError: false };
   },
@@ -109,29 +96,22 @@ export const grepTool: Tool = {
     const base = resolveInRoot(ctx.root, input.path ?? '.');
     const realRoot = resolveInRoot(ctx.root, '.').abs;
     const glob = input.glob ? picomatch.makeRe(input.glob, { dot: true }) : null;
-    let found;
-    try {
-      found = await runGrepJob(
-        {
-          realRoot,
-          baseRel: base.rel,
-          baseIsDir: lstatSync(base.abs).isDirectory(),
-          pattern: input.pattern,
-          flags: re.flags,
-          glob: glob ? { source: glob.source, flags: glob.flags } : null,
-          maxMatches: MAX_GREP_MATCHES,
-          maxFiles: MAX_WALK_FILES,
-          maxFileBytes: MAX_GREP_FILE_BYTES,
-          skippedDirs: [...SKIPPED_DIRS],
-        },
-        { signal: ctx.signal, timeoutMs: GREP_TIMEOUT_MS },
-      );
-    } catch (e) {
-      if (e instanceof GrepTimeoutError) throw new ToolError(`grep stopped: ${e.message}. Use a simpler pattern or a narrower path.`);
-      throw e;
-    }
-    const out = found.lines;
-    const more = found.more;
+    const { lines: out, more } = await search(
+      {
+        mode: 'grep',
+        realRoot,
+        baseRel: base.rel,
+        baseIsDir: lstatSync(base.abs).isDirectory(),
+        pattern: input.pattern,
+        flags: re.flags,
+        glob: glob ? { source: glob.source, flags: glob.flags } : null,
+        maxMatches: MAX_GREP_MATCHES,
+        maxFiles: MAX_WALK_FILES,
+        maxFileBytes: MAX_GREP_FILE_BYTES,
+        skippedDirs: [...SKIPPED_DIRS],
+      },
+      ctx.signal,
+    );
     if (out.length === 0) return { content: `No matches for /${input.pattern}/.`, isError: false };
     return { content: out.join('\n') + (more ? `\n… more than ${MAX_GREP_MATCHES} matches; narrow the search.` : ''), isError: false };
   },

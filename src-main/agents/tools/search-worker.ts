@@ -1,11 +1,14 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * grep runs the model's regular expression in a worker thread: a pattern that backtracks
- * catastrophically, or a huge tree, must not freeze the main process (the UI, every session,
- * terminal flow control). The worker is terminated at the deadline or on cancel.
+ * glob and grep walk the tree (and grep runs the model's regular expression) in a worker
+ * thread: a pattern that backtracks catastrophically, or a huge tree, must not freeze the main
+ * process (the UI, every session, terminal flow control). The worker is terminated at the
+ * deadline or on cancel.
  */
-export interface GrepJob {
+export interface SearchJob {
+  /** grep: matching lines of files; glob: the paths themselves. */
+  mode: 'grep' | 'glob';
   realRoot: string;
   baseRel: string;
   baseIsDir: boolean;
@@ -13,6 +16,8 @@ export interface GrepJob {
   flags: string;
   /** The glob filter as a regular expression (picomatch.makeRe), or null. */
   glob: { source: string; flags: string } | null;
+  /** glob mode: the filter is matched against paths relative to this folder. */
+  globFrom?: string;
   maxMatches: number;
   maxFiles: number;
   maxFileBytes: number;
@@ -30,7 +35,7 @@ const WORKER_SOURCE = String.raw`
 const { parentPort, workerData: job } = require('node:worker_threads');
 const { lstatSync, readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const re = new RegExp(job.pattern, job.flags);
+const re = job.mode === 'grep' ? new RegExp(job.pattern, job.flags) : null;
 const only = job.glob ? new RegExp(job.glob.source, job.glob.flags) : null;
 const skipped = new Set(job.skippedDirs);
 function* walk(dir) {
@@ -53,6 +58,13 @@ let more = false;
 let files = 0;
 const paths = job.baseIsDir ? walk(job.baseRel) : [job.baseRel];
 outer: for (const path of paths) {
+  if (job.mode === 'glob') {
+    const from = job.globFrom && job.globFrom !== '.' ? path.slice(job.globFrom.length + 1) : path;
+    if (only && !only.test(from)) continue;
+    if (lines.length >= job.maxMatches) { more = true; break; }
+    lines.push(path);
+    continue;
+  }
   if (only && !only.test(path)) continue;
   let buf;
   try {
@@ -73,13 +85,13 @@ outer: for (const path of paths) {
 parentPort.postMessage({ lines, more, filesSearched: files });
 `;
 
-export class GrepTimeoutError extends Error {
-  override readonly name = 'GrepTimeoutError';
+export class SearchTimeoutError extends Error {
+  override readonly name = 'SearchTimeoutError';
 }
 
-export function runGrepJob(job: GrepJob, opts: { signal: AbortSignal; timeoutMs: number }): Promise<GrepOutcome> {
+export function runSearchJob(job: SearchJob, opts: { signal: AbortSignal; timeoutMs: number }): Promise<GrepOutcome> {
   return new Promise((resolve, reject) => {
-    if (opts.signal.aborted) return reject(new GrepTimeoutError('cancelled'));
+    if (opts.signal.aborted) return reject(new SearchTimeoutError('cancelled'));
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: job });
     let settled = false;
     const finish = (fn: () => void) => {
@@ -91,8 +103,8 @@ export function runGrepJob(job: GrepJob, opts: { signal: AbortSignal; timeoutMs:
       // Terminating an idle or finished worker is harmless; a busy one is what this is for.
       void worker.terminate();
     };
-    const timer = setTimeout(() => finish(() => reject(new GrepTimeoutError(`the search ran past ${Math.round(opts.timeoutMs / 1000)} s`))), opts.timeoutMs);
-    const onAbort = () => finish(() => reject(new GrepTimeoutError('cancelled')));
+    const timer = setTimeout(() => finish(() => reject(new SearchTimeoutError(`the search ran past ${Math.round(opts.timeoutMs / 1000)} s`))), opts.timeoutMs);
+    const onAbort = () => finish(() => reject(new SearchTimeoutError('cancelled')));
     opts.signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (m: GrepOutcome) => finish(() => resolve(m)));
     worker.once('error', (e) => finish(() => reject(e)));
