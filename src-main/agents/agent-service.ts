@@ -10,7 +10,6 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { AppError, type AgentMode, type AgentSettings, type Approval, type Session, type TurnOutcome } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
@@ -35,6 +34,7 @@ import { SessionEvents } from './session-events';
 import { CostRepo } from './store/cost-repo';
 import { MessageRepo } from './store/message-repo';
 import { SessionRepo, type SessionRecord } from './store/session-repo';
+import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { ChildProcessRunner, commandEnv, type CommandRunner } from './tools/command-runner';
 import type { ExtraTool } from './tools/types';
 
@@ -73,15 +73,6 @@ interface LiveTurn {
   done: Promise<RunResult>;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export class AgentService {
   readonly profiles: ProfileService;
   readonly gate: ApprovalGate;
@@ -105,7 +96,7 @@ export class AgentService {
   extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
   private readonly live = new Map<string, LiveTurn>();
   private readonly providers = new Map<string, ModelProvider>();
-  private readonly ownerId = randomBytes(8).toString('hex');
+  private readonly ownerId = selfIdentity();
   private readonly env: NodeJS.ProcessEnv;
   private readonly deps: EngineDeps;
   private disposed = false;
@@ -157,7 +148,7 @@ export class AgentService {
   /** Marks turns whose process died as interrupted (their approvals stay answerable). */
   start(): void {
     for (const s of this.sessions.inFlight()) {
-      if (s.ownerPid !== null && s.ownerPid !== process.pid && pidAlive(s.ownerPid)) continue;
+      if (s.ownerPid !== null && s.ownerPid !== process.pid && ownerAlive(s.ownerPid, s.ownerId)) continue;
       this.markInterrupted(s, 'Flightdeck stopped during this turn.');
     }
   }
@@ -439,7 +430,7 @@ export class AgentService {
   private begin(sessionId: string, turnId: string, start: { input: string; kind: 'chat' | 'bang' | 'slash' }, body: (ctx: TurnContext) => Promise<TurnEnd>): LiveTurn {
     if (this.live.has(sessionId)) throw new AppError('conflict', 'A turn is already running in this session; wait for it or cancel it.');
     const s = this.record(sessionId);
-    if (s.ownerPid !== null && s.ownerPid !== process.pid && (s.status === 'running' || s.status === 'awaiting_approval') && pidAlive(s.ownerPid)) {
+    if (s.ownerPid !== null && s.ownerPid !== process.pid && (s.status === 'running' || s.status === 'awaiting_approval') && ownerAlive(s.ownerPid, s.ownerId)) {
       throw new AppError('conflict', `This session is running in another Flightdeck process (pid ${s.ownerPid}).`);
     }
     const controller = new AbortController();

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { processStartTicks } from '../../../src-main/platform/process-identity';
 import { harness, nextApproval, waitFor, type Harness } from './harness';
 
 let h: Harness;
@@ -76,6 +77,20 @@ describe('persistence and resume across restarts (seed 001 §10)', () => {
     expect(h.app.agents.getSession(dead).status).toBe('interrupted');
     expect(h.app.agents.getSession(alive).status).toBe('running');
     await expect(h.app.agents.run(alive, 'hi')).rejects.toThrow(/another Flightdeck process/);
+  });
+
+  it('a live process that merely reuses the dead owner\'s pid is not taken for the owner', async () => {
+    h = await harness();
+    const reused = h.session();
+    const real = h.session();
+    const parentStart = processStartTicks(process.ppid);
+    expect(parentStart).not.toBeNull();
+    // Same pid as a live process, but recorded with another start time: the owner died and the pid came back.
+    h.app.db.prepare("UPDATE agent_sessions SET status = 'running', owner_pid = ?, owner_id = ? WHERE id = ?").run(process.ppid, `${process.ppid}@1`, reused);
+    h.app.db.prepare("UPDATE agent_sessions SET status = 'running', owner_pid = ?, owner_id = ? WHERE id = ?").run(process.ppid, `${process.ppid}@${parentStart}`, real);
+    await h.restart();
+    expect(h.app.agents.getSession(reused).status).toBe('interrupted');
+    expect(h.app.agents.getSession(real).status).toBe('running');
   });
 });
 

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+/**
+ * Who owns a running turn, in a form that survives PID reuse: `pid@start`, where start is the
+ * process's start time in clock ticks since boot (Linux /proc). After a reboot or a crash a
+ * new process may get the same PID; its start time differs, so it is not taken for the owner.
+ * Where /proc is missing (macOS, Windows) a random suffix is used and liveness falls back to
+ * the PID alone.
+ */
+export function processStartTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesized command name: state is field 3, starttime field 22.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+let self: string | undefined;
+export function selfIdentity(): string {
+  self ??= `${process.pid}@${processStartTicks(process.pid) ?? `r${randomBytes(6).toString('hex')}`}`;
+  return self;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether the process that recorded `identity` (from selfIdentity) is still running. */
+export function ownerAlive(pid: number, identity: string | null): boolean {
+  if (!pidAlive(pid)) return false;
+  const m = identity ? /^(\d+)@(\d+)$/.exec(identity) : null;
+  if (!m || Number(m[1]) !== pid) return true;
+  const now = processStartTicks(pid);
+  return now === null || now === m[2];
+}
