@@ -37,6 +37,16 @@ const REVIEW_SYSTEM_PROMPT =
 const ok = (text: string): SlashResult => ({ ok: true, text });
 const fail = (text: string): SlashResult => ({ ok: false, text });
 const noArgs = (name: string, args: string[]): SlashResult | null => (args.length > 0 ? fail(`/${name} takes no arguments.`) : null);
+
+/** The uncommitted changes of the session root for /diff and /review, or why there are none to show. */
+async function rootChanges(ctx: TurnContext, name: string, args: string[]): Promise<{ changes: Awaited<ReturnType<typeof workingDiff>> } | { refused: SlashResult }> {
+  const bad = noArgs(name, args);
+  if (bad) return { refused: bad };
+  const root = ctx.session().root;
+  if (!(await gitWorkTree(root))) return { refused: fail(`/${name} needs git: ${root} is not a git repository (or git is not installed).`) };
+  return { changes: await workingDiff(root) };
+}
+
 const MODEL_NAME = /^[\w.\-:/@[\]]{1,200}$/;
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
@@ -162,11 +172,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     usage: '/diff',
     summary: 'Show the uncommitted changes in the session root.',
     async run(ctx, args) {
-      const bad = noArgs('diff', args);
-      if (bad) return bad;
-      const root = ctx.session().root;
-      if (!(await gitWorkTree(root))) return fail(`/diff needs git: ${root} is not a git repository (or git is not installed).`);
-      const d = await workingDiff(root);
+      const r = await rootChanges(ctx, 'diff', args);
+      if ('refused' in r) return r.refused;
+      const d = r.changes;
       if (d.status === '' && d.diff.trim() === '') return ok('No changes: the working tree matches HEAD.');
       // Only trailing space is trimmed: git's status columns start with a meaningful space.
       return ok(`${d.status}\n\n${d.diff}`.replace(/\s+$/, ''));
@@ -177,11 +185,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     usage: '/review',
     summary: 'Ask the model to review the uncommitted changes.',
     async run(ctx, args) {
-      const bad = noArgs('review', args);
-      if (bad) return bad;
-      const root = ctx.session().root;
-      if (!(await gitWorkTree(root))) return fail(`/review needs git: ${root} is not a git repository (or git is not installed).`);
-      const d = await workingDiff(root);
+      const r = await rootChanges(ctx, 'review', args);
+      if ('refused' in r) return r.refused;
+      const d = r.changes;
       if (d.diff.trim() === '') return ok('Nothing to review: there are no uncommitted changes.');
       ctx.step = 1;
       const call = await callModel(

@@ -43,6 +43,23 @@ function tokenize(line: string, nested: string[]): { tokens: Token[]; opaque: bo
   const tokens: Token[] = [];
   let opaque = false;
   let word = '';
+  /**
+   * A `$(…)` or backtick substitution starting at `at`: records its body as a nested command
+   * (arithmetic `$((…))` is not one) and returns the index of its last character, -1 if unclosed.
+   */
+  const substitution = (at: number): number => {
+    if (line[at] === '`') {
+      const close = line.indexOf('`', at + 1);
+      if (close >= 0) nested.push(line.slice(at + 1, close));
+      return close;
+    }
+    const close = matchParen(line, at + 1);
+    if (close < 0) return -1;
+    const body = line.slice(at + 2, close);
+    if (isArithmetic(body)) opaque ||= hasSubstitution(body);
+    else nested.push(body);
+    return close;
+  };
   let inWord = false;
   const push = () => {
     if (inWord) tokens.push({ text: word, op: false });
@@ -78,24 +95,12 @@ function tokenize(line: string, nested: string[]): { tokens: Token[]; opaque: bo
       let text = '';
       for (; j < line.length && line[j] !== '"'; j++) {
         if (line[j] === '\\' && j + 1 < line.length) text += line[++j];
-        else if (line[j] === '$' && line[j + 1] === '(') {
-          const close = matchParen(line, j + 1);
+        else if (startsSubstitution(line, j)) {
+          const close = substitution(j);
           if (close < 0) {
             opaque = true;
             break;
           }
-          const body = line.slice(j + 2, close);
-          if (isArithmetic(body)) opaque ||= hasSubstitution(body);
-          else nested.push(body);
-          text += line.slice(j, close + 1);
-          j = close;
-        } else if (line[j] === '`') {
-          const close = line.indexOf('`', j + 1);
-          if (close < 0) {
-            opaque = true;
-            break;
-          }
-          nested.push(line.slice(j + 1, close));
           text += line.slice(j, close + 1);
           j = close;
         } else text += line[j];
@@ -106,29 +111,14 @@ function tokenize(line: string, nested: string[]): { tokens: Token[]; opaque: bo
       i = j;
       continue;
     }
-    if (c === '$' && line[i + 1] === '(') {
-      const close = matchParen(line, i + 1);
+    if (startsSubstitution(line, i)) {
+      const close = substitution(i);
       if (close < 0) {
         opaque = true;
         word += line.slice(i);
         inWord = true;
         break;
       }
-      const body = line.slice(i + 2, close);
-      if (isArithmetic(body)) opaque ||= hasSubstitution(body);
-      else nested.push(body);
-      word += line.slice(i, close + 1);
-      inWord = true;
-      i = close;
-      continue;
-    }
-    if (c === '`') {
-      const close = line.indexOf('`', i + 1);
-      if (close < 0) {
-        opaque = true;
-        break;
-      }
-      nested.push(line.slice(i + 1, close));
       word += line.slice(i, close + 1);
       inWord = true;
       i = close;
@@ -220,6 +210,10 @@ function matchParen(s: string, open: number): number {
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+function startsSubstitution(line: string, i: number): boolean {
+  return line[i] === '`' || (line[i] === '$' && line[i + 1] === '(');
+}
 
 /** `$((…))` is arithmetic, not a command: its body (what `$(` enclosed) is itself `(…)`. */
 function isArithmetic(body: string): boolean {
