@@ -122,7 +122,6 @@ export class AppServices {
   }
 
   private async start(): Promise<void> {
-    await this.projects.start();
     this.terminals.start();
     this.agents.start();
     this.coder.start();

@@ -165,6 +165,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     });
   });
   const port = (server.address() as AddressInfo).port;
+  app.projects.refreshInBackground();
   hosts = allowedHosts(bindHost, port);
   cookie = tokenCookie(port);
   const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;

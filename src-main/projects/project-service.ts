@@ -27,8 +27,16 @@ export class ProjectService {
     this.repo = new ProjectRepo(db);
   }
 
-  async start(): Promise<void> {
-    await this.refreshAll();
+  /**
+   * Reads every project's git state in the background, for the long-lived hosts (the window,
+   * browser mode): start-up does not wait for git on large repositories, and short CLI commands
+   * do not run it at all. The list is published when known; until then cards say "Not checked yet".
+   */
+  refreshInBackground(): void {
+    this.refresh().catch((e: unknown) => {
+      // The app may close before git answers (a short CLI command): nothing is lost, the next start reads it again.
+      this.log.debug('initial git refresh did not finish', { error: e });
+    });
   }
 
   dispose(): void {}

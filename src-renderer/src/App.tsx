@@ -48,9 +48,13 @@ export function App() {
       client.on('agents.settings.changed', setAgentSettings),
     ];
     void loadAgents();
+    // The first loads above wait for the connection; reload only after it was lost and came back.
+    let lost = false;
     const offStatus = client.transport.onStatus?.((s) => {
       setConnection(s);
-      if (s === 'open') {
+      if (s === 'closed' || s === 'unauthorized') lost = true;
+      else if (s === 'open' && lost) {
+        lost = false;
         void loadProjects();
         void loadAgents();
       }

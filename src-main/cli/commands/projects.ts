@@ -20,7 +20,7 @@ export const projectsCommand: CliCommand = {
     switch (sub) {
       case undefined:
       case 'list': {
-        const list = app.projects.list();
+        const list = await app.projects.refresh();
         if (ctx.json) ctx.out(JSON.stringify(list));
         else if (list.length === 0) ctx.out('No projects yet. Add one with: flightdeck projects add /path/to/repo');
         else for (const p of list) ctx.out(describe(p));

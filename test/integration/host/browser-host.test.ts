@@ -115,6 +115,26 @@ describe('browser-mode HTTP', () => {
   });
 });
 
+describe('start-up', () => {
+  it('reads the projects\' git state in the background and publishes it', async () => {
+    const { makeRepo } = await import('../../support/temp');
+    const repo = makeRepo();
+    const p = await app.projects.add(repo.path);
+    const fresh = await startTestApp(app.dataDir);
+    try {
+      expect(fresh.app.projects.list()[0]!.git).toBeNull();
+      const published = new Promise<unknown>((resolve) => fresh.app.hub.subscribe((e) => e.topic === 'projects.changed' && resolve(e.payload)));
+      const second = await startBrowserHost(fresh.app, { port: 0, token: TOKEN });
+      expect(await published).toMatchObject({ projects: [{ id: p.id, git: { branch: 'main' } }] });
+      await second.close();
+    } finally {
+      fresh.app.dispose();
+      app.projects.remove(p.id);
+      repo.cleanup();
+    }
+  });
+});
+
 describe('hostile input before authentication', () => {
   it('a malformed cookie or request target is refused, never crashes the host', async () => {
     expect((await connect({ Cookie: `${cookieName()}=%E0%A4%A`, Origin: base })).status).toBe(401);

@@ -152,6 +152,9 @@ describe('removing and refreshing', () => {
     first.app.dispose();
     const second = await startTestApp(first.dataDir);
     expect(second.app.projects.list().map((p) => p.path)).toEqual([path]);
+    // Start-up does not wait for git: the state is unknown until a refresh reads it.
+    expect(second.app.projects.list()[0]!.git).toBeNull();
+    await second.app.projects.refresh();
     expect(second.app.projects.list()[0]!.git?.branch).toBe('main');
     second.cleanup();
     first.cleanup();
