@@ -52,6 +52,10 @@ test('an agent asks to write a file; approving writes it, denying leaves it abse
   await expect(session.approval.getByTestId('approval-diff')).toContainText('+Hello from the agent');
   expect(existsSync(join(repo.path, 'hello.txt'))).toBe(false);
   await page.screenshot({ path: 'test-results/approval-dialog.png' });
+  // A pending approval survives a reload of the UI.
+  await page.reload();
+  await expect(session.approval).toBeVisible();
+  await expect(session.approval.getByTestId('approval-diff')).toContainText('+Hello from the agent');
   await session.approveOnce();
 
   await expect(session.transcript).toContainText('Created hello.txt for you.');

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
@@ -49,9 +49,16 @@ test('add a real repository, see its state, persist across reload, remove it', a
   await expect(board.pathHelp).toContainText('Already added');
   await page.keyboard.press('Escape');
 
-  // Committing outside the app shows up on refresh.
+  // Committing outside the app shows up when the window regains focus…
   gitIn(repo.path, 'add', '.');
   gitIn(repo.path, 'commit', '-q', '-m', 'notes');
+  await page.evaluate("window.dispatchEvent(new Event('focus'))");
+  await expect(card.getByTestId('project-dirty')).toHaveText('Clean');
+  // …and a change shows up on demand with the card's Refresh button.
+  writeFileSync(join(repo.path, 'more.txt'), 'x');
+  await card.getByRole('button', { name: `Refresh ${name}` }).click();
+  await expect(card.getByTestId('project-dirty')).toContainText('Uncommitted: 1 file');
+  rmSync(join(repo.path, 'more.txt'));
   await card.getByRole('button', { name: `Refresh ${name}` }).click();
   await expect(card.getByTestId('project-dirty')).toHaveText('Clean');
 
