@@ -78,6 +78,12 @@ test('an agent asks to write a file; approving writes it, denying leaves it abse
   await page.reload();
   await expect(session.transcript).toContainText('Created hello.txt for you.');
   await expect(session.transcript).toContainText('Understood, I left deny.txt alone.');
+
+  // An address naming a session that does not exist says so, with a way back.
+  await page.goto(`${host.origin}/#/session/ses-doesnotexist1`);
+  await expect(page.getByTestId('missing')).toContainText('Session not found');
+  await page.getByTestId('missing').getByRole('button', { name: 'Back to the board' }).click();
+  await expect(page.getByTestId('add-project')).toBeVisible();
 });
 
 test("a ! command runs in a terminal the user can open from its tool card", async ({ page }) => {

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useAppStore } from '../store';
 import { shortPath } from '../lib/format';
+import { Missing } from '../components/Missing';
 import { Composer } from './Composer';
 import { SessionHeader } from './SessionHeader';
 import { TranscriptItemView } from './Transcript';
@@ -13,6 +14,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const sendInput = useAppStore((s) => s.sendInput);
   const cancelTurn = useAppStore((s) => s.cancelTurn);
   const setView = useAppStore((s) => s.setView);
+  const sessionsLoaded = useAppStore((s) => s.sessionsLoaded);
   const { transcript, loading } = useSessionStream(sessionId, (to) => setView({ name: 'session', sessionId: to }));
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -26,19 +28,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     stick.current = true;
   }, [sessionId]);
 
-  if (!session) {
-    return (
-      <section className="view">
-        <div className="empty-state">
-          <h2>Session not found</h2>
-          <p>It may have been deleted from another window or from the CLI.</p>
-          <button className="button" onClick={() => setView({ name: 'board' })}>
-            Back to the board
-          </button>
-        </div>
-      </section>
-    );
-  }
+  if (!session) return <Missing what="Session" loaded={sessionsLoaded} verb="deleted" />;
   const running = session.status === 'running' || session.status === 'awaiting_approval' || transcript.running;
   const todos = transcript.todos.length > 0 ? transcript.todos : session.todos;
 

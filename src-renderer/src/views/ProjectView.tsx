@@ -2,6 +2,7 @@ import { useAppStore } from '../store';
 import { GitBadges } from '../components/ProjectCard';
 import { Icon } from '../components/Icon';
 import { relativeTime, shortPath } from '../lib/format';
+import { Missing } from '../components/Missing';
 import { SessionList } from '../agents/SessionList';
 import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 
@@ -9,16 +10,8 @@ export function ProjectView({ projectId }: { projectId: string }) {
   const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
   const refresh = useAppStore((s) => s.refreshProjects);
   const refreshing = useAppStore((s) => s.refreshing);
-  if (!project) {
-    return (
-      <section className="view">
-        <div className="empty-state">
-          <h2>Project not found</h2>
-          <p>It may have been removed from another window or from the CLI.</p>
-        </div>
-      </section>
-    );
-  }
+  const loaded = useAppStore((s) => s.projectsLoaded);
+  if (!project) return <Missing what="Project" loaded={loaded} verb="removed" />;
   return (
     <section className="view" data-testid="project-view">
       <header className="view-header">
