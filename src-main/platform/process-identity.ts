@@ -25,7 +25,8 @@ export function selfIdentity(): string {
   return self;
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists but is not ours to signal). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

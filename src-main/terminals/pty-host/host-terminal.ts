@@ -3,6 +3,7 @@ import type { IPty } from 'node-pty';
 import { DataBatcher } from '../batcher';
 import { FLOW_HIGH_WATERMARK_CHARS, FLOW_LOW_WATERMARK_CHARS, HOST_IPC_BACKLOG_MAX_CHARS, KILL_GRACE_MS } from '../constants';
 import { Utf8Splitter } from '../utf8-splitter';
+import { pidAlive } from '../../platform/process-identity';
 
 export interface HostTerminalSink {
   /** Hands a batch to the main process; `done` runs once the IPC channel has taken it. */
@@ -182,7 +183,7 @@ export class HostTerminal {
    * quiet for a moment, end the stream ourselves so the exit is reported without that delay.
    */
   private checkLeader(): void {
-    if (this.leaderGone || isAlive(this.pty.pid)) return;
+    if (this.leaderGone || pidAlive(this.pty.pid)) return;
     this.leaderGone = true;
     this.stopExitPoll();
     this.updateFlow();
@@ -213,15 +214,6 @@ const EXIT_POLL_MS = 20;
  */
 const DRAIN_QUIET_MS = 30;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM means it exists but is not ours to signal: still alive.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export function killGroup(pid: number): void {
   try {
