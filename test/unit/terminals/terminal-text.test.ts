@@ -18,5 +18,7 @@ describe('terminal output as plain text', () => {
   it('passes a stray escape through once it is clearly not a sequence', () => {
     const t = new TerminalText();
     expect(t.push('x\x1b' + 'y'.repeat(300))).toContain('x');
+    // Nothing is held back: the text after the stray ESC comes out in the same read.
+    expect(new TerminalText().push('x\x1b' + 'y'.repeat(300))).toBe('x\x1b' + 'y'.repeat(300));
   });
 });
