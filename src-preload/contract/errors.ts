@@ -21,6 +21,8 @@ export const ErrorCode = z.enum([
   // store
   'database_too_new',
   'disk_full',
+  // bridge: one connection asked for more than its share (subscriptions, requests in flight)
+  'limit_exceeded',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
