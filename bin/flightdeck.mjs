@@ -4,5 +4,5 @@ import { register } from 'tsx/esm/api';
 import { fileURLToPath } from 'node:url';
 
 register();
-const { runCli } = await import(fileURLToPath(new URL('../src-main/cli/main.ts', import.meta.url)));
-process.exitCode = await runCli(process.argv.slice(2));
+const { runCliProcess } = await import(fileURLToPath(new URL('../src-main/cli/main.ts', import.meta.url)));
+process.exitCode = await runCliProcess(process.argv.slice(2));

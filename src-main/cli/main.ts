@@ -6,6 +6,7 @@ import { createLogger } from '../platform/logger';
 import { resolveDataDir } from '../platform/paths';
 import { UsageError, type CliCommand, type CliContext } from './command';
 import { COMMANDS } from './commands';
+import { EXIT_BROKEN_PIPE, guardStdio } from './stdio';
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -30,12 +31,7 @@ export interface CliIo {
   err(line: string): void;
 }
 
-const processIo: CliIo = {
-  out: (l) => void process.stdout.write(l + '\n'),
-  err: (l) => void process.stderr.write(l + '\n'),
-};
-
-export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = new AbortController().signal): Promise<number> {
   const name = argv.find((a) => !a.startsWith('-'));
   const command: CliCommand | undefined = COMMANDS.find((c) => c.name === name);
   if (!name || argv.includes('--help') || argv.includes('-h')) {
@@ -70,6 +66,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     dataDir,
     logger,
     out: io.out,
+    signal,
     async openApp() {
       app ??= await AppServices.create({ dataDir, logger, platform: { runtime: 'browser' } });
       return app;
@@ -94,9 +91,21 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
 }
 
+/**
+ * The CLI as a process (`bin/flightdeck.mjs`, `tsx src-main/cli/main.ts`): the standard streams
+ * guarded so a reader that goes away (`… | head`, a closed terminal) stops the command quietly
+ * with exit code 141 instead of an uncaught EPIPE.
+ */
+export async function runCliProcess(argv: string[]): Promise<number> {
+  const stop = new AbortController();
+  const io = guardStdio(() => stop.abort());
+  const code = await runCli(argv, io, stop.signal);
+  return io.stdoutClosed ? EXIT_BROKEN_PIPE : code;
+}
+
 const isEntry = process.argv[1] && /cli[\\/]main\.(ts|js|mjs)$/.test(process.argv[1]);
 if (isEntry) {
-  void runCli(process.argv.slice(2)).then((code) => {
+  void runCliProcess(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
 }

@@ -55,6 +55,8 @@ export const chatCommand: CliCommand = {
     });
     const onInt = () => agents.cancel(sessionId);
     process.on('SIGINT', onInt);
+    // No reader for the transcript any more (`chat … | head`): stop the turn as Ctrl-C would.
+    ctx.signal.addEventListener('abort', onInt, { once: true });
     try {
       const r = await agents.run(sessionId, input);
       printer.end();
@@ -66,6 +68,7 @@ export const chatCommand: CliCommand = {
       return r.outcome === 'completed' ? 0 : r.outcome === 'cancelled' ? EXIT_CANCELLED : 1;
     } finally {
       process.off('SIGINT', onInt);
+      ctx.signal.removeEventListener('abort', onInt);
       off();
       agents.gate.setAutoAnswer(sessionId, null);
     }

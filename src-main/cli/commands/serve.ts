@@ -25,7 +25,10 @@ export const serveCommand: CliCommand = {
     });
     ctx.out(`Flightdeck ready at ${server.url}`);
     await new Promise<void>((resolve) => {
+      let stopping = false;
       const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
         ctx.logger.info(`received ${signal}, shutting down`);
         process.off('SIGINT', onInt);
         process.off('SIGTERM', onTerm);
@@ -35,6 +38,9 @@ export const serveCommand: CliCommand = {
       const onTerm = () => stop('SIGTERM');
       process.on('SIGINT', onInt);
       process.on('SIGTERM', onTerm);
+      // stdout lost its reader (the "ready" line went into a closed pipe): end like any writer would.
+      if (ctx.signal.aborted) stop('EPIPE on stdout');
+      else ctx.signal.addEventListener('abort', () => stop('EPIPE on stdout'), { once: true });
     });
     return 0;
   },
