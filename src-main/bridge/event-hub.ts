@@ -1,4 +1,5 @@
-import { events, type PayloadOf, type Topic } from '../../src-preload/contract';
+import { AppError, events, type PayloadOf, type Topic } from '../../src-preload/contract';
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from './limits';
 
 export interface HubEvent {
   readonly topic: Topic;
@@ -48,13 +49,18 @@ export class EventHub {
 
 /**
  * One connection's subscriptions (a window, a socket). Disposing it removes everything it
- * subscribed to, so a closed window leaves no listener behind.
+ * subscribed to, so a closed window leaves no listener behind. The number of distinct
+ * (topic, key) pairs is bounded: a client cannot make the host hold unbounded state.
  */
 export class Subscriptions {
   private readonly wanted = new Set<string>();
-  private readonly off: () => void;
+  private off: (() => void) | null;
 
-  constructor(hub: EventHub, deliver: (e: HubEvent) => void) {
+  constructor(
+    hub: EventHub,
+    deliver: (e: HubEvent) => void,
+    private readonly limit = MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  ) {
     this.off = hub.subscribe((e) => {
       if (this.wanted.has(Subscriptions.id(e.topic, e.key))) deliver(e);
     });
@@ -64,8 +70,18 @@ export class Subscriptions {
     return `${topic}\u0000${key ?? ''}`;
   }
 
+  /** Throws `limit_exceeded` when a new pair would go past the limit; a pair already held is fine. */
   add(topic: Topic, key: string | undefined): void {
-    this.wanted.add(Subscriptions.id(topic, key));
+    if (this.off === null) return;
+    const id = Subscriptions.id(topic, key);
+    if (this.wanted.has(id)) return;
+    if (this.wanted.size >= this.limit) {
+      throw new AppError('limit_exceeded', `Too many subscriptions on one connection (the limit is ${this.limit}); unsubscribe from topics no longer shown before subscribing to more.`, {
+        topic,
+        limit: this.limit,
+      });
+    }
+    this.wanted.add(id);
   }
 
   remove(topic: Topic, key: string | undefined): void {
@@ -76,8 +92,10 @@ export class Subscriptions {
     return this.wanted.size;
   }
 
+  /** Safe to call more than once; later `add`s are ignored (the connection is gone). */
   dispose(): void {
     this.wanted.clear();
-    this.off();
+    this.off?.();
+    this.off = null;
   }
 }

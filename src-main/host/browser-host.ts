@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { isTopic } from '../../src-preload/contract';
 import { ClientFrame, MAX_CLIENT_FRAME_BYTES, type HostFrame } from '../../src-preload/contract/wire';
 import type { AppServices } from '../app/services';
 import { appVersion } from '../app/version';
 import { Subscriptions } from '../bridge/event-hub';
+import { InFlightRequests } from '../bridge/limits';
 import { appRoot } from '../platform/paths';
 import { AppError } from '../../src-preload/contract';
 import { allowedHosts, checkRequest, MIN_TOKEN_LENGTH, newToken, tokenCookie } from './auth';
@@ -33,6 +34,24 @@ export interface BrowserHost {
  * the terminal's scrollback when it sees the gap. Bounds what one client can make us buffer.
  */
 const MAX_TERMINAL_SOCKET_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+/**
+ * What a browser without the token sees: how to get in, instead of a bare "Unauthorized".
+ * Static text (nothing from the request is echoed back).
+ */
+const UNAUTHORIZED_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Flightdeck — open the address with its token</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:640px;margin:12vh auto;padding:0 24px;color:#1b1f27}code{background:#eef0f3;padding:2px 6px;border-radius:4px}h1{font-size:22px}</style></head>
+<body><h1>This Flightdeck needs its access token</h1>
+<p>Browser mode only answers pages opened with the address it printed when it started, which carries a secret token:</p>
+<p><code>Flightdeck ready at http://127.0.0.1:PORT/?token=…</code></p>
+<p>Open that exact address (from the terminal where <code>flightdeck serve</code> runs, or its log). If Flightdeck was restarted, it printed a new one; the previous address no longer works. Nothing was lost.</p>
+<p>To keep the same address across restarts, start it with a fixed token of 16 or more characters in <code>FLIGHTDECK_TOKEN</code>.</p>
+</body></html>`;
+
+function rawLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
 
 /** The same CSP as the desktop window: our own scripts only, no remote code. */
 const CSP = [
@@ -84,7 +103,9 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     }
     const verdict = checkRequest(req, { token, cookie, hosts, requireOrigin: false });
     if (!verdict.ok) {
-      res.writeHead(verdict.status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(verdict.status === 401 ? 'Unauthorized' : 'Forbidden');
+      if (verdict.status === 401) {
+        res.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'Cache-Control': 'no-store' }).end(UNAUTHORIZED_PAGE);
+      } else res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Forbidden');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -134,8 +155,10 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
     const subs = new Subscriptions(app.hub, (e) => send({ type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload }));
+    const inFlight = new InFlightRequests();
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
+      const bytes = rawLength(data);
       let frame: ClientFrame;
       try {
         const parsed = ClientFrame.safeParse(JSON.parse(data.toString()));
@@ -146,14 +169,34 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
         return;
       }
       if (frame.type === 'invoke') {
-        void app.router.dispatch(frame.channel, frame.input, ctx).then((result) => send({ type: 'result', id: frame.id, result }));
+        const id = frame.id;
+        let done: () => void;
+        try {
+          done = inFlight.start(bytes);
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          send({ type: 'result', id, result: { ok: false, error: e.toShape() } });
+          return;
+        }
+        void app.router
+          .dispatch(frame.channel, frame.input, ctx)
+          .then((result) => send({ type: 'result', id, result }))
+          .finally(done);
       } else if (isTopic(frame.topic)) {
-        if (frame.type === 'subscribe') subs.add(frame.topic, frame.key);
-        else subs.remove(frame.topic, frame.key);
+        if (frame.type === 'unsubscribe') return subs.remove(frame.topic, frame.key);
+        try {
+          subs.add(frame.topic, frame.key);
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          send({ type: 'refused', topic: frame.topic, ...(frame.key !== undefined ? { key: frame.key } : {}), error: e.toShape() });
+        }
       }
     });
-    ws.on('close', () => subs.dispose());
-    ws.on('close', () => app.hub.connectionClosed(ctx.connectionId));
+    // Everything the connection held goes with it: its subscriptions and its terminal views.
+    ws.on('close', () => {
+      subs.dispose();
+      app.hub.connectionClosed(ctx.connectionId);
+    });
     ws.on('error', () => subs.dispose());
   }
 

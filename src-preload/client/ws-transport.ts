@@ -72,8 +72,11 @@ export function createWebSocketTransport(url: string): Transport {
       if (frame.type === 'result') {
         pending.get(frame.id)?.resolve(frame.result);
         pending.delete(frame.id);
-      } else {
+      } else if (frame.type === 'event') {
         listeners.dispatch(frame.topic, frame.key, frame.payload);
+      } else {
+        // Only a client far outside the app's own use gets here (see src-main/bridge/limits.ts).
+        console.warn(`Flightdeck refused a subscription to ${frame.topic ?? 'a topic'}: ${frame.error.message}`);
       }
     };
     ws.onclose = () => {

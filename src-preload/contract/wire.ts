@@ -23,6 +23,8 @@ export type ClientFrame = z.infer<typeof ClientFrame>;
 export const HostFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('result'), id: z.number().int(), result: Result }),
   z.object({ type: z.literal('event'), topic: z.string(), key: z.string().optional(), payload: z.unknown() }),
+  /** A frame the host refused that has no request id to answer to (a subscription past the limit). */
+  z.object({ type: z.literal('refused'), topic: z.string().optional(), key: z.string().optional(), error: BridgeErrorShape }),
 ]);
 export type HostFrame = z.infer<typeof HostFrame>;
 
