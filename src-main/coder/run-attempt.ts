@@ -4,8 +4,7 @@
  * approval hook, and end its whole process group when it has to stop.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AttemptOutcome } from './core/classify';
 import { claudeArgs, hookSettings } from './core/launch';
@@ -15,6 +14,7 @@ import { LAST_LINES } from './core/result';
 import { LineSplitter, StreamState, type StreamMessage } from './core/stream-json';
 import { startHookServer, type ApprovalHook, type HookObserver } from './approval-hook';
 import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-group';
+import { createRunDir, removeRunDir } from './run-dir';
 
 /** A line kept for `last_lines` is cut here: one tool result can be megabytes. */
 const MAX_KEPT_LINE_CHARS = 2_000;
@@ -82,8 +82,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
     resumed: o.resume !== null,
     stderr: '',
   };
-  const settingsDir = await mkdtemp(join(tmpdir(), 'flightdeck-coder-'));
-  await chmod(settingsDir, 0o700);
+  const settingsDir = createRunDir();
   let awaitingDecisions = 0;
   let idleTimer: NodeJS.Timeout | undefined;
   let durationTimer: NodeJS.Timeout | undefined;
@@ -213,7 +212,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
     });
   } finally {
     await hooks.close();
-    await rm(settingsDir, { recursive: true, force: true });
+    removeRunDir(settingsDir);
   }
   outcome.sessionId = state.sessionId;
   outcome.result = state.result;

@@ -9,7 +9,12 @@
  * ANTHROPIC_MODEL from the environment. Tool calls are decided headless (no one to ask):
  * read-only allows reads and read-only commands; workspace-write allows work inside cd; the
  * hard floor always holds.
+ *
+ * SIGINT, SIGTERM and SIGHUP (a closed terminal) end the run the same way: the CLI's process
+ * group is stopped, the run's temporary folder removed, the `cancelled` result printed; a
+ * second signal stops at once (exit hooks still kill the group and remove the folder).
  */
+import { constants as osConstants } from 'node:os';
 import { resolve } from 'node:path';
 import { runCoder } from '../../coder/coder';
 import { buildCoderPrompt } from '../../coder/constraints';
@@ -30,6 +35,8 @@ function readStdin(): Promise<string> {
 }
 
 const CONFIG_LIMITS = { idle_timeout_s: 300, max_duration_s: 1_800 };
+/** Signals that end a run cleanly: Ctrl-C, a polite kill, a closed terminal. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export const coderCommand: CliCommand = {
   name: 'coder',
@@ -69,16 +76,24 @@ export const coderCommand: CliCommand = {
     }
     claudePath ??= locateClaude(null)?.path ?? 'claude';
 
+    // A closed terminal sends SIGHUP: without a handler Node exits at once and the CLI's
+    // process group, its timers and the run's temporary folder would be left behind.
     const ctl = new AbortController();
-    const stop = () => ctl.abort();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const stop = (signal: NodeJS.Signals) => {
+      if (!ctl.signal.aborted) return ctl.abort();
+      // A second signal while the run is being stopped: stop now. process.exit runs the exit
+      // hooks, which SIGKILL the CLI's group and remove the run folder synchronously.
+      process.exit(128 + (osConstants.signals[signal] ?? 1));
+    };
+    for (const s of STOP_SIGNALS) process.on(s, stop);
+    const onOutputGone = () => ctl.abort();
+    ctx.signal.addEventListener('abort', onOutputGone, { once: true });
     try {
       const result = await runCoder(params, { claudePath, backend, signal: ctl.signal, checkContract: ctx.flags['check-contract'] === true });
       return print(result);
     } finally {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const s of STOP_SIGNALS) process.off(s, stop);
+      ctx.signal.removeEventListener('abort', onOutputGone);
     }
   },
 };
