@@ -33,7 +33,7 @@ import type { ModelProvider, ResolvedProfile } from './provider/types';
 import { SessionEvents } from './session-events';
 import { CostRepo } from './store/cost-repo';
 import { MessageRepo } from './store/message-repo';
-import { SessionRepo, type SessionRecord } from './store/session-repo';
+import { SessionRepo, withoutTurnInFlight, type SessionRecord } from './store/session-repo';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { ChildProcessRunner, commandEnv, type CommandRunner } from './tools/command-runner';
 import type { ExtraTool } from './tools/types';
@@ -167,11 +167,13 @@ export class AgentService {
   }
 
   private markInterrupted(s: SessionRecord, message: string, turnId?: string, steps = 0): void {
-    const tid = turnId ?? this.messages.live(s.id).at(-1)?.turnId ?? s.lastTurn?.turnId ?? null;
+    // The turn recorded when it started; older rows (before turnInFlight existed) fall back to the transcript.
+    const tid = turnId ?? s.state.turnInFlight ?? this.messages.live(s.id).at(-1)?.turnId ?? s.lastTurn?.turnId ?? null;
     this.sessions.update(s.id, {
       status: 'interrupted',
       ownerPid: null,
       ownerId: null,
+      state: withoutTurnInFlight(s.state),
       ...(tid ? { lastTurn: { turnId: tid, outcome: 'interrupted', message, endedAt: Date.now() } } : {}),
     });
     this.sink.emit(s.id, tid, { type: 'status', status: 'interrupted' });
@@ -435,7 +437,7 @@ export class AgentService {
     }
     const controller = new AbortController();
     const ctx = new TurnContext(this.deps, sessionId, turnId, controller.signal);
-    this.sessions.update(sessionId, { status: 'running', ownerPid: process.pid, ownerId: this.ownerId });
+    this.sessions.update(sessionId, { status: 'running', ownerPid: process.pid, ownerId: this.ownerId, state: { ...s.state, turnInFlight: turnId } });
     this.sink.emit(sessionId, turnId, { type: 'turn.started', input: start.input, kind: start.kind, mode: s.mode, model: s.model });
     this.sink.emit(sessionId, turnId, { type: 'status', status: 'running' });
     this.publishSession(sessionId);
@@ -468,6 +470,7 @@ export class AgentService {
         status: 'idle',
         ownerPid: null,
         ownerId: null,
+        state: withoutTurnInFlight(s.state),
         turnCount: s.turnCount + 1,
         lastTurn: { turnId: ctx.turnId, outcome: end.outcome, message: end.message, endedAt: Date.now() },
       });

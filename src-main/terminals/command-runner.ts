@@ -186,6 +186,9 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
     end('Cancelled.');
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
+  // A cancel that arrived while the terminal was starting (the pty host's first spawn can take
+  // a moment) fired before the listener existed: honour it now, or the command would run to its end.
+  if (o.signal?.aborted) onAbort();
 
   try {
     const final = await terminals.whenExited(id);

@@ -13,6 +13,18 @@ export interface UndoSnapshot {
 export interface SessionState {
   /** Pre-images per turn, newest last, bounded (see MAX_UNDO_SNAPSHOTS). */
   undo: UndoSnapshot[];
+  /**
+   * The turn that is running, set when it starts and cleared when it ends. After a crash it
+   * names the turn that was interrupted even when that turn left no message yet (a `!` command
+   * adds its message only when the command ends).
+   */
+  turnInFlight?: string;
+}
+
+/** The state with no turn in flight (a turn ended or was marked interrupted). */
+export function withoutTurnInFlight(state: SessionState): SessionState {
+  const { turnInFlight: _ended, ...rest } = state;
+  return rest;
 }
 
 export interface LastTurn {
@@ -88,7 +100,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [] },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,
