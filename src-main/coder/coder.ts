@@ -22,7 +22,7 @@ import { claudeEnv, type CoderBackend } from './core/launch';
 import { parseCoderParams, type CoderParams } from './core/params';
 import { renderContextPack, type ContextPack } from './core/prompt';
 import { makeRedactor, redactDeep } from './core/redact';
-import { failure, type CoderFailure, type CoderMetrics, type CoderResult, type ErrorKind } from './core/result';
+import { failure, withSession, type CoderFailure, type CoderMetrics, type CoderResult, type ErrorKind } from './core/result';
 import { checkScope, type ContractScope } from './core/scope';
 import type { StreamMessage } from './core/stream-json';
 import type { ApprovalHook, HookObserver } from './approval-hook';
@@ -137,7 +137,9 @@ export async function runCoder(input: unknown, opts: CoderRunOptions = {}): Prom
     if (cdProblem) return fail('config_error', cdProblem);
     const backendIssue = backendProblem(opts.backend);
     if (backendIssue) return fail('config_error', `Invalid provider profile: ${backendIssue}`);
-    return await runChecked(p, await realpath(p.cd), opts, redact, fail);
+    // The session of the last attempt (or the one resumed), kept on a failure so it can be resumed.
+    const last = { sessionId: p.SESSION_ID ?? null };
+    return withSession(await runChecked(p, await realpath(p.cd), opts, redact, fail, last), last.sessionId);
   } catch (e) {
     return fail('unexpected_exception', `Unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -149,6 +151,7 @@ async function runChecked(
   opts: CoderRunOptions,
   redact: (s: string) => string,
   fail: (kind: ErrorKind, message: string, extra?: Partial<CoderFailure['error_detail']>) => CoderFailure,
+  last: { sessionId: string | null },
 ): Promise<CoderResult> {
   const now = opts.now ?? Date.now;
   const started = now();
@@ -218,6 +221,9 @@ async function runChecked(
     addResult(totals, report);
     messages.push(...report.state.messages);
     const verdict = classifyAttempt(report.outcome, { idleTimeoutS: p.timeout, maxDurationS: p.max_duration });
+    // A SESSION_ID the CLI refused is not worth handing back.
+    const lost = !verdict.ok && verdict.kind === 'lost_session';
+    last.sessionId = lost ? null : (report.outcome.sessionId ?? resume);
     const detail = { exit_code: report.outcome.exitCode, last_lines: report.lastLines, json_decode_errors: report.outcome.decodeErrors, retries };
 
     if (!verdict.ok && verdict.kind === 'lost_session') {

@@ -26,8 +26,8 @@ export const CODER_TOOL_NAME = 'coder';
 export const CODER_TOOL_DESCRIPTION = [
   'Delegate one implementation step to Claude Code (a coding agent with real write access to the session root).',
   'Give PROMPT the full context: goal, target files, concrete requirements, constraints and acceptance criteria; it does not see this conversation.',
-  'Returns JSON: {success, SESSION_ID, result} or {success: false, error, error_kind, error_detail}.',
-  'Pass SESSION_ID back to continue the same Claude Code conversation. Check success before relying on the result; error_kind says whether a retry can help.',
+  'Returns JSON: {success, SESSION_ID, result} or {success: false, SESSION_ID (when a conversation exists), error, error_kind, error_detail}.',
+  'Pass SESSION_ID back to continue the same Claude Code conversation (also after a failure, e.g. to fix a contract_violation); omit it, or pass "" or null, for a new one. Check success before relying on the result; error_kind says whether a retry can help.',
 ].join(' ');
 
 export function coderToolSpec(): { name: string; description: string; input_schema: Record<string, unknown> } {

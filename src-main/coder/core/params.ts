@@ -34,8 +34,14 @@ export const CoderParamsSchema = z
       .max(4096, 'cd is too long')
       .refine((p) => !p.includes('\0'), 'cd contains a NUL byte'),
     sandbox: Sandbox.default('workspace-write'),
-    /** Claude Code session id (or session title) to resume; absent starts a new session. */
-    SESSION_ID: z.string().min(1).max(200).optional(),
+    /**
+     * Claude Code session id (or session title) to resume. Absent, `""`, blank or `null` start a
+     * new session: callers pass back whatever the last result carried, and a first call has none.
+     */
+    SESSION_ID: z
+      .union([z.string().max(200), z.null()])
+      .optional()
+      .transform((v) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)),
     return_all_messages: z.boolean().default(false),
     return_metrics: z.boolean().default(false),
     timeout: seconds.min(1, 'timeout must be at least 1 second').default(DEFAULT_IDLE_TIMEOUT_S),

@@ -64,6 +64,12 @@ export interface CoderErrorDetail {
 export interface CoderFailure {
   success: false;
   tool: 'coder';
+  /**
+   * The Claude Code session the failed call ran in, when one exists (the run reported one, or
+   * the caller resumed one): passing it back resumes that conversation to fix a
+   * `contract_violation` or an `empty_result` instead of starting over. Absent otherwise.
+   */
+  SESSION_ID?: string;
   error: string;
   error_kind: ErrorKind;
   error_detail: CoderErrorDetail;
@@ -93,4 +99,11 @@ export function failure(
       retries: detail.retries ?? 0,
     },
   };
+}
+
+/** The failure with the session it ran in, placed after `tool` as the success shape has it. */
+export function withSession(r: CoderResult, sessionId: string | null): CoderResult {
+  if (r.success || !sessionId || r.SESSION_ID) return r;
+  const { success, tool, ...rest } = r;
+  return { success, tool, SESSION_ID: sessionId, ...rest };
 }
