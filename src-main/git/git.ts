@@ -1,11 +1,58 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { AppError } from '../../src-preload/contract';
+import { cleanExec, ConcurrencyLimiter, gitEnv, resolveOnPath } from '../platform/child-process';
 
 /** Git status on a large repository can take a while; a hung git (network FS) must not hang us. */
 const DEFAULT_GIT_TIMEOUT_MS = 30_000;
 /** Porcelain output of a big worktree list or status fits comfortably. */
 const MAX_GIT_OUTPUT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * How many gits run at once. Each is mostly I/O on the repository; a handful in parallel keeps
+ * a refresh of many projects quick, while a flood of requests (10,000 path validations) waits
+ * in the queue instead of starting thousands of processes and starving the host.
+ */
+const GIT_MAX_CONCURRENT = 8;
+/** Per repository: a refresh runs 3–4 gits together; more on one repository only contend for its index. */
+const GIT_MAX_CONCURRENT_PER_REPO = 4;
+/**
+ * Gits waiting for a slot. A refresh of a few hundred projects queues well under this; beyond
+ * it the caller is flooding and is told to retry instead of growing the queue without bound.
+ */
+const GIT_MAX_QUEUED = 2_000;
+
+const limiter = new ConcurrencyLimiter({ global: GIT_MAX_CONCURRENT, perKey: GIT_MAX_CONCURRENT_PER_REPO, maxQueued: GIT_MAX_QUEUED, what: 'git commands' });
+
+/**
+ * Settings a repository (or an agent working in it) can plant to make git run a program: the
+ * app's own calls turn each of them off. Command-line `-c` wins over every config file, and git
+ * passes it on to the gits it starts itself (submodules).
+ * - core.fsmonitor: runs a hook program on status.
+ * - core.hooksPath: hooks (the app's calls trigger none today; this keeps it so).
+ * - credential.helper / core.askPass: programs run when git wants credentials.
+ * - diff.external: an external diff program (`--no-ext-diff` also covers gitattributes drivers).
+ * - log.showSignature: would run gpg.program.
+ * Aliases need nothing: git never expands an alias for a built-in command, and the app calls
+ * built-ins only.
+ */
+export const SAFE_GIT_CONFIG: readonly string[] = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`,
+  '-c',
+  'credential.helper=',
+  '-c',
+  'core.askPass=',
+  '-c',
+  'diff.external=',
+  '-c',
+  'log.showSignature=false',
+];
+
+/** Subcommands that may start a diff program or a text conversion filter unless told not to. */
+const DIFF_LIKE = new Set(['diff', 'log', 'show']);
 
 export class GitError extends Error {
   override readonly name = 'GitError';
@@ -22,24 +69,60 @@ export interface GitOptions {
   cwd: string;
   timeoutMs?: number;
   signal?: AbortSignal;
-  env?: NodeJS.ProcessEnv;
+  /** Added to the allow-listed environment (never the app's whole environment). */
+  env?: Record<string, string>;
+  /** Most stdout accepted (default 32 MiB); more fails the call. */
+  maxOutputBytes?: number;
+}
+
+/** The full argument list for one of the app's own git calls. */
+export function safeGitArgs(args: readonly string[]): string[] {
+  const [sub, ...rest] = args;
+  const hardened = sub !== undefined && DIFF_LIKE.has(sub) ? [sub, '--no-ext-diff', '--no-textconv', ...rest] : [...args];
+  return [...SAFE_GIT_CONFIG, ...hardened];
+}
+
+/** Gits running and waiting now, and the most that ever ran at once (tests, diagnostics). */
+export function gitConcurrency(): { running: number; queued: number; peakRunning: number } {
+  return limiter.stats();
 }
 
 /**
  * Runs git with an argument array (never a shell string). A missing git binary becomes
- * `git_not_installed`; a failing command becomes GitError with git's own message.
+ * `git_not_installed`; a failing command becomes GitError with git's own message. Calls wait
+ * for a slot (see GIT_MAX_CONCURRENT); a full queue rejects with `unavailable`.
  */
 export function git(args: readonly string[], opts: GitOptions): Promise<string> {
+  return runGit(args, opts, 'utf8') as Promise<string>;
+}
+
+/** Like git(), with stdout as raw bytes (blobs are written back byte for byte). */
+export function gitBuffer(args: readonly string[], opts: GitOptions): Promise<Buffer> {
+  return runGit(args, opts, 'buffer') as Promise<Buffer>;
+}
+
+function runGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
+  return limiter.run(opts.cwd, () => spawnGit(args, opts, encoding), opts.signal);
+}
+
+function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
   return new Promise((resolve, reject) => {
+    // Optional locks off: a background status must not take the index lock from the user's own git.
+    const env: Record<string, string> = { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0' };
+    // Resolved here: the descriptor-closing prelude would report a missing git as exit 127.
+    const gitPath = resolveOnPath('git', env.PATH);
+    if (!gitPath) return reject(gitNotInstalled());
+    const { file, args: argv } = cleanExec(gitPath, safeGitArgs(args));
     execFile(
-      'git',
-      args as string[],
+      file,
+      argv,
       {
         cwd: opts.cwd,
         timeout: opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
-        maxBuffer: MAX_GIT_OUTPUT_BYTES,
+        maxBuffer: opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES,
         signal: opts.signal,
-        env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+        env,
+        encoding,
         windowsHide: true,
       },
       (error, stdout, stderr) => {
@@ -52,8 +135,9 @@ export function git(args: readonly string[], opts: GitOptions): Promise<string> 
               : new AppError('path_not_found', `The folder ${opts.cwd} does not exist (moved or deleted?).`),
           );
         }
+        const err = String(stderr);
         const exit = typeof error.code === 'number' ? error.code : null;
-        reject(new GitError((stderr || error.message).trim().split('\n')[0] ?? 'git failed', exit, stderr));
+        reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err));
       },
     );
   });

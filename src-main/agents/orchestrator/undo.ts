@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { git } from '../../git/git';
+import { git, gitBuffer } from '../../git/git';
 import type { UndoSnapshot } from '../store/session-repo';
 import { resolveInRoot } from '../tools/root-guard';
 
@@ -49,12 +49,10 @@ export async function restoreSnapshot(root: string, snap: UndoSnapshot): Promise
   return lines;
 }
 
+/** The largest file /undo restores; a snapshot of anything bigger is refused when read back. */
+const MAX_BLOB_BYTES = 64 * 1024 * 1024;
+
 function gitBlob(root: string, blob: string): Promise<Buffer> {
-  // git() decodes as text; blobs are written back byte for byte, so read them raw.
-  return import('node:child_process').then(
-    ({ execFile }) =>
-      new Promise<Buffer>((resolve, reject) => {
-        execFile('git', ['cat-file', 'blob', blob], { cwd: root, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
-      }),
-  );
+  // Blobs are written back byte for byte: read them raw, not decoded as text.
+  return gitBuffer(['cat-file', 'blob', blob], { cwd: root, maxOutputBytes: MAX_BLOB_BYTES });
 }

@@ -1,0 +1,276 @@
+/**
+ * The one way Flightdeck starts a program: its environment, its descriptors, its concurrency.
+ *
+ * - Environment: `childEnv(profile)` builds every child's environment. Programs the app runs for
+ *   itself (git, the pty host) get a short allow-list; the user's own shells get the user's
+ *   environment minus Flightdeck's private variables; commands (an agent's, a check's) also lose
+ *   model credentials. Nothing else builds an environment from `process.env`.
+ * - Descriptors: a child gets its stdio and nothing else. libuv opens its own descriptors
+ *   close-on-exec, but not everything in the process does: node-pty's `forkpty` leaves each pty
+ *   master inheritable (an agent's command could then type into the user's shell), and whatever
+ *   the app itself inherited from its launcher is passed on. On Linux every program is therefore
+ *   started through `cleanExec`, a two-line bash prelude that closes every descriptor above 2
+ *   and then execs the program (same pid, same process group). macOS needs none: node-pty and
+ *   libuv both use posix_spawn with POSIX_SPAWN_CLOEXEC_DEFAULT there.
+ * - Concurrency: `ConcurrencyLimiter` runs at most N tasks at once globally and M per key (a
+ *   repository), queueing the rest, so a flood of requests cannot start thousands of processes.
+ */
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { AppError } from '../../src-preload/contract';
+import { isAppPrivateEnv, isModelCredentialEnv } from './private-env';
+
+// ---- environment ------------------------------------------------------------------------------
+
+/**
+ * What a program the app runs for itself needs to work like it does in the user's terminal:
+ * where programs are, whose home it is (git's global config), the locale and temp folders, and
+ * the few variables Windows cannot start a process without. Nothing that carries a secret.
+ */
+const MINIMAL_ALLOWED = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_RUNTIME_DIR',
+  // Windows: a process cannot start (or find its profile) without these.
+  'SystemRoot',
+  'SYSTEMROOT',
+  'ComSpec',
+  'COMSPEC',
+  'PATHEXT',
+  'WINDIR',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'HOMEDRIVE',
+  'HOMEPATH',
+]);
+
+function minimalAllowed(name: string): boolean {
+  return MINIMAL_ALLOWED.has(name) || name.startsWith('LC_');
+}
+
+/**
+ * - `minimal`: the app's own helpers (git, the pty host, `claude --version`): the allow-list only.
+ * - `user`: a shell the user opened: their environment (their keys are theirs to use in their
+ *   own shell), minus Flightdeck's private variables (the browser token would let anything in
+ *   that shell drive the app).
+ * - `command`: a command the app runs on someone's behalf (an agent's tool call, a check): the
+ *   user's environment minus Flightdeck's private variables and model credentials (they would
+ *   end up in tool output and in the model's context).
+ */
+export type EnvProfile = 'minimal' | 'user' | 'command';
+
+export function childEnv(profile: EnvProfile, base: NodeJS.ProcessEnv = process.env, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined || isAppPrivateEnv(k)) continue;
+    if (profile === 'minimal' && !minimalAllowed(k)) continue;
+    if (profile === 'command' && isModelCredentialEnv(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * The environment of the app's own git calls: the allow-list, no prompts (nobody can answer
+ * one), messages in English (callers match git's wording), no system-wide askpass.
+ */
+export function gitEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return childEnv('minimal', base, { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_ASKPASS: '', SSH_ASKPASS: '' });
+}
+
+// ---- descriptors ------------------------------------------------------------------------------
+
+const BASH_CANDIDATES = ['/bin/bash', '/usr/bin/bash'];
+
+function isExecutableFile(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+interface Prelude {
+  shell: string;
+  script: string;
+}
+
+let prelude: Prelude | null | undefined;
+
+/**
+ * The prelude for this machine, or null where none is needed (macOS, Windows). bash is used
+ * because it can close any descriptor number and, with `-p`, neither reads $BASH_ENV nor
+ * imports functions; it passes the environment on unchanged. Without bash (a minimal
+ * container) /bin/sh can close only 3–9 (dash has no multi-digit redirections).
+ */
+function cleanExecPrelude(): Prelude | null {
+  if (prelude !== undefined) return prelude;
+  if (process.platform === 'darwin' || process.platform === 'win32') return (prelude = null);
+  const dir = existsSync('/proc/self/fd') ? '/proc/self/fd' : '/dev/fd';
+  const bash = BASH_CANDIDATES.find(isExecutableFile);
+  // The glob is expanded by the shell itself, so "self" is the shell; the directory handle it
+  // used is already closed when the loop runs (closing it again is harmless).
+  prelude = bash
+    ? { shell: bash, script: `for f in ${dir}/*; do n=\${f##*/}; case $n in *[!0-9]*|''|0|1|2) ;; *) eval "exec $n>&-";; esac; done; exec "$@"` }
+    : { shell: '/bin/sh', script: `for f in ${dir}/*; do n=\${f##*/}; case $n in [3-9]) eval "exec $n>&-";; esac; done; exec "$@"` };
+  return prelude;
+}
+
+/** The argv[0] the prelude shell gets; shows up only in its own error messages. */
+const PRELUDE_NAME = 'flightdeck-exec';
+
+/**
+ * `file args…` rewritten so that the program starts with descriptors 0, 1 and 2 only. The pid
+ * is the program's own (the prelude execs it), so signals, process groups and exit codes are
+ * unchanged. A program that cannot be found makes the prelude exit 127 with the shell's message.
+ */
+export function cleanExec(file: string, args: readonly string[]): { file: string; args: string[] } {
+  const p = cleanExecPrelude();
+  if (!p) return { file, args: [...args] };
+  return { file: p.shell, args: ['-p', '-c', p.script, PRELUDE_NAME, file, ...args] };
+}
+
+/**
+ * The absolute path of `name` on `pathVar`, or null. The prelude turns "not found" into exit
+ * 127, so callers that must tell "not installed" apart (git) resolve the program first.
+ */
+export function resolveOnPath(name: string, pathVar: string | undefined): string | null {
+  if (isAbsolute(name)) return isExecutableFile(name) ? name : null;
+  for (const dir of (pathVar ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return null;
+}
+
+// ---- concurrency ------------------------------------------------------------------------------
+
+export interface LimiterOptions {
+  /** Tasks running at once, all keys together. */
+  global: number;
+  /** Tasks running at once for one key. */
+  perKey: number;
+  /** Tasks waiting, all keys together; one more is refused at once (the caller is flooding). */
+  maxQueued: number;
+  /** Names the work in the refusal message, e.g. "git commands". */
+  what: string;
+}
+
+interface Waiter {
+  key: string;
+  start(): void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+/**
+ * A queue with a global and a per-key bound. Waiters are started in arrival order per key and
+ * round-robin across keys, so one busy repository cannot starve the others. Cheap with many
+ * waiters: one FIFO per key, and only keys that have waiters are looked at.
+ */
+export class ConcurrencyLimiter {
+  private running = 0;
+  private readonly runningPerKey = new Map<string, number>();
+  private readonly waiting = new Map<string, Waiter[]>();
+  private queued = 0;
+  private peak = 0;
+
+  constructor(private readonly o: LimiterOptions) {}
+
+  /** Runs `task` when a slot is free. Rejects (without running it) when aborted while waiting. */
+  run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    if (this.hasRoom(key)) return this.execute(key, task);
+    if (this.queued >= this.o.maxQueued) {
+      return Promise.reject(new AppError('unavailable', `Too many ${this.o.what} are waiting (${this.queued}); try again in a moment.`));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const w: Waiter = {
+        key,
+        start: () => this.execute(key, task).then(resolve, reject),
+      };
+      if (signal) {
+        w.signal = signal;
+        w.onAbort = () => {
+          if (this.removeWaiter(w)) reject(signal.reason);
+        };
+        signal.addEventListener('abort', w.onAbort, { once: true });
+      }
+      const list = this.waiting.get(key);
+      if (list) list.push(w);
+      else this.waiting.set(key, [w]);
+      this.queued++;
+    });
+  }
+
+  /** Running and waiting tasks now, and the most that ever ran at once (tests, diagnostics). */
+  stats(): { running: number; queued: number; peakRunning: number } {
+    return { running: this.running, queued: this.queued, peakRunning: this.peak };
+  }
+
+  private hasRoom(key: string): boolean {
+    return this.running < this.o.global && (this.runningPerKey.get(key) ?? 0) < this.o.perKey;
+  }
+
+  private execute<T>(key: string, task: () => Promise<T>): Promise<T> {
+    this.running++;
+    this.peak = Math.max(this.peak, this.running);
+    this.runningPerKey.set(key, (this.runningPerKey.get(key) ?? 0) + 1);
+    let p: Promise<T>;
+    try {
+      p = task();
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    return p.finally(() => this.release(key));
+  }
+
+  private release(key: string): void {
+    this.running--;
+    const n = (this.runningPerKey.get(key) ?? 1) - 1;
+    if (n === 0) this.runningPerKey.delete(key);
+    else this.runningPerKey.set(key, n);
+    this.drain();
+  }
+
+  private drain(): void {
+    if (this.running >= this.o.global) return;
+    // Keys in the order they started waiting; a key that starts a task goes to the back.
+    for (const [key, list] of [...this.waiting]) {
+      if (this.running >= this.o.global) return;
+      while (list.length > 0 && this.hasRoom(key)) {
+        const w = list.shift()!;
+        this.queued--;
+        if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+        w.start();
+      }
+      this.waiting.delete(key);
+      if (list.length > 0) this.waiting.set(key, list);
+    }
+  }
+
+  private removeWaiter(w: Waiter): boolean {
+    const list = this.waiting.get(w.key);
+    const i = list?.indexOf(w) ?? -1;
+    if (!list || i < 0) return false;
+    list.splice(i, 1);
+    this.queued--;
+    if (list.length === 0) this.waiting.delete(w.key);
+    return true;
+  }
+}
