@@ -21,6 +21,9 @@ export const ErrorCode = z.enum([
   // store
   'database_too_new',
   'disk_full',
+  'database_corrupt',
+  // files and folders the operating system refuses to open
+  'permission_denied',
   // bridge: one connection asked for more than its share (subscriptions, requests in flight)
   'limit_exceeded',
 ]);
