@@ -19,11 +19,22 @@ export type Handler<C extends Channel> = (input: ParsedInputOf<C>, ctx: CallCont
 export class Router {
   private readonly handlers = new Map<Channel, Handler<Channel>>();
 
+  /**
+   * Maps failures a handler did not anticipate to typed ones before they cross (a write on a
+   * full disk becomes `disk_full`): set once by the composition root, so no handler needs to.
+   */
+  translateError: ((e: unknown) => unknown) | null = null;
+
   constructor(private readonly log: Logger) {}
 
   handle<C extends Channel>(channel: C, handler: Handler<C>): void {
     if (this.handlers.has(channel)) throw new Error(`handler for ${channel} registered twice`);
     this.handlers.set(channel, handler as unknown as Handler<Channel>);
+  }
+
+  /** Channels with a handler, for tests that check the wiring against the contract. */
+  handled(): string[] {
+    return [...this.handlers.keys()];
   }
 
   /** Channels of the contract nobody handles: a wiring bug, checked at start and in tests. */
@@ -57,7 +68,8 @@ export class Router {
         return { ok: false, error: { code: 'internal', message: `Internal error in ${channel}` } };
       }
       return { ok: true, value: out.data };
-    } catch (e) {
+    } catch (thrown) {
+      const e = this.translateError ? this.translateError(thrown) : thrown;
       if (e instanceof AppError) return { ok: false, error: e.toShape() };
       this.log.error('handler failed', { channel, error: e });
       const name = e instanceof Error ? e.name : 'Error';

@@ -1,11 +1,12 @@
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isTopic } from '../../src-preload/contract';
+import { AppError, isTopic } from '../../src-preload/contract';
 import { IPC } from '../../src-preload/electron/ipc-names';
 import { AppServices } from '../app/services';
 import { chooseSecretStore } from '../agents/provider/secrets';
 import { Subscriptions } from '../bridge/event-hub';
+import { InFlightRequests } from '../bridge/limits';
 import { createLogger } from '../platform/logger';
 import { resolveDataDir } from '../platform/paths';
 
@@ -26,11 +27,11 @@ interface WindowState {
   maximized: boolean;
 }
 
-if (!app.requestSingleInstanceLock()) {
-  app.quit();
-} else {
-  void main();
-}
+/**
+ * Resolves once the window is created (or start-up gave up). A second instance hands over to
+ * the first and quits. Exported for the smoke test, which loads this entry with a stub Electron.
+ */
+export const started: Promise<void> = app.requestSingleInstanceLock() ? main() : Promise.resolve(app.quit());
 
 async function main(): Promise<void> {
   await app.whenReady();
@@ -74,37 +75,76 @@ async function main(): Promise<void> {
     return frame !== null && frame === e.sender.mainFrame && isAppUrl(frame.url) && [...windows].some((w) => w.webContents === e.sender);
   };
 
-  ipcMain.handle(IPC.request, async (e, channel: unknown, input: unknown) => {
-    if (!isOwnFrame(e)) return { ok: false, error: { code: 'forbidden', message: 'Requests are only accepted from the app window.' } };
-    return services.router.dispatch(channel, input, { origin: 'electron', connectionId: `wc-${e.sender.id}` });
-  });
-
-  const subscriptions = new Map<number, Subscriptions>();
-  const subsFor = (wc: WebContents): Subscriptions => {
-    let s = subscriptions.get(wc.id);
-    if (!s) {
-      s = new Subscriptions(services.hub, (ev) => {
-        if (!wc.isDestroyed()) wc.send(IPC.event, ev.topic, ev.key, ev.payload);
-      });
-      subscriptions.set(wc.id, s);
-      wc.once('destroyed', () => {
-        subscriptions.get(wc.id)?.dispose();
-        subscriptions.delete(wc.id);
-      });
+  // What one window (one webContents) holds: its subscriptions and its requests in flight, both
+  // bounded (see bridge/limits.ts). A closed window gives all of it back, and so does a page that
+  // is reloaded, because the new page subscribes afresh.
+  interface WindowConnection {
+    readonly subs: Subscriptions;
+    readonly inFlight: InFlightRequests;
+  }
+  const connections = new Map<number, WindowConnection>();
+  const watched = new WeakSet<WebContents>();
+  const release = (wc: WebContents): void => {
+    connections.get(wc.id)?.subs.dispose();
+    connections.delete(wc.id);
+  };
+  const connectionFor = (wc: WebContents): WindowConnection => {
+    if (!watched.has(wc)) {
+      watched.add(wc);
       // A closed or reloaded window's terminal views stop counting for flow control at once.
       const connectionId = `wc-${wc.id}`;
-      wc.once('destroyed', () => services.hub.connectionClosed(connectionId));
+      wc.once('destroyed', () => {
+        release(wc);
+        services.hub.connectionClosed(connectionId);
+      });
+      wc.on('did-start-navigation', (details) => {
+        if (details.isMainFrame && !details.isSameDocument) release(wc);
+      });
       wc.on('did-navigate', () => services.hub.connectionClosed(connectionId));
     }
-    return s;
+    let c = connections.get(wc.id);
+    if (!c) {
+      c = {
+        subs: new Subscriptions(services.hub, (ev) => {
+          if (!wc.isDestroyed()) wc.send(IPC.event, ev.topic, ev.key, ev.payload);
+        }),
+        // IPC arguments are structured clones of unknown size: only the count is bounded here.
+        inFlight: new InFlightRequests(undefined, Number.POSITIVE_INFINITY),
+      };
+      connections.set(wc.id, c);
+    }
+    return c;
   };
+
+  ipcMain.handle(IPC.request, async (e, channel: unknown, input: unknown) => {
+    if (!isOwnFrame(e)) return { ok: false, error: { code: 'forbidden', message: 'Requests are only accepted from the app window.' } };
+    let done: () => void;
+    try {
+      done = connectionFor(e.sender).inFlight.start(0);
+    } catch (err) {
+      if (err instanceof AppError) return { ok: false, error: err.toShape() };
+      throw err;
+    }
+    try {
+      return await services.router.dispatch(channel, input, { origin: 'electron', connectionId: `wc-${e.sender.id}` });
+    } finally {
+      done();
+    }
+  });
   ipcMain.on(IPC.subscribe, (e, topic: unknown, key: unknown) => {
     if (!isOwnFrame(e) || !isTopic(topic) || (key !== undefined && typeof key !== 'string')) return;
-    subsFor(e.sender).add(topic, key);
+    try {
+      connectionFor(e.sender).subs.add(topic, key);
+    } catch (err) {
+      // Past the per-window bound: refused and logged; an exception here would reach Electron's
+      // uncaught-error dialog, and the app's own page never gets this far.
+      if (!(err instanceof AppError)) throw err;
+      log.warn('subscription refused', { topic, code: err.code, message: err.message });
+    }
   });
   ipcMain.on(IPC.unsubscribe, (e, topic: unknown, key: unknown) => {
     if (!isOwnFrame(e) || !isTopic(topic) || (key !== undefined && typeof key !== 'string')) return;
-    subsFor(e.sender).remove(topic, key);
+    connections.get(e.sender.id)?.subs.remove(topic, key);
   });
 
   const createWindow = () => {
