@@ -423,13 +423,14 @@ export class AgentService {
     const s = this.sessions.get(a.sessionId);
     if (!s || (s.status !== 'interrupted' && s.status !== 'awaiting_approval')) return;
     try {
-      this.begin(a.sessionId, a.turnId, { input: '(continuing after the approval was answered)', kind: 'chat' }, (ctx) => resumeTurn(ctx));
+      // No user input here: the event says the turn resumed instead of inventing a message.
+      this.begin(a.sessionId, a.turnId, { input: '', kind: 'chat', resumed: true }, (ctx) => resumeTurn(ctx));
     } catch (e) {
       this.o.logger.warn('could not resume a turn after its approval was answered', { sessionId: a.sessionId, error: e });
     }
   }
 
-  private begin(sessionId: string, turnId: string, start: { input: string; kind: 'chat' | 'bang' | 'slash' }, body: (ctx: TurnContext) => Promise<TurnEnd>): LiveTurn {
+  private begin(sessionId: string, turnId: string, start: { input: string; kind: 'chat' | 'bang' | 'slash'; resumed?: boolean }, body: (ctx: TurnContext) => Promise<TurnEnd>): LiveTurn {
     if (this.live.has(sessionId)) throw new AppError('conflict', 'A turn is already running in this session; wait for it or cancel it.');
     const s = this.record(sessionId);
     if (s.ownerPid !== null && s.ownerPid !== process.pid && (s.status === 'running' || s.status === 'awaiting_approval') && ownerAlive(s.ownerPid, s.ownerId)) {
@@ -438,16 +439,17 @@ export class AgentService {
     const controller = new AbortController();
     const ctx = new TurnContext(this.deps, sessionId, turnId, controller.signal);
     this.sessions.update(sessionId, { status: 'running', ownerPid: process.pid, ownerId: this.ownerId, state: { ...s.state, turnInFlight: turnId } });
-    this.sink.emit(sessionId, turnId, { type: 'turn.started', input: start.input, kind: start.kind, mode: s.mode, model: s.model });
+    this.sink.emit(sessionId, turnId, { type: 'turn.started', input: start.input, kind: start.kind, mode: s.mode, model: s.model, ...(start.resumed ? { resumed: true } : {}) });
     this.sink.emit(sessionId, turnId, { type: 'status', status: 'running' });
     this.publishSession(sessionId);
     const live: LiveTurn = { turnId, controller, ctx, done: Promise.resolve(null as never) };
     this.live.set(sessionId, live);
-    live.done = this.finish(ctx, body);
+    // Turns are conversations with the agent: `!` and `/` commands and a resumed turn do not count again.
+    live.done = this.finish(ctx, body, start.kind === 'chat' && !start.resumed);
     return live;
   }
 
-  private async finish(ctx: TurnContext, body: (ctx: TurnContext) => Promise<TurnEnd>): Promise<RunResult> {
+  private async finish(ctx: TurnContext, body: (ctx: TurnContext) => Promise<TurnEnd>, counts: boolean): Promise<RunResult> {
     let end: TurnEnd;
     try {
       end = await body(ctx);
@@ -471,7 +473,7 @@ export class AgentService {
         ownerPid: null,
         ownerId: null,
         state: withoutTurnInFlight(s.state),
-        turnCount: s.turnCount + 1,
+        turnCount: s.turnCount + (counts ? 1 : 0),
         lastTurn: { turnId: ctx.turnId, outcome: end.outcome, message: end.message, endedAt: Date.now() },
       });
       this.sink.emit(ctx.sessionId, ctx.turnId, { type: 'status', status: 'idle' });

@@ -15,6 +15,9 @@ import { resolveInRoot, ToolError } from '../agents/tools/root-guard';
 import type { ApprovalRepo } from './approval-repo';
 import { normalizeExternalTool } from './external-tools';
 
+/** Tools whose `path` must stay inside the session root. */
+const FILE_PATH_TOOLS = new Set(['read', 'write', 'patch', 'glob', 'grep']);
+
 /** Why a wait on an approval ended early. A shutdown leaves the approval pending for after the restart. */
 export interface AbortReason {
   kind: 'cancel' | 'shutdown';
@@ -230,6 +233,16 @@ export class ApprovalGate {
   /** Policy only (no waiting): what the pipeline decides for a call before any user answer. */
   evaluate(sessionId: string, tool: string, input: Record<string, unknown>, mode: AgentMode): PolicyResult {
     const ctx = this.hooks.policyContext(sessionId);
+    // A file path outside the session root is refused before anyone is asked: approving it
+    // could never succeed (the tool refuses it too), so the dialog would only waste a decision.
+    if (ctx.root && typeof input.path === 'string' && input.path !== '' && FILE_PATH_TOOLS.has(tool)) {
+      try {
+        resolveInRoot(ctx.root, input.path, { write: tool === 'write' || tool === 'patch' });
+      } catch (e) {
+        if (!(e instanceof ToolError)) throw e;
+        return { decision: 'deny', source: 'policy', reason: e.message, risk: 'high', sessionRule: tool };
+      }
+    }
     return decideTool({
       tool,
       input,
@@ -254,15 +267,7 @@ export class ApprovalGate {
     const toolUseId = req.toolUseId ?? newId('tool');
     const turnId = req.turnId ?? null;
     const ctx = this.hooks.policyContext(req.sessionId);
-    if (ctx.root && typeof input.path === 'string' && input.path !== '' && ['read', 'write', 'patch', 'glob', 'grep'].includes(tool)) {
-      try {
-        resolveInRoot(ctx.root, input.path, { write: tool === 'write' || tool === 'patch' });
-      } catch (e) {
-        const reason = e instanceof ToolError ? e.message : String(e);
-        this.hooks.emit(req.sessionId, turnId, { type: 'tool.decision', toolUseId, tool, decision: 'deny', source: 'policy', reason, risk: 'high' });
-        return { allow: false, reason };
-      }
-    }
+    // evaluate() refuses paths outside the session root before anything is asked.
     const p = this.evaluate(req.sessionId, tool, input, req.mode);
     this.hooks.emit(req.sessionId, turnId, { type: 'tool.decision', toolUseId, tool, decision: p.decision, source: p.source, reason: p.reason, risk: p.risk });
     if (p.decision === 'allow') return { allow: true, reason: p.reason };

@@ -279,13 +279,31 @@ export type AgentSettings = z.infer<typeof AgentSettings>;
 const ToolUseRef = { toolUseId: z.string(), tool: z.string() };
 
 /**
+ * A slash command's output as structure. diff: `git status --short` lines and the unified
+ * diff (`/diff`). table: an intro line, rows under named columns, notes after (`/help`,
+ * `/permissions`, `/model`); `current` marks the row in effect (the preset, the profile).
+ */
+export const CommandView = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('diff'), status: z.string(), diff: z.string() }),
+  z.object({
+    type: z.literal('table'),
+    intro: z.string().nullable(),
+    columns: z.array(z.string()).min(1).max(8),
+    rows: z.array(z.object({ cells: z.array(z.string()).max(8), current: z.boolean().optional() })),
+    notes: z.array(z.string()),
+  }),
+]);
+export type CommandView = z.infer<typeof CommandView>;
+
+/**
  * What happens in a session, as the UI draws it and the log replays it. Every variant is
  * persisted before it is published. Deltas carry the step (model call index within the
  * turn) and the content block index so a view can assemble blocks as they stream.
  */
 export const AgentEventData = z.discriminatedUnion('type', [
   /** A RunInput began. kind follows seed 001 §2: chat, `!` bang, `/` slash. */
-  z.object({ type: z.literal('turn.started'), input: z.string(), kind: z.enum(['chat', 'bang', 'slash']), mode: AgentMode, model: z.string() }),
+  /** `resumed`: the turn continues after an approval was answered (no new user input; `input` is empty). */
+  z.object({ type: z.literal('turn.started'), input: z.string(), kind: z.enum(['chat', 'bang', 'slash']), mode: AgentMode, model: z.string(), resumed: z.boolean().optional() }),
   z.object({ type: z.literal('turn.ended'), outcome: TurnOutcome, message: z.string().nullable(), steps: z.number().int().nonnegative() }),
   /** A message was appended to the conversation (user, assistant when complete, tool result). */
   z.object({ type: z.literal('message'), message: Message }),
@@ -371,7 +389,11 @@ export const AgentEventData = z.discriminatedUnion('type', [
     reason: z.enum(['not_requested', 'disabled', 'no_edits', 'docs_only', 'bash_unavailable', 'no_command', 'not_whitelisted', 'attempts_exhausted', 'mode']),
     message: z.string(),
   }),
-  /** Output of a `/` command (or the structured result of a `!` command). */
+  /**
+   * Output of a `/` command (or the structured result of a `!` command). `text` is the plain
+   * form (CLI, logs, the model); `view`, when present, is the same content as structure for
+   * the UI to draw as a diff or a table instead of guessing at the text.
+   */
   z.object({
     type: z.literal('command.result'),
     kind: z.enum(['slash', 'bang']),
@@ -379,6 +401,7 @@ export const AgentEventData = z.discriminatedUnion('type', [
     ok: z.boolean(),
     text: z.string(),
     exitCode: z.number().int().nullable(),
+    view: CommandView.optional(),
   }),
   z.object({ type: z.literal('mode.changed'), mode: AgentMode }),
   /** `/model`: in effect at once; `persistedTo` is the config file written, or null with `persistError`. */

@@ -2,7 +2,7 @@
  * Seed 001 §7, runSlashCommand: the nine built-in commands. Unknown commands answer with a
  * readable error; every command's output is a `command.result` event.
  */
-import { PolicyPreset, SessionId } from '../../../src-preload/contract';
+import { PolicyPreset, SessionId, type CommandView } from '../../../src-preload/contract';
 import { textOf } from '../store/blocks';
 import { maybeCompact } from './compact';
 import { workingDiff } from './git-diff';
@@ -10,11 +10,14 @@ import { callModel } from './model-call';
 import { updateProjectConfig } from './project-config';
 import type { TurnEnd } from './run-turn';
 import type { TurnContext } from './turn-context';
-import { gitWorkTree, restoreSnapshot } from './undo';
+import { gitWorkTree } from './undo';
+import { redoCommand, UNDO_USAGE, undoCommand } from './undo-command';
 
 interface SlashResult {
   ok: boolean;
   text: string;
+  /** The same output as structure, for the UI (the text stays for the CLI and the log). */
+  view?: CommandView;
 }
 
 interface SlashCommand {
@@ -34,7 +37,7 @@ const PRESET_TEXT: Record<PolicyPreset, string> = {
 const REVIEW_SYSTEM_PROMPT =
   'You are a meticulous senior code reviewer. Review the uncommitted changes you are given: correctness bugs first, then missing tests, security, error handling, naming and clarity. Quote file and line for every point, say how to fix it, and end with a one-line verdict. Do not restate the diff.';
 
-const ok = (text: string): SlashResult => ({ ok: true, text });
+const ok = (text: string, view?: CommandView): SlashResult => (view ? { ok: true, text, view } : { ok: true, text });
 const fail = (text: string): SlashResult => ({ ok: false, text });
 const noArgs = (name: string, args: string[]): SlashResult | null => (args.length > 0 ? fail(`/${name} takes no arguments.`) : null);
 
@@ -56,7 +59,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     summary: 'List the commands.',
     async run() {
       const lines = SLASH_COMMANDS.map((c) => `${c.usage.padEnd(42)} ${c.summary}`);
-      return ok(['Commands:', ...lines, '', '!<command>'.padEnd(43) + 'Run a shell command in the session root (policy and approvals apply outside yolo).'].join('\n'));
+      const bang = 'Run a shell command in the session root (policy and approvals apply outside yolo).';
+      return ok(['Commands:', ...lines, '', '!<command>'.padEnd(43) + bang].join('\n'), {
+        type: 'table',
+        intro: null,
+        columns: ['Command', 'What it does'],
+        rows: [...SLASH_COMMANDS.map((c) => ({ cells: [c.usage, c.summary] })), { cells: ['!<command>', bang] }],
+        notes: [],
+      });
     },
   },
   {
@@ -67,7 +77,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       const s = ctx.session();
       const profiles = ctx.deps.profiles.list();
       if (args.length === 0) {
-        return ok([`Model: ${s.model} (profile ${s.profile}).`, 'Profiles:', ...profiles.map((p) => `  ${p.name.padEnd(12)} ${p.model}${p.apiKeySet ? '' : '  (no API key)'}`), 'Switch with /model <profile>, /model <profile>:<model> or /model <model>.'].join('\n'));
+        const how = 'Switch with /model <profile>, /model <profile>:<model> or /model <model>.';
+        return ok([`Model: ${s.model} (profile ${s.profile}).`, 'Profiles:', ...profiles.map((p) => `  ${p.name.padEnd(12)} ${p.model}${p.apiKeySet ? '' : '  (no API key)'}`), how].join('\n'), {
+          type: 'table',
+          intro: `Model: ${s.model} (profile ${s.profile}).`,
+          columns: ['Profile', 'Model', 'API key'],
+          rows: profiles.map((p) => ({ cells: [p.name, p.model, p.apiKeySet ? 'set' : 'none'], ...(p.name === s.profile ? { current: true } : {}) })),
+          notes: [how],
+        });
       }
       if (args.length > 1) return fail('Usage: /model [profile | profile:model | model]');
       const arg = args[0]!;
@@ -107,15 +124,15 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       const s = ctx.session();
       if (args.length === 0) {
         const rules = ctx.deps.gate.rules(ctx.sessionId);
-        return ok(
-          [
-            `Policy preset: ${s.policyPreset} — ${PRESET_TEXT[s.policyPreset]}. Mode: ${s.mode}.`,
-            'Presets:',
-            ...PolicyPreset.options.map((p) => `  ${p.padEnd(10)} ${PRESET_TEXT[p]}`),
-            `Approved for this session: ${rules.length ? rules.join(', ') : 'nothing yet'}.`,
-            `Hard floor: ${ctx.deps.settings().hardFloor ? 'on' : 'OFF'}.`,
-          ].join('\n'),
-        );
+        const intro = `Policy preset: ${s.policyPreset} — ${PRESET_TEXT[s.policyPreset]}. Mode: ${s.mode}.`;
+        const notes = [`Approved for this session: ${rules.length ? rules.join(', ') : 'nothing yet'}.`, `Hard floor: ${ctx.deps.settings().hardFloor ? 'on' : 'OFF'}.`];
+        return ok([intro, 'Presets:', ...PolicyPreset.options.map((p) => `  ${p.padEnd(10)} ${PRESET_TEXT[p]}`), ...notes].join('\n'), {
+          type: 'table',
+          intro,
+          columns: ['Preset', 'What it allows'],
+          rows: PolicyPreset.options.map((p) => ({ cells: [p, PRESET_TEXT[p]], ...(p === s.policyPreset ? { current: true } : {}) })),
+          notes,
+        });
       }
       if (args.length > 1) return fail('Usage: /permissions [preset]');
       const preset = PolicyPreset.safeParse(args[0]);
@@ -177,7 +194,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       const d = r.changes;
       if (d.status === '' && d.diff.trim() === '') return ok('No changes: the working tree matches HEAD.');
       // Only trailing space is trimmed: git's status columns start with a meaningful space.
-      return ok(`${d.status}\n\n${d.diff}`.replace(/\s+$/, ''));
+      return ok(`${d.status}\n\n${d.diff}`.replace(/\s+$/, ''), { type: 'diff', status: d.status.replace(/\s+$/, ''), diff: d.diff });
     },
   },
   {
@@ -197,29 +214,26 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
         { stream: true, step: 1 },
       );
       if (!call.response) return fail(call.error?.kind === 'cancelled' ? 'Cancelled.' : `The review failed: ${call.error?.message ?? 'unknown error'}`);
-      const review = textOf(call.response.blocks).trim() || '(the model returned no review)';
+      const review = textOf(call.response.blocks).trim();
+      if (review === '') return ok('The model returned no review.');
       ctx.addMessage('user', 'command', [{ type: 'text', text: 'The user ran /review on the uncommitted changes.' }]);
       ctx.addMessage('assistant', 'chat', [{ type: 'text', text: review }]);
-      return ok(review);
+      // The review reached the transcript as it streamed; repeating it here printed it twice.
+      const files = d.status.split('\n').filter((l) => l.trim() !== '').length;
+      return ok(`Reviewed the uncommitted changes (${files} file${files === 1 ? '' : 's'}); the review is above.`);
     },
   },
   {
     name: 'undo',
-    usage: '/undo',
-    summary: 'Revert the file changes (write/patch) of the last turn that made any.',
-    async run(ctx, args) {
-      const bad = noArgs('undo', args);
-      if (bad) return bad;
-      const s = ctx.session();
-      if (!(await gitWorkTree(s.root))) return fail(`/undo is unavailable: it needs git, and ${s.root} is not a git repository (or git is not installed).`);
-      const snap = s.state.undo[s.state.undo.length - 1];
-      if (!snap) return fail('Nothing to undo: no file changes made with write/patch are recorded for this session.');
-      const lines = await restoreSnapshot(s.root, snap);
-      ctx.update({ state: { ...s.state, undo: s.state.undo.slice(0, -1) } });
-      const text = `Undid the file changes of turn ${snap.turnId}:\n${lines.map((l) => `  ${l}`).join('\n') || '  (the files were already as before)'}\nChanges made by shell commands are not undone.`;
-      ctx.addMessage('user', 'command', [{ type: 'text', text: `The user ran /undo. ${text}` }]);
-      return ok(text);
-    },
+    usage: UNDO_USAGE,
+    summary: "Revert the last turn's write/patch changes; files you changed since are kept unless you choose.",
+    run: undoCommand,
+  },
+  {
+    name: 'redo',
+    usage: '/redo',
+    summary: 'Take back the last /undo (what it replaced was saved first).',
+    run: redoCommand,
   },
 ];
 
@@ -228,7 +242,7 @@ export async function runSlashCommand(ctx: TurnContext, rawInput: string, comman
   const cmd = SLASH_COMMANDS.find((c) => c.name === command);
   const r = cmd ? await cmd.run(ctx, args) : fail(`Unknown command "/${command}". Type /help for the list of commands.`);
   if (ctx.stopped) return { outcome: 'interrupted', message: null };
-  ctx.emit({ type: 'command.result', kind: 'slash', name: command, ok: r.ok, text: r.text, exitCode: null });
+  ctx.emit({ type: 'command.result', kind: 'slash', name: command, ok: r.ok, text: r.text, exitCode: null, ...(r.view ? { view: r.view } : {}) });
   if (ctx.aborted) return { outcome: 'cancelled', message: 'Cancelled by the user.' };
   return { outcome: r.ok ? 'completed' : 'failed', message: r.ok ? null : r.text.split('\n')[0]! };
 }

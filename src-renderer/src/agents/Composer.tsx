@@ -1,4 +1,4 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Icon } from '../components/Icon';
 import { completeSlash } from './slash-commands';
 
@@ -6,6 +6,11 @@ export function Composer({ running, onSend, onStop, disabled }: { running: boole
   const [text, setText] = useState('');
   const [selected, setSelected] = useState(0);
   const [sending, setSending] = useState(false);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  // A session opened (or started) is for typing: the composer has focus, unless a dialog took it.
+  useEffect(() => {
+    if (!document.querySelector('[role="dialog"]')) inputRef.current?.focus();
+  }, []);
   const suggestions = completeSlash(text);
   const mode = text.trimStart().startsWith('!') ? 'bang' : text.trimStart().startsWith('/') ? 'slash' : 'chat';
 
@@ -63,6 +68,7 @@ export function Composer({ running, onSend, onStop, disabled }: { running: boole
       )}
       <div className={`composer-box mode-${mode}`}>
         <textarea
+          ref={inputRef}
           className="composer-input"
           placeholder={running ? 'The agent is working… (Stop to interrupt)' : 'Ask the agent, "!command" to run a shell command, "/" for commands'}
           value={text}

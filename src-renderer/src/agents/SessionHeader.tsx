@@ -1,8 +1,11 @@
+import { useEffect, useRef, useState } from 'react';
 import type { AgentMode, Session } from '../../../src-preload/contract/agents';
+import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
+import { usd } from '../lib/format';
 import { ExecutorControl } from '../coder/ExecutorControl';
 
-const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
+export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
   { value: 'default', label: 'Default', help: 'Writes and risky commands ask first' },
   { value: 'auto-edit', label: 'Auto-edit', help: 'Reads and writes freely, verifies automatically' },
@@ -24,26 +27,58 @@ function tokens(n: number): string {
   return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1_000 ? `${(n / 1_000).toFixed(1)}k` : String(n);
 }
 
+/** "1 to approve" as a button: it brings the session's oldest pending approval back into the dialog. */
+export function ApproveBadge({ session }: { session: Session }) {
+  const review = useAppStore((s) => s.reviewApproval);
+  if (session.pendingApprovals === 0) return null;
+  return (
+    <button className="badge badge-warn badge-button" onClick={() => review({ sessionId: session.id })} title="Show the approval" data-testid="approve-badge">
+      {session.pendingApprovals} to approve
+    </button>
+  );
+}
+
 export function SessionHeader({ session }: { session: Session }) {
   const update = useAppStore((s) => s.updateSession);
   const profiles = useAppStore((s) => s.profiles);
   const c = session.cost;
+  // In a narrow window the controls live behind one overflow button, so the header stays one row.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const headerRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onDown = (e: MouseEvent) => {
+      if (headerRef.current && e.target instanceof Node && !headerRef.current.contains(e.target)) setMenuOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMenuOpen(false);
+    document.addEventListener('mousedown', onDown);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('mousedown', onDown);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [menuOpen]);
   return (
-    <header className="session-header">
+    <header className={`session-header ${menuOpen ? 'menu-open' : ''}`} ref={headerRef} data-testid="session-header">
       <div className="session-title">
-        <h1 className="truncate">{session.title}</h1>
+        <h1 className="truncate" title={session.title}>
+          {session.title}
+        </h1>
         <span className={`badge ${statusBadgeClass(session.status)}`} data-testid="session-status">
           {STATUS_LABEL[session.status]}
         </span>
-        {session.pendingApprovals > 0 && <span className="badge badge-warn">{session.pendingApprovals} to approve</span>}
+        <ApproveBadge session={session} />
         <span className="spacer" />
-        <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
-          <span>↑ {tokens(c.inputTokens)}</span>
-          <span>↓ {tokens(c.outputTokens)}</span>
-          <strong>${c.usd.toFixed(c.usd < 1 ? 4 : 2)}</strong>
+        <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · ↑ ${c.inputTokens.toLocaleString()} in · ↓ ${c.outputTokens.toLocaleString()} out · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
+          <span className="cost-tokens">↑ {tokens(c.inputTokens)}</span>
+          <span className="cost-tokens">↓ {tokens(c.outputTokens)}</span>
+          <strong>{usd(c.usd)}</strong>
         </div>
+        <button className="icon-button header-overflow" aria-label="Session controls" aria-expanded={menuOpen} title="Executor, mode and model" onClick={() => setMenuOpen((o) => !o)} data-testid="header-overflow">
+          <Icon name="more" />
+        </button>
       </div>
-      <div className="session-controls">
+      <div className="session-controls" data-testid="session-controls">
         <ExecutorControl session={session} />
         <div className="segmented small" role="radiogroup" aria-label="Mode" data-testid="mode-switcher">
           {MODES.map((m) => (

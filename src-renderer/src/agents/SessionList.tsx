@@ -1,7 +1,10 @@
+import { useState } from 'react';
+import type { Session } from '../../../src-preload/contract/agents';
 import { useAppStore } from '../store';
-import { relativeTime } from '../lib/format';
+import { plural, relativeTime, usd } from '../lib/format';
 import { Icon } from '../components/Icon';
-import { STATUS_LABEL, statusBadgeClass } from './SessionHeader';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ApproveBadge, STATUS_LABEL, statusBadgeClass } from './SessionHeader';
 
 export function SessionList({ projectId }: { projectId: string }) {
   const all = useAppStore((s) => s.sessions);
@@ -9,6 +12,7 @@ export function SessionList({ projectId }: { projectId: string }) {
   const setView = useAppStore((s) => s.setView);
   const create = useAppStore((s) => s.createSession);
   const remove = useAppStore((s) => s.removeSession);
+  const [deleting, setDeleting] = useState<Session | null>(null);
 
   const start = async () => {
     const s = await create({ projectId });
@@ -34,16 +38,35 @@ export function SessionList({ projectId }: { projectId: string }) {
                 <span className="truncate">{s.title}</span>
               </button>
               <span className={`badge ${statusBadgeClass(s.status)}`}>{STATUS_LABEL[s.status]}</span>
-              {s.pendingApprovals > 0 && <span className="badge badge-warn">{s.pendingApprovals} to approve</span>}
+              <ApproveBadge session={s} />
               <span className="muted small">{s.mode}</span>
-              <span className="muted small">${s.cost.usd.toFixed(4)}</span>
+              <span className="muted small" title={`$${s.cost.usd.toFixed(6)}`}>
+                {usd(s.cost.usd)}
+              </span>
               <span className="muted small">{relativeTime(s.updatedAt)}</span>
-              <button className="icon-button danger" aria-label={`Delete ${s.title}`} title="Delete session (files are not touched)" onClick={() => void remove(s.id)} disabled={s.status === 'running'}>
+              <button className="icon-button danger" aria-label={`Delete ${s.title}`} title="Delete session (files are not touched)" onClick={() => setDeleting(s)} disabled={s.status === 'running'}>
                 <Icon name="trash" />
               </button>
             </li>
           ))}
         </ul>
+      )}
+      {deleting && (
+        <ConfirmDialog
+          title="Delete this session?"
+          confirmLabel="Delete session"
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => {
+            const id = deleting.id;
+            setDeleting(null);
+            void remove(id);
+          }}
+        >
+          <p>
+            <strong>{deleting.title}</strong> — {plural(deleting.turnCount, 'turn')}, {usd(deleting.cost.usd)}.
+          </p>
+          <p className="muted">Its conversation, approvals and event log are deleted and cannot be restored. Files in the repository are not touched.</p>
+        </ConfirmDialog>
       )}
     </div>
   );

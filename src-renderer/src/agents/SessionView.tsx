@@ -1,12 +1,21 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
+import type { Session } from '../../../src-preload/contract/agents';
 import { useAppStore } from '../store';
-import { shortPath } from '../lib/format';
+import { plural, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
 import { Composer } from './Composer';
-import { SessionHeader } from './SessionHeader';
+import { MODES, SessionHeader } from './SessionHeader';
 import { TranscriptItemView } from './Transcript';
 import { useSessionStream } from './use-session-stream';
 import './agents.css';
+
+/** What the empty session says its mode means, so a session started by /new in auto-edit does not claim Default. */
+const MODE_HINT: Record<Session['mode'], string> = {
+  plan: 'it explores and proposes; nothing is written and no command with side effects runs.',
+  default: 'writes and risky commands ask you first. Switch to Plan to only explore and propose.',
+  'auto-edit': 'it reads and writes files without asking and verifies its changes; other commands ask first.',
+  yolo: 'files and commands run without asking (the hard floor still refuses catastrophic commands).',
+};
 
 export function SessionView({ sessionId }: { sessionId: string }) {
   const session = useAppStore((s) => s.sessions.find((x) => x.id === sessionId));
@@ -44,7 +53,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         <span className="mono" title={session.root}>
           {shortPath(session.root)}
         </span>
-        <span>{session.turnCount} turns</span>
+        <span title="Conversations with the agent; ! and / commands are not counted">{plural(session.turnCount, 'turn')}</span>
       </div>
       <div className="session-body">
         <div
@@ -60,9 +69,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           {!loading && transcript.items.length === 0 && (
             <div className="transcript-empty">
               <h2>What should the agent do?</h2>
-              <p className="muted">
-                It works in <span className="mono">{shortPath(session.root)}</span>. Writes and risky commands ask you first in <strong>Default</strong> mode;
-                switch to <strong>Plan</strong> to only explore and propose.
+              <p className="muted" data-testid="empty-mode">
+                It works in <span className="mono">{shortPath(session.root)}</span>, in <strong>{MODES.find((m) => m.value === session.mode)?.label ?? session.mode}</strong> mode:{' '}
+                {MODE_HINT[session.mode]}
               </p>
               <p className="muted small">
                 Type <code>!git status</code> to run a command yourself, or <code>/</code> for commands such as <code>/diff</code> and <code>/model</code>.
@@ -88,7 +97,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </aside>
         )}
       </div>
-      <Composer running={running} onSend={(text) => sendInput(session.id, text)} onStop={() => void cancelTurn(session.id)} />
+      <Composer key={session.id} running={running} onSend={(text) => sendInput(session.id, text)} onStop={() => void cancelTurn(session.id)} />
     </section>
   );
 }

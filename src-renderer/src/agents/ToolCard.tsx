@@ -1,8 +1,41 @@
 import { useState } from 'react';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
-import { DiffView } from './DiffView';
-import { parseToolInput, toolSummary, type TranscriptItem } from './transcript';
+import { DiffView, patchInputDiff } from './DiffView';
+import { clipLines, parseToolInput, toolSummary, type TranscriptItem } from './transcript';
+
+/** A written file's content shown in its card; the file on disk has all of it. */
+const MAX_CONTENT_CHARS = 4_000;
+/** A tool result shown in its card; the model received the same text (capped by the engine). */
+const MAX_RESULT_CHARS = 8_000;
+
+/** A pending approval on its card: answer it here, or open the full dialog. */
+function PendingActions({ approvalId }: { approvalId: string }) {
+  const answer = useAppStore((s) => s.answerApproval);
+  const review = useAppStore((s) => s.reviewApproval);
+  const [busy, setBusy] = useState(false);
+  return (
+    <div className="tool-pending" data-testid="tool-pending">
+      <span className="small">Waiting for your approval.</span>
+      <span className="spacer" />
+      <button className="button" onClick={() => review({ approvalId })} data-testid="card-review">
+        Review…
+      </button>
+      <button
+        className="button primary"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          await answer(approvalId, 'approve_once');
+          setBusy(false);
+        }}
+        data-testid="card-approve"
+      >
+        <Icon name="check" /> Approve once
+      </button>
+    </div>
+  );
+}
 
 type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
 
@@ -39,9 +72,12 @@ export function ToolCard({ item }: { item: ToolItem }) {
   const input = parseToolInput(item.inputJson);
   const summary = toolSummary(item.tool, input);
   const status = statusOf(item);
-  const [open, setOpen] = useState(item.tool === 'bash' || item.tool === 'write' || item.tool === 'patch');
-  const content = typeof input?.content === 'string' ? input.content : null;
-  const diff = item.approval?.diff ?? null;
+  const [open, setOpen] = useState(item.tool === 'bash' || item.tool === 'write' || item.tool === 'patch' || item.approval?.status === 'pending');
+  const content = typeof input?.content === 'string' ? clipLines(input.content, MAX_CONTENT_CHARS, 'head') : null;
+  // Without an approval (auto-edit, a session rule) a patch still shows as a diff, not as JSON.
+  const diff = item.approval?.diff ?? (item.tool === 'patch' ? patchInputDiff(input) : null);
+  const result = item.result ? clipLines(item.result.content, MAX_RESULT_CHARS, 'head') : null;
+  const pending = item.approval?.status === 'pending';
   return (
     <div className={`tool-card ${item.result?.isError ? 'tool-error' : ''} ${item.terminalId ? 'has-terminal' : ''}`} data-testid="tool-card" data-tool={item.tool}>
       <button className="tool-header" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
@@ -51,6 +87,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span className={`badge ${status.cls}`}>{status.label}</span>
       </button>
       {item.terminalId && <OpenTerminal terminalId={item.terminalId} />}
+      {pending && <PendingActions approvalId={item.approval!.id} />}
       {open && (
         <div className="tool-body">
           {item.decision && item.decision.decision !== 'allow' && item.approval?.status !== 'approved' && (
@@ -65,22 +102,26 @@ export function ToolCard({ item }: { item: ToolItem }) {
           {diff ? (
             <DiffView diff={diff} />
           ) : content !== null ? (
-            <pre className="tool-pre">{content.length > 4000 ? content.slice(0, 4000) + '\n…' : content}</pre>
+            <pre className="tool-pre">
+              {content.text}
+              {content.cut && '… (the rest is in the file)'}
+            </pre>
           ) : input && item.tool !== 'bash' ? (
             <pre className="tool-pre">{JSON.stringify(input, null, 2)}</pre>
           ) : null}
           {item.output && (
             <pre className="tool-pre terminal-out" data-testid="tool-output">
-              {item.outputTruncated && '…(earlier output trimmed)\n'}
+              {item.outputTruncated && '… (earlier lines trimmed)\n'}
               {item.output}
             </pre>
           )}
-          {item.result && !item.output && item.result.content && (
+          {item.result && result && !item.output && result.text && (
             <pre className={`tool-pre ${item.result.isError ? 'error' : ''}`} data-testid="tool-result">
-              {item.result.content.length > 8000 ? item.result.content.slice(0, 8000) + '\n…' : item.result.content}
+              {result.text}
+              {result.cut && '… (cut here)'}
             </pre>
           )}
-          {item.result && <p className="muted small">{(item.result.durationMs / 1000).toFixed(1)} s</p>}
+          {item.result && item.result.durationMs > 0 && <p className="muted small">{(item.result.durationMs / 1000).toFixed(1)} s</p>}
         </div>
       )}
     </div>

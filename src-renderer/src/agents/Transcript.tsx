@@ -1,8 +1,71 @@
 import { useState } from 'react';
 import { Icon } from '../components/Icon';
+import type { CommandView } from '../../../src-preload/contract/agents';
+import { ChangesView } from './DiffView';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
-import type { TranscriptItem } from './transcript';
+import { clipLines, type TranscriptItem } from './transcript';
+
+/** The end of a verify run's output is where the failure is. */
+const VERIFY_OUTPUT_CHARS = 6_000;
+
+/** A slash command's structured output: a real diff, or a table. */
+function CommandBody({ view }: { view: CommandView }) {
+  if (view.type === 'diff') return <ChangesView status={view.status} diff={view.diff} />;
+  return (
+    <div className="command-table-wrap">
+      {view.intro && <p className="command-intro">{view.intro}</p>}
+      <table className="command-table" data-testid="command-table">
+        <thead>
+          <tr>
+            {view.columns.map((c) => (
+              <th key={c}>{c}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {view.rows.map((r, i) => (
+            <tr key={i} className={r.current ? 'current' : ''}>
+              {r.cells.map((c, j) => (
+                <td key={j} className={j === 0 ? 'mono' : ''}>
+                  {c}
+                  {j === 0 && r.current ? <span className="badge badge-ok current-mark">current</span> : null}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {view.notes.length > 0 && (
+        <ul className="command-notes muted small">
+          {view.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function Compaction({ text, summary }: { text: string; summary: string | null }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="notice compaction" data-testid="compaction">
+      <Icon name="layers" size={14} />
+      <div className="compaction-body">
+        <span>{text}</span>
+        {summary && (
+          <>
+            <button className="link small" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
+              {open ? '▾ Hide the summary' : '▸ Show the summary'}
+            </button>
+            {open && <pre className="thinking-text">{summary}</pre>}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
 
 function Thinking({ text }: { text: string }) {
   const [open, setOpen] = useState(false);
@@ -21,7 +84,7 @@ const OUTCOME_TEXT: Record<string, string> = {
   step_limit: 'Stopped: step limit reached',
   cancelled: 'Stopped by you',
   failed: 'The turn failed',
-  interrupted: 'Interrupted (Flightdeck stopped during this turn)',
+  interrupted: 'Interrupted',
 };
 
 export function TranscriptItemView({ item }: { item: TranscriptItem }) {
@@ -46,10 +109,19 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
       return (
         <div className={`command-result ${item.ok ? '' : 'failed'}`} data-testid="command-result">
           <div className="command-head">
-            <span className="mono">{item.cmdKind === 'slash' ? `/${item.name.replace(/^\//, '')}` : `! ${item.name}`}</span>
+            <span className="mono">{item.cmdKind === 'slash' ? `/${item.name.replace(/^\//, '')}` : '!'}</span>
             {item.exitCode !== null && <span className={`badge ${item.exitCode === 0 ? 'badge-ok' : 'badge-bad'}`}>exit {item.exitCode}</span>}
           </div>
-          {item.text && (item.cmdKind === 'slash' ? <Markdown text={item.text} /> : <pre className="tool-pre">{item.text}</pre>)}
+          {item.view ? (
+            <CommandBody view={item.view} />
+          ) : item.text ? (
+            // Command output is plain text (git status columns, aligned lists): never Markdown.
+            item.cmdKind === 'slash' && item.name === 'review' ? (
+              <Markdown text={item.text} />
+            ) : (
+              <pre className="command-text">{item.text}</pre>
+            )
+          ) : null}
         </div>
       );
     case 'verify':
@@ -62,7 +134,7 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
             </span>
             <span className={`badge ${item.passed === null ? '' : item.passed ? 'badge-ok' : 'badge-bad'}`}>{item.passed === null ? 'running…' : item.passed ? 'passed' : 'failed'}</span>
           </div>
-          {item.output && <pre className="tool-pre">{item.output.slice(-6000)}</pre>}
+          {item.output && <pre className="tool-pre">{clipLines(item.output, VERIFY_OUTPUT_CHARS, 'tail').text}</pre>}
         </div>
       );
     case 'notice':
@@ -72,6 +144,8 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
           <span className="pre-wrap">{item.text}</span>
         </div>
       );
+    case 'compaction':
+      return <Compaction text={item.text} summary={item.summary} />;
     case 'error':
       return (
         <div className="notice notice-error" role="alert" data-testid="agent-error">

@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentMode, Approval, PolicyDecision, RiskLevel, TodoItem, TurnOutcome } from '../../../src-preload/contract/agents';
+import type { AgentEvent, AgentMode, Approval, CommandView, PolicyDecision, RiskLevel, TodoItem, TurnOutcome } from '../../../src-preload/contract/agents';
 
 /**
  * The transcript of a session, rebuilt from its event stream. The same fold runs over the
@@ -22,7 +22,9 @@ export type TranscriptItem =
       terminalId: string | null;
       result: { isError: boolean; content: string; exitCode: number | null; durationMs: number } | null;
     }
-  | { kind: 'command'; id: string; name: string; cmdKind: 'slash' | 'bang'; ok: boolean; text: string; exitCode: number | null }
+  | { kind: 'command'; id: string; name: string; cmdKind: 'slash' | 'bang'; ok: boolean; text: string; exitCode: number | null; view: CommandView | null }
+  /** Context compaction (auto or `/compact`) as one block: the figures, and the summary when it arrived. */
+  | { kind: 'compaction'; id: string; trigger: 'auto' | 'manual'; text: string; summary: string | null }
   | { kind: 'verify'; id: string; command: string; attempt: number; maxAttempts: number; passed: boolean | null; exitCode: number | null; output: string }
   | { kind: 'notice'; id: string; level: 'info' | 'warning'; text: string }
   | { kind: 'error'; id: string; code: string; message: string; retryable: boolean }
@@ -36,12 +38,42 @@ export interface Transcript {
   /** A retry waiting to happen, shown until the next model output arrives. */
   retry: { attempt: number; maxRetries: number; delayMs: number; reason: string; at: number } | null;
   mode: AgentMode | null;
+  /** Index in items where the current (or last) turn began: its commands fold into its cards. */
+  turnStart: number;
+  /** Claude Code conversations already announced: its "started" notice is shown once per conversation. */
+  announced: readonly string[];
 }
 
 /** Live command output kept per tool card; older output is dropped from the view (the log keeps it). */
 export const MAX_TOOL_OUTPUT_CHARS = 200_000;
 
-export const emptyTranscript: Transcript = { items: [], lastSeq: 0, todos: [], running: false, retry: null, mode: null };
+export const emptyTranscript: Transcript = { items: [], lastSeq: 0, todos: [], running: false, retry: null, mode: null, turnStart: 0, announced: [] };
+
+/**
+ * Text before a legacy resumed turn carried `resumed`: the engine used to put this in `input`.
+ * Kept so logs written then still show no invented user message.
+ */
+const LEGACY_RESUME_INPUT = '(continuing after the approval was answered)';
+
+/** Claude Code's per-turn init notice; the session id is what makes it new. */
+const CLAUDE_STARTED = /^Claude Code\b.* started \(session ([^,)]+)/;
+
+/**
+ * At most `max` characters of `text`, cut at a line boundary so no line is shown half: the
+ * start (`keep: 'head'`) or the end (`keep: 'tail'`). A single line longer than `max` is cut
+ * inside it (there is no boundary to use). `cut` tells whether anything was dropped.
+ */
+export function clipLines(text: string, max: number, keep: 'head' | 'tail'): { text: string; cut: boolean } {
+  if (text.length <= max) return { text, cut: false };
+  if (keep === 'head') {
+    const part = text.slice(0, max);
+    const nl = part.lastIndexOf('\n');
+    return { text: nl > 0 ? part.slice(0, nl + 1) : part, cut: true };
+  }
+  const part = text.slice(text.length - max);
+  const nl = part.indexOf('\n');
+  return { text: nl >= 0 && nl < part.length - 1 ? part.slice(nl + 1) : part, cut: true };
+}
 
 /** Applies events in order; events at or below lastSeq (replay/live overlap) are ignored. */
 export function applyEvents(t: Transcript, events: readonly AgentEvent[]): Transcript {
@@ -76,7 +108,12 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
 
   switch (d.type) {
     case 'turn.started':
-      items.push({ kind: 'user', id, turnId: e.turnId, text: d.input, inputKind: d.kind, ts: e.ts });
+      // A turn resumed after an approval has no new input: say so quietly, not as a user message.
+      if (d.resumed || d.input === LEGACY_RESUME_INPUT) items.push({ kind: 'notice', id, level: 'info', text: 'Continuing after your answer to the approval.' });
+      else {
+        out.turnStart = items.length;
+        items.push({ kind: 'user', id, turnId: e.turnId, text: d.input, inputKind: d.kind, ts: e.ts });
+      }
       out.running = true;
       out.retry = null;
       out.mode = d.mode;
@@ -117,10 +154,8 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       updateTool(d.toolUseId, undefined, (x) => {
         if (d.terminalId && x.terminalId !== d.terminalId) x = { ...x, terminalId: d.terminalId };
         if (d.chunk === '') return x;
-        const joined = x.output + d.chunk;
-        return joined.length > MAX_TOOL_OUTPUT_CHARS
-          ? { ...x, output: joined.slice(joined.length - MAX_TOOL_OUTPUT_CHARS), outputTruncated: true }
-          : { ...x, output: joined };
+        const kept = clipLines(x.output + d.chunk, MAX_TOOL_OUTPUT_CHARS, 'tail');
+        return { ...x, output: kept.text, outputTruncated: x.outputTruncated || kept.cut };
       });
       break;
     case 'tool.result':
@@ -129,7 +164,10 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
     case 'message':
       if (d.message.kind === 'summary') {
         const text = d.message.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
-        items.push({ kind: 'notice', id, level: 'info', text: `Earlier turns were summarized:\n\n${text}` });
+        // The summary belongs to the compaction just announced: one block, not two.
+        const last = items[items.length - 1];
+        if (last && last.kind === 'compaction' && last.summary === null) items[items.length - 1] = { ...last, summary: text };
+        else items.push({ kind: 'notice', id, level: 'info', text: `Earlier turns were summarized:\n\n${text}` });
       } else if (d.message.role === 'tool') {
         // Tool results without a streamed tool card (e.g. from another executor) still show.
         for (const b of d.message.blocks) {
@@ -151,10 +189,11 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       break;
     case 'compaction':
       items.push({
-        kind: 'notice',
+        kind: 'compaction',
         id,
-        level: 'info',
-        text: `Context compacted (${d.trigger}): ${d.summarizedMessages} messages summarized, ~${d.beforeTokens.toLocaleString()} → ~${d.afterTokens.toLocaleString()} tokens.`,
+        trigger: d.trigger,
+        text: `Context compacted${d.trigger === 'auto' ? ' automatically' : ''}: ${d.summarizedMessages} ${d.summarizedMessages === 1 ? 'message' : 'messages'} summarized, ~${d.beforeTokens.toLocaleString('en-US')} → ~${d.afterTokens.toLocaleString('en-US')} tokens.`,
+        summary: null,
       });
       break;
     case 'verify.started':
@@ -171,9 +210,15 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
     case 'verify.skipped':
       items.push({ kind: 'notice', id, level: d.reason === 'not_whitelisted' || d.reason === 'attempts_exhausted' ? 'warning' : 'info', text: d.message });
       break;
-    case 'command.result':
-      items.push({ kind: 'command', id, name: d.name, cmdKind: d.kind, ok: d.ok, text: d.text, exitCode: d.exitCode });
+    case 'command.result': {
+      const turnItems = items.slice(t.turnStart);
+      // A `!` command that ran (or was refused) already has its tool card with the output.
+      if (d.kind === 'bang' && turnItems.some((it) => it.kind === 'tool')) break;
+      // `/compact` that compacted is already one compaction block; its text would repeat it.
+      if (d.kind === 'slash' && d.name === 'compact' && d.ok && turnItems.some((it) => it.kind === 'compaction')) break;
+      items.push({ kind: 'command', id, name: d.name, cmdKind: d.kind, ok: d.ok, text: d.text, exitCode: d.exitCode, view: d.view ?? null });
       break;
+    }
     case 'mode.changed':
       out.mode = d.mode;
       items.push({ kind: 'notice', id, level: 'info', text: `Mode: ${d.mode}` });
@@ -192,9 +237,15 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
     case 'error':
       items.push({ kind: 'error', id, code: d.code, message: d.message, retryable: d.retryable });
       break;
-    case 'notice':
+    case 'notice': {
+      const started = CLAUDE_STARTED.exec(d.text);
+      if (started) {
+        if (t.announced.includes(started[1]!)) break;
+        out.announced = [...t.announced, started[1]!];
+      }
       items.push({ kind: 'notice', id, level: d.level, text: d.text });
       break;
+    }
     case 'status':
       out.running = d.status === 'running' || d.status === 'awaiting_approval';
       break;

@@ -1,18 +1,42 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useRef, type KeyboardEvent, type ReactNode } from 'react';
 import { Icon } from './Icon';
+import { isSubmitChord, useFocusTrap } from './use-focus-trap';
 
-export function Modal({ title, onClose, children, footer, testId }: { title: string; onClose(): void; children: ReactNode; footer?: ReactNode; testId?: string }) {
+/**
+ * A dialog: focus stays inside while it is open, Escape closes it, Ctrl/Cmd+Enter submits it
+ * (when it has something to submit), and a click on the backdrop closes it.
+ */
+export function Modal({
+  title,
+  onClose,
+  onSubmit,
+  children,
+  footer,
+  testId,
+  className,
+}: {
+  title: string;
+  onClose(): void;
+  onSubmit?: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  testId?: string;
+  className?: string;
+}) {
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  useFocusTrap(ref);
+  const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation();
+      onClose();
+    } else if (onSubmit && isSubmitChord(e)) {
+      e.preventDefault();
+      onSubmit();
+    }
+  };
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-label={title} ref={ref} data-testid={testId}>
+      <div className={`modal ${className ?? ''}`} role="dialog" aria-modal="true" aria-label={title} ref={ref} data-testid={testId} tabIndex={-1} onKeyDown={onKey}>
         <header className="modal-header">
           <h2>{title}</h2>
           <button className="icon-button" aria-label="Close" onClick={onClose}>

@@ -1,11 +1,38 @@
 import { useState } from 'react';
+import type { Session } from '../../../src-preload/contract/agents';
 import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { AddProjectDialog } from './AddProjectDialog';
 import { TerminalsNavItem } from '../terminals/OpenTerminalButton';
 
-/** Recent sessions listed in the sidebar; the rest are one click away on their project. */
-const SIDEBAR_SESSIONS = 8;
+/** Sessions listed per project before "Show all": the recent ones are what people switch between. */
+const SESSIONS_PER_GROUP = 4;
+
+const sessionDot = (x: Session) => (x.status === 'running' ? 'ok' : x.status === 'awaiting_approval' ? 'warn' : x.status === 'interrupted' ? 'bad' : '');
+
+interface Group {
+  key: string;
+  label: string;
+  projectId: string | null;
+  sessions: Session[];
+}
+
+/** Sessions by project, the project with the most recent activity first; folders without a project last. */
+export function groupSessions(sessions: readonly Session[], projects: ReadonlyArray<{ id: string; name: string }>): Group[] {
+  const groups = new Map<string, Group>();
+  for (const s of sessions) {
+    const key = s.projectId ?? '';
+    let g = groups.get(key);
+    if (!g) {
+      const name = s.projectId ? (projects.find((p) => p.id === s.projectId)?.name ?? 'Removed project') : 'Other folders';
+      g = { key, label: name, projectId: s.projectId, sessions: [] };
+      groups.set(key, g);
+    }
+    g.sessions.push(s);
+  }
+  const latest = (g: Group) => Math.max(...g.sessions.map((s) => s.updatedAt));
+  return [...groups.values()].sort((a, b) => (a.projectId === null ? 1 : b.projectId === null ? -1 : latest(b) - latest(a)));
+}
 
 export function Sidebar() {
   const view = useAppStore((s) => s.view);
@@ -14,65 +41,113 @@ export function Sidebar() {
   const projects = all.map((p) => ({ id: p.id, name: p.name, dirty: p.git?.dirty ?? false, problem: p.problem !== null }));
   const sessions = useAppStore((s) => s.sessions);
   const [adding, setAdding] = useState(false);
-  const recent = sessions.slice(0, SIDEBAR_SESSIONS);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  // Narrow windows show the sidebar as icons; this opens it in full over the page.
+  const [open, setOpen] = useState(false);
+  const groups = groupSessions(sessions, all);
+  const go = (v: Parameters<typeof setView>[0]) => {
+    setView(v);
+    setOpen(false);
+  };
 
   return (
-    <nav className="sidebar" aria-label="Main">
-      <div className="brand">
-        <Icon name="plane" size={20} />
-        <span>Flightdeck</span>
-      </div>
-      <div className="nav-group">
-        <button className={`nav-item ${view.name === 'board' ? 'active' : ''}`} onClick={() => setView({ name: 'board' })}>
-          <Icon name="board" /> Board
-        </button>
-        <TerminalsNavItem />
-        <button className={`nav-item ${view.name === 'settings' ? 'active' : ''}`} onClick={() => setView({ name: 'settings' })}>
-          <Icon name="settings" /> Settings
-        </button>
-      </div>
-      <div className="nav-heading">
-        <span>Projects</span>
-        <button className="icon-button" title="Add project" aria-label="Add project" onClick={() => setAdding(true)}>
-          <Icon name="plus" />
-        </button>
-      </div>
-      <div className="nav-group nav-projects" data-testid="sidebar-projects">
-        {projects.length === 0 && <p className="nav-empty">No projects yet.</p>}
-        {projects.map((p) => (
-          <button
-            key={p.id}
-            className={`nav-item ${view.name === 'project' && view.projectId === p.id ? 'active' : ''}`}
-            onClick={() => setView({ name: 'project', projectId: p.id })}
-            title={p.name}
-          >
-            <span className={`status-dot ${p.problem ? 'bad' : p.dirty ? 'warn' : 'ok'}`} />
-            <span className="truncate">{p.name}</span>
+    <>
+      {open && <div className="sidebar-scrim" onClick={() => setOpen(false)} />}
+      <nav className={`sidebar ${open ? 'open' : ''}`} aria-label="Main" data-testid="sidebar">
+        <div className="brand">
+          <button className="icon-button sidebar-toggle" aria-label={open ? 'Close the menu' : 'Open the menu'} aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="sidebar-toggle">
+            <Icon name="menu" size={18} />
           </button>
-        ))}
-      </div>
-      {recent.length > 0 && (
-        <>
-          <div className="nav-heading">
-            <span>Sessions</span>
+          <Icon name="plane" size={20} className="brand-icon" />
+          <span className="nav-label">Flightdeck</span>
+        </div>
+        <div className="nav-group">
+          <button className={`nav-item ${view.name === 'board' ? 'active' : ''}`} onClick={() => go({ name: 'board' })} title="Board">
+            <Icon name="board" /> <span className="nav-label">Board</span>
+          </button>
+          <TerminalsNavItem />
+          <button className={`nav-item ${view.name === 'settings' ? 'active' : ''}`} onClick={() => go({ name: 'settings' })} title="Settings" data-testid="nav-settings">
+            <Icon name="settings" /> <span className="nav-label">Settings</span>
+          </button>
+        </div>
+        <div className="nav-heading">
+          <span className="nav-label">Projects</span>
+          <button className="icon-button" title="Add project" aria-label="Add project" onClick={() => setAdding(true)}>
+            <Icon name="plus" />
+          </button>
+        </div>
+        <div className="nav-group nav-projects" data-testid="sidebar-projects">
+          {projects.length === 0 && <p className="nav-empty nav-label">No projects yet.</p>}
+          {projects.map((p) => (
+            <button
+              key={p.id}
+              className={`nav-item ${view.name === 'project' && view.projectId === p.id ? 'active' : ''}`}
+              onClick={() => go({ name: 'project', projectId: p.id })}
+              title={p.name}
+            >
+              <span className={`status-dot ${p.problem ? 'bad' : p.dirty ? 'warn' : 'ok'}`} />
+              <span className="nav-initial" aria-hidden="true">
+                {p.name.slice(0, 1).toUpperCase()}
+              </span>
+              <span className="truncate nav-label">{p.name}</span>
+            </button>
+          ))}
+        </div>
+        {groups.length > 0 && (
+          <div className="nav-sessions">
+            <div className="nav-heading">
+              <span className="nav-label">Sessions</span>
+            </div>
+            <div className="nav-group" data-testid="sidebar-sessions">
+              {groups.map((g) => {
+                const showAll = expanded.has(g.key);
+                const shown = showAll ? g.sessions : g.sessions.slice(0, SESSIONS_PER_GROUP);
+                return (
+                  <div className="sidebar-project-group" key={g.key} data-testid="sidebar-session-group">
+                    <div className="nav-subheading" title={g.label}>
+                      <Icon name="folder" size={13} />
+                      <span className="truncate">{g.label}</span>
+                    </div>
+                    {shown.map((x) => (
+                      <button
+                        key={x.id}
+                        className={`nav-item nav-session ${view.name === 'session' && view.sessionId === x.id ? 'active' : ''}`}
+                        onClick={() => go({ name: 'session', sessionId: x.id })}
+                        title={`${x.title} — ${g.label}`}
+                      >
+                        <span className={`status-dot ${sessionDot(x)}`} />
+                        <span className="truncate">{x.title}</span>
+                        {x.pendingApprovals > 0 && (
+                          <span className="nav-badge" title={`${x.pendingApprovals} waiting for approval`}>
+                            {x.pendingApprovals}
+                          </span>
+                        )}
+                      </button>
+                    ))}
+                    {g.sessions.length > SESSIONS_PER_GROUP && (
+                      <button
+                        className="nav-item nav-session nav-more"
+                        onClick={() =>
+                          setExpanded((s) => {
+                            const n = new Set(s);
+                            if (showAll) n.delete(g.key);
+                            else n.add(g.key);
+                            return n;
+                          })
+                        }
+                        data-testid="sidebar-show-all"
+                      >
+                        {showAll ? 'Show fewer' : `Show all ${g.sessions.length}`}
+                      </button>
+                    )}
+                  </div>
+                );
+              })}
+            </div>
           </div>
-          <div className="nav-group" data-testid="sidebar-sessions">
-            {recent.map((x) => (
-              <button
-                key={x.id}
-                className={`nav-item ${view.name === 'session' && view.sessionId === x.id ? 'active' : ''}`}
-                onClick={() => setView({ name: 'session', sessionId: x.id })}
-                title={x.title}
-              >
-                <span className={`status-dot ${x.status === 'running' ? 'ok' : x.status === 'awaiting_approval' ? 'warn' : x.status === 'interrupted' ? 'bad' : ''}`} />
-                <span className="truncate">{x.title}</span>
-                {x.pendingApprovals > 0 && <span className="nav-badge">{x.pendingApprovals}</span>}
-              </button>
-            ))}
-          </div>
-        </>
-      )}
-      {adding && <AddProjectDialog onClose={() => setAdding(false)} />}
-    </nav>
+        )}
+        {adding && <AddProjectDialog onClose={() => setAdding(false)} />}
+      </nav>
+    </>
   );
 }

@@ -15,11 +15,18 @@ export interface AgentsSlice {
   sessionsLoaded: boolean;
   /** Pending approvals of every session, oldest first. */
   approvals: Approval[];
+  /** Pending approvals the user put off with "Later": the dialog skips them until asked again. */
+  snoozedApprovals: ReadonlySet<string>;
+  /** An approval the user asked to see (badge, card, session list): the dialog shows it first. */
+  reviewingApproval: string | null;
   profiles: ProviderProfile[];
   agentSettings: AgentSettings | null;
   loadAgents(): Promise<void>;
   upsertSession(session: Session | null, removedId: string | null): void;
   upsertApproval(approval: Approval): void;
+  snoozeApproval(approvalId: string): void;
+  /** Brings a pending approval back into the dialog: the given one, or the oldest of a session. */
+  reviewApproval(target: { approvalId: string } | { sessionId: string }): void;
   setProfiles(profiles: ProviderProfile[]): void;
   setAgentSettings(settings: AgentSettings): void;
   createSession(opts: { projectId: string; title?: string }): Promise<Session | null>;
@@ -40,6 +47,8 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   sessions: [],
   sessionsLoaded: false,
   approvals: [],
+  snoozedApprovals: new Set(),
+  reviewingApproval: null,
   profiles: [],
   agentSettings: null,
 
@@ -60,6 +69,9 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   },
 
   upsertSession(session, removedId) {
+    const before = session ? get().sessions.find((x) => x.id === session.id) : undefined;
+    // A turn that just ended may have changed files: the board's git figures must not lag behind.
+    if (session?.projectId && before && before.status !== 'idle' && session.status === 'idle') void get().refreshProjects(session.projectId);
     set((s) => {
       let sessions = s.sessions;
       if (removedId) sessions = sessions.filter((x) => x.id !== removedId);
@@ -71,7 +83,24 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   upsertApproval(approval) {
     set((s) => {
       const rest = s.approvals.filter((a) => a.id !== approval.id);
-      return { approvals: approval.status === 'pending' ? [...rest, approval].sort((a, b) => a.createdAt - b.createdAt) : rest };
+      if (approval.status === 'pending') return { approvals: [...rest, approval].sort((a, b) => a.createdAt - b.createdAt) };
+      const snoozed = new Set(s.snoozedApprovals);
+      snoozed.delete(approval.id);
+      return { approvals: rest, snoozedApprovals: snoozed, reviewingApproval: s.reviewingApproval === approval.id ? null : s.reviewingApproval };
+    });
+  },
+
+  snoozeApproval(approvalId) {
+    set((s) => ({ snoozedApprovals: new Set(s.snoozedApprovals).add(approvalId), reviewingApproval: s.reviewingApproval === approvalId ? null : s.reviewingApproval }));
+  },
+
+  reviewApproval(target) {
+    const id = 'approvalId' in target ? target.approvalId : get().approvals.find((a) => a.sessionId === target.sessionId)?.id;
+    if (!id) return;
+    set((s) => {
+      const snoozed = new Set(s.snoozedApprovals);
+      snoozed.delete(id);
+      return { snoozedApprovals: snoozed, reviewingApproval: id };
     });
   },
 

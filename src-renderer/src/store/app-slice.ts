@@ -26,7 +26,10 @@ export const createAppSlice: SliceCreator<AppSlice> = (set, get, client) => ({
     set({ view });
     if (typeof location !== 'undefined' && location.hash !== viewToHash(view)) location.hash = viewToHash(view);
   },
-  setConnection: (connection) => set({ connection }),
+  setConnection: (connection) => {
+    set({ connection });
+    if (connection === 'open') get().clearConnectionToasts();
+  },
   async loadApp() {
     const [info, settings] = await Promise.all([client.invoke('app.info', {}), client.invoke('settings.get', {})]);
     set({ info, settings });

@@ -31,8 +31,8 @@ export function TerminalsNavItem() {
   const setView = useAppStore((s) => s.setView);
   const running = useAppStore((s) => s.terminals.filter((t) => t.status === 'running').length);
   return (
-    <button className={`nav-item ${active ? 'active' : ''}`} onClick={() => setView({ name: 'terminals' })} data-testid="nav-terminals">
-      <Icon name="terminal" /> Terminals
+    <button className={`nav-item ${active ? 'active' : ''}`} onClick={() => setView({ name: 'terminals' })} data-testid="nav-terminals" title="Terminals">
+      <Icon name="terminal" /> <span className="nav-label">Terminals</span>
       {running > 0 && (
         <span className="nav-count" title={`${running} running`}>
           {running}

@@ -16,7 +16,8 @@ describe('persistence and resume across restarts (seed 001 §10)', () => {
     const before = h.app.agents.sink.lastSeq(id);
     await h.restart();
     const s = h.app.agents.getSession(id);
-    expect(s).toMatchObject({ status: 'idle', mode: 'auto-edit', model: 'other-model', turnCount: 2, title: 'remember the word PELICAN' });
+    // Only the chat turn counts: `/model` is a command, not a turn with the agent.
+    expect(s).toMatchObject({ status: 'idle', mode: 'auto-edit', model: 'other-model', turnCount: 1, title: 'remember the word PELICAN' });
     expect(h.app.agents.sink.read(id, 1, 10_000).map((e) => e.seq)).toEqual(Array.from({ length: before }, (_, i) => i + 1));
     await h.app.agents.run(id, 'which word?');
     const body = h.server.mainRequests()[1]!.body as { model: string; messages: Array<{ role: string }> };
