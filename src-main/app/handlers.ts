@@ -20,6 +20,8 @@ export function registerAppHandlers(router: Router, app: AppServices, platform: 
   }));
   router.handle('settings.get', () => app.settings.get());
   router.handle('settings.update', (patch) => app.settings.update(patch));
+  router.handle('app.storage', () => app.storageStatus());
+  router.handle('app.storage.restore', ({ file }) => app.restoreDatabase(file));
   router.handle('dialog.pickFolder', async ({ title }) => {
     if (!platform.pickFolder) throw new AppError('unavailable', 'There is no folder dialog in browser mode; type the path instead.');
     return { path: await platform.pickFolder(title) };

@@ -1,14 +1,17 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { AppError } from '../../src-preload/contract';
+import { AppError, type StorageStatus } from '../../src-preload/contract';
 import { EventHub } from '../bridge/event-hub';
 import { Router } from '../bridge/router';
 import type { Logger } from '../platform/logger';
 import { ProjectService } from '../projects/project-service';
 import { registerProjectHandlers } from '../projects/handlers';
 import { SettingsService } from '../settings/settings-service';
-import { openDatabase, type Database } from '../store/db';
+import { describeOpenError, openDatabase, type Database } from '../store/db';
 import { EventLog } from '../store/event-log';
+import { backupDue, listBackups, restoreBackup, resolveBackup, takeBackup, type BackupInfo, type RestoreResult } from '../store/backups';
+import { quickCheck, type IntegrityReport } from '../store/integrity';
+import { storageHealthOf, storageProblem, StorageHealth } from '../store/storage-health';
 import type { StoredEvent } from '../store/event-log';
 import { registerAppHandlers, type Platform } from './handlers';
 import { TerminalService } from '../terminals/terminal-service';
@@ -21,6 +24,12 @@ import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
 
+const DB_FILE = 'flightdeck.db';
+/** Long-lived hosts take the day's backup a minute after start; CLI commands end long before. */
+const BACKUP_FIRST_CHECK_MS = 60_000;
+/** Then the need for a backup is checked hourly (one is taken when the last is a day old). */
+const BACKUP_CHECK_INTERVAL_MS = 60 * 60 * 1000;
+
 export interface HostOptions {
   dataDir: string;
   logger: Logger;
@@ -30,6 +39,8 @@ export interface HostOptions {
   secretStore?: SecretStore;
   /** How agents run commands; default: in terminals (PtyCommandRunner). */
   commandRunner?: CommandRunner;
+  /** Backoff of the retries of writes refused by a full disk (tests shorten it; default 1 s doubling to 30 s). */
+  storageRetry?: { baseMs: number; maxMs: number };
   /** Environment overrides for every Claude Code run (tests: a temp HOME, no CLI-side API retries). */
   coderEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -48,36 +59,70 @@ export class AppServices {
   readonly terminals: TerminalService;
   readonly agents: AgentService;
   readonly coder: CoderService;
+  /** The disk under the database: full-disk episodes, writes kept in memory until space returns. */
+  readonly storage: StorageHealth;
+  readonly dbPath: string;
+  /** The start-up quick_check of the database (re-run after a restore). */
+  integrity: IntegrityReport;
+  private backupTimer: NodeJS.Timeout | null = null;
+  private backupRunning: Promise<BackupInfo | null> | null = null;
   private disposed = false;
   /** Listeners of committed event-log batches: whatever they publish was persisted first. */
   private readonly persistedListeners = new Set<(batch: readonly StoredEvent[]) => void>();
 
   private constructor(readonly options: HostOptions) {
     const log = options.logger;
-    mkdirSync(options.dataDir, { recursive: true });
+    try {
+      mkdirSync(options.dataDir, { recursive: true });
+    } catch (e) {
+      throw describeOpenError(e, join(options.dataDir, DB_FILE));
+    }
     this.router = new Router(log.child('bridge'));
-    this.db = openDatabase(join(options.dataDir, 'flightdeck.db'));
+    this.dbPath = join(options.dataDir, DB_FILE);
+    this.db = openDatabase(this.dbPath);
+    this.integrity = quickCheck(this.db, this.dbPath);
+    if (!this.integrity.ok) log.error('the database failed its start-up check', { path: this.dbPath, problems: this.integrity.problems });
+    this.storage = storageHealthOf(this.db) ?? new StorageHealth(options.dataDir);
+    let lastEventError: string | null = null;
     this.events = new EventLog(this.db, {
+      ...(options.storageRetry ? { retryBaseMs: options.storageRetry.baseMs, retryMaxMs: options.storageRetry.maxMs } : {}),
       onPersisted: (batch) => {
+        lastEventError = null;
         for (const listener of this.persistedListeners) listener(batch);
       },
       onError: (e) => {
-        log.error('event log flush failed', { error: e });
+        log.error('event log flush failed', { error: e, unsaved: this.events.pending });
+        // A full disk is told once by the storage watcher; another failure once per distinct message, not per retry.
+        const message = e instanceof Error ? e.message : String(e);
+        if (storageProblem(e) || message === lastEventError) return;
+        lastEventError = message;
         const err = e instanceof AppError ? e.toShape() : undefined;
-        this.hub.publish('app.notice', {
-          level: 'error',
-          title: 'Could not save agent events',
-          message: e instanceof Error ? e.message : String(e),
-          ...(err ? { error: err } : {}),
-        });
+        this.hub.publish('app.notice', { level: 'error', title: 'Could not save agent events', message, ...(err ? { error: err } : {}) });
       },
     });
+    this.storage.configure({
+      notify: (n) => {
+        log.warn(n.message);
+        this.hub.publish('app.notice', n);
+      },
+      changed: () => this.publishStorage(),
+      pendingElsewhere: () => this.events.pending,
+      ...(options.storageRetry ? { retryBaseMs: options.storageRetry.baseMs, retryMaxMs: options.storageRetry.maxMs } : {}),
+    });
+    // Requests that write on a full disk answer `disk_full` naming the data folder (and the user hears it once).
+    this.router.translateError = (e) => this.storage.failed(e);
     this.settings = new SettingsService(this.db, this.hub);
     this.projects = new ProjectService(this.db, this.hub, log.child('projects'));
 
     registerAppHandlers(this.router, this, options.platform);
     registerProjectHandlers(this.router, this.projects);
-    this.terminals = new TerminalService({ hub: this.hub, projects: this.projects, events: this.events, log: log.child('terminals') });
+    this.terminals = new TerminalService({
+      hub: this.hub,
+      projects: this.projects,
+      events: this.events,
+      log: log.child('terminals'),
+      processRecordsDir: join(options.dataDir, 'run', 'terminal-sessions'),
+    });
     registerTerminalHandlers(this.router, this.terminals);
     this.agents = new AgentService({
       db: this.db,
@@ -121,16 +166,104 @@ export class AppServices {
     return this.options.dataDir;
   }
 
+  storageStatus(): StorageStatus {
+    return {
+      dataDir: this.dataDir,
+      dbPath: this.dbPath,
+      writes: this.storage.state,
+      writesMessage: this.storage.message,
+      unsaved: this.storage.keptWrites + this.events.pending,
+      integrity: this.integrity.ok ? 'ok' : 'damaged',
+      integrityProblems: this.integrity.problems,
+      backups: listBackups(this.dataDir),
+    };
+  }
+
+  private publishStorage(): void {
+    if (!this.disposed) this.hub.publish('app.storage.changed', this.storageStatus());
+  }
+
+  /**
+   * Takes today's automatic backup if none was taken in the last day. A damaged database is
+   * never backed up (it would push a good backup out of the rotation).
+   */
+  async backupIfDue(now = Date.now()): Promise<BackupInfo | null> {
+    if (this.disposed || !this.integrity.ok || !backupDue(this.dataDir, now)) return null;
+    return this.backupNow(now);
+  }
+
+  async backupNow(now = Date.now()): Promise<BackupInfo | null> {
+    if (this.backupRunning) return this.backupRunning;
+    this.backupRunning = takeBackup(this.db, this.dataDir, now)
+      .then((b) => {
+        this.options.logger.info('database backed up', { file: b.file });
+        this.publishStorage();
+        return b;
+      })
+      .finally(() => {
+        this.backupRunning = null;
+      });
+    return this.backupRunning;
+  }
+
+  /**
+   * Replaces the database with a backup (the latest unless one is named). Refused while a turn
+   * runs; the replaced file is kept beside the database. Everything reads the restored data at once.
+   */
+  async restoreDatabase(which?: string): Promise<RestoreResult> {
+    const running = this.agents.listSessions().filter((s) => this.agents.isRunning(s.id));
+    if (running.length) throw new AppError('conflict', 'An agent turn is running; cancel it before restoring the database.');
+    const backup = resolveBackup(this.dataDir, which);
+    // Whatever is still buffered belongs to the data being replaced; it is written first, so it is in the kept copy.
+    this.events.flush();
+    const result = await restoreBackup(this.dbPath, backup.file);
+    this.integrity = quickCheck(this.db, this.dbPath);
+    this.options.logger.warn('database restored from a backup', { ...result });
+    this.hub.publish('app.notice', {
+      level: 'success',
+      title: 'Database restored',
+      message: `Restored the backup of ${new Date(backup.takenAt).toLocaleString()}. The replaced database is kept at ${result.keptAs || '(nothing was there)'}.`,
+    });
+    this.publishStorage();
+    this.hub.publish('projects.changed', { projects: this.projects.list() });
+    return result;
+  }
+
   private async start(): Promise<void> {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
+    if (!this.integrity.ok) {
+      const latest = listBackups(this.dataDir)[0];
+      this.hub.publish('app.notice', {
+        level: 'error',
+        title: 'The database is damaged',
+        message: `${this.dbPath} failed its check (${this.integrity.problems[0] ?? 'unknown problem'}). It was left as it is.${latest ? ` A backup from ${new Date(latest.takenAt).toLocaleString()} can be restored.` : ''}`,
+      });
+    }
+    const tick = () => {
+      this.backupIfDue().catch((e: unknown) => {
+        // A backup that fails (full disk, damaged file) is retried at the next tick; the live data is untouched.
+        this.options.logger.warn('automatic backup failed', { error: e });
+      });
+    };
+    // The first check waits a minute so a short CLI command never pays for a backup; hourly after that.
+    const schedule = (delay: number) => {
+      this.backupTimer = setTimeout(() => {
+        tick();
+        schedule(BACKUP_CHECK_INTERVAL_MS);
+      }, delay);
+      this.backupTimer.unref?.();
+    };
+    schedule(BACKUP_FIRST_CHECK_MS);
   }
 
   /** Stops everything that runs and closes the database. Safe to call twice. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.backupTimer) clearTimeout(this.backupTimer);
+    this.storage.dispose();
     this.coder.dispose();
     this.agents.dispose();
     this.terminals.dispose();

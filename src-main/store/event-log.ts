@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Database } from './db';
 import { translateSqliteError } from './db';
+import { storageHealthOf } from './storage-health';
 
 export interface StoredEvent<P = unknown> {
   readonly runId: string;
@@ -29,15 +30,28 @@ export interface EventLogOptions {
   maxBatch?: number;
   /** Called with each batch after it is committed: events are persisted before they are shown. */
   onPersisted?: (events: readonly StoredEvent[]) => void;
-  /** Called when a flush fails; the batch stays queued and is retried on the next flush. */
+  /** Called when a flush fails; the batch stays queued and is retried with backoff. */
   onError?: (error: unknown) => void;
+  /** Bytes of unsaved events kept in memory while writes fail; past it new events are counted, not kept. */
+  maxPendingBytes?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
   now?: () => number;
 }
 
 const DEFAULT_FLUSH_DELAY_MS = 16;
 const DEFAULT_MAX_BATCH = 1_000;
-/** After a failed flush (disk full, locked), wait before trying again rather than spinning. */
-const RETRY_DELAY_MS = 1_000;
+/** After a failed flush (disk full, locked), the first retry is soon: freeing space should show quickly. */
+const RETRY_BASE_MS = 1_000;
+/** …and later ones back off, so a disk that stays full costs one attempt per half minute. */
+const RETRY_MAX_MS = 30_000;
+/**
+ * While the disk is full, events wait in memory. A command printing without end must not take
+ * the host's memory with it: past this much, further events are counted and recorded as a gap.
+ */
+const DEFAULT_MAX_PENDING_BYTES = 64 * 1024 * 1024;
+/** The event type recording how much a run lost while the disk was full. */
+export const GAP_EVENT_TYPE = 'log.gap';
 
 /**
  * The append-only event log of agent runs. Appends are buffered and written in one
@@ -54,6 +68,12 @@ export class EventLog {
   private readonly flushDelayMs: number;
   private readonly maxBatch: number;
   private readonly now: () => number;
+  private readonly maxPendingBytes: number;
+  private pendingBytes = 0;
+  /** Per run: events not kept because the memory bound was reached while writes failed. */
+  private readonly dropped = new Map<string, { events: number; bytes: number; from: number }>();
+  private retryDelay: number;
+  private failing = false;
   private disposed = false;
 
   constructor(
@@ -63,6 +83,8 @@ export class EventLog {
     this.flushDelayMs = opts.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
     this.maxBatch = opts.maxBatch ?? DEFAULT_MAX_BATCH;
     this.now = opts.now ?? Date.now;
+    this.maxPendingBytes = opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES;
+    this.retryDelay = opts.retryBaseMs ?? RETRY_BASE_MS;
     this.insert = db.prepare('INSERT INTO events (run_id, seq, ts, type, payload) VALUES (?, ?, ?, ?, ?)');
     this.maxSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE run_id = ?');
     this.selectFrom = db.prepare(
@@ -72,9 +94,30 @@ export class EventLog {
 
   append(runId: string, type: string, payload: unknown): void {
     if (this.disposed) throw new Error('event log is closed');
-    this.buffer.push({ runId, ts: this.now(), type, payload, json: JSON.stringify(payload ?? null) });
-    if (this.buffer.length >= this.maxBatch) this.flush();
-    else this.schedule(this.flushDelayMs);
+    const json = JSON.stringify(payload ?? null);
+    if (this.failing && this.pendingBytes + json.length > this.maxPendingBytes) {
+      // Never shown (only committed events are published), so nothing acknowledged is lost; the gap is recorded.
+      const d = this.dropped.get(runId) ?? { events: 0, bytes: 0, from: this.now() };
+      d.events++;
+      d.bytes += json.length;
+      this.dropped.set(runId, d);
+      return;
+    }
+    this.buffer.push({ runId, ts: this.now(), type, payload, json });
+    this.pendingBytes += json.length;
+    // While writes fail, a full batch waits for the retry instead of hitting the disk on every append.
+    if (this.buffer.length >= this.maxBatch && !this.failing) this.flush();
+    else if (!this.failing) this.schedule(this.flushDelayMs);
+  }
+
+  /** True while the last flush failed and unsaved events wait in memory. */
+  get isFailing(): boolean {
+    return this.failing;
+  }
+
+  /** Bytes of serialized events waiting in memory. */
+  get pendingSize(): number {
+    return this.pendingBytes;
   }
 
   /** Resolves once everything appended so far is committed. */
@@ -103,6 +146,13 @@ export class EventLog {
     const batch = this.buffer;
     // Appends made by onPersisted listeners during this flush go into a fresh buffer.
     this.buffer = [];
+    this.pendingBytes = 0;
+    for (const [runId, d] of this.dropped) {
+      const payload = { events: d.events, bytes: d.bytes, from: d.from, to: this.now(), reason: 'Not kept while the disk was full: the memory bound for unsaved events was reached.' };
+      batch.push({ runId, ts: this.now(), type: GAP_EVENT_TYPE, payload, json: JSON.stringify(payload) });
+    }
+    const droppedBefore = new Map(this.dropped);
+    this.dropped.clear();
     let stored: StoredEvent[];
     try {
       stored = this.db
@@ -120,15 +170,27 @@ export class EventLog {
         .immediate(batch);
     } catch (e) {
       // Nothing of the batch was committed: put it back in front so order and content survive.
-      this.buffer = batch.concat(this.buffer);
-      const err = translateSqliteError(e);
+      const kept = batch.filter((b) => b.type !== GAP_EVENT_TYPE || !droppedBefore.has(b.runId));
+      this.buffer = kept.concat(this.buffer);
+      for (const b of this.buffer) this.pendingBytes += b.json.length;
+      for (const [runId, d] of droppedBefore) this.dropped.set(runId, d);
+      const err = translateSqliteError(e, this.db);
+      this.failing = true;
       this.opts.onError?.(err);
       this.settleWaiters(err);
-      if (!this.disposed) this.schedule(RETRY_DELAY_MS);
+      if (!this.disposed) {
+        this.schedule(this.retryDelay);
+        this.retryDelay = Math.min(this.retryDelay * 2, this.opts.retryMaxMs ?? RETRY_MAX_MS);
+      }
       return [];
     }
+    const recovered = this.failing;
+    this.failing = false;
+    this.retryDelay = this.opts.retryBaseMs ?? RETRY_BASE_MS;
     this.opts.onPersisted?.(stored);
     if (this.buffer.length === 0) this.settleWaiters(null);
+    else if (recovered) this.schedule(0);
+    if (recovered || (storageHealthOf(this.db)?.state ?? 'ok') !== 'ok') storageHealthOf(this.db)?.succeeded();
     return stored;
   }
 
@@ -144,6 +206,10 @@ export class EventLog {
 
   dispose(): void {
     this.flush();
+    if (this.buffer.length > 0) {
+      // The process is ending with the disk still refusing: these events cannot be kept anywhere.
+      this.opts.onError?.(new Error(`${this.buffer.length} agent events could not be saved before closing (the disk still refuses writes)`));
+    }
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

@@ -32,6 +32,26 @@ export const Notice = z.object({
 });
 export type Notice = z.infer<typeof Notice>;
 
+export const BackupInfo = z.object({ file: z.string(), takenAt: z.number(), bytes: z.number() });
+export type BackupInfo = z.infer<typeof BackupInfo>;
+
+/** The state of the data folder's database, shown as a banner when it needs the user. */
+export const StorageStatus = z.object({
+  dataDir: z.string(),
+  dbPath: z.string(),
+  /** Writes: `disk_full`/`failing` while work waits in memory for the disk. */
+  writes: z.enum(['ok', 'disk_full', 'failing']),
+  writesMessage: z.string().nullable(),
+  /** Writes (and agent events) waiting in memory to be saved. */
+  unsaved: z.number().int().nonnegative(),
+  /** The start-up check: `damaged` means SQLite found broken pages (the file is kept as it is). */
+  integrity: z.enum(['ok', 'damaged', 'unchecked']),
+  integrityProblems: z.array(z.string()),
+  /** Automatic backups, newest first. */
+  backups: z.array(BackupInfo),
+});
+export type StorageStatus = z.infer<typeof StorageStatus>;
+
 export const appRequests = {
   'app.info': request(z.object({}).strict(), AppInfo, 'Version, runtime and data folder.'),
   'settings.get': request(z.object({}).strict(), Settings, 'Current settings.'),
@@ -46,9 +66,16 @@ export const appRequests = {
     z.object({ opened: z.boolean() }),
     'Open a link in the system browser.',
   ),
+  'app.storage': request(z.object({}).strict(), StorageStatus, 'The database: disk full, damage found at start, automatic backups.'),
+  'app.storage.restore': request(
+    z.object({ file: z.string().max(4096).optional() }).strict(),
+    z.object({ restoredFrom: z.string(), keptAs: z.string() }),
+    'Replace the database with an automatic backup (the latest unless `file` names one); the replaced file is kept beside it.',
+  ),
 } as const;
 
 export const appEvents = {
   'settings.changed': event(Settings, 'Settings changed (from any window or the CLI).'),
   'app.notice': event(Notice, 'Something the user should see as a toast.'),
+  'app.storage.changed': event(StorageStatus, 'The database state changed (disk full or back, damage found, restored).'),
 } as const;

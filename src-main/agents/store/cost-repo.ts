@@ -1,5 +1,6 @@
 import type { CostSummary, CostTotals, TokenUsage } from '../../../src-preload/contract';
 import type { Database } from '../../store/db';
+import { writeOrKeep } from '../../store/storage-health';
 
 export type CostPurpose = 'turn' | 'compaction' | 'review';
 
@@ -23,13 +24,15 @@ const TOTALS = `COUNT(*) AS calls, COALESCE(SUM(input_tokens), 0) AS inputTokens
 export class CostRepo {
   constructor(private readonly db: Database) {}
 
+  /** On a full disk the row is kept in memory and written when space returns: a paid call is never forgotten. */
   record(c: CostRecord, now = Date.now()): void {
-    this.db
-      .prepare(
+    const insert = this.db.prepare(
         `INSERT INTO agent_costs (session_id, turn_id, purpose, profile, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, usd, feature_id, phase, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(c.sessionId, c.turnId, c.purpose, c.profile, c.model, c.usage.inputTokens, c.usage.outputTokens, c.usage.cacheReadTokens, c.usage.cacheWriteTokens, c.usd, c.featureId ?? null, c.phase ?? null, now);
+      );
+    writeOrKeep(this.db, 'model call cost', () => {
+      insert.run(c.sessionId, c.turnId, c.purpose, c.profile, c.model, c.usage.inputTokens, c.usage.outputTokens, c.usage.cacheReadTokens, c.usage.cacheWriteTokens, c.usd, c.featureId ?? null, c.phase ?? null, now);
+    });
   }
 
   totals(sessionId: string): CostTotals {
