@@ -16,6 +16,7 @@ import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
 import type { SettingsService } from '../settings/settings-service';
 import type { Database } from '../store/db';
+import { storageHealthOf, storageProblem, writeOrKeep } from '../store/storage-health';
 import type { EventLog } from '../store/event-log';
 import { ApprovalRepo } from '../approvals/approval-repo';
 import { ApprovalGate, type DecideRequest } from '../approvals/gate';
@@ -169,12 +170,15 @@ export class AgentService {
   private markInterrupted(s: SessionRecord, message: string, turnId?: string, steps = 0): void {
     // The turn recorded when it started; older rows (before turnInFlight existed) fall back to the transcript.
     const tid = turnId ?? s.state.turnInFlight ?? this.messages.live(s.id).at(-1)?.turnId ?? s.lastTurn?.turnId ?? null;
-    this.sessions.update(s.id, {
-      status: 'interrupted',
-      ownerPid: null,
-      ownerId: null,
-      state: withoutTurnInFlight(s.state),
-      ...(tid ? { lastTurn: { turnId: tid, outcome: 'interrupted', message, endedAt: Date.now() } } : {}),
+    // On a full disk the record waits in memory (disposing must not throw and skip closing the database).
+    writeOrKeep(this.o.db, 'interrupted turn', () => {
+      this.sessions.update(s.id, {
+        status: 'interrupted',
+        ownerPid: null,
+        ownerId: null,
+        state: withoutTurnInFlight(s.state),
+        ...(tid ? { lastTurn: { turnId: tid, outcome: 'interrupted', message, endedAt: Date.now() } } : {}),
+      });
     });
     this.sink.emit(s.id, tid, { type: 'status', status: 'interrupted' });
     this.sink.emit(s.id, tid, { type: 'turn.ended', outcome: 'interrupted', message, steps });
@@ -436,6 +440,8 @@ export class AgentService {
     if (s.ownerPid !== null && s.ownerPid !== process.pid && (s.status === 'running' || s.status === 'awaiting_approval') && ownerAlive(s.ownerPid, s.ownerId)) {
       throw new AppError('conflict', `This session is running in another Flightdeck process (pid ${s.ownerPid}).`);
     }
+    // A turn-end record still waiting for disk space must be written before this turn's start overtakes it.
+    storageHealthOf(this.o.db)?.requireWritable();
     const controller = new AbortController();
     const ctx = new TurnContext(this.deps, sessionId, turnId, controller.signal);
     this.sessions.update(sessionId, { status: 'running', ownerPid: process.pid, ownerId: this.ownerId, state: { ...s.state, turnInFlight: turnId } });
@@ -457,8 +463,11 @@ export class AgentService {
       if (ctx.stopped || this.disposed) end = { outcome: 'interrupted', message: null };
       else {
         this.o.logger.error('turn failed unexpectedly', { sessionId: ctx.sessionId, error: e });
-        const message = `Internal error: ${e instanceof Error ? e.message : String(e)}`;
-        ctx.emit({ type: 'error', code: 'internal', message, retryable: false });
+        const full = storageProblem(e) !== null;
+        const health = storageHealthOf(this.o.db);
+        if (full) health?.failed(e);
+        const message = full ? (health?.message ?? 'The disk holding the Flightdeck data folder is full.') : `Internal error: ${e instanceof Error ? e.message : String(e)}`;
+        ctx.emit({ type: 'error', code: full ? 'disk_full' : 'internal', message, retryable: full });
         end = { outcome: 'failed', message };
       }
     }
@@ -468,13 +477,18 @@ export class AgentService {
     this.live.delete(ctx.sessionId);
     const s = this.sessions.get(ctx.sessionId);
     if (s) {
-      this.sessions.update(ctx.sessionId, {
-        status: 'idle',
-        ownerPid: null,
-        ownerId: null,
-        state: withoutTurnInFlight(s.state),
-        turnCount: s.turnCount + (counts ? 1 : 0),
-        lastTurn: { turnId: ctx.turnId, outcome: end.outcome, message: end.message, endedAt: Date.now() },
+      const endedAt = Date.now();
+      // On a full disk this record waits in memory and is written (then published) when space returns.
+      writeOrKeep(this.o.db, 'turn end', () => {
+        this.sessions.update(ctx.sessionId, {
+          status: 'idle',
+          ownerPid: null,
+          ownerId: null,
+          state: withoutTurnInFlight(s.state),
+          turnCount: s.turnCount + (counts ? 1 : 0),
+          lastTurn: { turnId: ctx.turnId, outcome: end.outcome, message: end.message, endedAt },
+        });
+        this.publishSession(ctx.sessionId);
       });
       this.sink.emit(ctx.sessionId, ctx.turnId, { type: 'status', status: 'idle' });
       this.sink.emit(ctx.sessionId, ctx.turnId, { type: 'turn.ended', outcome: end.outcome, message: end.message, steps: ctx.step });
