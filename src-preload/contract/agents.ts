@@ -231,8 +231,13 @@ export const ProviderProfile = z.object({
   ...ProfileFields,
   /** Whether a key is available; the key itself never crosses the bridge. */
   apiKeySet: z.boolean(),
-  /** stored: saved by the user (safeStorage or 0600 file); env: ANTHROPIC_API_KEY; none. */
-  apiKeySource: z.enum(['stored', 'env', 'none']),
+  /**
+   * stored: saved by the user (safeStorage or 0600 file); env: ANTHROPIC_API_KEY; none;
+   * unreadable: the key store cannot be read (damaged file, keychain unavailable), see apiKeyProblem.
+   */
+  apiKeySource: z.enum(['stored', 'env', 'none', 'unreadable']),
+  /** Why the stored key cannot be read, naming the file; only with apiKeySource `unreadable`. */
+  apiKeyProblem: z.string().optional(),
   isDefault: z.boolean(),
   /** Built-in presets can be edited (key, model, prices) but not removed. */
   builtIn: z.boolean(),

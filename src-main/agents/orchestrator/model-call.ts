@@ -2,6 +2,7 @@
  * One provider call of a turn (seed 001 §3.4): streams text, thinking and tool_use deltas as
  * events, makes retries visible, prices the usage with the profile's prices and records it.
  */
+import { AppError } from '../../../src-preload/contract';
 import { ProviderError } from '../provider/faults';
 import { priceUsage } from '../provider/pricing';
 import type { ModelRequest, ModelResponse } from '../provider/types';
@@ -18,7 +19,14 @@ export interface CallResult {
 
 export async function callModel(ctx: TurnContext, purpose: CostPurpose, request: ModelRequest, opts: { stream: boolean; step: number }): Promise<CallResult> {
   const s = ctx.session();
-  const profile = ctx.deps.profiles.resolve(s.profile, s.model);
+  let profile;
+  try {
+    profile = ctx.deps.profiles.resolve(s.profile, s.model);
+  } catch (e) {
+    // The profile's key cannot be read (a damaged key file): the turn stops with that reason, like a missing key.
+    if (e instanceof AppError) return { response: null, partial: [], error: new ProviderError('no_key', e.message) };
+    throw e;
+  }
   const provider = ctx.deps.provider(profile);
   const partialText = new Map<number, string>();
   if (opts.stream) ctx.emit({ type: 'step.started', step: opts.step, model: profile.model });

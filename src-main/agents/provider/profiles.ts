@@ -62,16 +62,34 @@ export class ProfileService {
     return typeof name === 'string' && this.all().some((p) => p.name === name) ? name : 'anthropic';
   }
 
-  private keyOf(name: string): { key: string | null; source: ProviderProfile['apiKeySource'] } {
-    const stored = this.secrets.get(secretName(name));
+  /**
+   * The key and where it comes from. A key store that cannot be read is `unreadable` with its
+   * reason, never "no key" (and the environment's key does not silently stand in for a stored
+   * one that may be in the damaged file).
+   */
+  private keyOf(name: string): { key: string | null; source: ProviderProfile['apiKeySource']; problem?: string } {
+    let stored: string | null;
+    try {
+      stored = this.secrets.get(secretName(name));
+    } catch (e) {
+      if (e instanceof AppError) return { key: null, source: 'unreadable', problem: e.message };
+      throw e;
+    }
     if (stored) return { key: stored, source: 'stored' };
     if (name === 'anthropic' && nonEmpty(this.env.ANTHROPIC_API_KEY)) return { key: this.env.ANTHROPIC_API_KEY!.trim(), source: 'env' };
     return { key: null, source: 'none' };
   }
 
   private view(p: StoredProfile, defaultName: string): ProviderProfile {
-    const { source } = this.keyOf(p.name);
-    return { ...p, apiKeySet: source !== 'none', apiKeySource: source, isDefault: p.name === defaultName, builtIn: presetById(p.name) !== undefined };
+    const { source, problem } = this.keyOf(p.name);
+    return {
+      ...p,
+      apiKeySet: source === 'stored' || source === 'env',
+      apiKeySource: source,
+      ...(problem ? { apiKeyProblem: problem } : {}),
+      isDefault: p.name === defaultName,
+      builtIn: presetById(p.name) !== undefined,
+    };
   }
 
   list(): ProviderProfile[] {
@@ -88,10 +106,12 @@ export class ProfileService {
   resolve(name: string, modelOverride?: string): ResolvedProfile {
     const p = this.all().find((x) => x.name === name);
     if (!p) throw new AppError('not_found', `There is no provider profile "${name}". Known: ${this.all().map((x) => x.name).join(', ')}.`);
+    const key = this.keyOf(p.name);
+    if (key.source === 'unreadable') throw new AppError('unavailable', key.problem ?? 'The stored API key cannot be read.');
     return {
       name: p.name,
       baseUrl: p.baseUrl,
-      apiKey: this.keyOf(p.name).key,
+      apiKey: key.key,
       model: modelOverride ?? p.model,
       maxTokens: p.maxTokens,
       contextWindow: p.contextWindow,
@@ -105,11 +125,12 @@ export class ProfileService {
     if (fields.preset !== 'custom' && presetById(fields.name) && fields.preset !== fields.name) {
       throw new AppError('invalid_input', `"${fields.name}" is a built-in profile of preset ${fields.name}.`);
     }
+    // The key first: a key store that refuses the change (unreadable, disk full) leaves the profile as it was.
+    if (apiKey !== undefined) this.secrets.set(secretName(fields.name), apiKey);
+    if (clearApiKey) this.secrets.delete(secretName(fields.name));
     const stored = this.stored().filter((s) => s.name !== fields.name);
     stored.push(fields);
     this.settings.setInternal(PROFILES_KEY, stored);
-    if (apiKey !== undefined) this.secrets.set(secretName(fields.name), apiKey);
-    if (clearApiKey) this.secrets.delete(secretName(fields.name));
     if (makeDefault) this.settings.setInternal(DEFAULT_KEY, fields.name);
     return this.get(fields.name)!;
   }
@@ -130,8 +151,9 @@ export class ProfileService {
     const stored = this.stored();
     const next = stored.filter((s) => s.name !== name);
     if (next.length === stored.length) return false;
-    this.settings.setInternal(PROFILES_KEY, next);
+    // The key first: while the key store cannot be changed, the profile stays (its key is not orphaned).
     this.secrets.delete(secretName(name));
+    this.settings.setInternal(PROFILES_KEY, next);
     if (this.settings.getInternal<string>(DEFAULT_KEY) === name) this.settings.setInternal(DEFAULT_KEY, 'anthropic');
     return true;
   }

@@ -15,7 +15,7 @@ const PRICE_FLAGS = {
 } as const;
 
 function describe(p: ProviderProfile): string {
-  const key = p.apiKeySet ? `key: ${p.apiKeySource}` : 'no key';
+  const key = p.apiKeySet ? `key: ${p.apiKeySource}` : p.apiKeySource === 'unreadable' ? 'key store unreadable' : 'no key';
   return `${p.isDefault ? '*' : ' '} ${p.name.padEnd(12)} ${p.model.padEnd(24)} ${p.baseUrl}  (${key}; $${p.prices.inputPerMTok}/$${p.prices.outputPerMTok} per M in/out)`;
 }
 
@@ -55,7 +55,11 @@ export const profilesCommand: CliCommand = {
       case 'list': {
         const list = profiles.list();
         if (ctx.json) ctx.out(JSON.stringify(list));
-        else for (const p of list) ctx.out(describe(p));
+        else {
+          for (const p of list) ctx.out(describe(p));
+          // A damaged key file is the same problem for every profile: each distinct one is said once, in full.
+          for (const problem of new Set(list.flatMap((p) => (p.apiKeyProblem ? [p.apiKeyProblem] : [])))) ctx.out(`\n${problem}`);
+        }
         return 0;
       }
       case 'default': {
