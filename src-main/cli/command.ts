@@ -12,6 +12,8 @@ export interface CliContext {
   /** Opens the shared services on the data folder; the CLI runner disposes them. */
   openApp(): Promise<AppServices>;
   out(line: string): void;
+  /** Diagnostics for the person at the terminal (stderr), kept out of the transcript on stdout. */
+  err(line: string): void;
   /**
    * Aborted when the command should stop early: its stdout has no reader any more (a closed
    * pipe or terminal). Long-running commands end their work when it fires.

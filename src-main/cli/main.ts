@@ -66,6 +66,7 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
     dataDir,
     logger,
     out: io.out,
+    err: io.err,
     signal,
     async openApp() {
       app ??= await AppServices.create({ dataDir, logger, platform: { runtime: 'browser' } });

@@ -11,7 +11,7 @@ import { toApiMessages } from './context';
 import { callModel } from './model-call';
 import { readProjectConfig } from './project-config';
 import { systemPrompt } from './system-prompt';
-import { runToolCall } from './tool-exec';
+import { recordPostImages, runToolCall } from './tool-exec';
 import type { TurnContext } from './turn-context';
 import { asksForVerification } from './verify-detect';
 
@@ -38,7 +38,16 @@ export async function runTurn(ctx: TurnContext, userInput: string): Promise<Turn
       ctx.emit({ type: 'todo.updated', todos });
     }
   }
-  return loop(ctx);
+  return withPostImages(ctx, loop(ctx));
+}
+
+/** The turn's end, after recording what it left in the files it changed (for /undo). */
+async function withPostImages(ctx: TurnContext, body: Promise<TurnEnd | null>): Promise<TurnEnd> {
+  try {
+    return (await body) ?? (await loop(ctx));
+  } finally {
+    await recordPostImages(ctx);
+  }
 }
 
 /** Continues a turn whose last assistant message still has tool calls without results. */
@@ -52,10 +61,9 @@ export async function resumeTurn(ctx: TurnContext): Promise<TurnEnd> {
   if (lastAssistant && lastAssistant.turnId === ctx.turnId) {
     const answered = new Set(live.filter((m) => m.role === 'tool').flatMap((m) => m.blocks.filter((b) => b.type === 'tool_result').map((b) => (b as { tool_use_id: string }).tool_use_id)));
     const pending = lastAssistant.blocks.filter((b): b is Extract<StoredBlock, { type: 'tool_use' }> => b.type === 'tool_use' && !answered.has(b.id));
-    const end = await runToolUses(ctx, pending);
-    if (end) return end;
+    return withPostImages(ctx, runToolUses(ctx, pending));
   }
-  return loop(ctx);
+  return withPostImages(ctx, loop(ctx));
 }
 
 async function runToolUses(ctx: TurnContext, uses: ReadonlyArray<Extract<StoredBlock, { type: 'tool_use' }>>): Promise<TurnEnd | null> {

@@ -59,8 +59,6 @@ export class TurnContext {
   nextSessionId: string;
   /** Set when compaction found nothing older to summarize, so the notice is shown once per turn. */
   compactionStuck = false;
-  /** Pre-images of files this turn changed (for /undo), filled before the first change of each. */
-  readonly undoFiles = new Map<string, string | null>();
   /** Whether the root is a git work tree; looked up on the first write of the turn. */
   gitRepo: boolean | undefined;
 

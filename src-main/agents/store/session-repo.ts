@@ -5,14 +5,34 @@ import type { Database } from '../../store/db';
 export interface UndoSnapshot {
   turnId: string;
   at: number;
-  /** Pre-images: a git blob id, or null when the file did not exist before the turn. */
-  files: Array<{ path: string; blob: string | null }>;
+  /**
+   * blob: the pre-image, a git blob id, or null when the file did not exist before the turn.
+   * post: what the turn left (blob id, or null when it left no file); absent when never
+   * recorded (older snapshots, a turn stopped mid-write), which /undo treats as a conflict.
+   */
+  files: Array<{ path: string; blob: string | null; post?: string | null }>;
+  /** Folders the turn's writes created (root-relative); /undo removes them when empty. */
+  dirs?: string[];
+}
+
+/** What one /undo replaced, so /redo can put it back (see undo.ts). */
+export interface RedoRecord {
+  turnId: string;
+  at: number;
+  /** The snapshot /undo consumed; /redo puts it back on the undo list. */
+  snapshot: UndoSnapshot;
+  /** saved: the content /undo replaced (blob id, null = there was no file); wrote: what /undo left. */
+  replaced: Array<{ path: string; saved: string | null; wrote: string | null }>;
+  /** Empty folders /undo removed. */
+  dirs: string[];
 }
 
 /** Engine state that survives restarts (kept as one JSON column: it is always read whole). */
 export interface SessionState {
   /** Pre-images per turn, newest last, bounded (see MAX_UNDO_SNAPSHOTS). */
   undo: UndoSnapshot[];
+  /** /undo steps that /redo can take back, newest last; cleared when a turn changes files again. */
+  redo?: RedoRecord[];
   /**
    * The turn that is running, set when it starts and cleared when it ends. After a crash it
    * names the turn that was interrupted even when that turn left no message yet (a `!` command
@@ -100,7 +120,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,

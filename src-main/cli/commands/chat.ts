@@ -8,7 +8,10 @@ import { promptApproval, TranscriptPrinter } from './chat-support';
 const APPROVE = ['ask', 'allow', 'deny'] as const;
 type ApproveMode = (typeof APPROVE)[number];
 
-/** Exit codes: 0 the turn completed, 1 it failed or hit the step limit, 130 cancelled (Ctrl-C). */
+/**
+ * Exit codes: 0 the turn completed, 1 it failed, hit the step limit, or ended with the tests
+ * still failing (the last auto-verify run of the turn did not pass), 130 cancelled (Ctrl-C).
+ */
 const EXIT_CANCELLED = 130;
 
 function answerer(mode: ApproveMode, tty: boolean): AutoAnswer {
@@ -48,8 +51,12 @@ export const chatCommand: CliCommand = {
     agents.gate.setAutoAnswer(sessionId, answerer(approve, process.stdin.isTTY === true && process.stderr.isTTY === true));
 
     const printer = new TranscriptPrinter(ctx.out);
+    // The last auto-verify run of this input: a turn that ends with failing tests did not succeed.
+    const verify: { last: Extract<AgentEvent['data'], { type: 'verify.result' }> | null } = { last: null };
     const off = app.hub.subscribe((e) => {
       if (e.topic !== 'agents.event' || e.key !== sessionId) return;
+      const data = (e.payload as AgentEvent).data;
+      if (data.type === 'verify.result') verify.last = data;
       if (ctx.json) ctx.out(JSON.stringify(e.payload));
       else printer.print(e.payload as AgentEvent);
     });
@@ -64,6 +71,12 @@ export const chatCommand: CliCommand = {
       else {
         ctx.out(`session: ${r.sessionId}${r.sessionId !== r.turnSessionId ? ` (switched from ${r.turnSessionId})` : ''}`);
         ctx.out(`resume with: flightdeck chat --session ${r.sessionId} "…"`);
+      }
+      const failing = verify.last;
+      if (r.outcome === 'completed' && failing && !failing.passed) {
+        const how = failing.exitCode === null ? 'was stopped' : `exited ${failing.exitCode}`;
+        ctx.err(`flightdeck: the tests still fail: ${failing.command} ${how} on auto-verify attempt ${failing.attempt}, the last one of this turn.`);
+        return 1;
       }
       return r.outcome === 'completed' ? 0 : r.outcome === 'cancelled' ? EXIT_CANCELLED : 1;
     } finally {
