@@ -22,6 +22,8 @@ export class PtyCommandRunner implements CommandRunner {
       baseEnv: env,
       env: AGENT_TERMINAL_ENV,
       stdinClosed: true,
+      // stdout and stderr apart as well, for structured results (the terminal still shows both).
+      captureStreams: true,
       timeoutMs: opts.timeoutMs,
       signal: opts.signal,
       // Characters as the engine counts them; a UTF-8 character is at most 4 bytes.
@@ -42,6 +44,7 @@ export class PtyCommandRunner implements CommandRunner {
       signal: r.signal,
       output: plainText(r.output),
       truncated: r.truncated,
+      ...(r.streams ? { stdout: plainText(r.streams.stdout), stderr: plainText(r.streams.stderr) } : {}),
       timedOut: r.timedOut,
     };
   }

@@ -3,6 +3,7 @@ import type { EventLog } from '../store/event-log';
 import { DEFAULT_COMMAND_OUTPUT_CAP_BYTES, EVENT_LOG_CAP_CHARS, EVENT_LOG_CHUNK_CHARS, EVENT_LOG_FLUSH_MS, KILL_GRACE_MS } from './constants';
 import { commandShell } from './environment';
 import { OutputCapture } from './output-capture';
+import { StreamCapture, type CapturedStreams } from './stream-capture';
 import type { TerminalService } from './terminal-service';
 
 export interface RunCommandOptions {
@@ -30,6 +31,11 @@ export interface RunCommandOptions {
    * a prompt; without this a command that reads stdin would wait for the timeout).
    */
   stdinClosed?: boolean;
+  /**
+   * Also capture stdout and stderr apart (the terminal still shows both): the result then has
+   * `streams`. See stream-capture.ts for how, and what it costs (pipes instead of a tty).
+   */
+  captureStreams?: boolean;
   /** A short title for the terminal list; defaults to the command line. */
   title?: string;
   cols?: number;
@@ -44,6 +50,8 @@ export interface RunCommandResult {
   /** What the command printed (CRLF as LF), at most `outputCapBytes` plus an omission marker. */
   output: string;
   truncated: boolean;
+  /** stdout and stderr apart, with captureStreams (null when the capture could not be set up). */
+  streams?: CapturedStreams | null;
   timedOut: boolean;
   cancelled: boolean;
   durationMs: number;
@@ -130,9 +138,10 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
     if (sink) sink.append(data);
     else if (sink === undefined) pending.push(data);
   };
-  const info = await terminals.spawn({
+  const streams = o.captureStreams ? await StreamCapture.create(o.outputCapBytes ?? DEFAULT_COMMAND_OUTPUT_CAP_BYTES) : null;
+  const spawned = terminals.spawn({
     file: shell,
-    args: ['-c', o.stdinClosed ? `exec </dev/null\n${o.command}` : o.command],
+    args: streams ? streams.args(shell, o.command, o.stdinClosed === true) : ['-c', o.stdinClosed ? `exec </dev/null\n${o.command}` : o.command],
     cwd: o.cwd,
     kind: 'command',
     title: o.title ?? (o.command.length > 80 ? `${o.command.slice(0, 77)}…` : o.command),
@@ -145,6 +154,11 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
     // Registered before the pty starts, so not even the first byte can be missed.
     onOutput,
   });
+  const info = await spawned.catch(async (e: unknown) => {
+    await streams?.dispose();
+    throw e;
+  });
+  streams?.watch();
   const id = info.id;
   o.onStart?.(id);
   announced = true;
@@ -198,6 +212,7 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
       signal: final.signal,
       output: capture.text(),
       truncated: capture.truncated,
+      ...(streams ? { streams: streams.finish() } : {}),
       timedOut,
       cancelled,
       durationMs: Date.now() - started,
@@ -208,6 +223,7 @@ export async function runCommand(terminals: TerminalService, o: RunCommandOption
     if (timer) clearTimeout(timer);
     if (killTimer) clearTimeout(killTimer);
     o.signal?.removeEventListener('abort', onAbort);
+    await streams?.dispose();
   }
 }
 

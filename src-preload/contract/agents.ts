@@ -368,6 +368,9 @@ export const AgentEventData = z.discriminatedUnion('type', [
     /** What the model receives, capped for the event (the message holds the same text). */
     content: z.string(),
     exitCode: z.number().int().nullable(),
+    /** A command's stdout and stderr apart (bash, when captured apart), each capped like content. */
+    stdout: z.string().optional(),
+    stderr: z.string().optional(),
     durationMs: z.number().int().nonnegative(),
   }),
   z.object({ type: z.literal('todo.updated'), todos: z.array(TodoItem) }),
@@ -407,6 +410,10 @@ export const AgentEventData = z.discriminatedUnion('type', [
     text: z.string(),
     exitCode: z.number().int().nullable(),
     view: CommandView.optional(),
+    /** `!`: the structured result (seed 001 §6) — the command line, and stdout/stderr apart when captured. */
+    command: z.string().optional(),
+    stdout: z.string().optional(),
+    stderr: z.string().optional(),
   }),
   z.object({ type: z.literal('mode.changed'), mode: AgentMode }),
   /** `/model`: in effect at once; `persistedTo` is the config file written, or null with `persistError`. */

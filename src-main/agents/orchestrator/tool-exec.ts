@@ -8,7 +8,7 @@ import { TOOLS, toolByName } from '../tools';
 import { ToolError } from '../tools/root-guard';
 import type { ToolContext, ToolOutcome } from '../tools/types';
 import type { TurnContext } from './turn-context';
-import { addPre, capturePosts, capturePre, gitWorkTree, hasPre, setPosts } from './undo';
+import { gitWorkTree, MAX_UNDO_SNAPSHOTS, preImage } from './undo';
 
 /** What the model receives from one tool call at most; a bigger result is cut with a note. */
 export const MAX_TOOL_RESULT_CHARS = 100_000;
@@ -31,6 +31,8 @@ export interface ToolCallOutcome {
   ran: boolean;
   edited?: string;
   cancelled: boolean;
+  /** A command's stdout and stderr apart (bash, when the runner captured them so). */
+  streams?: { stdout: string; stderr: string };
 }
 
 function cap(text: string, max: number): string {
@@ -48,6 +50,7 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
       isError: o.isError,
       content: cap(content, MAX_EVENT_RESULT_CHARS),
       exitCode: o.exitCode,
+      ...(o.streams ? { stdout: cap(o.streams.stdout, MAX_EVENT_RESULT_CHARS), stderr: cap(o.streams.stderr, MAX_EVENT_RESULT_CHARS) } : {}),
       durationMs: Date.now() - started,
     });
     return { ...o, content };
@@ -125,12 +128,16 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
   };
   try {
     const out: ToolOutcome = tool ? await tool.run(call.input, toolCtx) : await extra!.run(call.input, { sessionId: ctx.sessionId, turnId: ctx.turnId, signal: ctx.signal });
-    if (out.edited) {
-      ctx.edited.add(out.edited);
-      // What this change left, so /undo can tell later edits by someone else from the turn's own.
-      await recordPostImages(ctx, [out.edited]);
-    }
-    return finish({ content: out.content, isError: out.isError, exitCode: out.exitCode ?? null, ran: true, ...(out.edited ? { edited: out.edited } : {}), cancelled: ctx.aborted });
+    if (out.edited) ctx.edited.add(out.edited);
+    return finish({
+      content: out.content,
+      isError: out.isError,
+      exitCode: out.exitCode ?? null,
+      ran: true,
+      ...(out.edited ? { edited: out.edited } : {}),
+      ...(out.streams ? { streams: out.streams } : {}),
+      cancelled: ctx.aborted,
+    });
   } catch (e) {
     if (e instanceof ToolError) return finish({ content: e.message, isError: true, exitCode: null, ran: true, cancelled: false });
     ctx.deps.logger.error('tool failed unexpectedly', { tool: call.name, error: e });
@@ -140,32 +147,13 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
 
 /** Records a file's pre-image (as a git blob) before the turn first changes it, for /undo. */
 async function snapshotBeforeWrite(ctx: TurnContext, rel: string): Promise<void> {
+  if (ctx.undoFiles.has(rel)) return;
   const root = ctx.session().root;
-  if (hasPre(ctx.session().state.undo, ctx.turnId, rel)) return;
   ctx.gitRepo ??= await gitWorkTree(root);
   if (!ctx.gitRepo) return;
-  const pre = await capturePre(root, rel);
-  // Read again after the await: the state may have changed meanwhile. New changes end /redo.
-  const state = ctx.session().state;
-  ctx.update({ state: { ...state, undo: addPre(state.undo, ctx.turnId, rel, pre), redo: [] } });
-}
-
-/**
- * Records what the turn left in the files it changed (all of them, or `only`): after each
- * change, and again when the turn ends (bash may have changed them after the last write).
- */
-export async function recordPostImages(ctx: TurnContext, only?: readonly string[]): Promise<void> {
-  if (ctx.stopped) return;
-  const snap = ctx.session().state.undo.find((u) => u.turnId === ctx.turnId);
-  if (!snap) return;
-  const root = ctx.session().root;
-  try {
-    const posts = await capturePosts(root, only ?? snap.files.map((f) => f.path));
-    if (ctx.stopped) return;
-    const state = ctx.session().state;
-    ctx.update({ state: { ...state, undo: setPosts(state.undo, ctx.turnId, posts) } });
-  } catch (e) {
-    // Without a post-image /undo treats the file as changed since and asks: safe, just less smooth.
-    ctx.deps.logger.warn('could not record what the turn left for /undo', { error: e });
-  }
+  ctx.undoFiles.set(rel, await preImage(root, rel));
+  const files = [...ctx.undoFiles.entries()].map(([path, blob]) => ({ path, blob }));
+  const undo = ctx.session().state.undo.filter((u) => u.turnId !== ctx.turnId);
+  undo.push({ turnId: ctx.turnId, at: Date.now(), files });
+  ctx.update({ state: { ...ctx.session().state, undo: undo.slice(-MAX_UNDO_SNAPSHOTS) } });
 }

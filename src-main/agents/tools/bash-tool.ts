@@ -19,8 +19,20 @@ export function describeCommandResult(command: string, r: CommandResult, timeout
       : r.exitCode !== null
         ? `exit code ${r.exitCode}`
         : `killed by ${r.signal ?? 'a signal'}`;
-  const output = r.output.length > 0 ? r.output.replace(/\s+$/, '') : '(no output)';
-  return `$ ${command}\n${output}\n[${status}${r.truncated ? '; output truncated' : ''}]`;
+  return `$ ${command}\n${outputText(r)}\n[${status}${r.truncated ? '; output truncated' : ''}]`;
+}
+
+/**
+ * The output part: as printed (stdout and stderr interleaved) unless the runner captured the
+ * streams apart and something went to stderr — then stdout first, and stderr under its own
+ * heading, so the model can tell a diagnostic from the data (seed 001 §6).
+ */
+function outputText(r: CommandResult): string {
+  if (r.stdout === undefined || r.stderr === undefined || r.stderr.trim() === '') {
+    return r.output.length > 0 ? r.output.replace(/\s+$/, '') : '(no output)';
+  }
+  const out = r.stdout.replace(/\s+$/, '');
+  return `${out.length > 0 ? out : '(no stdout)'}\n[stderr]\n${r.stderr.replace(/\s+$/, '')}`;
 }
 
 export const bashTool: Tool = {
@@ -32,6 +44,11 @@ export const bashTool: Tool = {
     const input = parseInput(BashInput, raw);
     const timeoutMs = Math.min(ctx.bashTimeoutMs, (input.timeoutSeconds ?? Infinity) * 1000);
     const r = await ctx.runner.run({ cwd: ctx.root, command: input.command, env: ctx.env, timeoutMs, signal: ctx.signal, onOutput: ctx.onOutput, owner: ctx.owner, onTerminal: ctx.onTerminal });
-    return { content: describeCommandResult(input.command, r, timeoutMs, ctx.signal.aborted), isError: r.exitCode !== 0, exitCode: r.exitCode };
+    return {
+      content: describeCommandResult(input.command, r, timeoutMs, ctx.signal.aborted),
+      isError: r.exitCode !== 0,
+      exitCode: r.exitCode,
+      ...(r.stdout !== undefined && r.stderr !== undefined ? { streams: { stdout: r.stdout, stderr: r.stderr } } : {}),
+    };
   },
 };

@@ -28,6 +28,12 @@ export interface CommandResult {
   /** stdout and stderr interleaved; head and tail kept when longer than the cap. */
   output: string;
   truncated: boolean;
+  /**
+   * stdout and stderr apart (seed 001 §6: a `!` result names both), when the runner could
+   * capture them apart; each keeps its head and tail when longer than the cap.
+   */
+  stdout?: string;
+  stderr?: string;
   /** Killed because it ran past timeoutMs (optional: runners that cannot tell leave it out). */
   timedOut?: boolean;
 }
@@ -80,6 +86,7 @@ export class ChildProcessRunner implements CommandRunner {
       if (opts.signal.aborted) return resolve({ exitCode: null, signal: 'SIGTERM', output: '', truncated: false });
       const child = spawn('bash', ['-lc', opts.command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       const out = new CappedOutput();
+      const streams = [new CappedOutput(), new CappedOutput()];
       const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')];
       let timedOut = false;
       let killTimer: NodeJS.Timeout | undefined;
@@ -105,6 +112,7 @@ export class ChildProcessRunner implements CommandRunner {
         const s = decoders[i]!.write(buf);
         if (s.length === 0) return;
         out.push(s);
+        streams[i]!.push(s);
         opts.onOutput?.(s);
       };
       child.stdout!.on('data', onData(0));
@@ -115,17 +123,18 @@ export class ChildProcessRunner implements CommandRunner {
         clearTimeout(timeout);
         if (killTimer) clearTimeout(killTimer);
         opts.signal.removeEventListener('abort', onAbort);
-        for (const d of decoders) {
+        decoders.forEach((d, i) => {
           const rest = d.end();
           if (rest) {
             out.push(rest);
+            streams[i]!.push(rest);
             opts.onOutput?.(rest);
           }
-        }
+        });
         // Background children may still hold the pipes: they belong to the killed group or live on unread.
         child.stdout!.destroy();
         child.stderr!.destroy();
-        resolve({ exitCode: code, signal: sig, output: out.text(), truncated: out.truncated, timedOut });
+        resolve({ exitCode: code, signal: sig, output: out.text(), truncated: out.truncated, stdout: streams[0]!.text(), stderr: streams[1]!.text(), timedOut });
       };
       child.on('error', (e) => {
         if (settled) return;

@@ -35,6 +35,8 @@ export interface ToolOutcome {
   content: string;
   isError: boolean;
   exitCode?: number | null;
+  /** A command's stdout and stderr apart, when its runner captured them so. */
+  streams?: { stdout: string; stderr: string };
   /** Root-relative path a write/patch changed. */
   edited?: string;
 }
