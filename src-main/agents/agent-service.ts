@@ -10,7 +10,7 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError, type AgentMode, type AgentSettings, type Approval, type Session, type TurnOutcome } from '../../src-preload/contract';
+import { AppError, type AgentMode, type AgentSettings, type Approval, type SandboxMode, type Session, type TurnOutcome } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
@@ -38,6 +38,8 @@ import { SessionRepo, withoutTurnInFlight, type SessionRecord } from './store/se
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { ChildProcessRunner, commandEnv, type CommandRunner } from './tools/command-runner';
 import type { ExtraTool } from './tools/types';
+import { DEFAULT_SANDBOX_MODE } from '../sandbox/policy';
+import { SandboxedRunner } from '../sandbox/sandboxed-runner';
 
 export const DEFAULT_TITLE = 'New session';
 /** Session titles taken from the first message are cut here: a list row, not a paragraph. */
@@ -83,8 +85,10 @@ export class AgentService {
   readonly costs: CostRepo;
   readonly approvals: ApprovalRepo;
   private readonly settingsStore: AgentSettingsStore;
-  /** Replaceable: the integrator plugs the pty-based runner in here. */
+  /** Replaceable: the integrator plugs the pty-based runner in here. Commands reach it through `sandboxed`. */
   runner: CommandRunner;
+  /** Every command the engine runs goes through this: the session's sandbox, then `runner`. */
+  private readonly sandboxed: CommandRunner = new SandboxedRunner(() => this.runner);
   /** Retry backoff; tests shorten it. */
   backoff: BackoffOptions = DEFAULT_BACKOFF;
   /** Another executor for a session's input (the Claude Code executor plugs in here); null = the built-in loop. */
@@ -134,11 +138,11 @@ export class AgentService {
       profiles: this.profiles,
       logger: o.logger,
       settings: () => this.settings(),
-      runner: () => this.runner,
+      runner: () => this.sandboxed,
       provider: (p) => this.providerFor(p),
       commandEnv: () => this.commandEnv(),
       configDir: (s) => this.configDir(s),
-      createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools }),
+      createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}) }),
       sessionChanged: (id) => this.publishSession(id),
       extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
       ownerPid: process.pid,
@@ -251,6 +255,7 @@ export class AgentService {
       profile: s.profile,
       model: s.model,
       policyPreset: s.policyPreset,
+      sandbox: s.state.sandbox ?? DEFAULT_SANDBOX_MODE,
       disabledTools: s.disabledTools,
       status: s.status,
       todos: s.todos,
@@ -284,7 +289,7 @@ export class AgentService {
     return this.sessions.list(projectId).map((s) => this.toSession(s));
   }
 
-  createSession(input: { projectId?: string; root?: string; title?: string; mode?: AgentMode; profile?: string }): Session {
+  createSession(input: { projectId?: string; root?: string; title?: string; mode?: AgentMode; profile?: string; sandbox?: SandboxMode }): Session {
     let root: string;
     let projectId: string | null = null;
     if (input.projectId) {
@@ -298,11 +303,11 @@ export class AgentService {
       projectId = this.o.projects.list().find((p) => p.path === root)?.id ?? null;
     }
     if (input.profile && !this.profiles.get(input.profile)) throw new AppError('not_found', `There is no provider profile "${input.profile}".`);
-    const s = this.createRecord({ root, projectId, ...(input.title ? { title: input.title } : {}), ...(input.mode ? { mode: input.mode } : {}), ...(input.profile ? { profile: input.profile } : {}) });
+    const s = this.createRecord({ root, projectId, ...(input.title ? { title: input.title } : {}), ...(input.mode ? { mode: input.mode } : {}), ...(input.profile ? { profile: input.profile } : {}), ...(input.sandbox ? { sandbox: input.sandbox } : {}) });
     return this.toSession(s);
   }
 
-  private createRecord(o: Partial<SessionRecord> & { root: string; projectId: string | null }): SessionRecord {
+  private createRecord(o: Partial<SessionRecord> & { root: string; projectId: string | null; sandbox?: SandboxMode }): SessionRecord {
     const st = this.settings();
     const now = Date.now();
     const base = { root: o.root, projectId: o.projectId } as SessionRecord;
@@ -322,7 +327,7 @@ export class AgentService {
       disabledTools: o.disabledTools ?? [],
       status: 'idle',
       todos: [],
-      state: { undo: [] },
+      state: { undo: [], ...(o.sandbox && o.sandbox !== DEFAULT_SANDBOX_MODE ? { sandbox: o.sandbox } : {}) },
       turnCount: 0,
       lastTurn: null,
       ownerPid: null,
@@ -335,7 +340,7 @@ export class AgentService {
     return s;
   }
 
-  updateSession(input: { sessionId: string; title?: string; mode?: AgentMode; profile?: string; model?: string; policyPreset?: Session['policyPreset']; disabledTools?: Session['disabledTools'] }): Session {
+  updateSession(input: { sessionId: string; title?: string; mode?: AgentMode; profile?: string; model?: string; policyPreset?: Session['policyPreset']; disabledTools?: Session['disabledTools']; sandbox?: SandboxMode }): Session {
     const s = this.record(input.sessionId);
     const turnId = this.live.get(s.id)?.turnId ?? null;
     let profile = s.profile;
@@ -352,6 +357,8 @@ export class AgentService {
       ...(input.mode !== undefined ? { mode: input.mode } : {}),
       ...(input.policyPreset !== undefined ? { policyPreset: input.policyPreset } : {}),
       ...(input.disabledTools !== undefined ? { disabledTools: [...new Set(input.disabledTools)] } : {}),
+      // Takes effect at the next command; a command already running keeps the sandbox it started in.
+      ...(input.sandbox !== undefined ? { state: { ...s.state, sandbox: input.sandbox } } : {}),
       profile,
       model,
     });

@@ -1,5 +1,6 @@
 import { AgentSettings, type AgentSettings as AgentSettingsT } from '../../src-preload/contract';
 import type { SettingsService } from '../settings/settings-service';
+import { DEFAULT_NETWORK } from '../sandbox/policy';
 
 export const DEFAULT_AGENT_SETTINGS: AgentSettingsT = {
   hardFloor: true,
@@ -15,6 +16,8 @@ export const DEFAULT_AGENT_SETTINGS: AgentSettingsT = {
   bashTimeoutMs: 10 * 60_000,
   defaultMode: 'default',
   defaultPolicyPreset: 'balanced',
+  sandboxNetwork: DEFAULT_NETWORK.mode,
+  sandboxAllowedDomains: [...DEFAULT_NETWORK.allowedDomains],
 };
 
 const KEY = 'agents.settings';

@@ -24,6 +24,8 @@ export class PtyCommandRunner implements CommandRunner {
       stdinClosed: true,
       // stdout and stderr apart as well, for structured results (the terminal still shows both).
       captureStreams: true,
+      // The sandboxed form of a command is long; the terminal list shows what the agent asked for.
+      ...(opts.title ? { title: opts.title } : {}),
       timeoutMs: opts.timeoutMs,
       signal: opts.signal,
       // Characters as the engine counts them; a UTF-8 character is at most 4 bytes.

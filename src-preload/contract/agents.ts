@@ -38,6 +38,20 @@ export const AgentMode = z.enum(['plan', 'default', 'auto-edit', 'yolo']);
 export type AgentMode = z.infer<typeof AgentMode>;
 
 /**
+ * What a session's commands may touch, enforced by the operating system (bubblewrap on Linux,
+ * Seatbelt on macOS, Claude Code's own sandbox for its Bash): `read-only`; `workspace-write`
+ * (default: the session folder, not its .git, plus a private /tmp); `danger-full-access`
+ * (unconfined, an explicit choice the session header shows).
+ */
+export const SandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access']);
+export type SandboxMode = z.infer<typeof SandboxMode>;
+/** Network for sandboxed commands: all, none, or listed domains (domain filtering: Claude Code's sandbox only). */
+export const SandboxNetwork = z.enum(['on', 'off', 'allow-list']);
+export type SandboxNetwork = z.infer<typeof SandboxNetwork>;
+/** `example.com` or `*.example.com`. */
+export const NetworkDomain = z.string().trim().toLowerCase().regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'a domain such as example.com or *.example.com');
+
+/**
  * The engine's tools. File tools are confined to the session's root directory. `coder`
  * (seed 000) is offered in plan mode only and runs a step through Claude Code.
  */
@@ -124,6 +138,8 @@ export const Session = z.object({
   /** Model in use; `/model` changes it at once (and persists it to .flightdeck/config.yml). */
   model: z.string(),
   policyPreset: PolicyPreset,
+  /** How commands are confined (plan mode runs them read-only whatever this says). */
+  sandbox: SandboxMode,
   /** Seed 001 §4.1: tools switched off for this session are refused before any policy. */
   disabledTools: z.array(ToolName),
   status: SessionStatus,
@@ -274,6 +290,9 @@ export const AgentSettings = z.object({
   bashTimeoutMs: z.number().int().min(1_000).max(24 * 3_600_000),
   defaultMode: AgentMode,
   defaultPolicyPreset: PolicyPreset,
+  /** Network for sandboxed commands (every executor); `allow-list` filters domains in Claude Code's sandbox, other commands get none. */
+  sandboxNetwork: SandboxNetwork,
+  sandboxAllowedDomains: z.array(NetworkDomain).max(200),
 });
 export type AgentSettings = z.infer<typeof AgentSettings>;
 
@@ -466,6 +485,7 @@ export const agentRequests = {
         title: z.string().trim().min(1).max(200).optional(),
         mode: AgentMode.optional(),
         profile: ProfileName.optional(),
+        sandbox: SandboxMode.optional(),
       })
       .strict()
       .refine((v) => (v.projectId === undefined) !== (v.root === undefined), 'give either a project or a root folder'),
@@ -482,10 +502,11 @@ export const agentRequests = {
         model: z.string().trim().min(1).max(200).optional(),
         policyPreset: PolicyPreset.optional(),
         disabledTools: z.array(ToolName).max(8).optional(),
+        sandbox: SandboxMode.optional(),
       })
       .strict(),
     Session,
-    'Change a session: title, mode, profile/model, policy preset, disabled tools. Takes effect at the next tool call or model call.',
+    'Change a session: title, mode, profile/model, policy preset, disabled tools, sandbox. Takes effect at the next tool call or model call.',
   ),
   'agents.sessions.remove': request(
     BySession,

@@ -4,7 +4,9 @@
  * the turn continue, at most `max_verify_attempts` runs per turn.
  */
 import type { AgentEventData } from '../../../src-preload/contract';
-import { CappedOutput } from '../tools/command-runner';
+import { CappedOutput, type CommandResult } from '../tools/command-runner';
+import { sessionSandboxPolicy } from '../../sandbox/policy';
+import { SandboxUnavailableError } from '../../sandbox/sandbox-runtime';
 import { readProjectConfig } from './project-config';
 import type { TurnContext } from './turn-context';
 import { detectVerifyCommand, isDocPath, isWhitelisted, VERIFY_WHITELIST } from './verify-detect';
@@ -50,14 +52,25 @@ export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'>
   ctx.verifyAttempts++;
   const attempt = ctx.verifyAttempts;
   ctx.emit({ type: 'verify.started', command, attempt, maxAttempts: wf.maxVerifyAttempts });
-  const r = await ctx.deps.runner().run({
-    cwd: s.root,
-    command,
-    env: ctx.deps.commandEnv(),
-    timeoutMs: ctx.deps.settings().bashTimeoutMs,
-    signal: ctx.signal,
-    owner: { sessionId: ctx.sessionId, ...(s.projectId ? { projectId: s.projectId } : {}) },
-  });
+  let r: CommandResult;
+  try {
+    r = await ctx.deps.runner().run({
+      cwd: s.root,
+      command,
+      env: ctx.deps.commandEnv(),
+      timeoutMs: ctx.deps.settings().bashTimeoutMs,
+      signal: ctx.signal,
+      owner: { sessionId: ctx.sessionId, ...(s.projectId ? { projectId: s.projectId } : {}) },
+      // The test command runs code the model may have just written: the same sandbox as its bash.
+      sandbox: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.state.sandbox }, ctx.deps.settings()),
+    });
+  } catch (e) {
+    if (!(e instanceof SandboxUnavailableError)) throw e;
+    // Refused, not failed: nothing a code change can repair, so no repair prompt.
+    ctx.emit({ type: 'verify.result', command, attempt, passed: false, exitCode: null, output: e.message });
+    ctx.emit({ type: 'notice', level: 'warning', text: `Auto-verify: ${e.message}` });
+    return 'done';
+  }
   if (ctx.aborted) return 'done';
   const passed = r.exitCode === 0;
   const out = new CappedOutput(EVENT_OUTPUT_CHARS);

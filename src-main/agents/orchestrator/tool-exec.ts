@@ -8,7 +8,8 @@ import { TOOLS, toolByName } from '../tools';
 import { ToolError } from '../tools/root-guard';
 import type { ToolContext, ToolOutcome } from '../tools/types';
 import type { TurnContext } from './turn-context';
-import { gitWorkTree, MAX_UNDO_SNAPSHOTS, preImage } from './undo';
+import { sessionSandboxPolicy } from '../../sandbox/policy';
+import { addPre, capturePosts, capturePre, gitWorkTree, hasPre, setPosts } from './undo';
 
 /** What the model receives from one tool call at most; a bigger result is cut with a note. */
 export const MAX_TOOL_RESULT_CHARS = 100_000;
@@ -107,6 +108,7 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
     runner: ctx.deps.runner(),
     env: ctx.deps.commandEnv(),
     bashTimeoutMs: ctx.deps.settings().bashTimeoutMs,
+    sandbox: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.state.sandbox }, ctx.deps.settings()),
     onOutput: (chunk) => {
       if (liveCut) return;
       live += chunk.length;

@@ -1,4 +1,4 @@
-import type { AgentMode, PolicyPreset, SessionStatus, TodoItem, ToolName, TurnOutcome } from '../../../src-preload/contract';
+import { SandboxMode, type AgentMode, type PolicyPreset, type SessionStatus, type TodoItem, type ToolName, type TurnOutcome } from '../../../src-preload/contract';
 import type { Database } from '../../store/db';
 
 /** A per-turn record of what write/patch changed, so /undo can put the files back (see undo.ts). */
@@ -39,6 +39,8 @@ export interface SessionState {
    * adds its message only when the command ends).
    */
   turnInFlight?: string;
+  /** How the session's commands are confined; absent = DEFAULT_SANDBOX_MODE. A session setting kept here so no migration is needed. */
+  sandbox?: SandboxMode;
 }
 
 /** The state with no turn in flight (a turn ended or was marked interrupted). */
@@ -120,7 +122,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,

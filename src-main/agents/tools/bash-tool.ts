@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { jsonSchema, parseInput } from './schema';
 import type { Tool, ToolOutcome } from './types';
 import type { CommandResult } from './command-runner';
+import { SandboxUnavailableError } from '../../sandbox/sandbox-runtime';
 
 const BashInput = z
   .object({
@@ -43,7 +44,14 @@ export const bashTool: Tool = {
   async run(raw, ctx): Promise<ToolOutcome> {
     const input = parseInput(BashInput, raw);
     const timeoutMs = Math.min(ctx.bashTimeoutMs, (input.timeoutSeconds ?? Infinity) * 1000);
-    const r = await ctx.runner.run({ cwd: ctx.root, command: input.command, env: ctx.env, timeoutMs, signal: ctx.signal, onOutput: ctx.onOutput, owner: ctx.owner, onTerminal: ctx.onTerminal });
+    let r: CommandResult;
+    try {
+      r = await ctx.runner.run({ cwd: ctx.root, command: input.command, env: ctx.env, timeoutMs, signal: ctx.signal, onOutput: ctx.onOutput, owner: ctx.owner, onTerminal: ctx.onTerminal, sandbox: ctx.sandbox });
+    } catch (e) {
+      // The sandbox could not start: the command was refused, and the model and the user read why.
+      if (e instanceof SandboxUnavailableError) return { content: `$ ${input.command}\n${e.message}`, isError: true, exitCode: null };
+      throw e;
+    }
     return {
       content: describeCommandResult(input.command, r, timeoutMs, ctx.signal.aborted),
       isError: r.exitCode !== 0,

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { isAppPrivateEnv, isModelCredentialEnv } from '../../platform/private-env';
+import type { SandboxPolicy } from '../../sandbox/policy';
 
 export interface CommandRunOptions {
   cwd: string;
@@ -19,6 +20,14 @@ export interface CommandRunOptions {
   owner?: { sessionId: string; projectId?: string };
   /** Runners that run the command in a terminal the user can open say which, once it exists. */
   onTerminal?: (terminalId: string) => void;
+  /**
+   * What the command may touch (the session's sandbox). Applied by SandboxedRunner
+   * (src-main/sandbox), which the engine puts in front of every runner; absent = the default
+   * sandbox in cwd, never "unconfined".
+   */
+  sandbox?: SandboxPolicy;
+  /** How to show the command to the user when `command` is its wrapped form. */
+  title?: string;
 }
 
 export interface CommandResult {

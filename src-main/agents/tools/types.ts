@@ -1,5 +1,6 @@
 import type { TodoItem, ToolName } from '../../../src-preload/contract';
 import type { CommandRunner } from './command-runner';
+import type { SandboxPolicy } from '../../sandbox/policy';
 
 export interface ToolContext {
   /** The session root (file tools are confined to it; commands run in it). */
@@ -8,6 +9,8 @@ export interface ToolContext {
   runner: CommandRunner;
   env: NodeJS.ProcessEnv;
   bashTimeoutMs: number;
+  /** How the session's commands are confined (the runner enforces it). */
+  sandbox: SandboxPolicy;
   /** Live command output, for `tool.output` events. */
   onOutput(chunk: string): void;
   /** The session (and project) a command runs for. */

@@ -1,0 +1,191 @@
+/**
+ * What an agent's command may touch, and how the operating system is told so. Pure: the
+ * argv for bubblewrap (Linux), the Seatbelt profile (macOS) and Claude Code's own sandbox
+ * settings are all derived here from one policy, so each mapping is unit-tested; spawning,
+ * probing and refusing live in sandbox-runtime.ts.
+ *
+ * Modes (a session's choice; seed 000's `sandbox` parameter):
+ * - `read-only`: nothing on disk can change, except a private temporary folder.
+ * - `workspace-write` (default): the session root is writable, its `.git` is not (a hook
+ *   written there would run later outside any sandbox), plus a private temporary folder.
+ * - `danger-full-access`: no confinement at all; the user opted in explicitly.
+ *
+ * Network (an app setting): `on`, `off`, or `allow-list` (named domains only). Bubblewrap can
+ * only cut the network as a whole, so for the built-in loop's commands `allow-list` means no
+ * network; Claude Code filters domains through its own proxy and honours the list.
+ */
+
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+export const NETWORK_MODES = ['on', 'off', 'allow-list'] as const;
+export type NetworkMode = (typeof NETWORK_MODES)[number];
+
+export interface NetworkPolicy {
+  mode: NetworkMode;
+  /** Domains reachable in `allow-list` mode (`example.com`, `*.npmjs.org`). */
+  allowedDomains: readonly string[];
+}
+
+export interface SandboxPolicy {
+  mode: SandboxMode;
+  /** Absolute real path of the folder the session works in. */
+  root: string;
+  network: NetworkPolicy;
+}
+
+/** The mode a session gets unless the user chooses another. */
+export const DEFAULT_SANDBOX_MODE: SandboxMode = 'workspace-write';
+/**
+ * Network on by default: package installs and test suites that fetch fixtures keep working;
+ * provider credentials never reach commands, and the setting turns it off.
+ */
+export const DEFAULT_NETWORK: NetworkPolicy = { mode: 'on', allowedDomains: [] };
+
+/** Whether commands get the whole network (bubblewrap cannot filter by domain). */
+export function commandsGetNetwork(n: NetworkPolicy): boolean {
+  return n.mode === 'on';
+}
+
+/** Paths inside the root that stay read-only in workspace-write (a repository's git data). */
+export function protectedPaths(root: string): string[] {
+  return [joinPath(root, '.git')];
+}
+
+function joinPath(a: string, b: string): string {
+  return a.endsWith('/') ? a + b : `${a}/${b}`;
+}
+
+/**
+ * bubblewrap arguments up to (and including) `--`; the command's argv follows. The whole file
+ * system is mounted read-only, then the root writable (workspace-write) with its `.git`
+ * read-only again; `/tmp` is a fresh tmpfs, so a write there vanishes with the command and
+ * never reaches the real `/tmp`. The root is bound after the tmpfs so a root under `/tmp`
+ * stays visible. `--unshare-pid` + `--die-with-parent`: when the runner kills bwrap (cancel,
+ * timeout), everything inside dies with it. `--new-session`: a command cannot push input
+ * into the terminal it runs in (TIOCSTI).
+ */
+export function bwrapArgs(p: SandboxPolicy, cwd: string): string[] {
+  if (p.mode === 'danger-full-access') throw new Error('danger-full-access runs without bubblewrap');
+  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
+  if (!commandsGetNetwork(p.network)) args.push('--unshare-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  if (p.mode === 'workspace-write') {
+    args.push('--bind', p.root, p.root);
+    for (const path of protectedPaths(p.root)) args.push('--ro-bind-try', path, path);
+  } else {
+    args.push('--ro-bind', p.root, p.root);
+  }
+  args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', cwd, '--');
+  return args;
+}
+
+/** A string as one SBPL string literal. */
+function sbplString(s: string): string {
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+export interface SeatbeltPaths {
+  /** Temporary folders writable in both confined modes (real paths: `/private/tmp`, `$TMPDIR`). */
+  tempDirs: readonly string[];
+}
+
+/**
+ * The Seatbelt (sandbox-exec) profile for macOS. Everything is allowed except: file writes
+ * outside the root (workspace-write) or anywhere (read-only) other than the temporary folders
+ * and the few devices commands write to; writes into the root's `.git`; and, when commands get
+ * no network, any network use other than local Unix sockets. In SBPL the last matching rule
+ * wins, so the exceptions follow the rules they carve out of.
+ */
+export function seatbeltProfile(p: SandboxPolicy, paths: SeatbeltPaths): string {
+  if (p.mode === 'danger-full-access') throw new Error('danger-full-access runs without Seatbelt');
+  const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
+  const writable = [
+    ...(p.mode === 'workspace-write' ? [`(subpath ${sbplString(p.root)})`] : []),
+    ...paths.tempDirs.map((d) => `(subpath ${sbplString(d)})`),
+    '(literal "/dev/null")',
+    '(literal "/dev/zero")',
+    '(literal "/dev/dtracehelper")',
+    '(regex #"^/dev/tty")',
+    '(regex #"^/dev/fd/")',
+  ];
+  lines.push(`(allow file-write*\n  ${writable.join('\n  ')})`);
+  if (p.mode === 'workspace-write') {
+    lines.push(`(deny file-write*\n  ${protectedPaths(p.root).map((g) => `(subpath ${sbplString(g)})`).join('\n  ')})`);
+  }
+  if (!commandsGetNetwork(p.network)) {
+    lines.push('(deny network*)', '(allow network* (remote unix-socket))', '(allow network* (local unix-socket))');
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * Claude Code's native sandbox (`--settings` → `sandbox`), checked against 2.1.197: its Bash
+ * runs under bubblewrap (Linux) or Seatbelt (macOS) with writes limited to cd and its own
+ * temporary folder, `.git` protected, and the network through its filtering proxy.
+ * - `failIfUnavailable`: the CLI refuses to start instead of running commands unconfined.
+ * - `allowUnsandboxedCommands: false`: the model cannot ask to run a command outside it.
+ * - `autoAllowBashIfSandboxed: false`: commands still go through Flightdeck's approval hook.
+ * - read-only: cd is denied for writing too.
+ * - `credentials`: the folder holding the run's key helper and hook secret cannot be read by
+ *   commands, and the provider variables are unset for them.
+ * Network `on` is the wildcard domain (Claude Code's matcher treats `*` as every host).
+ */
+export function claudeSandboxSettings(p: SandboxPolicy, opts: { secretDirs: readonly string[]; secretEnv: readonly string[] }): Record<string, unknown> | null {
+  if (p.mode === 'danger-full-access') return null;
+  const allowedDomains = p.network.mode === 'on' ? ['*'] : p.network.mode === 'off' ? [] : [...p.network.allowedDomains];
+  return {
+    enabled: true,
+    failIfUnavailable: true,
+    allowUnsandboxedCommands: false,
+    autoAllowBashIfSandboxed: false,
+    network: { allowedDomains },
+    filesystem: {
+      denyWrite: p.mode === 'read-only' ? [p.root] : protectedPaths(p.root),
+      denyRead: [...opts.secretDirs],
+    },
+    credentials: {
+      files: opts.secretDirs.map((path) => ({ path, mode: 'deny' })),
+      envVars: opts.secretEnv.map((name) => ({ name, mode: 'deny' })),
+    },
+  };
+}
+
+/** One argument for a POSIX shell, single-quoted. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A command line that runs `argv` (already wrapped) in place of the shell reading it: runners
+ * that take a command string (`bash -c`) run this, so the sandbox applies whatever runner is
+ * plugged in. `exec`: the sandbox becomes the process the runner signals.
+ */
+export function execLine(argv: readonly string[]): string {
+  return `exec ${argv.map(shellQuote).join(' ')}`;
+}
+
+/** One line for the user: what a session's sandbox lets commands do. */
+export function describeSandbox(p: Pick<SandboxPolicy, 'mode' | 'network'>): string {
+  const net = p.network.mode === 'on' ? 'network on' : p.network.mode === 'off' ? 'no network' : `network: ${p.network.allowedDomains.join(', ') || 'no domains'} (Claude Code only; other commands get none)`;
+  switch (p.mode) {
+    case 'read-only':
+      return `read-only: commands cannot change files (a private /tmp only), ${net}`;
+    case 'workspace-write':
+      return `workspace-write: commands write only inside the session folder (not .git) and a private /tmp, ${net}`;
+    case 'danger-full-access':
+      return 'full access: commands run unconfined, with your own permissions';
+  }
+}
+
+/**
+ * The policy a session's commands run under: plan mode is read-only whatever the session
+ * chose (it explores and proposes); otherwise the session's mode, default workspace-write.
+ */
+export function sessionSandboxPolicy(s: { root: string; mode: string; sandbox?: SandboxMode }, network: { sandboxNetwork: NetworkMode; sandboxAllowedDomains: readonly string[] }): SandboxPolicy {
+  return {
+    mode: s.mode === 'plan' ? 'read-only' : (s.sandbox ?? DEFAULT_SANDBOX_MODE),
+    root: s.root,
+    network: { mode: network.sandboxNetwork, allowedDomains: network.sandboxAllowedDomains },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Turning a command into its confined form on this machine: bubblewrap on Linux, Seatbelt
+ * (`sandbox-exec`) on macOS. Before the first command of a kind, the sandbox is started once
+ * with `true` inside, so a machine where it cannot start (bwrap missing, user namespaces
+ * disabled) is told apart from a command that failed: the command is then refused with the
+ * reason, never run unconfined. Only `danger-full-access` runs a command as is.
+ */
+import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { AppError } from '../../src-preload/contract';
+import { bwrapArgs, commandsGetNetwork, seatbeltProfile, type SandboxPolicy } from './policy';
+
+/** Where bubblewrap and sandbox-exec live (bwrap from PATH, where distributions install it). */
+const BWRAP = 'bwrap';
+const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
+
+export interface SandboxTools {
+  platform?: NodeJS.Platform;
+  /** The bubblewrap executable (tests point it at a missing one). */
+  bwrap?: string;
+}
+/** Starting a sandbox takes milliseconds; a probe this slow means something is wrong. */
+const PROBE_TIMEOUT_MS = 15_000;
+/**
+ * A failed probe is remembered this long: commands in a burst are refused at once, and a user
+ * who installs bubblewrap meanwhile does not have to restart Flightdeck.
+ */
+const PROBE_FAILURE_TTL_MS = 30_000;
+
+export class SandboxUnavailableError extends AppError {
+  constructor(message: string) {
+    super('unavailable', message);
+  }
+}
+
+interface Probe {
+  ok: boolean;
+  reason: string;
+  at: number;
+}
+
+const probes = new Map<string, Promise<Probe>>();
+
+function run(file: string, args: readonly string[]): Promise<{ ok: boolean; detail: string }> {
+  return new Promise((resolve) => {
+    execFile(file, [...args], { timeout: PROBE_TIMEOUT_MS, windowsHide: true }, (err, _stdout, stderr) => {
+      if (!err) return resolve({ ok: true, detail: '' });
+      const code = (err as NodeJS.ErrnoException).code;
+      resolve({ ok: false, detail: code === 'ENOENT' ? `${file} is not installed` : (String(stderr).trim() || err.message).split('\n')[0]! });
+    });
+  });
+}
+
+async function probeOnce(key: string, start: () => Promise<{ ok: boolean; detail: string }>): Promise<Probe> {
+  const cached = probes.get(key);
+  if (cached) {
+    const p = await cached;
+    if (p.ok || Date.now() - p.at < PROBE_FAILURE_TTL_MS) return p;
+  }
+  const next = start().then((r) => ({ ok: r.ok, reason: r.detail, at: Date.now() }));
+  probes.set(key, next);
+  return next;
+}
+
+function unavailable(what: string, reason: string, hint: string): SandboxUnavailableError {
+  return new SandboxUnavailableError(
+    `Not run: the ${what} sandbox could not start (${reason}). Commands are refused rather than run unconfined. ${hint} ` +
+      'Or give this session full access (danger-full-access) if you accept commands running with your own permissions.',
+  );
+}
+
+function macTempDirs(): string[] {
+  const dirs = new Set<string>(['/private/tmp', '/private/var/tmp']);
+  try {
+    dirs.add(realpathSync(tmpdir()));
+  } catch {
+    // TMPDIR points nowhere: /private/tmp is still there.
+  }
+  return [...dirs];
+}
+
+/**
+ * The argv that runs `argv` under the policy, from `cwd`. Throws SandboxUnavailableError when
+ * the sandbox cannot start here (or the platform has none).
+ */
+export async function sandboxArgv(argv: readonly string[], policy: SandboxPolicy, cwd: string, tools: SandboxTools = {}): Promise<string[]> {
+  if (policy.mode === 'danger-full-access') return [...argv];
+  const platform = tools.platform ?? process.platform;
+  if (platform === 'linux') {
+    const bwrap = tools.bwrap ?? BWRAP;
+    // The same namespaces and mounts a command gets, around `true`.
+    const probeArgs = bwrapArgs({ ...policy, root: '/', mode: 'read-only' }, '/');
+    const key = `${bwrap}:${commandsGetNetwork(policy.network) ? 'net' : 'nonet'}`;
+    const p = await probeOnce(key, () => run(bwrap, [...probeArgs, 'true']));
+    if (!p.ok) throw unavailable('bubblewrap', p.reason, 'Install bubblewrap (`apt-get install bubblewrap`) and make sure unprivileged user namespaces are allowed.');
+    return [bwrap, ...bwrapArgs(policy, cwd), ...argv];
+  }
+  if (platform === 'darwin') {
+    const profile = seatbeltProfile(policy, { tempDirs: macTempDirs() });
+    const p = await probeOnce('seatbelt', () => run(SANDBOX_EXEC, ['-p', '(version 1)(allow default)', '/usr/bin/true']));
+    if (!p.ok) throw unavailable('Seatbelt', p.reason, 'sandbox-exec is part of macOS; check that /usr/bin/sandbox-exec runs.');
+    return [SANDBOX_EXEC, '-p', profile, ...argv];
+  }
+  throw unavailable('command', `there is no command sandbox for ${platform}`, 'Confined commands need Linux (bubblewrap) or macOS.');
+}
+
+/** Tests: forget what the probes found. */
+export function resetSandboxProbes(): void {
+  probes.clear();
+}
