@@ -78,6 +78,8 @@ export function ToolCard({ item }: { item: ToolItem }) {
   const diff = item.approval?.diff ?? (item.tool === 'patch' ? patchInputDiff(input) : null);
   const result = item.result ? clipLines(item.result.content, MAX_RESULT_CHARS, 'head') : null;
   const pending = item.approval?.status === 'pending';
+  // A finished command that wrote to stderr: its two streams apart, stderr marked (the terminal keeps them interleaved).
+  const streams = item.result?.stderr ? { stdout: clipLines(item.result.stdout ?? '', MAX_RESULT_CHARS, 'tail').text, stderr: clipLines(item.result.stderr, MAX_RESULT_CHARS, 'tail').text } : null;
   return (
     <div className={`tool-card ${item.result?.isError ? 'tool-error' : ''} ${item.terminalId ? 'has-terminal' : ''}`} data-testid="tool-card" data-tool={item.tool}>
       <button className="tool-header" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
@@ -109,13 +111,21 @@ export function ToolCard({ item }: { item: ToolItem }) {
           ) : input && item.tool !== 'bash' ? (
             <pre className="tool-pre">{JSON.stringify(input, null, 2)}</pre>
           ) : null}
-          {item.output && (
+          {streams ? (
+            <>
+              {streams.stdout && <pre className="tool-pre terminal-out" data-testid="tool-stdout">{streams.stdout}</pre>}
+              <div className="tool-stream-label small">stderr</div>
+              <pre className="tool-pre tool-stderr" data-testid="tool-stderr">
+                {streams.stderr}
+              </pre>
+            </>
+          ) : item.output && (
             <pre className="tool-pre terminal-out" data-testid="tool-output">
               {item.outputTruncated && '… (earlier lines trimmed)\n'}
               {item.output}
             </pre>
           )}
-          {item.result && result && !item.output && result.text && (
+          {item.result && result && !item.output && !streams && result.text && (
             <pre className={`tool-pre ${item.result.isError ? 'error' : ''}`} data-testid="tool-result">
               {result.text}
               {result.cut && '… (cut here)'}

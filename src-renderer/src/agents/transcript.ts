@@ -20,7 +20,8 @@ export type TranscriptItem =
       outputTruncated: boolean;
       /** The terminal the command runs in, when it has one the user can open. */
       terminalId: string | null;
-      result: { isError: boolean; content: string; exitCode: number | null; durationMs: number } | null;
+      /** stdout/stderr: a command's streams apart, when its runner captured them so. */
+      result: { isError: boolean; content: string; exitCode: number | null; durationMs: number; stdout?: string; stderr?: string } | null;
     }
   | { kind: 'command'; id: string; name: string; cmdKind: 'slash' | 'bang'; ok: boolean; text: string; exitCode: number | null; view: CommandView | null }
   /** Context compaction (auto or `/compact`) as one block: the figures, and the summary when it arrived. */
@@ -159,7 +160,11 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       });
       break;
     case 'tool.result':
-      updateTool(d.toolUseId, d.tool, (x) => ({ ...x, tool: d.tool, result: { isError: d.isError, content: d.content, exitCode: d.exitCode, durationMs: d.durationMs } }));
+      updateTool(d.toolUseId, d.tool, (x) => ({
+        ...x,
+        tool: d.tool,
+        result: { isError: d.isError, content: d.content, exitCode: d.exitCode, durationMs: d.durationMs, ...(d.stdout !== undefined && d.stderr !== undefined ? { stdout: d.stdout, stderr: d.stderr } : {}) },
+      }));
       break;
     case 'message':
       if (d.message.kind === 'summary') {
