@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logger';
 import { ProjectService } from '../projects/project-service';
 import { registerProjectHandlers } from '../projects/handlers';
 import { SettingsService } from '../settings/settings-service';
-import { describeOpenError, openDatabase, type Database } from '../store/db';
+import { databasePath, describeOpenError, openDatabase, type Database } from '../store/db';
 import { EventLog } from '../store/event-log';
 import { backupDue, listBackups, restoreBackup, resolveBackup, takeBackup, type BackupInfo, type RestoreResult } from '../store/backups';
 import { quickCheck, type IntegrityReport } from '../store/integrity';
@@ -24,7 +24,6 @@ import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
 
-const DB_FILE = 'flightdeck.db';
 /** Long-lived hosts take the day's backup a minute after start; CLI commands end long before. */
 const BACKUP_FIRST_CHECK_MS = 60_000;
 /** Then the need for a backup is checked hourly (one is taken when the last is a day old). */
@@ -75,10 +74,10 @@ export class AppServices {
     try {
       mkdirSync(options.dataDir, { recursive: true });
     } catch (e) {
-      throw describeOpenError(e, join(options.dataDir, DB_FILE));
+      throw describeOpenError(e, databasePath(options.dataDir));
     }
     this.router = new Router(log.child('bridge'));
-    this.dbPath = join(options.dataDir, DB_FILE);
+    this.dbPath = databasePath(options.dataDir);
     this.db = openDatabase(this.dbPath);
     this.integrity = quickCheck(this.db, this.dbPath);
     if (!this.integrity.ok) log.error('the database failed its start-up check', { path: this.dbPath, problems: this.integrity.problems });
@@ -233,14 +232,6 @@ export class AppServices {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
-    if (!this.integrity.ok) {
-      const latest = listBackups(this.dataDir)[0];
-      this.hub.publish('app.notice', {
-        level: 'error',
-        title: 'The database is damaged',
-        message: `${this.dbPath} failed its check (${this.integrity.problems[0] ?? 'unknown problem'}). It was left as it is.${latest ? ` A backup from ${new Date(latest.takenAt).toLocaleString()} can be restored.` : ''}`,
-      });
-    }
     const tick = () => {
       this.backupIfDue().catch((e: unknown) => {
         // A backup that fails (full disk, damaged file) is retried at the next tick; the live data is untouched.

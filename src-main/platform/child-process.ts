@@ -104,44 +104,45 @@ function isExecutableFile(p: string): boolean {
   }
 }
 
-interface Prelude {
-  shell: string;
-  script: string;
-}
-
-let prelude: Prelude | null | undefined;
-
-/**
- * The prelude for this machine, or null where none is needed (macOS, Windows). bash is used
- * because it can close any descriptor number and, with `-p`, neither reads $BASH_ENV nor
- * imports functions; it passes the environment on unchanged. Without bash (a minimal
- * container) /bin/sh can close only 3–9 (dash has no multi-digit redirections).
- */
-function cleanExecPrelude(): Prelude | null {
-  if (prelude !== undefined) return prelude;
-  if (process.platform === 'darwin' || process.platform === 'win32') return (prelude = null);
-  const dir = existsSync('/proc/self/fd') ? '/proc/self/fd' : '/dev/fd';
-  const bash = BASH_CANDIDATES.find(isExecutableFile);
-  // The glob is expanded by the shell itself, so "self" is the shell; the directory handle it
-  // used is already closed when the loop runs (closing it again is harmless).
-  prelude = bash
-    ? { shell: bash, script: `for f in ${dir}/*; do n=\${f##*/}; case $n in *[!0-9]*|''|0|1|2) ;; *) eval "exec $n>&-";; esac; done; exec "$@"` }
-    : { shell: '/bin/sh', script: `for f in ${dir}/*; do n=\${f##*/}; case $n in [3-9]) eval "exec $n>&-";; esac; done; exec "$@"` };
-  return prelude;
-}
-
 /** The argv[0] the prelude shell gets; shows up only in its own error messages. */
 const PRELUDE_NAME = 'flightdeck-exec';
 
+let preludeShell: string | null | undefined;
+
 /**
- * `file args…` rewritten so that the program starts with descriptors 0, 1 and 2 only. The pid
- * is the program's own (the prelude execs it), so signals, process groups and exit codes are
- * unchanged. A program that cannot be found makes the prelude exit 127 with the shell's message.
+ * The shell that runs the prelude, or null where none is needed (macOS, Windows). bash is used
+ * because it can close any descriptor number and reads no startup file (see cleanExec); it
+ * passes the environment on unchanged. Without bash (a minimal
+ * container) /bin/sh can close only 3–9 (dash has no multi-digit redirections).
  */
-export function cleanExec(file: string, args: readonly string[]): { file: string; args: string[] } {
-  const p = cleanExecPrelude();
-  if (!p) return { file, args: [...args] };
-  return { file: p.shell, args: ['-p', '-c', p.script, PRELUDE_NAME, file, ...args] };
+function preludeShellPath(): string | null {
+  if (preludeShell !== undefined) return preludeShell;
+  if (process.platform === 'darwin' || process.platform === 'win32') return (preludeShell = null);
+  return (preludeShell = BASH_CANDIDATES.find(isExecutableFile) ?? '/bin/sh');
+}
+
+function preludeScript(shell: string, keep: readonly number[]): string {
+  const dir = existsSync('/proc/self/fd') ? '/proc/self/fd' : '/dev/fd';
+  const kept = ['0', '1', '2', ...keep.map(String)].join('|');
+  // The glob is expanded by the shell itself, so "self" is the shell; the directory handle it
+  // read is already closed when the loop runs (closing it again is harmless).
+  const close = shell.endsWith('bash') ? `case $n in *[!0-9]*|''|${kept}) ;; *) eval "exec $n>&-";; esac` : `case $n in ${kept}) ;; [3-9]) eval "exec $n>&-";; esac`;
+  return `for f in ${dir}/*; do n=\${f##*/}; ${close}; done; exec "$@"`;
+}
+
+/**
+ * `file args…` rewritten so that the program starts with descriptors 0, 1 and 2 (and `keep`)
+ * only. The pid is the program's own (the prelude execs it), so signals, process groups and
+ * exit codes are unchanged. A program that cannot be found makes the prelude exit 127 with the
+ * shell's message.
+ */
+export function cleanExec(file: string, args: readonly string[], keep: readonly number[] = []): { file: string; args: string[] } {
+  const shell = preludeShellPath();
+  if (!shell) return { file, args: [...args] };
+  // --norc: bash reads ~/.bashrc even non-interactively when stdin is a socket (it takes that
+  // for rshd), and Node's pipes are socket pairs. -p: no $BASH_ENV, no imported functions.
+  const flags = shell.endsWith('bash') ? ['--norc', '--noprofile', '-p'] : [];
+  return { file: shell, args: [...flags, '-c', preludeScript(shell, keep), PRELUDE_NAME, file, ...args] };
 }
 
 /**

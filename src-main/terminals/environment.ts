@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { isAppPrivateEnv } from '../platform/private-env';
+import { childEnv } from '../platform/child-process';
 
 
 function isExecutable(p: string): boolean {
@@ -34,13 +34,19 @@ function safeUserShell(): string | undefined {
 }
 
 /**
- * The environment of a terminal: the app's own, minus Flightdeck's private variables, plus what
- * a terminal emulator sets (TERM, COLORTERM) and a UTF-8 locale when none is set, so multibyte
- * output is not mangled by programs that consult the locale.
+ * The environment of a terminal, built by the one environment builder (platform/child-process):
+ * a shell the user opened gets the user's environment minus Flightdeck's private variables; a
+ * command (an agent's, a check's) also loses model credentials. On top: what a terminal emulator
+ * sets (TERM, COLORTERM) and a UTF-8 locale when none is set, so multibyte output is not mangled
+ * by programs that consult the locale.
  */
-export function terminalEnv(terminalId: string, extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && !isAppPrivateEnv(k)) env[k] = v;
+export function terminalEnv(
+  terminalId: string,
+  extra: Record<string, string> = {},
+  base: NodeJS.ProcessEnv = process.env,
+  kind: 'shell' | 'command' = 'shell',
+): Record<string, string> {
+  const env = childEnv(kind === 'shell' ? 'user' : 'command', base);
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
   env.TERM_PROGRAM = 'Flightdeck';

@@ -1,9 +1,11 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from '../platform/logger';
+import { childEnv, cleanExec } from '../platform/child-process';
 import { appRoot } from '../platform/paths';
+import { reapOrphanedGroups } from '../platform/process-groups';
 import { killGroup } from './pty-host/host-terminal';
 import type { FromHost, ToHost } from './pty-host/protocol';
 
@@ -19,7 +21,10 @@ export interface PtyHostListener {
 }
 
 /** Where the host's entry is: the TypeScript source under tsx (tests, browser mode) or the bundled file next to Electron's main. */
-function hostEntry(): { script: string; execArgv: string[]; env: NodeJS.ProcessEnv } {
+/** Where spawn puts the 'ipc' entry of stdio (its index in the stdio array). */
+const IPC_FD = 3;
+
+function hostEntry(): { script: string; execArgv: string[]; env: Record<string, string> } {
   const here = dirname(fileURLToPath(import.meta.url));
   const source = join(here, 'pty-host', 'main.ts');
   if (existsSync(source)) {
@@ -44,6 +49,8 @@ export class PtyHost {
   constructor(
     private readonly listener: PtyHostListener,
     private readonly log: Logger,
+    /** Where the host records its ptys' sessions (see platform/process-groups); none: not recorded. */
+    private readonly recordsDir: string | null = null,
   ) {}
 
   get pid(): number | undefined {
@@ -57,9 +64,12 @@ export class PtyHost {
   start(): Promise<void> {
     if (this.ready) return this.ready;
     const entry = hostEntry();
-    const child = fork(entry.script, [], {
-      execArgv: entry.execArgv,
-      env: { ...process.env, ...entry.env },
+    // Descriptor 3 is the IPC channel (Node tells the child with NODE_CHANNEL_FD); every other
+    // inherited one is closed before the host starts. The host needs no secrets: each pty's
+    // environment arrives with its spawn request.
+    const exec = cleanExec(process.execPath, [...entry.execArgv, entry.script, ...(this.recordsDir ? ['--records', this.recordsDir] : [])], [IPC_FD]);
+    const child = spawn(exec.file, exec.args, {
+      env: childEnv('minimal', process.env, entry.env),
       // stdin is a pipe only so the host sees it close when we die; stdout is unused.
       stdio: ['pipe', 'ignore', 'inherit', 'ipc'],
       serialization: 'json',
@@ -160,9 +170,18 @@ export class PtyHost {
     if (this.child !== child) return;
     this.child = null;
     this.ready = null;
-    // The host normally kills its ptys; after a SIGKILL or a crash it could not, so we do.
+    // The host normally ends its ptys' sessions; after a SIGKILL or a crash it could not, so we
+    // do: its records name every session it started, including what finished commands left.
     for (const pid of this.ptyPids) killGroup(pid);
     this.ptyPids.clear();
+    if (this.recordsDir) {
+      try {
+        const ended = reapOrphanedGroups(this.recordsDir);
+        if (ended.length > 0) this.log.warn('ended processes the terminal host left behind', { pids: ended.map((r) => r.pid) });
+      } catch (e) {
+        this.log.warn('could not read the terminal host records', { error: e });
+      }
+    }
     if (code !== 0) this.log.warn('terminal host exited', { code, signal });
     this.listener.exited(code, signal);
   }

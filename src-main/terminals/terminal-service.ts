@@ -5,6 +5,7 @@ import { isAbsolute, basename } from 'node:path';
 import { AppError, type OpenTarget, type TerminalInfo, type TerminalOwner } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
+import { reapOrphanedGroups } from '../platform/process-groups';
 import type { ProjectService } from '../projects/project-service';
 import type { EventLog } from '../store/event-log';
 import { runCommand, type RunCommandOptions, type RunCommandResult } from './command-runner';
@@ -25,6 +26,11 @@ export interface TerminalServiceOptions {
   scrollbackChars?: number;
   /** How long a far-behind view may go without acknowledging before it stops governing the pty. */
   stalledViewMs?: number;
+  /**
+   * Where the ptys' sessions are recorded while they run (under the data folder), so a start
+   * after a crash ends what the crashed instance left running. None: not recorded.
+   */
+  processRecordsDir?: string;
 }
 
 export interface SpawnOptions {
@@ -100,10 +106,19 @@ export class TerminalService {
   constructor(private readonly opts: TerminalServiceOptions) {
     this.scrollbackChars = opts.scrollbackChars ?? DEFAULT_SCROLLBACK_CHARS;
     this.stalledViewMs = opts.stalledViewMs ?? FLOW_STALLED_VIEW_MS;
-    this.host = new PtyHost({ message: (m) => this.onHostMessage(m), exited: () => this.onHostExited() }, opts.log.child('pty-host'));
+    this.host = new PtyHost({ message: (m) => this.onHostMessage(m), exited: () => this.onHostExited() }, opts.log.child('pty-host'), opts.processRecordsDir ?? null);
   }
 
   start(): void {
+    if (this.opts.processRecordsDir) {
+      try {
+        const ended = reapOrphanedGroups(this.opts.processRecordsDir);
+        if (ended.length > 0) this.opts.log.warn('ended terminal processes left running by an earlier instance that crashed', { pids: ended.map((r) => r.pid) });
+      } catch (e) {
+        // Unreadable records: nothing can be ended from them, and terminals still work.
+        this.opts.log.warn('could not read the records of earlier terminal processes', { error: e });
+      }
+    }
     this.offConnectionClosed = this.opts.hub.onConnectionClosed((connectionId) => this.connectionClosed(connectionId));
   }
 
@@ -186,7 +201,7 @@ export class TerminalService {
     const spawned = new Promise<void>((resolve, reject) => (t.spawn = { resolve, reject }));
     this.terminals.set(id, t);
     this.host.setBusy(true);
-    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, o.env, o.baseEnv), cols, rows } });
+    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, o.env, o.baseEnv, o.kind), cols, rows, kind: o.kind } });
     try {
       await spawned;
     } catch (e) {

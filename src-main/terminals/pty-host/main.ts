@@ -1,12 +1,18 @@
 /**
  * The pty host: a child process that owns every pty, so a pty that floods or a native call that
  * hangs cannot stall the main process (VS Code's pty host). It talks to its parent over Node's
- * IPC channel only, and exits — killing its ptys' process groups — as soon as that channel
- * closes, so a crashed main process leaves no orphans behind.
+ * IPC channel only, and exits — ending every session its ptys started — as soon as that
+ * channel closes or its parent is gone, so a crashed main process leaves no orphans behind.
+ *
+ * Every pty's session is recorded under the folder given as `--records <dir>` while anything in
+ * it runs, so that if this host is killed too (SIGKILL of the whole app) the next start ends
+ * what is left (see platform/process-groups).
  */
 import type { IPty } from 'node-pty';
+import { cleanExec } from '../../platform/child-process';
 import { requireNative } from '../../platform/native';
-import { HostTerminal, killGroup } from './host-terminal';
+import { GroupRecords, killSession, sessionAlive } from '../../platform/process-groups';
+import { HostTerminal } from './host-terminal';
 import type { FromHost, SpawnRequest, ToHost } from './protocol';
 
 type NodePty = typeof import('node-pty');
@@ -20,6 +26,56 @@ const pty = requireNative<NodePty>('node-pty');
 const terminals = new Map<string, HostTerminal>();
 let shuttingDown = false;
 
+/**
+ * How often the host checks that its parent is still there. Node's IPC 'disconnect' covers a
+ * parent that exits or is killed; the poll also covers a channel that stays open because its
+ * other end leaked into some process, and a parent that was replaced (re-parented to init).
+ */
+const PARENT_POLL_MS = 1_000;
+/** How often sessions whose leader exited (a detached `nohup … &` may remain) are rechecked. */
+const LINGER_POLL_MS = 5_000;
+
+const recordsDir = argValue('--records');
+const records = recordsDir ? new GroupRecords(recordsDir) : null;
+/** Every session started here that may still have processes: leader pid → its start time. */
+const sessions = new Map<number, string | null>();
+const parentPid = process.ppid;
+
+function argValue(flag: string): string | null {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? (process.argv[i + 1] ?? null) : null;
+}
+
+function track(pid: number, kind: string): void {
+  let start: string | null = null;
+  try {
+    start = records ? records.add(pid, kind).start : null;
+  } catch (e) {
+    // Without the record only a crash of both processes at once could leave this session behind.
+    process.stderr.write(`could not record terminal process ${pid}: ${e instanceof Error ? e.message : String(e)}\n`);
+  }
+  sessions.set(pid, start);
+}
+
+/** Forgets sessions with nothing left running (called when a leader exits and periodically). */
+function sweep(pid?: number): void {
+  for (const [leader, start] of sessions) {
+    if (pid !== undefined && leader !== pid) continue;
+    if (isLeaderRunning(leader) || sessionAlive(leader, start)) continue;
+    sessions.delete(leader);
+    records?.remove(leader);
+  }
+}
+
+function isLeaderRunning(pid: number): boolean {
+  for (const t of terminals.values()) if (t.pid === pid && !t.isExited) return true;
+  return false;
+}
+
+function endSession(pid: number): void {
+  killSession(pid, sessions.has(pid) ? sessions.get(pid)! : null);
+}
+
 function send(msg: FromHost, done?: () => void): void {
   if (!process.connected) return;
   process.send!(msg, undefined, undefined, (err) => {
@@ -31,7 +87,10 @@ function send(msg: FromHost, done?: () => void): void {
 function spawn(req: SpawnRequest): void {
   let p: IPty;
   try {
-    p = pty.spawn(req.file, req.args, { name: req.env.TERM ?? 'xterm-256color', cols: req.cols, rows: req.rows, cwd: req.cwd, env: req.env, encoding: null });
+    // Through the descriptor-closing prelude: forkpty leaves every earlier pty master
+    // inheritable, and this pty must not be able to write into another one.
+    const exec = cleanExec(req.file, req.args);
+    p = pty.spawn(exec.file, exec.args, { name: req.env.TERM ?? 'xterm-256color', cols: req.cols, rows: req.rows, cwd: req.cwd, env: req.env, encoding: null });
   } catch (e) {
     send({ t: 'spawnFailed', id: req.id, message: e instanceof Error ? e.message : String(e) });
     return;
@@ -39,8 +98,12 @@ function spawn(req: SpawnRequest): void {
   const term = new HostTerminal(p, {
     data: (offset, data, done) => send({ t: 'data', id: req.id, offset, data }, done),
     flow: (paused) => send({ t: 'flow', id: req.id, paused }),
-    exit: (exitCode, signal) => send({ t: 'exit', id: req.id, exitCode, signal }),
+    exit: (exitCode, signal) => {
+      send({ t: 'exit', id: req.id, exitCode, signal });
+      sweep(p.pid);
+    },
   });
+  track(p.pid, req.kind ?? 'pty');
   terminals.set(req.id, term);
   send({ t: 'spawned', id: req.id, pid: p.pid });
 }
@@ -60,7 +123,10 @@ function onMessage(msg: ToHost): void {
     case 'release': {
       const t = terminals.get(msg.id);
       terminals.delete(msg.id);
-      if (t && !t.isExited) t.killNow();
+      if (t && !t.isExited) {
+        t.killNow();
+        endSession(t.pid);
+      }
       return;
     }
     case 'shutdown':
@@ -68,14 +134,21 @@ function onMessage(msg: ToHost): void {
   }
 }
 
-/** Kills every pty's process group and exits. Used on request and when the parent goes away. */
+/**
+ * Ends every session started here (what is left of finished commands too) and exits. Used on
+ * request and when the parent goes away.
+ */
 async function shutdown(code: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
   const all = [...terminals.values()];
   // A graceful SIGHUP first on a requested shutdown (shells save history); straight SIGKILL when orphaned.
   if (code === 0 && process.connected) await Promise.all(all.map((t) => t.terminate()));
-  for (const t of all) killGroup(t.pid);
+  for (const t of all) t.killNow();
+  for (const leader of sessions.keys()) {
+    endSession(leader);
+    records?.remove(leader);
+  }
   process.exit(code);
 }
 
@@ -86,6 +159,15 @@ process.stdin.on('end', () => void shutdown(1));
 process.stdin.on('error', () => void shutdown(1));
 process.stdin.resume();
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void shutdown(1));
+let lingerTicks = 0;
+setInterval(() => {
+  // Re-parented: the process that started us is gone, even if the channel did not say so.
+  if (process.ppid !== parentPid) return void shutdown(1);
+  if (++lingerTicks * PARENT_POLL_MS >= LINGER_POLL_MS) {
+    lingerTicks = 0;
+    sweep();
+  }
+}, PARENT_POLL_MS);
 process.on('uncaughtException', (e) => {
   process.stderr.write(`pty host crashed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   void shutdown(1);

@@ -12,6 +12,8 @@ export interface SpawnRequest {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** What it is ('shell', 'command'), recorded with its session for crash recovery and logs. */
+  kind?: string;
 }
 
 export type ToHost =
