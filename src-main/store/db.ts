@@ -1,12 +1,19 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import { requireNative } from '../platform/native';
 import { MIGRATIONS } from './migrations';
 import { attachStorageHealth, StorageHealth, storageHealthOf } from './storage-health';
 
 export type Database = BetterSqlite3.Database;
+
+/** The database's file name inside the data folder. */
+export const DB_FILE_NAME = 'flightdeck.db';
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, DB_FILE_NAME);
+}
 
 /** How long a writer waits on a lock held by another connection (the CLI, a second window). */
 const BUSY_TIMEOUT_MS = 5_000;

@@ -3,6 +3,7 @@ import { useAppStore, useClient } from './store';
 import { Sidebar } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
 import { Toasts } from './components/Toasts';
+import { StorageBanner } from './components/StorageBanner';
 import { useTheme } from './lib/use-theme';
 import { hashToView } from './lib/route';
 import { BoardView } from './views/BoardView';
@@ -31,6 +32,7 @@ export function App() {
   const upsertApproval = useAppStore((s) => s.upsertApproval);
   const setProfiles = useAppStore((s) => s.setProfiles);
   const setAgentSettings = useAppStore((s) => s.setAgentSettings);
+  const setStorage = useAppStore((s) => s.setStorage);
 
   useTheme();
   useTerminalsSync();
@@ -46,6 +48,7 @@ export function App() {
       client.on('agents.approvals.changed', ({ approval }) => upsertApproval(approval)),
       client.on('agents.profiles.changed', ({ profiles }) => setProfiles(profiles)),
       client.on('agents.settings.changed', setAgentSettings),
+      client.on('app.storage.changed', setStorage),
     ];
     void loadAgents();
     // The first loads above wait for the connection; reload only after it was lost and came back.
@@ -71,7 +74,7 @@ export function App() {
       window.removeEventListener('focus', onFocus);
       window.removeEventListener('hashchange', onHash);
     };
-  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings, setView]);
+  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings, setView, setStorage]);
 
   return (
     <div className="app">
@@ -83,6 +86,7 @@ export function App() {
             (<code>Flightdeck ready at http://…/?token=…</code>) to continue; nothing was lost.
           </div>
         )}
+        <StorageBanner />
         {view.name === 'board' && <BoardView />}
         {view.name === 'settings' && <SettingsView />}
         {view.name === 'project' && <ProjectView projectId={view.projectId} />}

@@ -4,6 +4,7 @@ import { serveCommand } from './serve';
 import { chatCommand } from './chat';
 import { profilesCommand } from './profiles';
 import { coderCommand } from './coder';
+import { dbCommand } from './db';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -12,4 +13,5 @@ export const COMMANDS: readonly CliCommand[] = [
   chatCommand,
   profilesCommand,
   coderCommand,
+  dbCommand,
 ];

@@ -1,5 +1,5 @@
 import type { SliceCreator } from '.';
-import type { AppInfo, Settings } from '../../../src-preload/contract';
+import type { AppInfo, Settings, StorageStatus } from '../../../src-preload/contract';
 import type { TransportStatus } from '../../../src-preload/client/transport';
 import { hashToView, viewToHash } from '../lib/route';
 
@@ -15,6 +15,11 @@ export interface AppSlice {
   loadApp(): Promise<void>;
   applySettings(s: Settings): void;
   updateSettings(patch: Partial<Settings>): Promise<void>;
+  /** The database: full disk, damage found at start, automatic backups (shown as a banner). */
+  storage: StorageStatus | null;
+  setStorage(s: StorageStatus): void;
+  /** Restores the latest automatic backup; resolves true when it worked. */
+  restoreDatabase(): Promise<boolean>;
 }
 
 export const createAppSlice: SliceCreator<AppSlice> = (set, get, client) => ({
@@ -31,8 +36,19 @@ export const createAppSlice: SliceCreator<AppSlice> = (set, get, client) => ({
     if (connection === 'open') get().clearConnectionToasts();
   },
   async loadApp() {
-    const [info, settings] = await Promise.all([client.invoke('app.info', {}), client.invoke('settings.get', {})]);
-    set({ info, settings });
+    const [info, settings, storage] = await Promise.all([client.invoke('app.info', {}), client.invoke('settings.get', {}), client.invoke('app.storage', {})]);
+    set({ info, settings, storage });
+  },
+  storage: null,
+  setStorage: (storage) => set({ storage }),
+  async restoreDatabase() {
+    try {
+      await client.invoke('app.storage.restore', {});
+      return true;
+    } catch (e) {
+      get().toastError('Could not restore the database', e);
+      return false;
+    }
   },
   applySettings: (settings) => set({ settings }),
   async updateSettings(patch) {
