@@ -135,12 +135,25 @@ function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 
               : new AppError('path_not_found', `The folder ${opts.cwd} does not exist (moved or deleted?).`),
           );
         }
+        // The working directory cannot be entered (spawn's chdir failed): say so, not "spawn git EACCES".
+        if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') return reject(permissionDenied(opts.cwd));
         const err = String(stderr);
+        // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
+        if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
         const exit = typeof error.code === 'number' ? error.code : null;
         reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err));
       },
     );
   });
+}
+
+/** A folder (or a file in it) the operating system does not let Flightdeck read. */
+export function permissionDenied(path: string, detail?: string): AppError {
+  return new AppError(
+    'permission_denied',
+    `Flightdeck cannot read ${path}: permission denied${detail ? ` (${detail})` : ''}. Give your user read access to it (for example with chmod or chown).`,
+    { path, reason: 'permission denied' },
+  );
 }
 
 export function gitNotInstalled(): AppError {

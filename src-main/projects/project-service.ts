@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { access, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { AppError, type Project } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
-import { git, GitError } from '../git/git';
+import { git, GitError, permissionDenied } from '../git/git';
 import type { Logger } from '../platform/logger';
 import type { Database } from '../store/db';
 import { readGitState } from './git-state';
@@ -60,16 +61,22 @@ export class ProjectService {
     let info;
     try {
       info = await stat(expanded);
-    } catch {
+    } catch (e) {
+      if (isDenied(e)) throw permissionDenied(expanded);
       throw new AppError('path_not_found', `Nothing exists at ${expanded}.`, { path: expanded });
     }
     if (!info.isDirectory()) throw new AppError('not_a_directory', `${expanded} is a file, not a folder.`, { path: expanded });
-    const real = await realpath(expanded);
+    const real = await realpath(expanded).catch((e: unknown) => {
+      throw isDenied(e) ? permissionDenied(expanded) : e;
+    });
     let top: string;
     try {
       top = (await git(['rev-parse', '--show-toplevel'], { cwd: real })).trim();
     } catch (e) {
       if (e instanceof GitError) {
+        // Git skips a .git it may not read and reports "not a git repository": name the real problem.
+        const hidden = await unreadableGitDir(real);
+        if (hidden) throw permissionDenied(hidden);
         throw new AppError('not_a_git_repo', `${expanded} is not inside a git repository. Run "git init" there first, or pick the repository's folder.`, {
           path: expanded,
         });
@@ -134,8 +141,9 @@ export class ProjectService {
   private async refreshOne(row: ProjectRow): Promise<void> {
     try {
       await stat(row.path);
-    } catch {
-      this.states.set(row.id, { git: null, problem: `The folder ${row.path} no longer exists.`, refreshedAt: Date.now() });
+    } catch (e) {
+      const problem = isDenied(e) ? permissionDenied(row.path).message : `The folder ${row.path} no longer exists.`;
+      this.states.set(row.id, { git: null, problem, refreshedAt: Date.now() });
       return;
     }
     try {
@@ -155,5 +163,26 @@ export class ProjectService {
 
   private publish(): void {
     this.hub.publish('projects.changed', { projects: this.list() });
+  }
+}
+
+/** The OS refused access (a folder without read/execute permission for this user). */
+function isDenied(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
+/** A `.git` in the folder or one of its parents that exists but this user may not open. */
+async function unreadableGitDir(start: string): Promise<string | null> {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const candidate = join(dir, '.git');
+    try {
+      // A linked worktree's .git is a file: it needs reading, a directory also entering.
+      const isDir = (await stat(candidate)).isDirectory();
+      await access(candidate, isDir ? constants.R_OK | constants.X_OK : constants.R_OK);
+    } catch (e) {
+      if (isDenied(e)) return candidate;
+    }
+    if (dirname(dir) === dir) return null;
   }
 }

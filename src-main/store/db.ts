@@ -79,7 +79,9 @@ export function describeOpenError(e: unknown, file: string): unknown {
 }
 
 function permissionProblem(errno: string | null, file: string): AppError | null {
-  const dir = dirname(file);
+  // A data folder still to be created: the refusal comes from the nearest folder that exists.
+  let dir = dirname(file);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   const probe = (path: string, mode: number): string | null => {
     try {
       accessSync(path, mode);
@@ -91,9 +93,10 @@ function permissionProblem(errno: string | null, file: string): AppError | null 
   const checks: Array<[string, number]> = [[dir, constants.W_OK | constants.X_OK]];
   if (existsSync(file)) checks.unshift([file, constants.R_OK | constants.W_OK]);
   for (const [path, mode] of checks) {
-    const got = probe(path, mode) ?? (path === dir ? errno : null);
+    const probed = probe(path, mode);
+    const got = probed === null || probed === 'ENOENT' ? (path === dir ? errno : null) : probed;
     if (got === 'EACCES' || got === 'EPERM') {
-      return new AppError('permission_denied', `Flightdeck cannot open ${path}: permission denied. Give your user read and write access to it (the data folder is ${dir}).`, { path, reason: 'permission denied' });
+      return new AppError('permission_denied', `Flightdeck cannot open ${path}: permission denied. Give your user read and write access to it (the data folder is ${dirname(file)}).`, { path, reason: 'permission denied' });
     }
     if (got === 'EROFS') {
       return new AppError('permission_denied', `Flightdeck cannot write to ${path}: it is on a read-only file system. Choose a writable data folder (--data-dir) or remount it read-write.`, { path, reason: 'read-only file system' });
