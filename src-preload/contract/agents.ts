@@ -410,10 +410,13 @@ export const AgentEventData = z.discriminatedUnion('type', [
     exitCode: z.number().int().nullable(),
     output: z.string(),
   }),
-  /** "auto-verify not run", with why (no whitelisted command, not whitelisted, attempts exhausted…). */
+  /**
+   * "auto-verify not run", with why (no whitelisted command, not whitelisted, attempts exhausted…).
+   * not_approved: files deciding what the command runs changed, and the policy or the user refused the run.
+   */
   z.object({
     type: z.literal('verify.skipped'),
-    reason: z.enum(['not_requested', 'disabled', 'no_edits', 'docs_only', 'bash_unavailable', 'no_command', 'not_whitelisted', 'attempts_exhausted', 'mode']),
+    reason: z.enum(['not_requested', 'disabled', 'no_edits', 'docs_only', 'bash_unavailable', 'no_command', 'not_whitelisted', 'attempts_exhausted', 'mode', 'not_approved']),
     message: z.string(),
   }),
   /**

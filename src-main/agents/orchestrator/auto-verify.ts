@@ -9,6 +9,7 @@ import { sessionSandboxPolicy } from '../../sandbox/policy';
 import { SandboxUnavailableError } from '../../sandbox/sandbox-runtime';
 import { readProjectConfig } from './project-config';
 import type { TurnContext } from './turn-context';
+import { approveVerifyRun } from './verify-approval';
 import { detectVerifyCommand, isDocPath, isWhitelisted, VERIFY_WHITELIST } from './verify-detect';
 
 /** The failing output the repair prompt quotes: the tail, where test runners print the summary. */
@@ -48,6 +49,10 @@ export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'>
   if (command === null) {
     return skip(ctx, 'no_command', 'no whitelisted test command applies to this repository (looked for go.mod, a pytest config, a package.json test script, Cargo.toml, pom.xml, gradlew, build.gradle).');
   }
+
+  const approved = await approveVerifyRun(ctx, command);
+  if (ctx.aborted) return 'done';
+  if (!approved.run) return skip(ctx, 'not_approved', approved.message);
 
   ctx.verifyAttempts++;
   const attempt = ctx.verifyAttempts;

@@ -10,6 +10,7 @@ import type { ToolContext, ToolOutcome } from '../tools/types';
 import type { TurnContext } from './turn-context';
 import { sessionSandboxPolicy } from '../../sandbox/policy';
 import { addPre, capturePosts, capturePre, gitWorkTree, hasPre, setPosts } from './undo';
+import { guardBeforeWrite } from './verify-guard';
 
 /** What the model receives from one tool call at most; a bigger result is cut with a note. */
 export const MAX_TOOL_RESULT_CHARS = 100_000;
@@ -126,7 +127,10 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
       ctx.update({ todos });
       ctx.emit({ type: 'todo.updated', todos });
     },
-    beforeWrite: (rel) => snapshotBeforeWrite(ctx, rel),
+    beforeWrite: async (rel) => {
+      keepVerifyBaseline(ctx, rel);
+      await snapshotBeforeWrite(ctx, rel);
+    },
   };
   try {
     const out: ToolOutcome = tool ? await tool.run(call.input, toolCtx) : await extra!.run(call.input, { sessionId: ctx.sessionId, turnId: ctx.turnId, signal: ctx.signal });
@@ -145,6 +149,13 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
     ctx.deps.logger.error('tool failed unexpectedly', { tool: call.name, error: e });
     return finish({ content: `The ${call.name} tool failed: ${e instanceof Error ? e.message : String(e)}`, isError: true, exitCode: null, ran: true, cancelled: ctx.aborted });
   }
+}
+
+/** Keeps the trusted content of a file that decides what auto-verify runs, before it changes. */
+function keepVerifyBaseline(ctx: TurnContext, rel: string): void {
+  const state = ctx.session().state;
+  const guard = guardBeforeWrite(ctx.session().root, state.verifyGuard ?? {}, rel);
+  if (guard) ctx.update({ state: { ...state, verifyGuard: guard } });
 }
 
 /** Records a file's pre-image (as a git blob) before the turn first changes it, for /undo. */

@@ -95,6 +95,42 @@ const EXPLICIT_VERIFY = [
   /测试[^。\n]{0,6}通过/,
 ];
 
+/**
+ * Clause boundaries: a negation only reaches to the end of its clause ("don't touch the API,
+ * and run the tests" asks for tests). "and"/"并" start a new clause too, so "do not rename it
+ * and run the tests" still asks; the price is that "don't build and test" reads as not asking,
+ * the safe side for a request that names no runner verb anyway.
+ */
+const CLAUSE_BREAK = /[.;!?\n。；！？，,、]+|\s+(?:but|and|then|also|however)\s+|但是?|不过|然后|并且|并|再/i;
+
+/** Words that turn a request to test into a request not to, before it ("don't run the tests"). */
+const EN_NEGATION = String.raw`do\s*n[o']?t|does\s*n[o']?t|dont|never|no\s+need\s+(?:to|for)|not|without|skip(?:ping)?|avoid(?:ing)?|need\s*n[o']?t|should\s*n[o']?t|must\s*n[o']?t|can\s*n[o']?t|won't|will\s+not|refrain\s+from|hold\s+off(?:\s+on)?`;
+const ZH_NEGATION = /不要|别|不用|无需|不必|不需要|甭|勿|跳过|先不|暂不|不准|不许|禁止|不想|没必要/;
+const PREFIX_NEGATION = [new RegExp(String.raw`\b(?:${EN_NEGATION}|no|stop)\b`, 'i'), ZH_NEGATION];
+/**
+ * …or inside the request ("make sure not to run the tests", "tests don't need to pass"). A bare
+ * "no" is not one here: "make sure no test fails" asks for tests.
+ */
+const INNER_NEGATION = [new RegExp(String.raw`\b(?:${EN_NEGATION})\b`, 'i'), ZH_NEGATION];
+/** Negated negations ask after all: "don't forget to run the tests", "别忘了跑测试". */
+const DOUBLE_NEGATION = [/\b(?:do\s*n[o']?t|dont|never)\s+(?:forget|neglect|skip|omit)\b/i, /(?:不要|别|勿|不准|不许)(?:忘|漏|跳过|省略)/];
+
+function clauseAsks(clause: string): boolean {
+  for (const r of EXPLICIT_VERIFY) {
+    const m = r.exec(clause);
+    if (!m) continue;
+    const prefix = clause.slice(0, m.index);
+    if (DOUBLE_NEGATION.some((n) => n.test(prefix + m[0]))) return true;
+    const negated = PREFIX_NEGATION.some((n) => n.test(prefix)) || INNER_NEGATION.some((n) => n.test(m[0]));
+    if (!negated) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the input asks for verification: some clause asks for tests (or a build check) and
+ * that clause does not say not to, in English or Chinese.
+ */
 export function asksForVerification(input: string): boolean {
-  return EXPLICIT_VERIFY.some((r) => r.test(input));
+  return input.split(CLAUSE_BREAK).some((c) => c !== undefined && clauseAsks(c));
 }

@@ -27,12 +27,22 @@ export interface RedoRecord {
   dirs: string[];
 }
 
+/** The trusted content of a file that decides what auto-verify runs (see verify-guard.ts). */
+export interface VerifyBaseline {
+  /** sha256 of the content; null when the file did not exist. */
+  sha256: string | null;
+  /** The text, for the approval's diff; null when absent, binary or too large to keep. */
+  text: string | null;
+}
+
 /** Engine state that survives restarts (kept as one JSON column: it is always read whole). */
 export interface SessionState {
   /** Pre-images per turn, newest last, bounded (see MAX_UNDO_SNAPSHOTS). */
   undo: UndoSnapshot[];
   /** /undo steps that /redo can take back, newest last; cleared when a turn changes files again. */
   redo?: RedoRecord[];
+  /** Files deciding what auto-verify runs that the agent changed, with their trusted content. */
+  verifyGuard?: Record<string, VerifyBaseline>;
   /**
    * The turn that is running, set when it starts and cleared when it ends. After a crash it
    * names the turn that was interrupted even when that turn left no message yet (a `!` command
@@ -122,7 +132,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,
