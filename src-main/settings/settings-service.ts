@@ -1,6 +1,6 @@
 import { Settings, type Settings as SettingsT } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
-import type { Database } from '../store/db';
+import { translateSqliteError, type Database } from '../store/db';
 
 const DEFAULTS: SettingsT = { theme: 'system', terminalFontSize: 13 };
 
@@ -34,9 +34,14 @@ export class SettingsService {
 
   update(patch: Partial<SettingsT>): SettingsT {
     const put = this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-    this.db.transaction(() => {
-      for (const [k, v] of Object.entries(patch)) if (v !== undefined) put.run(k, JSON.stringify(v));
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const [k, v] of Object.entries(patch)) if (v !== undefined) put.run(k, JSON.stringify(v));
+      })();
+    } catch (e) {
+      // A full disk answers the typed disk_full (naming the data folder) to every caller, the CLI included.
+      throw translateSqliteError(e, this.db);
+    }
     const next = this.get();
     this.hub.publish('settings.changed', next);
     return next;
@@ -54,8 +59,12 @@ export class SettingsService {
   }
 
   setInternal(key: string, value: unknown): void {
-    this.db
-      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
-      .run(`internal.${key}`, JSON.stringify(value));
+    try {
+      this.db
+        .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+        .run(`internal.${key}`, JSON.stringify(value));
+    } catch (e) {
+      throw translateSqliteError(e, this.db);
+    }
   }
 }
