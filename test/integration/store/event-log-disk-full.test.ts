@@ -44,11 +44,10 @@ describe('EventLog on a full disk', () => {
     const { db, dir } = freshDb();
     const notices: StorageNotice[] = [];
     const health = storageHealthOf(db)!;
-    let log!: EventLog;
-    health.configure({ notify: (n) => notices.push(n), pendingElsewhere: () => log.pending });
     let failures = 0;
     const persisted: number[] = [];
-    log = new EventLog(db, { flushDelayMs: 5, maxPendingBytes: 50_000, retryBaseMs: 20, retryMaxMs: 80, onError: () => failures++, onPersisted: (b) => persisted.push(b.length) });
+    const log = new EventLog(db, { flushDelayMs: 5, maxPendingBytes: 50_000, retryBaseMs: 20, retryMaxMs: 80, onError: () => failures++, onPersisted: (b) => persisted.push(b.length) });
+    health.configure({ notify: (n) => notices.push(n), pendingElsewhere: () => log.pending });
     cleanups.unshift(() => log.dispose());
     fillUp(db);
     const payload = (i: number) => ({ i, text: 'x'.repeat(200) });
