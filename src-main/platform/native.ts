@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { appRoot } from './paths';
 
 /**
@@ -9,11 +9,17 @@ import { appRoot } from './paths';
  * `bin/electron-native.mjs` on `npm start`). Neither build overwrites the other, so the
  * tree never ends up with one of the two runtimes broken.
  */
-export function requireNative<T>(name: 'better-sqlite3' | 'node-pty', opts: { root?: string; electron?: string } = {}): T {
+export function requireNative<T>(name: 'better-sqlite3' | 'node-pty', opts: { root?: string; electron?: string; resourcesPath?: string } = {}): T {
   const root = opts.root ?? appRoot();
   const electron = opts.electron ?? process.versions.electron;
   if (electron) {
     const electronTree = join(root, '.electron-native', 'node_modules', name);
+    // An installed app (electron-builder, see package.json "build") lives under Electron's
+    // resources folder, and its one node_modules was rebuilt for Electron when it was packaged.
+    const resources = opts.resourcesPath ?? (process as { resourcesPath?: string }).resourcesPath;
+    if (!existsSync(electronTree) && resources && (root === resources || root.startsWith(resources + sep))) {
+      return createRequire(join(root, 'package.json'))(name) as T;
+    }
     if (!existsSync(electronTree)) {
       throw new Error(`${name} has not been rebuilt for Electron ${electron}; run "npm start" again.`);
     }
