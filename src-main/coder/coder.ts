@@ -18,17 +18,19 @@
 import { stat, realpath } from 'node:fs/promises';
 import { classifyAttempt } from './core/classify';
 import { backoffDelayMs, isRetryableKind } from './core/backoff';
-import { claudeEnv, type CoderBackend } from './core/launch';
+import { claudeCredential, claudeEnv, type CoderBackend } from './core/launch';
 import { parseCoderParams, type CoderParams } from './core/params';
 import { renderContextPack, type ContextPack } from './core/prompt';
 import { makeRedactor, redactDeep } from './core/redact';
 import { failure, withSession, type CoderFailure, type CoderMetrics, type CoderResult, type ErrorKind } from './core/result';
-import { checkScope, type ContractScope } from './core/scope';
+import { checkScope, hasScope, type ContractScope } from './core/scope';
+import { keepPreImages, revertPaths, type PreImages } from './contract-revert';
 import type { StreamMessage } from './core/stream-json';
 import type { ApprovalHook, HookObserver } from './approval-hook';
 import { contextPackFor, readContract } from './constraints';
 import { runAttempt, type AttemptReport } from './run-attempt';
 import { changedPaths, snapshotWorkspace, type WorkspaceSnapshot } from './workspace-state';
+import type { NetworkPolicy } from '../sandbox/policy';
 
 export interface AttemptInfo {
   attempt: number;
@@ -49,6 +51,8 @@ export interface CoderRunOptions {
   /** The environment the CLI inherits (default process.env) and changes on top of it. */
   inheritedEnv?: Readonly<Record<string, string | undefined>>;
   envOverrides?: Readonly<Record<string, string | undefined>>;
+  /** Network for the sandboxed Bash (default: DEFAULT_NETWORK). */
+  network?: NetworkPolicy;
   /** Compare changes against the scope of cd's contract. */
   checkContract?: boolean;
   /** The goal for the context pack of a replaced session (default: the contract's Goal section). */
@@ -163,8 +167,10 @@ async function runChecked(
     isRoot: process.getuid?.() === 0,
     overrides: opts.envOverrides,
   });
+  const credential = claudeCredential({ inherited: opts.inheritedEnv ?? process.env, backend: opts.backend ?? null });
   let scope: ContractScope | null = null;
   if (opts.checkContract) scope = (await readContract(cd))?.sections.scope ?? null;
+  if (scope !== null && !hasScope(scope)) scope = null;
   const needSnapshots = p.max_retries > 0 || scope !== null;
 
   const totals: Totals = { turns: 0, apiMs: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, usd: 0 };
@@ -201,6 +207,8 @@ async function runChecked(
     info = { ...info, attempt };
     opts.onAttempt?.(info);
     const before: WorkspaceSnapshot | null = needSnapshots ? await snapshotWorkspace(cd) : null;
+    // Under a contract, what git cannot give back is kept, so out-of-scope changes can be undone.
+    const kept: PreImages | null = before && scope ? await keepPreImages(before) : null;
     const report = await runAttempt({
       claudePath: opts.claudePath ?? 'claude',
       cd,
@@ -210,6 +218,9 @@ async function runChecked(
       idleTimeoutMs: p.timeout * 1000,
       maxDurationMs: p.max_duration * 1000,
       env,
+      credential,
+      scope,
+      ...(opts.network ? { network: opts.network } : {}),
       gate: opts.gate ?? null,
       redact,
       signal: opts.signal,
@@ -238,7 +249,13 @@ async function runChecked(
 
     const changed = before ? await changedPaths(before, await snapshotWorkspace(cd)) : null;
     const violations = scope && changed ? checkScope(changed, scope) : [];
-    const violationText = violations.length > 0 ? `Changes outside the contract's scope: ${violations.map((v) => `${v.path} (${v.reason})`).join(', ')}.` : '';
+    let violationText = violations.length > 0 ? `Changes outside the contract's scope: ${violations.map((v) => `${v.path} (${v.reason})`).join(', ')}.` : '';
+    if (violations.length > 0 && before && kept) {
+      // A contract violation found after the fact (a command wrote it) does not stay.
+      const undone = await revertPaths(before, kept, violations.map((v) => v.path));
+      if (undone.reverted.length > 0) violationText += ` Reverted to how they were before the run: ${undone.reverted.join(', ')}.`;
+      if (undone.failed.length > 0) violationText += ` Could not revert: ${undone.failed.map((f) => `${f.path} (${f.reason})`).join(', ')}.`;
+    }
 
     if (verdict.ok) {
       if (violations.length > 0) {

@@ -7,13 +7,15 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AttemptOutcome } from './core/classify';
-import { claudeArgs, hookSettings } from './core/launch';
+import { claudeArgs, CREDENTIAL_ENV, keyHelperCommand, runSettings } from './core/launch';
 import type { Sandbox } from './core/params';
+import type { ContractScope } from './core/scope';
 import type { Redactor } from './core/redact';
 import { LAST_LINES } from './core/result';
 import { LineSplitter, StreamState, type StreamMessage } from './core/stream-json';
 import { startHookServer, type ApprovalHook, type HookObserver } from './approval-hook';
 import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-group';
+import { claudeSandboxSettings, DEFAULT_NETWORK, type NetworkPolicy } from '../sandbox/policy';
 import { createRunDir, removeRunDir } from './run-dir';
 
 /** A line kept for `last_lines` is cut here: one tool result can be megabytes. */
@@ -39,6 +41,12 @@ export interface AttemptOptions {
   /** 0 = no total limit. */
   maxDurationMs: number;
   env: Record<string, string>;
+  /** The key, handed over through apiKeyHelper (never the environment); null = the CLI's own login. */
+  credential?: string | null;
+  /** The contract's scope, refused before each file change by the approval hook. */
+  scope?: ContractScope | null;
+  /** Network for the sandboxed Bash (default DEFAULT_NETWORK). */
+  network?: NetworkPolicy;
   gate: ApprovalHook | null;
   redact: Redactor;
   signal?: AbortSignal;
@@ -96,6 +104,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
     cd: o.cd,
     sandbox: o.sandbox,
     gate: o.gate,
+    scope: o.scope ?? null,
     observer: {
       onPending: (r) => {
         awaitingDecisions++;
@@ -111,7 +120,15 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
   });
   try {
     const settingsPath = join(settingsDir, 'settings.json');
-    await writeFile(settingsPath, JSON.stringify(hookSettings(hooks.url, hooks.secret)), { mode: 0o600 });
+    let keyHelper: string | null = null;
+    if (o.credential) {
+      const keyFile = join(settingsDir, 'key');
+      await writeFile(keyFile, o.credential, { mode: 0o600 });
+      keyHelper = keyHelperCommand(keyFile);
+    }
+    // The settings folder holds the key and the hook secret: the sandbox hides it from commands.
+    const sandbox = claudeSandboxSettings({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK }, { secretDirs: [settingsDir], secretEnv: CREDENTIAL_ENV });
+    await writeFile(settingsPath, JSON.stringify(runSettings({ hookUrl: hooks.url, secret: hooks.secret, keyHelper, sandbox })), { mode: 0o600 });
     const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null });
 
     await new Promise<void>((resolveRun) => {

@@ -23,6 +23,7 @@ import type { ApprovalHook } from './approval-hook';
 import { runCoder } from './coder';
 import { buildCoderPrompt } from './constraints';
 import type { CoderSessionRepo } from './session-repo';
+import { sessionSandboxPolicy } from '../sandbox/policy';
 
 /** The goal kept for a lost conversation's context pack: the first task, not a whole essay. */
 const GOAL_CHARS = 4_000;
@@ -38,10 +39,11 @@ export interface SessionTurnDeps {
   changed(sessionId: string): void;
 }
 
-export function sandboxForMode(mode: string): Sandbox {
-  // plan mode: explore and propose, never change files. Other modes write inside the root and
-  // leave every other decision to the gate (yolo lets commands run unasked there).
-  return mode === 'plan' ? 'read-only' : 'workspace-write';
+export function sandboxForMode(mode: string, chosen: Sandbox = 'workspace-write'): Sandbox {
+  // plan mode: explore and propose, never change files. Other modes use the session's sandbox
+  // (workspace-write unless the user chose otherwise) and leave every other decision to the
+  // gate (yolo lets commands run unasked there).
+  return mode === 'plan' ? 'read-only' : chosen;
 }
 
 export function authModeFor(preset: string | undefined, baseUrl: string): CoderBackend['authMode'] {
@@ -134,7 +136,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     {
       PROMPT: prompt,
       cd: s.root,
-      sandbox: sandboxForMode(s.mode),
+      sandbox: sandboxForMode(s.mode, s.state.sandbox),
       ...(cfg.claudeSessionId ? { SESSION_ID: cfg.claudeSessionId } : {}),
       timeout: settings.idleTimeoutS,
       max_duration: settings.maxDurationS,
@@ -147,6 +149,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
       checkContract: cfg.injectConstraints,
       goal: cfg.goal,
       envOverrides: d.envOverrides,
+      network: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.state.sandbox }, ctx.deps.settings()).network,
       killGraceMs: d.killGraceMs,
       onMessage: (m) => {
         if (m.type === 'system' && m.subtype === 'init' && typeof m.session_id === 'string') seenSession = m.session_id;

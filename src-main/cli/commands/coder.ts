@@ -89,7 +89,7 @@ export const coderCommand: CliCommand = {
     const onOutputGone = () => ctl.abort();
     ctx.signal.addEventListener('abort', onOutputGone, { once: true });
     try {
-      const result = await runCoder(params, { claudePath, backend, signal: ctl.signal, checkContract: ctx.flags['check-contract'] === true });
+      const result = await runCoder(params, { claudePath, backend, signal: ctl.signal, checkContract: ctx.flags['check-contract'] === true || ctx.flags.inject === true });
       return print(result);
     } finally {
       for (const s of STOP_SIGNALS) process.off(s, stop);

@@ -50,6 +50,9 @@ export const INSTALL_HINT = 'Install it with: npm install -g @anthropic-ai/claud
  */
 const LOST_SESSION = [/No conversation found with session ID/i, /--resume requires a valid session ID/i];
 
+/** What 2.1.197 says when `sandbox.failIfUnavailable` stops it (result `errors` and stderr). */
+const SANDBOX_UNAVAILABLE = /sandbox required but unavailable:\s*([^\n]*?)(?:\s*·|\n|$)/i;
+
 export function isLostSession(o: Pick<AttemptOutcome, 'resumed' | 'result' | 'stderr'>): boolean {
   if (!o.resumed) return false;
   const texts = [o.stderr, ...(o.result?.errors ?? []), o.result?.result ?? ''];
@@ -77,6 +80,15 @@ export function classifyAttempt(o: AttemptOutcome, limits: { idleTimeoutS: numbe
     return { ok: false, kind: 'idle_timeout', message: `No output for ${limits.idleTimeoutS} s (timeout); the run was stopped.`, retryable: true };
   }
   if (isLostSession(o)) return { ok: false, kind: 'lost_session', message: 'The CLI does not know this SESSION_ID.', retryable: false };
+  const sandboxProblem = [o.stderr, ...(o.result?.errors ?? [])].map((t) => SANDBOX_UNAVAILABLE.exec(t)).find((m) => m !== null);
+  if (sandboxProblem) {
+    return {
+      ok: false,
+      kind: 'config_error',
+      message: `Not run: Claude Code's sandbox could not start (${sandboxProblem[1]!.trim()}). Commands are refused rather than run unconfined. Install bubblewrap and socat (Linux), or choose danger-full-access if you accept unconfined commands.`,
+      retryable: false,
+    };
+  }
   if (o.result?.isError) {
     const text = o.result.result?.trim() || o.result.errors.join('; ') || `the CLI ended with "${o.result.subtype}"`;
     const status = o.result.apiErrorStatus;

@@ -1,7 +1,13 @@
 /**
  * How one Coder attempt launches `claude`: arguments, environment and the generated settings
- * (the PreToolUse hook that routes every tool call through Flightdeck's approval path).
+ * (the PreToolUse hook that routes every tool call through Flightdeck's approval path, the
+ * native sandbox for its Bash, and the key helper).
  * Pure, so the mapping from seed 000's `sandbox` to Claude Code's permission flags is tested.
+ *
+ * The credential never enters the CLI's environment, which its Bash and every tool inherit:
+ * `apiKeyHelper` (a `cat` of a 0600 file in the run's private settings folder, which the
+ * sandbox denies to commands) hands it to the CLI, which sends it as both `x-api-key` and
+ * `Authorization: Bearer` — what Anthropic and the Anthropic-compatible providers accept.
  */
 import type { Sandbox } from './params';
 import { CLAUDE_WRITE_TOOLS } from './tool-map';
@@ -15,8 +21,9 @@ export interface CoderBackend {
   apiKey: string;
   model: string;
   /**
-   * How the key is sent: `api-key` → ANTHROPIC_API_KEY (x-api-key header, Anthropic);
-   * `auth-token` → ANTHROPIC_AUTH_TOKEN (Bearer; what GLM, MiniMax and DeepSeek document).
+   * How the provider documents its key: `api-key` (x-api-key, Anthropic) or `auth-token`
+   * (Bearer; GLM, MiniMax, DeepSeek). The key helper makes the CLI send both headers, so
+   * either works; the profile keeps saying which one the provider expects.
    */
   authMode?: 'api-key' | 'auth-token';
 }
@@ -63,6 +70,41 @@ export function claudeArgs(a: ArgsInput): string[] {
   return args;
 }
 
+/**
+ * Variables that carry a model credential to the CLI; never put in its environment (see the
+ * module comment), and denied to sandboxed commands in case something else set them.
+ */
+export const CREDENTIAL_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'] as const;
+
+/** The key the run authenticates with: the profile's, else one the environment carried. */
+export function claudeCredential(e: Pick<EnvInput, 'inherited' | 'backend'>): string | null {
+  const key = e.backend?.apiKey ?? e.inherited.ANTHROPIC_API_KEY ?? e.inherited.ANTHROPIC_AUTH_TOKEN ?? null;
+  return key && key.trim() !== '' ? key : null;
+}
+
+/** The `apiKeyHelper` command: prints the key file (the path is ours, quoted for `sh`). */
+export function keyHelperCommand(keyFile: string): string {
+  return `cat '${keyFile.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface RunSettingsInput {
+  hookUrl: string;
+  secret: string;
+  /** null: no key to hand over (the CLI's own login is used). */
+  keyHelper: string | null;
+  /** Claude Code's `sandbox` block (core of src-main/sandbox/policy.ts); null = none (full access). */
+  sandbox: Record<string, unknown> | null;
+}
+
+/** The whole `--settings` file of one run. */
+export function runSettings(i: RunSettingsInput): Record<string, unknown> {
+  return {
+    ...hookSettings(i.hookUrl, i.secret),
+    ...(i.keyHelper ? { apiKeyHelper: i.keyHelper } : {}),
+    ...(i.sandbox ? { sandbox: i.sandbox } : {}),
+  };
+}
+
 /** `--settings` content: one HTTP PreToolUse hook for every tool, answered by Flightdeck. */
 export function hookSettings(hookUrl: string, secret: string): Record<string, unknown> {
   return {
@@ -89,14 +131,14 @@ export function claudeEnv(e: EnvInput): Record<string, string> {
     if (e.backend && PROVIDER_ENV_PREFIXES.some((p) => k.startsWith(p))) continue;
     // Other providers' keys are not Claude Code's business (its own come from the backend or ANTHROPIC_*).
     if (isModelCredentialEnv(k) && !k.startsWith('ANTHROPIC_') && !k.startsWith('CLAUDE_CODE_')) continue;
+    // The key goes through apiKeyHelper instead (claudeCredential): tools inherit this environment.
+    if ((CREDENTIAL_ENV as readonly string[]).includes(k)) continue;
     env[k] = v;
   }
   if (e.backend) {
     const b = e.backend;
     env.ANTHROPIC_BASE_URL = b.baseUrl;
     env.ANTHROPIC_MODEL = b.model;
-    if ((b.authMode ?? 'api-key') === 'auth-token') env.ANTHROPIC_AUTH_TOKEN = b.apiKey;
-    else env.ANTHROPIC_API_KEY = b.apiKey;
     // Subagents and background work ask for "haiku"/"sonnet" aliases a third-party endpoint
     // does not serve: point every alias at the profile's model.
     if (!/^https:\/\/api\.anthropic\.com\/?$/.test(b.baseUrl)) {

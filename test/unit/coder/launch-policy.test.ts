@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claudeArgs, claudeEnv, hookSettings, permissionArgs } from '../../../src-main/coder/core/launch';
+import { claudeArgs, claudeCredential, claudeEnv, hookSettings, keyHelperCommand, permissionArgs, runSettings } from '../../../src-main/coder/core/launch';
 import { confinementVerdict, headlessVerdict } from '../../../src-main/coder/core/hook-policy';
 import { engineToolInput, engineToolName, isInside, toolPaths, toolSummary } from '../../../src-main/coder/core/tool-map';
 import { makeRedactor, redactDeep } from '../../../src-main/coder/core/redact';
@@ -36,7 +36,6 @@ describe('launch flags', () => {
       PATH: '/bin',
       ANTHROPIC_BASE_URL: 'https://open.bigmodel.cn/api/anthropic',
       ANTHROPIC_MODEL: 'glm-4.7',
-      ANTHROPIC_AUTH_TOKEN: 'k-123456',
       ANTHROPIC_DEFAULT_OPUS_MODEL: 'glm-4.7',
       ANTHROPIC_DEFAULT_SONNET_MODEL: 'glm-4.7',
       ANTHROPIC_DEFAULT_HAIKU_MODEL: 'glm-4.7',
@@ -45,12 +44,23 @@ describe('launch flags', () => {
     });
   });
 
-  it('uses x-api-key for Anthropic, keeps the environment without a profile, applies overrides last', () => {
-    const anthropic = claudeEnv({ inherited: {}, backend: { baseUrl: 'https://api.anthropic.com', apiKey: 'sk-a', model: 'claude-sonnet-4-5' }, sandbox: 'read-only', isRoot: false });
-    expect(anthropic.ANTHROPIC_API_KEY).toBe('sk-a');
+  it('never puts the key in the environment: the profile key or an inherited one goes to apiKeyHelper', () => {
+    const backend = { baseUrl: 'https://api.anthropic.com', apiKey: 'sk-a', model: 'claude-sonnet-4-5' };
+    const anthropic = claudeEnv({ inherited: {}, backend, sandbox: 'read-only', isRoot: false });
+    expect(anthropic.ANTHROPIC_API_KEY).toBeUndefined();
     expect(anthropic.ANTHROPIC_DEFAULT_HAIKU_MODEL).toBeUndefined();
-    const inherited = claudeEnv({ inherited: { ANTHROPIC_API_KEY: 'mine' }, backend: null, sandbox: 'danger-full-access', isRoot: true, overrides: { HOME: '/tmp/h', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: undefined } });
-    expect(inherited).toEqual({ ANTHROPIC_API_KEY: 'mine', IS_SANDBOX: '1', HOME: '/tmp/h' });
+    expect(claudeCredential({ inherited: { ANTHROPIC_API_KEY: 'other' }, backend })).toBe('sk-a');
+    const inherited = claudeEnv({ inherited: { ANTHROPIC_API_KEY: 'mine', ANTHROPIC_AUTH_TOKEN: 'tok' }, backend: null, sandbox: 'danger-full-access', isRoot: true, overrides: { HOME: '/tmp/h', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: undefined } });
+    expect(inherited).toEqual({ IS_SANDBOX: '1', HOME: '/tmp/h' });
+    expect(claudeCredential({ inherited: { ANTHROPIC_AUTH_TOKEN: 'tok' }, backend: null })).toBe('tok');
+    expect(claudeCredential({ inherited: {}, backend: null })).toBeNull();
+  });
+
+  it('settings: the hook, the key helper (a quoted cat of the key file) and the sandbox block', () => {
+    expect(keyHelperCommand("/tmp/fd x/it's/key")).toBe(`cat '/tmp/fd x/it'\\''s/key'`);
+    const s = runSettings({ hookUrl: 'http://127.0.0.1:5/pre-tool-use', secret: 's', keyHelper: "cat '/k'", sandbox: { enabled: true } });
+    expect(s).toMatchObject({ apiKeyHelper: "cat '/k'", sandbox: { enabled: true }, hooks: { PreToolUse: [{ matcher: '*' }] } });
+    expect(runSettings({ hookUrl: 'http://h', secret: 's', keyHelper: null, sandbox: null })).not.toHaveProperty('apiKeyHelper');
   });
 });
 

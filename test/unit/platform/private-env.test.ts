@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandEnv } from '../../../src-main/agents/tools/command-runner';
-import { claudeEnv } from '../../../src-main/coder/core/launch';
+import { claudeCredential, claudeEnv } from '../../../src-main/coder/core/launch';
 import { terminalEnv } from '../../../src-main/terminals/environment';
 
 const inherited = {
@@ -23,7 +23,9 @@ describe('what leaves Flightdeck for child processes', () => {
 
   it("Claude Code gets its own Anthropic settings but not the token or other providers' keys", () => {
     const env = claudeEnv({ inherited, backend: null, sandbox: 'workspace-write', isRoot: false });
-    expect(env.ANTHROPIC_API_KEY).toBe('sk-ant-key');
+    // Its own key reaches it through apiKeyHelper, not the environment its tools inherit.
+    expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(claudeCredential({ inherited, backend: null })).toBe('sk-ant-key');
     for (const k of ['FLIGHTDECK_TOKEN', 'FLIGHTDECK_DATA_DIR', 'ELECTRON_RUN_AS_NODE', 'DEEPSEEK_API_KEY', 'GLM_AUTH_TOKEN']) expect(env[k], k).toBeUndefined();
   });
 

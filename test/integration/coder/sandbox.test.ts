@@ -1,0 +1,147 @@
+/**
+ * Claude Code runs with its native sandbox and without its key in reach, against the real
+ * CLI and the scripted model server. Every check reads the file system from outside the run.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../../src-preload/contract';
+import { AppServices } from '../../../src-main/app/services';
+import { silentLogger } from '../../../src-main/platform/logger';
+import { startModelServer } from '../../fixtures/model-server/index';
+import { makeRepo, tempDir } from '../../support/temp';
+import { CLAUDE_BIN, coderHarness, TEST_KEY, type CoderHarness } from './support';
+
+let h: CoderHarness | undefined;
+const cleanups: Array<() => void | Promise<void>> = [];
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+  for (const c of cleanups.splice(0)) await c();
+});
+
+function outside(where: string): string {
+  const p = join(where, `fd-coder-outside-${randomBytes(6).toString('hex')}.txt`);
+  cleanups.push(() => rmSync(p, { force: true }));
+  return p;
+}
+
+function bashThenText(command: string, text = 'Finished.') {
+  return [
+    { blocks: [{ type: 'tool_use' as const, name: 'Bash', input: { command, description: 'run it' } }] },
+    { blocks: [{ type: 'text' as const, text }] },
+  ];
+}
+
+describe("Claude Code's Bash runs in its native sandbox", () => {
+  it('workspace-write: a write outside cd (/tmp, $HOME) does not exist afterwards; inside cd it does', async () => {
+    const inTmp = outside('/tmp');
+    const inHome = outside(homedir());
+    h = await coderHarness(bashThenText(`touch ${inTmp}; echo tmp=$?; touch ${inHome}; echo home=$?; touch inside.txt; echo in=$?`));
+    const r = await h.run({});
+    expect(r).toMatchObject({ success: true, result: 'Finished.' });
+    expect(existsSync(inTmp)).toBe(false);
+    expect(existsSync(inHome)).toBe(false);
+    expect(existsSync(join(h.repo, 'inside.txt'))).toBe(true);
+    const toolResult = JSON.stringify(h.server.mainRequests()[1]!.body);
+    expect(toolResult).toContain('tmp=1');
+    expect(toolResult).toContain('in=0');
+  });
+
+  it('read-only: not even cd is writable by a command', async () => {
+    h = await coderHarness(bashThenText('touch ro.txt; echo ro=$?'));
+    const r = await h.run({ sandbox: 'read-only' });
+    expect(r).toMatchObject({ success: true });
+    expect(existsSync(join(h.repo, 'ro.txt'))).toBe(false);
+  });
+
+  it('danger-full-access runs unconfined (the choice the others are measured against)', async () => {
+    const inHome = outside(homedir());
+    h = await coderHarness(bashThenText(`touch ${inHome}`));
+    const r = await h.run({ sandbox: 'danger-full-access' });
+    expect(r).toMatchObject({ success: true });
+    expect(existsSync(inHome)).toBe(true);
+  });
+
+  it('refuses to run when the sandbox cannot start, and says so', async () => {
+    const inHome = outside(homedir());
+    h = await coderHarness(bashThenText(`touch ${inHome}`));
+    // No bwrap or socat on this PATH: Claude Code's sandbox cannot start.
+    const r = await h.run({}, { envOverrides: { PATH: '/nonexistent' } });
+    expect(r).toMatchObject({ success: false, error_kind: 'config_error' });
+    if (r.success) throw new Error('unreachable');
+    expect(r.error).toMatch(/Claude Code's sandbox could not start \(.*bubblewrap.*\)\. Commands are refused rather than run unconfined/);
+    expect(existsSync(inHome)).toBe(false);
+    expect(h.server.mainRequests()).toHaveLength(0);
+  });
+});
+
+describe("Claude Code's tools cannot read its key", () => {
+  it('a Bash call sees no key in its environment and cannot read the key file or the hook secret', async () => {
+    h = await coderHarness(
+      bashThenText('env > tool-env.txt; cat /tmp/flightdeck-coder-*/key /tmp/flightdeck-coder-*/settings.json > stolen.txt 2>&1; echo done'),
+    );
+    const r = await h.run({});
+    expect(r).toMatchObject({ success: true });
+    const env = readFileSync(join(h.repo, 'tool-env.txt'), 'utf8');
+    expect(env).toContain('PATH=');
+    expect(env).not.toContain(TEST_KEY);
+    expect(env).not.toMatch(/^ANTHROPIC_(API_KEY|AUTH_TOKEN)=/m);
+    const stolen = readFileSync(join(h.repo, 'stolen.txt'), 'utf8');
+    expect(stolen).not.toContain(TEST_KEY);
+    expect(stolen).not.toContain('Bearer');
+    // What went back to the model carries no key either; the API calls still authenticated.
+    const main = h.server.mainRequests();
+    expect(JSON.stringify(main[1]!.body)).not.toContain(TEST_KEY);
+    expect(main.every((q) => q.credential === TEST_KEY)).toBe(true);
+  });
+
+  it('in a Flightdeck session run by Claude Code, neither `!env` nor a Bash tool call shows the key', async () => {
+    const server = await startModelServer({ script: bashThenText('env > tool-env.txt; echo ok') });
+    const data = tempDir('fd-coder-sbx-data-');
+    const home = tempDir('fd-coder-sbx-home-');
+    const repo = makeRepo('fd-coder-sbx-');
+    const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
+    cleanups.push(async () => {
+      app.dispose();
+      await server.close();
+      data.cleanup();
+      home.cleanup();
+      repo.cleanup();
+    });
+    app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 30, maxDurationS: 120 });
+    app.agents.profiles.save({
+      name: 'scripted',
+      label: 'Scripted server',
+      preset: 'custom',
+      baseUrl: server.url,
+      model: 'glm-4.7',
+      maxTokens: 4_096,
+      contextWindow: 200_000,
+      prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
+      apiKey: TEST_KEY,
+      makeDefault: true,
+    });
+    const published: AgentEvent[] = [];
+    app.hub.subscribe((e) => {
+      if (e.topic === 'agents.event') published.push(e.payload as AgentEvent);
+    });
+    const id = app.agents.createSession({ root: repo.path, mode: 'yolo' }).id;
+    app.coder.updateSession({ sessionId: id, executor: 'claude-code' });
+
+    const bang = await app.agents.run(id, '!env');
+    expect(bang.outcome).toBe('completed');
+    const shown = published.filter((e) => e.sessionId === id && e.data.type === 'command.result').map((e) => JSON.stringify(e.data));
+    expect(shown.join('')).toContain('PATH=');
+    expect(shown.join('')).not.toContain(TEST_KEY);
+
+    const chat = await app.agents.run(id, 'print the environment');
+    expect(chat.outcome).toBe('completed');
+    const env = readFileSync(join(repo.path, 'tool-env.txt'), 'utf8');
+    expect(env).toContain('PATH=');
+    expect(env).not.toContain(TEST_KEY);
+    expect(server.mainRequests()[0]!.credential).toBe(TEST_KEY);
+  });
+});
