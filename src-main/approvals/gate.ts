@@ -9,7 +9,7 @@ import { AppError, SessionId, type AgentEventData, type AgentMode, type Approval
 import { newId } from '../agents/ids';
 import { decideTool, type PolicyResult } from '../agents/policy/policy';
 import type { HardFloorContext } from '../agents/policy/hard-floor';
-import { previewPatch, previewWrite } from '../agents/tools/file-tools';
+import { previewPatch, previewWrite, writeTargetLinks } from '../agents/tools/file-tools';
 import { previewDiff } from '../agents/tools/patch-apply';
 import { resolveInRoot, ToolError } from '../agents/tools/root-guard';
 import type { ApprovalRepo } from './approval-repo';
@@ -69,15 +69,15 @@ export function summarizeCall(tool: string, input: Record<string, unknown>): str
 }
 
 /** The unified diff a write/patch would apply, or null when it cannot be previewed. */
-export function approvalDiff(root: string | null, tool: string, input: Record<string, unknown>): string | null {
+export async function approvalDiff(root: string | null, tool: string, input: Record<string, unknown>): Promise<string | null> {
   if (!root) return null;
   try {
     if (tool === 'write') {
-      const p = previewWrite(root, input);
+      const p = await previewWrite(root, input);
       return previewDiff(p.rel, p.before, p.after);
     }
     if (tool === 'patch') {
-      const p = previewPatch(root, input);
+      const p = await previewPatch(root, input);
       return previewDiff(p.rel, p.before, p.after);
     }
   } catch {
@@ -252,6 +252,7 @@ export class ApprovalGate {
       hardFloor: ctx.hardFloor,
       ...(ctx.floor ? { floor: ctx.floor } : {}),
       sessionRules: this.repo.rules(sessionId),
+      ...(ctx.root ? { targetLinks: writeTargetLinks(ctx.root, tool, input) } : {}),
     });
   }
 
@@ -274,7 +275,7 @@ export class ApprovalGate {
     if (p.decision === 'deny') return { allow: false, reason: p.reason };
     try {
       const a = await this.request(
-        { sessionId: req.sessionId, turnId, toolUseId, tool, input, risk: p.risk, reason: p.reason, sessionRule: p.sessionRule, diff: approvalDiff(ctx.root, tool, input), source: req.source ?? 'external' },
+        { sessionId: req.sessionId, turnId, toolUseId, tool, input, risk: p.risk, reason: p.reason, sessionRule: p.sessionRule, diff: await approvalDiff(ctx.root, tool, input), source: req.source ?? 'external' },
         req.signal ?? new AbortController().signal,
       );
       if (a.status === 'approved') return { allow: true, reason: a.decision === 'approve_session' ? `Approved for this session (${a.sessionRule}).` : 'Approved once by the user.' };

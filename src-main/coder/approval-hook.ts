@@ -10,11 +10,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Sandbox } from './core/params';
-import { confinementVerdict, headlessVerdict, scopeVerdict, type HookVerdict } from './core/hook-policy';
-import type { ContractScope } from './core/scope';
+import { confinementVerdict, headlessVerdict, type HookVerdict } from './core/hook-policy';
 import { engineToolInput, engineToolName, toolPaths, toolSummary } from './core/tool-map';
 
 /** A hook body is a tool call's input; a file write of a few MB is the largest expected. */
@@ -73,6 +72,26 @@ export async function resolveReal(p: string): Promise<string> {
   }
 }
 
+/**
+ * What the files a tool call names are, for the checks before the gate: a FIFO, socket or
+ * device is refused for every file tool (Claude Code's Read or Write would wait on it forever,
+ * and its run with it); `targetLinks` is the most hard links among them (a write through a
+ * hard link can change a file outside the working folder: the policy asks first).
+ */
+export async function fileFacts(resolvedPaths: readonly string[]): Promise<{ special: HookVerdict | null; targetLinks: number }> {
+  let targetLinks = 1;
+  for (const p of resolvedPaths) {
+    const st = await lstat(p).catch(() => null);
+    if (!st) continue;
+    if (!st.isFile() && !st.isDirectory() && !st.isSymbolicLink()) {
+      const kind = st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : 'not a regular file';
+      return { special: { allow: false, reason: `${p} is ${kind}, not a regular file: file tools are refused on it (opening it could wait forever).` }, targetLinks };
+    }
+    if (st.isFile()) targetLinks = Math.max(targetLinks, st.nlink);
+  }
+  return { special: null, targetLinks };
+}
+
 function answer(verdict: HookVerdict): string {
   return JSON.stringify({
     hookSpecificOutput: {
@@ -108,8 +127,6 @@ export interface HookServerOptions {
   sandbox: Sandbox;
   gate: ApprovalHook | null;
   observer?: HookObserver;
-  /** The Implementation Contract's scope, enforced before each file change (null: no contract). */
-  scope?: ContractScope | null;
 }
 
 export async function startHookServer(opts: HookServerOptions): Promise<HookServer> {
@@ -139,10 +156,11 @@ export async function startHookServer(opts: HookServerOptions): Promise<HookServ
     let verdict: HookVerdict = { allow: false, reason: 'Flightdeck could not decide on this tool call; it was refused.' };
     try {
       const paths = await Promise.all(toolPaths(claudeTool, claudeInput).map((p) => resolveReal(isAbsolute(p) ? p : join(opts.cd, p))));
+      const facts = await fileFacts(paths);
       verdict =
         confinementVerdict(opts.sandbox, opts.cd, paths) ??
-        scopeVerdict(opts.scope ?? null, opts.cd, claudeTool, paths) ??
-        (opts.gate ? await opts.gate.decide(request, signal) : headlessVerdict(opts.sandbox, request.tool, request.input));
+        facts.special ??
+        (opts.gate ? await opts.gate.decide(request, signal) : headlessVerdict(opts.sandbox, request.tool, request.input, { targetLinks: facts.targetLinks }));
       return verdict;
     } finally {
       opts.observer?.onDecided?.(request, verdict);

@@ -8,7 +8,8 @@
  * git: a walk of the folder (size, mtime and, for small files, a content hash).
  */
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { git } from '../git/git';
 
@@ -38,16 +39,38 @@ function toRel(cd: string, absolute: string): string {
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
+/** A FIFO opens at once instead of waiting for a writer; a symlink swapped in is not followed. */
+const OPEN_NOWAIT = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
 async function fingerprint(path: string): Promise<string> {
   try {
     const st = await lstat(path);
     if (st.isSymbolicLink()) return `link`;
     if (st.isDirectory()) return 'dir';
+    // A FIFO, socket or device is never read: opening or reading one can wait forever (and
+    // would hold a thread-pool thread, wedging the run). Its kind and times stand for it.
+    if (!st.isFile()) return `special:${specialName(st)}:${st.mtimeMs}`;
     if (st.size > HASH_LIMIT_BYTES) return `big:${st.size}:${st.mtimeMs}`;
-    return `sha1:${createHash('sha1').update(await readFile(path)).digest('hex')}`;
+    const fh = await open(path, OPEN_NOWAIT);
+    try {
+      const now = await fh.stat();
+      // Replaced by something else since the lstat: fingerprint what is there now, without reading it.
+      if (!now.isFile()) return `special:${specialName(now)}:${now.mtimeMs}`;
+      return `sha1:${createHash('sha1').update(await fh.readFile()).digest('hex')}`;
+    } finally {
+      await fh.close();
+    }
   } catch {
     return 'missing';
   }
+}
+
+function specialName(st: Stats): string {
+  if (st.isFIFO()) return 'fifo';
+  if (st.isSocket()) return 'socket';
+  if (st.isCharacterDevice()) return 'chardev';
+  if (st.isBlockDevice()) return 'blockdev';
+  return 'other';
 }
 
 async function gitSnapshot(cd: string, top: string): Promise<WorkspaceSnapshot> {

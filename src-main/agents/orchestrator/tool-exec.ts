@@ -81,7 +81,7 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
           risk: policy.risk,
           reason: policy.reason,
           sessionRule: policy.sessionRule,
-          diff: approvalDiff(s.root, call.name, call.input),
+          diff: await approvalDiff(s.root, call.name, call.input),
           source,
         },
         ctx.signal,

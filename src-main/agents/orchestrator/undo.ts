@@ -45,15 +45,28 @@ export async function gitWorkTree(root: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether `abs` has content git can hash: false when it does not exist or is a folder. A FIFO,
+ * socket or device (or a link to one) throws: `git hash-object` would wait on it forever, and
+ * a snapshot must never wedge the turn (the write tools refuse such files before this).
+ */
+function hashable(abs: string): boolean {
+  if (!existsSync(abs)) return false;
+  const st = statSync(abs);
+  if (st.isDirectory()) return false;
+  if (!st.isFile()) throw new Error(`${abs} is not a regular file (a FIFO, socket or device); it is not snapshotted.`);
+  return true;
+}
+
 /** Stores a file's current content as a git blob; null when it does not exist (or is a folder). */
 async function storeBlob(root: string, abs: string): Promise<string | null> {
-  if (!existsSync(abs) || statSync(abs).isDirectory()) return null;
+  if (!hashable(abs)) return null;
   return (await git(['hash-object', '-w', '--no-filters', '--', abs], { cwd: root })).trim();
 }
 
 /** The blob id a file's current content has, without storing it; null when absent. */
 async function blobIdOf(root: string, abs: string): Promise<string | null> {
-  if (!existsSync(abs) || statSync(abs).isDirectory()) return null;
+  if (!hashable(abs)) return null;
   return (await git(['hash-object', '--no-filters', '--', abs], { cwd: root })).trim();
 }
 

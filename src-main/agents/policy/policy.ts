@@ -24,6 +24,11 @@ export interface PolicyInput {
   floor?: HardFloorContext;
   /** Rules remembered by "approve for this session". */
   sessionRules: readonly string[];
+  /**
+   * write/patch: how many names (hard links) the target file has. More than one: the same file
+   * may also be outside the root, so the change asks first in every mode.
+   */
+  targetLinks?: number;
 }
 
 export interface PolicyResult {
@@ -41,6 +46,11 @@ export const WRITE_TOOLS = new Set(['write', 'patch']);
 export function sessionRuleFor(tool: string, input: Record<string, unknown>): string {
   if (tool === 'bash') return commandSessionRule(String(input.command ?? ''));
   return tool;
+}
+
+/** The session rule for writing through one hard-linked file. */
+export function hardLinkRule(tool: string, input: Record<string, unknown>): string {
+  return `${tool} hard-linked ${String(input.path ?? '')}`;
 }
 
 export function decideTool(p: PolicyInput): PolicyResult {
@@ -84,6 +94,16 @@ export function decideTool(p: PolicyInput): PolicyResult {
     if (p.preset === 'read-only') return r('deny', 'policy', 'The read-only preset does not allow changing files.', 'medium');
     if (p.mode === 'plan') {
       return r('deny', 'mode', 'plan mode: files are not changed. Describe the change in the plan; switch to default or auto-edit mode to apply it.', 'medium');
+    }
+    if ((p.targetLinks ?? 1) > 1) {
+      // Remembered per file: approving one hard-linked file does not approve writing through others.
+      const linkRule = hardLinkRule(p.tool, p.input);
+      if (p.sessionRules.includes(linkRule)) return { ...r('allow', 'session_rule', `Approved for this session (${linkRule}).`, 'high'), sessionRule: linkRule };
+      const path = String(p.input.path ?? 'the file');
+      return {
+        ...r('ask', 'policy', `${path} has ${p.targetLinks} hard links: changing it also changes the same file under its other names, which can be outside the session root. This asks in every mode.`, 'high'),
+        sessionRule: linkRule,
+      };
     }
     if (p.mode === 'auto-edit' || p.mode === 'yolo') return r('allow', 'mode', `${p.mode} mode: edits inside the root run without asking.`, 'medium');
     if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'medium');

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
 import { z } from 'zod';
 import { applyPatchInput, PatchInput } from './patch-apply';
 import { resolveInRoot, ToolError } from './root-guard';
+import { lstatOrNull, notRegularError, readRegularFile, specialKind, writeRegularFile } from './safe-fs';
 import { jsonSchema, parseInput } from './schema';
 import type { Tool } from './types';
 
@@ -19,12 +19,17 @@ export function isBinary(buf: Buffer): boolean {
   return buf.subarray(0, 8_000).includes(0);
 }
 
-/** A file's text for editing; a binary or oversized file is refused with a reason. */
-export function readTextFile(abs: string, rel: string): string {
-  const st = statSync(abs);
-  if (st.isDirectory()) throw new ToolError(`${rel} is a directory; use glob to list it.`);
-  if (st.size > MAX_READ_BYTES) throw new ToolError(`${rel} is ${st.size} bytes, larger than ${MAX_READ_BYTES}; read it in pages (offset/limit) or grep it.`);
-  const buf = readFileSync(abs);
+/**
+ * A file's text for editing; a folder, a FIFO/socket/device, a binary or an oversized file is
+ * refused with a reason (safe-fs: never opened in a way that can wait).
+ */
+export async function readTextFile(root: string, abs: string, rel: string): Promise<string> {
+  const st = await lstatOrNull(abs);
+  if (st?.isDirectory()) throw new ToolError(`${rel} is a directory; use glob to list it.`);
+  const buf = await readRegularFile(abs, rel, realpathSync(root), {
+    maxBytes: MAX_READ_BYTES,
+    tooBig: (size) => `${rel} is ${size} bytes, larger than ${MAX_READ_BYTES}; read it in pages (offset/limit) or grep it.`,
+  });
   if (isBinary(buf)) throw new ToolError(`${rel} is a binary file.`);
   return buf.toString('utf8');
 }
@@ -44,8 +49,7 @@ export const readTool: Tool = {
   async run(raw, ctx) {
     const input = parseInput(ReadInput, raw);
     const p = resolveInRoot(ctx.root, input.path);
-    if (!existsSync(p.abs)) throw new ToolError(`${p.rel} does not exist.`);
-    const text = readTextFile(p.abs, p.rel);
+    const text = await readTextFile(ctx.root, p.abs, p.rel);
     const lines = text.split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const start = (input.offset ?? 1) - 1;
@@ -67,10 +71,10 @@ const WriteInput = z
   .strict();
 
 /** What write would leave on disk, for the approval diff. */
-export function previewWrite(root: string, raw: Record<string, unknown>): { rel: string; before: string | null; after: string } {
+export async function previewWrite(root: string, raw: Record<string, unknown>): Promise<{ rel: string; before: string | null; after: string }> {
   const input = parseInput(WriteInput, raw);
   const p = resolveInRoot(root, input.path, { write: true });
-  return { rel: p.rel, before: existsSync(p.abs) ? readTextFile(p.abs, p.rel) : null, after: input.content };
+  return { rel: p.rel, before: (await lstatOrNull(p.abs)) ? await readTextFile(root, p.abs, p.rel) : null, after: input.content };
 }
 
 export const writeTool: Tool = {
@@ -81,22 +85,24 @@ export const writeTool: Tool = {
     const input = parseInput(WriteInput, raw);
     if (Buffer.byteLength(input.content) > MAX_WRITE_BYTES) throw new ToolError(`The content is larger than ${MAX_WRITE_BYTES} bytes.`);
     const p = resolveInRoot(ctx.root, input.path, { write: true });
-    if (existsSync(p.abs) && statSync(p.abs).isDirectory()) throw new ToolError(`${p.rel} is a directory.`);
-    const existed = existsSync(p.abs);
+    const st = await lstatOrNull(p.abs);
+    if (st?.isDirectory()) throw new ToolError(`${p.rel} is a directory.`);
+    // Refused before the undo snapshot reads it (a FIFO there would wait for a writer).
+    const kind = st ? specialKind(st) : null;
+    if (kind) throw notRegularError(p.rel, kind);
     await ctx.beforeWrite(p.rel);
-    mkdirSync(dirname(p.abs), { recursive: true });
-    writeFileSync(p.abs, input.content);
+    const { existed } = await writeRegularFile(p.abs, p.rel, realpathSync(ctx.root), input.content);
     const lines = input.content === '' ? 0 : input.content.split('\n').length - (input.content.endsWith('\n') ? 1 : 0);
     return { content: `${existed ? 'Overwrote' : 'Created'} ${p.rel} (${lines} line${lines === 1 ? '' : 's'}).`, isError: false, edited: p.rel };
   },
 };
 
 /** What patch would leave on disk, for the approval diff. */
-export function previewPatch(root: string, raw: Record<string, unknown>): { rel: string; before: string; after: string } {
+export async function previewPatch(root: string, raw: Record<string, unknown>): Promise<{ rel: string; before: string; after: string }> {
   const input = parseInput(PatchInput, raw);
   const p = resolveInRoot(root, input.path, { write: true });
-  if (!existsSync(p.abs)) throw new ToolError(`${p.rel} does not exist; create it with write.`);
-  const before = readTextFile(p.abs, p.rel);
+  if (!(await lstatOrNull(p.abs))) throw new ToolError(`${p.rel} does not exist; create it with write.`);
+  const before = await readTextFile(root, p.abs, p.rel);
   return { rel: p.rel, before, after: applyPatchInput(before, input) };
 }
 
@@ -106,11 +112,27 @@ export const patchTool: Tool = {
     'Change an existing file inside the project root. Either "edits": [{search, replace, all?}] (each search must match exactly once unless all is true) or "diff": a unified diff of this one file.',
   inputSchema: jsonSchema(PatchInput),
   async run(raw, ctx) {
-    const { rel, before, after } = previewPatch(ctx.root, raw);
+    const { rel, before, after } = await previewPatch(ctx.root, raw);
     if (before === after) return { content: `No change: ${rel} already has that content.`, isError: false };
     const p = resolveInRoot(ctx.root, rel, { write: true });
     await ctx.beforeWrite(p.rel);
-    writeFileSync(p.abs, after);
+    await writeRegularFile(p.abs, p.rel, realpathSync(ctx.root), after);
     return { content: `Patched ${p.rel}.`, isError: false, edited: p.rel };
   },
 };
+
+/**
+ * For the policy: how many names (hard links) the regular file a write/patch would change has;
+ * 1 for a new file, anything else or a path that does not resolve. More than one means the same
+ * file may also live outside the root. Metadata only (lstat never waits on a FIFO).
+ */
+export function writeTargetLinks(root: string, tool: string, input: Record<string, unknown>): number {
+  if ((tool !== 'write' && tool !== 'patch') || typeof input.path !== 'string') return 1;
+  try {
+    const st = lstatSync(resolveInRoot(root, input.path, { write: true }).abs);
+    return st.isFile() ? st.nlink : 1;
+  } catch {
+    // Outside the root, missing or unreadable: the tool itself refuses or creates it; no link to warn about.
+    return 1;
+  }
+}

@@ -1,8 +1,8 @@
-import { lstatSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { runSearchJob, SearchTimeoutError, type SearchJob } from './search-worker';
 import { resolveInRoot, ToolError } from './root-guard';
+import { lstatOrNull, notRegularError, specialKind } from './safe-fs';
 import { jsonSchema, parseInput } from './schema';
 import type { Tool } from './types';
 
@@ -46,7 +46,7 @@ export const globTool: Tool = {
   async run(raw, ctx) {
     const input = parseInput(GlobInput, raw);
     const base = resolveInRoot(ctx.root, input.path ?? '.');
-    if (!lstatSync(base.abs).isDirectory()) throw new ToolError(`${base.rel} is not a folder.`);
+    if (!(await lstatOrNull(base.abs))?.isDirectory()) throw new ToolError(`${base.rel} is not a folder.`);
     const includeSkipped = /node_modules|\.git\b/.test(input.pattern);
     const realRoot = resolveInRoot(ctx.root, '.').abs;
     const re = picomatch.makeRe(input.pattern, { dot: true });
@@ -94,6 +94,11 @@ export const grepTool: Tool = {
       throw new ToolError(`Invalid regular expression: ${(e as Error).message}`);
     }
     const base = resolveInRoot(ctx.root, input.path ?? '.');
+    const baseStat = await lstatOrNull(base.abs);
+    if (!baseStat) throw new ToolError(`${base.rel} does not exist.`);
+    // The walk only ever opens regular files; a FIFO, socket or device named directly is refused here.
+    const kind = specialKind(baseStat);
+    if (kind) throw notRegularError(base.rel, kind);
     const realRoot = resolveInRoot(ctx.root, '.').abs;
     const glob = input.glob ? picomatch.makeRe(input.glob, { dot: true }) : null;
     const { lines: out, more } = await search(
@@ -101,7 +106,7 @@ export const grepTool: Tool = {
         mode: 'grep',
         realRoot,
         baseRel: base.rel,
-        baseIsDir: lstatSync(base.abs).isDirectory(),
+        baseIsDir: baseStat.isDirectory(),
         pattern: input.pattern,
         flags: re.flags,
         glob: glob ? { source: glob.source, flags: glob.flags } : null,

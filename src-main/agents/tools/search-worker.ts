@@ -33,7 +33,30 @@ export interface GrepOutcome {
 // Plain JavaScript, evaluated in the worker: it must not depend on the TypeScript build.
 const WORKER_SOURCE = String.raw`
 const { parentPort, workerData: job } = require('node:worker_threads');
-const { lstatSync, readdirSync, readFileSync } = require('node:fs');
+const { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } = require('node:fs');
+// A FIFO opens at once instead of waiting for a writer; a symlink put in a file's place is not followed.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK || 0) | (constants.O_NOFOLLOW || 0);
+// Only a regular file, checked on the opened descriptor (it may have been swapped since the walk
+// saw it): a FIFO, socket or device could block this thread for good, and a thread blocked in a
+// system call cannot be terminated.
+function readRegular(abs, maxBytes) {
+  if (!lstatSync(abs).isFile()) return null;
+  const fd = openSync(abs, OPEN_FLAGS);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const buf = Buffer.alloc(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const n = readSync(fd, buf, off, st.size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.subarray(0, off);
+  } finally {
+    closeSync(fd);
+  }
+}
 const { join } = require('node:path');
 const re = job.mode === 'grep' ? new RegExp(job.pattern, job.flags) : null;
 const only = job.glob ? new RegExp(job.glob.source, job.glob.flags) : null;
@@ -68,10 +91,9 @@ outer: for (const path of paths) {
   if (only && !only.test(path)) continue;
   let buf;
   try {
-    const abs = join(job.realRoot, path);
-    if (lstatSync(abs).size > job.maxFileBytes) continue;
-    buf = readFileSync(abs);
+    buf = readRegular(join(job.realRoot, path), job.maxFileBytes);
   } catch { continue; }
+  if (buf === null) continue;
   if (buf.subarray(0, 8000).includes(0)) continue;
   files++;
   const text = buf.toString('utf8').split('\n');
