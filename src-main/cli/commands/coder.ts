@@ -1,8 +1,8 @@
 /**
- * `flightdeck coder`: seed 000's Coder tool from the command line. The parameter object comes
- * as JSON on stdin (or `--json '<object>'`); stdout gets exactly the result object as JSON;
- * the exit code is 0 on success, 1 on failure. Anything else (metrics with log_metrics,
- * warnings) goes to stderr.
+ * `flightdeck coder`: the Coder tool (Claude Code behind a fixed JSON contract) from the
+ * command line. The parameter object comes as JSON on stdin (or `--json '<object>'`); stdout
+ * gets exactly the result object as JSON; the exit code is 0 on success, 1 on failure.
+ * Anything else (metrics with log_metrics, warnings) goes to stderr.
  *
  * Provider: `--profile NAME` uses a Flightdeck profile (its URL, model and stored key);
  * without it the CLI inherits ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN /
@@ -40,7 +40,7 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export const coderCommand: CliCommand = {
   name: 'coder',
-  summary: "Run seed 000's Coder tool (Claude Code) once: parameters as JSON, the result as JSON.",
+  summary: 'Run the Coder tool (Claude Code) once: parameters as JSON, the result as JSON.',
   usage: "coder [--json '<params>'] [--profile NAME] [--claude PATH] [--inject] [--check-contract]   (params on stdin when --json is absent)",
   flags: { json: true, profile: true, claude: true, inject: false, 'check-contract': false },
   async run(ctx) {

@@ -1,4 +1,4 @@
-/** The nine slash commands of seed 001 §7, for completion in the input box. */
+/** The agent loop's nine slash commands, for completion in the input box. */
 export const SLASH_COMMANDS: ReadonlyArray<{ name: string; args: string; help: string }> = [
   { name: 'help', args: '', help: 'List the commands' },
   { name: 'model', args: '<name>', help: 'Switch the model now; saved to .flightdeck/config.yml' },
