@@ -83,35 +83,48 @@ function FileDiff({ file }: { file: DiffFile }) {
   );
 }
 
+/** A file's status letter from `git status --short`: its own line, or its untracked folder's (`?? notes/`). */
+function covers(line: string, path: string): boolean {
+  const p = line.slice(3);
+  const target = p.includes(' -> ') ? p.split(' -> ')[1]! : p;
+  return target === path || (target.endsWith('/') && path.startsWith(target));
+}
+
+export function statusFor(path: string, statusLines: readonly string[]): string {
+  const l = statusLines.find((x) => covers(x, path));
+  return l ? (l.slice(0, 2).trim()[0] ?? 'M') : 'M';
+}
+
 /**
- * `/diff`'s output: the changed files (from `git status --short`) with their counts, then each
- * file's hunks with line numbers, additions and removals coloured.
+ * `/diff`'s output: the changed files with their status and counts, then each file's hunks
+ * with line numbers, additions and removals coloured.
  */
 export function ChangesView({ status, diff }: { status: string; diff: string }) {
   const files = parseUnifiedDiff(diff);
   const statusLines = status.split('\n').filter((l) => l.trim() !== '');
+  // Status entries the diff has no file for (e.g. an empty untracked folder) are still listed.
+  const extra = statusLines.filter((l) => !files.some((f) => covers(l, f.path)));
   return (
     <div className="changes" data-testid="changes-view">
       <ul className="changes-files" data-testid="changes-files">
-        {statusLines.map((l) => {
-          const code = l.slice(0, 2);
-          const path = l.slice(3);
-          const key = (code.trim()[0] ?? '?') as string;
-          const f = files.find((x) => x.path === path || path.endsWith(` -> ${x.path}`));
+        {files.map((f) => {
+          const key = statusFor(f.path, statusLines);
           return (
-            <li key={l}>
-              <span className={`badge changes-status st-${key === '?' ? 'new' : key}`} title={STATUS_WORD[key] ?? code}>
-                {STATUS_WORD[key] ?? code.trim()}
+            <li key={f.path}>
+              <span className={`badge changes-status st-${key === '?' ? 'new' : key}`}>{STATUS_WORD[key] ?? key}</span>
+              <span className="mono truncate">{f.path}</span>
+              <span className="small changes-counts">
+                <span className="diff-count add">+{f.added}</span> <span className="diff-count del">−{f.removed}</span>
               </span>
-              <span className="mono truncate">{path}</span>
-              {f && (
-                <span className="small">
-                  <span className="diff-count add">+{f.added}</span> <span className="diff-count del">−{f.removed}</span>
-                </span>
-              )}
             </li>
           );
         })}
+        {extra.map((l) => (
+          <li key={l}>
+            <span className="badge changes-status">{STATUS_WORD[l.slice(0, 2).trim()[0] ?? ''] ?? l.slice(0, 2)}</span>
+            <span className="mono truncate">{l.slice(3)}</span>
+          </li>
+        ))}
       </ul>
       {files.map((f) => (
         <FileDiff key={f.path} file={f} />

@@ -53,7 +53,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         <span className="mono" title={session.root}>
           {shortPath(session.root)}
         </span>
-        <span title="Conversations with the agent; ! and / commands are not counted">{plural(session.turnCount, 'turn')}</span>
+        <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
       </div>
       <div className="session-body">
         <div

@@ -43,12 +43,14 @@ export interface Transcript {
   turnStart: number;
   /** Claude Code conversations already announced: its "started" notice is shown once per conversation. */
   announced: readonly string[];
+  /** The command of the running `!` turn: its bash card is titled with it (no input streams for it). */
+  bang: string | null;
 }
 
 /** Live command output kept per tool card; older output is dropped from the view (the log keeps it). */
 export const MAX_TOOL_OUTPUT_CHARS = 200_000;
 
-export const emptyTranscript: Transcript = { items: [], lastSeq: 0, todos: [], running: false, retry: null, mode: null, turnStart: 0, announced: [] };
+export const emptyTranscript: Transcript = { items: [], lastSeq: 0, todos: [], running: false, retry: null, mode: null, turnStart: 0, announced: [], bang: null };
 
 /**
  * Text before a legacy resumed turn carried `resumed`: the engine used to put this in `input`.
@@ -94,7 +96,8 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       const it = items[i]!;
       if (it.kind === 'tool' && it.id === toolUseId) return i;
     }
-    items.push({ kind: 'tool', id: toolUseId, tool, inputJson: '', decision: null, approval: null, output: '', outputTruncated: false, terminalId: null, result: null });
+    const inputJson = t.bang !== null && tool === 'bash' ? JSON.stringify({ command: t.bang }) : '';
+    items.push({ kind: 'tool', id: toolUseId, tool, inputJson, decision: null, approval: null, output: '', outputTruncated: false, terminalId: null, result: null });
     return items.length - 1;
   };
   const updateTool = (toolUseId: string, tool: string | undefined, fn: (x: Extract<TranscriptItem, { kind: 'tool' }>) => Extract<TranscriptItem, { kind: 'tool' }>) => {
@@ -113,6 +116,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       if (d.resumed || d.input === LEGACY_RESUME_INPUT) items.push({ kind: 'notice', id, level: 'info', text: 'Continuing after your answer to the approval.' });
       else {
         out.turnStart = items.length;
+        out.bang = d.kind === 'bang' ? d.input.replace(/^!\s*/, '') : null;
         items.push({ kind: 'user', id, turnId: e.turnId, text: d.input, inputKind: d.kind, ts: e.ts });
       }
       out.running = true;

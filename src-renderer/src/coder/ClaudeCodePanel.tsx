@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
 import './coder.css';
@@ -19,9 +19,13 @@ export function ClaudeCodePanel() {
   }, [load, detect]);
   useEffect(() => setPath(settings?.claudePath ?? ''), [settings?.claudePath]);
 
+  // Enter and then leaving the field must not send (and refuse) the same path twice.
+  const tried = useRef<string | null | undefined>(undefined);
   const savePath = () => {
     const next = path.trim() === '' ? null : path.trim();
-    if (next !== (settings?.claudePath ?? null)) void update({ claudePath: next });
+    if (next === (settings?.claudePath ?? null) || next === tried.current) return;
+    tried.current = next;
+    void update({ claudePath: next });
   };
   const seconds = (k: 'idleTimeoutS' | 'maxDurationS', v: string, min: number) => {
     const n = Number(v);

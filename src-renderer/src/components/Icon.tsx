@@ -25,7 +25,7 @@ const PATHS = {
   paneColumns: 'M4 5h16v14H4zM12 5v14',
   paneGrid: 'M4 5h16v14H4zM12 5v14M4 12h16',
   external: 'M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5',
-  more: 'M5 12h.01M12 12h.01M19 12h.01',
+  more: 'M4 12a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0M10.5 12a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0M17 12a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0',
   menu: 'M4 6h16M4 12h16M4 18h16',
 } as const;
 

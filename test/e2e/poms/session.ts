@@ -1,5 +1,14 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 
+/** What a transcript block measures in the page: its box, its content, and which block it is. */
+export interface BlockSize {
+  testId: string | null;
+  tool: string | null;
+  text: string;
+  height: number;
+  scrollHeight: number;
+}
+
 /** A chat session with an agent and its approval dialog. */
 export class SessionPage {
   readonly view: Locator;
@@ -7,6 +16,8 @@ export class SessionPage {
   readonly transcript: Locator;
   readonly approval: Locator;
   readonly status: Locator;
+  readonly header: Locator;
+  readonly approveBadge: Locator;
 
   constructor(readonly page: Page) {
     this.view = page.getByTestId('session-view');
@@ -14,6 +25,8 @@ export class SessionPage {
     this.transcript = page.getByTestId('transcript');
     this.approval = page.getByTestId('approval-dialog');
     this.status = page.getByTestId('session-status');
+    this.header = page.getByTestId('session-header');
+    this.approveBadge = page.getByTestId('approve-badge');
   }
 
   /** From a project's page: start a new session and wait for its view. */
@@ -42,5 +55,31 @@ export class SessionPage {
 
   async waitIdle(): Promise<void> {
     await expect(this.status).toHaveText('Idle', { timeout: 30_000 });
+  }
+
+  /** The last tool card (optionally of one tool). */
+  lastCard(tool?: string): Locator {
+    return (tool ? this.transcript.locator(`[data-testid="tool-card"][data-tool="${tool}"]`) : this.transcript.getByTestId('tool-card')).last();
+  }
+
+  /** Whether keyboard focus is inside the approval dialog. */
+  focusInDialog(): Promise<boolean> {
+    return this.page.evaluate<boolean>(`!!document.activeElement?.closest('[data-testid="approval-dialog"]')`);
+  }
+
+  /** The data-testid of the focused element. */
+  focusedTestId(): Promise<string | null> {
+    return this.page.evaluate<string | null>(`document.activeElement?.getAttribute('data-testid') ?? null`);
+  }
+
+  /** Every block of the transcript with its rendered and content height (scrolled through, so nothing is lazily skipped). */
+  blockSizes(): Promise<BlockSize[]> {
+    return this.page.evaluate<BlockSize[]>(`Array.from(document.querySelector('[data-testid="transcript"]').children).map((h) => ({
+      testId: h.dataset.testid ?? null,
+      tool: h.dataset.tool ?? null,
+      text: (h.textContent ?? '').slice(0, 80),
+      height: h.getBoundingClientRect().height,
+      scrollHeight: h.scrollHeight,
+    }))`);
   }
 }
