@@ -10,7 +10,7 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError, type AgentMode, type AgentSettings, type Approval, type SandboxMode, type Session, type TurnOutcome } from '../../src-preload/contract';
+import { AppError, type AgentMode, type AgentSettings, type EffectiveAgentConfig, type Approval, type SandboxMode, type Session, type TurnOutcome } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
@@ -22,7 +22,7 @@ import { ApprovalRepo } from '../approvals/approval-repo';
 import { ApprovalGate, type DecideRequest } from '../approvals/gate';
 import { AgentSettingsStore } from './agent-settings';
 import { newId } from './ids';
-import { readProjectConfig } from './orchestrator/project-config';
+import { configEntries, readProjectConfig } from './orchestrator/project-config';
 import { inputKind, runInput } from './orchestrator/run-input';
 import { resumeTurn, type TurnEnd } from './orchestrator/run-turn';
 import { TurnContext, type EngineDeps, type TurnAbortReason } from './orchestrator/turn-context';
@@ -202,6 +202,13 @@ export class AgentService {
     this.providers.clear();
     this.o.hub.publish('agents.settings.changed', next);
     return next;
+  }
+
+  /** The agent loop's settings in effect for a session's folder, each with the file it came from. */
+  effectiveConfig(sessionId: string): EffectiveAgentConfig {
+    const dir = this.configDir(this.record(sessionId));
+    const c = readProjectConfig(dir);
+    return { dir, entries: configEntries(c), problem: c.problem };
   }
 
   publishProfiles(): void {

@@ -43,4 +43,5 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
   });
   router.handle('agents.settings.get', () => agents.settings());
   router.handle('agents.settings.update', (patch) => agents.updateSettings(patch));
+  router.handle('agents.config.get', ({ sessionId }) => agents.effectiveConfig(sessionId));
 }

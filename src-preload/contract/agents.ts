@@ -135,7 +135,7 @@ export const Session = z.object({
   projectId: ProjectId.nullable(),
   mode: AgentMode,
   profile: ProfileName,
-  /** Model in use; `/model` changes it at once (and persists it to .flightdeck/config.yml). */
+  /** Model in use; `/model` changes it at once (and persists it to .coder/config.json). */
   model: z.string(),
   policyPreset: PolicyPreset,
   /** How commands are confined (plan mode runs them read-only whatever this says). */
@@ -296,6 +296,32 @@ export const AgentSettings = z.object({
 });
 export type AgentSettings = z.infer<typeof AgentSettings>;
 
+/** Where a setting of the agent loop in effect came from: a file in the project folder, or the default. */
+export const AgentConfigSource = z.enum(['.coder/config.json', '.flightdeck/config.yml', 'default']);
+export type AgentConfigSource = z.infer<typeof AgentConfigSource>;
+
+/**
+ * The agent loop's settings in effect for a session's folder: each key (as the files spell
+ * it), its value (null = not set), and the file it came from. `.coder/config.json` wins over
+ * `.flightdeck/config.yml` for the keys both set.
+ */
+export const EffectiveAgentConfig = z.object({
+  /** The folder both files are read from (the project, else the session root). */
+  dir: z.string(),
+  entries: z.array(
+    z.object({
+      key: z.string(),
+      value: z.union([z.string(), z.number(), z.boolean()]).nullable(),
+      source: AgentConfigSource,
+      /** The file's path; null for a default. */
+      path: z.string().nullable(),
+    }),
+  ),
+  /** A file that exists but could not be used (not valid JSON/YAML, a key of the wrong type), naming it. */
+  problem: z.string().nullable(),
+});
+export type EffectiveAgentConfig = z.infer<typeof EffectiveAgentConfig>;
+
 // ---------------------------------------------------------------------------------------
 // The normalized agent event union
 // ---------------------------------------------------------------------------------------
@@ -436,6 +462,8 @@ export const AgentEventData = z.discriminatedUnion('type', [
     command: z.string().optional(),
     stdout: z.string().optional(),
     stderr: z.string().optional(),
+    /** Follow-up inputs the UI offers as buttons (e.g. `/model --gitignore`); the text names them too. */
+    actions: z.array(z.object({ label: z.string().max(80), input: z.string().max(2_000) })).max(4).optional(),
   }),
   z.object({ type: z.literal('mode.changed'), mode: AgentMode }),
   /** `/model`: in effect at once; `persistedTo` is the config file written, or null with `persistError`. */
@@ -554,6 +582,7 @@ export const agentRequests = {
   ),
   'agents.settings.get': request(z.object({}).strict(), AgentSettings, 'Engine settings: hard floor, step limit, compaction, retries, timeouts, defaults.'),
   'agents.settings.update': request(AgentSettings.partial().strict(), AgentSettings, 'Change some engine settings; returns all of them.'),
+  'agents.config.get': request(BySession, EffectiveAgentConfig, "The agent loop's settings in effect for a session's folder, each with the file it came from (.coder/config.json over .flightdeck/config.yml)."),
 } as const;
 
 export const agentEvents = {

@@ -30,7 +30,7 @@ function skip(ctx: TurnContext, reason: SkipReason, detail: string): 'done' {
 export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'> {
   if (ctx.edited.size === 0) return 'done';
   const s = ctx.session();
-  const { config, problem } = readProjectConfig(ctx.deps.configDir(s));
+  const { config, problem, sources } = readProjectConfig(ctx.deps.configDir(s));
   if (problem) ctx.emit({ type: 'notice', level: 'warning', text: `Project config ignored: ${problem}` });
   const wf = config.workflow;
   if (s.mode === 'plan') return skip(ctx, 'mode', 'plan mode never verifies.');
@@ -38,7 +38,8 @@ export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'>
     return skip(ctx, 'not_requested', 'in default mode tests run after edits only when you ask for it (e.g. "…and run the tests"), or switch to auto-edit.');
   }
   if ([...ctx.edited].every(isDocPath)) return skip(ctx, 'docs_only', 'only documentation files changed.');
-  if (!wf.autoVerifyAfterEdit || wf.maxVerifyAttempts === 0) return skip(ctx, 'disabled', 'workflow.auto_verify_after_edit is off (or max_verify_attempts is 0) in .flightdeck/config.yml.');
+  if (!wf.autoVerifyAfterEdit) return skip(ctx, 'disabled', `workflow.auto_verify_after_edit is false (set in ${sources['workflow.auto_verify_after_edit']}).`);
+  if (wf.maxVerifyAttempts === 0) return skip(ctx, 'disabled', `max_verify_attempts is 0 (set in ${sources['workflow.max_verify_attempts']}).`);
   if (s.disabledTools.includes('bash')) return skip(ctx, 'bash_unavailable', 'the bash tool is switched off for this session.');
   if (ctx.verifyAttempts >= wf.maxVerifyAttempts) return skip(ctx, 'attempts_exhausted', `already ran ${ctx.verifyAttempts} of max_verify_attempts = ${wf.maxVerifyAttempts} this turn.`);
   const configured = wf.verifyCommand;

@@ -1,11 +1,20 @@
 /**
- * The project's `.flightdeck/config.yml` (seed 001's `./.coder/config.json`). Read with
- * defaults; written read-modify-write through the `yaml` document model so keys, comments
- * and order that other capabilities or the user put there survive.
+ * The agent loop's settings, from two files in the project folder:
+ *
+ * - `.flightdeck/config.yml`: the project's Flightdeck config (features and other
+ *   capabilities keep their keys there too); `agent.profile`, `agent.model`, `workflow.*`.
+ *   Written read-modify-write through the `yaml` document model, so keys, comments and order
+ *   that other capabilities or the user put there survive.
+ * - `.coder/config.json` (coder-config.ts): the agent loop's own file (seed 001 §7), which
+ *   `/model` writes. Where both set a key, this one wins for the agent loop.
+ *
+ * `readProjectConfig` returns the merged values and, per key, which file it came from, so the
+ * UI can show where each value in effect came from.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
+import { CODER_CONFIG_RELATIVE_PATH, readCoderConfig } from './coder-config';
 
 export const CONFIG_RELATIVE_PATH = '.flightdeck/config.yml';
 /** Seed 001 §8: verification is retried this many times per turn unless the project says otherwise. */
@@ -24,11 +33,22 @@ export interface ProjectConfig {
   };
 }
 
+/** The keys the agent loop reads, as `.flightdeck/config.yml` spells them. */
+export const CONFIG_KEYS = ['agent.profile', 'agent.model', 'workflow.auto_verify_after_edit', 'workflow.max_verify_attempts', 'workflow.verify_command', 'workflow.todo_auto_init'] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+/** Where a value in effect came from. */
+export type ConfigSource = typeof CODER_CONFIG_RELATIVE_PATH | typeof CONFIG_RELATIVE_PATH | 'default';
+
 export interface LoadedConfig {
   config: ProjectConfig;
+  /** `.flightdeck/config.yml`'s path. */
   path: string;
-  /** Set when the file exists but could not be read; defaults apply. */
+  /** `.coder/config.json`'s path. */
+  coderPath: string;
+  /** Set when a file exists but could not be (fully) read, naming it; defaults apply for what was lost. */
   problem: string | null;
+  /** For every key, the file its value came from. */
+  sources: Record<ConfigKey, ConfigSource>;
 }
 
 const DEFAULTS: ProjectConfig = {
@@ -40,29 +60,61 @@ export function configPath(dir: string): string {
   return join(dir, CONFIG_RELATIVE_PATH);
 }
 
+/**
+ * The settings in effect for the agent loop in `dir`: defaults, then `.flightdeck/config.yml`,
+ * then `.coder/config.json` on top.
+ */
 export function readProjectConfig(dir: string): LoadedConfig {
+  const yml = readFlightdeckConfig(dir);
+  const coder = readCoderConfig(dir);
+  const config = yml.config;
+  const sources = Object.fromEntries(CONFIG_KEYS.map((k) => [k, yml.set.has(k) ? CONFIG_RELATIVE_PATH : 'default'])) as Record<ConfigKey, ConfigSource>;
+  const take = <K extends ConfigKey>(key: K, value: unknown, apply: () => void) => {
+    if (value === undefined) return;
+    apply();
+    sources[key] = CODER_CONFIG_RELATIVE_PATH;
+  };
+  const v = coder.values;
+  take('agent.profile', v.profile, () => (config.agent.profile = v.profile!));
+  take('agent.model', v.model, () => (config.agent.model = v.model!));
+  take('workflow.auto_verify_after_edit', v.autoVerifyAfterEdit, () => (config.workflow.autoVerifyAfterEdit = v.autoVerifyAfterEdit!));
+  take('workflow.max_verify_attempts', v.maxVerifyAttempts, () => (config.workflow.maxVerifyAttempts = Math.min(v.maxVerifyAttempts!, MAX_VERIFY_ATTEMPTS_CAP)));
+  take('workflow.verify_command', v.verifyCommand, () => (config.workflow.verifyCommand = v.verifyCommand!));
+  take('workflow.todo_auto_init', v.todoAutoInit, () => (config.workflow.todoAutoInit = v.todoAutoInit!));
+  const problems = [yml.problem, coder.problem].filter((p): p is string => p !== null);
+  return { config, path: yml.path, coderPath: coder.path, problem: problems.length > 0 ? problems.join('; ') : null, sources };
+}
+
+/** `.flightdeck/config.yml` alone: its values over the defaults, and which keys it set. */
+function readFlightdeckConfig(dir: string): { config: ProjectConfig; path: string; problem: string | null; set: Set<ConfigKey> } {
   const path = configPath(dir);
   const config: ProjectConfig = { agent: { ...DEFAULTS.agent }, workflow: { ...DEFAULTS.workflow } };
-  if (!existsSync(path)) return { config, path, problem: null };
+  const set = new Set<ConfigKey>();
+  if (!existsSync(path)) return { config, path, problem: null, set };
   let doc;
   try {
     doc = parseDocument(readFileSync(path, 'utf8'));
   } catch (e) {
-    return { config, path, problem: `could not read ${path}: ${(e as Error).message}` };
+    return { config, path, problem: `could not read ${path}: ${(e as Error).message}`, set };
   }
-  if (doc.errors.length > 0) return { config, path, problem: `${path} is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}` };
+  if (doc.errors.length > 0) return { config, path, problem: `${path} is not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`, set };
   const get = (p: string[]) => doc.getIn(p) as unknown;
+  // Each key counts as set by the file only when its value is usable.
+  const use = <T>(key: ConfigKey, value: T | null, apply: (v: T) => void) => {
+    if (value === null) return;
+    apply(value);
+    set.add(key);
+  };
   const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
-  config.agent.profile = str(get(['agent', 'profile']));
-  config.agent.model = str(get(['agent', 'model']));
-  const auto = get(['workflow', 'auto_verify_after_edit']);
-  if (typeof auto === 'boolean') config.workflow.autoVerifyAfterEdit = auto;
-  const max = get(['workflow', 'max_verify_attempts']);
-  if (typeof max === 'number' && Number.isInteger(max) && max >= 0) config.workflow.maxVerifyAttempts = Math.min(max, MAX_VERIFY_ATTEMPTS_CAP);
-  config.workflow.verifyCommand = str(get(['workflow', 'verify_command']));
-  const todo = get(['workflow', 'todo_auto_init']);
-  if (typeof todo === 'boolean') config.workflow.todoAutoInit = todo;
-  return { config, path, problem: null };
+  const bool = (v: unknown) => (typeof v === 'boolean' ? v : null);
+  const count = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
+  use('agent.profile', str(get(['agent', 'profile'])), (v) => (config.agent.profile = v));
+  use('agent.model', str(get(['agent', 'model'])), (v) => (config.agent.model = v));
+  use('workflow.auto_verify_after_edit', bool(get(['workflow', 'auto_verify_after_edit'])), (v) => (config.workflow.autoVerifyAfterEdit = v));
+  use('workflow.max_verify_attempts', count(get(['workflow', 'max_verify_attempts'])), (v) => (config.workflow.maxVerifyAttempts = Math.min(v, MAX_VERIFY_ATTEMPTS_CAP)));
+  use('workflow.verify_command', str(get(['workflow', 'verify_command'])), (v) => (config.workflow.verifyCommand = v));
+  use('workflow.todo_auto_init', bool(get(['workflow', 'todo_auto_init'])), (v) => (config.workflow.todoAutoInit = v));
+  return { config, path, problem: null, set };
 }
 
 /**
@@ -84,4 +136,29 @@ export function updateProjectConfig(dir: string, values: Array<[string[], unknow
   writeFileSync(tmp, String(doc));
   renameSync(tmp, path);
   return path;
+}
+
+export interface ConfigEntry {
+  key: ConfigKey;
+  /** The value in effect; null = not set (the loop falls back: the profile's model, the detected command). */
+  value: string | number | boolean | null;
+  source: ConfigSource;
+  /** The file it came from; null for a default. */
+  path: string | null;
+}
+
+/** Every key with its value in effect and where that value came from. Pure. */
+export function configEntries(c: LoadedConfig): ConfigEntry[] {
+  const value: Record<ConfigKey, ConfigEntry['value']> = {
+    'agent.profile': c.config.agent.profile,
+    'agent.model': c.config.agent.model,
+    'workflow.auto_verify_after_edit': c.config.workflow.autoVerifyAfterEdit,
+    'workflow.max_verify_attempts': c.config.workflow.maxVerifyAttempts,
+    'workflow.verify_command': c.config.workflow.verifyCommand,
+    'workflow.todo_auto_init': c.config.workflow.todoAutoInit,
+  };
+  return CONFIG_KEYS.map((key) => {
+    const source = c.sources[key];
+    return { key, value: value[key], source, path: source === 'default' ? null : source === CONFIG_RELATIVE_PATH ? c.path : c.coderPath };
+  });
 }

@@ -7,7 +7,8 @@ import { textOf } from '../store/blocks';
 import { maybeCompact } from './compact';
 import { workingDiff } from './git-diff';
 import { callModel } from './model-call';
-import { updateProjectConfig } from './project-config';
+import { CODER_CONFIG_RELATIVE_PATH, coderConfigUntracked, ignoreCoderConfig, updateCoderConfig } from './coder-config';
+import { CONFIG_RELATIVE_PATH, configEntries, readProjectConfig } from './project-config';
 import type { TurnEnd } from './run-turn';
 import type { TurnContext } from './turn-context';
 import { gitWorkTree } from './undo';
@@ -18,6 +19,8 @@ interface SlashResult {
   text: string;
   /** The same output as structure, for the UI (the text stays for the CLI and the log). */
   view?: CommandView;
+  /** Follow-up inputs offered as buttons (the text says what to type). */
+  actions?: Array<{ label: string; input: string }>;
 }
 
 interface SlashCommand {
@@ -52,6 +55,19 @@ async function rootChanges(ctx: TurnContext, name: string, args: string[]): Prom
 
 const MODEL_NAME = /^[\w.\-:/@[\]]{1,200}$/;
 
+/** `/model --gitignore`: the follow-up to a newly created .coder/config.json. */
+const GITIGNORE_FLAG = '--gitignore';
+
+/** Where the agent-loop settings in effect come from, one line per key (for `/model` without arguments). */
+function configNotes(dir: string): string[] {
+  const c = readProjectConfig(dir);
+  return [
+    `Settings in effect (${CODER_CONFIG_RELATIVE_PATH} wins over ${CONFIG_RELATIVE_PATH}):`,
+    ...configEntries(c).map((e) => `  ${e.key} = ${e.value === null ? '(not set)' : String(e.value)}  — ${e.source}`),
+    ...(c.problem ? [`Problem: ${c.problem}`] : []),
+  ];
+}
+
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
     name: 'help',
@@ -72,19 +88,26 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
     name: 'model',
     usage: '/model [profile | profile:model | model]',
-    summary: 'Show or switch the model (at once; saved to .flightdeck/config.yml).',
+    summary: `Show or switch the model (at once; saved to ${CODER_CONFIG_RELATIVE_PATH}).`,
     async run(ctx, args) {
       const s = ctx.session();
       const profiles = ctx.deps.profiles.list();
       if (args.length === 0) {
         const how = 'Switch with /model <profile>, /model <profile>:<model> or /model <model>.';
-        return ok([`Model: ${s.model} (profile ${s.profile}).`, 'Profiles:', ...profiles.map((p) => `  ${p.name.padEnd(12)} ${p.model}${p.apiKeySet ? '' : '  (no API key)'}`), how].join('\n'), {
+        const notes = [how, ...configNotes(ctx.deps.configDir(s))];
+        return ok([`Model: ${s.model} (profile ${s.profile}).`, 'Profiles:', ...profiles.map((p) => `  ${p.name.padEnd(12)} ${p.model}${p.apiKeySet ? '' : '  (no API key)'}`), ...notes].join('\n'), {
           type: 'table',
           intro: `Model: ${s.model} (profile ${s.profile}).`,
           columns: ['Profile', 'Model', 'API key'],
           rows: profiles.map((p) => ({ cells: [p.name, p.model, p.apiKeySet ? 'set' : 'none'], ...(p.name === s.profile ? { current: true } : {}) })),
-          notes: [how],
+          notes,
         });
+      }
+      if (args.length === 1 && args[0] === GITIGNORE_FLAG) {
+        const dir = ctx.deps.configDir(s);
+        const added = await ignoreCoderConfig(dir);
+        if (!added) return ok(`.coder/ is already in the repository's .gitignore.`);
+        return ok(`Added .coder/ to ${added.path}${added.created ? ' (a new file: commit it, or delete it if you would rather not)' : ''}.`);
       }
       if (args.length > 1) return fail('Usage: /model [profile | profile:model | model]');
       const arg = args[0]!;
@@ -101,19 +124,29 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       } else model = arg;
       if (!MODEL_NAME.test(model)) return fail(`"${model}" is not a model name.`);
       ctx.update({ profile, model });
+      // Seed 001 §7: the switch is in effect already; saving it is an attempt that may fail.
+      const dir = ctx.deps.configDir(s);
       let persistedTo: string | null = null;
       let persistError: string | null = null;
+      let created = false;
       try {
-        persistedTo = updateProjectConfig(ctx.deps.configDir(s), [
-          [['agent', 'profile'], profile],
-          [['agent', 'model'], model],
-        ]);
+        const w = updateCoderConfig(dir, { profile, model });
+        persistedTo = w.path;
+        created = w.created;
       } catch (e) {
-        persistError = e instanceof Error ? e.message : String(e);
+        persistError = e instanceof Error ? e.message.replace(/\.$/, '') : String(e);
       }
       ctx.emit({ type: 'model.changed', profile, model, persistedTo, persistError });
       const key = ctx.deps.profiles.get(profile)?.apiKeySet ? '' : ` Note: profile ${profile} has no API key yet.`;
-      return ok(`Model set to ${model} (profile ${profile}) for this session, effective now. ${persistedTo ? `Saved to ${persistedTo}.` : `Not saved: ${persistError}.`}${key}`);
+      const text = `Model set to ${model} (profile ${profile}) for this session, effective now. ${persistedTo ? `Saved to ${persistedTo}.` : `Not saved: ${persistError}.`}${key}`;
+      // Never add a file to the user's repository silently: say so, and offer to ignore it.
+      if (created && (await coderConfigUntracked(dir))) {
+        return {
+          ...ok(`${text}\n${CODER_CONFIG_RELATIVE_PATH} is a new file in this git repository (untracked). To keep it out of commits: /model ${GITIGNORE_FLAG}`),
+          actions: [{ label: 'Add .coder/ to .gitignore', input: `/model ${GITIGNORE_FLAG}` }],
+        };
+      }
+      return ok(text);
     },
   },
   {
@@ -242,7 +275,7 @@ export async function runSlashCommand(ctx: TurnContext, rawInput: string, comman
   const cmd = SLASH_COMMANDS.find((c) => c.name === command);
   const r = cmd ? await cmd.run(ctx, args) : fail(`Unknown command "/${command}". Type /help for the list of commands.`);
   if (ctx.stopped) return { outcome: 'interrupted', message: null };
-  ctx.emit({ type: 'command.result', kind: 'slash', name: command, ok: r.ok, text: r.text, exitCode: null, ...(r.view ? { view: r.view } : {}) });
+  ctx.emit({ type: 'command.result', kind: 'slash', name: command, ok: r.ok, text: r.text, exitCode: null, ...(r.view ? { view: r.view } : {}), ...(r.actions ? { actions: r.actions } : {}) });
   if (ctx.aborted) return { outcome: 'cancelled', message: 'Cancelled by the user.' };
   return { outcome: r.ok ? 'completed' : 'failed', message: r.ok ? null : r.text.split('\n')[0]! };
 }

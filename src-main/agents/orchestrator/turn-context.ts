@@ -29,7 +29,7 @@ export interface EngineDeps {
   provider(profile: ResolvedProfile): ModelProvider;
   /** Environment for commands (credentials removed). */
   commandEnv(): NodeJS.ProcessEnv;
-  /** Folder holding the project's .flightdeck/config.yml for a session. */
+  /** Folder holding the project's .coder/config.json and .flightdeck/config.yml for a session. */
   configDir(s: SessionRecord): string;
   /** Creates a session like `from` (for /new). */
   createSessionLike(from: SessionRecord): SessionRecord;

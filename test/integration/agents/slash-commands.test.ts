@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { tempDir } from '../../support/temp';
 import { harness, streamedText, toolThenText, type Harness } from './harness';
 
@@ -23,7 +22,7 @@ describe('slash commands (seed 001 §7)', () => {
     expect(h.server.requests).toHaveLength(0);
   });
 
-  it('/model switches at once, persists to .flightdeck/config.yml keeping other keys, and new sessions pick it up', async () => {
+  it('/model switches at once, persists to .coder/config.json (not the project\'s .flightdeck/config.yml), and new sessions pick it up', async () => {
     h = await harness([{ blocks: [{ type: 'text', text: 'hi' }] }]);
     const id = h.session();
     writeFileSync(join(h.repo, 'keep.txt'), '');
@@ -33,9 +32,8 @@ describe('slash commands (seed 001 §7)', () => {
     await h.app.agents.run(id, '/model big-model-2');
     expect(h.events(id, 'model.changed')[0]).toMatchObject({ profile: 'scripted', model: 'big-model-2', persistError: null });
     expect(h.app.agents.getSession(id).model).toBe('big-model-2');
-    const file = readFileSync(join(h.repo, '.flightdeck/config.yml'), 'utf8');
-    expect(file).toContain('# project settings');
-    expect(parse(file)).toEqual({ features: { base_branch: 'main' }, agent: { profile: 'scripted', model: 'big-model-2' } });
+    expect(readFileSync(join(h.repo, '.flightdeck/config.yml'), 'utf8')).toBe('# project settings\nfeatures:\n  base_branch: main\n');
+    expect(JSON.parse(readFileSync(join(h.repo, '.coder/config.json'), 'utf8'))).toEqual({ profile: 'scripted', model: 'big-model-2' });
     await h.app.agents.run(id, 'hello');
     expect((h.server.mainRequests()[0]!.body as { model: string }).model).toBe('big-model-2');
     expect(h.app.agents.getSession(h.session()).model).toBe('big-model-2');
@@ -52,13 +50,13 @@ describe('slash commands (seed 001 §7)', () => {
   it('/model still takes effect when the config file cannot be written, and says why', async () => {
     h = await harness();
     const { mkdirSync } = await import('node:fs');
-    mkdirSync(join(h.repo, '.flightdeck'));
-    writeFileSync(join(h.repo, '.flightdeck/config.yml'), 'agent: [broken\n');
+    mkdirSync(join(h.repo, '.coder'));
+    writeFileSync(join(h.repo, '.coder/config.json'), '{"model": broken\n');
     const id = h.session();
     await h.app.agents.run(id, '/model m2');
     expect(h.app.agents.getSession(id).model).toBe('m2');
-    expect(h.events(id, 'model.changed')[0]!.persistError).toMatch(/not valid YAML/);
-    expect(readFileSync(join(h.repo, '.flightdeck/config.yml'), 'utf8')).toBe('agent: [broken\n');
+    expect(h.events(id, 'model.changed')[0]!.persistError).toContain(`${join(h.repo, '.coder/config.json')} is not valid JSON`);
+    expect(readFileSync(join(h.repo, '.coder/config.json'), 'utf8')).toBe('{"model": broken\n');
   });
 
   it('/permissions shows and sets the preset', async () => {
