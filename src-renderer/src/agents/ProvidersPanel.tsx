@@ -5,6 +5,7 @@ import { Icon } from '../components/Icon';
 import { Modal } from '../components/Modal';
 import { useAppStore } from '../store';
 import { draftFromProfile, fieldOfServerMessage, NEW_DRAFT, PRICE_KEYS, validateDraft, type FieldKey, type ProfileDraft } from './profile-form';
+import { SandboxNetworkSetting } from './SandboxControl';
 
 const PRICE_LABEL: Record<(typeof PRICE_KEYS)[number], string> = {
   inputPerMTok: 'Input',
@@ -275,6 +276,7 @@ export function AgentSettingsPanel() {
           <option value="yolo">YOLO</option>
         </select>
       </div>
+      <SandboxNetworkSetting />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { useAppStore } from '../store';
 import { usd } from '../lib/format';
 import { ExecutorControl } from '../coder/ExecutorControl';
 
+import { SandboxBadge, SandboxControl } from './SandboxControl';
 export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
   { value: 'default', label: 'Default', help: 'Writes and risky commands ask first' },
@@ -71,6 +72,7 @@ export function SessionHeader({ session }: { session: Session }) {
         <span className="spacer" />
         <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · ↑ ${c.inputTokens.toLocaleString()} in · ↓ ${c.outputTokens.toLocaleString()} out · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
           <span className="cost-tokens">↑ {tokens(c.inputTokens)}</span>
+        <SandboxBadge session={session} />
           <span className="cost-tokens">↓ {tokens(c.outputTokens)}</span>
           <strong>{usd(c.usd)}</strong>
         </div>
@@ -83,6 +85,7 @@ export function SessionHeader({ session }: { session: Session }) {
         <div className="segmented small" role="radiogroup" aria-label="Mode" data-testid="mode-switcher">
           {MODES.map((m) => (
             <button key={m.value} role="radio" aria-checked={session.mode === m.value} title={m.help} className={session.mode === m.value ? 'active' : ''} onClick={() => void update(session.id, { mode: m.value })}>
+        <SandboxControl session={session} />
               {m.label}
             </button>
           ))}

@@ -1,0 +1,103 @@
+import { useEffect, useState } from 'react';
+import type { SandboxMode, SandboxNetwork, Session } from '../../../src-preload/contract/agents';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { useAppStore } from '../store';
+
+export const SANDBOXES: Array<{ value: SandboxMode; label: string; help: string }> = [
+  { value: 'read-only', label: 'Read-only', help: 'Commands cannot change any file (a private /tmp only)' },
+  { value: 'workspace-write', label: 'Workspace', help: 'Commands write only inside the session folder (not .git) and a private /tmp' },
+  { value: 'danger-full-access', label: 'Full access', help: 'Commands run unconfined, with your own permissions' },
+];
+
+/**
+ * How the session's commands are confined, always visible in the header: full access is the
+ * one that must never go unnoticed, so it is the loud one. Plan mode runs commands read-only
+ * whatever the session chose.
+ */
+export function SandboxBadge({ session }: { session: Session }) {
+  const effective: SandboxMode = session.mode === 'plan' ? 'read-only' : session.sandbox;
+  const info = SANDBOXES.find((s) => s.value === effective)!;
+  const cls = effective === 'danger-full-access' ? 'badge badge-bad' : effective === 'read-only' ? 'badge' : 'badge badge-ok';
+  return (
+    <span className={cls} title={`Sandbox: ${info.help}${session.mode === 'plan' && session.sandbox !== 'read-only' ? ' (plan mode)' : ''}`} data-testid="sandbox-badge">
+      {effective === 'danger-full-access' ? 'FULL ACCESS' : effective === 'read-only' ? 'Read-only sandbox' : 'Sandboxed'}
+    </span>
+  );
+}
+
+/** The session's sandbox choice; full access asks for confirmation first. */
+export function SandboxControl({ session }: { session: Session }) {
+  const update = useAppStore((s) => s.updateSession);
+  const [confirm, setConfirm] = useState(false);
+  return (
+    <>
+      <label className="model-picker" title="Sandbox: what the agent's commands may touch">
+        <select
+          className="input select"
+          value={session.sandbox}
+          aria-label="Sandbox"
+          data-testid="sandbox-picker"
+          onChange={(e) => {
+            const v = e.target.value as SandboxMode;
+            if (v === 'danger-full-access') setConfirm(true);
+            else void update(session.id, { sandbox: v });
+          }}
+        >
+          {SANDBOXES.map((s) => (
+            <option key={s.value} value={s.value} title={s.help}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {confirm && (
+        <ConfirmDialog
+          title="Give this session full access?"
+          confirmLabel="Allow full access"
+          onCancel={() => setConfirm(false)}
+          onConfirm={() => {
+            setConfirm(false);
+            void update(session.id, { sandbox: 'danger-full-access' });
+          }}
+        >
+          <p>The agent&apos;s commands (and Claude Code&apos;s) will run without a sandbox: they can change any file you can, anywhere, and reach the network.</p>
+          <p>The header shows FULL ACCESS while this is on. Switch back to Workspace at any time.</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+/** Settings → Agents: network for sandboxed commands. */
+export function SandboxNetworkSetting() {
+  const s = useAppStore((x) => x.agentSettings);
+  const update = useAppStore((x) => x.updateAgentSettings);
+  const [domains, setDomains] = useState((s?.sandboxAllowedDomains ?? []).join(', '));
+  useEffect(() => setDomains((s?.sandboxAllowedDomains ?? []).join(', ')), [s?.sandboxAllowedDomains]);
+  if (!s) return null;
+  return (
+    <div className="setting-row" data-testid="sandbox-network-setting">
+      <div>
+        <strong>Network for sandboxed commands</strong>
+        <p className="muted small">
+          On, off, or only the listed domains. Domain filtering happens in Claude Code&apos;s sandbox; the built-in agent&apos;s commands get no network at all under an allow-list.
+        </p>
+        {s.sandboxNetwork === 'allow-list' && (
+          <input
+            className="input"
+            aria-label="Allowed domains"
+            placeholder="registry.npmjs.org, *.github.com"
+            value={domains}
+            onChange={(e) => setDomains(e.target.value)}
+            onBlur={() => void update({ sandboxAllowedDomains: domains.split(/[\s,]+/).filter((d) => d !== '') })}
+          />
+        )}
+      </div>
+      <select className="input select narrow-select" aria-label="Network for sandboxed commands" value={s.sandboxNetwork} onChange={(e) => void update({ sandboxNetwork: e.target.value as SandboxNetwork })}>
+        <option value="on">On</option>
+        <option value="off">Off</option>
+        <option value="allow-list">Allow-list</option>
+      </select>
+    </div>
+  );
+}
