@@ -4,35 +4,12 @@ import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { AddProjectDialog } from './AddProjectDialog';
 import { TerminalsNavItem } from '../terminals/OpenTerminalButton';
+import { groupSessions } from '../lib/session-groups';
 
 /** Sessions listed per project before "Show all": the recent ones are what people switch between. */
 const SESSIONS_PER_GROUP = 4;
 
 const sessionDot = (x: Session) => (x.status === 'running' ? 'ok' : x.status === 'awaiting_approval' ? 'warn' : x.status === 'interrupted' ? 'bad' : '');
-
-interface Group {
-  key: string;
-  label: string;
-  projectId: string | null;
-  sessions: Session[];
-}
-
-/** Sessions by project, the project with the most recent activity first; folders without a project last. */
-export function groupSessions(sessions: readonly Session[], projects: ReadonlyArray<{ id: string; name: string }>): Group[] {
-  const groups = new Map<string, Group>();
-  for (const s of sessions) {
-    const key = s.projectId ?? '';
-    let g = groups.get(key);
-    if (!g) {
-      const name = s.projectId ? (projects.find((p) => p.id === s.projectId)?.name ?? 'Removed project') : 'Other folders';
-      g = { key, label: name, projectId: s.projectId, sessions: [] };
-      groups.set(key, g);
-    }
-    g.sessions.push(s);
-  }
-  const latest = (g: Group) => Math.max(...g.sessions.map((s) => s.updatedAt));
-  return [...groups.values()].sort((a, b) => (a.projectId === null ? 1 : b.projectId === null ? -1 : latest(b) - latest(a)));
-}
 
 export function Sidebar() {
   const view = useAppStore((s) => s.view);
