@@ -165,19 +165,6 @@ export function execLine(argv: readonly string[]): string {
   return `exec ${argv.map(shellQuote).join(' ')}`;
 }
 
-/** One line for the user: what a session's sandbox lets commands do. */
-export function describeSandbox(p: Pick<SandboxPolicy, 'mode' | 'network'>): string {
-  const net = p.network.mode === 'on' ? 'network on' : p.network.mode === 'off' ? 'no network' : `network: ${p.network.allowedDomains.join(', ') || 'no domains'} (Claude Code only; other commands get none)`;
-  switch (p.mode) {
-    case 'read-only':
-      return `read-only: commands cannot change files (a private /tmp only), ${net}`;
-    case 'workspace-write':
-      return `workspace-write: commands write only inside the session folder (not .git) and a private /tmp, ${net}`;
-    case 'danger-full-access':
-      return 'full access: commands run unconfined, with your own permissions';
-  }
-}
-
 /**
  * The policy a session's commands run under: plan mode is read-only whatever the session
  * chose (it explores and proposes); otherwise the session's mode, default workspace-write.
