@@ -37,6 +37,15 @@ const PRESET_TEXT: Record<PolicyPreset, string> = {
   trusted: 'reads and writes run; read-only commands run; other commands ask',
 };
 
+/**
+ * The hard floor is Flightdeck's addition to yolo ("all bash, high-risk included"): say that it
+ * is on, what it refuses and where it is turned off, so yolo's exception is never a surprise.
+ */
+export function hardFloorNote(on: boolean, mode: string): string {
+  if (!on) return 'Hard floor: OFF — nothing is refused, catastrophic commands included. Turn it back on in Settings → Agents → Hard floor (or agents.settings.update with hardFloor: true).';
+  return `Hard floor: on — catastrophic commands (rm -rf / or ~, mkfs, dd onto a disk, fork bombs, force push to the base branch, DROP DATABASE) are refused in every mode${mode === 'yolo' ? ', this yolo session included' : ', yolo included'}. Turn it off in Settings → Agents → Hard floor (or agents.settings.update with hardFloor: false).`;
+}
+
 const REVIEW_SYSTEM_PROMPT =
   'You are a meticulous senior code reviewer. Review the uncommitted changes you are given: correctness bugs first, then missing tests, security, error handling, naming and clarity. Quote file and line for every point, say how to fix it, and end with a one-line verdict. Do not restate the diff.';
 
@@ -158,7 +167,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (args.length === 0) {
         const rules = ctx.deps.gate.rules(ctx.sessionId);
         const intro = `Policy preset: ${s.policyPreset} — ${PRESET_TEXT[s.policyPreset]}. Mode: ${s.mode}.`;
-        const notes = [`Approved for this session: ${rules.length ? rules.join(', ') : 'nothing yet'}.`, `Hard floor: ${ctx.deps.settings().hardFloor ? 'on' : 'OFF'}.`];
+        const notes = [`Approved for this session: ${rules.length ? rules.join(', ') : 'nothing yet'}.`, hardFloorNote(ctx.deps.settings().hardFloor, s.mode)];
         return ok([intro, 'Presets:', ...PolicyPreset.options.map((p) => `  ${p.padEnd(10)} ${PRESET_TEXT[p]}`), ...notes].join('\n'), {
           type: 'table',
           intro,

@@ -72,7 +72,7 @@ export function decideTool(p: PolicyInput): PolicyResult {
     if (p.hardFloor) {
       const floor = checkHardFloor(command, p.floor);
       if (floor.blocked) {
-        return r('deny', 'hard_floor', `Refused by the hard floor: ${floor.reason}. This is never run in any mode (it can be turned off in the agent settings).`, 'critical');
+        return r('deny', 'hard_floor', `Refused by the hard floor: ${floor.reason}. This is refused in every mode, yolo included; the user can turn the hard floor off in Settings → Agents → Hard floor.`, 'critical');
       }
     }
     const cls = classifyCommand(command);

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AgentMode, Session } from '../../../src-preload/contract/agents';
+import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
 import { usd } from '../lib/format';
@@ -45,6 +46,8 @@ export function SessionHeader({ session }: { session: Session }) {
   const c = session.cost;
   // In a narrow window the controls live behind one overflow button, so the header stays one row.
   const [menuOpen, setMenuOpen] = useState(false);
+  const [confirmYolo, setConfirmYolo] = useState(false);
+  const hardFloor = useAppStore((s) => s.agentSettings?.hardFloor ?? true);
   const headerRef = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!menuOpen) return;
@@ -84,7 +87,14 @@ export function SessionHeader({ session }: { session: Session }) {
         <ExecutorControl session={session} />
         <div className="segmented small" role="radiogroup" aria-label="Mode" data-testid="mode-switcher">
           {MODES.map((m) => (
-            <button key={m.value} role="radio" aria-checked={session.mode === m.value} title={m.help} className={session.mode === m.value ? 'active' : ''} onClick={() => void update(session.id, { mode: m.value })}>
+            <button
+              key={m.value}
+              role="radio"
+              aria-checked={session.mode === m.value}
+              title={m.help}
+              className={session.mode === m.value ? 'active' : ''}
+              onClick={() => (m.value === 'yolo' && session.mode !== 'yolo' ? setConfirmYolo(true) : void update(session.id, { mode: m.value }))}
+            >
         <SandboxControl session={session} />
               {m.label}
             </button>
@@ -105,6 +115,25 @@ export function SessionHeader({ session }: { session: Session }) {
           </span>
         </label>
       </div>
+      {confirmYolo && (
+        <ConfirmDialog
+          title="Switch to YOLO mode?"
+          confirmLabel="Switch to YOLO"
+          onCancel={() => setConfirmYolo(false)}
+          onConfirm={() => {
+            setConfirmYolo(false);
+            void update(session.id, { mode: 'yolo' });
+          }}
+        >
+          <p>Files change and every command runs without asking, high-risk ones included.</p>
+          {/* The hard floor is Flightdeck's one exception to "everything runs": say so, and where it is switched. */}
+          <p data-testid="yolo-hard-floor">
+            {hardFloor
+              ? 'The hard floor is on: catastrophic commands (rm -rf / or ~, mkfs, dd onto a disk, fork bombs, force push to the base branch, DROP DATABASE) are still refused. Turn it off in Settings → Agents → Hard floor.'
+              : 'The hard floor is OFF: nothing is refused, catastrophic commands included. Turn it back on in Settings → Agents → Hard floor.'}
+          </p>
+        </ConfirmDialog>
+      )}
     </header>
   );
 }

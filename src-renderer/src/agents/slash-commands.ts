@@ -8,7 +8,8 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; args: string; help: s
   { name: 'compact', args: '', help: 'Summarize older turns now' },
   { name: 'diff', args: '', help: 'Show uncommitted changes in the session folder' },
   { name: 'review', args: '', help: 'Ask the model to review the changes' },
-  { name: 'undo', args: '', help: "Revert the last turn's file changes (needs git)" },
+  { name: 'undo', args: '[keep|pre|merge] [path…]', help: "Revert the last turn's file changes; files you changed since are kept unless you choose (needs git)" },
+  { name: 'redo', args: '', help: 'Take back the last /undo' },
 ];
 
 /** Commands matching what was typed after "/", for the completion list. */
