@@ -21,8 +21,16 @@ const GIT_MAX_CONCURRENT_PER_REPO = 4;
  * it the caller is flooding and is told to retry instead of growing the queue without bound.
  */
 const GIT_MAX_QUEUED = 2_000;
+/** Gits waiting for one repository: its refresh needs 3–4, so hundreds waiting is a flood. */
+const GIT_MAX_QUEUED_PER_REPO = 256;
 
-const limiter = new ConcurrencyLimiter({ global: GIT_MAX_CONCURRENT, perKey: GIT_MAX_CONCURRENT_PER_REPO, maxQueued: GIT_MAX_QUEUED, what: 'git commands' });
+const limiter = new ConcurrencyLimiter({
+  global: GIT_MAX_CONCURRENT,
+  perKey: GIT_MAX_CONCURRENT_PER_REPO,
+  maxQueued: GIT_MAX_QUEUED,
+  maxQueuedPerKey: GIT_MAX_QUEUED_PER_REPO,
+  what: 'git commands',
+});
 
 /**
  * Settings a repository (or an agent working in it) can plant to make git run a program: the

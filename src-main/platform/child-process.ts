@@ -168,6 +168,8 @@ export interface LimiterOptions {
   perKey: number;
   /** Tasks waiting, all keys together; one more is refused at once (the caller is flooding). */
   maxQueued: number;
+  /** Tasks waiting for one key (default: maxQueued). */
+  maxQueuedPerKey?: number;
   /** Names the work in the refusal message, e.g. "git commands". */
   what: string;
 }
@@ -197,7 +199,7 @@ export class ConcurrencyLimiter {
   run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
     if (this.hasRoom(key)) return this.execute(key, task);
-    if (this.queued >= this.o.maxQueued) {
+    if (this.queued >= this.o.maxQueued || (this.waiting.get(key)?.length ?? 0) >= (this.o.maxQueuedPerKey ?? this.o.maxQueued)) {
       return Promise.reject(new AppError('unavailable', `Too many ${this.o.what} are waiting (${this.queued}); try again in a moment.`));
     }
     return new Promise<T>((resolve, reject) => {

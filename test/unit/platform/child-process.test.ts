@@ -185,6 +185,18 @@ describe('ConcurrencyLimiter', () => {
     expect(await queued[1]).toBe('ok');
   });
 
+  it('bounds the waiters of one key without refusing other keys', async () => {
+    const l = new ConcurrencyLimiter({ global: 1, perKey: 1, maxQueued: 10, maxQueuedPerKey: 1, what: 'tasks' });
+    const gate = deferred();
+    const first = l.run('a', () => gate.promise);
+    const a2 = l.run('a', async () => 'a2');
+    await expect(l.run('a', async () => 'a3')).rejects.toMatchObject({ code: 'unavailable' });
+    const b = l.run('b', async () => 'b');
+    gate.resolve();
+    await first;
+    expect(await Promise.all([a2, b])).toEqual(['a2', 'b']);
+  });
+
   it('drops a waiter whose signal aborts, without running it', async () => {
     const l = new ConcurrencyLimiter({ global: 1, perKey: 1, maxQueued: 10, what: 'tasks' });
     const gate = deferred();
