@@ -4,6 +4,7 @@ import { useAppStore } from '../store';
 import { plural, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
 import { Composer } from './Composer';
+import { EffectiveConfig } from './EffectiveConfig';
 import { MODES, SessionHeader } from './SessionHeader';
 import { TranscriptItemView } from './Transcript';
 import { useSessionStream } from './use-session-stream';
@@ -54,6 +55,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           {shortPath(session.root)}
         </span>
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
+        <EffectiveConfig sessionId={session.id} model={session.model} />
       </div>
       <div className="session-body">
         <div

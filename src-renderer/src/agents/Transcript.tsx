@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Icon } from '../components/Icon';
+import { useAppStore } from '../store';
 import type { CommandView } from '../../../src-preload/contract/agents';
 import { ChangesView } from './DiffView';
 import { Markdown } from './Markdown';
@@ -87,6 +88,33 @@ const OUTCOME_TEXT: Record<string, string> = {
   interrupted: 'Interrupted',
 };
 
+/** A command result's follow-ups (e.g. "Add .coder/ to .gitignore"): each sends its input to the session on view. */
+function CommandActions({ actions }: { actions: ReadonlyArray<{ label: string; input: string }> }) {
+  const sessionId = useAppStore((s) => (s.view.name === 'session' ? s.view.sessionId : null));
+  const sendInput = useAppStore((s) => s.sendInput);
+  const [sent, setSent] = useState<string | null>(null);
+  if (actions.length === 0 || sessionId === null) return null;
+  return (
+    <div className="command-actions">
+      {actions.map((a) => (
+        <button
+          key={a.input}
+          className="button"
+          title={a.input}
+          disabled={sent !== null}
+          data-testid="command-action"
+          onClick={async () => {
+            setSent(a.input);
+            if (!(await sendInput(sessionId, a.input))) setSent(null);
+          }}
+        >
+          {a.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 export function TranscriptItemView({ item }: { item: TranscriptItem }) {
   switch (item.kind) {
     case 'user':
@@ -122,6 +150,7 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
               <pre className="command-text">{item.text}</pre>
             )
           ) : null}
+          <CommandActions actions={item.actions} />
         </div>
       );
     case 'verify':

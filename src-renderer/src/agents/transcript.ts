@@ -23,7 +23,18 @@ export type TranscriptItem =
       /** stdout/stderr: a command's streams apart, when its runner captured them so. */
       result: { isError: boolean; content: string; exitCode: number | null; durationMs: number; stdout?: string; stderr?: string } | null;
     }
-  | { kind: 'command'; id: string; name: string; cmdKind: 'slash' | 'bang'; ok: boolean; text: string; exitCode: number | null; view: CommandView | null }
+  | {
+      kind: 'command';
+      id: string;
+      name: string;
+      cmdKind: 'slash' | 'bang';
+      ok: boolean;
+      text: string;
+      exitCode: number | null;
+      view: CommandView | null;
+      /** Follow-up inputs offered as buttons (e.g. adding .coder/ to .gitignore after /model). */
+      actions: ReadonlyArray<{ label: string; input: string }>;
+    }
   /** Context compaction (auto or `/compact`) as one block: the figures, and the summary when it arrived. */
   | { kind: 'compaction'; id: string; trigger: 'auto' | 'manual'; text: string; summary: string | null }
   | { kind: 'verify'; id: string; command: string; attempt: number; maxAttempts: number; passed: boolean | null; exitCode: number | null; output: string }
@@ -225,7 +236,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       if (d.kind === 'bang' && turnItems.some((it) => it.kind === 'tool')) break;
       // `/compact` that compacted is already one compaction block; its text would repeat it.
       if (d.kind === 'slash' && d.name === 'compact' && d.ok && turnItems.some((it) => it.kind === 'compaction')) break;
-      items.push({ kind: 'command', id, name: d.name, cmdKind: d.kind, ok: d.ok, text: d.text, exitCode: d.exitCode, view: d.view ?? null });
+      items.push({ kind: 'command', id, name: d.name, cmdKind: d.kind, ok: d.ok, text: d.text, exitCode: d.exitCode, view: d.view ?? null, actions: d.actions ?? [] });
       break;
     }
     case 'mode.changed':
