@@ -15,7 +15,15 @@ import type { TurnContext } from './turn-context';
 export interface UndoCommandResult {
   ok: boolean;
   text: string;
+  /** The conflict choices as buttons in the app (the text names the same commands for the CLI). */
+  actions?: Array<{ label: string; input: string }>;
 }
+
+const CHOICE_ACTIONS = [
+  { label: 'Keep my version', input: '/undo keep' },
+  { label: 'Take the version from before the turn', input: '/undo pre' },
+  { label: 'Merge: take the turn out, keep my edits', input: '/undo merge' },
+];
 
 export const UNDO_USAGE = '/undo [keep | pre | merge] [path…]';
 
@@ -46,7 +54,7 @@ export async function undoCommand(ctx: TurnContext, args: string[]): Promise<Und
       ...CHOICE_HELP,
     ].join('\n');
     ctx.addMessage('user', 'command', [{ type: 'text', text: `The user ran /undo; it stopped without changes because files changed after the turn:\n${text}` }]);
-    return { ok: false, text };
+    return { ok: false, text, actions: CHOICE_ACTIONS };
   }
   const applied = await applyUndo(s.root, snap, plan, choice ?? 'keep', paths);
   const state = ctx.session().state;

@@ -27,6 +27,8 @@ describe('/undo never destroys later edits', () => {
     expect(text).toContain('/undo keep');
     expect(text).toContain('/undo pre');
     expect(text).toContain('/undo merge');
+    // In the app the same choices are buttons that send those inputs.
+    expect(lastResult(id).actions?.map((a) => a.input)).toEqual(['/undo keep', '/undo pre', '/undo merge']);
 
     // Keeping theirs: the file stays as the user left it, and the undo step is used up.
     await h.app.agents.run(id, '/undo keep');
