@@ -178,12 +178,6 @@ export function ProvidersPanel() {
           {problem}
         </p>
       ))}
-      {/* A damaged key file is one problem for every profile: each distinct one is shown once. */}
-      {[...new Set(profiles.flatMap((p) => (p.apiKeyProblem ? [p.apiKeyProblem] : [])))].map((problem) => (
-        <p key={problem} className="card-problem" role="alert" data-testid="key-store-problem">
-          {problem}
-        </p>
-      ))}
       <ul className="profile-rows">
         {profiles.map((p) => (
           <li key={p.name} className="profile-row" data-testid="profile-row" data-profile={p.name}>
