@@ -39,6 +39,8 @@ export class TranscriptPrinter {
         this.out(`  ${d.approval.status === 'approved' ? '✔ approved' : d.approval.status === 'denied' ? '✘ denied' : '– cancelled'}: ${d.approval.summary}${d.approval.decisionReason ? ` (${d.approval.decisionReason})` : ''}`);
         break;
       case 'tool.output':
+        // An empty chunk only announces the command's terminal: nothing to print.
+        if (d.chunk === '') break;
         for (const l of d.chunk.replace(/\n$/, '').split('\n')) this.out(`  │ ${l}`);
         break;
       case 'tool.result':
