@@ -305,4 +305,33 @@ test('a 40-input session with every kind of card keeps every card readable, at 1
   await page.keyboard.press('Escape');
   await expect(session.transcript).toContainText('Done with t33.');
   expectFullHeights(await session.blockSizes(), 'after reload');
+
+  // The project page lists the sessions with their pending approvals; deleting one asks first.
+  await page.getByTestId('sidebar-projects').getByRole('button', { name }).click();
+  await page.getByTestId('new-session').click();
+  await expect(session.input).toBeFocused();
+  await page.getByTestId('sidebar-projects').getByRole('button', { name }).click();
+  const list = page.getByTestId('session-list');
+  await expect(list.getByTestId('session-row')).toHaveCount(2);
+  await expect(list.getByTestId('approve-badge')).toHaveText('1 to approve');
+  const fresh = list.locator('.session-row', { hasText: 'New session' });
+  await fresh.getByRole('button', { name: 'Delete New session' }).click();
+  const confirm = page.getByTestId('confirm-dialog');
+  await expect(confirm).toContainText('cannot be restored');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(list.getByTestId('session-row')).toHaveCount(2);
+  await fresh.getByRole('button', { name: 'Delete New session' }).click();
+  await confirm.getByTestId('confirm').click();
+  await expect(list.getByTestId('session-row')).toHaveCount(1);
+  // The session list's badge brings the waiting approval back.
+  await list.getByTestId('approve-badge').click();
+  await expect(session.approval).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // The board and the project page at 700 px.
+  await page.setViewportSize({ width: 700, height: 900 });
+  await page.screenshot({ path: 'test-results/long-project-700.png' });
+  await page.getByRole('button', { name: 'Board' }).click();
+  await expect(page.getByTestId('agent-cost')).toHaveText(/^\$\d/);
+  await page.screenshot({ path: 'test-results/long-board-700.png' });
 });

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { Project } from '../../../src-preload/contract';
-import { plural, relativeTime, shortPath } from '../lib/format';
+import { plural, relativeTime, shortPath, usd } from '../lib/format';
 import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { Modal } from './Modal';
@@ -33,13 +33,15 @@ function AgentSummary({ projectId }: { projectId: string }) {
   if (sessions.length === 0) return null;
   const working = sessions.filter((x) => x.status === 'running').length;
   const waiting = sessions.filter((x) => x.status === 'awaiting_approval').length;
-  const usd = sessions.reduce((sum, x) => sum + x.cost.usd, 0);
+  const spent = sessions.reduce((sum, x) => sum + x.cost.usd, 0);
   return (
     <button className="agent-summary link" onClick={() => setView({ name: 'project', projectId })} data-testid="agent-summary">
       <Icon name="chat" size={13} /> {plural(sessions.length, 'session')}
       {working > 0 && <span className="badge badge-ok">{working} working</span>}
       {waiting > 0 && <span className="badge badge-warn">{waiting} need approval</span>}
-      <span className="muted">${usd.toFixed(2)}</span>
+      <span className="muted" data-testid="agent-cost">
+        {usd(spent)}
+      </span>
     </button>
   );
 }

@@ -6,6 +6,9 @@ function focusables(root: HTMLElement): HTMLElement[] {
   return Array.from(root.querySelectorAll<HTMLElement>(FOCUSABLE)).filter((el) => el.offsetParent !== null || el === document.activeElement);
 }
 
+/** Open traps, innermost last: only the top one holds focus (an approval can arrive over another dialog). */
+const stack: HTMLElement[] = [];
+
 /**
  * Keeps keyboard focus inside a dialog while it is open: focus moves into it on open (its
  * `[autofocus]`/`data-autofocus` element, else the dialog itself, so a stray Enter typed for
@@ -33,14 +36,19 @@ export function useFocusTrap(ref: RefObject<HTMLElement | null>, key: unknown = 
     };
     // Focus that escapes anyway (a click on the backdrop, a script) is brought back.
     const onFocusIn = (e: FocusEvent) => {
-      if (e.target instanceof Node && !root.contains(e.target)) root.focus();
+      if (stack[stack.length - 1] === root && e.target instanceof Node && !root.contains(e.target)) root.focus();
     };
+    stack.push(root);
     root.addEventListener('keydown', onKey);
     document.addEventListener('focusin', onFocusIn);
     return () => {
+      stack.splice(stack.indexOf(root), 1);
       root.removeEventListener('keydown', onKey);
       document.removeEventListener('focusin', onFocusIn);
-      if (before && before.isConnected) before.focus();
+      // Back to where the user was, unless another dialog is still open (it keeps focus).
+      const top = stack[stack.length - 1];
+      if (top) top.focus();
+      else if (before && before.isConnected) before.focus();
     };
   }, [ref, key]);
 }
