@@ -172,7 +172,12 @@ async function main(): Promise<void> {
     const save = () => {
       if (win.isDestroyed()) return;
       const b = win.getNormalBounds();
-      services.settings.setInternal('window', { ...b, maximized: win.isMaximized() } satisfies WindowState);
+      try {
+        services.settings.setInternal('window', { ...b, maximized: win.isMaximized() } satisfies WindowState);
+      } catch (e) {
+        // Window bounds are a convenience: on a full disk (the user was told once) closing must still close.
+        log.warn('window bounds not saved', { error: e });
+      }
     };
     win.on('close', save);
     win.on('closed', () => windows.delete(win));
