@@ -61,13 +61,16 @@ function joinPath(a: string, b: string): string {
  * system is mounted read-only, then the root writable (workspace-write) with its `.git`
  * read-only again; `/tmp` is a fresh tmpfs, so a write there vanishes with the command and
  * never reaches the real `/tmp`. The root is bound after the tmpfs so a root under `/tmp`
- * stays visible. `--unshare-pid` + `--die-with-parent`: when the runner kills bwrap (cancel,
- * timeout), everything inside dies with it. `--new-session`: a command cannot push input
- * into the terminal it runs in (TIOCSTI).
+ * stays visible. `--unshare-pid`: commands see (and can signal, ptrace or write the memory of)
+ * no process outside; when the namespace's first process dies, everything inside dies with
+ * it, and `--die-with-parent` ties that to bwrap. No `--new-session`: the command stays in the
+ * runner's process group, so cancel and timeout reach every process with SIGTERM first (test
+ * runners clean up); its terminal is its own, with no shell left reading it (`exec bwrap`),
+ * so input pushed into it (TIOCSTI) reaches nothing.
  */
 export function bwrapArgs(p: SandboxPolicy, cwd: string): string[] {
   if (p.mode === 'danger-full-access') throw new Error('danger-full-access runs without bubblewrap');
-  const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
+  const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
   if (!commandsGetNetwork(p.network)) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   if (p.mode === 'workspace-write') {

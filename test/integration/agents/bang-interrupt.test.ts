@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src-preload/contract';
 import { startTestApp } from '../../support/app';
+import { pidsWith } from '../../support/processes';
 import { makeRepo, tempDir } from '../../support/temp';
 import { harness, waitFor, type Harness } from './harness';
 
@@ -89,7 +90,8 @@ describe('an interrupted ! command has its turn', () => {
       if (!Array.isArray(started)) throw new Error(`the host exited: ${out}`);
       const [, sessionId, turnId] = started as RegExpExecArray;
       await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the command to run', 30_000);
-      commandPid = Number(readFileSync(pidFile, 'utf8').trim());
+      // Its host pid, found by its command line (inside its sandbox it has another one).
+      commandPid = await waitFor(() => pidsWith('sleep 60.0423')[0], 'the command to be found');
       child.kill('SIGKILL');
       await exited;
 
@@ -107,7 +109,7 @@ describe('an interrupted ! command has its turn', () => {
       }
     } finally {
       // The command's process group outlived the killed host (that is another issue's subject): end it.
-      if (commandPid !== null && alive(commandPid)) process.kill(-commandPid, 'SIGKILL');
+      if (commandPid !== null && alive(commandPid)) process.kill(commandPid, 'SIGKILL');
       data.cleanup();
       repo.cleanup();
     }

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pidsWith } from '../../support/processes';
 import { harness, nextApproval, streamedText, waitFor, type Harness } from './harness';
 
 let h: Harness;
@@ -37,11 +38,13 @@ describe('cancellation', () => {
   });
 
   it('mid-tool: kills the whole process group of the running command', async () => {
-    h = await harness([{ blocks: [{ type: 'tool_use', name: 'bash', input: { command: "sh -c 'echo $$ > child.pid; exec sleep 60' & echo started; wait" } }] }]);
+    // A sleep no other process has: its host pid is found by its command line (the command runs
+    // in its own pid namespace, so a pid it printed would not be one the test can watch).
+    h = await harness([{ blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'sleep 60.0417 & echo started; wait' } }] }]);
     const id = h.session({ mode: 'yolo' });
     const running = h.app.agents.run(id, 'run a long command');
-    await waitFor(() => h.events(id, 'tool.output').some((o) => o.chunk.includes('started')) && existsSync(join(h.repo, 'child.pid')), 'the command to start');
-    const child = Number(readFileSync(join(h.repo, 'child.pid'), 'utf8').trim());
+    await waitFor(() => h.events(id, 'tool.output').some((o) => o.chunk.includes('started')) && pidsWith('sleep 60.0417').length === 1, 'the command to start');
+    const child = pidsWith('sleep 60.0417')[0]!;
     expect(alive(child)).toBe(true);
     h.app.agents.cancel(id);
     const r = await running;

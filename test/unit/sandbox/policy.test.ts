@@ -10,7 +10,8 @@ describe('bubblewrap arguments', () => {
     expect(s).toContain('--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind /work/repo /work/repo --ro-bind-try /work/repo/.git /work/repo/.git');
     expect(a).toContain('--die-with-parent');
     expect(a).toContain('--unshare-pid');
-    expect(a).toContain('--new-session');
+    // The runner's process-group signals must reach the command (graceful cancel).
+    expect(a).not.toContain('--new-session');
     expect(a).not.toContain('--unshare-net');
     expect(a.slice(-3)).toEqual(['--chdir', '/work/repo/sub', '--']);
   });
