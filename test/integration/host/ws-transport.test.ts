@@ -1,10 +1,11 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createWebSocketTransport } from '../../../src-preload/client/ws-transport';
 import type { AppServices } from '../../../src-main/app/services';
 import { startBrowserHost, type BrowserHost } from '../../../src-main/host/browser-host';
 import { startTestApp } from '../../support/app';
+import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../../src-main/bridge/limits';
 
 const TOKEN = 'transport-test-token-123';
 let app: AppServices;
@@ -51,4 +52,30 @@ describe('browser-mode transport', () => {
     await expect.poll(() => statuses.at(-1), { timeout: 15_000 }).toBe('open');
     expect(await transport.invoke('settings.get', {})).toMatchObject({ ok: true, value: { theme: 'system' } });
   }, 30_000);
+
+  it('a subscription the host refuses past its bound is reported, and the connection keeps working', async () => {
+    const port = await freePort();
+    const second = await startBrowserHost(app, { port, token: TOKEN });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const transport = createWebSocketTransport(`ws://127.0.0.1:${port}/ws`);
+      const offs: Array<() => void> = [];
+      for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_CONNECTION; i++) offs.push(transport.subscribe('agents.event', `ses-${i}`, () => undefined));
+      const got: unknown[] = [];
+      offs.push(transport.subscribe('settings.changed', undefined, (p) => got.push(p)));
+      await expect.poll(() => warn.mock.calls.length, { timeout: 20_000 }).toBe(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(/refused a subscription to settings\.changed: Too many subscriptions/);
+      // Room again after an unsubscribe: the next subscription is accepted (no second warning),
+      // and the refused one never delivers.
+      offs[0]!();
+      offs.push(transport.subscribe('settings.changed', 'unused-key', () => undefined));
+      expect(await transport.invoke('settings.update', { theme: 'light' })).toMatchObject({ ok: true });
+      expect(got).toEqual([]);
+      expect(warn).toHaveBeenCalledTimes(1);
+      offs.forEach((off) => off());
+    } finally {
+      warn.mockRestore();
+      await second.close();
+    }
+  }, 60_000);
 });
