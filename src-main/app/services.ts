@@ -212,7 +212,7 @@ export class AppServices {
   async restoreDatabase(which?: string): Promise<RestoreResult> {
     const running = this.agents.listSessions().filter((s) => this.agents.isRunning(s.id));
     if (running.length) throw new AppError('conflict', 'An agent turn is running; cancel it before restoring the database.');
-    const backup = resolveBackup(this.dataDir, which);
+    const backup = resolveBackup(this.dataDir, which, { automaticOnly: true });
     // Whatever is still buffered belongs to the data being replaced; it is written first, so it is in the kept copy.
     this.events.flush();
     const result = await restoreBackup(this.dbPath, backup.file);

@@ -139,8 +139,12 @@ export async function restoreBackup(dbPath: string, backupFile: string, now = Da
   }
 }
 
-/** A backup named by the user: a path, or a file name inside the backups folder. */
-export function resolveBackup(dataDir: string, which: string | undefined): BackupInfo {
+/**
+ * A backup named by the user: a path, or a file name inside the backups folder. With
+ * `automaticOnly` (requests from a window) only the automatic backups can be named: a page must
+ * not be able to make any SQLite file on the machine the database.
+ */
+export function resolveBackup(dataDir: string, which: string | undefined, opts: { automaticOnly?: boolean } = {}): BackupInfo {
   const all = listBackups(dataDir);
   if (!which || which === 'latest') {
     const latest = all[0];
@@ -149,6 +153,7 @@ export function resolveBackup(dataDir: string, which: string | undefined): Backu
   }
   const byName = all.find((b) => b.file === which || basename(b.file) === which);
   if (byName) return byName;
+  if (opts.automaticOnly) throw new AppError('not_found', `${which} is not one of the automatic backups in ${backupDir(dataDir)}.`, { path: which });
   if (existsSync(which)) return { file: which, takenAt: statSync(which).mtimeMs, bytes: statSync(which).size };
   throw new AppError('not_found', `There is no backup ${which} (the automatic ones are in ${backupDir(dataDir)}).`, { path: which });
 }

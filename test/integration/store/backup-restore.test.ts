@@ -106,6 +106,10 @@ describe('a damaged database', () => {
     // Nothing was changed or taken over the damaged file: no backup of it, the bytes are the same.
     expect(await app.backupIfDue(Date.now() + 2 * DAY)).toBeNull();
 
+    // A window may name only an automatic backup, never any file on the machine.
+    const foreign = await call(app, 'app.storage.restore', { file: dbFile });
+    expect(foreign.ok).toBe(false);
+    expect(!foreign.ok && foreign.error.code).toBe('not_found');
     const restored = await call(app, 'app.storage.restore', {});
     expect(restored.ok).toBe(true);
     const { keptAs } = (restored as { ok: true; value: { keptAs: string } }).value;
