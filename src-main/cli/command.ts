@@ -16,7 +16,8 @@ export interface CliContext {
   err(line: string): void;
   /**
    * Aborted when the command should stop early: its stdout has no reader any more (a closed
-   * pipe or terminal). Long-running commands end their work when it fires.
+   * pipe), or its terminal closed (SIGHUP); the reason says which. Long-running commands end
+   * their work when it fires.
    */
   signal: AbortSignal;
 }

@@ -95,13 +95,21 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
 /**
  * The CLI as a process (`bin/flightdeck.mjs`, `tsx src-main/cli/main.ts`): the standard streams
  * guarded so a reader that goes away (`… | head`, a closed terminal) stops the command quietly
- * with exit code 141 instead of an uncaught EPIPE.
+ * with exit code 141 instead of an uncaught EPIPE. SIGHUP (its terminal closed) asks the
+ * command to stop the same way, instead of Node's default of dying on the spot — which would
+ * skip every cleanup (a running turn, a `claude` process group, temporary folders).
  */
 export async function runCliProcess(argv: string[]): Promise<number> {
   const stop = new AbortController();
-  const io = guardStdio(() => stop.abort());
-  const code = await runCli(argv, io, stop.signal);
-  return io.stdoutClosed ? EXIT_BROKEN_PIPE : code;
+  const io = guardStdio(() => stop.abort('EPIPE on stdout'));
+  const onHangup = () => stop.abort('SIGHUP');
+  process.on('SIGHUP', onHangup);
+  try {
+    const code = await runCli(argv, io, stop.signal);
+    return io.stdoutClosed ? EXIT_BROKEN_PIPE : code;
+  } finally {
+    process.off('SIGHUP', onHangup);
+  }
 }
 
 const isEntry = process.argv[1] && /cli[\\/]main\.(ts|js|mjs)$/.test(process.argv[1]);

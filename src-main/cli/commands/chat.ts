@@ -62,7 +62,7 @@ export const chatCommand: CliCommand = {
     });
     const onInt = () => agents.cancel(sessionId);
     process.on('SIGINT', onInt);
-    // No reader for the transcript any more (`chat … | head`): stop the turn as Ctrl-C would.
+    // No reader for the transcript any more (`chat … | head`, a closed terminal): stop the turn as Ctrl-C would.
     ctx.signal.addEventListener('abort', onInt, { once: true });
     try {
       const r = await agents.run(sessionId, input);

@@ -79,8 +79,13 @@ export const coderCommand: CliCommand = {
     // A closed terminal sends SIGHUP: without a handler Node exits at once and the CLI's
     // process group, its timers and the run's temporary folder would be left behind.
     const ctl = new AbortController();
+    let signalled = false;
     const stop = (signal: NodeJS.Signals) => {
-      if (!ctl.signal.aborted) return ctl.abort();
+      // Counted apart from ctl: the CLI runner may have aborted it for the same SIGHUP already.
+      if (!signalled) {
+        signalled = true;
+        return ctl.abort();
+      }
       // A second signal while the run is being stopped: stop now. process.exit runs the exit
       // hooks, which SIGKILL the CLI's group and remove the run folder synchronously.
       process.exit(128 + (osConstants.signals[signal] ?? 1));

@@ -38,9 +38,9 @@ export const serveCommand: CliCommand = {
       const onTerm = () => stop('SIGTERM');
       process.on('SIGINT', onInt);
       process.on('SIGTERM', onTerm);
-      // stdout lost its reader (the "ready" line went into a closed pipe): end like any writer would.
-      if (ctx.signal.aborted) stop('EPIPE on stdout');
-      else ctx.signal.addEventListener('abort', () => stop('EPIPE on stdout'), { once: true });
+      // The terminal closed (SIGHUP) or stdout lost its reader: shut down cleanly, as for SIGTERM.
+      if (ctx.signal.aborted) stop(String(ctx.signal.reason));
+      else ctx.signal.addEventListener('abort', () => stop(String(ctx.signal.reason)), { once: true });
     });
     return 0;
   },
