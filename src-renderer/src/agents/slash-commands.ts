@@ -1,7 +1,7 @@
 /** The agent loop's nine slash commands, for completion in the input box. */
 export const SLASH_COMMANDS: ReadonlyArray<{ name: string; args: string; help: string }> = [
   { name: 'help', args: '', help: 'List the commands' },
-  { name: 'model', args: '<name>', help: 'Switch the model now; saved to .flightdeck/config.yml' },
+  { name: 'model', args: '<name>', help: 'Switch the model now; saved to .coder/config.json' },
   { name: 'permissions', args: '[preset]', help: 'Show or set the policy: read-only, strict, balanced, trusted' },
   { name: 'new', args: '', help: 'Start a fresh session' },
   { name: 'resume', args: '<session-id>', help: 'Switch to another session' },
