@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AgentMode, SessionId, type AgentEvent } from '../../../src-preload/contract';
+import { AgentMode, SandboxMode, SessionId, type AgentEvent } from '../../../src-preload/contract';
 import type { AutoAnswer } from '../../approvals/gate';
 import { UsageError, type CliCommand } from '../command';
 import { promptApproval, TranscriptPrinter } from './chat-support';
@@ -24,8 +24,8 @@ function answerer(mode: ApproveMode, tty: boolean): AutoAnswer {
 export const chatCommand: CliCommand = {
   name: 'chat',
   summary: 'Run one agent input (a message, !command or /command) in a session and print the transcript.',
-  usage: 'chat [--cwd DIR] [--session ID] [--mode plan|default|auto-edit|yolo] [--approve ask|allow|deny] [--profile NAME] [--json] "INPUT"',
-  flags: { cwd: true, session: true, mode: true, approve: true, profile: true },
+  usage: 'chat [--cwd DIR] [--session ID] [--mode plan|default|auto-edit|yolo] [--approve ask|allow|deny] [--profile NAME] [--sandbox read-only|workspace-write|danger-full-access] [--json] "INPUT"',
+  flags: { cwd: true, session: true, mode: true, approve: true, profile: true, sandbox: true },
   async run(ctx) {
     const input = ctx.args.join(' ').trim();
     if (input === '') throw new UsageError('chat needs an INPUT (a message, "!command" or "/command")');
@@ -33,6 +33,9 @@ export const chatCommand: CliCommand = {
     if (!APPROVE.includes(approve)) throw new UsageError(`--approve takes ${APPROVE.join('|')}`);
     const mode = ctx.flags.mode === undefined ? undefined : AgentMode.safeParse(ctx.flags.mode);
     if (mode && !mode.success) throw new UsageError(`--mode takes ${AgentMode.options.join('|')}`);
+    const sandbox = ctx.flags.sandbox === undefined ? undefined : SandboxMode.safeParse(ctx.flags.sandbox);
+    if (sandbox && !sandbox.success) throw new UsageError(`--sandbox takes ${SandboxMode.options.join('|')}`);
+    const sandboxPatch = sandbox?.success ? { sandbox: sandbox.data } : {};
     const sessionFlag = typeof ctx.flags.session === 'string' ? ctx.flags.session : undefined;
     if (sessionFlag !== undefined && !SessionId.safeParse(sessionFlag).success) throw new UsageError(`"${sessionFlag}" is not a session id`);
     const profile = typeof ctx.flags.profile === 'string' ? ctx.flags.profile : undefined;
@@ -44,9 +47,9 @@ export const chatCommand: CliCommand = {
     let sessionId: string;
     if (sessionFlag) {
       sessionId = agents.getSession(sessionFlag).id;
-      if (mode?.success || profile) agents.updateSession({ sessionId, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}) });
+      if (mode?.success || profile || sandbox?.success) agents.updateSession({ sessionId, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch });
     } else {
-      sessionId = agents.createSession({ root: cwd, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}) }).id;
+      sessionId = agents.createSession({ root: cwd, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch }).id;
     }
     agents.gate.setAutoAnswer(sessionId, answerer(approve, process.stdin.isTTY === true && process.stderr.isTTY === true));
 
