@@ -34,7 +34,29 @@ const CHOICE_HELP = [
   'Add paths after the choice to apply it to some files only, e.g. /undo pre src/app.js.',
 ];
 
-export async function undoCommand(ctx: TurnContext, args: string[]): Promise<UndoCommandResult> {
+/**
+ * A file that cannot be read or written (a symlink now leading outside the root, a FIFO, no
+ * permission) stops the command with the reason. Files already handled stay handled: running it
+ * again finds them "already as before", so a retry after fixing the cause is safe.
+ */
+async function guarded(name: string, body: () => Promise<UndoCommandResult>): Promise<UndoCommandResult> {
+  try {
+    return await body();
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return { ok: false, text: `/${name} stopped: ${why}\nFiles handled before this one keep their new content; fix the cause and run /${name} again.` };
+  }
+}
+
+export function undoCommand(ctx: TurnContext, args: string[]): Promise<UndoCommandResult> {
+  return guarded('undo', () => undo(ctx, args));
+}
+
+export function redoCommand(ctx: TurnContext, args: string[]): Promise<UndoCommandResult> {
+  return guarded('redo', () => redo(ctx, args));
+}
+
+async function undo(ctx: TurnContext, args: string[]): Promise<UndoCommandResult> {
   const s = ctx.session();
   const choice = args[0] as UndoChoice | undefined;
   if (choice !== undefined && !UNDO_CHOICES.includes(choice)) return { ok: false, text: `Usage: ${UNDO_USAGE} — "${args[0]}" is not one of keep, pre, merge.` };
@@ -71,7 +93,7 @@ export async function undoCommand(ctx: TurnContext, args: string[]): Promise<Und
   return { ok: true, text };
 }
 
-export async function redoCommand(ctx: TurnContext, args: string[]): Promise<UndoCommandResult> {
+async function redo(ctx: TurnContext, args: string[]): Promise<UndoCommandResult> {
   if (args.length > 0) return { ok: false, text: '/redo takes no arguments.' };
   const s = ctx.session();
   if (!(await gitWorkTree(s.root))) return { ok: false, text: `/redo is unavailable: it needs git, and ${s.root} is not a git repository (or git is not installed).` };

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, toolThenText, type Harness } from './harness';
@@ -107,6 +107,19 @@ describe('/undo never destroys later edits', () => {
     await h.app.agents.run(id, '/undo');
     expect(lastResult(id)).toMatchObject({ ok: true });
     expect(existsSync(join(h.repo, 'a.txt'))).toBe(false);
+  });
+
+  it('a file swapped for a symlink out of the root stops /undo with the reason, touching nothing outside', async () => {
+    h = await harness(toolThenText('write', { path: 'a.txt', content: 'agent\n' }));
+    const id = h.session({ mode: 'auto-edit' });
+    await h.app.agents.run(id, 'write a');
+    const outside = join(h.dataDir, 'outside.txt');
+    writeFileSync(outside, 'not yours\n');
+    unlinkSync(join(h.repo, 'a.txt'));
+    symlinkSync(outside, join(h.repo, 'a.txt'));
+    expect((await h.app.agents.run(id, '/undo pre')).outcome).toBe('failed');
+    expect(lastResult(id).text).toMatch(/^\/undo stopped: a\.txt leads outside the session root/);
+    expect(readFileSync(outside, 'utf8')).toBe('not yours\n');
   });
 
   it('a created file the user deleted since counts as already undone; /redo then has nothing to put back', async () => {
