@@ -27,7 +27,7 @@ export class TranscriptPrinter {
     this.flushText();
     switch (d.type) {
       case 'turn.started':
-        this.out(`▶ ${d.kind === 'chat' ? '' : d.kind + ' '}${d.input}  [${d.mode}, ${d.model}]`);
+        this.out(d.resumed ? `▶ (continues after the approval)  [${d.mode}, ${d.model}]` : `▶ ${d.kind === 'chat' ? '' : d.kind + ' '}${d.input}  [${d.mode}, ${d.model}]`);
         break;
       case 'tool.decision':
         if (d.decision !== 'allow') this.out(`  ${d.decision === 'deny' ? '⛔' : '?'} ${d.tool}: ${d.reason}`);

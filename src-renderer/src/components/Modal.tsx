@@ -4,7 +4,7 @@ import { isSubmitChord, useFocusTrap } from './use-focus-trap';
 
 /**
  * A dialog: focus stays inside while it is open, Escape closes it, Ctrl/Cmd+Enter submits it
- * (when it has something to submit), and a click on the backdrop closes it.
+ * (`onSubmit`, else its form), and a click on the backdrop closes it.
  */
 export function Modal({
   title,
@@ -29,9 +29,13 @@ export function Modal({
     if (e.key === 'Escape') {
       e.stopPropagation();
       onClose();
-    } else if (onSubmit && isSubmitChord(e)) {
+    } else if (isSubmitChord(e)) {
+      // Without an explicit action, the dialog's form is submitted as its submit button would.
+      const form = ref.current?.querySelector('form');
+      if (!onSubmit && !form) return;
       e.preventDefault();
-      onSubmit();
+      if (onSubmit) onSubmit();
+      else form!.requestSubmit();
     }
   };
   return (
