@@ -14,11 +14,13 @@ import { CONSTRAINT_FILES, type ConstraintName } from './core/prompt';
 import { loadConstraints, readContract } from './constraints';
 import { detectClaude } from './detect';
 import { liveRuns } from './process-group';
+import { removeStaleRunDirs } from './run-dir';
 import { CoderSessionRepo, type CoderSessionRecord } from './session-repo';
 import { runClaudeCodeTurn } from './session-turn';
 import { authModeFor } from './session-turn';
 import { withRelativePaths } from './core/tool-map';
 import { coderToolSpec, runCoderTool, type CoderToolOutcome } from './plan-tool';
+import { sessionSandboxPolicy } from '../sandbox/policy';
 
 const SETTINGS_KEY = 'coder.settings';
 /** Seed 000's defaults: 5 minutes of silence, 30 minutes in all. */
@@ -63,6 +65,9 @@ export class CoderService {
     for (const id of this.repo.claudeCodeSessions()) {
       if (this.o.agents.gate.pending(id).length > 0) this.o.agents.gate.cancelPending(id, 'The Claude Code run ended when Flightdeck stopped.');
     }
+    // Run folders (hook secrets) of processes that died without cleaning up: gone at start, not at the next run.
+    const stale = removeStaleRunDirs();
+    if (stale.length > 0) this.o.logger.info('removed the temporary folders of Claude Code runs whose process is gone', { folders: stale });
   }
 
   /** Asks every running CLI to stop (SIGTERM to its group); the exit hook SIGKILLs stragglers. */
@@ -170,6 +175,7 @@ export class CoderService {
       backend: { profile: s.profile, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey ?? '', model: s.model, authMode: authModeFor(profile?.preset, resolved.baseUrl) },
       detect: () => this.detectCached(),
       envOverrides: this.o.envOverrides,
+      network: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.sandbox }, this.o.agents.settings()).network,
       gate: {
         decide: (r, signal) =>
           this.o.agents.gate.decide({
