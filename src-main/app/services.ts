@@ -29,6 +29,9 @@ const BACKUP_FIRST_CHECK_MS = 60_000;
 /** Then the need for a backup is checked hourly (one is taken when the last is a day old). */
 const BACKUP_CHECK_INTERVAL_MS = 60 * 60 * 1000;
 
+/** Streamed output and deltas: what a full disk may leave out past the event log's memory bound. */
+const BULK_EVENT_TYPES = new Set(['tool.output', 'text.delta', 'thinking.delta', 'tool.input.delta', 'terminal.output']);
+
 export interface HostOptions {
   dataDir: string;
   logger: Logger;
@@ -85,6 +88,8 @@ export class AppServices {
     let lastEventError: string | null = null;
     this.events = new EventLog(this.db, {
       ...(options.storageRetry ? { retryBaseMs: options.storageRetry.baseMs, retryMaxMs: options.storageRetry.maxMs } : {}),
+      // Past the memory bound on a full disk only streamed bulk is left out; the conversation keeps the full text.
+      droppable: (type) => BULK_EVENT_TYPES.has(type),
       onPersisted: (batch) => {
         lastEventError = null;
         for (const listener of this.persistedListeners) listener(batch);

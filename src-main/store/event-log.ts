@@ -32,8 +32,13 @@ export interface EventLogOptions {
   onPersisted?: (events: readonly StoredEvent[]) => void;
   /** Called when a flush fails; the batch stays queued and is retried with backoff. */
   onError?: (error: unknown) => void;
-  /** Bytes of unsaved events kept in memory while writes fail; past it new events are counted, not kept. */
+  /** Bytes of unsaved events kept in memory while writes fail; past it new bulk events are counted, not kept. */
   maxPendingBytes?: number;
+  /**
+   * Which event types are bulk (streamed output, deltas) and may be left out past the memory
+   * bound. Others (a turn's end, a status) are always kept: they are few and small. Default: all.
+   */
+  droppable?: (type: string) => boolean;
   retryBaseMs?: number;
   retryMaxMs?: number;
   now?: () => number;
@@ -95,7 +100,7 @@ export class EventLog {
   append(runId: string, type: string, payload: unknown): void {
     if (this.disposed) throw new Error('event log is closed');
     const json = JSON.stringify(payload ?? null);
-    if (this.failing && this.pendingBytes + json.length > this.maxPendingBytes) {
+    if (this.failing && this.pendingBytes + json.length > this.maxPendingBytes && (this.opts.droppable?.(type) ?? true)) {
       // Never shown (only committed events are published), so nothing acknowledged is lost; the gap is recorded.
       const d = this.dropped.get(runId) ?? { events: 0, bytes: 0, from: this.now() };
       d.events++;

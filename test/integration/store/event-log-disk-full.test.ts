@@ -46,7 +46,7 @@ describe('EventLog on a full disk', () => {
     const health = storageHealthOf(db)!;
     let failures = 0;
     const persisted: number[] = [];
-    const log = new EventLog(db, { flushDelayMs: 5, maxPendingBytes: 50_000, retryBaseMs: 20, retryMaxMs: 80, onError: () => failures++, onPersisted: (b) => persisted.push(b.length) });
+    const log = new EventLog(db, { droppable: (type) => type === 'chunk', flushDelayMs: 5, maxPendingBytes: 50_000, retryBaseMs: 20, retryMaxMs: 80, onError: () => failures++, onPersisted: (b) => persisted.push(b.length) });
     health.configure({ notify: (n) => notices.push(n), pendingElsewhere: () => log.pending });
     cleanups.unshift(() => log.dispose());
     fillUp(db);
@@ -67,6 +67,9 @@ describe('EventLog on a full disk', () => {
     expect(log.pending).toBeGreaterThan(100);
     expect(log.pending).toBeLessThan(burst);
     const kept = log.pending;
+    // The end of the turn is not bulk: it is kept past the bound.
+    log.append('run', 'turn.ended', { outcome: 'completed' });
+    expect(log.pending).toBe(kept + 1);
     await until('a few retries', () => failures >= 3);
     expect(health.state).toBe('disk_full');
     expect(notices.filter((n) => n.level === 'warning')).toHaveLength(1);
@@ -81,14 +84,15 @@ describe('EventLog on a full disk', () => {
     expect(chunks.map((e) => e.payload.i)).toEqual(Array.from({ length: savedBefore + kept }, (_, i) => i));
     const gap = stored.find((e) => e.type === GAP_EVENT_TYPE);
     expect(gap?.payload.events).toBe(next + burst - savedBefore - kept);
-    expect(gap!.seq).toBe(savedBefore + kept + 1);
+    expect(gap!.seq).toBe(savedBefore + kept + 2);
+    expect(stored.find((e) => e.type === 'turn.ended')?.seq).toBe(savedBefore + kept + 1);
     await until('the all-saved notice', () => health.state === 'ok');
     expect(notices.filter((n) => n.level === 'success')).toHaveLength(1);
 
     // Back to normal: a new event is numbered after the gap and written at once.
     log.append('run', 'chunk', payload(5_000));
     await log.whenFlushed();
-    expect(log.lastSeq('run')).toBe(savedBefore + kept + 2);
+    expect(log.lastSeq('run')).toBe(savedBefore + kept + 3);
   }, 60_000);
 
   it('keeps nothing back when the disk has room', async () => {
