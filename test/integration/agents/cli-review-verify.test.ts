@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src-main/cli/main';
@@ -32,7 +32,7 @@ async function setup(script: Script): Promise<{ data: string; repo: string }> {
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
-describe('flightdeck chat: /review output and the exit code after auto-verify', () => {
+describe('flightdeck chat: /review output, the exit code after auto-verify, /undo conflicts', () => {
   it('/review prints the review once', async () => {
     const review = 'REVIEW-7781: the heading change is fine; add a test for it.';
     const { data, repo } = await setup([{ match: { userPattern: 'Review these uncommitted changes' }, blocks: [{ type: 'text', text: review }] }]);
@@ -55,6 +55,26 @@ describe('flightdeck chat: /review output and the exit code after auto-verify', 
     expect(r.out).toContain('✗ tests fail (exit 3): npm test -- --watch=false');
     expect(r.err).toContain('the tests still fail: npm test -- --watch=false exited 3 on auto-verify attempt 2, the last one of this turn.');
     expect(r.code).toBe(1);
+  });
+
+  it('/undo conflicts are resolved from the CLI with the same sub-commands', async () => {
+    const { data, repo } = await setup([
+      { blocks: [{ type: 'tool_use', name: 'write', input: { path: 'src/app.js', content: 'agent\n' } }] },
+      { blocks: [{ type: 'text', text: 'created' }] },
+    ]);
+    const first = await cli('chat', '--cwd', repo, '--mode', 'auto-edit', '--data-dir', data, 'create the app');
+    const id = /session: (ses-[a-z0-9]+)/.exec(first.out)![1]!;
+    appendFileSync(join(repo, 'src/app.js'), 'mine\n');
+    const undo = await cli('chat', '--session', id, '--data-dir', data, '/undo');
+    expect(undo.code).toBe(1);
+    expect(undo.out).toContain('Nothing undone yet');
+    expect(readFileSync(join(repo, 'src/app.js'), 'utf8')).toBe('agent\nmine\n');
+    const pre = await cli('chat', '--session', id, '--data-dir', data, '/undo pre');
+    expect(pre.code).toBe(0);
+    expect(existsSync(join(repo, 'src/app.js'))).toBe(false);
+    const redo = await cli('chat', '--session', id, '--data-dir', data, '/redo');
+    expect(redo.code).toBe(0);
+    expect(readFileSync(join(repo, 'src/app.js'), 'utf8')).toBe('agent\nmine\n');
   });
 
   it('exits 0 when the last verify run passes after a repair', async () => {
