@@ -38,7 +38,7 @@ function AgentSummary({ projectId }: { projectId: string }) {
     <button className="agent-summary link" onClick={() => setView({ name: 'project', projectId })} data-testid="agent-summary">
       <Icon name="chat" size={13} /> {plural(sessions.length, 'session')}
       {working > 0 && <span className="badge badge-ok">{working} working</span>}
-      {waiting > 0 && <span className="badge badge-warn">{waiting} need approval</span>}
+      {waiting > 0 && <span className="badge badge-warn">{waiting === 1 ? '1 needs approval' : `${waiting} need approval`}</span>}
       <span className="muted" data-testid="agent-cost">
         {usd(spent)}
       </span>
