@@ -8,6 +8,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { INSTALL_CLAUDE_HINT, type ClaudeDetection } from '../../src-preload/contract';
+import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import { appRoot } from '../platform/paths';
 
 /** `claude --version` answers in well under a second; a hung binary must not hang the settings page. */
@@ -47,7 +48,13 @@ export function locateClaude(settingPath: string | null, env: NodeJS.ProcessEnv 
 
 function version(path: string): Promise<{ version: string | null; error: string | null }> {
   return new Promise((resolve) => {
-    execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS, env: { ...process.env, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' } }, (error, stdout) => {
+    // An allow-listed environment: printing a version needs no credentials.
+    const env = childEnv('minimal', process.env, { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' });
+    const program = resolveOnPath(path, env.PATH);
+    // Checked first: the descriptor-closing prelude reports a missing program as exit 127.
+    if (!program) return resolve({ version: null, error: 'not found' });
+    const exec = cleanExec(program, ['--version']);
+    execFile(exec.file, exec.args, { timeout: VERSION_TIMEOUT_MS, env }, (error, stdout) => {
       if (error) return resolve({ version: null, error: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : error.message.split('\n')[0]! });
       const m = /(\d+\.\d+\.\d+[\w.-]*)/.exec(stdout);
       resolve({ version: m ? m[1]! : stdout.trim() || null, error: null });

@@ -7,6 +7,7 @@
  */
 import { execFile, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { childEnv, cleanExec } from '../platform/child-process';
 
 /** Time between SIGTERM and SIGKILL: enough for the CLI to flush its session file. */
 export const KILL_GRACE_MS = 3_000;
@@ -69,7 +70,8 @@ export function groupAlive(pgid: number): boolean {
 /** Descendants of `root` (pid → its pgid), from one `ps` snapshot. */
 export function listDescendants(root: number): Promise<Map<number, number>> {
   return new Promise((resolve) => {
-    execFile('ps', ['-A', '-o', 'pid=,ppid=,pgid='], { timeout: 5_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout) => {
+    const ps = cleanExec('ps', ['-A', '-o', 'pid=,ppid=,pgid=']);
+    execFile(ps.file, ps.args, { timeout: 5_000, maxBuffer: 8 * 1024 * 1024, env: childEnv('minimal') }, (error, stdout) => {
       const found = new Map<number, number>();
       // Without ps (a minimal container) the group signal alone has to do.
       if (error) return resolve(found);

@@ -4,6 +4,7 @@
  * approval hook, and end its whole process group when it has to stop.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AttemptOutcome } from './core/classify';
@@ -17,6 +18,7 @@ import { startHookServer, type ApprovalHook, type HookObserver } from './approva
 import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-group';
 import { claudeSandboxSettings, DEFAULT_NETWORK, type NetworkPolicy } from '../sandbox/policy';
 import { createRunDir, removeRunDir } from './run-dir';
+import { cleanExec, resolveOnPath } from '../platform/child-process';
 
 /** A line kept for `last_lines` is cut here: one tool result can be megabytes. */
 const MAX_KEPT_LINE_CHARS = 2_000;
@@ -133,8 +135,18 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
 
     await new Promise<void>((resolveRun) => {
       let child;
+      // Resolved first: the descriptor-closing prelude (platform/child-process) would report a
+      // missing program as exit 127 rather than as the ENOENT/EACCES the outcome classifies.
+      const program = resolveOnPath(o.claudePath, o.env.PATH);
+      if (!program) {
+        const code = existsSync(o.claudePath) ? 'EACCES' : 'ENOENT';
+        outcome.spawnError = { code, message: o.redact(`spawn ${o.claudePath} ${code}`) };
+        resolveRun();
+        return;
+      }
       try {
-        child = spawn(o.claudePath, args, { cwd: o.cd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+        const exec = cleanExec(program, args);
+        child = spawn(exec.file, exec.args, { cwd: o.cd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
         outcome.spawnError = { code: err.code ?? 'UNKNOWN', message: o.redact(err.message) };

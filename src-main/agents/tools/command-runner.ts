@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { cleanExec } from '../../platform/child-process';
 import { isAppPrivateEnv, isModelCredentialEnv } from '../../platform/private-env';
 import type { SandboxPolicy } from '../../sandbox/policy';
 
@@ -93,7 +94,9 @@ export class ChildProcessRunner implements CommandRunner {
   run(opts: CommandRunOptions): Promise<CommandResult> {
     return new Promise((resolve, reject) => {
       if (opts.signal.aborted) return resolve({ exitCode: null, signal: 'SIGTERM', output: '', truncated: false });
-      const child = spawn('bash', ['-lc', opts.command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Through the descriptor-closing prelude: the command gets its stdio and nothing the app holds.
+      const exec = cleanExec('bash', ['-lc', opts.command]);
+      const child = spawn(exec.file, exec.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       const out = new CappedOutput();
       const streams = [new CappedOutput(), new CappedOutput()];
       const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')];
