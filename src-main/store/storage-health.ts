@@ -36,6 +36,7 @@ export interface StorageHealthOptions {
   pendingElsewhere?: () => number;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  now?: () => number;
 }
 
 /**
@@ -49,6 +50,11 @@ const RETRY_MAX_MS = 30_000;
  * grow them without end. Past this many, new writes fail with `disk_full` instead of queueing.
  */
 const MAX_KEPT_WRITES = 10_000;
+/**
+ * A disk at the edge flaps between full and not: a new episode this soon after the last warning
+ * updates the banner but raises no second toast (the user has seen it; see the status).
+ */
+const NOTICE_QUIET_MS = 10 * 60 * 1000;
 
 interface KeptWrite {
   label: string;
@@ -67,6 +73,9 @@ export class StorageHealth {
   private readonly kept: KeptWrite[] = [];
   private timer: NodeJS.Timeout | null = null;
   private delay: number;
+  private lastWarnedAt = Number.NEGATIVE_INFINITY;
+  /** Whether this episode's warning was shown (then its end is announced too). */
+  private warned = false;
   private disposed = false;
 
   constructor(
@@ -109,7 +118,12 @@ export class StorageHealth {
     this.problem = problem;
     this.lastError = e instanceof Error ? e.message : String(e);
     if (first) {
-      this.opts.notify?.({ level: 'warning', title: problem === 'disk_full' ? 'The disk is full' : 'Cannot save to the disk', message: this.message! });
+      const now = (this.opts.now ?? Date.now)();
+      this.warned = now - this.lastWarnedAt >= NOTICE_QUIET_MS;
+      if (this.warned) {
+        this.lastWarnedAt = now;
+        this.opts.notify?.({ level: 'warning', title: problem === 'disk_full' ? 'The disk is full' : 'Cannot save to the disk', message: this.message! });
+      }
       this.opts.changed?.();
     }
     this.scheduleRetry();
@@ -125,7 +139,7 @@ export class StorageHealth {
     this.delay = this.opts.retryBaseMs ?? RETRY_BASE_MS;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.opts.notify?.({ level: 'success', title: 'Saved', message: `There is space again in ${this.dataDir}; everything Flightdeck kept in memory is saved.` });
+    if (this.warned) this.opts.notify?.({ level: 'success', title: 'Saved', message: `There is space again in ${this.dataDir}; everything Flightdeck kept in memory is saved.` });
     this.opts.changed?.();
   }
 

@@ -105,4 +105,20 @@ describe('StorageHealth', () => {
     expect(notices.map((n) => n.level)).toEqual(['warning', 'success']);
     h.dispose();
   });
+
+  it('a disk flapping at the edge raises one toast per quiet period, not one per episode', () => {
+    const notices: StorageNotice[] = [];
+    let t = 0;
+    const h = new StorageHealth('/d', { notify: (n) => notices.push(n), now: () => t });
+    for (let i = 0; i < 50; i++) {
+      t += 1_000;
+      h.failed(failure('SQLITE_FULL'));
+      h.succeeded();
+    }
+    expect(notices.map((n) => n.level)).toEqual(['warning', 'success']);
+    t += 10 * 60 * 1000;
+    h.failed(failure('SQLITE_FULL'));
+    expect(notices.map((n) => n.level)).toEqual(['warning', 'success', 'warning']);
+    h.dispose();
+  });
 });
