@@ -134,7 +134,11 @@ export async function runToolCall(ctx: TurnContext, call: ToolCall, source = 'ag
   };
   try {
     const out: ToolOutcome = tool ? await tool.run(call.input, toolCtx) : await extra!.run(call.input, { sessionId: ctx.sessionId, turnId: ctx.turnId, signal: ctx.signal });
-    if (out.edited) ctx.edited.add(out.edited);
+    if (out.edited) {
+      ctx.edited.add(out.edited);
+      // What this change left, so /undo can tell later edits by someone else from the turn's own.
+      await recordPostImages(ctx, [out.edited]);
+    }
     return finish({
       content: out.content,
       isError: out.isError,
@@ -160,13 +164,32 @@ function keepVerifyBaseline(ctx: TurnContext, rel: string): void {
 
 /** Records a file's pre-image (as a git blob) before the turn first changes it, for /undo. */
 async function snapshotBeforeWrite(ctx: TurnContext, rel: string): Promise<void> {
-  if (ctx.undoFiles.has(rel)) return;
   const root = ctx.session().root;
+  if (hasPre(ctx.session().state.undo, ctx.turnId, rel)) return;
   ctx.gitRepo ??= await gitWorkTree(root);
   if (!ctx.gitRepo) return;
-  ctx.undoFiles.set(rel, await preImage(root, rel));
-  const files = [...ctx.undoFiles.entries()].map(([path, blob]) => ({ path, blob }));
-  const undo = ctx.session().state.undo.filter((u) => u.turnId !== ctx.turnId);
-  undo.push({ turnId: ctx.turnId, at: Date.now(), files });
-  ctx.update({ state: { ...ctx.session().state, undo: undo.slice(-MAX_UNDO_SNAPSHOTS) } });
+  const pre = await capturePre(root, rel);
+  // Read again after the await: the state may have changed meanwhile. New changes end /redo.
+  const state = ctx.session().state;
+  ctx.update({ state: { ...state, undo: addPre(state.undo, ctx.turnId, rel, pre), redo: [] } });
+}
+
+/**
+ * Records what the turn left in the files it changed (all of them, or `only`): after each
+ * change, and again when the turn ends (bash may have changed them after the last write).
+ */
+export async function recordPostImages(ctx: TurnContext, only?: readonly string[]): Promise<void> {
+  if (ctx.stopped) return;
+  const snap = ctx.session().state.undo.find((u) => u.turnId === ctx.turnId);
+  if (!snap) return;
+  const root = ctx.session().root;
+  try {
+    const posts = await capturePosts(root, only ?? snap.files.map((f) => f.path));
+    if (ctx.stopped) return;
+    const state = ctx.session().state;
+    ctx.update({ state: { ...state, undo: setPosts(state.undo, ctx.turnId, posts) } });
+  } catch (e) {
+    // Without a post-image /undo treats the file as changed since and asks: safe, just less smooth.
+    ctx.deps.logger.warn('could not record what the turn left for /undo', { error: e });
+  }
 }
