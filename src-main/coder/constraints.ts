@@ -3,8 +3,8 @@
  * `ai/` files itself; the caller opts in, and this reads them, renders the seed's prompt
  * template and says which files went in (the UI shows that list).
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { CONSTRAINT_FILES, renderCoderPrompt, type CoderTask, type ConstraintName, type Constraints, type ContextPack } from './core/prompt';
 import { describeScope, parseContract, type ContractSections } from './core/scope';
 
@@ -29,7 +29,8 @@ export interface LoadedConstraints {
 
 async function readOptional(path: string): Promise<string | null> {
   try {
-    return await readFile(path, 'utf8');
+    // Repository files: a FIFO in a constraint file's place is refused, not waited on.
+    return await readFileNoWaitAsync(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
     throw e;

@@ -9,7 +9,8 @@
  * The file is the user's: unknown keys are kept on write, and a file that is not valid JSON (or
  * not an object) is reported with its path and never overwritten.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileNoWait } from '../../platform/read-no-wait';
 import { join } from 'node:path';
 import { AppError } from '../../../src-preload/contract';
 import { git } from '../../git/git';
@@ -97,7 +98,7 @@ export function readCoderConfig(dir: string): LoadedCoderConfig {
   if (!existsSync(path)) return { path, exists: false, values: {}, problem: null };
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readFileNoWait(path, 'utf8');
   } catch (e) {
     return { path, exists: true, values: {}, problem: `could not read ${path}: ${(e as Error).message}` };
   }
@@ -123,7 +124,7 @@ export function updateCoderConfig(dir: string, set: Partial<Record<'model' | 'pr
   const created = !existsSync(path);
   let doc: Json = {};
   if (!created) {
-    const parsed = parseCoderConfig(readFileSync(path, 'utf8'), path);
+    const parsed = parseCoderConfig(readFileNoWait(path, 'utf8'), path);
     if (!parsed.doc) throw new AppError('invalid_input', `${parsed.problem!.replace(/; its settings are ignored until it is fixed$/, '')}; fix it first, nothing was changed.`);
     doc = parsed.doc;
   }
@@ -165,7 +166,7 @@ export async function ignoreCoderConfig(dir: string): Promise<{ path: string; cr
   const entry = `/${prefix}${IGNORE_ENTRY}`;
   const path = join(top, '.gitignore');
   const created = !existsSync(path);
-  const text = created ? '' : readFileSync(path, 'utf8');
+  const text = created ? '' : readFileNoWait(path, 'utf8');
   const lines = text.split(/\r?\n/).map((l) => l.trim());
   if (lines.includes(entry) || (prefix === '' && lines.includes(IGNORE_ENTRY))) return null;
   writeFileSync(path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${entry}\n`);

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { NotRegularFileError, readFileNoWait } from '../../platform/read-no-wait';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { git } from '../../git/git';
@@ -31,7 +32,17 @@ export async function workingDiff(root: string): Promise<{ status: string; diff:
       parts.push(`new file ${rel} (${size} bytes, not shown)\n`);
       continue;
     }
-    const buf = readFileSync(abs);
+    let buf: Buffer;
+    try {
+      buf = readFileNoWait(abs);
+    } catch (e) {
+      // A FIFO or device (git does not list them, but one may replace a file meanwhile) is named, never read.
+      if (e instanceof NotRegularFileError) {
+        parts.push(`new file ${rel} (${e.kind}, not shown)\n`);
+        continue;
+      }
+      throw e;
+    }
     if (buf.subarray(0, 8_000).includes(0)) {
       parts.push(`new binary file ${rel}\n`);
       continue;

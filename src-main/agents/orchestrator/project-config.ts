@@ -11,7 +11,8 @@
  * `readProjectConfig` returns the merged values and, per key, which file it came from, so the
  * UI can show where each value in effect came from.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileNoWait } from '../../platform/read-no-wait';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { CODER_CONFIG_RELATIVE_PATH, readCoderConfig } from './coder-config';
@@ -93,7 +94,7 @@ function readFlightdeckConfig(dir: string): { config: ProjectConfig; path: strin
   if (!existsSync(path)) return { config, path, problem: null, set };
   let doc;
   try {
-    doc = parseDocument(readFileSync(path, 'utf8'));
+    doc = parseDocument(readFileNoWait(path, 'utf8'));
   } catch (e) {
     return { config, path, problem: `could not read ${path}: ${(e as Error).message}`, set };
   }
@@ -123,7 +124,7 @@ function readFlightdeckConfig(dir: string): { config: ProjectConfig; path: strin
  */
 export function updateProjectConfig(dir: string, values: Array<[string[], unknown]>): string {
   const path = configPath(dir);
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const text = existsSync(path) ? readFileNoWait(path, 'utf8') : '';
   const doc = parseDocument(text);
   if (doc.errors.length > 0) throw new Error(`${path} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}); fix it first, nothing was changed`);
   try {

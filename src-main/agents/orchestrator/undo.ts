@@ -17,7 +17,8 @@
  * (seed 001 §7). Changes made by bash commands are not tracked (they may touch anything).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileNoWait } from '../../platform/read-no-wait';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { git } from '../../git/git';
@@ -169,7 +170,7 @@ export async function mergedView(root: string, p: FilePlan): Promise<{ content: 
     };
     // The current content is read from disk: its blob id was computed, not stored.
     const yours = join(dir, 'yours');
-    writeFileSync(yours, existsSync(p.abs) ? readFileSync(p.abs) : Buffer.alloc(0));
+    writeFileSync(yours, existsSync(p.abs) ? readFileNoWait(p.abs) : Buffer.alloc(0));
     const base = await write('turn', p.post);
     const before = await write('before', p.pre);
     return await new Promise((resolve, reject) => {

@@ -2,7 +2,8 @@
  * Seed 001 §8: the auto-verify whitelist, which of its commands applies to a repository, and
  * when a turn's edits call for verification. Pure apart from looking at files in the root.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFileNoWait } from '../../platform/read-no-wait';
 import { join } from 'node:path';
 
 /** Exactly the nine commands auto-verify may run. Nothing else, whatever the config says. */
@@ -28,7 +29,7 @@ const NPM_PLACEHOLDER_TEST = /no test specified/;
 
 function readText(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readFileNoWait(path, 'utf8');
   } catch {
     return '';
   }

@@ -12,7 +12,8 @@
  * command that made them went through the policy and approval itself (or yolo allowed it).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { NotRegularFileError, readFileNoWait } from '../../platform/read-no-wait';
 import type { VerifyBaseline } from '../store/session-repo';
 import { previewDiff } from '../tools/patch-apply';
 import { resolveInRoot } from '../tools/root-guard';
@@ -53,7 +54,15 @@ export function isVerifyDefiningPath(rel: string): boolean {
 
 function readBaseline(abs: string): VerifyBaseline {
   if (!existsSync(abs) || statSync(abs).isDirectory()) return { sha256: null, text: null };
-  const buf = readFileSync(abs);
+  let buf: Buffer;
+  try {
+    buf = readFileNoWait(abs);
+  } catch (e) {
+    // A FIFO, socket or device in a defining file's place: never read (it could wait forever);
+    // its kind stands for its content, so becoming one counts as a change.
+    if (e instanceof NotRegularFileError) return { sha256: `not a regular file: ${e.kind}`, text: null };
+    throw e;
+  }
   const sha256 = createHash('sha256').update(buf).digest('hex');
   const text = buf.length <= MAX_BASELINE_CHARS && !buf.subarray(0, 8_000).includes(0) ? buf.toString('utf8') : null;
   return { sha256, text };

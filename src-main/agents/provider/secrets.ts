@@ -7,10 +7,11 @@
  * the file and why) and is never overwritten; before every rewrite the current file is copied
  * to `<file>.bak`; every write is atomic (temporary file, fsync, rename, fsync of the folder).
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AppError } from '../../../src-preload/contract';
 import { writeFileAtomic, type AtomicFileIo } from '../../platform/atomic-file';
+import { NotRegularFileError, readFileNoWait } from '../../platform/read-no-wait';
 
 export interface SecretStore {
   /** The stored key, or null when there is none. Throws an AppError when it cannot be read (see `problem`). */
@@ -70,11 +71,10 @@ class KeyFile {
     let text: string;
     try {
       // A FIFO or device here would block the process on open: only a regular file is read.
-      if (!statSync(this.path).isFile()) throw unreadable(this.path, 'it is not a regular file');
-      text = readFileSync(this.path, 'utf8');
+      text = readFileNoWait(this.path, 'utf8');
     } catch (e) {
-      if (e instanceof AppError) throw e;
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      if (e instanceof NotRegularFileError) throw unreadable(this.path, `it is ${e.kind}, not a regular file`);
       throw unreadable(this.path, errorText(e));
     }
     let value: unknown;
@@ -104,7 +104,7 @@ class KeyFile {
     if (!change(map)) return;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: SECRET_DIR_MODE });
-      if (existsSync(this.path)) writeFileAtomic(backupPath(this.path), readFileSync(this.path), { mode: SECRET_FILE_MODE, ...(this.io ? { io: this.io } : {}) });
+      if (existsSync(this.path)) writeFileAtomic(backupPath(this.path), readFileNoWait(this.path), { mode: SECRET_FILE_MODE, ...(this.io ? { io: this.io } : {}) });
       writeFileAtomic(this.path, JSON.stringify(map, null, 2) + '\n', { mode: SECRET_FILE_MODE, ...(this.io ? { io: this.io } : {}) });
     } catch (e) {
       throw new AppError('unavailable', `The API key could not be saved to ${this.path}: ${errorText(e)}. The keys stored before are unchanged.`, { file: this.path, reason: errorText(e) });

@@ -71,10 +71,8 @@ describe('snapshots skip FIFOs', () => {
     const cd = repo();
     makeFifo(join(cd, 'edited.txt'));
     valve(join(cd, 'edited.txt'));
-    const started = Date.now();
+    // Before, git hash-object waited on it until the valve let it through (or git's 30 s timeout).
     await expect(capturePosts(cd, ['edited.txt'])).rejects.toThrow(/is not a regular file .* not snapshotted/);
-    // git's own 30 s timeout would have been the only limit before.
-    expect(Date.now() - started).toBeLessThan(10_000);
   }, 60_000);
 });
 
