@@ -14,7 +14,7 @@
  * - every call is asynchronous: nothing runs on the main thread's stack.
  */
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readlink, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { ToolError } from './root-guard';
 
@@ -128,7 +128,9 @@ export async function writeRegularFile(abs: string, rel: string, realRoot: strin
     try {
       fh = await open(abs, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
       await assertOpenedInside(fh, realRoot, rel).catch(async (e: unknown) => {
+        // Created (empty, by us: O_EXCL) outside the root through a swapped folder: take it back.
         await fh!.close();
+        await unlink(abs).catch(() => undefined);
         throw e;
       });
     } catch (e) {

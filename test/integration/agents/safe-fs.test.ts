@@ -1,4 +1,4 @@
-import { constants, lstatSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { constants, existsSync, lstatSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openChecked, readRegularFile, writeRegularFile } from '../../../src-main/agents/tools/safe-fs';
@@ -50,6 +50,14 @@ describe('safe-fs', () => {
     const elsewhere = dir();
     writeFileSync(join(elsewhere, 'secret.txt'), 'secret');
     await expect(readRegularFile(join(elsewhere, 'secret.txt'), 'secret.txt', root, READ)).rejects.toThrow(/led outside the session root/);
+  });
+
+  it('a new file that the open finds outside the root (a folder on its path swapped) is refused and removed again', async () => {
+    if (process.platform !== 'linux') return;
+    const root = dir();
+    const elsewhere = dir();
+    await expect(writeRegularFile(join(elsewhere, 'planted.txt'), 'planted.txt', root, 'x')).rejects.toThrow(/led outside the session root/);
+    expect(existsSync(join(elsewhere, 'planted.txt'))).toBe(false);
   });
 
   it('reads and writes regular files in place, keeping their mode, and refuses FIFOs for writing too', async () => {
