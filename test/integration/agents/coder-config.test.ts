@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../src-main/cli/main';
 import type { Script } from '../../fixtures/model-server/index.js';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
 import { harness, type Harness } from './harness';
@@ -67,14 +68,20 @@ describe('.coder/config.json', () => {
     expect(set.stdout).toContain('/model --gitignore');
     expect(gitIn(repo.path, 'status', '--porcelain', '-uall')).toContain('?? .coder/config.json');
 
-    const ignore = await cli(['chat', '--cwd', repo.path, '/model --gitignore'], env);
+    // The follow-up, and the listing, through the same CLI code in this process (a spawn costs seconds).
+    const inProcess = async (...argv: string[]) => {
+      const out: string[] = [];
+      const code = await runCli([...argv, '--data-dir', env.FLIGHTDECK_DATA_DIR], { out: (l) => out.push(l), err: (l) => out.push(l) });
+      return { code, stdout: out.join('\n') };
+    };
+    const ignore = await inProcess('chat', '--cwd', repo.path, '/model --gitignore');
     expect(ignore.code).toBe(0);
     expect(readFileSync(join(repo.path, '.gitignore'), 'utf8')).toBe('/.coder/\n');
     expect(gitIn(repo.path, 'status', '--porcelain', '-uall')).not.toContain('.coder/');
 
     // A new session starts on the model from .coder/config.json (it wins over the YAML), and
     // /model names where each setting in effect came from.
-    const show = await cli(['chat', '--cwd', repo.path, '/model'], env);
+    const show = await inProcess('chat', '--cwd', repo.path, '/model');
     expect(show.stdout).toContain('Model: json-model-7');
     expect(show.stdout).toMatch(/agent\.model = json-model-7 {2}— \.coder\/config\.json/);
     expect(show.stdout).toMatch(/workflow\.max_verify_attempts = 2 {2}— default/);
