@@ -109,11 +109,19 @@ export function gitBuffer(args: readonly string[], opts: GitOptions): Promise<Bu
   return runGit(args, opts, 'buffer') as Promise<Buffer>;
 }
 
-function runGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
-  return limiter.run(opts.cwd, () => spawnGit(args, opts, encoding), opts.signal);
+/**
+ * Like gitBuffer(), for commands whose exit code is an answer (`merge-file` exits with the number
+ * of conflicts): any exit resolves with its code; a signal, a timeout or a failed start rejects.
+ */
+export function gitBufferWithExit(args: readonly string[], opts: GitOptions): Promise<{ stdout: Buffer; exitCode: number }> {
+  return limiter.run(opts.cwd, () => spawnGit(args, opts, 'buffer', true) as Promise<{ stdout: Buffer; exitCode: number }>, opts.signal);
 }
 
-function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
+function runGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
+  return limiter.run(opts.cwd, () => spawnGit(args, opts, encoding, false) as Promise<string | Buffer>, opts.signal);
+}
+
+function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   return new Promise((resolve, reject) => {
     // Optional locks off: a background status must not take the index lock from the user's own git.
     const env: Record<string, string> = { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0' };
@@ -134,6 +142,7 @@ function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 
         windowsHide: true,
       },
       (error, stdout, stderr) => {
+        if (withExit && (!error || typeof error.code === 'number')) return resolve({ stdout: stdout as Buffer, exitCode: error ? (error.code as number) : 0 });
         if (!error) return resolve(stdout);
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
           // spawn reports a missing working directory as ENOENT too: tell the two apart.

@@ -16,12 +16,11 @@
  * it back. Folders the turn created are removed when they end up empty. Needs git at run time
  * (seed 001 §7). Changes made by bash commands are not tracked (they may touch anything).
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFileNoWait } from '../../platform/read-no-wait';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { git } from '../../git/git';
+import { git, gitBuffer, gitBufferWithExit } from '../../git/git';
 import type { RedoRecord, UndoSnapshot } from '../store/session-repo';
 import { resolveInRoot } from '../tools/root-guard';
 
@@ -149,10 +148,8 @@ export async function planUndo(root: string, snap: UndoSnapshot): Promise<FilePl
 }
 
 export function readBlob(root: string, blob: string): Promise<Buffer> {
-  // git() decodes as text; blobs are written back byte for byte, so read them raw.
-  return new Promise<Buffer>((resolve, reject) => {
-    execFile('git', ['cat-file', 'blob', blob], { cwd: root, encoding: 'buffer', maxBuffer: MAX_BLOB_BYTES }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
-  });
+  // Blobs are written back byte for byte: read them raw, not decoded as text.
+  return gitBuffer(['cat-file', 'blob', blob], { cwd: root, maxOutputBytes: MAX_BLOB_BYTES });
 }
 
 /**
@@ -173,19 +170,12 @@ export async function mergedView(root: string, p: FilePlan): Promise<{ content: 
     writeFileSync(yours, existsSync(p.abs) ? readFileNoWait(p.abs) : Buffer.alloc(0));
     const base = await write('turn', p.post);
     const before = await write('before', p.pre);
-    return await new Promise((resolve, reject) => {
-      execFile(
-        'git',
-        ['merge-file', '-p', '-L', `${p.path} (yours)`, '-L', `${p.path} (as the turn left it)`, '-L', `${p.path} (before the turn)`, yours, base, before],
-        { cwd: root, encoding: 'buffer', maxBuffer: MAX_BLOB_BYTES },
-        (err, stdout) => {
-          const code = err ? (err as NodeJS.ErrnoException & { code?: unknown }).code : 0;
-          if (typeof code === 'number' && code > 0 && code < 128) return resolve({ content: stdout, conflicts: code });
-          if (err) return reject(err);
-          resolve({ content: stdout, conflicts: 0 });
-        },
-      );
-    });
+    const r = await gitBufferWithExit(
+      ['merge-file', '-p', '-L', `${p.path} (yours)`, '-L', `${p.path} (as the turn left it)`, '-L', `${p.path} (before the turn)`, yours, base, before],
+      { cwd: root, maxOutputBytes: MAX_BLOB_BYTES },
+    );
+    if (r.exitCode === 0 || (r.exitCode > 0 && r.exitCode < 128)) return { content: r.stdout, conflicts: r.exitCode };
+    throw new Error(`git merge-file failed (exit code ${r.exitCode})`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
