@@ -17,7 +17,7 @@ import { LineSplitter, StreamState, type StreamMessage } from './core/stream-jso
 import { startHookServer, type ApprovalHook, type HookObserver } from './approval-hook';
 import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-group';
 import { claudeSandboxSettings, DEFAULT_NETWORK, type NetworkPolicy } from '../sandbox/policy';
-import { createRunDir, removeRunDir } from './run-dir';
+import { createRunDir, removeRunDir, runDirGlob } from './run-dir';
 import { cleanExec, resolveOnPath } from '../platform/child-process';
 
 /** A line kept for `last_lines` is cut here: one tool result can be megabytes. */
@@ -128,8 +128,9 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
       await writeFile(keyFile, o.credential, { mode: 0o600 });
       keyHelper = keyHelperCommand(keyFile);
     }
-    // The settings folder holds the key and the hook secret: the sandbox hides it from commands.
-    const sandbox = claudeSandboxSettings({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK }, { secretDirs: [settingsDir], secretEnv: CREDENTIAL_ENV });
+    // The settings folder holds the key and the hook secret: the sandbox hides it (and every
+    // other run's, concurrent ones included) from commands.
+    const sandbox = claudeSandboxSettings({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK }, { secretDirs: [settingsDir, runDirGlob()], secretEnv: CREDENTIAL_ENV });
     await writeFile(settingsPath, JSON.stringify(runSettings({ hookUrl: hooks.url, secret: hooks.secret, keyHelper, sandbox })), { mode: 0o600 });
     const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null });
 

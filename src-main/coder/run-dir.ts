@@ -73,6 +73,14 @@ export function createRunDir(): string {
   return dir;
 }
 
+/**
+ * Every run folder, present or future, as a glob: a sandboxed command of one run must not read
+ * another run's key or hook secret (Claude Code expands it at each command).
+ */
+export function runDirGlob(base = tmpdir()): string {
+  return join(base, `${PREFIX}*`);
+}
+
 /** Removes a run folder when its run ends. */
 export function removeRunDir(dir: string): void {
   live.delete(dir);

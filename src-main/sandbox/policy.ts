@@ -130,8 +130,9 @@ export function seatbeltProfile(p: SandboxPolicy, paths: SeatbeltPaths): string 
  * - `allowUnsandboxedCommands: false`: the model cannot ask to run a command outside it.
  * - `autoAllowBashIfSandboxed: false`: commands still go through Flightdeck's approval hook.
  * - read-only: cd is denied for writing too.
- * - `credentials`: the folder holding the run's key helper and hook secret cannot be read by
- *   commands, and the provider variables are unset for them.
+ * - `credentials` / `denyRead`: the folders holding run keys and hook secrets cannot be read by
+ *   commands (globs allowed in `denyRead`, expanded by Claude Code at each command), and the
+ *   provider variables are unset for them.
  * Network `on` is the wildcard domain (Claude Code's matcher treats `*` as every host).
  */
 export function claudeSandboxSettings(p: SandboxPolicy, opts: { secretDirs: readonly string[]; secretEnv: readonly string[] }): Record<string, unknown> | null {
@@ -148,7 +149,7 @@ export function claudeSandboxSettings(p: SandboxPolicy, opts: { secretDirs: read
       denyRead: [...opts.secretDirs],
     },
     credentials: {
-      files: opts.secretDirs.map((path) => ({ path, mode: 'deny' })),
+      files: opts.secretDirs.filter((path) => !path.includes('*')).map((path) => ({ path, mode: 'deny' })),
       envVars: opts.secretEnv.map((name) => ({ name, mode: 'deny' })),
     },
   };

@@ -3,13 +3,14 @@
  * CLI and the scripted model server. Every check reads the file system from outside the run.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src-preload/contract';
 import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
+import { selfIdentity } from '../../../src-main/platform/process-identity';
 import { startModelServer } from '../../fixtures/model-server/index';
 import { makeRepo, tempDir } from '../../support/temp';
 import { CLAUDE_BIN, coderHarness, TEST_KEY, type CoderHarness } from './support';
@@ -79,7 +80,11 @@ describe("Claude Code's Bash runs in its native sandbox", () => {
 });
 
 describe("Claude Code's tools cannot read its key", () => {
-  it('a Bash call sees no key in its environment and cannot read the key file or the hook secret', async () => {
+  it('a Bash call sees no key in its environment and cannot read the key file or the hook secret (nor another run\'s)', async () => {
+    // Another run of this process, as a concurrent session would have it.
+    const other = mkdtempSync(join(tmpdir(), `flightdeck-coder-${selfIdentity()}-`));
+    writeFileSync(join(other, 'key'), 'sk-other-run-key-5c1d9e7a');
+    cleanups.push(() => rmSync(other, { recursive: true, force: true }));
     h = await coderHarness(
       bashThenText('env > tool-env.txt; cat /tmp/flightdeck-coder-*/key /tmp/flightdeck-coder-*/settings.json > stolen.txt 2>&1; echo done'),
     );
@@ -92,6 +97,7 @@ describe("Claude Code's tools cannot read its key", () => {
     const stolen = readFileSync(join(h.repo, 'stolen.txt'), 'utf8');
     expect(stolen).not.toContain(TEST_KEY);
     expect(stolen).not.toContain('Bearer');
+    expect(stolen).not.toContain('sk-other-run-key');
     // What went back to the model carries no key either; the API calls still authenticated.
     const main = h.server.mainRequests();
     expect(JSON.stringify(main[1]!.body)).not.toContain(TEST_KEY);

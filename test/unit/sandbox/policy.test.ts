@@ -62,7 +62,7 @@ describe('Seatbelt profile (macOS)', () => {
 });
 
 describe("Claude Code's sandbox settings", () => {
-  const secrets = { secretDirs: ['/tmp/fd-coder-x'], secretEnv: ['ANTHROPIC_API_KEY'] };
+  const secrets = { secretDirs: ['/tmp/fd-coder-x', '/tmp/fd-coder-*'], secretEnv: ['ANTHROPIC_API_KEY'] };
   it('workspace-write: on, fail if unavailable, no escape hatch, .git protected, secrets unreadable', () => {
     expect(claudeSandboxSettings(ww, secrets)).toEqual({
       enabled: true,
@@ -70,7 +70,7 @@ describe("Claude Code's sandbox settings", () => {
       allowUnsandboxedCommands: false,
       autoAllowBashIfSandboxed: false,
       network: { allowedDomains: ['*'] },
-      filesystem: { denyWrite: ['/work/repo/.git'], denyRead: ['/tmp/fd-coder-x'] },
+      filesystem: { denyWrite: ['/work/repo/.git'], denyRead: ['/tmp/fd-coder-x', '/tmp/fd-coder-*'] },
       credentials: { files: [{ path: '/tmp/fd-coder-x', mode: 'deny' }], envVars: [{ name: 'ANTHROPIC_API_KEY', mode: 'deny' }] },
     });
   });
