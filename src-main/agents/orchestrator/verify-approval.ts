@@ -8,7 +8,7 @@
 import { ApprovalAbortedError } from '../../approvals/gate';
 import { newId } from '../ids';
 import type { TurnContext } from './turn-context';
-import { changedDefiningFiles, definingDiff } from './verify-guard';
+import { changedDefiningFiles, definingDiff, type DefiningChange } from './verify-guard';
 
 export type VerifyGate = { run: true } | { run: false; message: string };
 
@@ -19,10 +19,19 @@ export async function approveVerifyRun(ctx: TurnContext, command: string): Promi
   // Files back at their trusted content need no guard any more.
   if (Object.keys(guard).length !== Object.keys(before).length) ctx.update({ state: { ...ctx.session().state, verifyGuard: guard } });
   if (changes.length === 0) return { run: true };
+  const toolUseId = newId('tool');
+  const started = Date.now();
+  const gate = await judge(ctx, command, changes, toolUseId);
+  // The decision opened a tool card in the transcript; this result closes it (the run itself shows as a verify block).
+  const content = gate.run ? 'Allowed: auto-verify runs it now.' : `Not run — ${gate.message}`;
+  ctx.emit({ type: 'tool.result', toolUseId, tool: 'bash', isError: !gate.run, content, exitCode: null, durationMs: Date.now() - started });
+  return gate;
+}
 
+async function judge(ctx: TurnContext, command: string, changes: readonly DefiningChange[], toolUseId: string): Promise<VerifyGate> {
+  const s = ctx.session();
   const files = changes.map((c) => c.path).join(', ');
   const input = { command };
-  const toolUseId = newId('tool');
   const policy = ctx.deps.gate.evaluate(ctx.sessionId, 'bash', input, s.mode);
   if (policy.decision === 'deny') {
     ctx.emit({ type: 'tool.decision', toolUseId, tool: 'bash', decision: 'deny', source: policy.source, reason: policy.reason, risk: policy.risk });

@@ -42,6 +42,9 @@ describe('auto-verify after the agent changed what the test command runs', () =>
     expect(asked[0]!.diff).toContain('-    "test": "node -e \\"process.exit(0)\\" --"');
     expect(asked[0]!.diff).toContain('+    "test": "touch PWNED-BY-VERIFY #"');
     expect(h.events(id, 'verify.skipped').at(-1)).toMatchObject({ reason: 'not_approved', message: expect.stringContaining('you denied running it') });
+    // The approval's tool card is closed with the outcome.
+    const closing = h.events(id, 'tool.result').find((t) => t.toolUseId === asked[0]!.toolUseId);
+    expect(closing).toMatchObject({ tool: 'bash', isError: true, content: expect.stringMatching(/^Not run — package\.json changed/) });
   });
 
   it('a change made in an earlier turn is still caught; once approved, that content runs unasked', async () => {
