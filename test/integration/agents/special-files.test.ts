@@ -150,6 +150,23 @@ describe('hard links', () => {
     }, 60_000);
   }
 
+  it("another executor's Edit (Claude Code, through decide()) of a hard-linked file asks too, even in auto-edit", async () => {
+    h = await harness([]);
+    const { outside } = linkedOutside(h.repo);
+    const id = h.session({ mode: 'auto-edit' });
+    const ctl = new AbortController();
+    const verdict = h.app.agents.decide({ sessionId: id, tool: 'Edit', input: { file_path: 'linked.conf', old_string: 'original', new_string: 'x' }, source: 'claude-code', signal: ctl.signal });
+    const a = await nextApproval(h, id);
+    expect(a).toMatchObject({ tool: 'patch', risk: 'high', sessionRule: 'patch hard-linked linked.conf' });
+    expect(a.reason).toMatch(/^linked\.conf has 2 hard links/);
+    h.app.agents.gate.answer(a.id, 'deny');
+    expect(await verdict).toMatchObject({ allow: false });
+    expect(readFileSync(outside, 'utf8')).toBe('original outside the root\n');
+    // A file with one name is not asked about in auto-edit.
+    writeFileSync(join(h.repo, 'single.conf'), 'one name\n');
+    expect(await h.app.agents.decide({ sessionId: id, tool: 'Edit', input: { file_path: 'single.conf', old_string: 'one', new_string: 'x' } })).toMatchObject({ allow: true });
+  }, 60_000);
+
   it('approved, the change goes through the link (the other name sees it); "for this session" covers that one file only', async () => {
     h = await harness([
       { blocks: [{ type: 'tool_use', name: 'patch', input: { path: 'linked.conf', edits: [{ search: 'original', replace: 'patched' }] } }] },
