@@ -20,6 +20,8 @@ import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
 import { registerCoderHandlers } from '../coder/handlers';
+import { ChangesService } from '../changes/changes-service';
+import { registerChangesHandlers } from '../changes/handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -61,6 +63,7 @@ export class AppServices {
   readonly terminals: TerminalService;
   readonly agents: AgentService;
   readonly coder: CoderService;
+  readonly changes: ChangesService;
   /** The disk under the database: full-disk episodes, writes kept in memory until space returns. */
   readonly storage: StorageHealth;
   readonly dbPath: string;
@@ -147,6 +150,17 @@ export class AppServices {
     registerAgentHandlers(this.router, this.agents);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);
+    this.changes = new ChangesService({
+      hub: this.hub,
+      logger: log.child('changes'),
+      session: (id) => {
+        const s = this.agents.sessions.get(id);
+        if (!s) throw new AppError('not_found', `There is no session ${id}.`);
+        return s;
+      },
+      isRunning: (id) => this.agents.isRunning(id),
+    });
+    registerChangesHandlers(this.router, this.changes);
   }
 
   static async create(options: HostOptions): Promise<AppServices> {
@@ -237,6 +251,7 @@ export class AppServices {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
+    this.changes.start();
     const tick = () => {
       this.backupIfDue().catch((e: unknown) => {
         // A backup that fails (full disk, damaged file) is retried at the next tick; the live data is untouched.
@@ -260,6 +275,7 @@ export class AppServices {
     this.disposed = true;
     if (this.backupTimer) clearTimeout(this.backupTimer);
     this.storage.dispose();
+    this.changes.dispose();
     this.coder.dispose();
     this.agents.dispose();
     this.terminals.dispose();

@@ -4,6 +4,7 @@ import { projectEvents, projectRequests } from './projects';
 import { agentEvents, agentRequests } from './agents';
 import { coderEvents, coderRequests } from './coder';
 import { terminalEvents, terminalRequests } from './terminals';
+import { changeEvents, changeRequests } from './changes';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -13,6 +14,7 @@ export * from './projects';
 export * from './terminals';
 export * from './agents';
 export * from './coder';
+export * from './changes';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -25,6 +27,7 @@ export const requests = {
   ...terminalRequests,
   ...agentRequests,
   ...coderRequests,
+  ...changeRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
@@ -33,6 +36,7 @@ export const events = {
   ...terminalEvents,
   ...agentEvents,
   ...coderEvents,
+  ...changeEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;
