@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Sandbox } from './core/params';
-import { confinementVerdict, headlessVerdict, type HookVerdict } from './core/hook-policy';
+import { confinementVerdict, headlessVerdict, scopeVerdict, type HookVerdict } from './core/hook-policy';
+import type { ContractScope } from './core/scope';
 import { engineToolInput, engineToolName, toolPaths, toolSummary } from './core/tool-map';
 
 /** A hook body is a tool call's input; a file write of a few MB is the largest expected. */
@@ -127,6 +128,8 @@ export interface HookServerOptions {
   sandbox: Sandbox;
   gate: ApprovalHook | null;
   observer?: HookObserver;
+  /** The Implementation Contract's scope, enforced before each file change (null: no contract). */
+  scope?: ContractScope | null;
 }
 
 export async function startHookServer(opts: HookServerOptions): Promise<HookServer> {
@@ -159,6 +162,7 @@ export async function startHookServer(opts: HookServerOptions): Promise<HookServ
       const facts = await fileFacts(paths);
       verdict =
         confinementVerdict(opts.sandbox, opts.cd, paths) ??
+        scopeVerdict(opts.scope ?? null, opts.cd, claudeTool, paths) ??
         facts.special ??
         (opts.gate ? await opts.gate.decide(request, signal) : headlessVerdict(opts.sandbox, request.tool, request.input, { targetLinks: facts.targetLinks }));
       return verdict;

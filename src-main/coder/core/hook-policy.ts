@@ -11,7 +11,8 @@
  */
 import { decideTool } from '../../agents/policy/policy';
 import type { Sandbox } from './params';
-import { isInside } from './tool-map';
+import { checkScope, hasScope, type ContractScope } from './scope';
+import { CLAUDE_WRITE_TOOLS, isInside } from './tool-map';
 
 export interface HookVerdict {
   allow: boolean;
@@ -24,6 +25,26 @@ export function confinementVerdict(sandbox: Sandbox, root: string, resolvedPaths
   const outside = resolvedPaths.find((p) => !isInside(root, p));
   if (outside === undefined) return null;
   return { allow: false, reason: `${outside} is outside the working folder ${root}; in ${sandbox} mode tools may only use files inside it.` };
+}
+
+/**
+ * The contract's scope, before a file-changing tool runs: a path the Implementation Contract
+ * puts out of scope is refused with the reason (the model reads it and can stay inside).
+ * `resolvedPaths` are absolute and symlink-free; commands are checked after the run instead
+ * (the hook sees a command's text, not the files it will touch).
+ */
+export function scopeVerdict(scope: ContractScope | null, root: string, claudeTool: string, resolvedPaths: readonly string[]): HookVerdict | null {
+  if (!scope || !hasScope(scope) || !(CLAUDE_WRITE_TOOLS as readonly string[]).includes(claudeTool)) return null;
+  const base = root.endsWith('/') ? root : `${root}/`;
+  const rel = resolvedPaths.map((p) => (isInside(root, p) ? p.slice(base.length) : `../${p}`));
+  const broken = checkScope(rel, scope);
+  if (broken.length === 0) return null;
+  const allowed = scope.allowed.length > 0 ? ` Allowed paths: ${scope.allowed.join(', ')}.` : '';
+  const forbidden = scope.forbidden.length > 0 ? ` Out of scope: ${scope.forbidden.join(', ')}.` : '';
+  return {
+    allow: false,
+    reason: `Refused by the Implementation Contract (ai/contracts/current.md): ${broken.map((b) => `${b.path} is ${b.reason}`).join('; ')}.${allowed}${forbidden} Stay inside the contract's scope, or stop and ask for clarification.`,
+  };
 }
 
 /** `targetLinks`: hard links of the file a write/patch changes (more than one asks, so headless refuses). */
