@@ -150,6 +150,16 @@ export async function coderConfigUntracked(dir: string): Promise<boolean> {
   }
 }
 
+async function ignored(dir: string): Promise<boolean> {
+  try {
+    await git(['check-ignore', '-q', CODER_CONFIG_RELATIVE_PATH], { cwd: dir, timeoutMs: GIT_TIMEOUT_MS });
+    return true;
+  } catch {
+    // Exit 1 means "not ignored"; any other failure is treated the same: the entry gets added.
+    return false;
+  }
+}
+
 /**
  * Adds `.coder/` (relative to dir) to the .gitignore at the top of dir's work tree. Returns
  * the .gitignore's path and whether it was created; null when the entry is already there.
@@ -163,6 +173,8 @@ export async function ignoreCoderConfig(dir: string): Promise<{ path: string; cr
   } catch {
     throw new AppError('not_a_git_repo', `${dir} is not in a git repository, so there is no .gitignore to add .coder/ to.`);
   }
+  // Already ignored by some rule (a global excludes file, a broader pattern): nothing to add.
+  if (await ignored(dir)) return null;
   const entry = `/${prefix}${IGNORE_ENTRY}`;
   const path = join(top, '.gitignore');
   const created = !existsSync(path);

@@ -115,7 +115,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (args.length === 1 && args[0] === GITIGNORE_FLAG) {
         const dir = ctx.deps.configDir(s);
         const added = await ignoreCoderConfig(dir);
-        if (!added) return ok(`.coder/ is already in the repository's .gitignore.`);
+        if (!added) return ok('.coder/ is already ignored in this repository: nothing to add.');
         return ok(`Added .coder/ to ${added.path}${added.created ? ' (a new file: commit it, or delete it if you would rather not)' : ''}.`);
       }
       if (args.length > 1) return fail('Usage: /model [profile | profile:model | model]');

@@ -78,6 +78,9 @@ describe('.coder/config.json', () => {
     expect(ignore.code).toBe(0);
     expect(readFileSync(join(repo.path, '.gitignore'), 'utf8')).toBe('/.coder/\n');
     expect(gitIn(repo.path, 'status', '--porcelain', '-uall')).not.toContain('.coder/');
+    // Already ignored: nothing is added twice.
+    expect((await inProcess('chat', '--cwd', repo.path, '/model --gitignore')).stdout).toContain('.coder/ is already ignored');
+    expect(readFileSync(join(repo.path, '.gitignore'), 'utf8')).toBe('/.coder/\n');
 
     // A new session starts on the model from .coder/config.json (it wins over the YAML), and
     // /model names where each setting in effect came from.
