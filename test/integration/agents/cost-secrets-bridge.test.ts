@@ -88,9 +88,12 @@ describe('secrets never leak', () => {
     }
     expect(JSON.stringify(published)).toContain('API key rejected by');
     app.dispose();
-    for (const f of readdirSync(data.path)) {
+    // Every file of the data folder, in subfolders too (backups, process records).
+    for (const f of readdirSync(data.path, { recursive: true, encoding: 'utf8' })) {
+      if (!statSync(join(data.path, f)).isFile()) continue;
       const content = readFileSync(join(data.path, f));
-      if (f === 'secrets.json') {
+      // The key file and the backup of its previous version: private to the user.
+      if (f === 'secrets.json' || f === 'secrets.json.bak') {
         expect(statSync(join(data.path, f)).mode & 0o777).toBe(0o600);
         continue;
       }
