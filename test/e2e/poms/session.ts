@@ -36,9 +36,12 @@ export class SessionPage {
     await expect(this.view).toBeVisible();
   }
 
+  /** Types and sends an input once the composer accepts one (no turn running), and waits until it was taken. */
   async send(text: string): Promise<void> {
+    await expect(this.page.getByTestId('send')).toBeVisible();
     await this.input.fill(text);
     await this.input.press('Enter');
+    await expect(this.input).toHaveValue('');
   }
 
   async approveOnce(): Promise<void> {
