@@ -1,9 +1,10 @@
 /**
  * `flightdeck … | head`: when the reader of stdout goes away, the CLI ends quietly (exit 0 or
- * 141, the code of a writer stopped by SIGPIPE) — no uncaught EPIPE, no stack trace.
+ * 141, the code of a writer stopped by SIGPIPE) — no uncaught EPIPE, no stack trace. When its
+ * terminal closes (SIGHUP), the running command stops cleanly instead of dying on the spot.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/temp';
@@ -34,13 +35,29 @@ function runAndCloseEarly(args: string[], closeAfter: number, env: NodeJS.Proces
   });
 }
 
+/** Pids of live processes whose command line contains `needle` (from /proc; zombies left out). */
+function running(needle: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const state = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (cmd.includes(needle) && !cmd.includes('src-main/cli/main.ts') && !/\) [ZX] /.test(state)) found.push(Number(name));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return found;
+}
+
 function expectQuietEnd(r: { code: number | null; signal: string | null; stderr: string }): void {
   expect(r.signal).toBeNull();
   expect([0, 141]).toContain(r.code);
   expect(r.stderr).not.toMatch(/EPIPE|Unhandled 'error'|\n\s+at /);
 }
 
-describe('a closed stdout', () => {
+describe('a closed stdout or terminal', () => {
   it('ends `chat` with a large output quietly, with exit 0 or 141', async () => {
     const d = tempDir('fd-cli-epipe-');
     cleanups.push(d.cleanup);
@@ -52,6 +69,37 @@ describe('a closed stdout', () => {
     expect(r.read).not.toContain('199999');
     expectQuietEnd(r);
   }, 60_000);
+
+  it.skipIf(process.platform !== 'linux')('a closed terminal (SIGHUP) stops `chat` cleanly: the turn is cancelled and its command ended', async () => {
+    const d = tempDir('fd-cli-hup-');
+    cleanups.push(d.cleanup);
+    const work = join(d.path, 'work');
+    mkdirSync(work);
+    const marker = 'sleep 61.25';
+    const env = { ...process.env, FLIGHTDECK_DATA_DIR: join(d.path, 'data') };
+    // One process (node with tsx's loader), so the signal reaches the CLI as a terminal's would.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src-main/cli/main.ts', 'chat', '--cwd', work, '--mode', 'yolo', `!${marker}`], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const closed = new Promise<{ code: number | null; signal: string | null }>((r) => child.on('close', (code, signal) => r({ code, signal })));
+    const deadline = Date.now() + 45_000;
+    while (running(marker).length === 0) {
+      if (Date.now() > deadline) throw new Error(`the command never started: ${out}${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    child.kill('SIGHUP');
+    const end = await closed;
+    // Node's default for SIGHUP is to die on the spot (signal SIGHUP, nothing cleaned up).
+    expect(end.signal).toBeNull();
+    expect(end.code).toBe(130);
+    expect(out).toContain('cancelled');
+    expect(stderr).not.toMatch(/\n\s+at /);
+    const gone = Date.now() + 15_000;
+    while (running(marker).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+    expect(running(marker)).toEqual([]);
+  }, 90_000);
 
   it('ends a command whose first write finds the pipe already closed (--help)', async () => {
     const d = tempDir('fd-cli-epipe-');
