@@ -88,7 +88,7 @@ export class AgentService {
   /** Replaceable: the integrator plugs the pty-based runner in here. Commands reach it through `sandboxed`. */
   runner: CommandRunner;
   /** Every command the engine runs goes through this: the session's sandbox, then `runner`. */
-  private readonly sandboxed: CommandRunner = new SandboxedRunner(() => this.runner);
+  private readonly sandboxed: CommandRunner;
   /** Retry backoff; tests shorten it. */
   backoff: BackoffOptions = DEFAULT_BACKOFF;
   /** Another executor for a session's input (the Claude Code executor plugs in here); null = the built-in loop. */
@@ -116,6 +116,11 @@ export class AgentService {
     this.sink = new SessionEvents(o.events, o.hub, o.logger.child('events'));
     this.profiles = new ProfileService(o.settings, o.secrets ?? new FileSecretStore(join(o.dataDir, 'secrets.json')), this.env as ProfileEnv);
     this.runner = o.runner ?? new ChildProcessRunner();
+    // Flightdeck's data folder (stored keys, the database) is hidden from every command.
+    this.sandboxed = new SandboxedRunner(() => this.runner, {}, [
+      { path: o.dataDir, kind: 'dir' },
+      { path: join(o.dataDir, 'secrets.json'), kind: 'file' },
+    ]);
     this.gate = new ApprovalGate(this.approvals, {
       emit: (sessionId, turnId, data) => this.sink.emit(sessionId, turnId, data),
       changed: (approval) => {

@@ -148,7 +148,7 @@ export class AppServices {
       for (const t of this.terminals.list()) if (t.owner.sessionId === sessionId) this.terminals.close(t.id);
     };
     registerAgentHandlers(this.router, this.agents);
-    this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
+    this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), dataDir: options.dataDir, ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);
     this.changes = new ChangesService({
       hub: this.hub,

@@ -2,6 +2,7 @@
  * The Claude Code executor as an app service: detection of the CLI, its settings, which
  * sessions it runs, and the hooks the agent engine calls for those sessions' input.
  */
+import { join } from 'node:path';
 import { AppError, CoderSettings, type ClaudeDetection, type CoderSessionConfig, type ConstraintsInfo, type Executor } from '../../src-preload/contract';
 import type { AgentService } from '../agents/agent-service';
 import type { TurnEnd } from '../agents/orchestrator/run-turn';
@@ -20,7 +21,7 @@ import { runClaudeCodeTurn } from './session-turn';
 import { authModeFor } from './session-turn';
 import { withRelativePaths } from './core/tool-map';
 import { coderToolSpec, runCoderTool, type CoderToolOutcome } from './plan-tool';
-import { sessionSandboxPolicy } from '../sandbox/policy';
+import { sessionSandboxPolicy, type HiddenPath } from '../sandbox/policy';
 
 const SETTINGS_KEY = 'coder.settings';
 /** Seed 000's defaults: 5 minutes of silence, 30 minutes in all. */
@@ -37,6 +38,8 @@ export interface CoderServiceOptions {
   /** Tests: environment overrides for every CLI run (HOME, CLAUDE_CODE_MAX_RETRIES…). */
   envOverrides?: Readonly<Record<string, string | undefined>>;
   killGraceMs?: number;
+  /** Flightdeck's data folder: hidden from Claude Code's Bash (stored keys, the database). */
+  dataDir?: string;
 }
 
 export type TurnRunner = (ctx: TurnContext, input: string) => Promise<TurnEnd>;
@@ -146,6 +149,11 @@ export class CoderService {
 
   // --- the engine's hooks ------------------------------------------------------------------
 
+  private hidden(): HiddenPath[] {
+    const dir = this.o.dataDir;
+    return dir ? [{ path: dir, kind: 'dir' }, { path: join(dir, 'secrets.json'), kind: 'file' }] : [];
+  }
+
   /** Chat input of a claude-code session runs here; `!` and `/` stay with the engine. */
   runnerFor(sessionId: string, kind: 'chat' | 'bang' | 'slash'): TurnRunner | null {
     if (kind !== 'chat' || this.repo.get(sessionId).executor !== 'claude-code') return null;
@@ -156,6 +164,7 @@ export class CoderService {
         detect: () => this.detectCached(),
         envOverrides: this.o.envOverrides,
         killGraceMs: this.o.killGraceMs,
+        hidden: this.hidden(),
         changed: (id) => this.changed(id),
       });
   }
@@ -176,6 +185,7 @@ export class CoderService {
       detect: () => this.detectCached(),
       envOverrides: this.o.envOverrides,
       network: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.sandbox }, this.o.agents.settings()).network,
+      hidden: this.hidden(),
       gate: {
         decide: (r, signal) =>
           this.o.agents.gate.decide({

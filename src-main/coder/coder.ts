@@ -30,7 +30,7 @@ import type { ApprovalHook, HookObserver } from './approval-hook';
 import { contextPackFor, readContract } from './constraints';
 import { runAttempt, type AttemptReport } from './run-attempt';
 import { changedPaths, snapshotWorkspace, type WorkspaceSnapshot } from './workspace-state';
-import type { NetworkPolicy } from '../sandbox/policy';
+import type { HiddenPath, NetworkPolicy } from '../sandbox/policy';
 
 export interface AttemptInfo {
   attempt: number;
@@ -53,6 +53,8 @@ export interface CoderRunOptions {
   envOverrides?: Readonly<Record<string, string | undefined>>;
   /** Network for the sandboxed Bash (default: DEFAULT_NETWORK). */
   network?: NetworkPolicy;
+  /** Paths the sandboxed Bash must not read (Flightdeck's data folder). */
+  hidden?: readonly HiddenPath[];
   /** Compare changes against the scope of cd's contract. */
   checkContract?: boolean;
   /** The goal for the context pack of a replaced session (default: the contract's Goal section). */
@@ -221,6 +223,7 @@ async function runChecked(
       credential,
       scope,
       ...(opts.network ? { network: opts.network } : {}),
+      ...(opts.hidden ? { hidden: opts.hidden } : {}),
       gate: opts.gate ?? null,
       redact,
       signal: opts.signal,

@@ -20,7 +20,7 @@ import type { CoderBackend } from './core/launch';
 import { failure, type CoderResult } from './core/result';
 import type { ApprovalHook } from './approval-hook';
 import { runCoder } from './coder';
-import type { NetworkPolicy } from '../sandbox/policy';
+import type { HiddenPath, NetworkPolicy } from '../sandbox/policy';
 
 export const CODER_TOOL_NAME = 'coder';
 
@@ -45,6 +45,8 @@ export interface CoderToolCall {
   envOverrides?: Readonly<Record<string, string | undefined>>;
   /** Network for the delegated run's sandboxed commands (the app's setting). */
   network?: NetworkPolicy;
+  /** Paths its sandboxed commands must not read. */
+  hidden?: readonly HiddenPath[];
 }
 
 export interface CoderToolOutcome {
@@ -70,7 +72,7 @@ export async function runCoderTool(input: unknown, call: CoderToolCall): Promise
   }
   const result = await runCoder(
     { ...parsed.data, cd: call.root },
-    { claudePath: detection.path, backend: call.backend, gate: call.gate, signal: call.signal, checkContract: true, envOverrides: call.envOverrides, ...(call.network ? { network: call.network } : {}), metricsSink: () => undefined },
+    { claudePath: detection.path, backend: call.backend, gate: call.gate, signal: call.signal, checkContract: true, envOverrides: call.envOverrides, ...(call.network ? { network: call.network } : {}), ...(call.hidden ? { hidden: call.hidden } : {}), metricsSink: () => undefined },
   );
   return done(result);
 }

@@ -16,7 +16,8 @@ import { LAST_LINES } from './core/result';
 import { LineSplitter, StreamState, type StreamMessage } from './core/stream-json';
 import { startHookServer, type ApprovalHook, type HookObserver } from './approval-hook';
 import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-group';
-import { claudeSandboxSettings, DEFAULT_NETWORK, type NetworkPolicy } from '../sandbox/policy';
+import { claudeSandboxSettings, DEFAULT_NETWORK, type HiddenPath, type NetworkPolicy } from '../sandbox/policy';
+import { withExistingHidden } from '../sandbox/sandbox-runtime';
 import { createRunDir, removeRunDir, runDirGlob } from './run-dir';
 import { cleanExec, resolveOnPath } from '../platform/child-process';
 
@@ -49,6 +50,8 @@ export interface AttemptOptions {
   scope?: ContractScope | null;
   /** Network for the sandboxed Bash (default DEFAULT_NETWORK). */
   network?: NetworkPolicy;
+  /** Paths the sandboxed Bash must not read (Flightdeck's data folder). */
+  hidden?: readonly HiddenPath[];
   gate: ApprovalHook | null;
   redact: Redactor;
   signal?: AbortSignal;
@@ -130,7 +133,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
     }
     // The settings folder holds the key and the hook secret: the sandbox hides it (and every
     // other run's, concurrent ones included) from commands.
-    const sandbox = claudeSandboxSettings({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK }, { secretDirs: [settingsDir, runDirGlob()], secretEnv: CREDENTIAL_ENV });
+    const sandbox = claudeSandboxSettings(withExistingHidden({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK, hidden: o.hidden ?? [] }), { secretDirs: [settingsDir, runDirGlob()], secretEnv: CREDENTIAL_ENV });
     await writeFile(settingsPath, JSON.stringify(runSettings({ hookUrl: hooks.url, secret: hooks.secret, keyHelper, sandbox })), { mode: 0o600 });
     const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null });
 

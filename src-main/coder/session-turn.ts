@@ -23,7 +23,7 @@ import type { ApprovalHook } from './approval-hook';
 import { runCoder } from './coder';
 import { buildCoderPrompt } from './constraints';
 import type { CoderSessionRepo } from './session-repo';
-import { sessionSandboxPolicy } from '../sandbox/policy';
+import { sessionSandboxPolicy, type HiddenPath } from '../sandbox/policy';
 
 /** The goal kept for a lost conversation's context pack: the first task, not a whole essay. */
 const GOAL_CHARS = 4_000;
@@ -32,6 +32,8 @@ export interface SessionTurnDeps {
   repo: CoderSessionRepo;
   settings(): CoderSettings;
   detect(): Promise<ClaudeDetection>;
+  /** Paths Claude Code's Bash must not read (Flightdeck's data folder). */
+  hidden?: readonly HiddenPath[];
   /** Tests: HOME, CLAUDE_CODE_MAX_RETRIES… */
   envOverrides?: Readonly<Record<string, string | undefined>>;
   killGraceMs?: number;
@@ -150,6 +152,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
       goal: cfg.goal,
       envOverrides: d.envOverrides,
       network: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.state.sandbox }, ctx.deps.settings()).network,
+      ...(d.hidden ? { hidden: d.hidden } : {}),
       killGraceMs: d.killGraceMs,
       onMessage: (m) => {
         if (m.type === 'system' && m.subtype === 'init' && typeof m.session_id === 'string') seenSession = m.session_id;

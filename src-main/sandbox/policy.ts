@@ -32,6 +32,29 @@ export interface SandboxPolicy {
   /** Absolute real path of the folder the session works in. */
   root: string;
   network: NetworkPolicy;
+  /**
+   * What commands must not read even though the rest of the disk is readable: Flightdeck's own
+   * data folder (stored keys, the database). Only existing paths (sandbox-runtime filters).
+   */
+  hidden?: readonly HiddenPath[];
+}
+
+export interface HiddenPath {
+  path: string;
+  kind: 'dir' | 'file';
+}
+
+function inside(parent: string, p: string): boolean {
+  const base = parent.endsWith('/') ? parent : `${parent}/`;
+  return p === parent || p.startsWith(base);
+}
+
+/**
+ * Hidden paths that can be hidden without hiding the root: a folder that holds the root stays
+ * (its files listed separately still go).
+ */
+function hideable(p: SandboxPolicy): HiddenPath[] {
+  return (p.hidden ?? []).filter((h) => h.kind === 'file' || !inside(h.path, p.root));
 }
 
 /** The mode a session gets unless the user chooses another. */
@@ -79,6 +102,8 @@ export function bwrapArgs(p: SandboxPolicy, cwd: string): string[] {
   } else {
     args.push('--ro-bind', p.root, p.root);
   }
+  // Hidden: an empty tmpfs over a folder, /dev/null over a file.
+  for (const h of hideable(p)) args.push(...(h.kind === 'dir' ? ['--tmpfs', h.path] : ['--ro-bind', '/dev/null', h.path]));
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', cwd, '--');
   return args;
 }
@@ -119,6 +144,10 @@ export function seatbeltProfile(p: SandboxPolicy, paths: SeatbeltPaths): string 
   if (!commandsGetNetwork(p.network)) {
     lines.push('(deny network*)', '(allow network* (remote unix-socket))', '(allow network* (local unix-socket))');
   }
+  const hidden = hideable(p);
+  if (hidden.length > 0) {
+    lines.push(`(deny file-read* file-write*\n  ${hidden.map((h) => `(${h.kind === 'dir' ? 'subpath' : 'literal'} ${sbplString(h.path)})`).join('\n  ')})`);
+  }
   return lines.join('\n') + '\n';
 }
 
@@ -146,7 +175,7 @@ export function claudeSandboxSettings(p: SandboxPolicy, opts: { secretDirs: read
     network: { allowedDomains },
     filesystem: {
       denyWrite: p.mode === 'read-only' ? [p.root] : protectedPaths(p.root),
-      denyRead: [...opts.secretDirs],
+      denyRead: [...opts.secretDirs, ...hideable(p).map((h) => h.path)],
     },
     credentials: {
       files: opts.secretDirs.filter((path) => !path.includes('*')).map((path) => ({ path, mode: 'deny' })),

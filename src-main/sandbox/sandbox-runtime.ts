@@ -6,10 +6,10 @@
  * reason, never run unconfined. Only `danger-full-access` runs a command as is.
  */
 import { execFile } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { AppError } from '../../src-preload/contract';
-import { bwrapArgs, commandsGetNetwork, seatbeltProfile, type SandboxPolicy } from './policy';
+import { bwrapArgs, commandsGetNetwork, seatbeltProfile, type HiddenPath, type SandboxPolicy } from './policy';
 
 /** Where bubblewrap and sandbox-exec live (bwrap from PATH, where distributions install it). */
 const BWRAP = 'bwrap';
@@ -86,6 +86,7 @@ function macTempDirs(): string[] {
  */
 export async function sandboxArgv(argv: readonly string[], policy: SandboxPolicy, cwd: string, tools: SandboxTools = {}): Promise<string[]> {
   if (policy.mode === 'danger-full-access') return [...argv];
+  policy = withExistingHidden(policy);
   const platform = tools.platform ?? process.platform;
   if (platform === 'linux') {
     const bwrap = tools.bwrap ?? BWRAP;
@@ -103,6 +104,22 @@ export async function sandboxArgv(argv: readonly string[], policy: SandboxPolicy
     return [SANDBOX_EXEC, '-p', profile, ...argv];
   }
   throw unavailable('command', `there is no command sandbox for ${platform}`, 'Confined commands need Linux (bubblewrap) or macOS.');
+}
+
+/** Hidden paths that exist, as what they are (bubblewrap cannot mount over a missing path). */
+export function withExistingHidden(policy: SandboxPolicy): SandboxPolicy {
+  if (!policy.hidden || policy.hidden.length === 0) return policy;
+  const hidden: HiddenPath[] = [];
+  for (const h of policy.hidden) {
+    try {
+      const st = lstatSync(h.path);
+      if (st.isDirectory()) hidden.push({ path: realpathSync(h.path), kind: 'dir' });
+      else if (st.isFile()) hidden.push({ path: realpathSync(h.path), kind: 'file' });
+    } catch {
+      // Not there (yet): nothing to hide.
+    }
+  }
+  return { ...policy, hidden };
 }
 
 /** Tests: forget what the probes found. */

@@ -8,17 +8,20 @@
  * per DEFAULT_NETWORK): forgetting the policy can never mean running unconfined.
  */
 import type { CommandResult, CommandRunner, CommandRunOptions } from '../agents/tools/command-runner';
-import { DEFAULT_NETWORK, DEFAULT_SANDBOX_MODE, execLine } from './policy';
+import { DEFAULT_NETWORK, DEFAULT_SANDBOX_MODE, execLine, type HiddenPath } from './policy';
 import { sandboxArgv, type SandboxTools } from './sandbox-runtime';
 
 export class SandboxedRunner implements CommandRunner {
   constructor(
     private readonly inner: () => CommandRunner,
     private readonly tools: SandboxTools = {},
+    /** Paths no command may read, whatever its session (Flightdeck's data folder). */
+    private readonly hidden: readonly HiddenPath[] = [],
   ) {}
 
   async run(opts: CommandRunOptions): Promise<CommandResult> {
-    const policy = opts.sandbox ?? { mode: DEFAULT_SANDBOX_MODE, root: opts.cwd, network: DEFAULT_NETWORK };
+    const chosen = opts.sandbox ?? { mode: DEFAULT_SANDBOX_MODE, root: opts.cwd, network: DEFAULT_NETWORK };
+    const policy = { ...chosen, hidden: [...(chosen.hidden ?? []), ...this.hidden] };
     if (policy.mode === 'danger-full-access') return this.inner().run(opts);
     // Throws SandboxUnavailableError (with the reason) instead of running unconfined.
     const argv = await sandboxArgv(['bash', '-c', opts.command], policy, opts.cwd, this.tools);

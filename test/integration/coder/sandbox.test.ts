@@ -104,9 +104,9 @@ describe("Claude Code's tools cannot read its key", () => {
     expect(main.every((q) => q.credential === TEST_KEY)).toBe(true);
   });
 
-  it('in a Flightdeck session run by Claude Code, neither `!env` nor a Bash tool call shows the key', async () => {
-    const server = await startModelServer({ script: bashThenText('env > tool-env.txt; echo ok') });
+  it('in a Flightdeck session run by Claude Code, neither `!env` nor a Bash tool call shows the key, nor can it read the stored keys', async () => {
     const data = tempDir('fd-coder-sbx-data-');
+    const server = await startModelServer({ script: bashThenText(`env > tool-env.txt; cat ${data.path}/secrets.json > stored.txt 2>&1; echo ok`) });
     const home = tempDir('fd-coder-sbx-home-');
     const repo = makeRepo('fd-coder-sbx-');
     const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
@@ -148,6 +148,9 @@ describe("Claude Code's tools cannot read its key", () => {
     const env = readFileSync(join(repo.path, 'tool-env.txt'), 'utf8');
     expect(env).toContain('PATH=');
     expect(env).not.toContain(TEST_KEY);
+    // Flightdeck keeps the profile's key in its data folder (browser mode: a 0600 file): hidden too.
+    expect(readFileSync(join(data.path, 'secrets.json'), 'utf8')).toContain(TEST_KEY);
+    expect(readFileSync(join(repo.path, 'stored.txt'), 'utf8')).not.toContain(TEST_KEY);
     expect(server.mainRequests()[0]!.credential).toBe(TEST_KEY);
   });
 });

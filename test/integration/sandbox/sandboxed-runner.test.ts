@@ -4,7 +4,7 @@
  * the command instead of running it unconfined.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +47,26 @@ describe('SandboxedRunner', () => {
     expect(existsSync(outside)).toBe(false);
     expect(existsSync(join(root, '.git/config'))).toBe(false);
     expect(existsSync(join(root, 'ok.txt'))).toBe(true);
+  });
+
+  it("hides Flightdeck's data folder and its key file from commands, whatever the session", async () => {
+    const { root } = setup();
+    const data = join(homedir(), `fd-sandbox-data-${randomBytes(6).toString('hex')}`);
+    mkdirSync(data);
+    writeFileSync(join(data, 'secrets.json'), '{"key":"sk-stored-in-data-dir"}');
+    cleanups.push(() => rmSync(data, { recursive: true, force: true }));
+    const runner = new SandboxedRunner(() => new ChildProcessRunner(), {}, [
+      { path: data, kind: 'dir' },
+      { path: join(data, 'secrets.json'), kind: 'file' },
+      { path: join(data, 'not-there'), kind: 'file' },
+    ]);
+    writeFileSync(join(data, 'flightdeck.db'), 'sessions');
+    const r = await run(runner, root, `cat ${data}/secrets.json; echo cat=$?; ls -A ${data}`, { mode: 'workspace-write', root, network: DEFAULT_NETWORK });
+    expect(r.output).not.toContain('sk-stored-in-data-dir');
+    expect(r.output).toContain('cat=1');
+    // An empty folder, but for the unreadable stand-in of the key file.
+    expect(r.output).not.toContain('flightdeck.db');
+    expect(r.output.trim().split('\n').at(-1)).toBe('secrets.json');
   });
 
   it('a command without a policy gets the default sandbox in its cwd, not full access', async () => {

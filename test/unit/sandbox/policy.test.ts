@@ -24,6 +24,15 @@ describe('bubblewrap arguments', () => {
     expect(bwrapArgs({ ...ww, network: { mode: 'allow-list', allowedDomains: ['example.com'] } }, '/work/repo')).toContain('--unshare-net');
   });
 
+  it('hides the data folder (tmpfs) and key files (/dev/null), but never a folder holding the root', () => {
+    const a = bwrapArgs({ ...ww, hidden: [{ path: '/home/me/.fd', kind: 'dir' }, { path: '/home/me/.fd/secrets.json', kind: 'file' }, { path: '/work', kind: 'dir' }] }, '/work/repo').join(' ');
+    expect(a).toContain('--tmpfs /home/me/.fd --ro-bind /dev/null /home/me/.fd/secrets.json --setenv');
+    expect(a).not.toContain('--tmpfs /work ');
+    const sb = seatbeltProfile({ ...ww, hidden: [{ path: '/Users/me/fd', kind: 'dir' }] }, { tempDirs: [] });
+    expect(sb).toContain('(deny file-read* file-write*\n  (subpath "/Users/me/fd"))');
+    expect(claudeSandboxSettings({ ...ww, hidden: [{ path: '/home/me/.fd', kind: 'dir' }] }, { secretDirs: [], secretEnv: [] })!.filesystem).toMatchObject({ denyRead: ['/home/me/.fd'] });
+  });
+
   it('full access has no bubblewrap form', () => {
     expect(() => bwrapArgs({ ...ww, mode: 'danger-full-access' }, '/')).toThrow();
   });
