@@ -114,7 +114,13 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       }
       if (args.length === 1 && args[0] === GITIGNORE_FLAG) {
         const dir = ctx.deps.configDir(s);
-        const added = await ignoreCoderConfig(dir);
+        let added: Awaited<ReturnType<typeof ignoreCoderConfig>>;
+        try {
+          added = await ignoreCoderConfig(dir);
+        } catch (e) {
+          // Not a repository, or .gitignore cannot be written: say why instead of an internal error.
+          return fail(`Could not add .coder/ to .gitignore: ${e instanceof Error ? e.message : String(e)}`);
+        }
         if (!added) return ok('.coder/ is already ignored in this repository: nothing to add.');
         return ok(`Added .coder/ to ${added.path}${added.created ? ' (a new file: commit it, or delete it if you would rather not)' : ''}.`);
       }

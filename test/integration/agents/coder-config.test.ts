@@ -135,4 +135,19 @@ describe('.coder/config.json', () => {
     expect(cfg.problem).toBe(`${path}: ignored workflow.max_verify_attempts (must be a whole number, 0 or more)`);
     expect(cfg.entries.find((e) => e.key === 'agent.model')).toMatchObject({ value: 'm', source: '.coder/config.json' });
   }, 60_000);
+
+  it('outside a git repository /model writes the file without a .gitignore offer, and --gitignore says why it cannot', async () => {
+    h = await harness([]);
+    const plain = tempDir('fd-coder-config-plain-');
+    cleanups.push(plain.cleanup);
+    const id = h.session({ root: plain.path });
+    await h.app.agents.run(id, '/model plain-model');
+    const set = h.events(id, 'command.result').at(-1)!;
+    expect(set.text).not.toContain('.gitignore');
+    expect(set.actions).toBeUndefined();
+    expect(JSON.parse(readFileSync(join(plain.path, '.coder/config.json'), 'utf8'))).toMatchObject({ model: 'plain-model' });
+    const r = await h.app.agents.run(id, '/model --gitignore');
+    expect(r.outcome).toBe('failed');
+    expect(h.events(id, 'command.result').at(-1)!.text).toBe(`Could not add .coder/ to .gitignore: ${plain.path} is not in a git repository, so there is no .gitignore to add .coder/ to.`);
+  }, 60_000);
 });
