@@ -297,6 +297,14 @@ test('a 40-input session with every kind of card keeps every card readable, at 1
   await expect(page.getByTestId('sidebar-sessions')).toBeVisible();
   await page.screenshot({ path: 'test-results/long-session-700-sidebar.png' });
   await page.getByTestId('sidebar-toggle').click();
+  // The approval dialog at 700 px: still one row of buttons.
+  await session.approveBadge.click();
+  await expect(session.approval).toBeVisible();
+  const narrowRows = await session.approval.locator('.approval-actions .button').evaluateAll((els) => new Set(els.map((e) => Math.round(e.getBoundingClientRect().top))).size);
+  expect(narrowRows).toBe(1);
+  await page.screenshot({ path: 'test-results/long-approval-dialog-700.png' });
+  await page.keyboard.press('Escape');
+  await expect(session.approval).toBeHidden();
 
   // After a reload the same transcript is rebuilt, pending approval and all.
   await page.setViewportSize({ width: 1440, height: 900 });
