@@ -34,6 +34,11 @@ export interface StorageHealthOptions {
   changed?: () => void;
   /** Other holders of unsaved work (the event log's buffer): the episode ends only when they are empty too. */
   pendingElsewhere?: () => number;
+  /**
+   * A tiny real write that tells whether the disk takes writes again, for an episode with
+   * nothing kept to retry (only a refused request): without it the banner would stay up.
+   */
+  probe?: () => void;
   retryBaseMs?: number;
   retryMaxMs?: number;
   now?: () => number;
@@ -179,6 +184,14 @@ export class StorageHealth {
   retryNow(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.kept.length === 0 && this.problem !== null && this.opts.probe) {
+      try {
+        this.opts.probe();
+      } catch (e) {
+        if (this.failed(e) === e) this.scheduleRetry(); // not a storage error: keep probing on the same schedule
+        return;
+      }
+    }
     while (this.kept.length > 0) {
       const next = this.kept[0]!;
       try {
@@ -216,7 +229,7 @@ export class StorageHealth {
   }
 
   private scheduleRetry(): void {
-    if (this.disposed || this.timer || this.kept.length === 0) return;
+    if (this.disposed || this.timer || (this.kept.length === 0 && (this.problem === null || !this.opts.probe))) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.retryNow();

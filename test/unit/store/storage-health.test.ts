@@ -121,4 +121,32 @@ describe('StorageHealth', () => {
     expect(notices.map((n) => n.level)).toEqual(['warning', 'success', 'warning']);
     h.dispose();
   });
+
+  it('with nothing kept (only a refused request), probes the disk until it takes writes, then ends the episode', () => {
+    vi.useFakeTimers();
+    const notices: StorageNotice[] = [];
+    let full = true;
+    let probes = 0;
+    const h = new StorageHealth('/d', {
+      notify: (n) => notices.push(n),
+      retryBaseMs: 100,
+      retryMaxMs: 100,
+      probe: () => {
+        probes++;
+        if (full) throw failure('SQLITE_FULL');
+      },
+    });
+    h.failed(failure('SQLITE_FULL'));
+    vi.advanceTimersByTime(1_000);
+    expect(probes).toBeGreaterThanOrEqual(5);
+    expect(h.state).toBe('disk_full');
+    full = false;
+    vi.advanceTimersByTime(100);
+    expect(h.state).toBe('ok');
+    expect(notices.map((n) => n.level)).toEqual(['warning', 'success']);
+    const after = probes;
+    vi.advanceTimersByTime(1_000);
+    expect(probes).toBe(after);
+    h.dispose();
+  });
 });
