@@ -114,6 +114,10 @@ export class AppServices {
       },
       changed: () => this.publishStorage(),
       pendingElsewhere: () => this.events.pending,
+      // One row rewritten: a commit needs new WAL space, so it succeeds only when the disk takes writes.
+      probe: () => {
+        this.db.prepare("INSERT INTO settings (key, value) VALUES ('internal.storageProbe', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(JSON.stringify(Date.now()));
+      },
       ...(options.storageRetry ? { retryBaseMs: options.storageRetry.baseMs, retryMaxMs: options.storageRetry.maxMs } : {}),
     });
     // Requests that write on a full disk answer `disk_full` naming the data folder (and the user hears it once).
