@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { AppError } from '../../src-preload/contract';
-import { cleanExec, ConcurrencyLimiter, gitEnv, resolveOnPath } from '../platform/child-process';
+import { cleanExec, gitEnv, resolveOnPath } from '../platform/child-process';
+import { ConcurrencyLimiter } from '../platform/concurrency';
 
 /** Git status on a large repository can take a while; a hung git (network FS) must not hang us. */
 const DEFAULT_GIT_TIMEOUT_MS = 30_000;
