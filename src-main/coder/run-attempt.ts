@@ -19,6 +19,7 @@ import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-gr
 import { claudeSandboxSettings, DEFAULT_NETWORK, type HiddenPath, type NetworkPolicy } from '../sandbox/policy';
 import { withExistingHidden } from '../sandbox/sandbox-runtime';
 import { createRunDir, removeRunDir, runDirGlob } from './run-dir';
+import { keysDir, removeKeyFile, writeKeyFile } from './key-file';
 import { cleanExec, resolveOnPath } from '../platform/child-process';
 
 /** A line kept for `last_lines` is cut here: one tool result can be megabytes. */
@@ -123,17 +124,17 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
       },
     },
   });
+  let keyFile: string | null = null;
   try {
     const settingsPath = join(settingsDir, 'settings.json');
     let keyHelper: string | null = null;
     if (o.credential) {
-      const keyFile = join(settingsDir, 'key');
-      await writeFile(keyFile, o.credential, { mode: 0o600 });
+      keyFile = writeKeyFile(settingsDir, o.credential);
       keyHelper = keyHelperCommand(keyFile);
     }
-    // The settings folder holds the key and the hook secret: the sandbox hides it (and every
-    // other run's, concurrent ones included) from commands.
-    const sandbox = claudeSandboxSettings(withExistingHidden({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK, hidden: o.hidden ?? [] }), { secretDirs: [settingsDir, runDirGlob()], secretEnv: CREDENTIAL_ENV });
+    // Hidden from commands: every run's key (the keys folder, whole), this run's folder (its hook
+    // secret) and the other run folders present when a command starts.
+    const sandbox = claudeSandboxSettings(withExistingHidden({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK, hidden: o.hidden ?? [] }), { secretDirs: [keysDir(), settingsDir, runDirGlob()], secretEnv: CREDENTIAL_ENV });
     await writeFile(settingsPath, JSON.stringify(runSettings({ hookUrl: hooks.url, secret: hooks.secret, keyHelper, sandbox })), { mode: 0o600 });
     const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null });
 
@@ -245,6 +246,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
     });
   } finally {
     await hooks.close();
+    if (keyFile) removeKeyFile(keyFile);
     removeRunDir(settingsDir);
   }
   outcome.sessionId = state.sessionId;

@@ -3,7 +3,7 @@
  * CLI and the scripted model server. Every check reads the file system from outside the run.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import type { AgentEvent } from '../../../src-preload/contract';
 import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { selfIdentity } from '../../../src-main/platform/process-identity';
+import { removeKeyFile, writeKeyFile } from '../../../src-main/coder/key-file';
 import { startModelServer } from '../../fixtures/model-server/index';
 import { makeRepo, tempDir } from '../../support/temp';
 import { CLAUDE_BIN, coderHarness, TEST_KEY, type CoderHarness } from './support';
@@ -81,12 +82,12 @@ describe("Claude Code's Bash runs in its native sandbox", () => {
 
 describe("Claude Code's tools cannot read its key", () => {
   it('a Bash call sees no key in its environment and cannot read the key file or the hook secret (nor another run\'s)', async () => {
-    // Another run of this process, as a concurrent session would have it.
+    // Another run of this process, as a concurrent session would have it: its folder and its key.
     const other = mkdtempSync(join(tmpdir(), `flightdeck-coder-${selfIdentity()}-`));
-    writeFileSync(join(other, 'key'), 'sk-other-run-key-5c1d9e7a');
-    cleanups.push(() => rmSync(other, { recursive: true, force: true }));
+    const otherKey = writeKeyFile(other, 'sk-other-run-key-5c1d9e7a');
+    cleanups.push(() => rmSync(other, { recursive: true, force: true }), () => removeKeyFile(otherKey));
     h = await coderHarness(
-      bashThenText('env > tool-env.txt; cat /tmp/flightdeck-coder-*/key /tmp/flightdeck-coder-*/settings.json > stolen.txt 2>&1; echo done'),
+      bashThenText('env > tool-env.txt; cat /tmp/flightdeck-keys-*/* /tmp/flightdeck-coder-*/* > stolen.txt 2>&1; echo done'),
     );
     const r = await h.run({});
     expect(r).toMatchObject({ success: true });
@@ -96,7 +97,6 @@ describe("Claude Code's tools cannot read its key", () => {
     expect(env).not.toMatch(/^ANTHROPIC_(API_KEY|AUTH_TOKEN)=/m);
     const stolen = readFileSync(join(h.repo, 'stolen.txt'), 'utf8');
     expect(stolen).not.toContain(TEST_KEY);
-    expect(stolen).not.toContain('Bearer');
     expect(stolen).not.toContain('sk-other-run-key');
     // What went back to the model carries no key either; the API calls still authenticated.
     const main = h.server.mainRequests();
