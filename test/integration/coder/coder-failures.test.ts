@@ -24,7 +24,9 @@ describe('Coder failures, each with its error_kind', () => {
     // SIGTERM: the CLI exits 143 on its own, or is reported as signalled (null).
     expect([143, null]).toContain(r.error_detail.exit_code);
     expect(Object.keys(r.error_detail).sort()).toEqual(SEED_DETAIL_KEYS);
-    expect(Object.keys(r).sort()).toEqual(['error', 'error_detail', 'error_kind', 'success', 'tool']);
+    // The CLI announced its session before the stall: the failure keeps it, so the caller can resume.
+    expect(Object.keys(r).sort()).toEqual(['SESSION_ID', 'error', 'error_detail', 'error_kind', 'success', 'tool']);
+    expect(r.SESSION_ID).toMatch(/\S/);
   });
 
   it('timeout: max_duration ends a run that keeps producing output', async () => {
