@@ -7,6 +7,7 @@ import { usd } from '../lib/format';
 import { ExecutorControl } from '../coder/ExecutorControl';
 
 import { SandboxBadge, SandboxControl } from './SandboxControl';
+import { ChangesButton } from '../changes/SessionChanges';
 export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
   { value: 'default', label: 'Default', help: 'Writes and risky commands ask first' },
@@ -73,6 +74,7 @@ export function SessionHeader({ session }: { session: Session }) {
         </span>
         <ApproveBadge session={session} />
         <span className="spacer" />
+        <ChangesButton session={session} />
         <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · ↑ ${c.inputTokens.toLocaleString()} in · ↓ ${c.outputTokens.toLocaleString()} out · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
           <span className="cost-tokens">↑ {tokens(c.inputTokens)}</span>
         <SandboxBadge session={session} />

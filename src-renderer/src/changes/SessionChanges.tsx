@@ -1,0 +1,115 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { Session } from '../../../src-preload/contract/agents';
+import type { ChangeScope, ChangeSet } from '../../../src-preload/contract/changes';
+import { Modal } from '../components/Modal';
+import { useAppStore, useClient } from '../store';
+import { ChangesPanel, type ChangesActions } from './ChangesPanel';
+
+/**
+ * A session's changes, read from the host: re-read when the session's state moves (a turn
+ * ended, a file was written), when a revert or commit anywhere changed them, and on demand.
+ */
+function useSessionChanges(session: Session, scope: ChangeScope) {
+  const client = useClient();
+  const [set, setSet] = useState<ChangeSet | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  useEffect(() => {
+    let live = true;
+    client.invoke('changes.list', { sessionId: session.id, scope }).then(
+      (s) => live && (setSet(s), setError(null)),
+      (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      live = false;
+    };
+    // updatedAt and status move when a turn writes files or ends: the list is read again then.
+  }, [client, session.id, session.updatedAt, session.status, scope, generation]);
+  useEffect(() => client.on('changes.changed', ({ sessionId }) => sessionId === session.id && reload()), [client, session.id, reload]);
+  return { set, error, reload };
+}
+
+function ChangesDialog({ session, onClose }: { session: Session; onClose(): void }) {
+  const client = useClient();
+  const toast = useAppStore((s) => s.toast);
+  const toastError = useAppStore((s) => s.toastError);
+  const [scope, setScope] = useState<ChangeScope>('session');
+  const { set, error, reload } = useSessionChanges(session, scope);
+  const busy = session.status === 'running' || session.status === 'awaiting_approval';
+  const act = async (title: string, what: () => Promise<{ message: string }>) => {
+    try {
+      const r = await what();
+      toast({ level: 'success', title, message: r.message });
+    } catch (e) {
+      toastError(`Could not ${title.toLowerCase()}`, e);
+      throw e;
+    } finally {
+      reload();
+    }
+  };
+  const actions: ChangesActions = set?.gitRepo
+    ? {
+        revertFile: (path) => act('Revert file', () => client.invoke('changes.revertFile', { sessionId: session.id, path })),
+        revertHunk: (path, hunk) => act('Revert hunk', () => client.invoke('changes.revertHunk', { sessionId: session.id, path, hunk })),
+        commit: (paths, message) => act('Commit', () => client.invoke('changes.commit', { sessionId: session.id, paths, message })),
+      }
+    : {};
+  return (
+    <Modal title={`Changes · ${session.title}`} onClose={onClose} className="changes-modal" testId="changes-dialog">
+      {error && <p className="error small">{error}</p>}
+      {set?.problem && (
+        <p className="muted small" data-testid="changes-problem">
+          {set.problem}
+        </p>
+      )}
+      {busy && <p className="small muted">A turn is running: reverting and committing wait until it ends.</p>}
+      {set ? (
+        <ChangesPanel
+          files={set.files}
+          actions={actions}
+          busy={busy}
+          toolbar={
+            <>
+              {set.branch && <span className="small muted">on <span className="mono">{set.branch}</span></span>}
+              <div className="segmented small" role="radiogroup" aria-label="Which changes">
+                <button role="radio" aria-checked={scope === 'session'} className={scope === 'session' ? 'active' : ''} onClick={() => setScope('session')} title="Files this session's write and patch tools changed">
+                  This session
+                </button>
+                <button role="radio" aria-checked={scope === 'all'} className={scope === 'all' ? 'active' : ''} onClick={() => setScope('all')} title="Every uncommitted change in the folder, by anyone" data-testid="changes-scope-all">
+                  All uncommitted
+                </button>
+              </div>
+              <button className="button small" onClick={reload} data-testid="changes-refresh">
+                Refresh
+              </button>
+            </>
+          }
+          empty={scope === 'session' ? 'No uncommitted changes from this session: its changed files match the last commit (or it has not changed any yet).' : 'Nothing uncommitted in this folder.'}
+        />
+      ) : (
+        !error && <p className="muted">Reading the changes…</p>
+      )}
+    </Modal>
+  );
+}
+
+/** "Changes 3" in the session header: how many files the session left uncommitted; opens the changes view. */
+export function ChangesButton({ session }: { session: Session }) {
+  const [open, setOpen] = useState(false);
+  const { set } = useSessionChanges(session, 'session');
+  const count = set?.files.length ?? 0;
+  return (
+    <>
+      <button className="button small changes-button" onClick={() => setOpen(true)} title="Files this session changed: diffs, revert, commit" data-testid="changes-button">
+        Changes
+        {count > 0 && (
+          <span className="badge" data-testid="changes-count">
+            {count}
+          </span>
+        )}
+      </button>
+      {open && <ChangesDialog session={session} onClose={() => setOpen(false)} />}
+    </>
+  );
+}

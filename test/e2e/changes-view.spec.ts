@@ -1,0 +1,93 @@
+import { test, expect } from '@playwright/test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startModelServer, type ModelServer } from '../fixtures/model-server/index';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { SessionPage } from './poms/session';
+import { ChangesPage } from './poms/changes';
+import { gitIn, makeRepo } from '../support/temp';
+
+let host: RunningHost;
+let model: ModelServer;
+let repo: { path: string; cleanup(): void };
+
+const ORIGINAL = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`).join('\n') + '\n';
+/** Two separate changes (lines 2 and 28) so the file has two hunks. */
+const EDITED = ORIGINAL.replace('export const v2 = 2;', "export const v2 = 'two';").replace('export const v28 = 28;', 'export function v28() {\n  return 28;\n}');
+
+test.beforeAll(async () => {
+  repo = makeRepo('fd-e2e-changes-');
+  gitIn(repo.path, 'config', 'user.name', 'E2E');
+  gitIn(repo.path, 'config', 'user.email', 'e2e@example.com');
+  writeFileSync(join(repo.path, 'values.ts'), ORIGINAL);
+  gitIn(repo.path, 'add', '.');
+  gitIn(repo.path, 'commit', '-q', '-m', 'values');
+  model = await startModelServer({
+    script: [
+      { match: { userPattern: 'edit the values' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'values.ts', content: EDITED } }] },
+      { match: { userPattern: 'values.ts' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'docs/notes.md', content: '# Notes\n\nThe values changed.\n' } }] },
+      { match: { userPattern: 'notes.md' }, blocks: [{ type: 'text', text: 'Edited the values and wrote notes.' }] },
+    ],
+  });
+  host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  await model?.close();
+  repo?.cleanup();
+});
+
+test('the changes view shows what the session changed, reverts one hunk and commits the files', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const name = repo.path.split('/').pop()!;
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await board.startAdding(repo.path);
+  await expect(board.pathHelp).toContainText('Looks good');
+  await board.submit();
+  await expect(board.card(name)).toBeVisible();
+
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await session.header.getByRole('radio', { name: 'Auto-edit' }).click();
+  await session.send('Please edit the values');
+  await expect(session.transcript).toContainText('Edited the values and wrote notes.');
+  await session.waitIdle();
+  expect(readFileSync(join(repo.path, 'values.ts'), 'utf8')).toBe(EDITED);
+
+  const changes = new ChangesPage(page);
+  await expect(changes.count).toHaveText('2');
+  await changes.open();
+  await expect(changes.files).toHaveCount(2);
+  await expect(changes.file('values.ts')).toContainText('modified');
+  await expect(changes.file('docs/notes.md')).toContainText('added');
+  await expect(changes.hunks('values.ts')).toHaveCount(2);
+  // Syntax highlighting: the TypeScript keywords are tokens.
+  await expect(changes.file('values.ts').locator('.token.keyword').first()).toBeVisible();
+  await page.screenshot({ path: 'test-results/changes-view-unified.png' });
+  await changes.dialog.getByRole('radio', { name: 'Side by side' }).click();
+  await page.screenshot({ path: 'test-results/changes-view-split.png' });
+  await changes.dialog.getByRole('radio', { name: 'Unified' }).click();
+
+  // Revert the second hunk (the function at line 28): the first change stays.
+  await changes.revertHunk('values.ts', 1);
+  await expect(changes.hunks('values.ts')).toHaveCount(1);
+  const afterRevert = readFileSync(join(repo.path, 'values.ts'), 'utf8');
+  expect(afterRevert).toContain("export const v2 = 'two';");
+  expect(afterRevert).toContain('export const v28 = 28;');
+  expect(afterRevert).not.toContain('function v28');
+  await expect(page.getByText(/saved as git blob/).first()).toBeVisible();
+  await page.screenshot({ path: 'test-results/changes-view-hunk-reverted.png' });
+
+  // Commit both files with a message.
+  await changes.commit('Values as strings, with notes');
+  await expect(changes.dialog).toContainText('No uncommitted changes from this session');
+  expect(gitIn(repo.path, 'log', '-1', '--format=%s').trim()).toBe('Values as strings, with notes');
+  expect(gitIn(repo.path, 'show', '--name-status', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['A\tdocs/notes.md', 'M\tvalues.ts']);
+  expect(gitIn(repo.path, 'status', '--porcelain')).toBe('');
+  await page.keyboard.press('Escape');
+  await expect(changes.dialog).toBeHidden();
+  await expect(changes.count).toBeHidden();
+});
