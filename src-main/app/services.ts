@@ -22,6 +22,7 @@ import { CoderService } from '../coder/coder-service';
 import { registerCoderHandlers } from '../coder/handlers';
 import { ChangesService } from '../changes/changes-service';
 import { registerChangesHandlers } from '../changes/handlers';
+import { registerConnectionTestHandlers } from '../agents/provider/connection-handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -152,6 +153,7 @@ export class AppServices {
       for (const t of this.terminals.list()) if (t.owner.sessionId === sessionId) this.terminals.close(t.id);
     };
     registerAgentHandlers(this.router, this.agents);
+    registerConnectionTestHandlers(this.router, this.agents.profiles);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), dataDir: options.dataDir, ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);
     this.changes = new ChangesService({

@@ -5,6 +5,7 @@ import { agentEvents, agentRequests } from './agents';
 import { coderEvents, coderRequests } from './coder';
 import { terminalEvents, terminalRequests } from './terminals';
 import { changeEvents, changeRequests } from './changes';
+import { providerRequests } from './providers';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -15,6 +16,7 @@ export * from './terminals';
 export * from './agents';
 export * from './coder';
 export * from './changes';
+export * from './providers';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -28,6 +30,7 @@ export const requests = {
   ...agentRequests,
   ...coderRequests,
   ...changeRequests,
+  ...providerRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {

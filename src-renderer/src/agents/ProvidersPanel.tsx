@@ -6,6 +6,7 @@ import { Modal } from '../components/Modal';
 import { useAppStore } from '../store';
 import { draftFromProfile, fieldOfServerMessage, NEW_DRAFT, PRICE_KEYS, validateDraft, type FieldKey, type ProfileDraft } from './profile-form';
 import { SandboxNetworkSetting } from './SandboxControl';
+import { ConnectionTestButton } from '../providers/ConnectionTest';
 
 const PRICE_LABEL: Record<(typeof PRICE_KEYS)[number], string> = {
   inputPerMTok: 'Input',
@@ -191,6 +192,7 @@ export function ProvidersPanel() {
             <span className={`badge ${p.apiKeySet ? 'badge-ok' : p.apiKeySource === 'unreadable' ? 'badge-bad' : 'badge-warn'}`} data-testid="key-state" title={p.apiKeyProblem}>
               {p.apiKeySet ? (p.apiKeySource === 'env' ? 'key from environment' : 'key set') : p.apiKeySource === 'unreadable' ? 'key store unreadable' : 'no key'}
             </span>
+            <ConnectionTestButton name={p.name} label={p.label} />
             <button className="button" onClick={() => setEditing(draftFromProfile(p))} aria-label={`Edit ${p.label}`}>
               Edit
             </button>

@@ -17,7 +17,7 @@ const BASE = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n') + 
 
 function session(root: string, paths: string[]): SessionRecord {
   return {
-    id: 'ses-test000001', title: 't', root, projectId: null, mode: 'auto-edit', profile: 'p', model: 'm', policyPreset: 'standard',
+    id: 'ses-test000001', title: 't', root, projectId: null, mode: 'auto-edit', profile: 'p', model: 'm', policyPreset: 'balanced',
     disabledTools: [], status: 'idle', todos: [], state: { undo: [{ turnId: 'turn-1', at: 1, files: paths.map((p) => ({ path: p, blob: null })) }] },
     turnCount: 1, lastTurn: null, ownerPid: null, ownerId: null, createdAt: 1, updatedAt: 1,
   } as SessionRecord;
