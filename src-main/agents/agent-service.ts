@@ -274,6 +274,7 @@ export class AgentService {
       turnCount: s.turnCount,
       lastTurn: s.lastTurn as Session['lastTurn'],
       pendingApprovals: this.approvals.countPending(s.id),
+      archived: s.state.archived === true,
       ...(this.executorName ? { executor: this.executorName(s.id) } : {}),
       cost: this.costs.totals(s.id),
       createdAt: s.createdAt,
@@ -352,7 +353,7 @@ export class AgentService {
     return s;
   }
 
-  updateSession(input: { sessionId: string; title?: string; mode?: AgentMode; profile?: string; model?: string; policyPreset?: Session['policyPreset']; disabledTools?: Session['disabledTools']; sandbox?: SandboxMode }): Session {
+  updateSession(input: { sessionId: string; title?: string; mode?: AgentMode; profile?: string; model?: string; policyPreset?: Session['policyPreset']; disabledTools?: Session['disabledTools']; sandbox?: SandboxMode; archived?: boolean }): Session {
     const s = this.record(input.sessionId);
     const turnId = this.live.get(s.id)?.turnId ?? null;
     let profile = s.profile;
@@ -370,7 +371,10 @@ export class AgentService {
       ...(input.policyPreset !== undefined ? { policyPreset: input.policyPreset } : {}),
       ...(input.disabledTools !== undefined ? { disabledTools: [...new Set(input.disabledTools)] } : {}),
       // Takes effect at the next command; a command already running keeps the sandbox it started in.
-      ...(input.sandbox !== undefined ? { state: { ...s.state, sandbox: input.sandbox } } : {}),
+      // Archiving only hides the session from the default lists.
+      ...(input.sandbox !== undefined || input.archived !== undefined
+        ? { state: { ...s.state, ...(input.sandbox !== undefined ? { sandbox: input.sandbox } : {}), ...(input.archived !== undefined ? { archived: input.archived } : {}) } }
+        : {}),
       profile,
       model,
     });

@@ -149,6 +149,8 @@ export const Session = z.object({
     .object({ turnId: TurnId, outcome: TurnOutcome, message: z.string().nullable(), endedAt: z.number().int() })
     .nullable(),
   pendingApprovals: z.number().int().nonnegative(),
+  /** Archived sessions are hidden from the default lists and shown under "Archived"; nothing else changes. */
+  archived: z.boolean().optional(),
   /** Who runs the session's chat turns (absent: the built-in loop). Set with `coder.sessions.update`. */
   executor: z.enum(['builtin', 'claude-code']).optional(),
   cost: CostTotals,
@@ -534,10 +536,11 @@ export const agentRequests = {
         policyPreset: PolicyPreset.optional(),
         disabledTools: z.array(ToolName).max(8).optional(),
         sandbox: SandboxMode.optional(),
+        archived: z.boolean().optional(),
       })
       .strict(),
     Session,
-    'Change a session: title, mode, profile/model, policy preset, disabled tools, sandbox. Takes effect at the next tool call or model call.',
+    'Change a session: title, mode, profile/model, policy preset, disabled tools, sandbox, archived. Takes effect at the next tool call or model call.',
   ),
   'agents.sessions.remove': request(
     BySession,

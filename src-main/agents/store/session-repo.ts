@@ -51,6 +51,8 @@ export interface SessionState {
   turnInFlight?: string;
   /** How the session's commands are confined; absent = DEFAULT_SANDBOX_MODE. A session setting kept here so no migration is needed. */
   sandbox?: SandboxMode;
+  /** Hidden from the default session lists (kept here so no migration is needed). */
+  archived?: boolean;
 }
 
 /** The state with no turn in flight (a turn ended or was marked interrupted). */
@@ -132,7 +134,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,

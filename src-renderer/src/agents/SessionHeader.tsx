@@ -8,6 +8,7 @@ import { ExecutorControl } from '../coder/ExecutorControl';
 
 import { SandboxBadge, SandboxControl } from './SandboxControl';
 import { ChangesButton } from '../changes/SessionChanges';
+import { SessionIdentity } from '../sessions/SessionIdentity';
 export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
   { value: 'default', label: 'Default', help: 'Writes and risky commands ask first' },
@@ -66,9 +67,7 @@ export function SessionHeader({ session }: { session: Session }) {
   return (
     <header className={`session-header ${menuOpen ? 'menu-open' : ''}`} ref={headerRef} data-testid="session-header">
       <div className="session-title">
-        <h1 className="truncate" title={session.title}>
-          {session.title}
-        </h1>
+        <SessionIdentity session={session} />
         <span className={`badge ${statusBadgeClass(session.status)}`} data-testid="session-status">
           {STATUS_LABEL[session.status]}
         </span>

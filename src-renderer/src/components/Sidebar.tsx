@@ -5,6 +5,8 @@ import { Icon } from './Icon';
 import { AddProjectDialog } from './AddProjectDialog';
 import { TerminalsNavItem } from '../terminals/OpenTerminalButton';
 import { groupSessions } from '../lib/session-groups';
+import { activeSessions } from '../sessions/session-filter';
+import { ArchivedSessions, SessionSearch } from '../sessions/SidebarSessions';
 
 /** Sessions listed per project before "Show all": the recent ones are what people switch between. */
 const SESSIONS_PER_GROUP = 4;
@@ -21,7 +23,9 @@ export function Sidebar() {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   // Narrow windows show the sidebar as icons; this opens it in full over the page.
   const [open, setOpen] = useState(false);
-  const groups = groupSessions(sessions, all);
+  const [query, setQuery] = useState('');
+  // Archived sessions and those not matching the search leave the groups (Archived lists them apart).
+  const groups = groupSessions(activeSessions(sessions, query), all);
   const go = (v: Parameters<typeof setView>[0]) => {
     setView(v);
     setOpen(false);
@@ -70,11 +74,12 @@ export function Sidebar() {
             </button>
           ))}
         </div>
-        {groups.length > 0 && (
+        {sessions.length > 0 && (
           <div className="nav-sessions">
             <div className="nav-heading">
               <span className="nav-label">Sessions</span>
             </div>
+            <SessionSearch value={query} onChange={setQuery} />
             <div className="nav-group" data-testid="sidebar-sessions">
               {groups.map((g) => {
                 const showAll = expanded.has(g.key);
@@ -120,6 +125,8 @@ export function Sidebar() {
                   </div>
                 );
               })}
+              {groups.length === 0 && query.trim() !== '' && <p className="nav-empty nav-label">No session title matches.</p>}
+              <ArchivedSessions sessions={sessions} query={query} activeId={view.name === 'session' ? view.sessionId : null} onOpen={(id) => go({ name: 'session', sessionId: id })} />
             </div>
           </div>
         )}

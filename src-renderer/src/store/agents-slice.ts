@@ -8,7 +8,7 @@ import type {
   Session,
 } from '../../../src-preload/contract/agents';
 
-type SessionPatch = { title?: string; mode?: Session['mode']; profile?: string; model?: string; policyPreset?: Session['policyPreset']; sandbox?: Session['sandbox'] };
+type SessionPatch = { title?: string; mode?: Session['mode']; profile?: string; model?: string; policyPreset?: Session['policyPreset']; sandbox?: Session['sandbox']; archived?: boolean };
 
 export interface AgentsSlice {
   sessions: Session[];
