@@ -50,7 +50,7 @@ test('sessions: rename in the header, copy the id, search the sidebar, archive a
   expect(id).toMatch(/^ses-[a-z0-9]+$/);
   await session.header.getByTestId('session-id').click();
   await expect(page.getByText('Session id copied')).toBeVisible();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(id);
+  expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(id);
   await page.screenshot({ path: 'test-results/sessions-header-id.png' });
 
   // Search by title.
