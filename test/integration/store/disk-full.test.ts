@@ -102,7 +102,9 @@ describe('a full disk under the data folder', () => {
         .split('\n')
         .filter((l) => /^\d+$/.test(l))
         .map(Number);
-      expect(numbers).toEqual(Array.from({ length: LINES }, (_, i) => i + 1));
+      // On a failure, say whether the command's own captured result (the conversation message) has the line: that tells the event path from the capture.
+      const captured = (app.db.prepare("SELECT content FROM agent_messages WHERE session_id = ? AND kind = 'command'").get(sessionId) as { content: string } | undefined)?.content ?? '';
+      expect(numbers, `events began ${JSON.stringify(output.slice(0, 120))}; the result began ${JSON.stringify(captured.slice(0, 300))}`).toEqual(Array.from({ length: LINES }, (_, i) => i + 1));
       const types = stored.map((e) => e.data.type);
       expect(types).toContain('command.result');
       expect(types.at(-1)).toBe('turn.ended');
