@@ -23,6 +23,7 @@ import { registerCoderHandlers } from '../coder/handlers';
 import { ChangesService } from '../changes/changes-service';
 import { registerChangesHandlers } from '../changes/handlers';
 import { registerConnectionTestHandlers } from '../agents/provider/connection-handlers';
+import { registerFolderHandlers } from '../projects/folder-handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -128,6 +129,7 @@ export class AppServices {
 
     registerAppHandlers(this.router, this, options.platform);
     registerProjectHandlers(this.router, this.projects);
+    registerFolderHandlers(this.router);
     this.terminals = new TerminalService({
       hub: this.hub,
       projects: this.projects,

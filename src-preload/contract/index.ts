@@ -6,6 +6,7 @@ import { coderEvents, coderRequests } from './coder';
 import { terminalEvents, terminalRequests } from './terminals';
 import { changeEvents, changeRequests } from './changes';
 import { providerRequests } from './providers';
+import { folderRequests } from './folders';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -17,6 +18,7 @@ export * from './agents';
 export * from './coder';
 export * from './changes';
 export * from './providers';
+export * from './folders';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -31,6 +33,7 @@ export const requests = {
   ...coderRequests,
   ...changeRequests,
   ...providerRequests,
+  ...folderRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {

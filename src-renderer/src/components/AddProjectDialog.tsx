@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useAppStore, useClient } from '../store';
 import { Modal } from './Modal';
 import { Icon } from './Icon';
+import { useFolderSuggestions } from '../projects/FolderSuggestions';
 
 /** Typing pauses this long before the path is checked, so each keystroke does not run git. */
 const VALIDATE_DEBOUNCE_MS = 250;
@@ -17,6 +18,7 @@ export function AddProjectDialog({ onClose }: { onClose(): void }) {
   const [check, setCheck] = useState<Check>({ state: 'idle' });
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const folders = useFolderSuggestions(path, setPath);
 
   useEffect(() => {
     setError(null);
@@ -95,6 +97,7 @@ export function AddProjectDialog({ onClose }: { onClose(): void }) {
               aria-invalid={check.state === 'bad' || error !== null}
               aria-describedby="path-help"
               data-testid="project-path-input"
+              {...folders.inputProps}
             />
             {canPick && (
               <button type="button" className="button" onClick={pick}>
@@ -103,6 +106,7 @@ export function AddProjectDialog({ onClose }: { onClose(): void }) {
             )}
           </div>
         </label>
+        {folders.list}
         <p id="path-help" className={`field-help ${error || check.state === 'bad' ? 'error' : check.state === 'ok' ? 'ok' : ''}`} data-testid="path-help">
           {error ??
             (check.state === 'checking'
