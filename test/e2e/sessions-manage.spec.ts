@@ -72,4 +72,13 @@ test('sessions: rename in the header, copy the id, search the sidebar, archive a
   await session.header.getByTestId('session-archive').click();
   await expect(sidebar.getByTestId('sidebar-archived')).toHaveCount(0);
   await expect(sidebar.getByTestId('sidebar-sessions').getByRole('button', { name: 'Parser cleanup' })).toBeVisible();
+
+  // Narrower windows: the name, id, archive and Changes controls keep the header to one row.
+  for (const width of [1024, 700]) {
+    await page.setViewportSize({ width, height: 800 });
+    const height = await session.header.locator('.session-title').evaluate((el) => el.getBoundingClientRect().height);
+    expect(height).toBeLessThan(48);
+    await expect(session.header.getByTestId('session-rename')).toBeVisible();
+    await page.screenshot({ path: `test-results/sessions-header-${width}.png` });
+  }
 });
