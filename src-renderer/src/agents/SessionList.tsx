@@ -8,7 +8,8 @@ import { ApproveBadge, STATUS_LABEL, statusBadgeClass } from './SessionHeader';
 
 export function SessionList({ projectId }: { projectId: string }) {
   const all = useAppStore((s) => s.sessions);
-  const sessions = all.filter((x) => x.projectId === projectId);
+  // Archived sessions are listed only under Archived in the sidebar.
+  const sessions = all.filter((x) => x.projectId === projectId && !x.archived);
   const setView = useAppStore((s) => s.setView);
   const create = useAppStore((s) => s.createSession);
   const remove = useAppStore((s) => s.removeSession);
