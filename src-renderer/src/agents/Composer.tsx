@@ -1,12 +1,37 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Icon } from '../components/Icon';
+import { useAppStore } from '../store';
+import { caretAtEdge, emptyQueue, historyStart, historyStep, type HistoryState } from './composer-logic';
 import { completeSlash } from './slash-commands';
 
-export function Composer({ running, onSend, onStop, disabled }: { running: boolean; onSend(text: string): Promise<boolean>; onStop(): void; disabled?: boolean }) {
+/** Whether a modal dialog is open: Escape and focus belong to it then, not to the composer. */
+export const dialogOpen = () => document.querySelector('[role="dialog"], [role="alertdialog"]') !== null;
+
+export function Composer({
+  sessionId,
+  running,
+  history,
+  onSend,
+  onStop,
+  disabled,
+}: {
+  sessionId: string;
+  running: boolean;
+  /** The session's earlier inputs, oldest first, for Up/Down. */
+  history: readonly string[];
+  onSend(text: string): Promise<boolean>;
+  onStop(): void;
+  disabled?: boolean;
+}) {
   const [text, setText] = useState('');
   const [selected, setSelected] = useState(0);
   const [sending, setSending] = useState(false);
+  const [hist, setHist] = useState<HistoryState>(historyStart);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const queue = useAppStore((s) => s.composerQueues[sessionId] ?? emptyQueue);
+  const queueInput = useAppStore((s) => s.queueInput);
+  const removeQueued = useAppStore((s) => s.removeQueued);
+  const flushQueue = useAppStore((s) => s.flushQueue);
   // A session opened (or started) is for typing: the composer has focus, unless a dialog took it.
   useEffect(() => {
     if (!document.querySelector('[role="dialog"]')) inputRef.current?.focus();
@@ -16,11 +41,32 @@ export function Composer({ running, onSend, onStop, disabled }: { running: boole
 
   const send = async () => {
     const value = text.trim();
-    if (!value || running || sending) return;
+    if (!value || sending) return;
+    setHist(historyStart);
+    if (running) {
+      // The agent is busy: the message waits in the queue and goes when the turn ends.
+      queueInput(sessionId, value);
+      setText('');
+      return;
+    }
     setSending(true);
     const ok = await onSend(value);
     setSending(false);
     if (ok) setText('');
+  };
+
+  const recall = (e: KeyboardEvent<HTMLTextAreaElement>, dir: 'up' | 'down'): boolean => {
+    const el = e.currentTarget;
+    if (el.selectionStart !== el.selectionEnd || !caretAtEdge(text, el.selectionStart, dir)) return false;
+    const step = historyStep(history, hist, text, dir);
+    if (!step) return false;
+    e.preventDefault();
+    setHist(step.state);
+    setText(step.text);
+    setSelected(0);
+    // The caret goes to the end, so the next Up/Down keeps walking the history.
+    requestAnimationFrame(() => inputRef.current?.setSelectionRange(step.text.length, step.text.length));
+    return true;
   };
 
   const complete = (name: string) => {
@@ -29,6 +75,16 @@ export function Composer({ running, onSend, onStop, disabled }: { running: boole
   };
 
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Escape' && running && !dialogOpen()) {
+      e.preventDefault();
+      onStop();
+      return;
+    }
+    // Walking the history wins over the slash menu: a recalled "/diff" must not trap the arrows.
+    if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+      const dir = e.key === 'ArrowUp' ? 'up' : 'down';
+      if ((hist.index !== null || suggestions.length === 0 || text.includes(' ')) && recall(e, dir)) return;
+    }
     if (suggestions.length > 0 && !text.includes(' ')) {
       if (e.key === 'ArrowDown') {
         e.preventDefault();
@@ -54,6 +110,29 @@ export function Composer({ running, onSend, onStop, disabled }: { running: boole
 
   return (
     <div className="composer">
+      {queue.items.length > 0 && (
+        <ul className="composer-queue" data-testid="composer-queue" aria-label="Queued messages">
+          {queue.items.map((q, i) => (
+            <li key={q.id} className="queued-input" data-testid="queued-input">
+              <span className="badge">{i === 0 && queue.paused && !running ? 'held' : 'queued'}</span>
+              <span className="queued-text" title={q.text}>
+                {q.text}
+              </span>
+              {i === 0 && queue.paused && !running && (
+                <button className="button" onClick={() => void flushQueue(sessionId, { resume: true })} data-testid="queued-send">
+                  Send now
+                </button>
+              )}
+              <button className="icon-button" title="Remove from the queue" aria-label="Remove queued message" onClick={() => removeQueued(sessionId, q.id)} data-testid="queued-remove">
+                <Icon name="x" size={14} />
+              </button>
+            </li>
+          ))}
+          <li className="muted small queue-hint">
+            {queue.paused && !running ? 'The turn was interrupted: queued messages wait for you.' : 'Sent one by one when the agent finishes its turn.'}
+          </li>
+        </ul>
+      )}
       {suggestions.length > 0 && !text.includes(' ') && (
         <ul className="slash-menu" role="listbox" data-testid="slash-menu">
           {suggestions.map((c, i) => (
@@ -70,12 +149,13 @@ export function Composer({ running, onSend, onStop, disabled }: { running: boole
         <textarea
           ref={inputRef}
           className="composer-input"
-          placeholder={running ? 'The agent is working… (Stop to interrupt)' : 'Ask the agent, "!command" to run a shell command, "/" for commands'}
+          placeholder={running ? 'The agent is working… Enter queues a message, Esc interrupts' : 'Ask the agent, "!command" to run a shell command, "/" for commands, ↑ for earlier inputs'}
           value={text}
           rows={Math.min(8, Math.max(2, text.split('\n').length))}
           onChange={(e) => {
             setText(e.target.value);
             setSelected(0);
+            setHist(historyStart);
           }}
           onKeyDown={onKey}
           disabled={disabled}
@@ -83,11 +163,18 @@ export function Composer({ running, onSend, onStop, disabled }: { running: boole
           aria-label="Message"
         />
         <div className="composer-actions">
-          <span className="muted small">{mode === 'bang' ? 'Shell command (policy applies)' : mode === 'slash' ? 'Command' : 'Enter to send, Shift+Enter for a new line'}</span>
+          <span className="muted small">{mode === 'bang' ? 'Shell command (policy applies)' : mode === 'slash' ? 'Command' : running ? 'Enter to queue, Esc to interrupt' : 'Enter to send, Shift+Enter for a new line'}</span>
           {running ? (
-            <button className="button danger" onClick={onStop} data-testid="stop">
-              <Icon name="x" /> Stop
-            </button>
+            <span className="composer-buttons">
+              {text.trim() && (
+                <button className="button" onClick={() => void send()} disabled={disabled} data-testid="queue">
+                  Queue
+                </button>
+              )}
+              <button className="button danger" onClick={onStop} data-testid="stop" title="Interrupt the turn (Esc)">
+                <Icon name="x" /> Stop
+              </button>
+            </span>
           ) : (
             <button className="button primary" onClick={() => void send()} disabled={!text.trim() || sending || disabled} data-testid="send">
               Send

@@ -1,9 +1,10 @@
-import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { Session } from '../../../src-preload/contract/agents';
 import { useAppStore } from '../store';
 import { plural, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
-import { Composer } from './Composer';
+import { Composer, dialogOpen } from './Composer';
+import { COMPACT_HINT_SHARE, historyEntries } from './composer-logic';
 import { EffectiveConfig } from './EffectiveConfig';
 import { MODES, SessionHeader } from './SessionHeader';
 import { TranscriptItemView } from './Transcript';
@@ -28,6 +29,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const { transcript, loading } = useSessionStream(sessionId, (to) => setView({ name: 'session', sessionId: to }));
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const profiles = useAppStore((s) => s.profiles);
+  const history = useMemo(() => historyEntries(transcript.items.flatMap((it) => (it.kind === 'user' ? [it.text] : []))), [transcript.items]);
 
   // Follow the stream while the user is at the bottom; leave them alone when they scroll up.
   useLayoutEffect(() => {
@@ -41,6 +44,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   if (!session) return <Missing what="Session" loaded={sessionsLoaded} verb="deleted" />;
   const running = session.status === 'running' || session.status === 'awaiting_approval' || transcript.running;
   const todos = transcript.todos.length > 0 ? transcript.todos : session.todos;
+  // The window of the profile that made the latest call (the session's own profile before any call).
+  const ctxWindow = profiles.find((p) => p.name === (transcript.context?.profile ?? session.profile))?.contextWindow ?? null;
 
   return (
     <section className="session-view" data-testid="session-view">
@@ -56,11 +61,19 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </span>
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
         <EffectiveConfig sessionId={session.id} model={session.model} />
+        {transcript.context && ctxWindow ? <ContextMeter tokens={transcript.context.tokens} window={ctxWindow} /> : null}
       </div>
       <div className="session-body">
         <div
           className="transcript"
           ref={scroller}
+          tabIndex={-1}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape' && running && !dialogOpen()) {
+              e.preventDefault();
+              void cancelTurn(session.id);
+            }
+          }}
           onScroll={(e) => {
             const el = e.currentTarget;
             stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
@@ -81,7 +94,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             </div>
           )}
           {transcript.items.map((item) => (
-            <TranscriptItemView key={item.kind + item.id} item={item} />
+            <TranscriptItemView key={item.kind + item.id} item={item} running={running} />
           ))}
           {running && transcript.retry === null && <div className="working-indicator" aria-live="polite">Working…</div>}
         </div>
@@ -99,7 +112,27 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </aside>
         )}
       </div>
-      <Composer key={session.id} running={running} onSend={(text) => sendInput(session.id, text)} onStop={() => void cancelTurn(session.id)} />
+      <Composer key={session.id} sessionId={session.id} running={running} history={history} onSend={(text) => sendInput(session.id, text)} onStop={() => void cancelTurn(session.id)} />
     </section>
+  );
+}
+
+/** Tokens in the context of the latest model call against the model's window; past ~80 % it suggests /compact. */
+function ContextMeter({ tokens, window }: { tokens: number; window: number }) {
+  const share = Math.min(1, tokens / window);
+  const pct = Math.round(share * 100);
+  const high = share >= COMPACT_HINT_SHARE;
+  const k = (n: number) => (n >= 1000 ? `${Math.round(n / 1000).toLocaleString('en-US')}k` : String(n));
+  return (
+    <span
+      className={`context-meter${high ? ' high' : ''}`}
+      title={`${tokens.toLocaleString('en-US')} of ${window.toLocaleString('en-US')} tokens of the model's context window`}
+      data-testid="context-meter"
+    >
+      <span className="context-bar" aria-hidden>
+        <span style={{ width: `${pct}%` }} />
+      </span>
+      {k(tokens)} / {k(window)} ({pct}%){high ? ' — /compact to make room' : ''}
+    </span>
   );
 }

@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
+import { formatElapsed } from './composer-logic';
 import { DiffView, patchInputDiff } from './DiffView';
 import { clipLines, parseToolInput, toolSummary, type TranscriptItem } from './transcript';
 
@@ -68,7 +69,24 @@ function OpenTerminal({ terminalId }: { terminalId: string }) {
   );
 }
 
-export function ToolCard({ item }: { item: ToolItem }) {
+/** How often a running tool's elapsed time is redrawn: once a second is what the figure shows. */
+const ELAPSED_TICK_MS = 1_000;
+
+/** The time since the tool call began, ticking while it runs. */
+function Elapsed({ since }: { since: number }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ELAPSED_TICK_MS);
+    return () => clearInterval(t);
+  }, []);
+  return (
+    <span className="muted small tool-elapsed" title="Running for" data-testid="tool-elapsed">
+      {formatElapsed(now - since)}
+    </span>
+  );
+}
+
+export function ToolCard({ item, running = false }: { item: ToolItem; running?: boolean }) {
   const input = parseToolInput(item.inputJson);
   const summary = toolSummary(item.tool, input);
   const status = statusOf(item);
@@ -86,6 +104,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <Icon name={item.tool === 'bash' ? 'terminal' : 'layers'} size={14} />
         <span className="tool-name">{item.tool}</span>
         <span className="tool-summary mono truncate">{summary.replace(new RegExp(`^${item.tool} `), '')}</span>
+        {running && status.label === 'running…' && item.startedAt !== undefined && <Elapsed since={item.startedAt} />}
         <span className={`badge ${status.cls}`}>{status.label}</span>
       </button>
       {item.terminalId && <OpenTerminal terminalId={item.terminalId} />}

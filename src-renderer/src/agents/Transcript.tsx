@@ -115,7 +115,7 @@ function CommandActions({ actions }: { actions: ReadonlyArray<{ label: string; i
   );
 }
 
-export function TranscriptItemView({ item }: { item: TranscriptItem }) {
+export function TranscriptItemView({ item, running = false }: { item: TranscriptItem; /** A turn is running: a tool without a result is still going. */ running?: boolean }) {
   switch (item.kind) {
     case 'user':
       return (
@@ -132,7 +132,7 @@ export function TranscriptItemView({ item }: { item: TranscriptItem }) {
     case 'thinking':
       return <Thinking text={item.text} />;
     case 'tool':
-      return <ToolCard item={item} />;
+      return <ToolCard item={item} running={running} />;
     case 'command':
       return (
         <div className={`command-result ${item.ok ? '' : 'failed'}`} data-testid="command-result">

@@ -1,3 +1,4 @@
+import { contextTokens } from './composer-logic';
 import type { AgentEvent, AgentMode, Approval, CommandView, PolicyDecision, RiskLevel, TodoItem, TurnOutcome } from '../../../src-preload/contract/agents';
 
 /**
@@ -20,6 +21,8 @@ export type TranscriptItem =
       outputTruncated: boolean;
       /** The terminal the command runs in, when it has one the user can open. */
       terminalId: string | null;
+      /** When the tool call began (event time): the running card shows how long it has been going. */
+      startedAt?: number;
       /** stdout/stderr: a command's streams apart, when its runner captured them so. */
       result: { isError: boolean; content: string; exitCode: number | null; durationMs: number; stdout?: string; stderr?: string } | null;
     }
@@ -56,6 +59,8 @@ export interface Transcript {
   announced: readonly string[];
   /** The command of the running `!` turn: its bash card is titled with it (no input streams for it). */
   bang: string | null;
+  /** Tokens in the context after the latest model call of a turn (or after a compaction), for the meter. */
+  context?: { tokens: number; profile: string | null };
 }
 
 /** Live command output kept per tool card; older output is dropped from the view (the log keeps it). */
@@ -108,7 +113,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       if (it.kind === 'tool' && it.id === toolUseId) return i;
     }
     const inputJson = t.bang !== null && tool === 'bash' ? JSON.stringify({ command: t.bang }) : '';
-    items.push({ kind: 'tool', id: toolUseId, tool, inputJson, decision: null, approval: null, output: '', outputTruncated: false, terminalId: null, result: null });
+    items.push({ kind: 'tool', id: toolUseId, tool, inputJson, decision: null, approval: null, output: '', outputTruncated: false, terminalId: null, result: null, startedAt: e.ts });
     return items.length - 1;
   };
   const updateTool = (toolUseId: string, tool: string | undefined, fn: (x: Extract<TranscriptItem, { kind: 'tool' }>) => Extract<TranscriptItem, { kind: 'tool' }>) => {
@@ -215,6 +220,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
         text: `Context compacted${d.trigger === 'auto' ? ' automatically' : ''}: ${d.summarizedMessages} ${d.summarizedMessages === 1 ? 'message' : 'messages'} summarized, ~${d.beforeTokens.toLocaleString('en-US')} → ~${d.afterTokens.toLocaleString('en-US')} tokens.`,
         summary: null,
       });
+      out.context = { tokens: d.afterTokens, profile: t.context?.profile ?? null };
       break;
     case 'verify.started':
       items.push({ kind: 'verify', id: `verify:${e.turnId}:${d.attempt}`, command: d.command, attempt: d.attempt, maxAttempts: d.maxAttempts, passed: null, exitCode: null, output: '' });
@@ -269,8 +275,10 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
     case 'status':
       out.running = d.status === 'running' || d.status === 'awaiting_approval';
       break;
-    case 'step.started':
     case 'usage':
+      if (d.purpose === 'turn') out.context = { tokens: contextTokens(d.usage), profile: d.profile };
+      break;
+    case 'step.started':
     case 'session.switched':
       break;
   }

@@ -1,4 +1,5 @@
 import type { SliceCreator } from '.';
+import { emptyQueue, nextToSend, queueReducer, type QueueAction, type SessionQueue } from '../agents/composer-logic';
 import type {
   AgentSettings,
   Approval,
@@ -35,6 +36,15 @@ export interface AgentsSlice {
   /** Sends chat, `!command` or `/command`; false when the engine refused it (shown as a toast). */
   sendInput(sessionId: string, input: string): Promise<boolean>;
   cancelTurn(sessionId: string): Promise<void>;
+  /**
+   * Messages typed while a turn runs, per session, sent one by one as turns end. Kept in the
+   * renderer's store: switching views keeps them, a reload of the window drops them.
+   */
+  composerQueues: Readonly<Record<string, SessionQueue>>;
+  queueInput(sessionId: string, text: string): void;
+  removeQueued(sessionId: string, id: string): void;
+  /** Sends the next queued message if the session can take it (also after an interruption paused the queue). */
+  flushQueue(sessionId: string, opts?: { resume?: boolean }): Promise<void>;
   answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string): Promise<boolean>;
   saveProfile(input: ProviderProfileInput): Promise<ProviderProfile>;
   removeProfile(name: string): Promise<void>;
@@ -42,6 +52,18 @@ export interface AgentsSlice {
 }
 
 const byUpdated = (a: Session, b: Session) => b.updatedAt - a.updatedAt;
+
+/** Sessions whose queued message is being handed to the engine: one at a time, never twice. */
+const flushing = new Set<string>();
+let queuedSeq = 0;
+
+function dispatchQueue(set: Parameters<SliceCreator<AgentsSlice>>[0], sessionId: string, action: QueueAction): void {
+  set((s) => {
+    const before = s.composerQueues[sessionId] ?? emptyQueue;
+    const after = queueReducer(before, action);
+    return after === before ? {} : { composerQueues: { ...s.composerQueues, [sessionId]: after } };
+  });
+}
 
 export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) => ({
   sessions: [],
@@ -51,6 +73,7 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   reviewingApproval: null,
   profiles: [],
   agentSettings: null,
+  composerQueues: {},
 
   async loadAgents() {
     const [sessions, approvals, profiles, agentSettings] = await Promise.allSettled([
@@ -78,6 +101,8 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
       if (session) sessions = [session, ...sessions.filter((x) => x.id !== session.id)].sort(byUpdated);
       return { sessions, approvals: removedId ? s.approvals.filter((a) => a.sessionId !== removedId) : s.approvals };
     });
+    // The turn ended: the next queued message goes now.
+    if (session && before && before.status !== 'idle' && session.status === 'idle') void get().flushQueue(session.id);
   },
 
   upsertApproval(approval) {
@@ -148,10 +173,41 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   },
 
   async cancelTurn(sessionId) {
+    // An interrupted turn is a change of plan: queued messages wait for the user instead of going on their own.
+    dispatchQueue(set, sessionId, { type: 'pause' });
     try {
       await client.invoke('agents.cancel', { sessionId });
     } catch (e) {
       get().toastError('Could not stop the turn', e);
+    }
+  },
+
+  queueInput(sessionId, text) {
+    dispatchQueue(set, sessionId, { type: 'add', item: { id: `q${++queuedSeq}`, text } });
+    // The turn may have ended between the click and now: nothing else would start the queue then.
+    if (get().sessions.find((x) => x.id === sessionId)?.status === 'idle') void get().flushQueue(sessionId);
+  },
+
+  removeQueued(sessionId, id) {
+    dispatchQueue(set, sessionId, { type: 'remove', id });
+  },
+
+  async flushQueue(sessionId, opts) {
+    if (flushing.has(sessionId)) return;
+    if (opts?.resume) dispatchQueue(set, sessionId, { type: 'resume' });
+    const idle = get().sessions.find((x) => x.id === sessionId)?.status === 'idle';
+    const next = nextToSend(get().composerQueues[sessionId] ?? emptyQueue, idle);
+    if (!next) return;
+    flushing.add(sessionId);
+    dispatchQueue(set, sessionId, { type: 'shift' });
+    try {
+      if (!(await get().sendInput(sessionId, next.text))) {
+        // Refused (shown as a toast): it stays queued, held until the user sends or removes it.
+        dispatchQueue(set, sessionId, { type: 'unshift', item: next });
+        dispatchQueue(set, sessionId, { type: 'pause' });
+      }
+    } finally {
+      flushing.delete(sessionId);
     }
   },
 

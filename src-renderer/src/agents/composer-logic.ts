@@ -1,0 +1,112 @@
+/**
+ * The composer's pure parts: the queue of messages typed while the agent works, the Up/Down
+ * history of a session's inputs, and the context-window figure. No React, no bridge; unit-tested.
+ */
+
+export interface QueuedInput {
+  id: string;
+  text: string;
+}
+
+/**
+ * Messages waiting for the running turn to end, per session. `paused`: the user interrupted
+ * the turn, so the next one is not started on its own (they send or remove it themselves).
+ */
+export interface SessionQueue {
+  items: readonly QueuedInput[];
+  paused: boolean;
+}
+
+/** More than this many queued messages is a mistake (a held-down Enter), not a plan. */
+export const MAX_QUEUED_INPUTS = 20;
+
+export const emptyQueue: SessionQueue = { items: [], paused: false };
+
+export type QueueAction =
+  | { type: 'add'; item: QueuedInput }
+  | { type: 'remove'; id: string }
+  /** The first item was handed to the engine. */
+  | { type: 'shift' }
+  /** A send failed: the item goes back in front, where it was. */
+  | { type: 'unshift'; item: QueuedInput }
+  | { type: 'pause' }
+  | { type: 'resume' };
+
+export function queueReducer(q: SessionQueue, a: QueueAction): SessionQueue {
+  switch (a.type) {
+    case 'add':
+      if (q.items.length >= MAX_QUEUED_INPUTS || !a.item.text.trim()) return q;
+      // Queuing a new message is asking for it to be sent: an earlier interruption no longer holds it.
+      return { items: [...q.items, a.item], paused: false };
+    case 'remove':
+      return { ...q, items: q.items.filter((x) => x.id !== a.id) };
+    case 'shift':
+      return { ...q, items: q.items.slice(1) };
+    case 'unshift':
+      return { ...q, items: [a.item, ...q.items.filter((x) => x.id !== a.item.id)] };
+    case 'pause':
+      return q.items.length === 0 ? q : { ...q, paused: true };
+    case 'resume':
+      return { ...q, paused: false };
+  }
+}
+
+/** The next message to send now, given whether the session can take input. */
+export function nextToSend(q: SessionQueue, idle: boolean): QueuedInput | null {
+  if (!idle || q.paused) return null;
+  return q.items[0] ?? null;
+}
+
+/**
+ * Up/Down through the session's earlier inputs, like a shell. `index` is the position in
+ * `entries` (oldest first) being shown, or null for the draft being typed; the draft is kept
+ * so coming back down past the newest entry restores it.
+ */
+export interface HistoryState {
+  index: number | null;
+  draft: string;
+}
+
+export const historyStart: HistoryState = { index: null, draft: '' };
+
+export function historyStep(entries: readonly string[], h: HistoryState, current: string, dir: 'up' | 'down'): { state: HistoryState; text: string } | null {
+  if (entries.length === 0) return null;
+  if (dir === 'up') {
+    if (h.index === 0) return null;
+    const index = h.index === null ? entries.length - 1 : h.index - 1;
+    return { state: { index, draft: h.index === null ? current : h.draft }, text: entries[index]! };
+  }
+  if (h.index === null) return null;
+  if (h.index >= entries.length - 1) return { state: historyStart, text: h.draft };
+  return { state: { index: h.index + 1, draft: h.draft }, text: entries[h.index + 1]! };
+}
+
+/** Inputs for the history: oldest first, consecutive repeats once (like a shell with ignoredups). */
+export function historyEntries(inputs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const s of inputs) if (s.trim() && out[out.length - 1] !== s) out.push(s);
+  return out;
+}
+
+/** Whether the caret is on the first (up) or last (down) line, where arrows leave the text. */
+export function caretAtEdge(text: string, caret: number, dir: 'up' | 'down'): boolean {
+  return dir === 'up' ? !text.slice(0, caret).includes('\n') : !text.slice(caret).includes('\n');
+}
+
+/** Share of the context window above which the meter suggests `/compact`. */
+export const COMPACT_HINT_SHARE = 0.8;
+
+/** Tokens in the context after a model call: what it read plus what it wrote (read again next call). */
+export function contextTokens(u: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): number {
+  return u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens + u.outputTokens;
+}
+
+/** "0:07", "1:05", "1:02:03": a running tool's elapsed time. */
+export function formatElapsed(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const ss = String(s).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
