@@ -75,6 +75,7 @@ const WRITTEN_HEADINGS: Record<HeadingLanguage, Record<SectionName, string>> = {
 
 export type ProblemCode =
   | 'too_large'
+  | 'not_a_file'
   | 'empty_file'
   | 'not_utf8'
   | 'binary'

@@ -79,14 +79,26 @@ export function ensureMailbox(root: string): MailboxLayout {
 export type LoadedCommandFile = { ok: true; bytes: Buffer } | { ok: false; problem: CommandProblem };
 
 /**
- * Reads a command file, refusing one larger than the limit without reading it (the size is
+ * Reads a command file, refusing anything but a regular file, and one larger than the limit without reading it (the size is
  * taken from the open descriptor, so a file that grows meanwhile is still read only up to the
  * limit plus one byte, and then refused).
  */
 export function loadCommandFile(file: string): LoadedCommandFile {
-  const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  const notAFile = (what: string): LoadedCommandFile => ({ ok: false, problem: { code: 'not_a_file', message: `${basename(file)} is ${what}, not a command file; put the Markdown file itself into ${MAILBOX_FOLDERS.commandsPending}/.` } });
+  let fd: number;
   try {
-    const size = fstatSync(fd).size;
+    // O_NOFOLLOW: a link in pending/ could point anywhere (a device, a secret); it is refused, not read.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') return notAFile('a symbolic link');
+    throw e;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) return notAFile('a folder');
+    // O_NONBLOCK above: opening a FIFO dropped into pending/ must not wait for a writer.
+    if (!stat.isFile()) return notAFile('a special file (a pipe, socket or device)');
+    const size = stat.size;
     const tooLarge = (n: number): LoadedCommandFile => ({ ok: false, problem: { code: 'too_large', value: String(n), message: `The file is ${n} bytes; a command file may be at most ${MAX_COMMAND_FILE_BYTES} bytes (1 MiB).` } });
     if (size > MAX_COMMAND_FILE_BYTES) return tooLarge(size);
     const buf = Buffer.alloc(MAX_COMMAND_FILE_BYTES + 1);

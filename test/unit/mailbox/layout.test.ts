@@ -1,5 +1,6 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, openSync, ftruncateSync, closeSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, symlinkSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, openSync, ftruncateSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAILBOX_FOLDERS, admitCommandFile, ensureMailbox, loadCommandFile, mailboxLayout, rejectCommandFile } from '../../../src-main/mailbox/layout';
@@ -142,6 +143,23 @@ describe('admitting the malformed corpus', () => {
     const b = admitCommandFile(root, 'h.md', { ...noState, isKnownCommandId: (id) => id === 'histoformer-task' });
     expect(!b.ok && b.problems.map((p) => p.code)).toEqual(['duplicate_id']);
     expect(readdirSync(rejected()).sort()).toEqual(['c.md', 'c.md.error.md', 'h.md', 'h.md.error.md']);
+  });
+
+  it('rejects a symbolic link, a folder and a pipe without reading through them, and moves them aside', () => {
+    writeFileSync(join(root, 'secret.txt'), 'secret');
+    symlinkSync(join(root, 'secret.txt'), pending('link.md'));
+    mkdirSync(pending('folder.md'));
+    const fifo = spawnSync('mkfifo', [pending('pipe.md')]);
+    const names = fifo.status === 0 ? ['folder.md', 'link.md', 'pipe.md'] : ['folder.md', 'link.md'];
+    for (const name of names) {
+      const a = admitCommandFile(root, name, noState);
+      expect(!a.ok && a.problems.map((p) => p.code), name).toEqual(['not_a_file']);
+    }
+    expect(lstatSync(rejected('link.md')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(rejected('folder.md')).isDirectory()).toBe(true);
+    expect(readFileSync(rejected('link.md.error.md'), 'utf8')).toContain('a symbolic link');
+    expect(readFileSync(join(root, 'secret.txt'), 'utf8')).toBe('secret');
+    expect(readdirSync(pending())).toEqual([]);
   });
 
   it('reads a file at the size limit and refuses one byte more without reading it all', () => {
