@@ -121,7 +121,7 @@ export class ChangesService {
       if (next === null) {
         throw new AppError(
           'conflict',
-          `The change at line ${hunk.newStart} of ${path} no longer applies: the file changed since the view was loaded. Refresh the changes to see the file as it is now.`,
+          `The change at ${hunkPlace(hunk)} of ${path} no longer applies: the file changed since the view was loaded. Refresh the changes to see the file as it is now.`,
           { path },
         );
       }
@@ -134,7 +134,7 @@ export class ChangesService {
       return {
         path,
         savedBlob: saved,
-        message: `Took back ${lines} changed line${lines === 1 ? '' : 's'} at line ${hunk.newStart} of ${path}.${saved ? ` The file as it was is saved as git blob ${saved.slice(0, 12)} (git cat-file -p ${saved}).` : ''}`,
+        message: `Took back ${lines} changed line${lines === 1 ? '' : 's'} at ${hunkPlace(hunk)} of ${path}.${saved ? ` The file as it was is saved as git blob ${saved.slice(0, 12)} (git cat-file -p ${saved}).` : ''}`,
       };
     });
   }
@@ -176,6 +176,12 @@ export class ChangesService {
       throw new AppError('forbidden', e instanceof Error ? e.message : String(e));
     }
   }
+}
+
+/** Where a hunk sits in the current file, in words: "line 4" or "lines 4–9". */
+function hunkPlace(h: ChangeHunk): string {
+  if (h.newLines <= 1) return `line ${Math.max(1, h.newStart)}`;
+  return `lines ${h.newStart}–${h.newStart + h.newLines - 1}`;
 }
 
 async function isWorkTree(root: string): Promise<boolean> {

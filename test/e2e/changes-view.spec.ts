@@ -81,11 +81,21 @@ test('the changes view shows what the session changed, reverts one hunk and comm
   await expect(page.getByText(/saved as git blob/).first()).toBeVisible();
   await page.screenshot({ path: 'test-results/changes-view-hunk-reverted.png' });
 
+  // The user edits the remaining hunk's line outside the app: its revert is refused, in words, and the file is untouched.
+  const byHand = afterRevert.replace("export const v2 = 'two';", "export const v2 = 'two, by hand';");
+  writeFileSync(join(repo.path, 'values.ts'), byHand);
+  await changes.revertHunk('values.ts', 0);
+  await expect(page.getByText(/no longer applies: the file changed since the view was loaded/)).toBeVisible();
+  expect(readFileSync(join(repo.path, 'values.ts'), 'utf8')).toBe(byHand);
+  await expect(changes.file('values.ts')).toContainText('two, by hand');
+  await page.screenshot({ path: 'test-results/changes-view-hunk-refused.png' });
+
   // Commit both files with a message.
   await changes.commit('Values as strings, with notes');
   await expect(changes.dialog).toContainText('No uncommitted changes from this session');
   expect(gitIn(repo.path, 'log', '-1', '--format=%s').trim()).toBe('Values as strings, with notes');
   expect(gitIn(repo.path, 'show', '--name-status', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['A\tdocs/notes.md', 'M\tvalues.ts']);
+  expect(gitIn(repo.path, 'show', 'HEAD:values.ts')).toBe(byHand);
   expect(gitIn(repo.path, 'status', '--porcelain')).toBe('');
   await page.keyboard.press('Escape');
   await expect(changes.dialog).toBeHidden();

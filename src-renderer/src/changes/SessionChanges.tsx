@@ -15,6 +15,7 @@ function useSessionChanges(session: Session, scope: ChangeScope) {
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  const turnEnded = session.lastTurn?.endedAt ?? 0;
   useEffect(() => {
     let live = true;
     client.invoke('changes.list', { sessionId: session.id, scope }).then(
@@ -24,8 +25,9 @@ function useSessionChanges(session: Session, scope: ChangeScope) {
     return () => {
       live = false;
     };
-    // updatedAt and status move when a turn writes files or ends: the list is read again then.
-  }, [client, session.id, session.updatedAt, session.status, scope, generation]);
+    // Read again when the session's status moves (a turn, ! or / command started or ended) or a
+    // turn ended; not on every update during a turn, which would run git for each streamed change.
+  }, [client, session.id, session.status, turnEnded, scope, generation]);
   useEffect(() => client.on('changes.changed', ({ sessionId }) => sessionId === session.id && reload()), [client, session.id, reload]);
   return { set, error, reload };
 }

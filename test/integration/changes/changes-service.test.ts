@@ -73,7 +73,7 @@ describe('ChangesService (real git repositories)', () => {
     expect(now).toContain('line 28\n');
     expect(now).not.toContain('twenty-eight');
     expect(gitIn(root, 'cat-file', '-p', res.savedBlob!)).toBe(before);
-    expect(res.message).toMatch(/Took back 2 changed lines at line 25 of a.txt/);
+    expect(res.message).toMatch(/Took back 2 changed lines at lines 25–30 of a.txt/);
   });
 
   it('refuses a hunk revert when the file changed so the hunk no longer applies', async () => {
