@@ -143,7 +143,7 @@ export class ChangesService {
     const s = this.writable(sessionId);
     return this.withLock(s.root, async () => {
       if (!(await isWorkTree(s.root))) throw new AppError('not_a_git_repo', `${s.root} is not in a git repository; there is nothing to commit to.`);
-      const rels = [...new Set(paths.map((p) => resolveInRoot(s.root, p).rel))];
+      const rels = [...new Set(paths.map((p) => this.rooted(s.root, p)))];
       // `:(literal)` so a file named like a glob ("*.ts") commits only itself.
       const specs = rels.map((r) => `:(literal)${r}`);
       try {
@@ -164,6 +164,15 @@ export class ChangesService {
     const s = this.o.session(sessionId);
     if (this.o.isRunning(sessionId)) throw new AppError('conflict', 'A turn is running in this session; wait for it to end (or cancel it) before reverting or committing.');
     return s;
+  }
+
+  /** The root-relative path, refused (forbidden) when it leads outside the root. */
+  private rooted(root: string, path: string): string {
+    try {
+      return resolveInRoot(root, path, { write: true }).rel;
+    } catch (e) {
+      throw new AppError('forbidden', e instanceof Error ? e.message : String(e));
+    }
   }
 
   private target(root: string, path: string): string {

@@ -135,6 +135,7 @@ describe('ChangesService (real git repositories)', () => {
     symlinkSync(outside.path, join(root, 'link'));
     expect((await svc2.list('ses-test000001', 'session')).files).toEqual([]);
     await expect(svc2.revertFile('ses-test000001', 'link/x.txt')).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(svc2.commit('ses-test000001', ['../outside.txt'], 'm')).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/outside the session root/) });
     expect(readFileSync(join(outside.path, 'x.txt'), 'utf8')).toBe('secret\n');
 
     const { svc: busy } = setup(['a.txt'], { running: true });
