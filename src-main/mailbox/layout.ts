@@ -119,7 +119,14 @@ export function loadCommandFile(file: string): LoadedCommandFile {
 export function formatRejection(name: string, problems: readonly CommandProblem[], rejectedAt: Date): string {
   const lines = [`# Rejected command: ${name}`, '', `Flightdeck did not run this command file (rejected ${rejectedAt.toISOString()}) because:`, ''];
   problems.forEach((p, i) => {
-    const where = [p.line !== undefined ? `line ${p.line}` : undefined, p.field !== undefined ? `field \`${p.field}\`` : undefined, p.value !== undefined ? `value ${p.value}` : undefined].filter(Boolean).join(', ');
+    // Messages usually name their line, field and value already; add only what they leave out.
+    const where = [
+      p.line !== undefined && !p.message.includes(`line ${p.line}`) ? `line ${p.line}` : undefined,
+      p.field !== undefined && !p.message.includes(p.field) ? `field \`${p.field}\`` : undefined,
+      p.value !== undefined && !p.message.includes(p.value) ? `value ${p.value}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(', ');
     lines.push(`${i + 1}. ${where ? `(${where}) ` : ''}${p.message.replace(/\r?\n/g, ' ')}`);
   });
   lines.push('', `Fix the file and move it back to \`${MAILBOX_FOLDERS.commandsPending}/\` to run it.`, '');

@@ -58,10 +58,14 @@ describe('rejectCommandFile', () => {
     const err = readFileSync(rejected('bad.md.error.md'), 'utf8');
     expect(err).toContain('# Rejected command: bad.md');
     expect(err).toContain('2026-02-22T10:00:00.000Z');
-    expect(err).toContain('1. (line 5, field `command_type`, value "start") line 5: command_type is "start"');
-    expect(err).toContain('2. (field `id`) The front matter has no "id".');
+    expect(err).toContain('1. line 5: command_type is "start"; it must be new, continue or end.\n');
+    expect(err).toContain('2. The front matter has no "id".\n');
+    // What a message leaves out is added in front of it.
+    writeFileSync(pending('terse.md'), 'x');
+    const terse = rejectCommandFile(root, 'terse.md', [{ code: 'invalid_field', field: 'gpus', value: '"-1"', line: 6, message: 'Not a GPU count.' }]);
+    expect(readFileSync(terse.errorFile, 'utf8')).toContain('1. (line 6, field `gpus`, value "-1") Not a GPU count.\n');
     expect(err).toContain('commands/pending/');
-    expect(readdirSync(rejected()).sort()).toEqual(['bad.md', 'bad.md.error.md']);
+    expect(readdirSync(rejected()).sort()).toEqual(['bad.md', 'bad.md.error.md', 'terse.md', 'terse.md.error.md']);
   });
 
   it('never replaces an earlier rejected file of the same name', () => {
