@@ -5,6 +5,7 @@ import { chatCommand } from './chat';
 import { profilesCommand } from './profiles';
 import { coderCommand } from './coder';
 import { dbCommand } from './db';
+import { worktreeCommand } from './worktree';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -14,4 +15,5 @@ export const COMMANDS: readonly CliCommand[] = [
   profilesCommand,
   coderCommand,
   dbCommand,
+  worktreeCommand,
 ];

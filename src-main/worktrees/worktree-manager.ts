@@ -1,0 +1,592 @@
+/**
+ * The worktree manager: feature worktrees under `.trees/<slug>` on branch `<prefix>/<slug>`,
+ * listed (including ones made outside Flightdeck), inspected, removed without ever losing work
+ * (everything is archived under `refs/flightdeck/archive/<slug>/<timestamp>` first) and restored.
+ *
+ * Every git call goes through the hardened helper (argument arrays, allow-listed environment,
+ * GIT_TERMINAL_PROMPT=0). Writes to one repository are serialized by a lock keyed by its real path.
+ */
+import { existsSync } from 'node:fs';
+import { appendFile, lstat, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { AppError } from '../../src-preload/contract';
+import { git, GitError } from '../git/git';
+import { KeyedLock } from './keyed-lock';
+import {
+  ARCHIVE_REF_PREFIX,
+  archiveMessage,
+  archiveRef,
+  archiveTimestamp,
+  isLossless,
+  lockFileInMessage,
+  parseArchiveMessage,
+  parseArchiveRef,
+  parseStatusZ,
+  parseWorktreeList,
+  summarizeLoss,
+  validateSlug,
+  type ArchiveMeta,
+  type CommitLine,
+  type LossReport,
+  type PorcelainWorktree,
+} from './worktree-model';
+
+/** The folder, relative to the main checkout, that holds Flightdeck's worktrees (seed layout). */
+export const TREES_DIR = '.trees';
+/** The seed's default `git.branch_prefix`. */
+export const DEFAULT_BRANCH_PREFIX = 'feature';
+/**
+ * Retries of a git write that found a lock file (another git is writing): a user's commit or an
+ * IDE's background git holds it for well under a second, so ~3 s of backoff covers them, while a
+ * stale lock (a crashed git) is reported after that instead of hanging.
+ */
+const DEFAULT_LOCK_RETRY = { attempts: 6, firstDelayMs: 100 };
+/**
+ * Before removal the working tree is snapshotted twice this far apart: a process still writing
+ * in it (an agent) changes the second snapshot, and removal is refused instead of deleting files
+ * written after the archive was taken.
+ */
+const DEFAULT_SETTLE_MS = 250;
+/** The archive commits are Flightdeck's own bookkeeping: a fixed identity works without user config. */
+const ARCHIVE_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Flightdeck',
+  GIT_AUTHOR_EMAIL: 'flightdeck@localhost',
+  GIT_COMMITTER_NAME: 'Flightdeck',
+  GIT_COMMITTER_EMAIL: 'flightdeck@localhost',
+};
+
+export interface WorktreeManagerOptions {
+  branchPrefix?: string;
+  /** A branch name, or `auto` (origin's HEAD, else main/master, else the current branch). */
+  baseBranch?: string;
+  now?: () => Date;
+  lockRetry?: { attempts: number; firstDelayMs: number };
+  settleMs?: number;
+}
+
+export interface WorktreeEntry {
+  /** The folder name: the slug for Flightdeck's own worktrees. */
+  slug: string;
+  path: string;
+  branch: string | null;
+  head: string | null;
+  /** Under `.trees/` (made by Flightdeck or following its layout). */
+  managed: boolean;
+  /** Its folder vanished (deleted by hand); `remove` or `prune` reconciles it. */
+  missing: boolean;
+  locked: boolean;
+  lockReason: string | null;
+  detached: boolean;
+}
+
+export interface WorktreeDetails extends WorktreeEntry {
+  base: string;
+  changed: string[];
+  untracked: string[];
+  aheadOfBase: number;
+  behindBase: number;
+  upstream: string | null;
+  aheadOfUpstream: number | null;
+  behindUpstream: number | null;
+  lastCommit: { sha: string; subject: string; date: string } | null;
+  /** Bytes of the working tree (the `.git` link file excluded). */
+  diskBytes: number;
+}
+
+export interface ArchiveEntry extends ArchiveMeta {
+  ref: string;
+  timestamp: string;
+  commit: string;
+}
+
+export interface RemoveResult {
+  slug: string;
+  path: string;
+  archive: ArchiveEntry;
+  branchDeleted: boolean;
+  /** What the archive holds that is nowhere else (empty when nothing was at risk). */
+  saved: string[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class WorktreeManager {
+  private readonly lock = new KeyedLock();
+  private readonly prefix: string;
+  private readonly baseSetting: string;
+  private readonly now: () => Date;
+  private readonly retry: { attempts: number; firstDelayMs: number };
+  private readonly settleMs: number;
+  private disposed = false;
+
+  constructor(o: WorktreeManagerOptions = {}) {
+    this.prefix = o.branchPrefix ?? DEFAULT_BRANCH_PREFIX;
+    this.baseSetting = o.baseBranch ?? 'auto';
+    this.now = o.now ?? (() => new Date());
+    this.retry = o.lockRetry ?? DEFAULT_LOCK_RETRY;
+    this.settleMs = o.settleMs ?? DEFAULT_SETTLE_MS;
+  }
+
+  start(): void {
+    this.disposed = false;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  branchFor(slug: string): string {
+    return `${this.prefix}/${slug}`;
+  }
+
+  // ---- reading --------------------------------------------------------------------------------
+
+  /** The main checkout's real path, from any folder inside the repository or one of its worktrees. */
+  async repoRoot(dir: string): Promise<string> {
+    if (!existsSync(dir)) throw new AppError('path_not_found', `The folder ${dir} does not exist.`, { path: dir });
+    let common: string;
+    try {
+      common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir })).trim();
+    } catch (e) {
+      if (e instanceof GitError) throw new AppError('not_a_git_repo', `${dir} is not inside a git repository.`, { path: dir });
+      throw e;
+    }
+    // A bare repository has no main checkout to put `.trees/` in.
+    if ((await git(['rev-parse', '--is-bare-repository'], { cwd: dir })).trim() === 'true' && basename(common) !== '.git') {
+      throw new AppError('invalid_input', `${dir} is a bare repository: worktrees are made from a repository with a checkout.`, { path: dir });
+    }
+    return realpath(basename(common) === '.git' ? dirname(common) : common);
+  }
+
+  /** `base_branch: auto`: origin's HEAD, else main, else master, else the current branch. */
+  async detectBase(root: string): Promise<string> {
+    if (this.baseSetting !== 'auto') return this.baseSetting;
+    const originHead = await git(['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD'], { cwd: root }).then(
+      (s) => s.trim().replace(/^origin\//, ''),
+      () => null, // origin has no HEAD recorded (a remote added by hand): fall through to the names.
+    );
+    if (originHead) return originHead;
+    for (const name of ['main', 'master']) {
+      if (await this.refExists(root, `refs/heads/${name}`)) return name;
+      if (await this.refExists(root, `refs/remotes/origin/${name}`)) return name;
+    }
+    const current = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: root }).then(
+      (s) => s.trim(),
+      () => null, // detached HEAD: there is no current branch to use.
+    );
+    if (current) return current;
+    throw new AppError('not_found', `Could not find a base branch in ${root}: there is no origin HEAD, no main or master, and HEAD is detached. Set git.base_branch.`);
+  }
+
+  async list(dir: string): Promise<WorktreeEntry[]> {
+    const root = await this.repoRoot(dir);
+    return this.entries(root);
+  }
+
+  private async entries(root: string): Promise<WorktreeEntry[]> {
+    const raw = parseWorktreeList(await git(['worktree', 'list', '--porcelain', '-z'], { cwd: root }));
+    const trees = join(root, TREES_DIR) + sep;
+    const out: WorktreeEntry[] = [];
+    for (const w of raw) {
+      if (w.bare) continue;
+      const real = await realpath(w.path).catch(() => w.path); // A vanished folder has no real path: keep git's.
+      if (real === root) continue; // The main checkout is the project itself.
+      out.push(this.entryOf(w, real, trees));
+    }
+    return out;
+  }
+
+  private entryOf(w: PorcelainWorktree, path: string, trees: string): WorktreeEntry {
+    return {
+      slug: basename(path),
+      path,
+      branch: w.branch,
+      head: w.head,
+      managed: path.startsWith(trees),
+      missing: w.prunable !== null || !existsSync(path),
+      locked: w.locked !== null,
+      lockReason: w.locked || null,
+      detached: w.detached,
+    };
+  }
+
+  private async find(root: string, slug: string): Promise<WorktreeEntry> {
+    const all = await this.entries(root);
+    const managed = all.find((e) => e.managed && e.slug === slug);
+    const match = managed ?? all.filter((e) => e.slug === slug)[0];
+    if (!match) throw new AppError('not_found', `There is no worktree "${slug}" in ${root} (see: worktree list).`, { slug });
+    if (!managed && all.filter((e) => e.slug === slug).length > 1) {
+      throw new AppError('conflict', `Several worktrees are named "${slug}": ${all.filter((e) => e.slug === slug).map((e) => e.path).join(', ')}. Remove the one you mean with git worktree remove.`);
+    }
+    return match;
+  }
+
+  async inspect(dir: string, slug: string): Promise<WorktreeDetails> {
+    const root = await this.repoRoot(dir);
+    const e = await this.find(root, slug);
+    const base = await this.detectBase(root);
+    if (e.missing) {
+      return { ...e, base, changed: [], untracked: [], aheadOfBase: 0, behindBase: 0, upstream: null, aheadOfUpstream: null, behindUpstream: null, lastCommit: null, diskBytes: 0 };
+    }
+    const [status, upstream, last, diskBytes] = await Promise.all([
+      this.status(e.path),
+      this.upstreamOf(e.path),
+      git(['log', '-1', '--format=%H%x00%s%x00%cI'], { cwd: e.path }).then(
+        (s) => {
+          const [sha, subject, date] = s.trim().split('\0');
+          return sha ? { sha, subject: subject ?? '', date: date ?? '' } : null;
+        },
+        () => null, // An unborn branch has no commit yet.
+      ),
+      diskUse(e.path),
+    ]);
+    const baseRef = (await this.baseRef(root, base)) ?? base;
+    const [behindBase, aheadOfBase] = await this.leftRight(e.path, baseRef);
+    const [behindUp, aheadUp] = upstream ? await this.leftRight(e.path, upstream) : [null, null];
+    return { ...e, base, ...status, aheadOfBase: aheadOfBase ?? 0, behindBase: behindBase ?? 0, upstream, aheadOfUpstream: aheadUp, behindUpstream: behindUp, lastCommit: last, diskBytes };
+  }
+
+  /** Archives of one slug (or all), newest first. */
+  async archives(dir: string, slug?: string): Promise<ArchiveEntry[]> {
+    const root = await this.repoRoot(dir);
+    const pattern = slug ? `${ARCHIVE_REF_PREFIX}${validateSlug(slug)}/` : ARCHIVE_REF_PREFIX;
+    const out = await git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(contents)%00%00', pattern], { cwd: root });
+    const list: ArchiveEntry[] = [];
+    for (const rec of out.split('\0\0')) {
+      const [ref, commit, body] = rec.replace(/^\n/, '').split('\0');
+      const name = ref ? parseArchiveRef(ref) : null;
+      const meta = body ? parseArchiveMessage(body) : null;
+      if (!name || !meta || !commit) continue;
+      list.push({ ...meta, ref: ref!, commit, timestamp: name.timestamp });
+    }
+    return list.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
+  }
+
+  // ---- writing --------------------------------------------------------------------------------
+
+  async create(dir: string, slug: string, o: { base?: string } = {}): Promise<{ entry: WorktreeEntry; base: string; gitignoreUpdated: boolean }> {
+    validateSlug(slug);
+    const root = await this.repoRoot(dir);
+    return this.locked(root, async () => {
+      const base = o.base ?? (await this.detectBase(root));
+      const path = join(root, TREES_DIR, slug);
+      const branch = this.branchFor(slug);
+      const all = await this.entries(root);
+      const same = all.find((e) => e.path === path);
+      if (same) throw new AppError('conflict', same.missing ? `The worktree "${slug}" is registered but its folder is missing: remove it first (worktree remove ${slug}).` : `The worktree "${slug}" already exists at ${path}.`, { slug });
+      if (existsSync(path)) throw new AppError('conflict', `${path} already exists and is not a worktree: move it away or choose another name.`, { path });
+      await this.refuseCheckedOut(root, branch);
+      const gitignoreUpdated = await this.ensureIgnored(root);
+      if (await this.refExists(root, `refs/heads/${branch}`)) {
+        // The branch survives from earlier work: check it out as it is rather than reset it.
+        await this.write(root, ['worktree', 'add', path, branch]);
+      } else {
+        const baseRef = await this.baseRef(root, base);
+        if (!baseRef) throw new AppError('not_found', `The base branch "${base}" does not exist in ${root} (neither locally nor on origin).`, { base });
+        // --no-track: the base is where the branch starts, not where it is pushed.
+        await this.write(root, ['worktree', 'add', '--no-track', '-b', branch, path, baseRef]);
+      }
+      const entry = (await this.entries(root)).find((e) => e.path === path);
+      if (!entry) throw new AppError('internal', `git created no worktree at ${path}.`);
+      return { entry, base, gitignoreUpdated };
+    });
+  }
+
+  /**
+   * Removes a worktree, never losing work: with changes, untracked files or commits found neither
+   * on the base nor upstream it refuses unless `force`, naming them. Either way the branch tip and
+   * a snapshot of the working tree (untracked files included) are archived first; Flightdeck's own
+   * branch (`<prefix>/<slug>`) is then deleted, another branch is left alone.
+   */
+  async remove(dir: string, slug: string, o: { force?: boolean } = {}): Promise<RemoveResult> {
+    const root = await this.repoRoot(dir);
+    return this.locked(root, async () => {
+      const e = await this.find(root, slug);
+      if (e.locked) {
+        throw new AppError('conflict', `The worktree "${slug}" is locked${e.lockReason ? ` (${e.lockReason})` : ''}: unlock it first with: git worktree unlock ${e.path}`, { slug, path: e.path });
+      }
+      const base = await this.detectBase(root);
+      if (e.missing) return this.removeMissing(root, e, base);
+      await this.waitForIndex(e.path);
+      const loss = await this.lossOf(root, e, base);
+      const lines = summarizeLoss(loss, base);
+      if (!isLossless(loss) && !o.force) {
+        throw new AppError(
+          'conflict',
+          [`Removing the worktree "${slug}" would lose work:`, ...lines.map((l) => `  - ${l}`), `It is archived before removal either way; to remove it, confirm with --force (restore later with: worktree restore ${slug}).`].join('\n'),
+          { slug, path: e.path, changed: loss.changed, untracked: loss.untracked, unpushed: loss.unpushed },
+        );
+      }
+      const head = e.head ?? (await git(['rev-parse', 'HEAD'], { cwd: e.path })).trim();
+      const first = await this.snapshotTree(e.path);
+      await sleep(this.settleMs);
+      const second = await this.snapshotTree(e.path);
+      if (first !== second) {
+        throw new AppError('conflict', `Files in the worktree "${slug}" are still changing (a process is writing in ${e.path}): stop it, then remove the worktree again.`, { slug, path: e.path });
+      }
+      const archive = await this.archive(root, { slug, branch: e.branch, base, head }, second);
+      // --force: the checks above (and the archive) replace git's own refusal of a dirty tree.
+      await this.write(root, ['worktree', 'remove', '--force', e.path]);
+      const branchDeleted = await this.deleteOwnBranch(root, slug, e.branch);
+      return { slug, path: e.path, archive, branchDeleted, saved: lines };
+    });
+  }
+
+  /** A worktree whose folder vanished: its uncommitted work went with the folder; the branch tip is archived, then git forgets it. */
+  private async removeMissing(root: string, e: WorktreeEntry, base: string): Promise<RemoveResult> {
+    const head = e.head ?? '';
+    if (!/^[0-9a-f]{40,64}$/.test(head)) throw new AppError('conflict', `The worktree "${e.slug}" has no commit to archive; remove it with: git worktree prune`);
+    const tree = (await git(['rev-parse', `${head}^{tree}`], { cwd: root })).trim();
+    const archive = await this.archive(root, { slug: e.slug, branch: e.branch, base, head }, tree);
+    await this.write(root, ['worktree', 'remove', '--force', e.path]);
+    const branchDeleted = await this.deleteOwnBranch(root, e.slug, e.branch);
+    return { slug: e.slug, path: e.path, archive, branchDeleted, saved: [] };
+  }
+
+  /**
+   * Worktrees whose folder vanished. Without `confirm` nothing changes (a dry run); with it each
+   * one's branch tip is archived and git forgets it. Locked ones are left alone and reported.
+   */
+  async prune(dir: string, o: { confirm?: boolean } = {}): Promise<{ missing: WorktreeEntry[]; pruned: RemoveResult[]; skippedLocked: WorktreeEntry[] }> {
+    const root = await this.repoRoot(dir);
+    const missing = (await this.entries(root)).filter((e) => e.missing);
+    const skippedLocked = missing.filter((e) => e.locked);
+    if (!o.confirm) return { missing, pruned: [], skippedLocked };
+    const pruned: RemoveResult[] = [];
+    for (const e of missing.filter((m) => !m.locked)) {
+      pruned.push(await this.locked(root, async () => this.removeMissing(root, e, await this.detectBase(root))));
+    }
+    return { missing, pruned, skippedLocked };
+  }
+
+  /**
+   * Recreates the worktree and its branch from an archive (the newest of the slug unless `ref`),
+   * with the archived uncommitted work back as uncommitted changes.
+   */
+  async restore(dir: string, slug: string, o: { ref?: string } = {}): Promise<{ entry: WorktreeEntry; archive: ArchiveEntry; reappliedDirty: boolean }> {
+    validateSlug(slug);
+    const root = await this.repoRoot(dir);
+    return this.locked(root, async () => {
+      const list = await this.archives(root, slug);
+      const archive = o.ref ? list.find((a) => a.ref === o.ref) : list[0];
+      if (!archive) throw new AppError('not_found', o.ref ? `There is no archive ${o.ref}.` : `There is no archive of the worktree "${slug}" in ${root}.`, { slug });
+      const path = join(root, TREES_DIR, slug);
+      if (existsSync(path)) throw new AppError('conflict', `${path} already exists: remove it before restoring "${slug}".`, { path });
+      const branch = archive.branch ?? this.branchFor(slug);
+      await this.refuseCheckedOut(root, branch);
+      await this.ensureIgnored(root);
+      const existing = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root }).then(
+        (s) => s.trim(),
+        () => null, // The branch was deleted on removal (the usual case): it is recreated below.
+      );
+      if (existing && existing !== archive.head) {
+        throw new AppError('conflict', `The branch ${branch} exists and points to ${existing.slice(0, 7)}, not the archived ${archive.head.slice(0, 7)}: rename or delete it before restoring.`, { branch });
+      }
+      if (existing) await this.write(root, ['worktree', 'add', path, branch]);
+      else await this.write(root, ['worktree', 'add', '--no-track', '-b', branch, path, archive.head]);
+      if (archive.dirty) {
+        // Writes the snapshot's files into the working tree only: they come back as uncommitted
+        // changes and untracked files, the index stays at the branch tip.
+        await this.write(path, ['restore', `--source=${archive.commit}`, '--worktree', '--', ':/']);
+      }
+      const entry = (await this.entries(root)).find((e) => e.path === path);
+      if (!entry) throw new AppError('internal', `git created no worktree at ${path}.`);
+      return { entry, archive, reappliedDirty: archive.dirty };
+    });
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  /** A branch can be checked out in one worktree only, the main checkout included. */
+  private async refuseCheckedOut(root: string, branch: string): Promise<void> {
+    const all = parseWorktreeList(await git(['worktree', 'list', '--porcelain', '-z'], { cwd: root }));
+    const holder = all.find((w) => w.branch === branch);
+    if (holder) throw checkedOutElsewhere(branch, holder.path);
+  }
+
+  private locked<T>(root: string, fn: () => Promise<T>): Promise<T> {
+    if (this.disposed) return Promise.reject(new AppError('unavailable', 'The worktree manager has stopped.'));
+    return this.lock.run(root, fn);
+  }
+
+  /** A git write, retried with backoff while another git holds a lock file, then reported. */
+  private async write(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
+    let delay = this.retry.firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await git(args, env ? { cwd, env } : { cwd });
+      } catch (e) {
+        const lockFile = e instanceof GitError ? lockFileInMessage(e.stderr) : null;
+        if (!lockFile) throw toAppError(e);
+        if (attempt >= this.retry.attempts) throw lockHeld(lockFile);
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+
+  /** A worktree's index.lock means a git command is running in it right now: wait for it (with backoff), then report. */
+  private async waitForIndex(worktree: string): Promise<void> {
+    const gitDir = (await git(['rev-parse', '--absolute-git-dir'], { cwd: worktree })).trim();
+    const lockFile = join(gitDir, 'index.lock');
+    let delay = this.retry.firstDelayMs;
+    for (let attempt = 1; existsSync(lockFile); attempt++) {
+      if (attempt >= this.retry.attempts) throw lockHeld(lockFile);
+      await sleep(delay);
+      delay *= 2;
+    }
+  }
+
+  private async lossOf(root: string, e: WorktreeEntry, base: string): Promise<LossReport> {
+    const { changed, untracked } = await this.status(e.path);
+    const exclude: string[] = [];
+    const baseRef = await this.baseRef(root, base);
+    if (baseRef) exclude.push(baseRef);
+    if (await this.refExists(root, `refs/remotes/origin/${base}`)) exclude.push(`refs/remotes/origin/${base}`);
+    const upstream = await this.upstreamOf(e.path);
+    if (upstream) exclude.push(upstream);
+    const log = await git(['log', '--format=%H%x00%s%x00', 'HEAD', '--not', ...exclude, '--'], { cwd: e.path }).catch((err: unknown) => {
+      // An unborn branch has no commits to lose.
+      if (err instanceof GitError) return '';
+      throw err;
+    });
+    const unpushed: CommitLine[] = [];
+    const parts = log.split('\0');
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const sha = parts[i]!.trim();
+      if (sha) unpushed.push({ sha, subject: parts[i + 1]! });
+    }
+    return { changed, untracked, unpushed };
+  }
+
+  private async status(path: string): Promise<{ changed: string[]; untracked: string[] }> {
+    const entries = parseStatusZ(await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: path }));
+    return {
+      changed: entries.filter((s) => s.code !== '??' && s.code !== '!!').map((s) => s.path),
+      untracked: entries.filter((s) => s.code === '??').map((s) => s.path),
+    };
+  }
+
+  /** The tree of the working tree as it is, untracked files included (ignored ones not), via a temporary index. */
+  private async snapshotTree(worktree: string): Promise<string> {
+    const tmp = await mkdtemp(join(tmpdir(), 'fd-snap-'));
+    try {
+      const env = { GIT_INDEX_FILE: join(tmp, 'index') };
+      // Start from the branch tip so `add -A` only hashes what changed.
+      await git(['read-tree', 'HEAD'], { cwd: worktree, env }).catch((e: unknown) => {
+        // An unborn branch has no HEAD tree: the snapshot starts empty.
+        if (!(e instanceof GitError)) throw e;
+      });
+      await git(['add', '-A', '--', ':/'], { cwd: worktree, env });
+      return (await git(['write-tree'], { cwd: worktree, env })).trim();
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }
+
+  private async archive(root: string, m: Omit<ArchiveMeta, 'dirty'>, tree: string): Promise<ArchiveEntry> {
+    const headTree = (await git(['rev-parse', `${m.head}^{tree}`], { cwd: root })).trim();
+    const meta: ArchiveMeta = { ...m, dirty: tree !== headTree };
+    const commit = (await git(['commit-tree', tree, '-p', m.head, '-m', archiveMessage(meta)], { cwd: root, env: ARCHIVE_IDENTITY })).trim();
+    let timestamp = archiveTimestamp(this.now());
+    // Two removals of one slug within a second: a suffix keeps both.
+    for (let n = 2; await this.refExists(root, archiveRef(m.slug, timestamp)); n++) timestamp = `${archiveTimestamp(this.now())}-${n}`;
+    const ref = archiveRef(m.slug, timestamp);
+    // The empty old value: create only, never overwrite an archive.
+    await this.write(root, ['update-ref', '-m', `flightdeck: archive ${m.slug}`, ref, commit, '']);
+    return { ...meta, ref, commit, timestamp };
+  }
+
+  private async deleteOwnBranch(root: string, slug: string, branch: string | null): Promise<boolean> {
+    if (branch !== this.branchFor(slug)) return false;
+    // -D: the tip is in the archive, so the branch being unmerged loses nothing.
+    await this.write(root, ['branch', '-D', branch]);
+    return true;
+  }
+
+  private async ensureIgnored(root: string): Promise<boolean> {
+    const ignored = await git(['check-ignore', '-q', '--no-index', `${TREES_DIR}/x`], { cwd: root }).then(
+      () => true,
+      () => false, // Exit 1: not ignored.
+    );
+    if (ignored) return false;
+    const file = join(root, '.gitignore');
+    const text = await readFile(file, 'utf8').catch(() => ''); // No .gitignore yet: one is created.
+    await appendFile(file, `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`);
+    return true;
+  }
+
+  private async upstreamOf(path: string): Promise<string | null> {
+    return git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}'], { cwd: path }).then(
+      (s) => s.trim() || null,
+      () => null, // No upstream configured (a branch never pushed): nothing to compare with.
+    );
+  }
+
+  private async leftRight(cwd: string, other: string): Promise<[number | null, number | null]> {
+    const out = await git(['rev-list', '--left-right', '--count', `${other}...HEAD`], { cwd }).catch(() => null); // Unborn branch: no counts.
+    if (!out) return [null, null];
+    const [left, right] = out.trim().split(/\s+/).map(Number);
+    return [left ?? null, right ?? null];
+  }
+
+  private async baseRef(root: string, base: string): Promise<string | null> {
+    if (await this.refExists(root, `refs/heads/${base}`)) return `refs/heads/${base}`;
+    if (await this.refExists(root, `refs/remotes/origin/${base}`)) return `refs/remotes/origin/${base}`;
+    return null;
+  }
+
+  private refExists(root: string, ref: string): Promise<boolean> {
+    return git(['show-ref', '--verify', '--quiet', ref], { cwd: root }).then(
+      () => true,
+      () => false,
+    );
+  }
+}
+
+function checkedOutElsewhere(branch: string, path: string): AppError {
+  return new AppError('conflict', `The branch ${branch} is already checked out in ${path}; a branch can be checked out in one worktree only. Switch that worktree to another branch first.`, { branch, path });
+}
+
+function lockHeld(lockFile: string): AppError {
+  return new AppError(
+    'conflict',
+    `Another git command is using the repository (${lockFile} exists) and did not finish in time. Wait for it and try again; if no git is running, the lock is stale: delete ${lockFile}.`,
+    { lockFile },
+  );
+}
+
+function toAppError(e: unknown): unknown {
+  if (!(e instanceof GitError)) return e;
+  // git prints progress ("Preparing worktree …") before the reason: show the reason.
+  const reason = e.stderr.split('\n').find((l) => /^(fatal|error): /.test(l))?.replace(/^(fatal|error): /, '') ?? e.message;
+  if (/is locked|locked working tree/i.test(reason)) return new AppError('conflict', `git refused: ${reason} (unlock it with git worktree unlock).`);
+  if (/already checked out|is already used by worktree/i.test(reason)) return new AppError('conflict', `git refused: ${reason}`);
+  return new AppError('internal', `git failed: ${reason}`);
+}
+
+/** Bytes used by a folder's files (symlinks counted as themselves, never followed). */
+export async function diskUse(dir: string): Promise<number> {
+  let total = 0;
+  const stack = [dir];
+  while (stack.length) {
+    const d = stack.pop()!;
+    const names = await readdir(d).catch(() => [] as string[]); // Unreadable or vanished mid-walk: counted as empty.
+    for (const n of names) {
+      const p = join(d, n);
+      if (d === dir && n === '.git') continue;
+      const st = await lstat(p).catch(() => null); // Deleted between readdir and lstat.
+      if (!st) continue;
+      if (st.isDirectory()) stack.push(p);
+      else total += st.size;
+    }
+  }
+  return total;
+}
+
+/** A path relative to the repository for messages, `.trees/x` rather than the absolute path. */
+export function shortPath(root: string, path: string): string {
+  const r = relative(root, path);
+  return r && !r.startsWith('..') ? r : path;
+}

@@ -1,0 +1,239 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../../src-preload/contract';
+import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
+import { gitIn, makeRepo, tempDir } from '../../support/temp';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => cleanups.splice(0).reverse().forEach((c) => c()));
+
+/** A clone of a bare `origin` (so origin/HEAD is set, as after a real clone), with one commit on main. */
+function repoWithOrigin(): { work: string; origin: string } {
+  const seed = makeRepo('fd-wt-seed-');
+  const home = tempDir('fd-wt-');
+  cleanups.push(seed.cleanup, home.cleanup);
+  const origin = join(home.path, 'origin.git');
+  gitIn(home.path, 'init', '-q', '--bare', '-b', 'main', origin);
+  gitIn(seed.path, 'push', '-q', origin, 'main');
+  const work = join(home.path, 'work');
+  gitIn(home.path, 'clone', '-q', origin, work);
+  return { work, origin };
+}
+
+function manager(o: ConstructorParameters<typeof WorktreeManager>[0] = {}): WorktreeManager {
+  const m = new WorktreeManager({ settleMs: 150, ...o });
+  m.start();
+  cleanups.push(() => m.dispose());
+  return m;
+}
+
+async function failure(p: Promise<unknown>): Promise<AppError> {
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
+}
+
+describe('WorktreeManager', () => {
+  it('creates .trees/<slug> on <prefix>/<slug> from the detected base, ignores .trees/, lists and inspects it', async () => {
+    const { work } = repoWithOrigin();
+    gitIn(work, 'switch', '-q', '-c', 'elsewhere'); // The base comes from origin HEAD, not the current branch.
+    const m = manager();
+    expect(await m.detectBase(work)).toBe('main');
+    const created = await m.create(work, 'add-auth');
+    expect(created.gitignoreUpdated).toBe(true);
+    expect(readFileSync(join(work, '.gitignore'), 'utf8')).toBe('.trees/\n');
+    expect(created.entry).toMatchObject({ slug: 'add-auth', path: join(work, '.trees', 'add-auth'), branch: 'feature/add-auth', managed: true, missing: false });
+    expect(gitIn(join(work, '.trees/add-auth'), 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('feature/add-auth');
+    expect((await m.create(work, 'second')).gitignoreUpdated).toBe(false);
+
+    const wt = join(work, '.trees/add-auth');
+    writeFileSync(join(wt, 'a.txt'), 'one\n');
+    gitIn(wt, 'add', 'a.txt');
+    gitIn(wt, 'commit', '-q', '-m', 'Add a');
+    writeFileSync(join(wt, 'README.md'), '# changed\n');
+    writeFileSync(join(wt, 'notes.md'), 'draft\n');
+    const d = await m.inspect(work, 'add-auth');
+    expect(d).toMatchObject({ branch: 'feature/add-auth', base: 'main', changed: ['README.md'], untracked: ['notes.md'], aheadOfBase: 1, behindBase: 0, upstream: null });
+    expect(d.lastCommit?.subject).toBe('Add a');
+    expect(d.diskBytes).toBe('one\n'.length + '# changed\n'.length + 'draft\n'.length);
+
+    const list = await m.list(join(wt, 'subdir-does-not-matter', '..'));
+    expect(list.map((e) => e.slug).sort()).toEqual(['add-auth', 'second']);
+
+    expect((await failure(m.create(work, 'Bad_Name'))).message).toMatch(/lowercase letters, digits and single hyphens/);
+    expect((await failure(m.create(work, 'add-auth'))).message).toMatch(/already exists/);
+  });
+
+  it('falls back to main/master, then the current branch, when origin has no HEAD', async () => {
+    const r = makeRepo();
+    cleanups.push(r.cleanup);
+    expect(await manager().detectBase(r.path)).toBe('main');
+    gitIn(r.path, 'branch', '-m', 'main', 'trunk');
+    expect(await manager().detectBase(r.path)).toBe('trunk');
+    gitIn(r.path, 'branch', 'master');
+    expect(await manager().detectBase(r.path)).toBe('master');
+    expect(await manager({ baseBranch: 'trunk' }).detectBase(r.path)).toBe('trunk');
+  });
+
+  it('refuses to remove a dirty worktree or one with unpushed commits, naming files and subjects; archives and restores it', async () => {
+    const { work } = repoWithOrigin();
+    const m = manager({ now: () => new Date('2026-02-18T10:30:00Z') });
+    await m.create(work, 'feat');
+    const wt = join(work, '.trees/feat');
+    writeFileSync(join(wt, 'done.txt'), 'committed\n');
+    gitIn(wt, 'add', 'done.txt');
+    gitIn(wt, 'commit', '-q', '-m', 'Finish the login form');
+    writeFileSync(join(wt, 'README.md'), '# edited, not committed\n');
+    mkdirSync(join(wt, 'new'));
+    writeFileSync(join(wt, 'new', 'untracked.txt'), 'only here\n');
+    const tip = gitIn(wt, 'rev-parse', 'HEAD').trim();
+
+    const refused = await failure(m.remove(work, 'feat'));
+    expect(refused.code).toBe('conflict');
+    expect(refused.message).toContain('README.md');
+    expect(refused.message).toContain('new/untracked.txt');
+    expect(refused.message).toContain('"Finish the login form"');
+    expect(refused.message).toContain('--force');
+    expect(existsSync(join(wt, 'new', 'untracked.txt'))).toBe(true);
+    expect(gitIn(work, 'for-each-ref', 'refs/flightdeck/')).toBe('');
+
+    const removed = await m.remove(work, 'feat', { force: true });
+    expect(removed.archive.ref).toBe('refs/flightdeck/archive/feat/20260218T103000Z');
+    expect(removed.branchDeleted).toBe(true);
+    expect(existsSync(wt)).toBe(false);
+    expect(gitIn(work, 'branch', '--list', 'feature/feat').trim()).toBe('');
+    expect(gitIn(work, 'rev-parse', `${removed.archive.ref}^1`).trim()).toBe(tip);
+    expect(gitIn(work, 'show', `${removed.archive.ref}:new/untracked.txt`)).toBe('only here\n');
+    expect((await m.archives(work, 'feat'))[0]).toMatchObject({ dirty: true, head: tip, branch: 'feature/feat', base: 'main' });
+
+    const restored = await m.restore(work, 'feat');
+    expect(restored.reappliedDirty).toBe(true);
+    expect(gitIn(wt, 'rev-parse', 'HEAD').trim()).toBe(tip);
+    expect(gitIn(wt, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('feature/feat');
+    expect(readFileSync(join(wt, 'README.md'), 'utf8')).toBe('# edited, not committed\n');
+    expect(readFileSync(join(wt, 'new', 'untracked.txt'), 'utf8')).toBe('only here\n');
+    // Back as uncommitted work, not as a commit.
+    expect(gitIn(wt, 'status', '--porcelain', '--untracked-files=all')).toBe(' M README.md\n?? new/untracked.txt\n');
+  });
+
+  it('refuses a worktree whose only risk is an unpushed commit; removes a pushed, clean one without asking', async () => {
+    const { work } = repoWithOrigin();
+    const m = manager();
+    await m.create(work, 'pushed');
+    const wt = join(work, '.trees/pushed');
+    writeFileSync(join(wt, 'x.txt'), 'x\n');
+    gitIn(wt, 'add', 'x.txt');
+    gitIn(wt, 'commit', '-q', '-m', 'Only local');
+    const e = await failure(m.remove(work, 'pushed'));
+    expect(e.message).toMatch(/1 commit not on main or the branch's upstream: [0-9a-f]{7} "Only local"/);
+    expect(e.message).not.toMatch(/untracked/);
+    gitIn(wt, 'push', '-q', '-u', 'origin', 'feature/pushed');
+    const d = await m.inspect(work, 'pushed');
+    expect(d).toMatchObject({ upstream: 'origin/feature/pushed', aheadOfUpstream: 0, behindUpstream: 0, aheadOfBase: 1 });
+    const r = await m.remove(work, 'pushed');
+    expect(r.archive.dirty).toBe(false);
+    expect(r.saved).toEqual([]);
+    expect(existsSync(wt)).toBe(false);
+  });
+
+  it('lists a worktree created outside Flightdeck, and flags a vanished folder, pruning it only on confirmation', async () => {
+    const { work } = repoWithOrigin();
+    const outside = tempDir('fd-wt-outside-');
+    cleanups.push(outside.cleanup);
+    gitIn(work, 'worktree', 'add', '-q', '-b', 'hand-made', join(outside.path, 'mine'));
+    const m = manager();
+    await m.create(work, 'gone');
+    const list = await m.list(work);
+    expect(list.find((e) => e.slug === 'mine')).toMatchObject({ branch: 'hand-made', managed: false, missing: false });
+
+    gitIn(join(work, '.trees/gone'), 'commit', '-q', '--allow-empty', '-m', 'Work before the folder vanished');
+    const tip = gitIn(work, 'rev-parse', 'feature/gone').trim();
+    rmSync(join(work, '.trees/gone'), { recursive: true, force: true });
+    const flagged = (await m.list(work)).find((e) => e.slug === 'gone');
+    expect(flagged).toMatchObject({ missing: true });
+    const details = await m.inspect(work, 'gone');
+    expect(details.missing).toBe(true);
+
+    const dry = await m.prune(work);
+    expect(dry.missing.map((e) => e.slug)).toEqual(['gone']);
+    expect(dry.pruned).toEqual([]);
+    expect((await m.list(work)).some((e) => e.slug === 'gone')).toBe(true);
+
+    const done = await m.prune(work, { confirm: true });
+    expect(done.pruned.map((r) => r.slug)).toEqual(['gone']);
+    expect((await m.list(work)).map((e) => e.slug)).toEqual(['mine']);
+    expect(gitIn(work, 'rev-parse', `${done.pruned[0]!.archive.ref}^1`).trim()).toBe(tip);
+    // The hand-made worktree and its branch are untouched.
+    expect(existsSync(join(outside.path, 'mine'))).toBe(true);
+  });
+
+  it('gives clear messages for a locked worktree and a branch checked out elsewhere', async () => {
+    const { work } = repoWithOrigin();
+    const m = manager();
+    await m.create(work, 'held');
+    gitIn(work, 'worktree', 'lock', '--reason', 'agent running', join(work, '.trees/held'));
+    const locked = await failure(m.remove(work, 'held', { force: true }));
+    expect(locked.message).toMatch(/is locked \(agent running\): unlock it first with: git worktree unlock/);
+    expect(existsSync(join(work, '.trees/held'))).toBe(true);
+
+    gitIn(work, 'switch', '-q', '-c', 'feature/busy');
+    const busy = await failure(m.create(work, 'busy'));
+    expect(busy.message).toContain(`The branch feature/busy is already checked out in ${work}`);
+  });
+
+  it('waits for a git running in the worktree (index.lock), and reports a lock that stays', async () => {
+    const { work } = repoWithOrigin();
+    const m = manager({ lockRetry: { attempts: 5, firstDelayMs: 100 } });
+    await m.create(work, 'one');
+    await m.create(work, 'two');
+    const lockOf = (slug: string) => join(work, '.git', 'worktrees', slug, 'index.lock');
+
+    writeFileSync(lockOf('one'), '');
+    const release = setTimeout(() => rmSync(lockOf('one')), 300);
+    cleanups.push(() => clearTimeout(release));
+    await m.remove(work, 'one');
+    expect(existsSync(join(work, '.trees/one'))).toBe(false);
+
+    writeFileSync(lockOf('two'), '');
+    const e = await failure(m.remove(work, 'two'));
+    expect(e.message).toContain(`Another git command is using the repository (${lockOf('two')} exists)`);
+    expect(e.message).toContain('delete');
+    expect(existsSync(join(work, '.trees/two'))).toBe(true);
+  });
+
+  it('retries a git write that meets a ref lock, then succeeds', async () => {
+    const { work } = repoWithOrigin();
+    const m = manager({ lockRetry: { attempts: 6, firstDelayMs: 100 } });
+    const refLock = join(work, '.git', 'refs', 'heads', 'feature', 'late.lock');
+    mkdirSync(join(work, '.git', 'refs', 'heads', 'feature'), { recursive: true });
+    writeFileSync(refLock, '');
+    const release = setTimeout(() => rmSync(refLock), 400);
+    cleanups.push(() => clearTimeout(release));
+    const r = await m.create(work, 'late');
+    expect(r.entry.branch).toBe('feature/late');
+  });
+
+  it('refuses removal while a process is still writing in the worktree, and archives the last write once it stops', async () => {
+    const { work } = repoWithOrigin();
+    const m = manager();
+    await m.create(work, 'busy');
+    const wt = join(work, '.trees/busy');
+    const writer = spawn(process.execPath, ['-e', `let i = 0; setInterval(() => require('fs').writeFileSync('out.log', String(i++)), 20);`], { cwd: wt, stdio: 'ignore' });
+    cleanups.push(() => writer.kill('SIGKILL'));
+    await new Promise((r) => setTimeout(r, 200));
+    const e = await failure(m.remove(work, 'busy', { force: true }));
+    expect(e.message).toMatch(/still changing \(a process is writing in/);
+    expect(existsSync(wt)).toBe(true);
+    writer.kill('SIGKILL');
+    await new Promise((r) => writer.once('exit', r));
+    const last = readFileSync(join(wt, 'out.log'), 'utf8');
+    const removed = await m.remove(work, 'busy', { force: true });
+    expect(gitIn(work, 'show', `${removed.archive.ref}:out.log`)).toBe(last);
+    expect(existsSync(wt)).toBe(false);
+  });
+});
