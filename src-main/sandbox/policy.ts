@@ -79,6 +79,9 @@ function joinPath(a: string, b: string): string {
   return a.endsWith('/') ? a + b : `${a}/${b}`;
 }
 
+/** What commands still see of /run: systemd-resolved's resolv.conf files (no sockets a command could misuse). */
+const RUN_KEPT = ['/run/systemd/resolve', '/run/resolvconf'];
+
 /**
  * bubblewrap arguments up to (and including) `--`; the command's argv follows. The whole file
  * system is mounted read-only, then the root writable (workspace-write) with its `.git`
@@ -96,6 +99,12 @@ export function bwrapArgs(p: SandboxPolicy, cwd: string): string[] {
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts'];
   if (!commandsGetNetwork(p.network)) args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // A read-only mount does not stop connect() on a Unix socket: /run holds the user's D-Bus
+  // session bus (`systemd-run --user` runs anything outside the sandbox), the Docker socket,
+  // ssh and gpg agents. Commands get an empty /run (and /var/run, its link) with only the
+  // resolver's files back, so name lookups keep working where /etc/resolv.conf points there.
+  args.push('--tmpfs', '/run');
+  for (const path of RUN_KEPT) args.push('--ro-bind-try', path, path);
   if (p.mode === 'workspace-write') {
     args.push('--bind', p.root, p.root);
     for (const path of protectedPaths(p.root)) args.push('--ro-bind-try', path, path);

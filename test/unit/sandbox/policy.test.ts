@@ -7,7 +7,7 @@ describe('bubblewrap arguments', () => {
   it('workspace-write: all read-only, the root writable after the private /tmp, .git read-only again', () => {
     const a = bwrapArgs(ww, '/work/repo/sub');
     const s = a.join(' ');
-    expect(s).toContain('--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind /work/repo /work/repo --ro-bind-try /work/repo/.git /work/repo/.git');
+    expect(s).toContain('--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /run --ro-bind-try /run/systemd/resolve /run/systemd/resolve --ro-bind-try /run/resolvconf /run/resolvconf --bind /work/repo /work/repo --ro-bind-try /work/repo/.git /work/repo/.git');
     expect(a).toContain('--die-with-parent');
     expect(a).toContain('--unshare-pid');
     // The runner's process-group signals must reach the command (graceful cancel).
