@@ -14,7 +14,7 @@ import { commandEnv } from '../../../src-main/agents/tools/command-runner';
 import { DEFAULT_NETWORK } from '../../../src-main/sandbox/policy';
 import { SandboxedRunner } from '../../../src-main/sandbox/sandboxed-runner';
 import { PtyCommandRunner } from '../../../src-main/terminals/agent-command-runner';
-import { makeRepo, tempDir } from '../../support/temp';
+import { makeRepo } from '../../support/temp';
 import { startTerminalHarness, type TerminalHarness } from '../terminals/support';
 
 /** Generous: a pty, bubblewrap and a shell start on a loaded 2-core machine. */
