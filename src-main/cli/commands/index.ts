@@ -6,6 +6,7 @@ import { profilesCommand } from './profiles';
 import { coderCommand } from './coder';
 import { dbCommand } from './db';
 import { worktreeCommand } from './worktree';
+import { autopilotCommand } from './autopilot';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -16,4 +17,5 @@ export const COMMANDS: readonly CliCommand[] = [
   coderCommand,
   dbCommand,
   worktreeCommand,
+  autopilotCommand,
 ];
