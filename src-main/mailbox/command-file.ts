@@ -133,21 +133,20 @@ export interface CommandFile {
 
 export type ParseResult = { ok: true; command: CommandFile; warnings: CommandProblem[] } | { ok: false; problems: CommandProblem[]; warnings: CommandProblem[] };
 
-/** Quotes a value for a message: JSON-style, shortened, control characters escaped. */
+/**
+ * Shows a value in a message: text in double quotes (control characters escaped), anything
+ * else as JSON (`42`, `[0,0]`, `null`) so a number is not mistaken for text; shortened.
+ */
 export function quoteValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > MAX_QUOTED_VALUE ? `${v.slice(0, MAX_QUOTED_VALUE)}…` : v);
   let s: string;
-  if (typeof v === 'string') s = v;
-  else if (v === null || v === undefined) s = String(v);
-  else {
-    try {
-      s = JSON.stringify(v) ?? String(v);
-    } catch {
-      // A value JSON cannot represent (a cycle from YAML aliases): its type is description enough.
-      s = Object.prototype.toString.call(v);
-    }
+  try {
+    s = v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
+  } catch {
+    // A value JSON cannot represent (a cycle from YAML aliases): its type is description enough.
+    s = Object.prototype.toString.call(v);
   }
-  if (s.length > MAX_QUOTED_VALUE) s = `${s.slice(0, MAX_QUOTED_VALUE)}…`;
-  return JSON.stringify(s);
+  return s.length > MAX_QUOTED_VALUE ? `${s.slice(0, MAX_QUOTED_VALUE)}…` : s;
 }
 
 function at(line: number | undefined): string {
@@ -164,10 +163,10 @@ export function parseCommandFile(input: Uint8Array | string): ParseResult {
 
   let text: string;
   if (typeof input === 'string') {
-    if (Buffer.byteLength(input, 'utf8') > MAX_COMMAND_FILE_BYTES) return fail(tooLarge(Buffer.byteLength(input, 'utf8')));
+    if (Buffer.byteLength(input, 'utf8') > MAX_COMMAND_FILE_BYTES) return fail(tooLargeProblem(Buffer.byteLength(input, 'utf8')));
     text = input;
   } else {
-    if (input.byteLength > MAX_COMMAND_FILE_BYTES) return fail(tooLarge(input.byteLength));
+    if (input.byteLength > MAX_COMMAND_FILE_BYTES) return fail(tooLargeProblem(input.byteLength));
     try {
       // fatal: a byte sequence that is not UTF-8 is an error, never silently U+FFFD.
       // ignoreBOM: keep a BOM in the text so it is stripped once, below, for strings and bytes alike.
@@ -218,7 +217,8 @@ export function parseCommandFile(input: Uint8Array | string): ParseResult {
   return { ok: true, command: result, warnings };
 }
 
-function tooLarge(size: number): CommandProblem {
+/** The problem of a file over `MAX_COMMAND_FILE_BYTES` (also used by readers that refuse it before reading). */
+export function tooLargeProblem(size: number): CommandProblem {
   return { code: 'too_large', value: String(size), message: `The file is ${size} bytes; a command file may be at most ${MAX_COMMAND_FILE_BYTES} bytes (1 MiB).` };
 }
 
@@ -236,6 +236,10 @@ function notUtf8(bytes: Uint8Array): CommandProblem {
     if (!ok) break;
     if (b === 0x0a) line++;
     i += need + 1;
+  }
+  // A byte order mark of UTF-16 (little or big endian): the most common non-UTF-8 save on Windows.
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    return { code: 'not_utf8', line: 1, message: 'line 1: the file is UTF-16 text, not UTF-8; save it as UTF-8.' };
   }
   const hex = bytes[i] === undefined ? 'the end of the file' : `byte 0x${bytes[i]!.toString(16).padStart(2, '0')}`;
   return { code: 'not_utf8', line, message: `line ${line}: the file is not UTF-8 text (invalid ${hex} at offset ${i}); save it as UTF-8.` };
@@ -281,7 +285,7 @@ function parseFrontMatter(source: string, firstLine: number): FrontMatter {
     js = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (e) {
     if (e instanceof ReferenceError) {
-      return { ok: false, problems: [{ code: 'yaml_alias_limit', message: `The front matter's YAML aliases expand beyond ${MAX_YAML_ALIASES} nodes (an "alias bomb"); a command file needs no anchors or aliases.` }] };
+      return { ok: false, problems: [{ code: 'yaml_alias_limit', message: `The front matter's YAML aliases expand beyond ${MAX_YAML_ALIASES} nodes (an "alias bomb"); a command file needs a few at most.` }] };
     }
     return { ok: false, problems: [{ code: 'bad_yaml', message: `The front matter is not valid YAML: ${(e as Error).message}.` }] };
   }
@@ -334,14 +338,14 @@ function validateFields(values: Map<string, unknown>, lines: Map<string, number>
   const sid = values.get('session_id');
   let sessionId: string | null = null;
   const sessionEmpty = sid === null || sid === undefined || sid === '';
-  if (!values.has('session_id') && commandType !== 'new') {
-    missing('session_id', commandType ? `a ${commandType} command names the session it ${commandType === 'end' ? 'ends' : 'continues'}` : 'it is "auto" for a new session or the id of an existing one');
+  if (!values.has('session_id') && (commandType === 'continue' || commandType === 'end')) {
+    missing('session_id', `${article(commandType)} command names the session it ${commandType === 'end' ? 'ends' : 'continues'}`);
   } else if (!sessionEmpty && typeof sid !== 'string') {
     bad('invalid_field', 'session_id', sid, `session_id is ${quoteValue(sid)} (${typeName(sid)}); it must be "auto" or a session id (quote a number).`);
   } else if (commandType === 'new') {
     if (!sessionEmpty && sid !== 'auto') bad('session_id_for_new', 'session_id', sid, `session_id is ${quoteValue(sid)}, but a new command starts a new session: write "session_id: auto" or leave it empty, or use command_type: continue to continue that session.`);
   } else if (commandType) {
-    if (sessionEmpty || sid === 'auto') bad('session_id_required', 'session_id', sessionEmpty ? '' : sid, `session_id is ${sessionEmpty ? 'empty' : '"auto"'}, but a ${commandType} command must name the existing session it ${commandType === 'end' ? 'ends' : 'continues'}.`);
+    if (sessionEmpty || sid === 'auto') bad('session_id_required', 'session_id', sessionEmpty ? '' : sid, `session_id is ${sessionEmpty ? 'empty' : '"auto"'}, but ${article(commandType)} command must name the existing session it ${commandType === 'end' ? 'ends' : 'continues'}.`);
     else if (!SAFE_ID.test(sid as string)) bad('invalid_field', 'session_id', sid, `session_id ${quoteValue(sid)} is not a session id: letters, digits, ".", "_" and "-" only, starting with a letter or digit, at most 128 characters.`);
     else sessionId = sid as string;
   }
@@ -381,6 +385,11 @@ function validateFields(values: Map<string, unknown>, lines: Map<string, number>
     warnings.push({ code: 'unknown_key', field: key, value: quoteValue(value), line, message: `${at(line)}the front-matter key "${key}" is not one Flightdeck knows; it is kept but has no effect.` });
   }
   return problems.length > 0 ? undefined : out;
+}
+
+/** "a continue", "an end". */
+function article(t: CommandType): string {
+  return t === 'end' ? 'an end' : `a ${t}`;
 }
 
 function typeName(v: unknown): string {
@@ -600,7 +609,7 @@ export function checkCommandAgainstState(cmd: CommandFile, state: MailboxState):
     if (status === undefined) {
       problems.push({ code: 'unknown_session', field: 'session_id', value: quoteValue(cmd.sessionId), message: `session_id ${quoteValue(cmd.sessionId)} names no session in this mailbox; use the session_id from an earlier report, or command_type: new.` });
     } else if (status === 'ended') {
-      problems.push({ code: 'session_ended', field: 'session_id', value: quoteValue(cmd.sessionId), message: `session ${quoteValue(cmd.sessionId)} has ended; a ${cmd.commandType} command needs an active session (start a new one with command_type: new).` });
+      problems.push({ code: 'session_ended', field: 'session_id', value: quoteValue(cmd.sessionId), message: `session ${quoteValue(cmd.sessionId)} has ended; ${article(cmd.commandType)} command needs an active session (start a new one with command_type: new).` });
     }
   }
   return problems;

@@ -9,7 +9,7 @@ import { closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSy
 import { randomBytes } from 'node:crypto';
 import { basename, extname, join } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
-import { MAX_COMMAND_FILE_BYTES, SAFE_ID, checkCommandAgainstState, parseCommandFile, type CommandFile, type CommandProblem, type MailboxState } from './command-file';
+import { MAX_COMMAND_FILE_BYTES, SAFE_ID, checkCommandAgainstState, parseCommandFile, tooLargeProblem, type CommandFile, type CommandProblem, type MailboxState } from './command-file';
 
 /** Folders of a mailbox, relative to its root. */
 export const MAILBOX_FOLDERS = {
@@ -99,7 +99,7 @@ export function loadCommandFile(file: string): LoadedCommandFile {
     // O_NONBLOCK above: opening a FIFO dropped into pending/ must not wait for a writer.
     if (!stat.isFile()) return notAFile('a special file (a pipe, socket or device)');
     const size = stat.size;
-    const tooLarge = (n: number): LoadedCommandFile => ({ ok: false, problem: { code: 'too_large', value: String(n), message: `The file is ${n} bytes; a command file may be at most ${MAX_COMMAND_FILE_BYTES} bytes (1 MiB).` } });
+    const tooLarge = (n: number): LoadedCommandFile => ({ ok: false, problem: tooLargeProblem(n) });
     if (size > MAX_COMMAND_FILE_BYTES) return tooLarge(size);
     const buf = Buffer.alloc(MAX_COMMAND_FILE_BYTES + 1);
     let n = 0;

@@ -57,6 +57,11 @@ describe('malformed command files', () => {
     const r = parseFixture('malformed', 'command-type-unknown.md');
     expect(!r.ok && r.problems[0]!.message).toContain('"start"');
     expect(!r.ok && r.problems[0]!.value).toBe('"start"');
+    // A number is shown as a number, so "quote it" makes sense.
+    const n = parseFixture('malformed', 'id-number.md');
+    expect(!n.ok && n.problems[0]!.message).toContain('id is 42 (a number)');
+    const u = parseFixture('malformed', 'utf16le-bom.md');
+    expect(!u.ok && u.problems[0]!.message).toContain('UTF-16');
   });
 
   it('refuses input over the size limit before decoding it (bytes and strings)', () => {
