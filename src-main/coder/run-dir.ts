@@ -10,6 +10,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
+import { keysDir } from './key-file';
 
 const PREFIX = 'flightdeck-coder-';
 /** `flightdeck-coder-<pid>@<start>-<random>` (mkdtemp adds six characters). */
@@ -85,4 +86,28 @@ export function runDirGlob(base = tmpdir()): string {
 export function removeRunDir(dir: string): void {
   live.delete(dir);
   removeQuietly(dir);
+}
+
+/**
+ * The folders holding Claude Code runs' secrets right now: the key folder (made now if missing,
+ * so a run that starts later still puts its key where it is hidden) and every run folder. For
+ * sandboxes that hide paths rather than globs (bubblewrap, Seatbelt): the built-in loop's
+ * commands hide them whole. Under /tmp bubblewrap's private /tmp hides them anyway; with
+ * TMPDIR elsewhere (a user's setting, macOS's per-user folder) nothing else would.
+ */
+export function coderSecretDirs(base = tmpdir()): string[] {
+  const dirs: string[] = [];
+  try {
+    dirs.push(keysDir(base));
+  } catch {
+    // Someone else's folder (a shared /tmp): runs refuse to put a key there, so none is there to hide.
+  }
+  let names: string[] = [];
+  try {
+    names = readdirSync(base);
+  } catch {
+    // No temporary folder: no run folder either.
+  }
+  for (const name of names) if (name.startsWith(PREFIX)) dirs.push(join(base, name));
+  return dirs;
 }

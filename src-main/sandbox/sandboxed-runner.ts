@@ -8,6 +8,7 @@
  * per DEFAULT_NETWORK): forgetting the policy can never mean running unconfined.
  */
 import type { CommandResult, CommandRunner, CommandRunOptions } from '../agents/tools/command-runner';
+import { coderSecretDirs } from '../coder/run-dir';
 import { DEFAULT_NETWORK, DEFAULT_SANDBOX_MODE, execLine, type HiddenPath } from './policy';
 import { sandboxArgv, type SandboxTools } from './sandbox-runtime';
 
@@ -21,7 +22,9 @@ export class SandboxedRunner implements CommandRunner {
 
   async run(opts: CommandRunOptions): Promise<CommandResult> {
     const chosen = opts.sandbox ?? { mode: DEFAULT_SANDBOX_MODE, root: opts.cwd, network: DEFAULT_NETWORK };
-    const policy = { ...chosen, hidden: [...(chosen.hidden ?? []), ...this.hidden] };
+    // Claude Code runs' keys and hook secrets, listed at each command (run folders come and go).
+    const coderSecrets = coderSecretDirs().map((path): HiddenPath => ({ path, kind: 'dir' }));
+    const policy = { ...chosen, hidden: [...(chosen.hidden ?? []), ...this.hidden, ...coderSecrets] };
     if (policy.mode === 'danger-full-access') return this.inner().run(opts);
     // Throws SandboxUnavailableError (with the reason) instead of running unconfined.
     const argv = await sandboxArgv(['bash', '-c', opts.command], policy, opts.cwd, this.tools);
