@@ -587,7 +587,7 @@ export function formatCommandFile(input: CommandFileInput): string {
     c.constraints === (input.constraints === undefined ? undefined : normalizeSectionText(input.constraints)) &&
     c.expectedOutput === (input.expectedOutput === undefined ? undefined : normalizeSectionText(input.expectedOutput));
   if (!same || parsed.warnings.some((w) => w.code === 'unknown_section' || w.code === 'text_before_sections')) {
-    throw new AppError('invalid_input', 'This command cannot be written: a section contains a line starting with "## " that would be read as a new section; indent it or put it in a code block.');
+    throw new AppError('invalid_input', 'This command cannot be written: a section contains a line starting with "## " that would be read as a new section (indent it or put it in a code block), or a code block (```) that is never closed and would swallow the next section.');
   }
   return text;
 }

@@ -215,3 +215,66 @@ describe('checkCommandAgainstState', () => {
     expect(checkCommandAgainstState(cmd('continue', 'ghost', 'task-used'), state).map((p) => p.code)).toEqual(['duplicate_id', 'unknown_session']);
   });
 });
+
+/** A small deterministic generator (mulberry32), so a failure reproduces. */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('robustness', () => {
+  it('never throws on mutated or random input, and every problem has a message', () => {
+    const rand = rng(42);
+    const seeds = readdirSync(join(FIXTURES, 'valid')).map((n) => readFileSync(join(FIXTURES, 'valid', n)));
+    for (let i = 0; i < 1500; i++) {
+      let buf: Buffer;
+      if (i % 3 === 0) {
+        buf = Buffer.from(Array.from({ length: Math.floor(rand() * 300) }, () => Math.floor(rand() * 256)));
+      } else {
+        buf = Buffer.from(seeds[i % seeds.length]!);
+        for (let k = 0, edits = 1 + Math.floor(rand() * 4); k < edits; k++) {
+          const at = Math.floor(rand() * buf.length);
+          const pick = rand();
+          if (pick < 0.4) buf[at] = Math.floor(rand() * 256);
+          else if (pick < 0.7) buf = Buffer.concat([buf.subarray(0, at), Buffer.from(['\t', ':', '&a ', '*a', '---\n', '## ', '\r', '"', '[', '\uFEFF'][Math.floor(rand() * 10)]!), buf.subarray(at)]);
+          else buf = Buffer.concat([buf.subarray(0, at), buf.subarray(Math.min(buf.length, at + 1 + Math.floor(rand() * 20)))]);
+        }
+      }
+      const r = parseCommandFile(buf);
+      if (!r.ok) {
+        expect(r.problems.length, buf.toString('latin1')).toBeGreaterThan(0);
+        for (const p of r.problems) expect(p.message.length).toBeGreaterThan(10);
+      } else {
+        expect(r.command.task.trim()).not.toBe('');
+      }
+    }
+  });
+
+  it('the writer round-trips random section text or refuses it with invalid_input', () => {
+    const rand = rng(7);
+    const pieces = ['中文任务说明', '- item', '  indented', '```', '~~~', '## looks like a heading', '### sub heading', '# title', '---', '', 'key: value', '<!-- note -->', '\t tabbed', 'trailing   '];
+    const text = () => Array.from({ length: 1 + Math.floor(rand() * 8) }, () => pieces[Math.floor(rand() * pieces.length)]!).join('\n');
+    let written = 0;
+    for (let i = 0; i < 400; i++) {
+      const input: CommandFileInput = { id: `task-${i}`, createdAt: '2026-02-22T10:00:00Z', commandType: 'new', task: text(), constraints: rand() < 0.5 ? text() : undefined, headings: rand() < 0.5 ? 'en' : 'zh' };
+      let out: string;
+      try {
+        out = formatCommandFile(input);
+      } catch (e) {
+        expect(isAppError(e) && e.code).toBe('invalid_input');
+        continue;
+      }
+      written++;
+      const r = parseCommandFile(out);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      expect(r.command.task).toBe(input.task.split('\n').map((l) => l.trimEnd()).join('\n').replace(/^\n+|\n+$/g, ''));
+      expect(r.command.constraints).toBe(input.constraints?.split('\n').map((l) => l.trimEnd()).join('\n').replace(/^\n+|\n+$/g, ''));
+    }
+    // Most random texts are writable; the refusals are the ones with a bare "## " line or no task.
+    expect(written).toBeGreaterThan(100);
+  });
+});
