@@ -24,6 +24,8 @@ import { ChangesService } from '../changes/changes-service';
 import { registerChangesHandlers } from '../changes/handlers';
 import { registerConnectionTestHandlers } from '../agents/provider/connection-handlers';
 import { registerFolderHandlers } from '../projects/folder-handlers';
+import { WorktreeManager } from '../worktrees/worktree-manager';
+import { registerWorktreeHandlers } from '../worktrees/handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -66,6 +68,8 @@ export class AppServices {
   readonly agents: AgentService;
   readonly coder: CoderService;
   readonly changes: ChangesService;
+  /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
+  readonly worktrees = new WorktreeManager();
   /** The disk under the database: full-disk episodes, writes kept in memory until space returns. */
   readonly storage: StorageHealth;
   readonly dbPath: string;
@@ -130,6 +134,7 @@ export class AppServices {
     registerAppHandlers(this.router, this, options.platform);
     registerProjectHandlers(this.router, this.projects);
     registerFolderHandlers(this.router);
+    registerWorktreeHandlers(this.router, this.worktrees, this.projects);
     this.terminals = new TerminalService({
       hub: this.hub,
       projects: this.projects,
@@ -260,6 +265,7 @@ export class AppServices {
     this.agents.start();
     this.coder.start();
     this.changes.start();
+    this.worktrees.start();
     const tick = () => {
       this.backupIfDue().catch((e: unknown) => {
         // A backup that fails (full disk, damaged file) is retried at the next tick; the live data is untouched.
@@ -283,6 +289,7 @@ export class AppServices {
     this.disposed = true;
     if (this.backupTimer) clearTimeout(this.backupTimer);
     this.storage.dispose();
+    this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();
     this.agents.dispose();

@@ -7,6 +7,7 @@ import { terminalEvents, terminalRequests } from './terminals';
 import { changeEvents, changeRequests } from './changes';
 import { providerRequests } from './providers';
 import { folderRequests } from './folders';
+import { worktreeRequests } from './worktrees';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -19,6 +20,7 @@ export * from './coder';
 export * from './changes';
 export * from './providers';
 export * from './folders';
+export * from './worktrees';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -34,6 +36,7 @@ export const requests = {
   ...changeRequests,
   ...providerRequests,
   ...folderRequests,
+  ...worktreeRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {

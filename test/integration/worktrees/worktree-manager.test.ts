@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src-preload/contract';
 import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
+import { startTestApp } from '../../support/app';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
@@ -235,5 +236,29 @@ describe('WorktreeManager', () => {
     const removed = await m.remove(work, 'busy', { force: true });
     expect(gitIn(work, 'show', `${removed.archive.ref}:out.log`)).toBe(last);
     expect(existsSync(wt)).toBe(false);
+  });
+});
+
+describe('worktrees.* channels', () => {
+  it('list, refuse, remove with force and restore through the bridge router, by project id', async () => {
+    const { work } = repoWithOrigin();
+    const t = await startTestApp();
+    cleanups.push(t.cleanup);
+    const ctx = { origin: 'test' as const, connectionId: 't' };
+    const project = await t.app.projects.add(work);
+    await t.app.worktrees.create(work, 'via-ui');
+    writeFileSync(join(work, '.trees/via-ui/draft.md'), 'draft\n');
+
+    const listed = await t.app.router.dispatch('worktrees.list', { projectId: project.id }, ctx);
+    expect(listed).toMatchObject({ ok: true, value: { worktrees: [{ slug: 'via-ui', branch: 'feature/via-ui', managed: true }], archives: [] } });
+    const refused = await t.app.router.dispatch('worktrees.remove', { projectId: project.id, slug: 'via-ui' }, ctx);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringContaining('draft.md') as unknown } });
+    const removed = await t.app.router.dispatch('worktrees.remove', { projectId: project.id, slug: 'via-ui', force: true }, ctx);
+    expect(removed).toMatchObject({ ok: true, value: { branchDeleted: true, archive: { slug: 'via-ui', dirty: true } } });
+    expect(await t.app.router.dispatch('worktrees.list', { projectId: project.id }, ctx)).toMatchObject({ ok: true, value: { worktrees: [], archives: [{ slug: 'via-ui' }] } });
+    const restored = await t.app.router.dispatch('worktrees.restore', { projectId: project.id, slug: 'via-ui' }, ctx);
+    expect(restored).toMatchObject({ ok: true, value: { reappliedDirty: true, worktree: { slug: 'via-ui' } } });
+    expect(readFileSync(join(work, '.trees/via-ui/draft.md'), 'utf8')).toBe('draft\n');
+    expect(await t.app.router.dispatch('worktrees.restore', { projectId: project.id, slug: 'Nope!' }, ctx)).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
   });
 });

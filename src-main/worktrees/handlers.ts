@@ -1,0 +1,19 @@
+import type { Router } from '../bridge/router';
+import type { ProjectService } from '../projects/project-service';
+import type { WorktreeManager } from './worktree-manager';
+
+export function registerWorktreeHandlers(router: Router, worktrees: WorktreeManager, projects: ProjectService): void {
+  router.handle('worktrees.list', async ({ projectId }) => {
+    const { path } = projects.get(projectId);
+    const [list, archives] = await Promise.all([worktrees.list(path), worktrees.archives(path)]);
+    return { worktrees: list, archives };
+  });
+  router.handle('worktrees.remove', async ({ projectId, slug, force }) => {
+    const r = await worktrees.remove(projects.get(projectId).path, slug, { force });
+    return { archive: r.archive, branchDeleted: r.branchDeleted, saved: r.saved };
+  });
+  router.handle('worktrees.restore', async ({ projectId, slug }) => {
+    const r = await worktrees.restore(projects.get(projectId).path, slug);
+    return { worktree: r.entry, archive: r.archive, reappliedDirty: r.reappliedDirty };
+  });
+}
