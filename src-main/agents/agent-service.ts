@@ -10,7 +10,8 @@
  */
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError, type AgentMode, type AgentSettings, type EffectiveAgentConfig, type Approval, type SandboxMode, type Session, type TurnOutcome } from '../../src-preload/contract';
+import { AppError, base64Bytes, type AgentMode, type AgentSettings, type EffectiveAgentConfig, type Approval, type ImageAttachment, type SandboxMode, type Session, type TurnOutcome } from '../../src-preload/contract';
+import { acceptsImages } from './provider/presets';
 import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
@@ -407,8 +408,8 @@ export class AgentService {
   }
 
   /** Starts RunInput and returns at once; progress arrives as events. */
-  input(sessionId: string, input: string): { sessionId: string; turnId: string } {
-    const t = this.startInput(sessionId, input);
+  input(sessionId: string, input: string, images: readonly ImageAttachment[] = []): { sessionId: string; turnId: string } {
+    const t = this.startInput(sessionId, input, images);
     return { sessionId, turnId: t.turnId };
   }
 
@@ -429,20 +430,32 @@ export class AgentService {
     return true;
   }
 
-  private startInput(sessionId: string, input: string): LiveTurn {
+  private startInput(sessionId: string, input: string, images: readonly ImageAttachment[] = []): LiveTurn {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
     // Checked before anything changes: a second input must not cancel the running turn's approvals.
     if (this.live.has(sessionId)) throw new AppError('conflict', 'A turn is already running in this session; wait for it or cancel it.');
     const s = this.record(sessionId);
     const kind = inputKind(input);
+    const external = this.executorFor?.(sessionId, kind) ?? null;
+    if (images.length > 0) this.checkImages(s, kind, external !== null);
     if (s.status === 'interrupted' || s.status === 'awaiting_approval') this.gate.cancelPending(sessionId, 'New input replaced the interrupted turn.');
     if (kind === 'chat' && s.title === DEFAULT_TITLE) {
       const first = input.trim().split('\n')[0] ?? '';
       this.sessions.update(sessionId, { title: first.length > TITLE_CHARS ? first.slice(0, TITLE_CHARS - 1) + '…' : first || DEFAULT_TITLE });
     }
-    const external = this.executorFor?.(sessionId, kind) ?? null;
     if (external) return this.begin(sessionId, newId('turn'), { input: input.trim(), kind }, (ctx) => external(ctx, input));
-    return this.begin(sessionId, newId('turn'), { input: input.trim(), kind }, (ctx) => runInput(ctx, input));
+    const shown = images.map((i) => ({ mediaType: i.mediaType, bytes: base64Bytes(i.data) }));
+    return this.begin(sessionId, newId('turn'), { input: input.trim(), kind, ...(shown.length > 0 ? { images: shown } : {}) }, (ctx) => runInput(ctx, input, images));
+  }
+
+  /** Images are refused before anything starts when nothing would carry them to a model that reads them. */
+  private checkImages(s: { profile: string; model: string }, kind: 'chat' | 'bang' | 'slash', external: boolean): void {
+    if (kind !== 'chat') throw new AppError('invalid_input', 'Images go with a message to the agent, not with a ! or / command.');
+    if (external) throw new AppError('invalid_input', 'This session runs on Claude Code, which does not take pasted images here yet; remove the image or use a built-in session.');
+    const p = this.profiles.get(s.profile);
+    if (p && !acceptsImages(p.preset, s.model)) {
+      throw new AppError('invalid_input', `${p.label} (${s.model}) does not read images. Remove the image, or switch to a model that does with /model.`);
+    }
   }
 
   private resumeAfterAnswer(a: Approval): void {
@@ -457,7 +470,7 @@ export class AgentService {
     }
   }
 
-  private begin(sessionId: string, turnId: string, start: { input: string; kind: 'chat' | 'bang' | 'slash'; resumed?: boolean }, body: (ctx: TurnContext) => Promise<TurnEnd>): LiveTurn {
+  private begin(sessionId: string, turnId: string, start: { input: string; kind: 'chat' | 'bang' | 'slash'; resumed?: boolean; images?: Array<{ mediaType: ImageAttachment['mediaType']; bytes: number }> }, body: (ctx: TurnContext) => Promise<TurnEnd>): LiveTurn {
     if (this.live.has(sessionId)) throw new AppError('conflict', 'A turn is already running in this session; wait for it or cancel it.');
     const s = this.record(sessionId);
     if (s.ownerPid !== null && s.ownerPid !== process.pid && (s.status === 'running' || s.status === 'awaiting_approval') && ownerAlive(s.ownerPid, s.ownerId)) {
@@ -468,7 +481,7 @@ export class AgentService {
     const controller = new AbortController();
     const ctx = new TurnContext(this.deps, sessionId, turnId, controller.signal);
     this.sessions.update(sessionId, { status: 'running', ownerPid: process.pid, ownerId: this.ownerId, state: { ...s.state, turnInFlight: turnId } });
-    this.sink.emit(sessionId, turnId, { type: 'turn.started', input: start.input, kind: start.kind, mode: s.mode, model: s.model, ...(start.resumed ? { resumed: true } : {}) });
+    this.sink.emit(sessionId, turnId, { type: 'turn.started', input: start.input, kind: start.kind, mode: s.mode, model: s.model, ...(start.resumed ? { resumed: true } : {}), ...(start.images ? { images: start.images } : {}) });
     this.sink.emit(sessionId, turnId, { type: 'status', status: 'running' });
     this.publishSession(sessionId);
     const live: LiveTurn = { turnId, controller, ctx, done: Promise.resolve(null as never) };

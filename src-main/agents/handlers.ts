@@ -19,9 +19,9 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
     const events = agents.sink.read(sessionId, fromSeq, limit).filter((e) => AgentEventData.safeParse(e.data).success);
     return { events, lastSeq: agents.sink.lastSeq(sessionId) };
   });
-  router.handle('agents.input', ({ sessionId, input }) => {
+  router.handle('agents.input', ({ sessionId, input, images }) => {
     if (input.trim() === '') throw new AppError('invalid_input', 'Type a message, a !command or a /command.');
-    return agents.input(sessionId, input);
+    return agents.input(sessionId, input, images ?? []);
   });
   router.handle('agents.cancel', ({ sessionId }) => ({ cancelled: agents.cancel(sessionId) }));
   router.handle('agents.approvals.list', ({ sessionId }) => agents.gate.pending(sessionId));

@@ -159,6 +159,31 @@ export const Session = z.object({
 });
 export type Session = z.infer<typeof Session>;
 
+/** Image types the Messages API takes as base64 blocks. */
+export const ImageMediaType = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+export type ImageMediaType = z.infer<typeof ImageMediaType>;
+/** The API's own limit for one image; a larger one is refused here instead of by the provider. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** All images of one input together: one request frame must carry them (see MAX_CLIENT_FRAME_BYTES). */
+export const MAX_INPUT_IMAGE_BYTES = 5 * 1024 * 1024;
+export const MAX_INPUT_IMAGES = 8;
+/** Decoded size of a base64 string (padding excluded). */
+export const base64Bytes = (b64: string): number => Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+
+/** An image pasted or dropped into the composer, sent with the input as an image block. */
+export const ImageAttachment = z
+  .object({
+    mediaType: ImageMediaType,
+    /** Base64 without a data: prefix. */
+    data: z
+      .string()
+      .min(4)
+      .max(Math.ceil(MAX_IMAGE_BYTES / 3) * 4)
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'the image data must be base64'),
+  })
+  .strict();
+export type ImageAttachment = z.infer<typeof ImageAttachment>;
+
 export const MessageBlock = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({ type: z.literal('thinking'), thinking: z.string() }),
@@ -355,7 +380,16 @@ export type CommandView = z.infer<typeof CommandView>;
 export const AgentEventData = z.discriminatedUnion('type', [
   /** A RunInput began. kind follows seed 001 §2: chat, `!` bang, `/` slash. */
   /** `resumed`: the turn continues after an approval was answered (no new user input; `input` is empty). */
-  z.object({ type: z.literal('turn.started'), input: z.string(), kind: z.enum(['chat', 'bang', 'slash']), mode: AgentMode, model: z.string(), resumed: z.boolean().optional() }),
+  z.object({
+    type: z.literal('turn.started'),
+    input: z.string(),
+    kind: z.enum(['chat', 'bang', 'slash']),
+    mode: AgentMode,
+    model: z.string(),
+    resumed: z.boolean().optional(),
+    /** Images attached to the input (their bytes are in the conversation, not in the event). */
+    images: z.array(z.object({ mediaType: ImageMediaType, bytes: z.number().int().nonnegative() })).optional(),
+  }),
   z.object({ type: z.literal('turn.ended'), outcome: TurnOutcome, message: z.string().nullable(), steps: z.number().int().nonnegative() }),
   /** A message was appended to the conversation (user, assistant when complete, tool result). */
   z.object({ type: z.literal('message'), message: Message }),
@@ -554,7 +588,13 @@ export const agentRequests = {
     'Replay a session event stream from fromSeq (inclusive); subscribe to agents.event first, then read, and drop duplicates by seq.',
   ),
   'agents.input': request(
-    z.object({ sessionId: SessionId, input: z.string().min(1).max(200_000) }).strict(),
+    z
+      .object({ sessionId: SessionId, input: z.string().min(1).max(200_000), images: z.array(ImageAttachment).max(MAX_INPUT_IMAGES).optional() })
+      .strict()
+      .refine((x) => (x.images ?? []).reduce((n, i) => n + base64Bytes(i.data), 0) <= MAX_INPUT_IMAGE_BYTES, {
+        message: `the attached images together must be at most ${MAX_INPUT_IMAGE_BYTES / 1024 / 1024} MB`,
+        path: ['images'],
+      }),
     z.object({ sessionId: SessionId, turnId: TurnId }),
     'Run one input (chat, "!cmd" or "/command") in a session. Returns at once; progress arrives on agents.event. Refused while a turn runs.',
   ),

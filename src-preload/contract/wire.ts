@@ -28,5 +28,8 @@ export const HostFrame = z.discriminatedUnion('type', [
 ]);
 export type HostFrame = z.infer<typeof HostFrame>;
 
-/** The largest frame the host accepts from a client; pasted text and file paths fit easily. */
-export const MAX_CLIENT_FRAME_BYTES = 4 * 1024 * 1024;
+/**
+ * The largest frame the host accepts from a client: pasted text and file paths fit easily, and
+ * so do the images of one input (MAX_INPUT_IMAGE_BYTES, a third larger as base64).
+ */
+export const MAX_CLIENT_FRAME_BYTES = 8 * 1024 * 1024;

@@ -66,8 +66,19 @@ function orderUser(blocks: StoredBlock[]): StoredBlock[] {
  */
 export const CHARS_PER_TOKEN = 4;
 
+/**
+ * What one image costs in context: Anthropic scales images to about 1.15 megapixels, about
+ * 1,600 tokens; its base64 length would count it a thousand times too high.
+ */
+export const IMAGE_TOKENS = 1_600;
+
 export function estimateTokens(system: string, messages: readonly ApiMessage[], tools: readonly ToolSpec[]): number {
   let chars = system.length + JSON.stringify(tools).length;
-  for (const m of messages) chars += JSON.stringify(m.content).length;
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+  let images = 0;
+  for (const m of messages) {
+    const n = m.content.filter((b) => b.type === 'image').length;
+    images += n;
+    chars += JSON.stringify(n === 0 ? m.content : m.content.filter((b) => b.type !== 'image')).length;
+  }
+  return Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;
 }

@@ -2,6 +2,7 @@
  * Seed 001 §1–§2, RunInput: the one entry point. The input is trimmed; `!` runs a command,
  * `/` a built-in command, anything else an ordinary turn.
  */
+import { AppError, type ImageAttachment } from '../../../src-preload/contract';
 import { runBangCommand } from './bang';
 import { runTurn, type TurnEnd } from './run-turn';
 import { runSlashCommand } from './slash';
@@ -19,8 +20,10 @@ export function parseSlash(text: string): { name: string; args: string[] } {
   return { name: head.toLowerCase(), args };
 }
 
-export async function runInput(ctx: TurnContext, input: string): Promise<TurnEnd> {
+export async function runInput(ctx: TurnContext, input: string, images: readonly ImageAttachment[] = []): Promise<TurnEnd> {
   const text = input.trim();
+  // Checked by the service before the turn starts; kept here so no path drops images silently.
+  if (images.length > 0 && inputKind(text) !== 'chat') throw new AppError('invalid_input', 'Images go with a message to the agent, not with a ! or / command.');
   switch (inputKind(text)) {
     case 'bang':
       return runBangCommand(ctx, input, text.slice(1).trim());
@@ -29,6 +32,6 @@ export async function runInput(ctx: TurnContext, input: string): Promise<TurnEnd
       return runSlashCommand(ctx, input, name, args);
     }
     default:
-      return runTurn(ctx, text);
+      return runTurn(ctx, text, images);
   }
 }

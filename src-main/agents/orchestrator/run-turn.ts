@@ -2,8 +2,8 @@
  * Seed 001 §3, RunTurn: the model/tool loop of one ordinary turn, and its continuation after
  * a restart when an approval the turn waited on is answered.
  */
-import type { TurnOutcome } from '../../../src-preload/contract';
-import type { StoredBlock } from '../store/blocks';
+import type { ImageAttachment, TurnOutcome } from '../../../src-preload/contract';
+import { imageBlock, type StoredBlock } from '../store/blocks';
 import { autoVerify } from './auto-verify';
 import { maybeCompact, TOOL_SPECS } from './compact';
 import { assessComplexity, initialTodos } from './complexity';
@@ -23,8 +23,9 @@ export interface TurnEnd {
 export const STEP_LIMIT_MESSAGE = 'step limit reached';
 const CANCELLED: TurnEnd = { outcome: 'cancelled', message: 'Cancelled by the user.' };
 
-export async function runTurn(ctx: TurnContext, userInput: string): Promise<TurnEnd> {
-  ctx.addMessage('user', 'chat', [{ type: 'text', text: userInput }]);
+export async function runTurn(ctx: TurnContext, userInput: string, images: readonly ImageAttachment[] = []): Promise<TurnEnd> {
+  // Images first, then the words about them: the order Anthropic recommends.
+  ctx.addMessage('user', 'chat', [...images.map(imageBlock), { type: 'text', text: userInput }]);
   ctx.verifyRequested = asksForVerification(userInput);
   const c = assessComplexity(userInput);
   ctx.emit({ type: 'complexity', complex: c.complex, rule: c.rule });

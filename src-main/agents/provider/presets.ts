@@ -56,6 +56,24 @@ export const PRESETS: readonly ProviderPreset[] = [
   },
 ];
 
+/**
+ * Whether a profile's model takes image blocks. Claude models do; GLM's Anthropic endpoint only
+ * with its vision models (names such as glm-4.5v); MiniMax's and DeepSeek's Anthropic endpoints
+ * document text only. A custom endpoint is the user's choice: its answer says if it cannot.
+ */
+export function acceptsImages(preset: ProviderPresetId, model: string): boolean {
+  switch (preset) {
+    case 'anthropic':
+    case 'custom':
+      return true;
+    case 'glm':
+      return /^glm-[\d.]+v\b/i.test(model);
+    case 'minimax':
+    case 'deepseek':
+      return false;
+  }
+}
+
 export function presetById(id: string): ProviderPreset | undefined {
   return PRESETS.find((p) => p.id === id);
 }

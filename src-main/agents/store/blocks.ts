@@ -1,4 +1,4 @@
-import type { MessageBlock } from '../../../src-preload/contract';
+import type { ImageAttachment, ImageMediaType, MessageBlock } from '../../../src-preload/contract';
 
 /**
  * Content blocks as stored and as sent to the Messages API (snake_case, Anthropic's shapes),
@@ -9,7 +9,8 @@ export type StoredBlock =
   | { type: 'thinking'; thinking: string; signature?: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
+  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }
+  | { type: 'image'; source: { type: 'base64'; media_type: ImageMediaType; data: string } };
 
 export type MessageRole = 'user' | 'assistant' | 'tool';
 export type MessageKind = 'chat' | 'command' | 'summary' | 'verify' | 'note';
@@ -24,6 +25,11 @@ export function toContractBlocks(blocks: readonly StoredBlock[]): MessageBlock[]
     else if (b.type === 'tool_result') out.push({ type: 'tool_result', toolUseId: b.tool_use_id, content: b.content, isError: b.is_error === true });
   }
   return out;
+}
+
+/** An attached image as the Messages API takes it. */
+export function imageBlock(img: ImageAttachment): StoredBlock {
+  return { type: 'image', source: { type: 'base64', media_type: img.mediaType, data: img.data } };
 }
 
 export function textOf(blocks: readonly StoredBlock[]): string {

@@ -1,8 +1,11 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
+import type { ImageAttachment, ImageMediaType } from '../../../src-preload/contract/agents';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
-import { caretAtEdge, emptyQueue, historyStart, historyStep, type HistoryState } from './composer-logic';
+import { caretAtEdge, emptyQueue, historyStart, historyStep, imageRefusal, type HistoryState, type PendingImage } from './composer-logic';
 import { completeSlash } from './slash-commands';
+
+let imageSeq = 0;
 
 /** Whether a modal dialog is open: Escape and focus belong to it then, not to the composer. */
 export const dialogOpen = () => document.querySelector('[role="dialog"], [role="alertdialog"]') !== null;
@@ -19,7 +22,7 @@ export function Composer({
   running: boolean;
   /** The session's earlier inputs, oldest first, for Up/Down. */
   history: readonly string[];
-  onSend(text: string): Promise<boolean>;
+  onSend(text: string, images: readonly ImageAttachment[]): Promise<boolean>;
   onStop(): void;
   disabled?: boolean;
 }) {
@@ -32,6 +35,48 @@ export function Composer({
   const queueInput = useAppStore((s) => s.queueInput);
   const removeQueued = useAppStore((s) => s.removeQueued);
   const flushQueue = useAppStore((s) => s.flushQueue);
+  const toast = useAppStore((s) => s.toast);
+  const [images, setImages] = useState<PendingImage[]>([]);
+  // The latest list for the file readers, which finish after the render that started them.
+  const imagesRef = useRef<PendingImage[]>([]);
+  const updateImages = (next: PendingImage[]) => {
+    imagesRef.current = next;
+    setImages(next);
+  };
+
+  /** Attaches image files (pasted or dropped); the rest is refused with the reason. */
+  const attach = (files: readonly File[]) => {
+    for (const file of files) {
+      const refusal = imageRefusal(imagesRef.current, file);
+      if (refusal) {
+        toast({ level: 'warning', title: 'Image not attached', message: refusal });
+        continue;
+      }
+      const reader = new FileReader();
+      reader.onload = () => {
+        const url = String(reader.result);
+        const data = url.slice(url.indexOf(',') + 1);
+        // Checked again: other images may have been read in the meantime.
+        if (imageRefusal(imagesRef.current, file)) return;
+        updateImages([...imagesRef.current, { id: `img${++imageSeq}`, name: file.name || 'pasted image', mediaType: file.type as ImageMediaType, data, bytes: file.size }]);
+      };
+      reader.onerror = () => toast({ level: 'error', title: 'Image not attached', message: `${file.name || 'The image'} could not be read.` });
+      reader.readAsDataURL(file);
+    }
+  };
+  const imageFiles = (list: FileList | null | undefined) => [...(list ?? [])].filter((f) => f.type.startsWith('image/'));
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = imageFiles(e.clipboardData?.files);
+    if (files.length === 0) return;
+    e.preventDefault();
+    attach(files);
+  };
+  const onDrop = (e: DragEvent<HTMLDivElement>) => {
+    const files = imageFiles(e.dataTransfer?.files);
+    if (files.length === 0) return;
+    e.preventDefault();
+    attach(files);
+  };
   // A session opened (or started) is for typing: the composer has focus, unless a dialog took it.
   useEffect(() => {
     if (!document.querySelector('[role="dialog"]')) inputRef.current?.focus();
@@ -43,16 +88,21 @@ export function Composer({
     const value = text.trim();
     if (!value || sending) return;
     setHist(historyStart);
+    const attached = images.map((i) => ({ mediaType: i.mediaType, data: i.data }));
     if (running) {
       // The agent is busy: the message waits in the queue and goes when the turn ends.
-      queueInput(sessionId, value);
+      queueInput(sessionId, value, attached);
       setText('');
+      updateImages([]);
       return;
     }
     setSending(true);
-    const ok = await onSend(value);
+    const ok = await onSend(value, attached);
     setSending(false);
-    if (ok) setText('');
+    if (ok) {
+      setText('');
+      updateImages([]);
+    }
   };
 
   const recall = (e: KeyboardEvent<HTMLTextAreaElement>, dir: 'up' | 'down'): boolean => {
@@ -145,7 +195,20 @@ export function Composer({
           ))}
         </ul>
       )}
-      <div className={`composer-box mode-${mode}`}>
+      <div className={`composer-box mode-${mode}`} onDragOver={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()} onDrop={onDrop}>
+        {images.length > 0 && (
+          <ul className="composer-images" aria-label="Attached images" data-testid="composer-images">
+            {images.map((img) => (
+              <li key={img.id} className="image-chip" data-testid="image-chip" title={`${img.name} (${Math.max(1, Math.round(img.bytes / 1024))} KB)`}>
+                <img src={`data:${img.mediaType};base64,${img.data}`} alt={img.name} />
+                <span className="small truncate">{img.name}</span>
+                <button className="icon-button" aria-label={`Remove ${img.name}`} title="Remove the image" onClick={() => updateImages(imagesRef.current.filter((x) => x.id !== img.id))} data-testid="image-remove">
+                  <Icon name="x" size={12} />
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
         <textarea
           ref={inputRef}
           className="composer-input"
@@ -158,6 +221,7 @@ export function Composer({
             setHist(historyStart);
           }}
           onKeyDown={onKey}
+          onPaste={onPaste}
           disabled={disabled}
           data-testid="composer-input"
           aria-label="Message"

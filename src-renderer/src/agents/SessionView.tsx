@@ -112,7 +112,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </aside>
         )}
       </div>
-      <Composer key={session.id} sessionId={session.id} running={running} history={history} onSend={(text) => sendInput(session.id, text)} onStop={() => void cancelTurn(session.id)} />
+      <Composer key={session.id} sessionId={session.id} running={running} history={history} onSend={(text, images) => sendInput(session.id, text, images)} onStop={() => void cancelTurn(session.id)} />
     </section>
   );
 }

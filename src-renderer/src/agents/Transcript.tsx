@@ -121,6 +121,11 @@ export function TranscriptItemView({ item, running = false }: { item: Transcript
       return (
         <div className="msg msg-user" data-testid="msg-user">
           {item.inputKind === 'chat' ? <p className="pre-wrap">{item.text}</p> : <code className="mono">{item.text}</code>}
+          {item.images ? (
+            <p className="msg-images small" data-testid="msg-images">
+              <Icon name="layers" size={12} /> {item.images === 1 ? '1 image attached' : `${item.images} images attached`}
+            </p>
+          ) : null}
         </div>
       );
     case 'assistant':

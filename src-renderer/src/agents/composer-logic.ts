@@ -1,3 +1,5 @@
+import { ImageMediaType, MAX_IMAGE_BYTES, MAX_INPUT_IMAGE_BYTES, MAX_INPUT_IMAGES } from '../../../src-preload/contract/agents';
+
 /**
  * The composer's pure parts: the queue of messages typed while the agent works, the Up/Down
  * history of a session's inputs, and the context-window figure. No React, no bridge; unit-tested.
@@ -6,6 +8,7 @@
 export interface QueuedInput {
   id: string;
   text: string;
+  images?: readonly { mediaType: ImageMediaType; data: string }[];
 }
 
 /**
@@ -109,4 +112,30 @@ export function formatElapsed(ms: number): string {
   const s = total % 60;
   const ss = String(s).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+/** An image waiting in the composer: sent with the next message as a base64 image block. */
+export interface PendingImage {
+  id: string;
+  name: string;
+  mediaType: ImageMediaType;
+  /** Base64 without the data: prefix. */
+  data: string;
+  bytes: number;
+}
+
+const IMAGE_TYPES: readonly string[] = ImageMediaType.options;
+
+/**
+ * Whether one more image may be attached: its type, its size and the total of the message.
+ * Returns the reason in words when not (shown as a toast), null when it fits.
+ */
+export function imageRefusal(current: readonly { bytes: number }[], file: { name: string; type: string; size: number }): string | null {
+  if (!IMAGE_TYPES.includes(file.type)) return `${file.name || 'The file'} is not a PNG, JPEG, GIF or WebP image.`;
+  if (current.length >= MAX_INPUT_IMAGES) return `At most ${MAX_INPUT_IMAGES} images go with one message.`;
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (file.size > MAX_IMAGE_BYTES) return `${file.name || 'The image'} is ${mb(file.size)}; one image may be at most ${mb(MAX_IMAGE_BYTES)}.`;
+  const total = current.reduce((n, i) => n + i.bytes, 0) + file.size;
+  if (total > MAX_INPUT_IMAGE_BYTES) return `The images of one message may be at most ${mb(MAX_INPUT_IMAGE_BYTES)} together; this one would make ${mb(total)}.`;
+  return null;
 }

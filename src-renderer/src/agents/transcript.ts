@@ -7,7 +7,7 @@ import type { AgentEvent, AgentMode, Approval, CommandView, PolicyDecision, Risk
  * Pure: no React, no bridge; unit-tested.
  */
 export type TranscriptItem =
-  | { kind: 'user'; id: string; turnId: string | null; text: string; inputKind: 'chat' | 'bang' | 'slash'; ts: number }
+  | { kind: 'user'; id: string; turnId: string | null; text: string; inputKind: 'chat' | 'bang' | 'slash'; ts: number; images?: number }
   | { kind: 'assistant'; id: string; text: string }
   | { kind: 'thinking'; id: string; text: string }
   | {
@@ -133,7 +133,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       else {
         out.turnStart = items.length;
         out.bang = d.kind === 'bang' ? d.input.replace(/^!\s*/, '') : null;
-        items.push({ kind: 'user', id, turnId: e.turnId, text: d.input, inputKind: d.kind, ts: e.ts });
+        items.push({ kind: 'user', id, turnId: e.turnId, text: d.input, inputKind: d.kind, ts: e.ts, ...(d.images?.length ? { images: d.images.length } : {}) });
       }
       out.running = true;
       out.retry = null;

@@ -4,6 +4,7 @@ import type {
   AgentSettings,
   Approval,
   ApprovalDecision,
+  ImageAttachment,
   ProviderProfile,
   ProviderProfileInput,
   Session,
@@ -34,14 +35,14 @@ export interface AgentsSlice {
   updateSession(sessionId: string, patch: SessionPatch): Promise<void>;
   removeSession(sessionId: string): Promise<void>;
   /** Sends chat, `!command` or `/command`; false when the engine refused it (shown as a toast). */
-  sendInput(sessionId: string, input: string): Promise<boolean>;
+  sendInput(sessionId: string, input: string, images?: readonly ImageAttachment[]): Promise<boolean>;
   cancelTurn(sessionId: string): Promise<void>;
   /**
    * Messages typed while a turn runs, per session, sent one by one as turns end. Kept in the
    * renderer's store: switching views keeps them, a reload of the window drops them.
    */
   composerQueues: Readonly<Record<string, SessionQueue>>;
-  queueInput(sessionId: string, text: string): void;
+  queueInput(sessionId: string, text: string, images?: readonly ImageAttachment[]): void;
   removeQueued(sessionId: string, id: string): void;
   /** Sends the next queued message if the session can take it (also after an interruption paused the queue). */
   flushQueue(sessionId: string, opts?: { resume?: boolean }): Promise<void>;
@@ -162,9 +163,9 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
     }
   },
 
-  async sendInput(sessionId, input) {
+  async sendInput(sessionId, input, images) {
     try {
-      await client.invoke('agents.input', { sessionId, input });
+      await client.invoke('agents.input', { sessionId, input, ...(images && images.length > 0 ? { images: [...images] } : {}) });
       return true;
     } catch (e) {
       get().toastError('Could not send', e);
@@ -182,8 +183,8 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
     }
   },
 
-  queueInput(sessionId, text) {
-    dispatchQueue(set, sessionId, { type: 'add', item: { id: `q${++queuedSeq}`, text } });
+  queueInput(sessionId, text, images) {
+    dispatchQueue(set, sessionId, { type: 'add', item: { id: `q${++queuedSeq}`, text, ...(images && images.length > 0 ? { images } : {}) } });
     // The turn may have ended between the click and now: nothing else would start the queue then.
     if (get().sessions.find((x) => x.id === sessionId)?.status === 'idle') void get().flushQueue(sessionId);
   },
@@ -201,7 +202,7 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
     flushing.add(sessionId);
     dispatchQueue(set, sessionId, { type: 'shift' });
     try {
-      if (!(await get().sendInput(sessionId, next.text))) {
+      if (!(await get().sendInput(sessionId, next.text, next.images))) {
         // Refused (shown as a toast): it stays queued, held until the user sends or removes it.
         dispatchQueue(set, sessionId, { type: 'unshift', item: next });
         dispatchQueue(set, sessionId, { type: 'pause' });
