@@ -198,7 +198,8 @@ export function parsePlan(text: string): PlanDocument {
           end: i + 1,
           checked: c[2] !== ' ',
           rawId,
-          id: rawId !== undefined && WELL_FORMED_ID.test(rawId) && /^\(STEP_ID=/.test(m![0]) ? rawId : undefined,
+          // Well formed means written exactly as the format shows it, so every reader (grep included) finds it.
+          id: rawId !== undefined && WELL_FORMED_ID.test(rawId) && m![0] === `(STEP_ID=${rawId})` ? rawId : undefined,
           text: (m ? rest.replace(m[0], '') : rest).trim(),
         });
         continue;

@@ -82,7 +82,14 @@ export function validatePlan(input: string | PlanDocument): PlanProblem[] {
   for (const step of doc.steps) {
     if (!STEP_SECTIONS.includes(step.section)) continue;
     const where = SECTION_NAME[step.section];
-    if (step.rawId === undefined) add(step.line, `step in ${where} has no "(STEP_ID=NNN)" marker`);
+    if (step.rawId === undefined) {
+      add(
+        step.line,
+        /STEP_ID/i.test(doc.lines[step.line]!.text)
+          ? 'malformed STEP_ID marker: write it as "(STEP_ID=NNN)", parentheses included'
+          : `step in ${where} has no "(STEP_ID=NNN)" marker`,
+      );
+    }
     else if (step.id === undefined) {
       add(
         step.line,
@@ -121,9 +128,10 @@ export function validatePlan(input: string | PlanDocument): PlanProblem[] {
   const notes = findSection(doc, 'notes');
   for (const step of blocked) {
     if (!step.id) continue;
-    const marker = `STEP_ID=${step.id}`;
+    // Not a prefix of a longer id: a note about 0050 says nothing about 005.
+    const marker = new RegExp(`STEP_ID=${step.id}(?!\\d)`);
     let noted = false;
-    if (notes) for (let i = notes.heading + 1; i < notes.end && !noted; i++) noted = doc.lines[i]!.text.includes(marker);
+    if (notes) for (let i = notes.heading + 1; i < notes.end && !noted; i++) noted = marker.test(doc.lines[i]!.text);
     if (!noted) add(step.line, `blocked step ${step.id} has no note in Notes saying why it is blocked and what a human must decide`);
   }
 
