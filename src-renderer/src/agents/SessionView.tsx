@@ -132,7 +132,7 @@ function ContextMeter({ tokens, window }: { tokens: number; window: number }) {
       <span className="context-bar" aria-hidden>
         <span style={{ width: `${pct}%` }} />
       </span>
-      {k(tokens)} / {k(window)} ({pct}%){high ? ' — /compact to make room' : ''}
+      context {k(tokens)} / {k(window)} ({pct}%){high ? ' — /compact to make room' : ''}
     </span>
   );
 }

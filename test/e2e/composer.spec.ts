@@ -1,0 +1,108 @@
+import { test, expect } from '@playwright/test';
+import { startModelServer, type ModelServer } from '../fixtures/model-server/index';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { SessionPage } from './poms/session';
+import { makeRepo } from '../support/temp';
+
+let host: RunningHost;
+let model: ModelServer;
+let repo: { path: string; cleanup(): void };
+
+// A 1×1 red PNG.
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
+type Body = { messages: Array<{ role: string; content: Array<{ type: string; text?: string; source?: { media_type: string; data: string } }> }> };
+
+test.beforeAll(async () => {
+  model = await startModelServer({
+    script: [
+      // Slow enough to queue a message while it streams.
+      {
+        match: { userPattern: 'take your time' },
+        delayMs: 700,
+        blocks: [{ type: 'text', text: 'Thinking slowly about a long answer, one piece at a time.' }],
+      },
+      { match: { userPattern: 'queued follow-up' }, blocks: [{ type: 'text', text: 'Answering the queued follow-up.' }], usage: { input_tokens: 165_000, output_tokens: 800 } },
+      { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
+    ],
+  });
+  host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
+  repo = makeRepo('fd-e2e-composer-');
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  await model?.close();
+  repo?.cleanup();
+});
+
+test('a message typed while the agent works is queued, removable, and sent when the turn ends; Up recalls it; an image paste reaches the model', async ({ page }) => {
+  const name = repo.path.split('/').pop()!;
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await board.startAdding(repo.path);
+  await board.submit();
+  await expect(board.card(name)).toBeVisible();
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+
+  await session.send('Please take your time with this one');
+  await expect(page.getByTestId('stop')).toBeVisible();
+  // Enter while the turn runs queues; a second queued message is removed before it goes.
+  await session.input.fill('not this one after all');
+  await session.input.press('Enter');
+  await session.input.fill('queued follow-up: and the tests?');
+  await session.input.press('Enter');
+  await expect(session.input).toHaveValue('');
+  const queued = page.getByTestId('queued-input');
+  await expect(queued).toHaveCount(2);
+  await page.screenshot({ path: 'test-results/composer-queued.png' });
+  await queued.filter({ hasText: 'not this one' }).getByTestId('queued-remove').click();
+  await expect(queued).toHaveCount(1);
+  // Nothing queued went to the model while the first turn ran.
+  expect(model.mainRequests()).toHaveLength(1);
+
+  // The turn ends; the queued message goes on its own and gets its answer.
+  await expect(session.transcript.getByTestId('msg-user').filter({ hasText: 'queued follow-up' })).toBeVisible({ timeout: 60_000 });
+  await expect(session.transcript).toContainText('Answering the queued follow-up.', { timeout: 30_000 });
+  await expect(queued).toHaveCount(0);
+  await session.waitIdle();
+  expect(model.mainRequests().map((r) => r.userText)).toEqual([expect.stringContaining('take your time'), expect.stringContaining('queued follow-up')]);
+  expect(model.mainRequests().some((r) => JSON.stringify(r.body).includes('not this one'))).toBe(false);
+  // The latest call's usage (~166k of Sonnet's 200k) fills the meter past the /compact hint.
+  await expect(page.getByTestId('context-meter')).toContainText('/compact');
+
+  // Up on an empty composer recalls the last input, Up again the one before, Down comes back.
+  await session.input.focus();
+  await session.input.press('ArrowUp');
+  await expect(session.input).toHaveValue('queued follow-up: and the tests?');
+  await session.input.press('ArrowUp');
+  await expect(session.input).toHaveValue('Please take your time with this one');
+  await session.input.press('ArrowDown');
+  await session.input.press('ArrowDown');
+  await expect(session.input).toHaveValue('');
+
+  // Pasting an image attaches it as a chip; it goes to the model as an image block.
+  await session.input.focus();
+  await page.evaluate((b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }));
+    const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+    document.querySelector('[data-testid="composer-input"]')!.dispatchEvent(ev);
+  }, PNG);
+  await expect(page.getByTestId('image-chip')).toHaveCount(1);
+  await expect(page.getByTestId('image-chip')).toContainText('pixel.png');
+  await session.input.fill('what is in this image?');
+  await page.screenshot({ path: 'test-results/composer-image-chip.png' });
+  await session.input.press('Enter');
+  await expect(session.transcript).toContainText('A single red pixel.', { timeout: 30_000 });
+  await expect(page.getByTestId('image-chip')).toHaveCount(0);
+  await expect(session.transcript.getByTestId('msg-images')).toContainText('1 image attached');
+  const body = model.mainRequests()[2]!.body as Body;
+  const last = body.messages[body.messages.length - 1]!;
+  expect(last.content.map((b) => b.type)).toEqual(['image', 'text']);
+  expect(last.content[0]!.source).toMatchObject({ media_type: 'image/png', data: PNG });
+  await page.screenshot({ path: 'test-results/composer-image-sent.png' });
+});
