@@ -21,6 +21,13 @@ describe('PLAN.md validation', () => {
     expect(steps.blocked).toEqual([]);
   });
 
+  it('accepts the example plan of docs/autopilot.md', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/autopilot.md'), 'utf8');
+    const example = /```md\n([\s\S]*?)```/.exec(doc)![1]!;
+    expect(problems(example)).toEqual([]);
+    expect(readSteps(example).blocked.map((s) => s.id)).toEqual(['004']);
+  });
+
   it('accepts a finished plan (Next and Backlog empty) and a plan waiting on a blocked step', () => {
     const finished = newPlan({ goal: 'g', testCmd: 'npm test' });
     expect(problems(finished)).toEqual([]);
