@@ -314,7 +314,7 @@ export class WorktreeManager {
       if (!isLossless(loss) && !o.force) {
         throw new AppError(
           'conflict',
-          [`Removing the worktree "${slug}" would lose work:`, ...lines.map((l) => `  - ${l}`), `It is archived before removal either way; to remove it, confirm with --force (restore later with: worktree restore ${slug}).`].join('\n'),
+          [`Removing the worktree "${slug}" would lose work:`, ...lines.map((l) => `  - ${l}`), `It is archived before removal either way: confirm the removal to go ahead (on the command line: --force); it can be restored later (worktree restore ${slug}).`].join('\n'),
           { slug, path: e.path, changed: loss.changed, untracked: loss.untracked, unpushed: loss.unpushed },
         );
       }

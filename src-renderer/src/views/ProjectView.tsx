@@ -5,6 +5,7 @@ import { relativeTime, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
 import { SessionList } from '../agents/SessionList';
 import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
+import { WorktreeList } from '../worktrees/WorktreeList';
 
 export function ProjectView({ projectId }: { projectId: string }) {
   const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
@@ -46,6 +47,7 @@ export function ProjectView({ projectId }: { projectId: string }) {
           <dd>{project.refreshedAt ? relativeTime(project.refreshedAt) : 'never'}</dd>
         </dl>
       </div>
+      <WorktreeList projectId={project.id} />
       <SessionList projectId={project.id} />
     </section>
   );

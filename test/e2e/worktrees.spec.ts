@@ -1,0 +1,52 @@
+import { test, expect } from '@playwright/test';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { runCli } from '../../src-main/cli/main';
+import { WorktreeManager } from '../../src-main/worktrees/worktree-manager';
+import { gitIn, makeRepo, tempDir } from '../support/temp';
+
+let host: RunningHost | undefined;
+const cleanups: Array<() => void> = [];
+test.afterAll(async () => {
+  await host?.stop();
+  cleanups.forEach((c) => c());
+});
+
+test('the project page lists worktrees, asks again before archiving unsaved work, and restores it', async ({ page }) => {
+  const repo = makeRepo('fd-e2e-wt-');
+  const outside = tempDir('fd-e2e-wt-outside-');
+  const data = tempDir('fd-e2e-wt-data-');
+  cleanups.push(repo.cleanup, outside.cleanup, data.cleanup);
+  const m = new WorktreeManager();
+  await m.create(repo.path, 'wip-feature');
+  writeFileSync(join(repo.path, '.trees/wip-feature/draft.md'), 'half-written\n');
+  gitIn(repo.path, 'worktree', 'add', '-q', '-b', 'by-hand', join(outside.path, 'hand-made'));
+  const added = await runCli(['projects', 'add', repo.path, '--data-dir', data.path], { out: () => {}, err: () => {} });
+  expect(added).toBe(0);
+
+  host = await startHost({ dataDir: data.path });
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await page.getByTestId('sidebar-projects').getByText(basename(repo.path), { exact: true }).click();
+  const list = page.getByTestId('worktree-list');
+  await expect(list.getByTestId('worktree-wip-feature')).toContainText('feature/wip-feature');
+  await expect(list.getByTestId('worktree-hand-made')).toContainText('made outside Flightdeck');
+
+  await list.getByTestId('worktree-wip-feature').getByRole('button', { name: 'Remove' }).click();
+  await page.getByTestId('confirm-dialog').getByTestId('confirm').click();
+  // The host refused: the second dialog names what would be lost.
+  const again = page.getByTestId('confirm-dialog');
+  await expect(again).toContainText('1 untracked file: draft.md');
+  mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: 'test-results/worktrees-remove-confirm.png' });
+  expect(existsSync(join(repo.path, '.trees/wip-feature/draft.md'))).toBe(true);
+  await again.getByTestId('confirm').click();
+  await expect(list.getByTestId('worktree-wip-feature')).toBeHidden();
+  expect(existsSync(join(repo.path, '.trees/wip-feature'))).toBe(false);
+
+  await list.getByTestId('archive-wip-feature').getByRole('button', { name: 'Restore' }).click();
+  await expect(list.getByTestId('worktree-wip-feature')).toBeVisible();
+  expect(readFileSync(join(repo.path, '.trees/wip-feature/draft.md'), 'utf8')).toBe('half-written\n');
+});
