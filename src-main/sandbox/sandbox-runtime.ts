@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { lstatSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { AppError } from '../../src-preload/contract';
+import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import { bwrapArgs, commandsGetNetwork, seatbeltProfile, type HiddenPath, type SandboxPolicy } from './policy';
 
 /** Where bubblewrap and sandbox-exec live (bwrap from PATH, where distributions install it). */
@@ -44,7 +45,13 @@ const probes = new Map<string, Promise<Probe>>();
 
 function run(file: string, args: readonly string[]): Promise<{ ok: boolean; detail: string }> {
   return new Promise((resolve) => {
-    execFile(file, [...args], { timeout: PROBE_TIMEOUT_MS, windowsHide: true }, (err, _stdout, stderr) => {
+    // Like every child: the allow-listed environment and no inherited descriptor (the probe is
+    // the one bubblewrap start that did not go through a runner).
+    // Resolved first: the prelude would turn "not installed" into a bare exit 127.
+    const program = resolveOnPath(file, process.env.PATH);
+    if (!program) return resolve({ ok: false, detail: `${file} is not installed` });
+    const exec = cleanExec(program, args);
+    execFile(exec.file, exec.args, { timeout: PROBE_TIMEOUT_MS, windowsHide: true, env: childEnv('minimal') }, (err, _stdout, stderr) => {
       if (!err) return resolve({ ok: true, detail: '' });
       const code = (err as NodeJS.ErrnoException).code;
       resolve({ ok: false, detail: code === 'ENOENT' ? `${file} is not installed` : (String(stderr).trim() || err.message).split('\n')[0]! });
