@@ -96,9 +96,8 @@ function reparse(doc: PlanDocument): PlanDocument {
 
 /** Puts a step (its lines as given) as the only item of Next. */
 function intoNext(doc: PlanDocument, texts: readonly string[]): PlanDocument {
-  const next = section(doc, 'next');
-  // Right under the heading, after any prose that explains the section (a comment, a hint).
-  return appendTo(doc, next.kind!, texts);
+  // At the end of the section's content: after any prose that explains it (a comment, a hint).
+  return appendTo(doc, 'next', texts);
 }
 
 function takeFirst(doc: PlanDocument, kind: SectionKind): { doc: PlanDocument; texts: string[] } | undefined {
