@@ -122,7 +122,8 @@ function dominantEol(lines: readonly Line[]): '\r\n' | '\n' | '\r' {
   return '\n';
 }
 
-const HEADING = /^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/;
+/** An ATX heading as CommonMark reads it: up to three spaces of indent, closing #s dropped. */
+const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const FENCE = /^[ \t]{0,3}(```|~~~)/;
 /** A checkbox Flightdeck reads: `- [ ] text` or `- [x] text` (also `*`/`+`, `X`). */
 const CHECKBOX = /^([ \t]*)[-*+][ \t]+\[([ xX])\](?:[ \t]+(.*)|[ \t]*)$/;
@@ -152,7 +153,8 @@ export function parsePlan(text: string): PlanDocument {
   const sections: Section[] = [];
   let inFence = false;
   for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!.text;
+    // A byte order mark (editors on Windows add one) is not part of the first heading.
+    const t = i === 0 ? lines[i]!.text.replace(/^\uFEFF/, '') : lines[i]!.text;
     if (FENCE.test(t)) {
       inFence = !inFence;
       continue;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatProblem, newPlan, parsePlan, readSteps, validatePlan } from '../../../src-main/autopilot/plan';
+import { acceptanceCommand, formatProblem, newPlan, parsePlan, readSteps, validatePlan } from '../../../src-main/autopilot/plan';
 
 const FIXTURES = join(__dirname, '../../fixtures/autopilot');
 const MALFORMED = join(FIXTURES, 'malformed');
@@ -50,6 +50,17 @@ describe('PLAN.md validation', () => {
     expect(problems(text)).toEqual([]);
     const doc = parsePlan(text);
     expect(doc.steps.find((s) => s.section === 'next')).toMatchObject({ id: '1000', line: 9, end: 11 });
+  });
+
+  it('reads headings with a byte order mark, up to three spaces of indent or closing #s, and finds the acceptance command', () => {
+    const seed = readFileSync(join(FIXTURES, 'valid-seed-format.md'), 'utf8');
+    const text = '\uFEFF' + seed.replace('# PLAN\n\n', '').replace('## Done', '   ## Done ##').replace('## Notes', '## Notes #');
+    expect(text.startsWith('\uFEFF## Goal')).toBe(true);
+    expect(problems(text)).toEqual([]);
+    expect(acceptanceCommand(parsePlan(text))).toBe('node --test');
+    expect(acceptanceCommand(parsePlan(seed.replace('`node --test`', '`  `')))).toBeUndefined();
+    // Four spaces make an indented code block, not a heading.
+    expect(problems(seed.replace('## Done', '    ## Done'))).toContain('line 1: missing section "## Done"');
   });
 
   it('does not count STEP_ID mentions in Notes or unknown sections as steps', () => {
