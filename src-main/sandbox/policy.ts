@@ -37,6 +37,12 @@ export interface SandboxPolicy {
    * data folder (stored keys, the database). Only existing paths (sandbox-runtime filters).
    */
   hidden?: readonly HiddenPath[];
+  /**
+   * Further paths inside the root that stay read-only in workspace-write: the git folders of
+   * repositories nested in the root (sandbox-runtime finds them), whose hooks and config run
+   * code as soon as the user runs git there. Only existing paths.
+   */
+  readOnly?: readonly string[];
 }
 
 export interface HiddenPath {
@@ -70,9 +76,9 @@ export function commandsGetNetwork(n: NetworkPolicy): boolean {
   return n.mode === 'on';
 }
 
-/** Paths inside the root that stay read-only in workspace-write (a repository's git data). */
-export function protectedPaths(root: string): string[] {
-  return [joinPath(root, '.git')];
+/** Paths inside the root that stay read-only in workspace-write (a repository's git data, nested ones too). */
+export function protectedPaths(root: string, extra: readonly string[] = []): string[] {
+  return [joinPath(root, '.git'), ...extra.filter((path) => inside(root, path) && path !== root)];
 }
 
 function joinPath(a: string, b: string): string {
@@ -107,7 +113,7 @@ export function bwrapArgs(p: SandboxPolicy, cwd: string): string[] {
   for (const path of RUN_KEPT) args.push('--ro-bind-try', path, path);
   if (p.mode === 'workspace-write') {
     args.push('--bind', p.root, p.root);
-    for (const path of protectedPaths(p.root)) args.push('--ro-bind-try', path, path);
+    for (const path of protectedPaths(p.root, p.readOnly)) args.push('--ro-bind-try', path, path);
   } else {
     args.push('--ro-bind', p.root, p.root);
   }
@@ -148,7 +154,7 @@ export function seatbeltProfile(p: SandboxPolicy, paths: SeatbeltPaths): string 
   ];
   lines.push(`(allow file-write*\n  ${writable.join('\n  ')})`);
   if (p.mode === 'workspace-write') {
-    lines.push(`(deny file-write*\n  ${protectedPaths(p.root).map((g) => `(subpath ${sbplString(g)})`).join('\n  ')})`);
+    lines.push(`(deny file-write*\n  ${protectedPaths(p.root, p.readOnly).map((g) => `(subpath ${sbplString(g)})`).join('\n  ')})`);
   }
   if (!commandsGetNetwork(p.network)) {
     lines.push('(deny network*)', '(allow network* (remote unix-socket))', '(allow network* (local unix-socket))');
@@ -183,7 +189,7 @@ export function claudeSandboxSettings(p: SandboxPolicy, opts: { secretDirs: read
     autoAllowBashIfSandboxed: false,
     network: { allowedDomains },
     filesystem: {
-      denyWrite: p.mode === 'read-only' ? [p.root] : protectedPaths(p.root),
+      denyWrite: p.mode === 'read-only' ? [p.root] : protectedPaths(p.root, p.readOnly),
       denyRead: [...opts.secretDirs, ...hideable(p).map((h) => h.path)],
     },
     credentials: {

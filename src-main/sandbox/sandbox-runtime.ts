@@ -7,6 +7,8 @@
  */
 import { execFile } from 'node:child_process';
 import { lstatSync, realpathSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { AppError } from '../../src-preload/contract';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
@@ -94,6 +96,7 @@ function macTempDirs(): string[] {
 export async function sandboxArgv(argv: readonly string[], policy: SandboxPolicy, cwd: string, tools: SandboxTools = {}): Promise<string[]> {
   if (policy.mode === 'danger-full-access') return [...argv];
   policy = withExistingHidden(policy);
+  if (policy.mode === 'workspace-write') policy = { ...policy, readOnly: [...(policy.readOnly ?? []), ...(await nestedGitPaths(policy.root))] };
   const platform = tools.platform ?? process.platform;
   if (platform === 'linux') {
     const bwrap = tools.bwrap ?? BWRAP;
@@ -127,6 +130,48 @@ export function withExistingHidden(policy: SandboxPolicy): SandboxPolicy {
     }
   }
   return { ...policy, hidden };
+}
+
+/** How deep under the root nested repositories are looked for (a folder of clones, vendored repos). */
+const NESTED_GIT_DEPTH = 4;
+/** Folder entries read at most per command: the search stays quick in a huge tree. */
+const NESTED_GIT_MAX_ENTRIES = 20_000;
+/** Folders never searched: dependencies, and git folders themselves. */
+const NESTED_GIT_SKIP = new Set(['.git', 'node_modules']);
+
+/**
+ * The `.git` folders (and `.git` files of submodules and worktrees, whose `gitdir:` line says
+ * where hooks are read from) of repositories nested in the root, so they stay read-only like the
+ * root's own: a hook or `core.fsmonitor` planted there runs, outside any sandbox, the next time
+ * the user runs git in that folder. Breadth-first, bounded in depth and entries, asynchronous (a
+ * big tree never holds up the host); symlinks are not followed.
+ */
+export async function nestedGitPaths(root: string): Promise<string[]> {
+  const found: string[] = [];
+  let level = [root];
+  let budget = NESTED_GIT_MAX_ENTRIES;
+  for (let depth = 0; depth <= NESTED_GIT_DEPTH && level.length > 0 && budget > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch {
+        // Unreadable or gone meanwhile: nothing the command could use there either way.
+        continue;
+      }
+      budget -= entries.length;
+      for (const e of entries) {
+        const path = join(dir, e.name);
+        if (e.name === '.git') {
+          if (dir !== root && (e.isDirectory() || e.isFile())) found.push(path);
+        } else if (e.isDirectory() && !NESTED_GIT_SKIP.has(e.name)) next.push(path);
+      }
+      if (budget <= 0) break;
+    }
+    level = next;
+  }
+  return found;
 }
 
 /** Tests: forget what the probes found. */

@@ -14,7 +14,7 @@ import { commandEnv } from '../../../src-main/agents/tools/command-runner';
 import { DEFAULT_NETWORK } from '../../../src-main/sandbox/policy';
 import { SandboxedRunner } from '../../../src-main/sandbox/sandboxed-runner';
 import { PtyCommandRunner } from '../../../src-main/terminals/agent-command-runner';
-import { makeRepo } from '../../support/temp';
+import { gitIn, makeRepo } from '../../support/temp';
 import { startTerminalHarness, type TerminalHarness } from '../terminals/support';
 
 /** Generous: a pty, bubblewrap and a shell start on a loaded 2-core machine. */
@@ -119,6 +119,31 @@ describe.runIf(process.platform === 'linux')('a workspace-write command cannot g
     expect(readdirSync(join(repo.path, '.git', 'hooks')).sort()).toEqual(hooksBefore);
     expect(existsSync(join(repo.path, '.git-old'))).toBe(false);
     expect(existsSync(join(repo.path, '.git', 'info', 'attributes'))).toBe(false);
+  });
+
+  it("a repository nested in the root keeps its .git read-only too (a folder of clones, a submodule's .git file)", async () => {
+    const nested = join(repo.path, 'services', 'api');
+    mkdirSync(nested, { recursive: true });
+    gitIn(nested, 'init', '-q');
+    const configBefore = readFileSync(join(nested, '.git', 'config'), 'utf8');
+    // A submodule or linked worktree: `.git` is a file naming where the repository (and its hooks) is.
+    mkdirSync(join(repo.path, 'vendor', 'lib'), { recursive: true });
+    writeFileSync(join(repo.path, 'vendor', 'lib', '.git'), 'gitdir: ../../.git\n');
+    const r = await attack(
+      [
+        "printf '#!/bin/sh\\ntouch PWNED\\n' > services/api/.git/hooks/post-checkout",
+        '(cd services/api && git config core.fsmonitor "touch PWNED-FSMONITOR")',
+        'echo "gitdir: ../evil" > vendor/lib/.git',
+        'echo code > services/api/main.go',
+        'echo DONE',
+      ].join('; '),
+    );
+    expect(r.output).toContain('DONE');
+    expect(existsSync(join(nested, '.git', 'hooks', 'post-checkout'))).toBe(false);
+    expect(readFileSync(join(nested, '.git', 'config'), 'utf8')).toBe(configBefore);
+    expect(readFileSync(join(repo.path, 'vendor', 'lib', '.git'), 'utf8')).toBe('gitdir: ../../.git\n');
+    // The nested repository's own files stay writable.
+    expect(readFileSync(join(nested, 'main.go'), 'utf8')).toBe('code\n');
   });
 
   it('a Unix socket of a service outside (a session bus, the Docker socket) cannot be reached', async () => {

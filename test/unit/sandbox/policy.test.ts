@@ -16,6 +16,12 @@ describe('bubblewrap arguments', () => {
     expect(a.slice(-3)).toEqual(['--chdir', '/work/repo/sub', '--']);
   });
 
+  it('nested git folders given as readOnly are bound read-only after the root; paths outside the root are ignored', () => {
+    const a = bwrapArgs({ ...ww, readOnly: ['/work/repo/svc/.git', '/elsewhere/.git'] }, '/work/repo').join(' ');
+    expect(a).toContain('--bind /work/repo /work/repo --ro-bind-try /work/repo/.git /work/repo/.git --ro-bind-try /work/repo/svc/.git /work/repo/svc/.git');
+    expect(a).not.toContain('/elsewhere');
+  });
+
   it('read-only binds the root read-only; no network unless it is on (allow-list included)', () => {
     const a = bwrapArgs({ ...ww, mode: 'read-only', network: { mode: 'off', allowedDomains: [] } }, '/work/repo').join(' ');
     expect(a).toContain('--ro-bind /work/repo /work/repo');
