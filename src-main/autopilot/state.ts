@@ -222,3 +222,23 @@ export function transition(s: RunState, e: AutopilotEvent): Transition {
     }
   }
 }
+
+/**
+ * Reads a persisted state (`state.json`). A file that is not JSON or does not fit the schema
+ * (edited by hand, written by a newer Flightdeck) is refused with what is wrong, never guessed at:
+ * resuming from a wrong state could redo or skip steps.
+ */
+export function parseRunState(text: string, where = 'state.json'): RunState {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new AppError('invalid_input', `${where} is not valid JSON: ${(e as Error).message}`);
+  }
+  const r = RunState.safeParse(raw);
+  if (!r.success) {
+    const what = r.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${i.message}`).join('; ');
+    throw new AppError('invalid_input', `${where} is not an autopilot run state: ${what}`, { issues: r.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
+  }
+  return r.data;
+}

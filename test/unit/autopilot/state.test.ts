@@ -4,6 +4,7 @@ import {
   NO_STEP,
   RunState,
   initialState,
+  parseRunState,
   transition,
   type AutopilotEvent,
   type AutopilotPhase,
@@ -146,5 +147,15 @@ describe('autopilot state machine: whole runs', () => {
     ]) {
       expect(RunState.safeParse(bad).success).toBe(false);
     }
+  });
+
+  it('reads a persisted state back, and refuses a damaged one with what is wrong', () => {
+    const mid = run(initialState(LIMITS), [{ type: 'bootstrapped' }, { type: 'snapshot_taken' }]).state;
+    expect(parseRunState(JSON.stringify(mid, null, 2))).toEqual(mid);
+    expect(() => parseRunState('{"version":1,')).toThrow(/state.json is not valid JSON/);
+    expect(() => parseRunState(JSON.stringify({ ...mid, iteration: 'two' }), '/w/.flightdeck/autopilot/state.json')).toThrow(
+      /\/w\/.flightdeck\/autopilot\/state.json is not an autopilot run state: iteration: /,
+    );
+    expect(() => parseRunState('null')).toThrow(/\(top level\)/);
   });
 });
