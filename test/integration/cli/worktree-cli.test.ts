@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src-main/cli/main';
@@ -66,4 +67,26 @@ describe('flightdeck worktree', () => {
     expect((await cli('worktree', 'list', '--force', ...common)).code).toBe(2);
     expect((await cli('worktree', 'list', '--repo', join(data, 'nowhere'), '--data-dir', data)).code).toBe(1);
   });
+
+  it('runs as `npm run -s cli -- worktree …` with exit codes 0 and 1, and prunes a vanished folder on remove', async () => {
+    const { repo, data } = setup();
+    await new WorktreeManager().create(repo, 'gone');
+    rmSync(join(repo, '.trees/gone'), { recursive: true, force: true });
+    const npm = (...args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) => {
+        execFile('npm', ['run', '-s', 'cli', '--', 'worktree', ...args, '--data-dir', data], { cwd: process.cwd(), timeout: 120_000 }, (e, out, err) =>
+          resolve({ code: e ? (typeof e.code === 'number' ? e.code : -1) : 0, out: String(out), err: String(err) }),
+        );
+      });
+    const listed = await npm('list', '--repo', repo);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/gone {2}feature\/gone {2}\.trees\/gone {2}\[folder missing/);
+    const removed = await npm('remove', 'gone', '--repo', repo);
+    expect(removed.code).toBe(0);
+    expect(removed.out).toContain('Archived as refs/flightdeck/archive/gone/');
+    expect(gitIn(repo, 'worktree', 'list', '--porcelain')).not.toContain('.trees/gone');
+    const failed = await npm('restore', 'never-archived', '--repo', repo);
+    expect(failed.code).toBe(1);
+    expect(failed.err).toContain('There is no archive of the worktree "never-archived"');
+  }, 180_000);
 });

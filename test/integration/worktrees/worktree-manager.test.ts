@@ -90,13 +90,14 @@ describe('WorktreeManager', () => {
     gitIn(wt, 'add', 'done.txt');
     gitIn(wt, 'commit', '-q', '-m', 'Finish the login form');
     writeFileSync(join(wt, 'README.md'), '# edited, not committed\n');
+    rmSync(join(wt, 'done.txt'));
     mkdirSync(join(wt, 'new'));
     writeFileSync(join(wt, 'new', 'untracked.txt'), 'only here\n');
     const tip = gitIn(wt, 'rev-parse', 'HEAD').trim();
 
     const refused = await failure(m.remove(work, 'feat'));
     expect(refused.code).toBe('conflict');
-    expect(refused.message).toContain('README.md');
+    expect(refused.message).toContain('2 files with uncommitted changes: README.md, done.txt');
     expect(refused.message).toContain('new/untracked.txt');
     expect(refused.message).toContain('"Finish the login form"');
     expect(refused.message).toContain('--force');
@@ -119,7 +120,8 @@ describe('WorktreeManager', () => {
     expect(readFileSync(join(wt, 'README.md'), 'utf8')).toBe('# edited, not committed\n');
     expect(readFileSync(join(wt, 'new', 'untracked.txt'), 'utf8')).toBe('only here\n');
     // Back as uncommitted work, not as a commit.
-    expect(gitIn(wt, 'status', '--porcelain', '--untracked-files=all')).toBe(' M README.md\n?? new/untracked.txt\n');
+    expect(gitIn(wt, 'status', '--porcelain', '--untracked-files=all')).toBe(' M README.md\n D done.txt\n?? new/untracked.txt\n');
+    expect(existsSync(join(wt, 'done.txt'))).toBe(false);
   });
 
   it('refuses a worktree whose only risk is an unpushed commit; removes a pushed, clean one without asking', async () => {
@@ -219,14 +221,17 @@ describe('WorktreeManager', () => {
     expect(r.entry.branch).toBe('feature/late');
   });
 
-  it('refuses removal while a process is still writing in the worktree, and archives the last write once it stops', async () => {
+  it('refuses removal while a process is still writing in the worktree, and archives the last write once it stops', { timeout: 90_000 }, async () => {
     const { work } = repoWithOrigin();
-    const m = manager();
+    // A long settle window: a writer starved of CPU by a loaded machine still writes within it.
+    const m = manager({ settleMs: 500 });
     await m.create(work, 'busy');
     const wt = join(work, '.trees/busy');
-    const writer = spawn(process.execPath, ['-e', `let i = 0; setInterval(() => require('fs').writeFileSync('out.log', String(i++)), 20);`], { cwd: wt, stdio: 'ignore' });
+    const writer = spawn(process.execPath, ['-e', `let i = 0; setInterval(() => require('fs').writeFileSync('out.log', String(i++)), 10);`], { cwd: wt, stdio: 'ignore' });
     cleanups.push(() => writer.kill('SIGKILL'));
-    await new Promise((r) => setTimeout(r, 200));
+    // Node starts slowly under load: wait until the writer is really writing.
+    const log = join(wt, 'out.log');
+    await expect.poll(() => (existsSync(log) ? readFileSync(log, 'utf8') : ''), { timeout: 60_000 }).not.toBe('');
     const e = await failure(m.remove(work, 'busy', { force: true }));
     expect(e.message).toMatch(/still changing \(a process is writing in/);
     expect(existsSync(wt)).toBe(true);
