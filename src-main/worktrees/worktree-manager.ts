@@ -16,6 +16,7 @@ import { KeyedLock } from './keyed-lock';
 import {
   ARCHIVE_REF_PREFIX,
   archiveMessage,
+  archiveSlugFor,
   archiveRef,
   archiveTimestamp,
   isLossless,
@@ -325,7 +326,7 @@ export class WorktreeManager {
       if (first !== second) {
         throw new AppError('conflict', `Files in the worktree "${slug}" are still changing (a process is writing in ${e.path}): stop it, then remove the worktree again.`, { slug, path: e.path });
       }
-      const archive = await this.archive(root, { slug, branch: e.branch, base, head }, second);
+      const archive = await this.archive(root, { slug: archiveSlugFor(e.slug), branch: e.branch, base, head }, second);
       // --force: the checks above (and the archive) replace git's own refusal of a dirty tree.
       await this.write(root, ['worktree', 'remove', '--force', e.path]);
       const branchDeleted = await this.deleteOwnBranch(root, slug, e.branch);
@@ -338,7 +339,7 @@ export class WorktreeManager {
     const head = e.head ?? '';
     if (!/^[0-9a-f]{40,64}$/.test(head)) throw new AppError('conflict', `The worktree "${e.slug}" has no commit to archive; remove it with: git worktree prune`);
     const tree = (await git(['rev-parse', `${head}^{tree}`], { cwd: root })).trim();
-    const archive = await this.archive(root, { slug: e.slug, branch: e.branch, base, head }, tree);
+    const archive = await this.archive(root, { slug: archiveSlugFor(e.slug), branch: e.branch, base, head }, tree);
     await this.write(root, ['worktree', 'remove', '--force', e.path]);
     const branchDeleted = await this.deleteOwnBranch(root, e.slug, e.branch);
     return { slug: e.slug, path: e.path, archive, branchDeleted, saved: [] };

@@ -22,6 +22,20 @@ export function validateSlug(slug: string): string {
   return slug;
 }
 
+/**
+ * The slug an archive of a worktree is filed under: its folder name when that is a valid slug
+ * (always so for Flightdeck's own), else the name folded into one (a hand-made `../My_Fix` → `my-fix`).
+ */
+export function archiveSlugFor(folderName: string): string {
+  if (slugProblem(folderName) === null) return folderName;
+  const folded = folderName
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, MAX_SLUG_LENGTH)
+    .replace(/^-+|-+$/g, '');
+  return folded || 'worktree';
+}
+
 // ---- git worktree list --porcelain ------------------------------------------------------------
 
 export interface PorcelainWorktree {

@@ -173,6 +173,13 @@ describe('WorktreeManager', () => {
     expect(gitIn(work, 'rev-parse', `${done.pruned[0]!.archive.ref}^1`).trim()).toBe(tip);
     // The hand-made worktree and its branch are untouched.
     expect(existsSync(join(outside.path, 'mine'))).toBe(true);
+
+    // One whose folder name is outside the slug rules is still removable, archived under a folded slug, its branch kept.
+    gitIn(work, 'worktree', 'add', '-q', '-b', 'odd', join(outside.path, 'My_Fix'));
+    const odd = await m.remove(work, 'My_Fix');
+    expect(odd.archive.ref).toMatch(/^refs\/flightdeck\/archive\/my-fix\//);
+    expect(odd.branchDeleted).toBe(false);
+    expect(gitIn(work, 'branch', '--list', 'odd').trim()).toBe('odd');
   });
 
   it('gives clear messages for a locked worktree and a branch checked out elsewhere', async () => {

@@ -3,6 +3,7 @@ import { AppError } from '../../../src-preload/contract';
 import {
   archiveMessage,
   archiveRef,
+  archiveSlugFor,
   archiveTimestamp,
   isLossless,
   lockFileInMessage,
@@ -98,6 +99,13 @@ describe('archive refs', () => {
     expect(parseArchiveRef('refs/flightdeck/archive/add-auth/20260218T103000Z-2')).toEqual({ slug: 'add-auth', timestamp: '20260218T103000Z-2' });
     expect(parseArchiveRef('refs/heads/main')).toBeNull();
     expect(() => archiveRef('../x', ts)).toThrow(/not a valid worktree name/);
+  });
+
+  it('files a hand-made worktree with a folder name outside the rules under a folded slug', () => {
+    expect(archiveSlugFor('add-auth')).toBe('add-auth');
+    expect(archiveSlugFor('My_Fix (2)')).toBe('my-fix-2');
+    expect(archiveSlugFor('___')).toBe('worktree');
+    expect(slugProblem(archiveSlugFor('X'.repeat(100) + '-y'))).toBeNull();
   });
 
   it('round-trips the archive commit message', () => {
