@@ -2,6 +2,10 @@ import { AgentEventData, AppError } from '../../src-preload/contract';
 import type { Router } from '../bridge/router';
 import type { AgentService } from './agent-service';
 import { toContractMessage } from './store/message-repo';
+import { suggestFiles } from './session-files';
+
+/** Suggestions shown for an @ mention: a screenful. */
+const MENTION_SUGGESTIONS = 12;
 
 export function registerAgentHandlers(router: Router, agents: AgentService): void {
   router.handle('agents.sessions.list', ({ projectId }) => agents.listSessions(projectId));
@@ -9,6 +13,7 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
   router.handle('agents.sessions.create', (input) => agents.createSession(input));
   router.handle('agents.sessions.update', (input) => agents.updateSession(input));
   router.handle('agents.sessions.remove', ({ sessionId }) => ({ removed: agents.removeSession(sessionId) }));
+  router.handle('agents.files.suggest', ({ sessionId, query, limit }) => suggestFiles(agents.getSession(sessionId).root, query, limit ?? MENTION_SUGGESTIONS));
   router.handle('agents.messages.list', ({ sessionId }) => {
     agents.getSession(sessionId);
     return agents.messages.live(sessionId).map(toContractMessage);

@@ -582,6 +582,11 @@ export const agentRequests = {
     'Delete a session, its messages, approvals and events (refused while a turn runs). Files are untouched.',
   ),
   'agents.messages.list': request(BySession, z.array(Message), 'The conversation of a session, oldest first (summaries replace compacted turns).'),
+  'agents.files.suggest': request(
+    z.object({ sessionId: SessionId, query: z.string().max(500), limit: z.number().int().min(1).max(50).optional() }).strict(),
+    z.object({ paths: z.array(z.string()), truncated: z.boolean() }),
+    'Files of the session root for an @ mention, best fuzzy matches first (tracked and untracked-not-ignored; paths relative to the root).',
+  ),
   'agents.events.read': request(
     z.object({ sessionId: SessionId, fromSeq: z.number().int().positive().default(1), limit: z.number().int().min(1).max(10_000).default(2_000) }).strict(),
     z.object({ events: z.array(AgentEvent), lastSeq: z.number().int().nonnegative() }),

@@ -83,15 +83,25 @@ test('a message typed while the agent works is queued, removable, and sent when 
   await session.input.press('ArrowDown');
   await expect(session.input).toHaveValue('');
 
+  // @ opens fuzzy file completion in the session root; Tab inserts the relative path.
+  await session.input.fill('explain @rdme');
+  await expect(page.getByTestId('mention-menu')).toContainText('README.md');
+  await page.screenshot({ path: 'test-results/composer-mention.png' });
+  await session.input.press('Tab');
+  await expect(session.input).toHaveValue('explain @README.md ');
+  await expect(page.getByTestId('mention-menu')).toBeHidden();
+  await session.input.fill('');
+
   // Pasting an image attaches it as a chip; it goes to the model as an image block.
   await session.input.focus();
-  await page.evaluate((b64) => {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  // A string, so the Node tsconfig needs no DOM types: a paste event carrying a PNG file, as a browser dispatches it.
+  await page.evaluate(`(() => {
+    const bytes = Uint8Array.from(atob(${JSON.stringify(PNG)}), (c) => c.charCodeAt(0));
     const dt = new DataTransfer();
     dt.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }));
     const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
-    document.querySelector('[data-testid="composer-input"]')!.dispatchEvent(ev);
-  }, PNG);
+    document.querySelector('[data-testid="composer-input"]').dispatchEvent(ev);
+  })()`);
   await expect(page.getByTestId('image-chip')).toHaveCount(1);
   await expect(page.getByTestId('image-chip')).toContainText('pixel.png');
   await session.input.fill('what is in this image?');

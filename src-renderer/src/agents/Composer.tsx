@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
 import type { ImageAttachment, ImageMediaType } from '../../../src-preload/contract/agents';
 import { Icon } from '../components/Icon';
-import { useAppStore } from '../store';
-import { caretAtEdge, emptyQueue, historyStart, historyStep, imageRefusal, type HistoryState, type PendingImage } from './composer-logic';
+import { useAppStore, useClient } from '../store';
+import { caretAtEdge, emptyQueue, historyStart, historyStep, imageRefusal, insertMention, mentionAt, type HistoryState, type PendingImage } from './composer-logic';
 import { completeSlash } from './slash-commands';
 
 let imageSeq = 0;
+/** A pause in typing before the files are asked for: one request per word, not per key. */
+const MENTION_DEBOUNCE_MS = 80;
 
 /** Whether a modal dialog is open: Escape and focus belong to it then, not to the composer. */
 export const dialogOpen = () => document.querySelector('[role="dialog"], [role="alertdialog"]') !== null;
@@ -82,6 +84,47 @@ export function Composer({
     if (!document.querySelector('[role="dialog"]')) inputRef.current?.focus();
   }, []);
   const suggestions = completeSlash(text);
+  const client = useClient();
+  const [caret, setCaret] = useState(0);
+  // Escape closes the menu of one mention; typing a new @ opens it again.
+  const [dismissed, setDismissed] = useState<number | null>(null);
+  const typed = mentionAt(text, caret);
+  const mention = typed && typed.start !== dismissed ? typed : null;
+  const mentionQuery = mention?.query ?? null;
+  const [files, setFiles] = useState<{ query: string; paths: string[] } | null>(null);
+  const [fileSel, setFileSel] = useState(0);
+  // Ask main for the files matching the mention being typed; a slower answer to an older query is dropped.
+  useEffect(() => {
+    if (mentionQuery === null) return;
+    let stale = false;
+    const t = setTimeout(() => {
+      client
+        .invoke('agents.files.suggest', { sessionId, query: mentionQuery })
+        .then((r) => {
+          if (stale) return;
+          setFiles({ query: mentionQuery, paths: r.paths });
+          setFileSel(0);
+        })
+        // No suggestions is the honest answer when the listing failed; typing goes on unaffected.
+        .catch(() => !stale && setFiles({ query: mentionQuery, paths: [] }));
+    }, MENTION_DEBOUNCE_MS);
+    return () => {
+      stale = true;
+      clearTimeout(t);
+    };
+  }, [client, sessionId, mentionQuery]);
+  const filePaths = mention && files ? files.paths : [];
+  const pickFile = (path: string) => {
+    if (!mention) return;
+    const next = insertMention(text, mention.start, caret, path);
+    setText(next.text);
+    setCaret(next.caret);
+    setFiles(null);
+    requestAnimationFrame(() => {
+      inputRef.current?.focus();
+      inputRef.current?.setSelectionRange(next.caret, next.caret);
+    });
+  };
   const mode = text.trimStart().startsWith('!') ? 'bang' : text.trimStart().startsWith('/') ? 'slash' : 'chat';
 
   const send = async () => {
@@ -125,6 +168,23 @@ export function Composer({
   };
 
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (filePaths.length > 0) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        setFileSel((i) => (i + (e.key === 'ArrowDown' ? 1 : filePaths.length - 1)) % filePaths.length);
+        return;
+      }
+      if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey)) {
+        e.preventDefault();
+        pickFile(filePaths[Math.min(fileSel, filePaths.length - 1)]!);
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        setDismissed(mention!.start);
+        return;
+      }
+    }
     if (e.key === 'Escape' && running && !dialogOpen()) {
       e.preventDefault();
       onStop();
@@ -183,6 +243,15 @@ export function Composer({
           </li>
         </ul>
       )}
+      {filePaths.length > 0 && (
+        <ul className="slash-menu mention-menu" role="listbox" aria-label="Files" data-testid="mention-menu">
+          {filePaths.map((p, i) => (
+            <li key={p} role="option" aria-selected={i === fileSel} className={i === fileSel ? 'selected' : ''} onMouseDown={(e) => (e.preventDefault(), pickFile(p))}>
+              <span className="mono truncate">{p}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {suggestions.length > 0 && !text.includes(' ') && (
         <ul className="slash-menu" role="listbox" data-testid="slash-menu">
           {suggestions.map((c, i) => (
@@ -215,7 +284,9 @@ export function Composer({
           placeholder={running ? 'The agent is working… Enter queues a message, Esc interrupts' : 'Ask the agent, "!command" to run a shell command, "/" for commands, ↑ for earlier inputs'}
           value={text}
           rows={Math.min(8, Math.max(2, text.split('\n').length))}
+          onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
           onChange={(e) => {
+            setCaret(e.target.selectionStart);
             setText(e.target.value);
             setSelected(0);
             setHist(historyStart);

@@ -139,3 +139,17 @@ export function imageRefusal(current: readonly { bytes: number }[], file: { name
   if (total > MAX_INPUT_IMAGE_BYTES) return `The images of one message may be at most ${mb(MAX_INPUT_IMAGE_BYTES)} together; this one would make ${mb(total)}.`;
   return null;
 }
+
+/** The `@` mention being typed before the caret: its query and where its `@` is, or null. */
+export function mentionAt(text: string, caret: number): { start: number; query: string } | null {
+  const m = /(^|\s)@([^\s@]*)$/.exec(text.slice(0, caret));
+  if (!m) return null;
+  return { start: caret - m[2]!.length - 1, query: m[2]! };
+}
+
+/** The text with the mention at `start` (up to the caret) replaced by `@path `, and the caret after it. */
+export function insertMention(text: string, start: number, caret: number, path: string): { text: string; caret: number } {
+  const inserted = `@${path} `;
+  const rest = text.slice(caret).replace(/^\S*/, '').replace(/^ /, '');
+  return { text: text.slice(0, start) + inserted + rest, caret: start + inserted.length };
+}

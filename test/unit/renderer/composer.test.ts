@@ -12,6 +12,9 @@ import {
   historyEntries,
   historyStart,
   historyStep,
+  imageRefusal,
+  insertMention,
+  mentionAt,
   MAX_QUEUED_INPUTS,
   nextToSend,
   queueReducer,
@@ -159,5 +162,29 @@ describe('queue in the store', () => {
     await store.getState().flushQueue(session.id, { resume: true });
     expect(inputs(calls)).toEqual(['later']);
     expect(store.getState().composerQueues[session.id]).toMatchObject({ items: [{ text: 'later' }], paused: true });
+  });
+});
+
+describe('the @ mention being typed', () => {
+  it('is found only right before the caret, after a space or at the start', () => {
+    expect(mentionAt('look at @src/ma', 15)).toEqual({ start: 8, query: 'src/ma' });
+    expect(mentionAt('@', 1)).toEqual({ start: 0, query: '' });
+    expect(mentionAt('mail me@example.com', 19)).toBeNull();
+    expect(mentionAt('look at @src/ma and more', 24)).toBeNull();
+    expect(mentionAt('look at @src/ma and more', 15)).toEqual({ start: 8, query: 'src/ma' });
+  });
+
+  it('is replaced by the chosen path, the rest of its word dropped, the caret after it', () => {
+    expect(insertMention('see @comp please', 4, 9, 'src/agents/Composer.tsx')).toEqual({ text: 'see @src/agents/Composer.tsx please', caret: 29 });
+    expect(insertMention('@ma', 0, 3, 'src/main.ts')).toEqual({ text: '@src/main.ts ', caret: 13 });
+  });
+});
+
+describe('images attached in the composer', () => {
+  it('takes PNG, JPEG, GIF and WebP within the size bounds and says why not otherwise', () => {
+    expect(imageRefusal([], { name: 'a.png', type: 'image/png', size: 1000 })).toBeNull();
+    expect(imageRefusal([], { name: 'a.bmp', type: 'image/bmp', size: 1000 })).toContain('not a PNG, JPEG, GIF or WebP');
+    expect(imageRefusal([], { name: 'big.png', type: 'image/png', size: 6 * 1024 * 1024 })).toContain('at most 5.0 MB');
+    expect(imageRefusal([{ bytes: 4 * 1024 * 1024 }], { name: 'b.jpg', type: 'image/jpeg', size: 2 * 1024 * 1024 })).toContain('together');
   });
 });
