@@ -25,6 +25,8 @@ test.beforeAll(async () => {
       },
       { match: { userPattern: 'queued follow-up' }, blocks: [{ type: 'text', text: 'Answering the queued follow-up.' }], usage: { input_tokens: 165_000, output_tokens: 800 } },
       { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
+      // Slow, so the user can leave the session before its approval is asked.
+      { match: { userPattern: 'create notify.txt' }, delayMs: 600, blocks: [{ type: 'text', text: 'Writing it.' }, { type: 'tool_use', name: 'write', input: { path: 'notify.txt', content: 'hi\n' } }] },
     ],
   });
   host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
@@ -116,3 +118,45 @@ test('a message typed while the agent works is queued, removable, and sent when 
   expect(last.content[0]!.source).toMatchObject({ media_type: 'image/png', data: PNG });
   await page.screenshot({ path: 'test-results/composer-image-sent.png' });
 });
+
+test('with notifications turned on, an approval waiting in a session that is not open shows a browser notification that opens it', async ({ page }) => {
+  // The browser's Notification, recorded: permission is asked only on the click, never on load.
+  await page.addInitScript(`(() => {
+    window.__notes = [];
+    window.__asked = 0;
+    class FakeNotification {
+      static permission = 'default';
+      static async requestPermission() { window.__asked++; FakeNotification.permission = 'granted'; return 'granted'; }
+      constructor(title, opts) { this.title = title; this.body = opts && opts.body; this.onclick = null; window.__notes.push(this); }
+      close() { this.closed = true; }
+    }
+    window.Notification = FakeNotification;
+  })()`);
+  const name = repo.path.split('/').pop()!;
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await expect(board.card(name)).toBeVisible();
+  expect(await page.evaluate<number>('window.__asked')).toBe(0);
+  const toggle = page.getByTestId('notify-toggle');
+  await expect(toggle).toHaveText('Notify me of approvals');
+  await toggle.click();
+  await expect(toggle).toHaveText('Notifying of approvals');
+  expect(await page.evaluate<number>('window.__asked')).toBe(1);
+
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await session.send('Please create notify.txt');
+  // Leave for the board while the model is still answering.
+  await page.getByRole('button', { name: 'Board' }).first().click();
+  await expect.poll(() => page.evaluate<number>('window.__notes.length'), { timeout: 30_000 }).toBe(1);
+  expect(await page.evaluate<string>('window.__notes[0].title + " | " + window.__notes[0].body')).toMatch(/^Approval waiting \| Please create notify\.txt: .*notify\.txt/);
+  await page.evaluate('window.__notes[0].onclick()');
+  await expect(session.view).toBeVisible();
+  await expect(session.approval).toBeVisible();
+  await page.screenshot({ path: 'test-results/composer-notification-opened.png' });
+  await session.approveOnce();
+  await session.waitIdle();
+  // Answered in front of the user: no second notification.
+  expect(await page.evaluate<number>('window.__notes.length')).toBe(1);
+});
+

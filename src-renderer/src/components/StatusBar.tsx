@@ -1,5 +1,6 @@
 import { useAppStore } from '../store';
 import { plural, shortPath } from '../lib/format';
+import { ApprovalNotifications } from './ApprovalNotifications';
 
 export function StatusBar() {
   const connection = useAppStore((s) => s.connection);
@@ -14,6 +15,7 @@ export function StatusBar() {
       </span>
       <span>{plural(count, 'project')}</span>
       <span className="spacer" />
+      <ApprovalNotifications />
       {info && (
         <>
           <span title={info.dataDir}>Data: {shortPath(info.dataDir)}</span>
