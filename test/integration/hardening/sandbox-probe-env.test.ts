@@ -4,7 +4,7 @@
  * whatever `bwrap` was first on PATH. It now starts like every child (allow-listed environment,
  * descriptor-closing prelude). A stand-in bwrap records what it was given.
  */
-import { chmodSync, openSync, closeSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, openSync, closeSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChildProcessRunner } from '../../../src-main/agents/tools/command-runner';
@@ -18,8 +18,10 @@ afterAll(() => dir.cleanup());
 describe.runIf(process.platform === 'linux')('the sandbox probe', () => {
   it('gets no browser token, no model key and no descriptor of the host', async () => {
     const fake = join(dir.path, 'bwrap');
+    const hiddenDir = join(dir.path, 'hidden-data');
+    mkdirSync(hiddenDir);
     // Records its environment and descriptors per call, then succeeds (the probe) or does nothing.
-    writeFileSync(fake, `#!/bin/sh\nenv > "${dir.path}/env.$$"\nls -l /proc/$$/fd/ > "${dir.path}/fds.$$"\nexit 0\n`);
+    writeFileSync(fake, `#!/bin/sh\nenv > "${dir.path}/env.$$"\necho "$@" > "${dir.path}/args.$$"\nls -l /proc/$$/fd/ > "${dir.path}/fds.$$"\nexit 0\n`);
     chmodSync(fake, 0o755);
     const saved = { token: process.env.FLIGHTDECK_TOKEN, key: process.env.ANTHROPIC_API_KEY };
     process.env.FLIGHTDECK_TOKEN = 'probe-token-0123456789';
@@ -27,7 +29,7 @@ describe.runIf(process.platform === 'linux')('the sandbox probe', () => {
     // A descriptor the host holds open (a database, a socket): not close-on-exec, like node-pty's masters.
     const held = openSync(join(dir.path, 'held.db'), 'w');
     try {
-      const runner = new SandboxedRunner(() => new ChildProcessRunner(), { bwrap: fake });
+      const runner = new SandboxedRunner(() => new ChildProcessRunner(), { bwrap: fake }, [{ path: hiddenDir, kind: 'dir' }]);
       await runner.run({ cwd: dir.path, command: 'true', env: { PATH: process.env.PATH ?? '' }, timeoutMs: 30_000, signal: new AbortController().signal, sandbox: { mode: 'workspace-write', root: dir.path, network: DEFAULT_NETWORK } });
     } finally {
       closeSync(held);
@@ -36,6 +38,11 @@ describe.runIf(process.platform === 'linux')('the sandbox probe', () => {
       if (saved.token === undefined) delete process.env.FLIGHTDECK_TOKEN;
       if (saved.key === undefined) delete process.env.ANTHROPIC_API_KEY;
     }
+    // The probe (the call that runs `true`) mounts nothing over hidden paths: those come and go
+    // (a Claude Code run's folder), and a probe failed by one would refuse every command.
+    const args = readdirSync(dir.path).filter((f) => f.startsWith('args.')).map((f) => readFileSync(join(dir.path, f), 'utf8'));
+    expect(args.filter((a) => / true\n$/.test(a) && !a.includes(hiddenDir))).toHaveLength(1);
+    expect(args.filter((a) => a.includes(hiddenDir))).toHaveLength(1);
     const envs = readdirSync(dir.path).filter((f) => f.startsWith('env.'));
     // The probe and the command itself.
     expect(envs.length).toBe(2);
