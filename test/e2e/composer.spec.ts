@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { startModelServer, type ModelServer } from '../fixtures/model-server/index';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
@@ -25,6 +25,7 @@ test.beforeAll(async () => {
       },
       { match: { userPattern: 'queued follow-up' }, blocks: [{ type: 'text', text: 'Answering the queued follow-up.' }], usage: { input_tokens: 165_000, output_tokens: 800 } },
       { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
+      { match: { userPattern: 'wait a while' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'sleep 20' } }] },
       // Slow, so the user can leave the session before its approval is asked.
       { match: { userPattern: 'create notify.txt' }, delayMs: 600, blocks: [{ type: 'text', text: 'Writing it.' }, { type: 'tool_use', name: 'write', input: { path: 'notify.txt', content: 'hi\n' } }] },
     ],
@@ -33,6 +34,20 @@ test.beforeAll(async () => {
   repo = makeRepo('fd-e2e-composer-');
 });
 
+/** The board with the test repository added (by whichever test runs first). */
+async function openBoard(page: Page): Promise<{ board: BoardPage; name: string }> {
+  const name = repo.path.split('/').pop()!;
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await expect(page.getByTestId('statusbar')).toContainText('Connected');
+  if ((await board.card(name).count()) === 0) {
+    await board.startAdding(repo.path);
+    await board.submit();
+  }
+  await expect(board.card(name)).toBeVisible();
+  return { board, name };
+}
+
 test.afterAll(async () => {
   await host?.stop();
   await model?.close();
@@ -40,15 +55,13 @@ test.afterAll(async () => {
 });
 
 test('a message typed while the agent works is queued, removable, and sent when the turn ends; Up recalls it; an image paste reaches the model', async ({ page }) => {
-  const name = repo.path.split('/').pop()!;
-  const board = new BoardPage(page);
-  await board.open(host.url);
-  await board.startAdding(repo.path);
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const { name } = await openBoard(page);
   const session = new SessionPage(page);
   await session.startFromProject(name);
 
+  // Requests of this test only (the server is shared by the file's tests).
+  const start = model.mainRequests().length;
+  const mine = () => model.mainRequests().slice(start);
   await session.send('Please take your time with this one');
   await expect(page.getByTestId('stop')).toBeVisible();
   // Enter while the turn runs queues; a second queued message is removed before it goes.
@@ -63,15 +76,15 @@ test('a message typed while the agent works is queued, removable, and sent when 
   await queued.filter({ hasText: 'not this one' }).getByTestId('queued-remove').click();
   await expect(queued).toHaveCount(1);
   // Nothing queued went to the model while the first turn ran.
-  expect(model.mainRequests()).toHaveLength(1);
+  expect(mine()).toHaveLength(1);
 
   // The turn ends; the queued message goes on its own and gets its answer.
   await expect(session.transcript.getByTestId('msg-user').filter({ hasText: 'queued follow-up' })).toBeVisible({ timeout: 60_000 });
   await expect(session.transcript).toContainText('Answering the queued follow-up.', { timeout: 30_000 });
   await expect(queued).toHaveCount(0);
   await session.waitIdle();
-  expect(model.mainRequests().map((r) => r.userText)).toEqual([expect.stringContaining('take your time'), expect.stringContaining('queued follow-up')]);
-  expect(model.mainRequests().some((r) => JSON.stringify(r.body).includes('not this one'))).toBe(false);
+  expect(mine().map((r) => r.userText)).toEqual([expect.stringContaining('take your time'), expect.stringContaining('queued follow-up')]);
+  expect(mine().some((r) => JSON.stringify(r.body).includes('not this one'))).toBe(false);
   // The latest call's usage (~166k of Sonnet's 200k) fills the meter past the /compact hint.
   await expect(page.getByTestId('context-meter')).toContainText('/compact');
 
@@ -112,7 +125,7 @@ test('a message typed while the agent works is queued, removable, and sent when 
   await expect(session.transcript).toContainText('A single red pixel.', { timeout: 30_000 });
   await expect(page.getByTestId('image-chip')).toHaveCount(0);
   await expect(session.transcript.getByTestId('msg-images')).toContainText('1 image attached');
-  const body = model.mainRequests()[2]!.body as Body;
+  const body = mine()[2]!.body as Body;
   const last = body.messages[body.messages.length - 1]!;
   expect(last.content.map((b) => b.type)).toEqual(['image', 'text']);
   expect(last.content[0]!.source).toMatchObject({ media_type: 'image/png', data: PNG });
@@ -132,10 +145,7 @@ test('with notifications turned on, an approval waiting in a session that is not
     }
     window.Notification = FakeNotification;
   })()`);
-  const name = repo.path.split('/').pop()!;
-  const board = new BoardPage(page);
-  await board.open(host.url);
-  await expect(board.card(name)).toBeVisible();
+  const { name } = await openBoard(page);
   expect(await page.evaluate<number>('window.__asked')).toBe(0);
   const toggle = page.getByTestId('notify-toggle');
   await expect(toggle).toHaveText('Notify me of approvals');
@@ -158,5 +168,25 @@ test('with notifications turned on, an approval waiting in a session that is not
   await session.waitIdle();
   // Answered in front of the user: no second notification.
   expect(await page.evaluate<number>('window.__notes.length')).toBe(1);
+});
+
+test('a running tool shows its elapsed time, and Escape in the composer interrupts the turn', async ({ page }) => {
+  const { name } = await openBoard(page);
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await session.send('Please wait a while');
+  const card = session.lastCard('bash');
+  const approve = card.getByTestId('card-approve');
+  // Whether sleep asks depends on the policy preset; approve it if it does.
+  await expect(card.getByTestId('tool-elapsed').or(approve)).toBeVisible({ timeout: 30_000 });
+  if (await approve.isVisible()) await approve.click();
+  const elapsed = card.getByTestId('tool-elapsed');
+  await expect(elapsed).toHaveText(/^0:0[0-9]$/);
+  await expect(elapsed).toHaveText(/^0:0[2-9]$/, { timeout: 15_000 });
+  await page.screenshot({ path: 'test-results/composer-tool-elapsed.png' });
+  await session.input.focus();
+  await session.input.press('Escape');
+  await expect(page.getByTestId('send')).toBeVisible({ timeout: 15_000 });
+  await expect(elapsed).toBeHidden();
 });
 
