@@ -14,12 +14,13 @@ export const SANDBOXES: Array<{ value: SandboxMode; label: string; help: string 
  * one that must never go unnoticed, so it is the loud one. Plan mode runs commands read-only
  * whatever the session chose.
  */
-export function SandboxBadge({ session }: { session: Session }) {
+export function SandboxBadge({ session, testId = 'sandbox-badge' }: { session: Session; testId?: string }) {
   const effective: SandboxMode = session.mode === 'plan' ? 'read-only' : session.sandbox;
   const info = SANDBOXES.find((s) => s.value === effective)!;
-  const cls = effective === 'danger-full-access' ? 'badge badge-bad' : effective === 'read-only' ? 'badge' : 'badge badge-ok';
+  // sandbox-confined: in a narrow header the confined states move into the overflow menu; FULL ACCESS never does.
+  const cls = effective === 'danger-full-access' ? 'badge badge-bad' : effective === 'read-only' ? 'badge sandbox-confined' : 'badge badge-ok sandbox-confined';
   return (
-    <span className={cls} title={`Sandbox: ${info.help}${session.mode === 'plan' && session.sandbox !== 'read-only' ? ' (plan mode)' : ''}`} data-testid="sandbox-badge">
+    <span className={cls} title={`Sandbox: ${info.help}${session.mode === 'plan' && session.sandbox !== 'read-only' ? ' (plan mode)' : ''}`} data-testid={testId}>
       {effective === 'danger-full-access' ? 'FULL ACCESS' : effective === 'read-only' ? 'Read-only sandbox' : 'Sandboxed'}
     </span>
   );

@@ -5,10 +5,10 @@ import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
 import { usd } from '../lib/format';
 import { ExecutorControl } from '../coder/ExecutorControl';
-
 import { SandboxBadge, SandboxControl } from './SandboxControl';
 import { ChangesButton } from '../changes/SessionChanges';
 import { SessionIdentity } from '../sessions/SessionIdentity';
+
 export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
   { value: 'default', label: 'Default', help: 'Writes and risky commands ask first' },
@@ -36,7 +36,7 @@ export function ApproveBadge({ session }: { session: Session }) {
   const review = useAppStore((s) => s.reviewApproval);
   if (session.pendingApprovals === 0) return null;
   return (
-    <button className="badge badge-warn badge-button" onClick={() => review({ sessionId: session.id })} title="Show the approval" data-testid="approve-badge">
+    <button className="badge badge-warn badge-button" onClick={() => review({ sessionId: session.id })} title="Needs approval: show the approval" data-testid="approve-badge">
       {session.pendingApprovals} to approve
     </button>
   );
@@ -68,15 +68,16 @@ export function SessionHeader({ session }: { session: Session }) {
     <header className={`session-header ${menuOpen ? 'menu-open' : ''}`} ref={headerRef} data-testid="session-header">
       <div className="session-title">
         <SessionIdentity session={session} />
-        <span className={`badge ${statusBadgeClass(session.status)}`} data-testid="session-status">
+        {/* session-status-redundant: with an approval pending, the narrow header keeps only the clickable "N to approve". */}
+        <span className={`badge session-status ${statusBadgeClass(session.status)} ${session.pendingApprovals > 0 ? 'session-status-redundant' : ''}`} data-testid="session-status">
           {STATUS_LABEL[session.status]}
         </span>
         <ApproveBadge session={session} />
+        <SandboxBadge session={session} />
         <span className="spacer" />
         <ChangesButton session={session} />
         <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · ↑ ${c.inputTokens.toLocaleString()} in · ↓ ${c.outputTokens.toLocaleString()} out · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
           <span className="cost-tokens">↑ {tokens(c.inputTokens)}</span>
-        <SandboxBadge session={session} />
           <span className="cost-tokens">↓ {tokens(c.outputTokens)}</span>
           <strong>{usd(c.usd)}</strong>
         </div>
@@ -86,6 +87,13 @@ export function SessionHeader({ session }: { session: Session }) {
       </div>
       <div className="session-controls" data-testid="session-controls">
         <ExecutorControl session={session} />
+        <div className="sandbox-state-row">
+          {/* Shown only in the narrow menu: the header row drops the confined sandbox badge there. */}
+          <span className="menu-sandbox-state">
+            <SandboxBadge session={session} testId="sandbox-badge-menu" />
+          </span>
+          <SandboxControl session={session} />
+        </div>
         <div className="segmented small" role="radiogroup" aria-label="Mode" data-testid="mode-switcher">
           {MODES.map((m) => (
             <button
@@ -96,7 +104,6 @@ export function SessionHeader({ session }: { session: Session }) {
               className={session.mode === m.value ? 'active' : ''}
               onClick={() => (m.value === 'yolo' && session.mode !== 'yolo' ? setConfirmYolo(true) : void update(session.id, { mode: m.value }))}
             >
-        <SandboxControl session={session} />
               {m.label}
             </button>
           ))}

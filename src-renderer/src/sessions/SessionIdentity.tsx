@@ -95,7 +95,7 @@ export function SessionIdentity({ session }: { session: Session }) {
           </button>
         </h1>
       )}
-      <button className="session-id mono small" onClick={() => void copy()} title="Copy the session id (for the CLI: flightdeck chat --session …)" data-testid="session-id">
+      <button className="session-id mono small" onClick={() => void copy()} title={`${session.id}: click to copy (for the CLI: flightdeck chat --session …)`} data-testid="session-id">
         {session.id}
       </button>
       {session.archived && <span className="badge" data-testid="session-archived">Archived</span>}
