@@ -21,6 +21,7 @@ import { withExistingHidden } from '../sandbox/sandbox-runtime';
 import { createRunDir, removeRunDir, runDirGlob } from './run-dir';
 import { keysDir, removeKeyFile, writeKeyFile } from './key-file';
 import { cleanExec, resolveOnPath } from '../platform/child-process';
+import { readProjectInstructions } from './project-instructions';
 
 /** A line kept for `last_lines` is cut here: one tool result can be megabytes. */
 const MAX_KEPT_LINE_CHARS = 2_000;
@@ -136,7 +137,14 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
     // secret) and the other run folders present when a command starts.
     const sandbox = claudeSandboxSettings(withExistingHidden({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK, hidden: o.hidden ?? [] }), { secretDirs: [keysDir(), settingsDir, runDirGlob()], secretEnv: CREDENTIAL_ENV });
     await writeFile(settingsPath, JSON.stringify(runSettings({ hookUrl: hooks.url, secret: hooks.secret, keyHelper, sandbox })), { mode: 0o600 });
-    const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null });
+    // Read here, outside the sandbox, into the run's private folder: the CLI no longer reads it (launch.ts).
+    const instructions = await readProjectInstructions(o.cd, o.hidden ?? []);
+    let instructionsPath: string | null = null;
+    if (instructions !== null) {
+      instructionsPath = join(settingsDir, 'project-instructions.md');
+      await writeFile(instructionsPath, instructions, { mode: 0o600 });
+    }
+    const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null, instructionsPath });
 
     await new Promise<void>((resolveRun) => {
       let child;

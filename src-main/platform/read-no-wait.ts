@@ -8,7 +8,7 @@
  * and check the opened descriptor again (the path may have been swapped in between).
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { lstat, open, stat } from 'node:fs/promises';
 
 // Not defined on Windows, which has no FIFOs of this kind.
 const OPEN_NOWAIT = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
@@ -61,6 +61,43 @@ export async function readFileNoWaitAsync(path: string, encoding?: BufferEncodin
     if (!st.isFile()) throw new NotRegularFileError(path, kindOf(st));
     const buf = await fh.readFile();
     return encoding ? buf.toString(encoding) : buf;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** What {@link readFileHeadNoWaitAsync} read: at most `maxBytes`, and whether more was there. */
+export interface FileHead {
+  bytes: Buffer;
+  truncated: boolean;
+}
+
+/**
+ * The first `maxBytes` of a regular file that is itself no symlink (O_NOFOLLOW): for a file
+ * an agent may have planted in its own folder and the app then reads outside any sandbox, where
+ * a link could point at a file the sandbox hides (a key) and an endless or huge file would
+ * hold memory. ELOOP (a symlink) is reported as {@link NotRegularFileError}.
+ */
+export async function readFileHeadNoWaitAsync(path: string, maxBytes: number): Promise<FileHead> {
+  // Checked before opening too: opening some devices has effects of its own.
+  const before = await lstat(path);
+  if (before.isSymbolicLink()) throw new NotRegularFileError(path, 'a symbolic link');
+  if (!before.isFile()) throw new NotRegularFileError(path, kindOf(before));
+  const fh = await open(path, OPEN_NOWAIT | (constants.O_NOFOLLOW ?? 0)).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === 'ELOOP' ? new NotRegularFileError(path, 'a symbolic link') : e;
+  });
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new NotRegularFileError(path, kindOf(st));
+    // One byte more than allowed tells a file of exactly maxBytes from a longer one.
+    const buf = Buffer.alloc(maxBytes + 1);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await fh.read(buf, got, buf.length - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return { bytes: buf.subarray(0, Math.min(got, maxBytes)), truncated: got > maxBytes };
   } finally {
     await fh.close();
   }

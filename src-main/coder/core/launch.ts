@@ -60,11 +60,26 @@ export interface ArgsInput {
   settingsPath: string;
   resume?: string | null;
   model?: string | null;
+  /** A file with the project's CLAUDE.md text (project-instructions.ts), appended to the system prompt. */
+  instructionsPath?: string | null;
 }
+
+/**
+ * What the CLI may load from the working folder: nothing that runs code. The folder is the
+ * agent's, so a sandboxed command can write `.claude/settings*.json` (hooks, MCP servers,
+ * plugins, apiKeyHelper) or `.mcp.json`, and the next run there would start those unsandboxed,
+ * as the user. `user` leaves out project and local settings; `--settings` (ours: the approval
+ * hook, sandbox, key helper) and managed policy always apply. `--strict-mcp-config` without
+ * `--mcp-config` means no MCP server at all. The project's CLAUDE.md, which `user` also drops,
+ * comes back through `instructionsPath`.
+ */
+export const PROJECT_CONFIG_ARGS = ['--setting-sources', 'user', '--strict-mcp-config'] as const;
 
 /** The prompt goes to stdin: no argument-length limit, nothing in `ps`, no flag confusion. */
 export function claudeArgs(a: ArgsInput): string[] {
-  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--settings', a.settingsPath, ...permissionArgs(a.sandbox)];
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--settings', a.settingsPath, ...PROJECT_CONFIG_ARGS, ...permissionArgs(a.sandbox)];
+  // A file, not --append-system-prompt: one argument is capped at 128 KiB on Linux, and argv is public in `ps`.
+  if (a.instructionsPath) args.push('--append-system-prompt-file', a.instructionsPath);
   if (a.model) args.push('--model', a.model);
   if (a.resume) args.push('--resume', a.resume);
   return args;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claudeArgs, claudeCredential, claudeEnv, hookSettings, keyHelperCommand, permissionArgs, runSettings } from '../../../src-main/coder/core/launch';
+import { formatProjectInstructions, MAX_INSTRUCTIONS_BYTES } from '../../../src-main/coder/project-instructions';
 import { confinementVerdict, headlessVerdict } from '../../../src-main/coder/core/hook-policy';
 import { engineToolInput, engineToolName, isInside, toolPaths, toolSummary } from '../../../src-main/coder/core/tool-map';
 import { makeRedactor, redactDeep } from '../../../src-main/coder/core/redact';
@@ -17,6 +18,29 @@ describe('launch flags', () => {
     expect(args).toContain('--settings');
     expect(args.slice(-2)).toEqual(['--resume', 'abc']);
     expect(claudeArgs({ sandbox: 'read-only', settingsPath: '/s' })).not.toContain('--resume');
+  });
+
+  it('loads no project settings or MCP servers from the working folder; project instructions come as a file', () => {
+    for (const sandbox of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
+      const args = claudeArgs({ sandbox, settingsPath: '/s' });
+      expect(args.join(' ')).toContain('--setting-sources user --strict-mcp-config');
+      expect(args).not.toContain('--mcp-config');
+      expect(args).not.toContain('--append-system-prompt-file');
+    }
+    const args = claudeArgs({ sandbox: 'workspace-write', settingsPath: '/s', instructionsPath: '/run/project-instructions.md' });
+    expect(args[args.indexOf('--append-system-prompt-file') + 1]).toBe('/run/project-instructions.md');
+  });
+
+  it('frames the project instructions as Claude Code frames project memory, and notes a cut file', () => {
+    expect(formatProjectInstructions([])).toBeNull();
+    const text = formatProjectInstructions([
+      { path: '/r/CLAUDE.md', text: 'Use tabs.', truncated: false },
+      { path: '/r/.claude/CLAUDE.md', text: 'Be brief.', truncated: true },
+    ])!;
+    expect(text).toContain('Contents of /r/CLAUDE.md (project instructions, checked into the codebase):\n\nUse tabs.');
+    expect(text.indexOf('Use tabs.')).toBeLessThan(text.indexOf('Be brief.'));
+    expect(text).toContain(`/r/.claude/CLAUDE.md is longer than ${MAX_INSTRUCTIONS_BYTES} bytes`);
+    expect(text.match(/longer than/g)).toHaveLength(1);
   });
 
   it('routes every tool through one HTTP hook with the run secret', () => {
