@@ -39,7 +39,8 @@ export interface AgentsSlice {
   cancelTurn(sessionId: string): Promise<void>;
   /**
    * Messages typed while a turn runs, per session, sent one by one as turns end. Kept in the
-   * renderer's store: switching views keeps them, a reload of the window drops them.
+   * renderer (and the tab's sessionStorage): switching views and reloading keep them; another
+   * window does not see them.
    */
   composerQueues: Readonly<Record<string, SessionQueue>>;
   queueInput(sessionId: string, text: string, images?: readonly ImageAttachment[]): void;
@@ -58,12 +59,46 @@ const byUpdated = (a: Session, b: Session) => b.updatedAt - a.updatedAt;
 const flushing = new Set<string>();
 let queuedSeq = 0;
 
-function dispatchQueue(set: Parameters<SliceCreator<AgentsSlice>>[0], sessionId: string, action: QueueAction): void {
+/**
+ * Queued messages are kept in the tab's sessionStorage, so reloading the page keeps them (a
+ * new tab or window starts without them: they were typed here).
+ */
+const QUEUE_STORAGE_KEY = 'flightdeck.composerQueues';
+
+function loadQueues(): Record<string, SessionQueue> {
+  try {
+    const raw = typeof sessionStorage === 'undefined' ? null : sessionStorage.getItem(QUEUE_STORAGE_KEY);
+    const parsed: unknown = raw ? JSON.parse(raw) : null;
+    if (!parsed || typeof parsed !== 'object') return {};
+    const out: Record<string, SessionQueue> = {};
+    for (const [id, q] of Object.entries(parsed as Record<string, SessionQueue>)) {
+      if (q && Array.isArray(q.items) && q.items.every((x) => typeof x?.id === 'string' && typeof x.text === 'string')) out[id] = { items: q.items, paused: q.paused === true };
+    }
+    return out;
+  } catch {
+    // Unreadable (storage blocked, damaged by hand): start with no queue, as a new tab would.
+    return {};
+  }
+}
+
+function saveQueues(queues: Readonly<Record<string, SessionQueue>>): void {
+  try {
+    if (typeof sessionStorage === 'undefined') return;
+    const kept = Object.fromEntries(Object.entries(queues).filter(([, q]) => q.items.length > 0));
+    if (Object.keys(kept).length === 0) sessionStorage.removeItem(QUEUE_STORAGE_KEY);
+    else sessionStorage.setItem(QUEUE_STORAGE_KEY, JSON.stringify(kept));
+  } catch {
+    // Over the storage quota (large images) or blocked: the queue still works, it just does not survive a reload.
+  }
+}
+
+function dispatchQueue(set: Parameters<SliceCreator<AgentsSlice>>[0], get: Parameters<SliceCreator<AgentsSlice>>[1], sessionId: string, action: QueueAction): void {
   set((s) => {
     const before = s.composerQueues[sessionId] ?? emptyQueue;
     const after = queueReducer(before, action);
     return after === before ? {} : { composerQueues: { ...s.composerQueues, [sessionId]: after } };
   });
+  saveQueues(get().composerQueues);
 }
 
 export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) => ({
@@ -74,7 +109,7 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   reviewingApproval: null,
   profiles: [],
   agentSettings: null,
-  composerQueues: {},
+  composerQueues: loadQueues(),
 
   async loadAgents() {
     const [sessions, approvals, profiles, agentSettings] = await Promise.allSettled([
@@ -90,6 +125,8 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
       profiles: profiles.status === 'fulfilled' ? profiles.value : get().profiles,
       agentSettings: agentSettings.status === 'fulfilled' ? agentSettings.value : get().agentSettings,
     });
+    // Messages queued before a reload whose turn ended meanwhile go now (the end was not seen here).
+    for (const id of Object.keys(get().composerQueues)) void get().flushQueue(id);
   },
 
   upsertSession(session, removedId) {
@@ -175,7 +212,7 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
 
   async cancelTurn(sessionId) {
     // An interrupted turn is a change of plan: queued messages wait for the user instead of going on their own.
-    dispatchQueue(set, sessionId, { type: 'pause' });
+    dispatchQueue(set, get, sessionId, { type: 'pause' });
     try {
       await client.invoke('agents.cancel', { sessionId });
     } catch (e) {
@@ -184,28 +221,28 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   },
 
   queueInput(sessionId, text, images) {
-    dispatchQueue(set, sessionId, { type: 'add', item: { id: `q${++queuedSeq}`, text, ...(images && images.length > 0 ? { images } : {}) } });
+    dispatchQueue(set, get, sessionId, { type: 'add', item: { id: `q${Date.now().toString(36)}-${++queuedSeq}`, text, ...(images && images.length > 0 ? { images } : {}) } });
     // The turn may have ended between the click and now: nothing else would start the queue then.
     if (get().sessions.find((x) => x.id === sessionId)?.status === 'idle') void get().flushQueue(sessionId);
   },
 
   removeQueued(sessionId, id) {
-    dispatchQueue(set, sessionId, { type: 'remove', id });
+    dispatchQueue(set, get, sessionId, { type: 'remove', id });
   },
 
   async flushQueue(sessionId, opts) {
     if (flushing.has(sessionId)) return;
-    if (opts?.resume) dispatchQueue(set, sessionId, { type: 'resume' });
+    if (opts?.resume) dispatchQueue(set, get, sessionId, { type: 'resume' });
     const idle = get().sessions.find((x) => x.id === sessionId)?.status === 'idle';
     const next = nextToSend(get().composerQueues[sessionId] ?? emptyQueue, idle);
     if (!next) return;
     flushing.add(sessionId);
-    dispatchQueue(set, sessionId, { type: 'shift' });
+    dispatchQueue(set, get, sessionId, { type: 'shift' });
     try {
       if (!(await get().sendInput(sessionId, next.text, next.images))) {
         // Refused (shown as a toast): it stays queued, held until the user sends or removes it.
-        dispatchQueue(set, sessionId, { type: 'unshift', item: next });
-        dispatchQueue(set, sessionId, { type: 'pause' });
+        dispatchQueue(set, get, sessionId, { type: 'unshift', item: next });
+        dispatchQueue(set, get, sessionId, { type: 'pause' });
       }
     } finally {
       flushing.delete(sessionId);

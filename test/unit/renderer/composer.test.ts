@@ -151,6 +151,32 @@ describe('queue in the store', () => {
     expect(store.getState().composerQueues[session.id]!.items).toEqual([]);
   });
 
+  it('survives a reload of the page (in the sessionStorage of the tab) and goes once the reloaded page sees the session idle', async () => {
+    const data = new Map<string, string>();
+    const g = globalThis as { sessionStorage?: unknown };
+    g.sessionStorage = { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), removeItem: (k: string) => void data.delete(k) };
+    try {
+      const first = storeWith({});
+      first.store.getState().upsertSession(session, null);
+      first.store.getState().queueInput(session.id, 'after the reload');
+      await settle();
+      expect(inputs(first.calls)).toEqual([]);
+      // The reloaded page: a new store; the turn ended while it loaded.
+      const second = storeWith({
+        'agents.sessions.list': () => ({ ok: true, value: [{ ...session, status: 'idle', updatedAt: 5 }] }),
+        'agents.approvals.list': () => ({ ok: true, value: [] }),
+        'agents.profiles.list': () => ({ ok: true, value: [] }),
+      });
+      expect(second.store.getState().composerQueues[session.id]?.items.map((x) => x.text)).toEqual(['after the reload']);
+      await second.store.getState().loadAgents();
+      await settle();
+      expect(inputs(second.calls)).toEqual(['after the reload']);
+      expect(data.size).toBe(0);
+    } finally {
+      delete g.sessionStorage;
+    }
+  });
+
   it('after an interruption the queue waits; a refused send keeps the message queued', async () => {
     const { store, calls } = storeWith({ 'agents.input': () => ({ ok: false, error: { code: 'conflict', message: 'busy' } }) });
     store.getState().upsertSession(session, null);
