@@ -28,12 +28,9 @@ test('settings in effect name their file; /model offers to ignore the new .coder
   writeFileSync(join(repo.path, '.flightdeck/config.yml'), 'workflow:\n  max_verify_attempts: 4\n  auto_verify_after_edit: true\n');
   gitIn(repo.path, 'add', '.');
   gitIn(repo.path, 'commit', '-q', '-m', 'config');
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
   const session = new SessionPage(page);
   await session.startFromProject(name);
 

@@ -34,13 +34,9 @@ test.afterAll(async () => {
 });
 
 test('an agent asks to write a file; approving writes it, denying leaves it absent and tells the model why', async ({ page }) => {
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await expect(board.pathHelp).toContainText('Looks good');
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
 
   const session = new SessionPage(page);
   await session.startFromProject(name);

@@ -41,13 +41,9 @@ test.afterAll(async () => {
 
 test('the changes view shows what the session changed, reverts one hunk and commits the files', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await expect(board.pathHelp).toContainText('Looks good');
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
 
   const session = new SessionPage(page);
   await session.startFromProject(name);

@@ -52,12 +52,9 @@ test('settings show the claude CLI and its version', async ({ page }) => {
 });
 
 test('a session switched to Claude Code streams its turn, asks approvals through the same dialog, and shows the injected contract', async ({ page }) => {
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
 
   const session = new SessionPage(page);
   const cc = new ClaudeCodePage(page);

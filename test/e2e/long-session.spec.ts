@@ -110,12 +110,9 @@ async function tabUntil(page: Page, session: SessionPage, testId: string): Promi
 test('a 40-input session with every kind of card keeps every card readable, at 1440, 1024 and 700 px, approvals by keyboard', async ({ page }) => {
   test.setTimeout(240_000);
   await page.setViewportSize({ width: 1440, height: 900 });
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await expect(board.pathHelp).toContainText('Looks good');
-  await board.submit();
+  const name = await board.addProject(repo.path);
   const session = new SessionPage(page);
   await session.startFromProject(name);
   // A new session is for typing: the composer has focus, and the empty state names the session's mode.

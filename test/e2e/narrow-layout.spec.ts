@@ -58,12 +58,9 @@ async function overflowing(page: Page): Promise<string[]> {
 test('at 700 and 1024 px the session header keeps its title and nothing in the main pane overflows sideways', async ({ page }) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1360, height: 860 });
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
   const session = new SessionPage(page);
   await session.startFromProject(name);
 

@@ -19,12 +19,9 @@ test.afterAll(async () => {
 });
 
 test('the header shows the sandbox; full access asks first and then shows FULL ACCESS; network is a setting', async ({ page }) => {
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
   const session = new SessionPage(page);
   await session.startFromProject(name);
 

@@ -20,13 +20,9 @@ test.afterAll(async () => {
 test('sessions: rename in the header, copy the id, search the sidebar, archive and find under Archived', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.origin });
   await page.setViewportSize({ width: 1440, height: 900 });
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await expect(board.pathHelp).toContainText('Looks good');
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
 
   const session = new SessionPage(page);
   const sidebar = page.getByTestId('sidebar');

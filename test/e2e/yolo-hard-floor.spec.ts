@@ -19,12 +19,9 @@ test.afterAll(async () => {
 });
 
 test('switching to YOLO asks first and says the hard floor is on and where to turn it off', async ({ page }) => {
-  const name = repo.path.split('/').pop()!;
   const board = new BoardPage(page);
   await board.open(host.url);
-  await board.startAdding(repo.path);
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
   const session = new SessionPage(page);
   await session.startFromProject(name);
 

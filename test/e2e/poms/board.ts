@@ -37,6 +37,16 @@ export class BoardPage {
     await this.dialog.getByRole('button', { name: 'Add project' }).click();
   }
 
+  /** Adds a repository as a person does and waits for its card; the project's name is the folder's. */
+  async addProject(path: string): Promise<string> {
+    const name = path.split('/').pop()!;
+    await this.startAdding(path);
+    await expect(this.pathHelp).toContainText('Looks good');
+    await this.submit();
+    await expect(this.card(name)).toBeVisible();
+    return name;
+  }
+
   async remove(name: string): Promise<void> {
     await this.card(name).getByRole('button', { name: `Remove ${name}` }).click();
     const confirm = this.page.getByTestId('confirm-remove');
