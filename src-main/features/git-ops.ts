@@ -1,0 +1,189 @@
+/**
+ * The two seams through which feature workflows reach git and GitHub (`GitOps`, `GhOps`), with
+ * their real implementations. Git goes through the app's hardened git helper (argument arrays,
+ * allow-listed environment, bounded queue); `gh` is started the same way (clean environment,
+ * descriptor prelude) and never prompts.
+ */
+import { execFile } from 'node:child_process';
+import { git, GitError } from '../git/git';
+import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
+import { detectMerged, type MergeVerdict } from './merge-detect';
+
+// ---- git ------------------------------------------------------------------------------------
+
+export interface GitOps {
+  currentBranch(cwd: string): Promise<string | null>;
+  branchExists(repo: string, branch: string): Promise<boolean>;
+  addWorktree(repo: string, path: string, branch: string, base: string): Promise<void>;
+  removeWorktree(repo: string, path: string, opts?: { force?: boolean }): Promise<void>;
+  pruneWorktrees(repo: string): Promise<void>;
+  deleteBranch(repo: string, branch: string, opts?: { force?: boolean }): Promise<void>;
+  /** Stages `paths` (all changes when omitted) and commits; false when there was nothing to commit. */
+  commit(cwd: string, message: string, paths?: readonly string[]): Promise<boolean>;
+  push(cwd: string, remote: string, branch: string): Promise<void>;
+  isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
+}
+
+export class DefaultGitOps implements GitOps {
+  async currentBranch(cwd: string): Promise<string | null> {
+    const name = (await git(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd })).trim();
+    // A detached HEAD is reported as the literal "HEAD": there is no branch.
+    return name === 'HEAD' ? null : name;
+  }
+
+  async branchExists(repo: string, branch: string): Promise<boolean> {
+    try {
+      await git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo });
+      return true;
+    } catch (e) {
+      // show-ref --quiet answers "no such ref" with exit 1 and nothing else.
+      if (e instanceof GitError && e.exitCode === 1) return false;
+      throw e;
+    }
+  }
+
+  async addWorktree(repo: string, path: string, branch: string, base: string): Promise<void> {
+    await git(['worktree', 'add', '-b', branch, '--', path, base], { cwd: repo });
+  }
+
+  async removeWorktree(repo: string, path: string, opts: { force?: boolean } = {}): Promise<void> {
+    await git(['worktree', 'remove', ...(opts.force ? ['--force'] : []), '--', path], { cwd: repo });
+  }
+
+  async pruneWorktrees(repo: string): Promise<void> {
+    await git(['worktree', 'prune'], { cwd: repo });
+  }
+
+  async deleteBranch(repo: string, branch: string, opts: { force?: boolean } = {}): Promise<void> {
+    await git(['branch', opts.force ? '-D' : '-d', '--', branch], { cwd: repo });
+  }
+
+  async commit(cwd: string, message: string, paths?: readonly string[]): Promise<boolean> {
+    await git(paths ? ['add', '--', ...paths] : ['add', '--all'], { cwd });
+    const staged = (await git(['diff', '--cached', '--name-only'], { cwd })).trim();
+    if (!staged) return false;
+    await git(['commit', '--no-verify', '-m', message], { cwd });
+    return true;
+  }
+
+  async push(cwd: string, remote: string, branch: string): Promise<void> {
+    // A network push may take longer than a local git call.
+    await git(['push', '--no-verify', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd, timeoutMs: PUSH_TIMEOUT_MS });
+  }
+
+  isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict> {
+    return detectMerged(repo, branch, base);
+  }
+}
+
+/** A push over a slow network; beyond this it is hung (a credential prompt nobody can answer). */
+const PUSH_TIMEOUT_MS = 120_000;
+
+// ---- gh ---------------------------------------------------------------------------------------
+
+export type PrState = 'OPEN' | 'CLOSED' | 'MERGED';
+
+export interface PrInfo {
+  number: number;
+  state: PrState;
+  url: string;
+  title: string;
+}
+
+/** What a `gh` call gave: its answer, or why there is none (never a crash for a missing gh). */
+export type GhResult<T> = { ok: true; value: T } | { ok: false; reason: 'not_installed' | 'failed'; message: string };
+
+export interface GhOps {
+  /** Whether `gh` can be started at all (the caller picks the local merge check when not). */
+  available(): boolean;
+  prView(cwd: string, number: number): Promise<GhResult<PrInfo>>;
+  /** Every PR (open, closed, merged) whose head is `branch`, newest first as gh lists them. */
+  prList(cwd: string, branch: string): Promise<GhResult<PrInfo[]>>;
+  prCreate(cwd: string, pr: { title: string; body: string; base: string; head: string }): Promise<GhResult<{ url: string; number: number | null }>>;
+}
+
+/** gh talks to GitHub over the network; a call that takes longer than this is hung. */
+const GH_TIMEOUT_MS = 60_000;
+/** A PR list for one branch is a few hundred bytes per entry. */
+const GH_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+const PR_FIELDS = 'state,url,title,number';
+
+export const GH_NOT_INSTALLED_MESSAGE = 'The GitHub CLI (gh) is not installed or not on PATH. Install it from https://cli.github.com and run "gh auth login", or clean by local merge detection.';
+
+export function parsePr(raw: unknown): PrInfo {
+  const o = raw as Record<string, unknown> | null;
+  const state = typeof o?.state === 'string' ? o.state.toUpperCase() : '';
+  if (!o || typeof o.number !== 'number' || (state !== 'OPEN' && state !== 'CLOSED' && state !== 'MERGED')) {
+    throw new Error(`unexpected PR from gh: ${JSON.stringify(raw)?.slice(0, 200)}`);
+  }
+  return { number: o.number, state, url: typeof o.url === 'string' ? o.url : '', title: typeof o.title === 'string' ? o.title : '' };
+}
+
+/** The PR number at the end of a URL gh prints after `pr create` (…/pull/42). */
+export function prNumberFromUrl(url: string): number | null {
+  const m = /\/pull\/(\d+)\s*$/.exec(url.trim());
+  return m ? Number(m[1]) : null;
+}
+
+export class DefaultGhOps implements GhOps {
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  private ghEnv(): Record<string, string> {
+    // gh needs its own config and token variables (GH_TOKEN, GH_HOST, GH_CONFIG_DIR) on top of the
+    // minimal allow-list; never prompting, never paging, no colour in what we parse.
+    const extra: Record<string, string> = { GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1', GH_PAGER: 'cat' };
+    for (const k of ['GH_TOKEN', 'GITHUB_TOKEN', 'GH_HOST', 'GH_CONFIG_DIR', 'GH_ENTERPRISE_TOKEN']) {
+      const v = this.env[k];
+      if (v !== undefined) extra[k] = v;
+    }
+    return childEnv('minimal', this.env, extra);
+  }
+
+  available(): boolean {
+    return resolveOnPath('gh', this.env.PATH) !== null;
+  }
+
+  private run(args: readonly string[], cwd: string): Promise<GhResult<string>> {
+    const env = this.ghEnv();
+    // Resolved first: the descriptor prelude would turn a missing gh into exit 127.
+    const ghPath = resolveOnPath('gh', env.PATH);
+    if (!ghPath) return Promise.resolve({ ok: false, reason: 'not_installed', message: GH_NOT_INSTALLED_MESSAGE });
+    const { file, args: argv } = cleanExec(ghPath, args);
+    return new Promise((resolve) => {
+      execFile(file, argv, { cwd, env, timeout: GH_TIMEOUT_MS, maxBuffer: GH_MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true }, (error, stdout, stderr) => {
+        if (!error) return resolve({ ok: true, value: stdout });
+        const detail = (stderr.trim() || error.message).split('\n')[0];
+        resolve({ ok: false, reason: 'failed', message: `gh ${args.slice(0, 2).join(' ')} failed: ${detail}` });
+      });
+    });
+  }
+
+  private async json<T>(args: readonly string[], cwd: string, parse: (raw: unknown) => T): Promise<GhResult<T>> {
+    const out = await this.run(args, cwd);
+    if (!out.ok) return out;
+    try {
+      return { ok: true, value: parse(JSON.parse(out.value)) };
+    } catch (e) {
+      return { ok: false, reason: 'failed', message: `gh ${args.slice(0, 2).join(' ')} gave an unreadable answer: ${(e as Error).message}` };
+    }
+  }
+
+  prView(cwd: string, number: number): Promise<GhResult<PrInfo>> {
+    return this.json(['pr', 'view', String(number), '--json', PR_FIELDS], cwd, parsePr);
+  }
+
+  prList(cwd: string, branch: string): Promise<GhResult<PrInfo[]>> {
+    return this.json(['pr', 'list', '--head', branch, '--state', 'all', '--json', PR_FIELDS], cwd, (raw) => {
+      if (!Array.isArray(raw)) throw new Error('expected a list');
+      return raw.map(parsePr);
+    });
+  }
+
+  async prCreate(cwd: string, pr: { title: string; body: string; base: string; head: string }): Promise<GhResult<{ url: string; number: number | null }>> {
+    // `gh pr create` has no --json: it prints the new PR's URL as its last line.
+    const out = await this.run(['pr', 'create', '--title', pr.title, '--body', pr.body, '--base', pr.base, '--head', pr.head], cwd);
+    if (!out.ok) return out;
+    const url = out.value.trim().split('\n').pop()?.trim() ?? '';
+    return { ok: true, value: { url, number: prNumberFromUrl(url) } };
+  }
+}
