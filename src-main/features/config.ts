@@ -1,0 +1,113 @@
+/**
+ * The project's features config, `.flightdeck/config.yml`: which model and budget a feature
+ * run uses, the checks run after each phase, extra prompt template folders, git and review
+ * settings, and how new worktrees are prepared. Strict: an unknown key (usually a typo) or a
+ * wrong type is an error naming the key path and line, never silently ignored. Loading only
+ * reads; the file is never rewritten here.
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import { readFileNoWaitAsync } from '../platform/read-no-wait';
+import { FeatureError, ioError } from './errors';
+import { parseYamlFile } from './yaml-file';
+
+/** Folder of the project's features files, relative to the repository root. */
+export const FEATURES_DIR = '.flightdeck';
+export const CONFIG_FILE = 'config.yml';
+/** The only config format version this build understands. */
+export const CONFIG_VERSION = 1;
+
+// Ports a user process may bind without privileges; 0 would mean "any port", not a range.
+const MIN_PORT = 1024;
+const MAX_PORT = 65535;
+
+const nonEmpty = z.string().trim().min(1, 'must not be empty');
+
+// The defaults are exactly the documented example config, so an absent key behaves as the
+// example says. Nested objects use prefault so their own field defaults apply when absent.
+export const AgentConfig = z.strictObject({
+  model: nonEmpty.default('claude-opus-4-6'),
+  max_budget_usd: z.number().positive().default(20.0),
+  max_retries: z.number().int().nonnegative().default(3),
+  max_turns: z.number().int().positive().default(100),
+});
+
+export const PromptsConfig = z.strictObject({
+  extra_dirs: z.array(nonEmpty).default(['.flightdeck/prompts']),
+});
+
+/** `auto` detects the default branch; anything else names the base branch. */
+export const BaseBranch = z.union([z.literal('auto'), nonEmpty]);
+
+export const GitConfig = z.strictObject({
+  auto_commit: z.boolean().default(true),
+  branch_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/, 'must be a branch name prefix such as "feature"')
+    .default('feature'),
+  base_branch: BaseBranch.default('auto'),
+});
+
+export const ReviewConfig = z.strictObject({
+  enabled: z.boolean().default(true),
+  max_review_rounds: z.number().int().positive().default(5),
+});
+
+export const PortRange = z
+  .strictObject({
+    start: z.number().int().min(MIN_PORT).max(MAX_PORT),
+    end: z.number().int().min(MIN_PORT).max(MAX_PORT),
+  })
+  .refine((r) => r.start <= r.end, { message: 'start must not be greater than end', path: ['end'] });
+
+/** Git-ignored files worth copying from the main checkout into a new worktree. */
+export const DEFAULT_WORKTREE_COPY = ['.env', '.env.local', '.env.*.local', '.envrc'] as const;
+
+export const WorktreeConfig = z.strictObject({
+  setup: z.array(nonEmpty).default([]),
+  copy: z.array(nonEmpty).default([...DEFAULT_WORKTREE_COPY]),
+  ports: PortRange.nullable().default(null),
+});
+
+export const FeaturesConfig = z.strictObject({
+  version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION} (the only config version this Flightdeck understands)` }).default(CONFIG_VERSION),
+  agent: AgentConfig.prefault({}),
+  checks: z.array(nonEmpty).default(['cargo build', 'cargo +nightly fmt -- --check', 'cargo clippy -- -D warnings']),
+  prompts: PromptsConfig.prefault({}),
+  git: GitConfig.prefault({}),
+  review: ReviewConfig.prefault({}),
+  worktree: WorktreeConfig.prefault({}),
+});
+export type FeaturesConfig = z.output<typeof FeaturesConfig>;
+
+/** The config with every default: what an empty or absent-key file means. */
+export function defaultConfig(): FeaturesConfig {
+  return FeaturesConfig.parse({});
+}
+
+/** Validates config text; throws a FeatureError (kind config or yaml) with path and line. */
+export function parseConfig(text: string, path: string): FeaturesConfig {
+  return parseYamlFile(text, { kind: 'config', schema: FeaturesConfig, path, emptyAs: {} });
+}
+
+export function configPath(repoRoot: string): string {
+  return join(repoRoot, FEATURES_DIR, CONFIG_FILE);
+}
+
+/**
+ * Reads and validates `<repo>/.flightdeck/config.yml`. A missing file is a config error saying
+ * so (the project has not been initialized); nothing is ever written.
+ */
+export async function loadConfig(repoRoot: string): Promise<FeaturesConfig> {
+  const path = configPath(repoRoot);
+  let text: string;
+  try {
+    text = await readFileNoWaitAsync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new FeatureError('config', 'no features config: initialize the project first', { path }, { cause: e });
+    }
+    throw ioError(path, 'read the features config', e);
+  }
+  return parseConfig(text, path);
+}

@@ -1,0 +1,114 @@
+/**
+ * Finding a project's features. Active ones live in their worktree, at
+ * `.trees/<slug>/.flightdeck/<slug>/state.yml`; merged ones keep their record on the main
+ * checkout at `.flightdeck/<slug>/state.yml` after the worktree is gone.
+ *
+ * Rules (each avoids a "ghost" feature):
+ * - a worktree folder counts only through the state file under its own name; a worktree branched
+ *   after another feature merged inherits `.flightdeck/<other>/` from the base and that copy is
+ *   not a second, stale instance of `<other>`;
+ * - the slug inside the file must equal its folder name;
+ * - records on the main checkout are forced to `merged` (they got there by merging);
+ * - when both exist the active copy wins (it is the one being updated);
+ * - the result is sorted by slug.
+ * An unreadable or malformed state file is reported as a problem, never thrown.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FEATURES_DIR } from './config';
+import { FeatureError, ioError, isFeatureError } from './errors';
+import { readState, STATE_FILE, type FeatureState } from './state';
+
+/** Folder of the feature worktrees, relative to the repository root. */
+export const TREES_DIR = '.trees';
+
+export type FeatureSource = 'active' | 'merged';
+
+export interface ScannedFeature {
+  slug: string;
+  source: FeatureSource;
+  /** The state file the feature was read from. */
+  statePath: string;
+  state: FeatureState;
+}
+
+export interface ScanResult {
+  features: ScannedFeature[];
+  /** State files that could not be used, each with its path (and line when known). */
+  problems: FeatureError[];
+}
+
+export function activeStatePath(repoRoot: string, slug: string): string {
+  return join(repoRoot, TREES_DIR, slug, FEATURES_DIR, slug, STATE_FILE);
+}
+
+export function mergedStatePath(repoRoot: string, slug: string): string {
+  return join(repoRoot, FEATURES_DIR, slug, STATE_FILE);
+}
+
+/** Names of the sub-folders of `dir` (none when it does not exist). */
+async function subfolders(dir: string, problems: FeatureError[]): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // No .trees or .flightdeck folder yet simply means no features of that kind.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    problems.push(ioError(dir, 'list the folder', e));
+    return [];
+  }
+}
+
+/** The state at `path`, or undefined when there is none; other failures become problems. */
+async function tryRead(path: string, folderName: string, problems: FeatureError[]): Promise<FeatureState | undefined> {
+  let state: FeatureState;
+  try {
+    state = await readState(path);
+  } catch (e) {
+    if (isFeatureError(e) && e.kind === 'state' && (e.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+      // A folder without a state file (a plain worktree, a prompts folder) is no feature.
+      return undefined;
+    }
+    problems.push(isFeatureError(e) ? e : ioError(path, 'read the feature state', e));
+    return undefined;
+  }
+  if (state.feature.slug !== folderName) {
+    problems.push(
+      new FeatureError('state', `feature.slug is "${state.feature.slug}" but the folder is "${folderName}"; the slug must equal the folder name`, { path }),
+    );
+    return undefined;
+  }
+  return state;
+}
+
+export async function scanFeatures(repoRoot: string): Promise<ScanResult> {
+  const problems: FeatureError[] = [];
+  const bySlug = new Map<string, ScannedFeature>();
+
+  for (const slug of await subfolders(join(repoRoot, FEATURES_DIR), problems)) {
+    const statePath = mergedStatePath(repoRoot, slug);
+    const state = await tryRead(statePath, slug, problems);
+    if (state) bySlug.set(slug, { slug, source: 'merged', statePath, state: { ...state, status: 'merged' } });
+  }
+  for (const slug of await subfolders(join(repoRoot, TREES_DIR), problems)) {
+    const statePath = activeStatePath(repoRoot, slug);
+    const state = await tryRead(statePath, slug, problems);
+    if (state) bySlug.set(slug, { slug, source: 'active', statePath, state });
+  }
+
+  const features = [...bySlug.values()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  return { features, problems };
+}
+
+/** One feature by slug, active copy first, else the merged record; undefined when neither exists. */
+export async function findFeature(repoRoot: string, slug: string): Promise<{ feature?: ScannedFeature; problems: FeatureError[] }> {
+  const problems: FeatureError[] = [];
+  const activePath = activeStatePath(repoRoot, slug);
+  const active = await tryRead(activePath, slug, problems);
+  if (active) return { feature: { slug, source: 'active', statePath: activePath, state: active }, problems };
+  const mergedPath = mergedStatePath(repoRoot, slug);
+  const merged = await tryRead(mergedPath, slug, problems);
+  if (merged) return { feature: { slug, source: 'merged', statePath: mergedPath, state: { ...merged, status: 'merged' } }, problems };
+  return { problems };
+}

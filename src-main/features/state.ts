@@ -1,0 +1,195 @@
+/**
+ * A feature's state, `state.yml` next to its specs: what the feature is, where its worktree and
+ * branch are, its phases (the development phases from the design spec, then the fixed `review`
+ * and `verify`) with their turns, cost, tokens and duration, the PR once opened, and the totals.
+ * The file is the record a crashed run resumes from, so a malformed one is reported with its
+ * line and left as it is, never replaced.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import { writeFileAtomic } from '../platform/atomic-file';
+import { readFileNoWaitAsync } from '../platform/read-no-wait';
+import { FeatureError, ioError } from './errors';
+import { parseYamlFile } from './yaml-file';
+
+export const STATE_FILE = 'state.yml';
+// Owner read/write only: the file holds costs and paths of the user's work.
+const STATE_FILE_MODE = 0o600;
+// The longest slug: it becomes a folder and a branch name, both shown in narrow UI columns.
+export const MAX_SLUG_LENGTH = 64;
+
+export const FEATURE_STATUSES = ['planned', 'in_progress', 'completed', 'failed', 'merged'] as const;
+export const FeatureStatus = z.enum(FEATURE_STATUSES);
+export type FeatureStatus = z.infer<typeof FeatureStatus>;
+
+export const PHASE_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+export const PhaseStatus = z.enum(PHASE_STATUSES);
+export type PhaseStatus = z.infer<typeof PhaseStatus>;
+
+/** `dev` phases come from the design spec; `quality` ones (review, verify) are always added. */
+export const PhaseKind = z.enum(['dev', 'quality']);
+export type PhaseKind = z.infer<typeof PhaseKind>;
+export const QUALITY_PHASES = ['review', 'verify'] as const;
+
+export const Slug = z
+  .string()
+  .max(MAX_SLUG_LENGTH, `must be at most ${MAX_SLUG_LENGTH} characters`)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase letters and digits separated by single hyphens');
+
+const Timestamp = z
+  .union([z.string(), z.date()])
+  .transform((v, ctx) => {
+    const d = v instanceof Date ? v : new Date(v);
+    if (Number.isNaN(d.getTime())) {
+      ctx.addIssue({ code: 'custom', message: 'must be a date and time such as 2026-02-10T10:30:00Z' });
+      return z.NEVER;
+    }
+    return d.toISOString();
+  });
+
+const Count = z.number().int().nonnegative();
+const Amount = z.number().nonnegative();
+
+export const TokenCost = z.strictObject({
+  input_tokens: Count.default(0),
+  output_tokens: Count.default(0),
+});
+export type TokenCost = z.output<typeof TokenCost>;
+
+export const PhaseRecord = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty'),
+  kind: PhaseKind,
+  status: PhaseStatus.default('pending'),
+  started_at: Timestamp.nullable().default(null),
+  completed_at: Timestamp.nullable().default(null),
+  turns: Count.default(0),
+  cost_usd: Amount.default(0),
+  cost: TokenCost.prefault({}),
+  duration_secs: Amount.default(0),
+  /** Free-form notes of the phase (review rounds, check output summary). */
+  details: z.record(z.string(), z.unknown()).default({}),
+});
+export type PhaseRecord = z.output<typeof PhaseRecord>;
+
+export const TotalStats = z.strictObject({
+  turns: Count.default(0),
+  cost_usd: Amount.default(0),
+  duration_secs: Amount.default(0),
+  cost: TokenCost.prefault({}),
+});
+export type TotalStats = z.output<typeof TotalStats>;
+
+export const PrInfo = z.strictObject({
+  url: z.string().min(1),
+  number: z.number().int().positive(),
+  title: z.string(),
+});
+export type PrInfo = z.output<typeof PrInfo>;
+
+export const FeatureState = z
+  .strictObject({
+    feature: z.strictObject({ slug: Slug, created_at: Timestamp, updated_at: Timestamp }),
+    status: FeatureStatus,
+    current_phase: Count.default(0),
+    git: z.strictObject({
+      worktree_path: z.string().min(1),
+      branch: z.string().min(1),
+      base_branch: z.string().min(1),
+    }),
+    phases: z.array(PhaseRecord),
+    pr: PrInfo.nullable().default(null),
+    total: TotalStats.prefault({}),
+  })
+  .superRefine((s, ctx) => {
+    // current_phase == phases.length means "all done"; beyond that a resume would index nothing.
+    if (s.current_phase > s.phases.length) {
+      ctx.addIssue({ code: 'custom', path: ['current_phase'], message: `must be at most ${s.phases.length} (the number of phases)` });
+    }
+    const seen = new Set<string>();
+    s.phases.forEach((p, i) => {
+      if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: ['phases', i, 'name'], message: `duplicate phase name "${p.name}"` });
+      seen.add(p.name);
+    });
+  });
+export type FeatureState = z.output<typeof FeatureState>;
+
+/** The totals as the sum of the phases (what `total` must show after any phase update). */
+export function sumPhases(phases: readonly PhaseRecord[]): TotalStats {
+  const t: TotalStats = { turns: 0, cost_usd: 0, duration_secs: 0, cost: { input_tokens: 0, output_tokens: 0 } };
+  for (const p of phases) {
+    t.turns += p.turns;
+    t.cost_usd += p.cost_usd;
+    t.duration_secs += p.duration_secs;
+    t.cost.input_tokens += p.cost.input_tokens;
+    t.cost.output_tokens += p.cost.output_tokens;
+  }
+  return t;
+}
+
+/** A copy of `state` whose `total` is recomputed from its phases. */
+export function withTotals(state: FeatureState): FeatureState {
+  return { ...state, total: sumPhases(state.phases) };
+}
+
+/** A new planned feature: the given development phases followed by review and verify. */
+export function newFeatureState(input: {
+  slug: string;
+  now: Date;
+  worktreePath: string;
+  branch: string;
+  baseBranch: string;
+  devPhases: readonly string[];
+}): FeatureState {
+  const at = input.now.toISOString();
+  const phases = [
+    ...input.devPhases.map((name) => ({ name, kind: 'dev' as const })),
+    ...QUALITY_PHASES.map((name) => ({ name, kind: 'quality' as const })),
+  ];
+  return FeatureState.parse({
+    feature: { slug: input.slug, created_at: at, updated_at: at },
+    status: 'planned',
+    current_phase: 0,
+    git: { worktree_path: input.worktreePath, branch: input.branch, base_branch: input.baseBranch },
+    phases,
+  });
+}
+
+/** Validates state text; throws a FeatureError (kind state or yaml) with path and line. */
+export function parseState(text: string, path: string): FeatureState {
+  return parseYamlFile(text, { kind: 'state', schema: FeatureState, path });
+}
+
+export function serializeState(state: FeatureState): string {
+  // Validate before writing: an invalid state must never replace a valid file.
+  const checked = FeatureState.parse(state);
+  return stringify(checked, { lineWidth: 0 });
+}
+
+export async function readState(path: string): Promise<FeatureState> {
+  let text: string;
+  try {
+    text = await readFileNoWaitAsync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FeatureError('state', 'state file not found', { path }, { cause: e });
+    throw ioError(path, 'read the feature state', e);
+  }
+  return parseState(text, path);
+}
+
+/** Writes `state.yml` atomically (old content or new, never a mix), creating its folder. */
+export function writeState(path: string, state: FeatureState): void {
+  let data: string;
+  try {
+    data = serializeState(state);
+  } catch (e) {
+    throw new FeatureError('state', `refusing to write an invalid state: ${e instanceof Error ? e.message : String(e)}`, { path }, { cause: e });
+  }
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileAtomic(path, data, { mode: STATE_FILE_MODE });
+  } catch (e) {
+    throw ioError(path, 'write the feature state', e);
+  }
+}
