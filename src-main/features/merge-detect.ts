@@ -8,10 +8,14 @@
  *   patch ids of both sides itself, so no pipe into `git patch-id` is needed.
  * - `tree`: merging the branch into the base changes nothing — the merged tree equals the base's
  *   tree (a squash merge: the whole diff is on the base as one commit).
+ * - `squash-patch-id`: the branch's whole diff since the merge base, as one commit, has the same
+ *   patch id as a commit on the base (a squash merge whose lines the base has edited since, where
+ *   the merge above conflicts). Also the squash check on gits older than 2.38 (no
+ *   `merge-tree --write-tree`).
  */
 import { git, gitBufferWithExit } from '../git/git';
 
-export type MergeMethod = 'ancestry' | 'patch-id' | 'tree';
+export type MergeMethod = 'ancestry' | 'patch-id' | 'tree' | 'squash-patch-id';
 
 export type MergeVerdict = { merged: true; method: MergeMethod } | { merged: false };
 
@@ -50,10 +54,27 @@ async function mergeChangesNothing(repo: string, branch: string, base: string): 
   return mergedTree !== undefined && mergedTree === baseTree;
 }
 
+/**
+ * The identity of the probe commit: fixed, so the check works in a repository without
+ * user.name/user.email, and recognisable should anyone find the (unreferenced) object before gc.
+ */
+const PROBE_IDENTITY = { GIT_AUTHOR_NAME: 'Flightdeck', GIT_AUTHOR_EMAIL: 'flightdeck@localhost', GIT_COMMITTER_NAME: 'Flightdeck', GIT_COMMITTER_EMAIL: 'flightdeck@localhost' };
+
+async function squashPatchOnBase(repo: string, branch: string, base: string): Promise<boolean> {
+  const mergeBase = (await git(['merge-base', base, branch], { cwd: repo })).trim();
+  const tree = (await git(['rev-parse', `${branch}^{tree}`], { cwd: repo })).trim();
+  // One commit holding the whole branch diff. It is written to the object store unreferenced
+  // (git gc removes it); nothing points at it, so the user's branches and reflogs are untouched.
+  const probe = (await git(['commit-tree', tree, '-p', mergeBase, '-m', 'flightdeck squash probe'], { cwd: repo, env: PROBE_IDENTITY })).trim();
+  const { total, onBase } = parseCherry(await git(['cherry', base, probe], { cwd: repo }));
+  return total === 1 && onBase === 1;
+}
+
 /** Whether `branch` is merged into `base` in `repo`, and which check decided. */
 export async function detectMerged(repo: string, branch: string, base: string): Promise<MergeVerdict> {
   if (await isAncestor(repo, branch, base)) return { merged: true, method: 'ancestry' };
   if (await allPatchesOnBase(repo, branch, base)) return { merged: true, method: 'patch-id' };
   if (await mergeChangesNothing(repo, branch, base)) return { merged: true, method: 'tree' };
+  if (await squashPatchOnBase(repo, branch, base)) return { merged: true, method: 'squash-patch-id' };
   return { merged: false };
 }

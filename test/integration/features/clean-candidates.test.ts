@@ -42,6 +42,14 @@ function buildRepo(): { repo: string; cleanup(): void } {
   gitIn(r.path, 'merge', '-q', '--no-ff', '-m', 'Merge feature/normal', 'feature/normal');
   gitIn(r.path, 'merge', '-q', '--squash', 'feature/squash');
   gitIn(r.path, 'commit', '-q', '-m', 'Squash feature/squash (#2)');
+  gitIn(r.path, 'checkout', '-q', '-b', 'feature/squash-edited', 'main');
+  commitFile(r.path, 'edited.txt', 'a\n', 'edited 1');
+  commitFile(r.path, 'edited.txt', 'a\nb\n', 'edited 2');
+  gitIn(r.path, 'checkout', '-q', 'main');
+  gitIn(r.path, 'merge', '-q', '--squash', 'feature/squash-edited');
+  gitIn(r.path, 'commit', '-q', '-m', 'Squash feature/squash-edited (#5)');
+  // The base edits the squashed lines afterwards: merging the branch again would now conflict.
+  commitFile(r.path, 'edited.txt', 'A\nb\n', 'main edits the squashed lines');
   const rebased = gitIn(r.path, 'rev-list', '--reverse', 'main..feature/rebase').trim().split('\n');
   gitIn(r.path, 'cherry-pick', ...rebased);
   gitIn(r.path, 'push', '-q', 'origin', 'main');
@@ -69,6 +77,7 @@ describe('detectMerged on a real repository', () => {
     expect(await detectMerged(repo, 'feature/rebase', 'main')).toEqual({ merged: true, method: 'patch-id' });
     expect(await detectMerged(repo, 'feature/squash', 'main')).toEqual({ merged: true, method: 'tree' });
     expect(await detectMerged(repo, 'feature/open', 'main')).toEqual({ merged: false });
+    expect(await detectMerged(repo, 'feature/squash-edited', 'main')).toEqual({ merged: true, method: 'squash-patch-id' });
   });
 
   it('a branch whose squash left out part of it is not merged', async () => {
