@@ -193,3 +193,16 @@ export function writeState(path: string, state: FeatureState): void {
     throw ioError(path, 'write the feature state', e);
   }
 }
+
+/**
+ * The safe way to change a state file: read and validate it first (a malformed file throws with
+ * its path and line and is left as it is, so a hand-edited mistake is never replaced by a
+ * guess), apply `change`, stamp `updated_at`, recompute the totals from the phases, write.
+ */
+export async function updateState(path: string, now: Date, change: (s: FeatureState) => FeatureState): Promise<FeatureState> {
+  const current = await readState(path);
+  const next = withTotals(change(current));
+  const stamped: FeatureState = { ...next, feature: { ...next.feature, updated_at: now.toISOString() } };
+  writeState(path, stamped);
+  return stamped;
+}

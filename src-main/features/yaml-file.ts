@@ -48,6 +48,15 @@ function locate(doc: Document, path: readonly PathKey[]): { node: Node | null; k
   return { node: isNode(node) ? node : null, keyNode };
 }
 
+function valueAt(root: unknown, path: readonly PathKey[]): unknown {
+  let v: unknown = root;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
 function lineOf(offset: number | undefined, lc: LineCounter): number | undefined {
   return offset === undefined ? undefined : lc.linePos(offset).line;
 }
@@ -90,7 +99,11 @@ export function parseYamlFile<S extends z.ZodType>(text: string, opts: ParseOpti
   if (syntax.length > 0) {
     const first = syntax[0]!;
     const line = first.linePos?.[0]?.line ?? lineOf(first.pos[0], lc);
-    const msg = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    // The first line without the parser's own position (the message gets ours) or API advice.
+    const msg = first.message
+      .split('\n')[0]!
+      .replace(/ at line \d+, column \d+:?$/, '')
+      .replace(/; please use YAML\.parseAllDocuments\(\)$/, ' (only one is allowed)');
     throw new FeatureError('yaml', `invalid YAML: ${msg}`, { path: opts.path, line });
   }
   let value: unknown;
@@ -112,6 +125,10 @@ export function parseYamlFile<S extends z.ZodType>(text: string, opts: ParseOpti
       const where = formatKeyPath([...issue.path, key]);
       const more = issue.keys.length > 1 ? ` (also: ${issue.keys.slice(1).join(', ')})` : '';
       return { line: lineOfKey(doc, issue.path, key, lc) ?? 1, text: `unknown key "${where}"${more}` };
+    }
+    // zod says "expected object, received undefined" for an absent key: say it is missing.
+    if (issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined) {
+      return { line: lineOfPath(doc, issue.path, lc), text: `missing key "${formatKeyPath(issue.path)}"` };
     }
     return { line: lineOfPath(doc, issue.path, lc), text: `${formatKeyPath(issue.path)}: ${issue.message}` };
   });
