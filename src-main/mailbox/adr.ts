@@ -14,11 +14,12 @@
  * a number is visibly taken (by a lock or an ADR), a number is given up only when an ADR holds
  * it, and the lowest free number is always the next one: no collisions and no gaps.
  */
-import { closeSync, constants, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
+import { writeNewFile } from '../platform/atomic-file';
 
 /** Where ADRs live, relative to the workspace. */
 export const ADR_FOLDER = 'docs/decisions';
@@ -153,17 +154,6 @@ export function listAdrs(workspace: string): AdrFile[] {
   return out.sort((a, b) => a.number - b.number || a.file.localeCompare(b.file));
 }
 
-function writeAll(file: string, text: string): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  try {
-    const buf = Buffer.from(text, 'utf8');
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Exclusive create of `dest` holding the finished `tmp`'s content: false when `dest` exists. */
 function linkExclusive(tmp: string, dest: string): boolean {
   try {
@@ -236,7 +226,7 @@ export function writeAdr(workspace: string, input: AdrInput): AdrFile {
   const slug = slugify(input.title);
   const token = `${process.pid}.${randomBytes(6).toString('hex')}`;
   const lockTmp = join(dir, `.adr-lock.${token}.tmp`);
-  writeAll(lockTmp, `${process.pid}\n${hostname()}\n`);
+  writeNewFile(lockTmp, `${process.pid}\n${hostname()}\n`, 0o644);
   const staleChecked = new Set<number>();
   try {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -253,7 +243,7 @@ export function writeAdr(workspace: string, input: AdrInput): AdrFile {
         const text = formatAdr({ ...input, number: n });
         const file = join(dir, `${formatAdrNumber(n)}-${slug}.md`);
         const adrTmp = join(dir, `.adr.${token}.${n}.tmp`);
-        writeAll(adrTmp, text);
+        writeNewFile(adrTmp, text, 0o644);
         try {
           if (!linkExclusive(adrTmp, file)) continue; // a writer that does not take locks (a person) used this name
         } finally {

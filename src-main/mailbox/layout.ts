@@ -5,10 +5,11 @@
  * The layout is the same whether the mailbox lives in Flightdeck's data folder or is a
  * `volumes/` folder another tool already uses, so scripts written for either work with both.
  */
-import { closeSync, constants, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readSync, renameSync, existsSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, renameSync, existsSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, extname, join } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
+import { syncFolder, writeNewFile } from '../platform/atomic-file';
 import { MAX_COMMAND_FILE_BYTES, SAFE_ID, checkCommandAgainstState, parseCommandFile, tooLargeProblem, type CommandFile, type CommandProblem, type MailboxState } from './command-file';
 
 /** Folders of a mailbox, relative to its root. */
@@ -141,23 +142,6 @@ function candidateName(name: string, attempt: number): string {
   return `${stem}-${attempt}${ext}`;
 }
 
-function syncFolder(dir: string): void {
-  let fd: number;
-  try {
-    fd = openSync(dir, constants.O_RDONLY);
-  } catch {
-    // Windows cannot open a folder; its renames are durable without this step.
-    return;
-  }
-  try {
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on a folder: the move has happened, only its durability across power loss is theirs.
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Errors of a file system that has no hard links (or refuses them here). */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'EMLINK']);
 
@@ -193,19 +177,11 @@ function placeErrorFile(tmp: string, dest: string, text: string): boolean {
   }
   // Without hard links: an exclusive create still never replaces a file; a reader may see it
   // while it is being written, which for a few hundred bytes is a short moment.
-  let fd: number;
   try {
-    fd = openSync(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    writeNewFile(dest, text, 0o644);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
-  }
-  try {
-    const buf = Buffer.from(text, 'utf8');
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
   return true;
 }
@@ -234,14 +210,7 @@ export function rejectCommandFile(root: string, name: string, problems: readonly
 
   const text = formatRejection(name, problems, now);
   const tmp = join(rejectedDir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.error.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  try {
-    const buf = Buffer.from(text, 'utf8');
-    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeNewFile(tmp, text, 0o644);
   try {
     for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
       const target = candidateName(name, attempt);

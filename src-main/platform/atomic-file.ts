@@ -55,8 +55,23 @@ export function writeFileAtomic(file: string, data: string | Buffer, opts: Atomi
   syncFolder(dirname(file), io);
 }
 
-/** Flushes a folder's entries (the rename) to disk. */
-function syncFolder(dir: string, io: AtomicFileIo): void {
+/**
+ * Creates `file`, which must not exist yet (EEXIST is thrown as it is), writes all of `data` and
+ * flushes it to disk. Not atomic for readers: one may see it while it is being written.
+ */
+export function writeNewFile(file: string, data: string | Buffer, mode: number): void {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  try {
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Flushes a folder's entries (a rename, a link) to disk. */
+export function syncFolder(dir: string, io: AtomicFileIo = NODE_IO): void {
   let fd: number;
   try {
     fd = io.openSync(dir, constants.O_RDONLY);
