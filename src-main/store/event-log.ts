@@ -156,7 +156,8 @@ export class EventLog {
       const payload = { events: d.events, bytes: d.bytes, from: d.from, to: this.now(), reason: 'Not kept while the disk was full: the memory bound for unsaved events was reached.' };
       batch.push({ runId, ts: this.now(), type: GAP_EVENT_TYPE, payload, json: JSON.stringify(payload) });
     }
-    const droppedBefore = new Map(this.dropped);
+    // Only a flush after a memory-bound overflow has anything to copy (the common flush allocates nothing).
+    const droppedBefore = this.dropped.size > 0 ? new Map(this.dropped) : null;
     this.dropped.clear();
     let stored: StoredEvent[];
     try {
@@ -175,10 +176,10 @@ export class EventLog {
         .immediate(batch);
     } catch (e) {
       // Nothing of the batch was committed: put it back in front so order and content survive.
-      const kept = batch.filter((b) => b.type !== GAP_EVENT_TYPE || !droppedBefore.has(b.runId));
+      const kept = droppedBefore ? batch.filter((b) => b.type !== GAP_EVENT_TYPE || !droppedBefore.has(b.runId)) : batch;
       this.buffer = kept.concat(this.buffer);
       for (const b of this.buffer) this.pendingBytes += b.json.length;
-      for (const [runId, d] of droppedBefore) this.dropped.set(runId, d);
+      if (droppedBefore) for (const [runId, d] of droppedBefore) this.dropped.set(runId, d);
       const err = translateSqliteError(e, this.db);
       this.failing = true;
       this.opts.onError?.(err);
@@ -195,7 +196,8 @@ export class EventLog {
     this.opts.onPersisted?.(stored);
     if (this.buffer.length === 0) this.settleWaiters(null);
     else if (recovered) this.schedule(0);
-    if (recovered || (storageHealthOf(this.db)?.state ?? 'ok') !== 'ok') storageHealthOf(this.db)?.succeeded();
+    const health = storageHealthOf(this.db);
+    if (health && (recovered || health.state !== 'ok')) health.succeeded();
     return stored;
   }
 
