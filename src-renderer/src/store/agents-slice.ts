@@ -131,8 +131,9 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
 
   upsertSession(session, removedId) {
     const before = session ? get().sessions.find((x) => x.id === session.id) : undefined;
+    const turnEnded = !!session && !!before && before.status !== 'idle' && session.status === 'idle';
     // A turn that just ended may have changed files: the board's git figures must not lag behind.
-    if (session?.projectId && before && before.status !== 'idle' && session.status === 'idle') void get().refreshProjects(session.projectId);
+    if (turnEnded && session.projectId) void get().refreshProjects(session.projectId);
     set((s) => {
       let sessions = s.sessions;
       if (removedId) sessions = sessions.filter((x) => x.id !== removedId);
@@ -140,7 +141,7 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
       return { sessions, approvals: removedId ? s.approvals.filter((a) => a.sessionId !== removedId) : s.approvals };
     });
     // The turn ended: the next queued message goes now.
-    if (session && before && before.status !== 'idle' && session.status === 'idle') void get().flushQueue(session.id);
+    if (turnEnded) void get().flushQueue(session.id);
   },
 
   upsertApproval(approval) {
