@@ -20,10 +20,10 @@ export interface PtyHostListener {
   exited(code: number | null, signal: NodeJS.Signals | null): void;
 }
 
-/** Where the host's entry is: the TypeScript source under tsx (tests, browser mode) or the bundled file next to Electron's main. */
 /** Where spawn puts the 'ipc' entry of stdio (its index in the stdio array). */
 const IPC_FD = 3;
 
+/** Where the host's entry is: the TypeScript source under tsx (tests, browser mode) or the bundled file next to Electron's main. */
 function hostEntry(): { script: string; execArgv: string[]; env: Record<string, string> } {
   const here = dirname(fileURLToPath(import.meta.url));
   const source = join(here, 'pty-host', 'main.ts');
