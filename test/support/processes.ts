@@ -17,3 +17,25 @@ export function pidsWith(commandLine: string): number[] {
   }
   return pids;
 }
+
+/** Polls `fn` until it returns something truthy, and returns that; throws after `timeoutMs`. */
+export async function waitFor<T>(fn: () => T | undefined | false | null, what: string, timeoutMs = 20_000, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** A process that exists and is not a zombie or dead (a killed orphan stays a zombie until init reaps it). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}

@@ -4,6 +4,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { appRoot } from '../../../src-main/platform/paths';
+import { waitFor } from '../../support/processes';
 
 export interface HostProcess {
   /** The pid of the Node process that runs the app (not a wrapper). */
@@ -111,22 +112,9 @@ export function running(marker: string): ProcInfo[] {
   return processes().filter((p) => p.state !== 'Z' && p.state !== 'X' && p.cmdline.includes(marker) && p.pid !== process.pid);
 }
 
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
+export { isAlive as isRunning } from '../../support/processes';
 
-export async function until<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+/** `waitFor` with this folder's defaults: a whole host process is slower than an in-process app. */
+export function until<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 30_000, everyMs = 50): Promise<T> {
+  return waitFor(fn, what, timeoutMs, everyMs);
 }

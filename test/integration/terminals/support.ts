@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Client } from '../../../src-preload/client/client';
 import type { AppServices } from '../../../src-main/app/services';
 import { startBrowserHost, type BrowserHost } from '../../../src-main/host/browser-host';
@@ -36,29 +35,6 @@ export async function startTerminalHarness(): Promise<TerminalHarness> {
   };
 }
 
-export async function waitFor<T>(fn: () => T | undefined | false | null, what: string, timeoutMs = 20_000, everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-/** A process that exists and is not a zombie (a killed orphan stays a zombie until init reaps it). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
+export { isAlive, waitFor } from '../../support/processes';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
