@@ -2,17 +2,15 @@
  * Seed 001 §6: a `!` command returns a structured result — the command, its exit code, and
  * stdout and stderr apart — while its terminal still shows the output live, both streams.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src-preload/contract';
 import { StreamCapture } from '../../../src-main/terminals/stream-capture';
 import { tempDir } from '../../support/temp';
+import { spawnCli as cli } from '../../support/cli';
 import { harness, type Harness } from './harness';
 
-const ROOT = resolve(__dirname, '../../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const COMMAND = "sh -c 'echo out; echo err >&2; exit 3'";
 
 let h: Harness | undefined;
@@ -23,16 +21,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(TSX, ['src-main/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 describe('structured ! results', () => {
   it('the CLI prints command, exit code, stdout and stderr apart; the live terminal output has both', async () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { cli } from '../../support/cli';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index.js';
 import { makeRepo, tempDir } from '../../support/temp';
 
@@ -10,13 +10,6 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n'), lines: out };
-}
 
 const KEY = 'sk-cli-secret-0123456789abcdef';
 

@@ -5,17 +5,15 @@
  * new file in a repository is announced with an offer to ignore it, and a malformed file is
  * reported with its path and never overwritten.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src-main/cli/main';
 import type { Script } from '../../fixtures/model-server/index.js';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
+import { spawnCli as cli } from '../../support/cli';
 import { harness, type Harness } from './harness';
 
-const ROOT = resolve(__dirname, '../../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 
 let h: Harness | undefined;
 const cleanups: Array<() => void> = [];
@@ -25,16 +23,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(TSX, ['src-main/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 function write(root: string, rel: string, text: string): void {
   mkdirSync(join(root, rel, '..'), { recursive: true });

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { cli } from '../../support/cli';
 import { tempDir } from '../../support/temp';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -18,13 +18,6 @@ const TWO_NEXT = join(FIXTURES, 'malformed/01-two-next-items.md');
 
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 function processCli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {

@@ -7,20 +7,13 @@ import { existsSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { cli } from '../../support/cli';
 import { makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('flightdeck chat --sandbox', () => {
   it('confines `!` commands by default, runs them unconfined with danger-full-access, and rejects unknown modes', async () => {

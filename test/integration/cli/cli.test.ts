@@ -1,16 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { cli } from '../../support/cli';
 import { makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 function dataDir() {
   const d = tempDir('fd-cli-');

@@ -2,19 +2,12 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { cli } from '../../support/cli';
 import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).reverse().forEach((c) => c()));
-
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 function setup() {
   const repo = makeRepo('fd-wtcli-');
