@@ -93,7 +93,8 @@ export function gitEnv(base: NodeJS.ProcessEnv = process.env): Record<string, st
 
 const BASH_CANDIDATES = ['/bin/bash', '/usr/bin/bash'];
 
-function isExecutableFile(p: string): boolean {
+/** An existing regular file this process may execute. */
+export function isExecutableFile(p: string): boolean {
   try {
     accessSync(p, constants.X_OK);
     return statSync(p).isFile();

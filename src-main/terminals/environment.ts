@@ -1,16 +1,5 @@
-import { accessSync, constants, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { childEnv } from '../platform/child-process';
-
-
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
+import { childEnv, isExecutableFile as isExecutable } from '../platform/child-process';
 
 /** The user's login shell ($SHELL, else the passwd entry), falling back to bash, then sh. */
 export function defaultShell(): string {
