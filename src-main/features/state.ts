@@ -13,12 +13,12 @@ import { writeFileAtomic } from '../platform/atomic-file';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { FeatureError, ioError } from './errors';
 import { parseYamlFile } from './yaml-file';
+// A feature's slug becomes its worktree's folder and branch name: one rule for both.
+import { MAX_SLUG_LENGTH, SLUG_RE } from '../worktrees/worktree-model';
 
 export const STATE_FILE = 'state.yml';
 // Owner read/write only: the file holds costs and paths of the user's work.
 const STATE_FILE_MODE = 0o600;
-// The longest slug: it becomes a folder and a branch name, both shown in narrow UI columns.
-export const MAX_SLUG_LENGTH = 64;
 
 export const FEATURE_STATUSES = ['planned', 'in_progress', 'completed', 'failed', 'merged'] as const;
 export const FeatureStatus = z.enum(FEATURE_STATUSES);
@@ -36,7 +36,7 @@ export const QUALITY_PHASES = ['review', 'verify'] as const;
 export const Slug = z
   .string()
   .max(MAX_SLUG_LENGTH, `must be at most ${MAX_SLUG_LENGTH} characters`)
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase letters and digits separated by single hyphens');
+  .regex(SLUG_RE, 'must be lowercase letters and digits separated by single hyphens');
 
 const Timestamp = z
   .union([z.string(), z.date()])

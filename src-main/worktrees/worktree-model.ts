@@ -6,7 +6,8 @@ import { AppError } from '../../src-preload/contract';
 
 /** Long enough for a descriptive feature name, short enough for a branch name and a folder. */
 export const MAX_SLUG_LENGTH = 64;
-const SLUG_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Shared with feature slugs (features/state.ts): a feature's slug becomes its worktree's folder and branch. */
+export const SLUG_RE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_RULE = `lowercase letters, digits and single hyphens (not at the start or end), at most ${MAX_SLUG_LENGTH} characters, e.g. "add-user-auth"`;
 
 /** Null when the slug is valid, else the message naming the rule. */
