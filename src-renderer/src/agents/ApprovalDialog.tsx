@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import type { Approval } from '../../../src-preload/contract/agents';
 import { Icon } from '../components/Icon';
 import { isSubmitChord, useFocusTrap } from '../components/use-focus-trap';
@@ -38,16 +38,8 @@ export function ApprovalDialog() {
   const answer = useAppStore((s) => s.answerApproval);
   const snooze = useAppStore((s) => s.snoozeApproval);
   const setView = useAppStore((s) => s.setView);
-  const [denying, setDenying] = useState(false);
-  const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
   const open = approvals.filter((a) => !snoozed.has(a.id));
   const current = approvals.find((a) => a.id === reviewing) ?? open[0];
-
-  useEffect(() => {
-    setDenying(false);
-    setReason('');
-  }, [current?.id]);
 
   if (!current) return null;
   return (
@@ -60,18 +52,9 @@ export function ApprovalDialog() {
         const pid = sessions.find((s) => s.id === current.sessionId)?.projectId;
         return pid ? (projects.find((p) => p.id === pid)?.name ?? null) : null;
       })()}
-      denying={denying}
-      setDenying={setDenying}
-      reason={reason}
-      setReason={setReason}
-      busy={busy}
       onLater={() => snooze(current.id)}
       onOpenSession={() => setView({ name: 'session', sessionId: current.sessionId })}
-      onDecide={async (decision) => {
-        setBusy(true);
-        await answer(current.id, decision, decision === 'deny' ? reason.trim() || undefined : undefined);
-        setBusy(false);
-      }}
+      onDecide={(decision, reason) => answer(current.id, decision, reason)}
     />
   );
 }
@@ -81,16 +64,20 @@ function ApprovalModal(p: {
   more: number;
   sessionTitle: string | null;
   projectName: string | null;
-  denying: boolean;
-  setDenying(v: boolean): void;
-  reason: string;
-  setReason(v: string): void;
-  busy: boolean;
   onLater(): void;
   onOpenSession(): void;
-  onDecide(d: 'approve_once' | 'approve_session' | 'deny'): Promise<void>;
+  onDecide(d: 'approve_once' | 'approve_session' | 'deny', reason: string | undefined): Promise<unknown>;
 }) {
   const a = p.approval;
+  // Keyed by the approval: a new one starts with no reason and the deny form closed.
+  const [denying, setDenying] = useState(false);
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const decide = async (d: 'approve_once' | 'approve_session' | 'deny') => {
+    setBusy(true);
+    await p.onDecide(d, d === 'deny' ? reason.trim() || undefined : undefined);
+    setBusy(false);
+  };
   const ref = useRef<HTMLDivElement>(null);
   useFocusTrap(ref);
   const command = typeof a.input.command === 'string' ? a.input.command : null;
@@ -100,13 +87,13 @@ function ApprovalModal(p: {
     if (e.key === 'Escape') {
       e.preventDefault();
       e.stopPropagation();
-      if (p.denying) p.setDenying(false);
+      if (denying) setDenying(false);
       else p.onLater();
       return;
     }
-    if (isSubmitChord(e) && !p.busy) {
+    if (isSubmitChord(e) && !busy) {
       e.preventDefault();
-      void p.onDecide(p.denying ? 'deny' : 'approve_once');
+      void decide(denying ? 'deny' : 'approve_once');
     }
   };
 
@@ -144,18 +131,18 @@ function ApprovalModal(p: {
           <p className="muted small">
             “Always” remembers <code>{a.sessionRule}</code> for this session.
           </p>
-          {p.denying && (
+          {denying && (
             <label className="field">
               <span>Why not? The agent reads this and can try another way. Enter denies; Shift+Enter for a new line.</span>
               <textarea
                 className="input textarea"
                 autoFocus
-                value={p.reason}
-                onChange={(e) => p.setReason(e.target.value)}
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
                 onKeyDown={(e) => {
                   if (e.key === 'Enter' && !e.shiftKey && !e.ctrlKey && !e.metaKey) {
                     e.preventDefault();
-                    if (!p.busy) void p.onDecide('deny');
+                    if (!busy) void decide('deny');
                   }
                 }}
                 placeholder="e.g. Don't touch the lockfile; edit src/ only."
@@ -169,24 +156,24 @@ function ApprovalModal(p: {
             Later{p.more > 0 ? ` (${p.more} more)` : ''}
           </button>
           <span className="spacer" />
-          {p.denying ? (
+          {denying ? (
             <>
-              <button className="button" onClick={() => p.setDenying(false)} disabled={p.busy}>
+              <button className="button" onClick={() => setDenying(false)} disabled={busy}>
                 Back
               </button>
-              <button className="button danger" onClick={() => void p.onDecide('deny')} disabled={p.busy} data-testid="confirm-deny" title="Deny (Enter in the reason, or Ctrl+Enter)">
+              <button className="button danger" onClick={() => void decide('deny')} disabled={busy} data-testid="confirm-deny" title="Deny (Enter in the reason, or Ctrl+Enter)">
                 Deny
               </button>
             </>
           ) : (
             <>
-              <button className="button" onClick={() => p.setDenying(true)} disabled={p.busy} data-testid="deny">
+              <button className="button" onClick={() => setDenying(true)} disabled={busy} data-testid="deny">
                 <Icon name="x" /> Deny…
               </button>
-              <button className="button" onClick={() => void p.onDecide('approve_session')} disabled={p.busy} title={`Approve, and remember ${a.sessionRule} for this session`} data-testid="approve-session">
+              <button className="button" onClick={() => void decide('approve_session')} disabled={busy} title={`Approve, and remember ${a.sessionRule} for this session`} data-testid="approve-session">
                 Always
               </button>
-              <button className="button primary" onClick={() => void p.onDecide('approve_once')} disabled={p.busy} title="Approve once (Ctrl+Enter)" data-testid="approve-once">
+              <button className="button primary" onClick={() => void decide('approve_once')} disabled={busy} title="Approve once (Ctrl+Enter)" data-testid="approve-once">
                 <Icon name="check" /> Approve once
               </button>
             </>
