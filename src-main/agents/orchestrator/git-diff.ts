@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { NotRegularFileError, readFileNoWait } from '../../platform/read-no-wait';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { isBinary } from '../../changes/diff';
 import { git } from '../../git/git';
 
 /** A diff longer than this is cut: enough to read and to review, bounded for the model. */
@@ -43,7 +44,7 @@ export async function workingDiff(root: string): Promise<{ status: string; diff:
       }
       throw e;
     }
-    if (buf.subarray(0, 8_000).includes(0)) {
+    if (isBinary(buf)) {
       parts.push(`new binary file ${rel}\n`);
       continue;
     }
