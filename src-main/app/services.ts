@@ -78,6 +78,7 @@ export class AppServices {
   private backupTimer: NodeJS.Timeout | null = null;
   private backupRunning: Promise<BackupInfo | null> | null = null;
   private disposed = false;
+  private storagePublishQueued = false;
   /** Listeners of committed event-log batches: whatever they publish was persisted first. */
   private readonly persistedListeners = new Set<(batch: readonly StoredEvent[]) => void>();
 
@@ -210,8 +211,18 @@ export class AppServices {
     };
   }
 
+  /**
+   * Coalesced to one status per turn of the event loop: the storage watcher reports every kept
+   * write added or saved, and draining thousands after a full disk must not list the backup
+   * folder and publish once per write.
+   */
   private publishStorage(): void {
-    if (!this.disposed) this.hub.publish('app.storage.changed', this.storageStatus());
+    if (this.disposed || this.storagePublishQueued) return;
+    this.storagePublishQueued = true;
+    queueMicrotask(() => {
+      this.storagePublishQueued = false;
+      if (!this.disposed) this.hub.publish('app.storage.changed', this.storageStatus());
+    });
   }
 
   /**
