@@ -534,21 +534,10 @@ function parseBody(lines: string[], start: number): Body {
   return { sections, problems, warnings };
 }
 
-export interface CommandFileInput {
-  id: string;
-  /** ISO 8601; written as given. */
-  createdAt: string;
-  commandType: CommandType;
+/** The fields of a parsed command, less what the parser derives (`createdAtMs`); `createdAt` is written as given. */
+export interface CommandFileInput extends Omit<CommandFile, 'createdAtMs' | 'sessionId' | 'extra'> {
   /** Required for continue / end; must be absent or null for new (written as `auto`). */
   sessionId?: string | null;
-  task: string;
-  constraints?: string;
-  expectedOutput?: string;
-  project?: string;
-  placement?: Placement;
-  engine?: string;
-  gpus?: GpuRequest;
-  timeoutMs?: number;
   extra?: Record<string, unknown>;
   headings?: HeadingLanguage;
 }
