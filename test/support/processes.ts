@@ -39,3 +39,13 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A pid that exists at all, zombies included (signal 0 reaches it). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src-preload/contract';
 import { startTestApp } from '../../support/app';
-import { pidsWith } from '../../support/processes';
+import { pidsWith, processExists as alive } from '../../support/processes';
 import { makeRepo, tempDir } from '../../support/temp';
 import { harness, waitFor, type Harness } from './harness';
 
@@ -27,15 +27,6 @@ function turnEvents(events: AgentEvent[]): Array<{ type: string; turnId: string 
   return events
     .filter((e) => e.data.type === 'turn.started' || e.data.type === 'turn.ended')
     .map((e) => ({ type: e.data.type, turnId: e.turnId, ...(e.data.type === 'turn.ended' ? { outcome: e.data.outcome } : {}) }));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('an interrupted ! command has its turn', () => {

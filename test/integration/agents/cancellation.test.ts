@@ -1,20 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pidsWith } from '../../support/processes';
+import { pidsWith, processExists as alive } from '../../support/processes';
 import { harness, nextApproval, streamedText, waitFor, type Harness } from './harness';
 
 let h: Harness;
 afterEach(async () => h?.cleanup());
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('cancellation', () => {
   it('mid-stream: aborts the request at once and keeps what was shown', async () => {

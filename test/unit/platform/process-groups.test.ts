@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootId, GroupRecords, killSession, reapOrphanedGroups, sessionAlive, sessionMembers } from '../../../src-main/platform/process-groups';
 import { processStartTicks, selfIdentity } from '../../../src-main/platform/process-identity';
+import { isAlive as alive } from '../../support/processes';
 import { tempDir } from '../../support/temp';
 
 const started: number[] = [];
@@ -23,23 +24,6 @@ async function startSession(): Promise<{ leader: number; child: number }> {
   started.push(p.pid!);
   const child = await new Promise<number>((resolve) => p.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
   return { leader: p.pid!, child };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  return !/\) [ZX] /.test(readStatSafe(pid));
-}
-
-function readStatSafe(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return ') Z ';
-  }
 }
 
 async function gone(pids: number[]): Promise<boolean> {
