@@ -5,10 +5,11 @@
  * transitions are pure functions; reading and writing are the only side effects, and every
  * write replaces the file atomically so a reader never sees half of one.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { z } from 'zod';
 import { AppError } from '../../src-preload/contract/errors';
 import { writeFileAtomic } from '../platform/atomic-file';
+import { readFileNoWait } from '../platform/read-no-wait';
 import { SAFE_ID, parseIsoTime } from './command-file';
 import { mailboxLayout } from './layout';
 
@@ -81,7 +82,8 @@ export function readSessionFile(root: string, sessionId: string): SessionFile | 
   const file = mailboxLayout(root).sessionFile(sessionId);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // A FIFO or device dropped into sessions/ is refused rather than waited on.
+    text = readFileNoWait(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;

@@ -7,11 +7,12 @@
  * GIT_TERMINAL_PROMPT=0). Writes to one repository are serialized by a lock keyed by its real path.
  */
 import { existsSync } from 'node:fs';
-import { appendFile, lstat, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { appendFile, lstat, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
+import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { KeyedLock } from './keyed-lock';
 import {
   ARCHIVE_REF_PREFIX,
@@ -513,7 +514,11 @@ export class WorktreeManager {
     );
     if (ignored) return false;
     const file = join(root, '.gitignore');
-    const text = await readFile(file, 'utf8').catch(() => ''); // No .gitignore yet: one is created.
+    // Not waiting on a FIFO planted as .gitignore; anything but a missing file is the user's to see.
+    const text = await readFileNoWaitAsync(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return ''; // No .gitignore yet: one is created.
+      throw e;
+    });
     await appendFile(file, `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`);
     return true;
   }
