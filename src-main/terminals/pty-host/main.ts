@@ -73,7 +73,7 @@ function isLeaderRunning(pid: number): boolean {
 }
 
 function endSession(pid: number): void {
-  killSession(pid, sessions.has(pid) ? sessions.get(pid)! : null);
+  killSession(pid, sessions.get(pid) ?? null);
 }
 
 function send(msg: FromHost, done?: () => void): void {
