@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,5 +77,10 @@ describe('session files', () => {
     writeSessionFile(root, s);
     expect(() => writeSessionFile(root, { ...s, turn_count: -5 })).toThrow();
     expect(readSessionFile(root, 's1')).toEqual(s);
+  });
+
+  it('refuses a FIFO put in place of a session file instead of waiting on it', () => {
+    execFileSync('mkfifo', [join(root, 'sessions/fifo.json')]);
+    expect(() => readSessionFile(root, 'fifo')).toThrow(/FIFO/);
   });
 });
