@@ -92,8 +92,8 @@ export class AppServices {
     this.router = new Router(log.child('bridge'));
     this.dbPath = databasePath(options.dataDir);
     this.db = openDatabase(this.dbPath);
-    this.integrity = quickCheck(this.db, this.dbPath);
-    if (!this.integrity.ok) log.error('the database failed its start-up check', { path: this.dbPath, problems: this.integrity.problems });
+    // Checked by the long-lived hosts (checkIntegrity), not here: a short CLI command must not read the whole file.
+    this.integrity = { ok: true, complete: false, problems: [], checkedAt: 0 };
     this.storage = storageHealthOf(this.db) ?? new StorageHealth(options.dataDir);
     let lastEventError: string | null = null;
     this.events = new EventLog(this.db, {
@@ -226,10 +226,21 @@ export class AppServices {
   }
 
   /**
+   * The start-up check of the database file (time-boxed quick_check), run by the long-lived hosts
+   * (the window, browser mode) as they start, and before any automatic backup.
+   */
+  checkIntegrity(): IntegrityReport {
+    this.integrity = quickCheck(this.db, this.dbPath);
+    if (!this.integrity.ok) this.options.logger.error('the database failed its start-up check', { path: this.dbPath, problems: this.integrity.problems });
+    return this.integrity;
+  }
+
+  /**
    * Takes today's automatic backup if none was taken in the last day. A damaged database is
    * never backed up (it would push a good backup out of the rotation).
    */
   async backupIfDue(now = Date.now()): Promise<BackupInfo | null> {
+    if (!this.disposed && this.integrity.checkedAt === 0) this.checkIntegrity();
     if (this.disposed || !this.integrity.ok || !backupDue(this.dataDir, now)) return null;
     return this.backupNow(now);
   }

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     return;
   }
 
+  services.checkIntegrity();
   services.projects.refreshInBackground();
   session.defaultSession.webRequest.onHeadersReceived((details, cb) => {
     cb({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });

@@ -208,6 +208,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     });
   });
   const port = (server.address() as AddressInfo).port;
+  app.checkIntegrity();
   app.projects.refreshInBackground();
   hosts = allowedHosts(bindHost, port);
   cookie = tokenCookie(port);
