@@ -14,12 +14,13 @@
  * a number is visibly taken (by a lock or an ADR), a number is given up only when an ADR holds
  * it, and the lowest free number is always the next one: no collisions and no gaps.
  */
-import { linkSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
 import { writeNewFile } from '../platform/atomic-file';
+import { readFileNoWait } from '../platform/read-no-wait';
 
 /** Where ADRs live, relative to the workspace. */
 export const ADR_FOLDER = 'docs/decisions';
@@ -188,7 +189,8 @@ function lockIsStale(lock: string, now: number): boolean {
   let text: string;
   let mtime: number;
   try {
-    text = readFileSync(lock, 'utf8');
+    // No-wait: a FIFO named like a lock must not hang the scan (it then counts as not stale).
+    text = readFileNoWait(lock, 'utf8');
     mtime = statSync(lock).mtimeMs;
   } catch {
     // Released between the listing and now: not stale, simply gone; the next scan sees that.
