@@ -4,32 +4,18 @@
  * from `claude --version`, which also proves the file runs.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { INSTALL_CLAUDE_HINT, type ClaudeDetection } from '../../src-preload/contract';
-import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
+import { childEnv, cleanExec, isExecutableFile, resolveOnPath } from '../platform/child-process';
 import { appRoot } from '../platform/paths';
 
 /** `claude --version` answers in well under a second; a hung binary must not hang the settings page. */
 const VERSION_TIMEOUT_MS = 15_000;
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
+/** `claude` on a PATH; the one lookup every child process uses. */
 export function findOnPath(name: string, pathVar = process.env.PATH ?? ''): string | null {
-  for (const dir of pathVar.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (executable(candidate)) return candidate;
-  }
-  return null;
+  return resolveOnPath(name, pathVar);
 }
 
 export function knownLocations(home = homedir()): string[] {
@@ -41,8 +27,8 @@ export function locateClaude(settingPath: string | null, env: NodeJS.ProcessEnv 
   const onPath = findOnPath('claude', env.PATH);
   if (onPath) return { path: onPath, source: 'path' };
   const bundled = join(appRoot(), 'node_modules', '.bin', 'claude');
-  if (executable(bundled)) return { path: bundled, source: 'bundled' };
-  const known = knownLocations().find(executable);
+  if (isExecutableFile(bundled)) return { path: bundled, source: 'bundled' };
+  const known = knownLocations().find((p) => isExecutableFile(p));
   return known ? { path: known, source: 'known' } : null;
 }
 
@@ -68,7 +54,7 @@ export async function detectClaude(settingPath: string | null, now = Date.now())
   if (!loc) {
     return { ...base, found: false, path: null, version: null, source: null, message: `The claude CLI was not found on PATH or in the usual folders. Install it with: ${INSTALL_CLAUDE_HINT}` };
   }
-  if (loc.source === 'setting' && (!isAbsolute(loc.path) || !executable(loc.path))) {
+  if (loc.source === 'setting' && (!isAbsolute(loc.path) || !isExecutableFile(loc.path))) {
     return { ...base, found: false, path: loc.path, version: null, source: 'setting', message: `${loc.path} (from settings) is not an executable file. Fix the path, clear it to search PATH, or install with: ${INSTALL_CLAUDE_HINT}` };
   }
   const v = await version(loc.path);
