@@ -7,6 +7,7 @@
  * had is ever lost: `git cat-file -p <blob>` brings it back. Operations on one root are
  * serialized so two reverts of the same file never interleave their read and write.
  */
+import { KeyedLock } from '../platform/keyed-lock';
 import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AppError } from '../../src-preload/contract';
@@ -35,7 +36,7 @@ export interface ChangesServiceOptions {
 }
 
 export class ChangesService {
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new KeyedLock();
   private disposed = false;
 
   constructor(private readonly o: ChangesServiceOptions) {}
@@ -48,14 +49,7 @@ export class ChangesService {
 
   /** Runs `fn` after every earlier operation on the same root has finished. */
   private withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(root) ?? Promise.resolve();
-    // The previous operation's failure was reported to its own caller; the next one runs regardless.
-    const next = prev.catch(() => undefined).then(fn);
-    this.locks.set(root, next);
-    void next.finally(() => {
-      if (this.locks.get(root) === next) this.locks.delete(root);
-    }).catch(() => undefined);
-    return next;
+    return this.locks.run(root, fn);
   }
 
   private changed(sessionId: string): void {

@@ -13,7 +13,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
-import { KeyedLock } from './keyed-lock';
+import { KeyedLock } from '../platform/keyed-lock';
 import {
   ARCHIVE_REF_PREFIX,
   archiveMessage,

@@ -15,7 +15,7 @@ import {
   summarizeLoss,
   validateSlug,
 } from '../../../src-main/worktrees/worktree-model';
-import { KeyedLock } from '../../../src-main/worktrees/keyed-lock';
+import { KeyedLock } from '../../../src-main/platform/keyed-lock';
 
 describe('slug rules', () => {
   it('accepts lowercase letters, digits and single hyphens up to 64 characters', () => {
