@@ -8,6 +8,7 @@ import { changeEvents, changeRequests } from './changes';
 import { providerRequests } from './providers';
 import { folderRequests } from './folders';
 import { worktreeRequests } from './worktrees';
+import { featureEvents, featureRequests } from './features';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -21,6 +22,7 @@ export * from './changes';
 export * from './providers';
 export * from './folders';
 export * from './worktrees';
+export * from './features';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -37,6 +39,7 @@ export const requests = {
   ...providerRequests,
   ...folderRequests,
   ...worktreeRequests,
+  ...featureRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
@@ -46,6 +49,7 @@ export const events = {
   ...agentEvents,
   ...coderEvents,
   ...changeEvents,
+  ...featureEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;
