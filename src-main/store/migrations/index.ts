@@ -2,6 +2,7 @@ import type { Database } from '../db';
 import { m001Foundation } from './001-foundation';
 import { m002Agents } from './002-agents';
 import { m003Coder } from './003-coder';
+import { m004FeatureIndex } from './004-feature-index';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -12,4 +13,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m001Foundation,
   m002Agents,
   m003Coder,
+  m004FeatureIndex,
 ];
