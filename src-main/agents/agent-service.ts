@@ -35,7 +35,8 @@ import type { ModelProvider, ResolvedProfile } from './provider/types';
 import { SessionEvents } from './session-events';
 import { CostRepo } from './store/cost-repo';
 import { MessageRepo } from './store/message-repo';
-import { SessionRepo, withoutTurnInFlight, type SessionRecord } from './store/session-repo';
+import { SessionRepo, withoutTurnInFlight, type AgentRole, type SessionRecord } from './store/session-repo';
+import { ROLE_DISABLED_TOOLS } from './roles';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { ChildProcessRunner, commandEnv, type CommandRunner } from './tools/command-runner';
 import type { ExtraTool } from './tools/types';
@@ -131,7 +132,7 @@ export class AgentService {
       policyContext: (sessionId) => {
         const s = this.sessions.get(sessionId);
         const st = this.settings();
-        return { preset: s?.policyPreset ?? st.defaultPolicyPreset, disabledTools: s?.disabledTools ?? [], hardFloor: st.hardFloor, root: s?.root ?? null };
+        return { preset: s?.policyPreset ?? st.defaultPolicyPreset, disabledTools: s?.disabledTools ?? [], hardFloor: st.hardFloor, ...(s?.state.role === 'coder' ? { roleGuard: true } : {}), root: s?.root ?? null };
       },
       answeredWithoutWaiter: (a) => this.resumeAfterAnswer(a),
     });
@@ -148,7 +149,7 @@ export class AgentService {
       provider: (p) => this.providerFor(p),
       commandEnv: () => this.commandEnv(),
       configDir: (s) => this.configDir(s),
-      createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}) }),
+      createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}), ...(from.state.role ? { role: from.state.role } : {}) }),
       sessionChanged: (id) => this.publishSession(id),
       extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
       ownerPid: process.pid,
@@ -303,7 +304,7 @@ export class AgentService {
     return this.sessions.list(projectId).map((s) => this.toSession(s));
   }
 
-  createSession(input: { projectId?: string; root?: string; title?: string; mode?: AgentMode; profile?: string; sandbox?: SandboxMode }): Session {
+  createSession(input: { projectId?: string; root?: string; title?: string; mode?: AgentMode; profile?: string; model?: string; sandbox?: SandboxMode; role?: AgentRole }): Session {
     let root: string;
     let projectId: string | null = null;
     if (input.projectId) {
@@ -317,11 +318,11 @@ export class AgentService {
       projectId = this.o.projects.list().find((p) => p.path === root)?.id ?? null;
     }
     if (input.profile && !this.profiles.get(input.profile)) throw new AppError('not_found', `There is no provider profile "${input.profile}".`);
-    const s = this.createRecord({ root, projectId, ...(input.title ? { title: input.title } : {}), ...(input.mode ? { mode: input.mode } : {}), ...(input.profile ? { profile: input.profile } : {}), ...(input.sandbox ? { sandbox: input.sandbox } : {}) });
+    const s = this.createRecord({ root, projectId, ...(input.title ? { title: input.title } : {}), ...(input.mode ? { mode: input.mode } : {}), ...(input.profile ? { profile: input.profile } : {}), ...(input.model ? { model: input.model } : {}), ...(input.sandbox ? { sandbox: input.sandbox } : {}), ...(input.role ? { role: input.role, disabledTools: [...ROLE_DISABLED_TOOLS[input.role]] } : {}) });
     return this.toSession(s);
   }
 
-  private createRecord(o: Partial<SessionRecord> & { root: string; projectId: string | null; sandbox?: SandboxMode }): SessionRecord {
+  private createRecord(o: Partial<SessionRecord> & { root: string; projectId: string | null; sandbox?: SandboxMode; role?: AgentRole }): SessionRecord {
     const st = this.settings();
     const now = Date.now();
     const base = { root: o.root, projectId: o.projectId } as SessionRecord;
@@ -341,7 +342,7 @@ export class AgentService {
       disabledTools: o.disabledTools ?? [],
       status: 'idle',
       todos: [],
-      state: { undo: [], ...(o.sandbox && o.sandbox !== DEFAULT_SANDBOX_MODE ? { sandbox: o.sandbox } : {}) },
+      state: { undo: [], ...(o.sandbox && o.sandbox !== DEFAULT_SANDBOX_MODE ? { sandbox: o.sandbox } : {}), ...(o.role ? { role: o.role } : {}) },
       turnCount: 0,
       lastTurn: null,
       ownerPid: null,

@@ -19,6 +19,7 @@ import { registerTerminalHandlers } from '../terminals/handlers';
 import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
+import { SessionDriver } from '../agents/session-driver';
 import { registerCoderHandlers } from '../coder/handlers';
 import { ChangesService } from '../changes/changes-service';
 import { registerChangesHandlers } from '../changes/handlers';
@@ -67,6 +68,8 @@ export class AppServices {
   readonly terminals: TerminalService;
   readonly agents: AgentService;
   readonly coder: CoderService;
+  /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
+  readonly driver: SessionDriver;
   readonly changes: ChangesService;
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
   readonly worktrees = new WorktreeManager();
@@ -164,6 +167,7 @@ export class AppServices {
     registerConnectionTestHandlers(this.router, this.agents.profiles);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), dataDir: options.dataDir, ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);
+    this.driver = new SessionDriver(this.agents, this.coder);
     this.changes = new ChangesService({
       hub: this.hub,
       logger: log.child('changes'),

@@ -32,6 +32,8 @@ export interface PolicyContext {
   disabledTools: readonly string[];
   hardFloor: boolean;
   floor?: HardFloorContext;
+  /** The Coder role's guard applies (feature and autopilot agents). */
+  roleGuard?: boolean;
   /** The session root, for confining file paths and previewing diffs. */
   root: string | null;
 }
@@ -250,6 +252,7 @@ export class ApprovalGate {
       preset: ctx.preset,
       disabledTools: ctx.disabledTools,
       hardFloor: ctx.hardFloor,
+      ...(ctx.roleGuard ? { roleGuard: true } : {}),
       ...(ctx.floor ? { floor: ctx.floor } : {}),
       sessionRules: this.repo.rules(sessionId),
       ...(ctx.root ? { targetLinks: writeTargetLinks(ctx.root, tool, input) } : {}),

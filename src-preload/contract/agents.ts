@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import { ProjectId, UserPath } from './projects';
+import { SessionWorktreeRef } from './worktrees';
 
 // ---------------------------------------------------------------------------------------
 // Identifiers and small enums
@@ -153,6 +154,8 @@ export const Session = z.object({
   archived: z.boolean().optional(),
   /** Who runs the session's chat turns (absent: the built-in loop). Set with `coder.sessions.update`. */
   executor: z.enum(['builtin', 'claude-code']).optional(),
+  /** The worktree the session works in (started "in a new worktree"); null or absent: the folder itself. */
+  worktree: SessionWorktreeRef.nullable().optional(),
   cost: CostTotals,
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
@@ -430,7 +433,7 @@ export const AgentEventData = z.discriminatedUnion('type', [
     type: z.literal('tool.decision'),
     ...ToolUseRef,
     decision: PolicyDecision,
-    source: z.enum(['disabled', 'hard_floor', 'mode', 'policy', 'session_rule', 'yolo', 'headless']),
+    source: z.enum(['disabled', 'hard_floor', 'role_guard', 'mode', 'policy', 'session_rule', 'yolo', 'headless']),
     reason: z.string(),
     risk: RiskLevel,
   }),

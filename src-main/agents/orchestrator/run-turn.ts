@@ -100,7 +100,7 @@ async function loop(ctx: TurnContext): Promise<TurnEnd> {
     const call = await callModel(
       ctx,
       'turn',
-      { system: systemPrompt({ root: s.root, mode: s.mode, todos: s.todos, complex: ctx.complex }), messages: toApiMessages(ctx.deps.messages.live(ctx.sessionId)), tools: [...TOOL_SPECS, ...ctx.deps.extraTools(ctx.sessionId, s.mode).map((t) => t.spec)] },
+      { system: systemPrompt({ root: s.root, mode: s.mode, todos: s.todos, complex: ctx.complex }), messages: toApiMessages(ctx.deps.messages.live(ctx.sessionId)), tools: [...offeredTools(s), ...ctx.deps.extraTools(ctx.sessionId, s.mode).map((t) => t.spec)] },
       { stream: true, step: ctx.step },
     );
     if (!call.response) {
@@ -124,4 +124,13 @@ async function loop(ctx: TurnContext): Promise<TurnEnd> {
     const end = await runToolUses(ctx, uses);
     if (end) return end;
   }
+}
+
+/**
+ * A session with a role (a feature's or autopilot's Planner / Coder) is offered only its role's
+ * tools, as seed 003 §3.2 defines them. A user's own session keeps seeing switched-off tools: the
+ * refusal tells the model the user turned them off, which it can explain.
+ */
+function offeredTools(s: { disabledTools: readonly string[]; state: { role?: string } }): typeof TOOL_SPECS {
+  return s.state.role ? TOOL_SPECS.filter((t) => !s.disabledTools.includes(t.name)) : TOOL_SPECS;
 }

@@ -10,8 +10,9 @@ import type { AgentMode, PolicyDecision, PolicyPreset, RiskLevel } from '../../.
 import { classifyCommand } from './command-class';
 import { commandSessionRule, ruleCovers } from './command-family';
 import { checkHardFloor, type HardFloorContext } from './hard-floor';
+import { checkRoleGuard } from './role-guard';
 
-export type DecisionSource = 'disabled' | 'hard_floor' | 'mode' | 'policy' | 'session_rule' | 'yolo';
+export type DecisionSource = 'disabled' | 'hard_floor' | 'role_guard' | 'mode' | 'policy' | 'session_rule' | 'yolo';
 
 export interface PolicyInput {
   tool: string;
@@ -22,6 +23,8 @@ export interface PolicyInput {
   /** Whether the hard floor is on (settings). */
   hardFloor: boolean;
   floor?: HardFloorContext;
+  /** The session plays the Coder role of a feature or autopilot run: its guard applies even with the hard floor off. */
+  roleGuard?: boolean;
   /** Rules remembered by "approve for this session". */
   sessionRules: readonly string[];
   /**
@@ -69,6 +72,12 @@ export function decideTool(p: PolicyInput): PolicyResult {
 
   if (p.tool === 'bash') {
     const command = String(p.input.command ?? '');
+    if (p.roleGuard) {
+      const guard = checkRoleGuard(command);
+      if (guard.blocked) {
+        return r('deny', 'role_guard', `Refused by the Coder role's guard: ${guard.reason}. An agent working unattended on a feature or an autopilot run never runs this, in any mode.`, 'critical');
+      }
+    }
     if (p.hardFloor) {
       const floor = checkHardFloor(command, p.floor);
       if (floor.blocked) {

@@ -46,9 +46,13 @@ export class CostRepo {
   }
 
   /** Totals of any scope later capabilities tag (feature, phase). */
-  totalsWhere(filter: { featureId?: string; phase?: string }): CostTotals {
+  totalsWhere(filter: { featureId?: string; phase?: string; turnId?: string }): CostTotals {
     const where: string[] = [];
     const args: unknown[] = [];
+    if (filter.turnId !== undefined) {
+      where.push('turn_id = ?');
+      args.push(filter.turnId);
+    }
     if (filter.featureId !== undefined) {
       where.push('feature_id = ?');
       args.push(filter.featureId);

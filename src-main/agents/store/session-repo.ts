@@ -53,7 +53,13 @@ export interface SessionState {
   sandbox?: SandboxMode;
   /** Hidden from the default session lists (kept here so no migration is needed). */
   archived?: boolean;
+  /** The role a feature or autopilot run gave the session (its tools and, for the Coder, its guard). */
+  role?: AgentRole;
 }
+
+/** Seed 003's agent roles: the Planner reads, the Coder reads, writes and runs commands under a guard. */
+export const AGENT_ROLES = ['planner', 'coder'] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
 
 /** The state with no turn in flight (a turn ended or was marked interrupted). */
 export function withoutTurnInFlight(state: SessionState): SessionState {
@@ -134,7 +140,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,
