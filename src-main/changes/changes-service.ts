@@ -21,6 +21,39 @@ import type { SessionRecord } from '../agents/store/session-repo';
 import { resolveInRoot } from '../agents/tools/root-guard';
 import { fileChange, isBinary, revertHunk } from './diff';
 
+/**
+ * The files of `root` that differ from a base revision, with their diffs: against HEAD by
+ * default (the changes view), or against another revision — the merge base of a feature
+ * branch and its base branch, for the branch's review. Uncommitted and untracked files count.
+ * `paths` limits the list to those files (a session's own changes).
+ */
+export async function listChanges(root: string, o: { base?: string; paths?: readonly string[] } = {}): Promise<ChangeSet> {
+  if (!existsSync(root)) return { root, gitRepo: false, branch: null, files: [], problem: `The folder ${root} does not exist any more.` };
+  if (!(await isWorkTree(root))) {
+    return { root, gitRepo: false, branch: null, files: [], problem: `${root} is not in a git repository, so there is nothing to compare the files with. Run "git init" there to track changes.` };
+  }
+  const base = o.base ?? (await baseRev(root));
+  const candidates = o.paths ?? (await uncommittedPaths(root, base));
+  const files: FileChange[] = [];
+  let problem: string | null = null;
+  for (const path of candidates) {
+    if (files.length >= MAX_LISTED_FILES) {
+      problem = `Only the first ${MAX_LISTED_FILES} changed files are listed.`;
+      break;
+    }
+    let abs: string;
+    try {
+      abs = resolveInRoot(root, path).abs;
+    } catch {
+      // A recorded path that now leads outside the root (a symlink planted since) is not shown, never read.
+      continue;
+    }
+    const change = fileChange(path, await headContent(root, base, path), currentContent(abs));
+    if (change) files.push(change);
+  }
+  return { root, gitRepo: true, branch: await branchOf(root), files, problem };
+}
+
 /** Git's id of the empty tree: the base of a repository with no commit yet. */
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** Files one list shows at most: more is a generated tree nobody reviews file by file. */
@@ -58,31 +91,7 @@ export class ChangesService {
 
   async list(sessionId: string, scope: ChangeScope): Promise<ChangeSet> {
     const s = this.o.session(sessionId);
-    const root = s.root;
-    if (!existsSync(root)) return { root, gitRepo: false, branch: null, files: [], problem: `The session folder ${root} does not exist any more.` };
-    if (!(await isWorkTree(root))) {
-      return { root, gitRepo: false, branch: null, files: [], problem: `${root} is not in a git repository, so there is nothing to compare the files with. Run "git init" there to track changes.` };
-    }
-    const base = await baseRev(root);
-    const candidates = scope === 'session' ? sessionPaths(s) : await uncommittedPaths(root, base);
-    const files: FileChange[] = [];
-    let problem: string | null = null;
-    for (const path of candidates) {
-      if (files.length >= MAX_LISTED_FILES) {
-        problem = `Only the first ${MAX_LISTED_FILES} changed files are listed.`;
-        break;
-      }
-      let abs: string;
-      try {
-        abs = resolveInRoot(root, path).abs;
-      } catch {
-        // A recorded path that now leads outside the root (a symlink planted since) is not shown, never read.
-        continue;
-      }
-      const change = fileChange(path, await headContent(root, base, path), currentContent(abs));
-      if (change) files.push(change);
-    }
-    return { root, gitRepo: true, branch: await branchOf(root), files, problem };
+    return listChanges(s.root, scope === 'session' ? { paths: sessionPaths(s) } : {});
   }
 
   async revertFile(sessionId: string, path: string): Promise<RevertResult> {
