@@ -16,7 +16,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { isAppPrivateEnv, isModelCredentialEnv } from './private-env';
+import { isAppPrivateEnv, isCommandSecretEnv } from './private-env';
 
 // ---- environment ------------------------------------------------------------------------------
 
@@ -65,8 +65,8 @@ function minimalAllowed(name: string): boolean {
  *   own shell), minus Flightdeck's private variables (the browser token would let anything in
  *   that shell drive the app).
  * - `command`: a command the app runs on someone's behalf (an agent's tool call, a check): the
- *   user's environment minus Flightdeck's private variables and model credentials (they would
- *   end up in tool output and in the model's context).
+ *   user's environment minus Flightdeck's private variables, model credentials and other
+ *   services' credentials (they would end up in tool output and in the model's context).
  */
 export type EnvProfile = 'minimal' | 'user' | 'command';
 
@@ -75,7 +75,7 @@ export function childEnv(profile: EnvProfile, base: NodeJS.ProcessEnv = process.
   for (const [k, v] of Object.entries(base)) {
     if (v === undefined || isAppPrivateEnv(k)) continue;
     if (profile === 'minimal' && !minimalAllowed(k)) continue;
-    if (profile === 'command' && isModelCredentialEnv(k)) continue;
+    if (profile === 'command' && isCommandSecretEnv(k)) continue;
     env[k] = v;
   }
   return { ...env, ...extra };

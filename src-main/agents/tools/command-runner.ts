@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { cleanExec } from '../../platform/child-process';
-import { isAppPrivateEnv, isModelCredentialEnv } from '../../platform/private-env';
+import { isAppPrivateEnv, isCommandSecretEnv } from '../../platform/private-env';
 import type { SandboxPolicy } from '../../sandbox/policy';
 
 export interface CommandRunOptions {
@@ -167,13 +167,11 @@ export class ChildProcessRunner implements CommandRunner {
   }
 }
 
-/** Variables never passed to commands the model runs: provider credentials would end up in tool output. */
-
-/** The environment commands run with: the app's, minus credentials, with pagers and prompts off. */
+/** The environment commands run with: the app's, minus credentials (model providers' and other services'), with pagers and prompts off. */
 export function commandEnv(base: NodeJS.ProcessEnv, secretValues: readonly string[] = []): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(base)) {
-    if (v === undefined || isAppPrivateEnv(k) || isModelCredentialEnv(k)) continue;
+    if (v === undefined || isAppPrivateEnv(k) || isCommandSecretEnv(k)) continue;
     if (secretValues.some((s) => s.length >= 8 && v.includes(s))) continue;
     env[k] = v;
   }

@@ -11,7 +11,7 @@
  */
 import type { Sandbox } from './params';
 import { CLAUDE_WRITE_TOOLS } from './tool-map';
-import { isAppPrivateEnv, isModelCredentialEnv } from '../../platform/private-env';
+import { isAppPrivateEnv, isModelCredentialEnv, isServiceCredentialEnv } from '../../platform/private-env';
 
 /** The provider a run talks to: a Flightdeck profile's endpoint, model and key. */
 export interface CoderBackend {
@@ -146,6 +146,9 @@ export function claudeEnv(e: EnvInput): Record<string, string> {
     if (e.backend && PROVIDER_ENV_PREFIXES.some((p) => k.startsWith(p))) continue;
     // Other providers' keys are not Claude Code's business (its own come from the backend or ANTHROPIC_*).
     if (isModelCredentialEnv(k) && !k.startsWith('ANTHROPIC_') && !k.startsWith('CLAUDE_CODE_')) continue;
+    // Claude Code's tools inherit this environment: other services' tokens stay out, except the
+    // cloud keys of a Bedrock/Vertex setup the user configured Claude Code itself with.
+    if (isServiceCredentialEnv(k) && !(k.startsWith('AWS_') && e.inherited.CLAUDE_CODE_USE_BEDROCK) && !k.startsWith('ANTHROPIC_') && !k.startsWith('CLAUDE_CODE_')) continue;
     // The key goes through apiKeyHelper instead (claudeCredential): tools inherit this environment.
     if ((CREDENTIAL_ENV as readonly string[]).includes(k)) continue;
     env[k] = v;
