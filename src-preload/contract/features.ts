@@ -115,6 +115,132 @@ export const FeatureRunChoice = z
   })
   .strict();
 
+// ---- list, status, clean -------------------------------------------------------------------
+
+export const FeatureStatusName = z.enum(['planned', 'in_progress', 'completed', 'failed', 'merged']);
+export type FeatureStatusName = z.infer<typeof FeatureStatusName>;
+
+/** A state file that could not be used: its kind (state, yaml, io…), the message with `path:line:` in front. */
+export const FeatureProblem = z.object({
+  kind: z.string(),
+  message: z.string(),
+  path: z.string().nullable(),
+  line: z.number().int().nullable(),
+});
+export type FeatureProblem = z.infer<typeof FeatureProblem>;
+
+/** One feature as listed: from its state file (`active`: in its worktree; `merged`: the record on the main checkout). */
+export const FeatureSummary = z.object({
+  projectId: z.string().nullable(),
+  repoRoot: z.string(),
+  slug: z.string(),
+  /** Null when no good copy of the state file was ever read (only `problem` is known). */
+  source: z.enum(['active', 'merged']).nullable(),
+  status: FeatureStatusName.nullable(),
+  branch: z.string().nullable(),
+  baseBranch: z.string().nullable(),
+  worktreePath: z.string().nullable(),
+  turns: z.number(),
+  costUsd: z.number(),
+  createdAt: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+  statePath: z.string().nullable(),
+  /** The state file fails to parse now: what is shown is its last good content. */
+  problem: FeatureProblem.nullable(),
+});
+export type FeatureSummary = z.infer<typeof FeatureSummary>;
+
+export const ProjectFeatures = z.object({
+  projectId: z.string().nullable(),
+  name: z.string(),
+  repoRoot: z.string(),
+  features: z.array(FeatureSummary),
+  /** Problems of the feature folders themselves (a state file's problem is on its feature). */
+  problems: z.array(FeatureProblem),
+  /** The project could not be read at all (folder moved, no longer a repository). */
+  error: z.string().nullable(),
+});
+export type ProjectFeatures = z.infer<typeof ProjectFeatures>;
+
+const TokenCount = z.object({ input_tokens: z.number(), output_tokens: z.number() });
+
+export const FeaturePhaseView = z.object({
+  name: z.string(),
+  kind: z.enum(['dev', 'quality']),
+  status: z.enum(['pending', 'running', 'completed', 'failed']),
+  started_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  turns: z.number(),
+  cost_usd: z.number(),
+  cost: TokenCount,
+  duration_secs: z.number(),
+});
+export type FeaturePhaseView = z.infer<typeof FeaturePhaseView>;
+
+/** The state file's content as status shows it (the file's own schema lives in main). */
+export const FeatureStateView = z.object({
+  feature: z.object({ slug: z.string(), created_at: z.string(), updated_at: z.string() }),
+  status: FeatureStatusName,
+  current_phase: z.number().int(),
+  git: z.object({ worktree_path: z.string(), branch: z.string(), base_branch: z.string() }),
+  phases: z.array(FeaturePhaseView),
+  pr: z.object({ url: z.string(), number: z.number().int(), title: z.string() }).nullable(),
+  total: z.object({ turns: z.number(), cost_usd: z.number(), duration_secs: z.number(), cost: TokenCount }),
+});
+export type FeatureStateView = z.infer<typeof FeatureStateView>;
+
+export const FeatureGitInfo = z.object({
+  worktreePath: z.string(),
+  missing: z.boolean(),
+  branch: z.string().nullable(),
+  base: z.string(),
+  aheadOfBase: z.number().int(),
+  behindBase: z.number().int(),
+  upstream: z.string().nullable(),
+  aheadOfUpstream: z.number().int().nullable(),
+  behindUpstream: z.number().int().nullable(),
+  dirty: z.boolean(),
+  changed: z.array(z.string()),
+  untracked: z.array(z.string()),
+  lastCommit: z.object({ sha: z.string(), subject: z.string(), date: z.string() }).nullable(),
+  diskBytes: z.number(),
+});
+export type FeatureGitInfo = z.infer<typeof FeatureGitInfo>;
+
+export const FeatureDetail = z.object({
+  feature: FeatureSummary,
+  state: FeatureStateView.nullable(),
+  git: FeatureGitInfo.nullable(),
+  /** Why an active feature has no git details (git knows no such worktree). */
+  gitProblem: z.string().nullable(),
+  tokens: TokenCount,
+});
+export type FeatureDetail = z.infer<typeof FeatureDetail>;
+
+const PrView = z.object({ number: z.number().int(), state: z.enum(['OPEN', 'CLOSED', 'MERGED']), url: z.string(), title: z.string() });
+
+export const CleanReport = z.object({
+  repoRoot: z.string(),
+  /** Judged by PR state through gh; false: by local merge detection (squash and rebase merges included). */
+  usedGh: z.boolean(),
+  dryRun: z.boolean(),
+  candidates: z.array(
+    z.object({
+      slug: z.string(),
+      branch: z.string(),
+      reason: z.enum(['pr_merged', 'pr_closed', 'merged_locally']),
+      pr: PrView.nullable(),
+      method: z.enum(['ancestry', 'patch-id', 'tree', 'squash-patch-id']).nullable(),
+      diskBytes: z.number(),
+    }),
+  ),
+  skipped: z.array(z.object({ slug: z.string(), why: z.string() })),
+  removed: z.array(z.object({ slug: z.string(), archiveRef: z.string(), branchDeleted: z.boolean(), reclaimedBytes: z.number(), historyPath: z.string().nullable() })),
+  failed: z.array(z.object({ slug: z.string(), message: z.string() })),
+  reclaimedBytes: z.number(),
+});
+export type CleanReport = z.infer<typeof CleanReport>;
+
 export const featureRequests = {
   'features.init': request(
     z.object({ projectId: ProjectId, executor: FeatureExecutor.default('builtin'), profile: ProfileName.optional(), model: z.string().trim().min(1).max(200).optional() }).strict(),
@@ -199,8 +325,34 @@ export const featureRequests = {
     z.object({ draft: PlanDraft }),
     'Discard a plan draft; nothing was written to the repository.',
   ),
+  'features.list': request(
+    z.object({ projectId: ProjectId.optional() }).strict(),
+    z.object({ projects: z.array(ProjectFeatures) }),
+    'Active and merged features of one project or of every project (status, branch, turns, cost), reconciled with their state files first.',
+  ),
+  'features.status': request(
+    z.object({ projectId: ProjectId, slug: FeatureSlug }).strict(),
+    FeatureDetail,
+    "One feature in detail: git (branch, ahead/behind, dirty, last commit), phases with turns, cost and duration, totals and tokens.",
+  ),
+  'features.clean': request(
+    z
+      .object({
+        projectId: ProjectId,
+        /** True: only list the candidates. False: remove them (archived first), which needs confirm. */
+        dryRun: z.boolean().default(true),
+        confirm: z.boolean().default(false),
+        /** Remove only these (the candidates the user saw); default all candidates. */
+        slugs: z.array(FeatureSlug).max(500).optional(),
+      })
+      .strict()
+      .refine((v) => v.dryRun || v.confirm, { message: 'removing worktrees needs confirm: true (or dryRun: true to only list them)', path: ['confirm'] }),
+    CleanReport,
+    'Features whose PR is merged or closed (gh), or whose branch is merged locally: listed, or removed (worktree archived first, branch deleted, merged history kept).',
+  ),
 } as const;
 
 export const featureEvents = {
+  'features.changed': event(z.object({ projectId: z.string().nullable(), repoRoot: z.string() }), "A project's features changed (a state file was written, added, removed or broke): lists re-read."),
   'features.plan.changed': event(z.object({ draft: PlanDraft }), 'A plan draft changed (status, new revision, error).'),
 } as const;
