@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { z } from 'zod';
+import { AgentMode } from '../../src-preload/contract';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { FeatureError, ioError } from './errors';
@@ -88,6 +89,19 @@ export const PrInfo = z.strictObject({
 });
 export type PrInfo = z.output<typeof PrInfo>;
 
+/**
+ * How the feature's run drives its agents, chosen when the plan was approved: the executor (the
+ * built-in loop or Claude Code), the provider profile and model (null: the project's defaults)
+ * and the approval mode of the run's sessions.
+ */
+export const RunAgent = z.strictObject({
+  executor: z.enum(['builtin', 'claude-code']),
+  profile: z.string().min(1).nullable().default(null),
+  model: z.string().min(1).nullable().default(null),
+  mode: AgentMode.default('auto-edit'),
+});
+export type RunAgent = z.output<typeof RunAgent>;
+
 export const FeatureState = z
   .strictObject({
     feature: z.strictObject({ slug: Slug, created_at: Timestamp, updated_at: Timestamp }),
@@ -101,6 +115,8 @@ export const FeatureState = z
     phases: z.array(PhaseRecord),
     pr: PrInfo.nullable().default(null),
     total: TotalStats.prefault({}),
+    /** Absent in files written before it existed: the run then uses the project's defaults. */
+    agent: RunAgent.nullable().default(null),
   })
   .superRefine((s, ctx) => {
     // current_phase == phases.length means "all done"; beyond that a resume would index nothing.
@@ -141,10 +157,16 @@ export function newFeatureState(input: {
   branch: string;
   baseBranch: string;
   devPhases: readonly string[];
+  /** Titles of the dev phases as written in the design spec, kept in each phase's details. */
+  devPhaseTitles?: readonly string[];
+  agent?: RunAgent | null;
 }): FeatureState {
   const at = input.now.toISOString();
   const phases = [
-    ...input.devPhases.map((name) => ({ name, kind: 'dev' as const })),
+    ...input.devPhases.map((name, i) => {
+      const title = input.devPhaseTitles?.[i];
+      return { name, kind: 'dev' as const, ...(title !== undefined ? { details: { title } } : {}) };
+    }),
     ...QUALITY_PHASES.map((name) => ({ name, kind: 'quality' as const })),
   ];
   return FeatureState.parse({
@@ -153,6 +175,7 @@ export function newFeatureState(input: {
     current_phase: 0,
     git: { worktree_path: input.worktreePath, branch: input.branch, base_branch: input.baseBranch },
     phases,
+    agent: input.agent ?? null,
   });
 }
 

@@ -1,0 +1,202 @@
+/**
+ * Pure init logic: which checks and setup commands a repository's own files imply, which files
+ * are worth showing the model, and the config.yml Flightdeck writes from the detected values and
+ * the model's proposal. The model's proposal is taken only where it validates; everything else
+ * falls back to what was detected, so init always yields a valid config. No I/O.
+ */
+import { parse as parseYaml, stringify } from 'yaml';
+import { z } from 'zod';
+import { CONFIG_VERSION, defaultConfig, parseConfig, type FeaturesConfig } from './config';
+
+/** What init knows about the repository: its file list and the contents of a few key files. */
+export interface RepoFacts {
+  /** Repository-relative paths (tracked and untracked-not-ignored), `/`-separated. */
+  paths: readonly string[];
+  /** Contents of the files in {@link KEY_FILES} that exist (and of any sampled file). */
+  contents: ReadonlyMap<string, string>;
+}
+
+/** Files that say how a project is built and tested, read for detection and shown to the model. */
+export const KEY_FILES = [
+  'README.md',
+  'README',
+  'README.rst',
+  'package.json',
+  'pyproject.toml',
+  'setup.cfg',
+  'pytest.ini',
+  'tox.ini',
+  'Cargo.toml',
+  'go.mod',
+  'Makefile',
+  'tsconfig.json',
+] as const;
+
+// npm's placeholder test script: present in every `npm init` package, never a real test.
+const NPM_PLACEHOLDER_TEST = /no test specified/;
+/** package.json scripts that are checks, in the order they are best run (cheap first). */
+const CHECK_SCRIPTS = ['build', 'typecheck', 'lint', 'test'] as const;
+
+export interface Detected {
+  checks: string[];
+  setup: string[];
+  /** One line per detected toolchain, for the prompt and the fallback overview. */
+  toolchains: string[];
+}
+
+function packageRunner(paths: ReadonlySet<string>): { run: (s: string) => string; test: string; install: string | null } {
+  if (paths.has('pnpm-lock.yaml')) return { run: (s) => `pnpm run --silent ${s}`, test: 'pnpm test', install: 'pnpm install --frozen-lockfile' };
+  if (paths.has('yarn.lock')) return { run: (s) => `yarn run --silent ${s}`, test: 'yarn test', install: 'yarn install --frozen-lockfile' };
+  if (paths.has('bun.lockb') || paths.has('bun.lock')) return { run: (s) => `bun run ${s}`, test: 'bun run test', install: 'bun install --frozen-lockfile' };
+  return { run: (s) => `npm run -s ${s}`, test: 'npm test', install: paths.has('package-lock.json') ? 'npm ci' : 'npm install' };
+}
+
+function packageScripts(text: string | undefined): Record<string, string> {
+  if (text === undefined) return {};
+  try {
+    const pkg = JSON.parse(text) as { scripts?: unknown };
+    if (!pkg.scripts || typeof pkg.scripts !== 'object') return {};
+    return Object.fromEntries(Object.entries(pkg.scripts as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    // A broken package.json detects nothing; the model still sees the file and can say so.
+    return {};
+  }
+}
+
+function usesPytest(f: RepoFacts, paths: ReadonlySet<string>): boolean {
+  if (paths.has('pytest.ini') || paths.has('conftest.py')) return true;
+  if (/\[tool\.pytest/.test(f.contents.get('pyproject.toml') ?? '')) return true;
+  if (/\[(tool:)?pytest\]/.test(f.contents.get('setup.cfg') ?? '') || /\[pytest\]/.test(f.contents.get('tox.ini') ?? '')) return true;
+  return f.paths.some((p) => /(^|\/)test_[^/]*\.py$|(^|\/)[^/]*_test\.py$/.test(p));
+}
+
+/** The checks and setup commands the repository's own files imply. */
+export function detectFromRepo(f: RepoFacts): Detected {
+  const paths = new Set(f.paths);
+  const checks: string[] = [];
+  const setup: string[] = [];
+  const toolchains: string[] = [];
+  if (paths.has('package.json')) {
+    const runner = packageRunner(paths);
+    const scripts = packageScripts(f.contents.get('package.json'));
+    for (const name of CHECK_SCRIPTS) {
+      const body = scripts[name];
+      if (body === undefined || (name === 'test' && NPM_PLACEHOLDER_TEST.test(body))) continue;
+      checks.push(name === 'test' ? runner.test : runner.run(name));
+    }
+    if (runner.install) setup.push(runner.install);
+    toolchains.push(`Node.js package (package.json${Object.keys(scripts).length ? `; scripts: ${Object.keys(scripts).join(', ')}` : ''})`);
+  }
+  if (paths.has('Cargo.toml')) {
+    checks.push('cargo build', 'cargo test');
+    toolchains.push('Rust crate (Cargo.toml)');
+  }
+  if (paths.has('go.mod')) {
+    checks.push('go build ./...', 'go vet ./...', 'go test ./...');
+    toolchains.push('Go module (go.mod)');
+  }
+  const python = paths.has('pyproject.toml') || paths.has('setup.py') || paths.has('setup.cfg') || f.paths.some((p) => p.endsWith('.py'));
+  if (python && usesPytest(f, paths)) {
+    checks.push('python -m pytest -q');
+    toolchains.push('Python tests with pytest');
+  } else if (python) {
+    toolchains.push('Python');
+  }
+  return { checks, setup, toolchains };
+}
+
+/** The repository tree as one path per line, cut at `max` entries with a note saying so. */
+export function formatTree(paths: readonly string[], max: number): string {
+  const sorted = [...paths].sort();
+  const shown = sorted.slice(0, max);
+  return sorted.length > max ? `${shown.join('\n')}\n… and ${sorted.length - max} more files` : shown.join('\n');
+}
+
+/** What the model proposed, each key validated on its own so one bad key does not spoil the rest. */
+const ProposedChecks = z.array(z.string().trim().min(1).max(500)).max(30);
+const ProposedSetup = z.array(z.string().trim().min(1).max(500)).max(20);
+const ProposedBase = z.string().trim().regex(/^[A-Za-z0-9._/-]+$/).max(200);
+
+export interface InitConfigResult {
+  /** The config.yml text, validated by the same parser that loads it. */
+  text: string;
+  config: FeaturesConfig;
+  /** What was not taken from the model, and why. */
+  notes: string[];
+}
+
+function dedupe(list: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of list) {
+    const c = raw.trim().replace(/\s+/g, ' ');
+    if (c === '' || seen.has(c)) continue;
+    seen.add(c);
+    out.push(c);
+  }
+  return out;
+}
+
+const HEADER = [
+  '# Flightdeck features config (see docs/features.md for every key and its default).',
+  '# Written by "feature init" from the repository and the agents\' proposal; edit freely.',
+].join('\n');
+
+/**
+ * The config init writes: the seed's defaults, the detected checks and setup merged with the
+ * model's proposal (`proposalYaml`, the text of its `<config_yml>` block, or null). The checks
+ * are the detected ones followed by the model's additional ones; an invalid proposal is ignored
+ * with a note. The result always validates.
+ */
+export function buildInitConfig(detected: Detected, proposalYaml: string | null, path: string): InitConfigResult {
+  const notes: string[] = [];
+  let proposal: Record<string, unknown> = {};
+  if (proposalYaml === null) {
+    notes.push('the agent proposed no config (no <config_yml> block in its answer): used the detected checks');
+  } else {
+    try {
+      const v: unknown = parseYaml(proposalYaml, { maxAliasCount: 100 });
+      if (v && typeof v === 'object' && !Array.isArray(v)) proposal = v as Record<string, unknown>;
+      else notes.push('the agent\'s config proposal is not a YAML mapping: used the detected checks');
+    } catch (e) {
+      notes.push(`the agent's config proposal is not valid YAML (${(e as Error).message.split('\n')[0]}): used the detected checks`);
+    }
+  }
+  const take = <T>(key: string, value: unknown, schema: z.ZodType<T>): T | undefined => {
+    if (value === undefined) return undefined;
+    const r = schema.safeParse(value);
+    if (r.success) return r.data;
+    notes.push(`ignored the agent's ${key}: ${r.error.issues[0]?.message ?? 'invalid'}`);
+    return undefined;
+  };
+  const worktree = proposal.worktree && typeof proposal.worktree === 'object' ? (proposal.worktree as Record<string, unknown>) : {};
+  const git = proposal.git && typeof proposal.git === 'object' ? (proposal.git as Record<string, unknown>) : {};
+  const checks = dedupe([...detected.checks, ...(take('checks', proposal.checks, ProposedChecks) ?? [])]);
+  const setup = dedupe([...detected.setup, ...(take('worktree.setup', worktree.setup, ProposedSetup) ?? [])]);
+  const base = take('git.base_branch', git.base_branch, ProposedBase);
+
+  const defaults = defaultConfig();
+  const doc = {
+    version: CONFIG_VERSION,
+    agent: defaults.agent,
+    // An explicit list, empty when nothing was found: the built-in default list is for Rust projects.
+    checks,
+    prompts: defaults.prompts,
+    git: { ...defaults.git, ...(base ? { base_branch: base } : {}) },
+    review: defaults.review,
+    worktree: { ...defaults.worktree, setup },
+  };
+  const text = `${HEADER}\n${stringify(doc, { lineWidth: 0 })}`;
+  // Round-trip through the loader: what is written is exactly what loads.
+  const config = parseConfig(text, path);
+  return { text, config, notes };
+}
+
+/** The overview when the agents gave none: what detection found, plainly. */
+export function fallbackOverview(repoName: string, detected: Detected, analysis: string): string {
+  if (analysis.trim().length > 0) return `# ${repoName}\n\n${analysis.trim()}\n`;
+  const lines = [`# ${repoName}`, '', 'Overview written from the repository\'s files (the agents gave none).', ''];
+  if (detected.toolchains.length) lines.push('## Toolchains', '', ...detected.toolchains.map((t) => `- ${t}`), '');
+  if (detected.checks.length) lines.push('## Checks', '', ...detected.checks.map((c) => `- \`${c}\``), '');
+  return lines.join('\n');
+}
