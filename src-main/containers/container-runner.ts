@@ -1,0 +1,55 @@
+/**
+ * The CommandRunner of a session placed in a container: the built-in loop's bash tool, `!`
+ * commands and checks run as `bash -lc` execs in the session's container, in the worktree's
+ * path there. The container is the sandbox (no bubblewrap inside); approvals and the hard floor
+ * were already applied on the host before a command reaches any runner.
+ */
+import type { CommandResult, CommandRunner, CommandRunOptions } from '../agents/tools/command-runner';
+import { CappedOutput } from '../agents/tools/command-runner';
+import { AppError } from '../../src-preload/contract';
+import { CONTAINER_PATHS } from './core/container-spec';
+import type { ContainerService } from './container-service';
+
+/**
+ * The variables of the host's command environment that mean the same inside a container;
+ * everything else (PATH, HOME, the host's tool paths) describes the host and is left out.
+ */
+const PASSED_ENV = /^(PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLORTERM|NO_COLOR|FORCE_COLOR|CI)$/;
+
+export function containerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && PASSED_ENV.test(k)) out[k] = v;
+  return out;
+}
+
+export class ContainerRunner implements CommandRunner {
+  constructor(
+    private readonly containers: ContainerService,
+    private readonly sessionId: string,
+  ) {}
+
+  async run(opts: CommandRunOptions): Promise<CommandResult> {
+    const placed = this.containers.forSession(this.sessionId);
+    if (!placed) throw new AppError('unavailable', 'This session runs in a container, but its container is not running. Start it again from the session.');
+    const workdir = this.containers.containerPath(this.sessionId, opts.cwd) ?? CONTAINER_PATHS.workspace;
+    const out = new CappedOutput();
+    const streams = [new CappedOutput(), new CappedOutput()];
+    const push = (i: number) => (s: string) => {
+      if (!s) return;
+      out.push(s);
+      streams[i]!.push(s);
+      opts.onOutput?.(s);
+    };
+    const r = await this.containers.exec(this.sessionId, {
+      cmd: ['bash', '-lc', opts.command],
+      env: containerEnv(opts.env),
+      workdir,
+      // The session's task timeout bounds every command, whatever the tool asked for.
+      timeoutMs: Math.min(opts.timeoutMs, placed.taskTimeoutMs),
+      signal: opts.signal,
+      onStdout: push(0),
+      onStderr: push(1),
+    });
+    return { exitCode: r.exitCode, signal: r.signal, output: out.text(), truncated: out.truncated, stdout: streams[0]!.text(), stderr: streams[1]!.text(), timedOut: r.timedOut };
+  }
+}

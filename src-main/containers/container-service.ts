@@ -1,0 +1,518 @@
+/**
+ * Agent sessions' containers: one per session, created from ./core/container-spec on one of
+ * the engines (./engines), commands run in it as execs (each its own process group inside, so
+ * a timeout or a cancel ends the whole command), lifecycle, logs, redacted inspect, stats, and
+ * reaping of containers whose Flightdeck process is gone. Changes to one session's container
+ * are serialized by a per-session lock.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type Docker from 'dockerode';
+import { AppError } from '../../src-preload/contract';
+import type { Logger } from '../platform/logger';
+import { KeyedLock } from '../platform/keyed-lock';
+import { ownerAlive, selfIdentity } from '../platform/process-identity';
+import { engineError } from './core/engine-errors';
+import type { EngineSpec } from './core/engine-spec';
+import {
+  CONTAINER_PATHS,
+  createOptions,
+  DEFAULT_LIMITS,
+  DEFAULT_TASK_TIMEOUT_MS,
+  LABEL,
+  redactInspect,
+  type ContainerLimits,
+  type GpuRequest,
+  type MailboxMounts,
+  type NetworkMode,
+} from './core/container-spec';
+import { NVIDIA_SMI_ARGS, parseNvidiaSmi, parseStats, type ContainerStats, type GpuStat } from './core/stats';
+import { discoverEngines, Engine, type EngineInfo } from './engines';
+
+/** `docker stop`'s grace before SIGKILL: an agent's process has time to flush, a hung one does not hold quitting. */
+const STOP_GRACE_S = 5;
+/** Between a command's SIGTERM and SIGKILL (the host runner's grace, for the same reasons). */
+const EXEC_KILL_GRACE_S = 2;
+/** Logs returned by `logs()`: the tail a person reads, not the whole history. */
+const LOG_TAIL_LINES = 2000;
+
+export interface PlaceRequest {
+  sessionId: string;
+  projectId?: string | null;
+  featureId?: string | null;
+  /** The session's worktree on this machine (bind-mounted on a local engine). */
+  worktree: string;
+  engine?: string;
+  image: string;
+  mailbox?: MailboxMounts | null;
+  limits?: Partial<ContainerLimits>;
+  network?: NetworkMode;
+  gpus?: GpuRequest;
+  keep?: boolean;
+  taskTimeoutMs?: number;
+}
+
+/** A session's container as the agent engine and the UI see it. */
+export interface SessionContainer {
+  sessionId: string;
+  engine: string;
+  id: string;
+  name: string;
+  image: string;
+  local: boolean;
+  /** The host folder mounted at the workspace path (local engines), or null. */
+  worktree: string | null;
+  taskTimeoutMs: number;
+  gpus: GpuRequest;
+  network: NetworkMode;
+}
+
+export interface ExecOptions {
+  cmd: string[];
+  /** Given to this exec only: never part of the container's configuration (`docker inspect`). */
+  env?: Record<string, string>;
+  workdir?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onStdout?: (text: string) => void;
+  onStderr?: (text: string) => void;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+}
+
+export interface ManagedContainer {
+  id: string;
+  name: string;
+  engine: string;
+  image: string;
+  state: string;
+  status: string;
+  sessionId: string;
+  projectId: string | null;
+  featureId: string | null;
+  instance: string;
+  ownerPid: number | null;
+  keep: boolean;
+  createdAt: number;
+}
+
+export interface ContainerServiceOptions {
+  dataDir: string;
+  logger: Logger;
+  /** Engines the user added; the machine's own are discovered. */
+  userEngines?: () => readonly EngineSpec[];
+  env?: NodeJS.ProcessEnv;
+  /** Override the engine list entirely (tests: one engine). */
+  engines?: () => readonly EngineSpec[];
+  ownerPid?: number;
+  ownerId?: string;
+}
+
+/** The app instance a data folder is: containers of another Flightdeck on the same engine are never touched. */
+export function instanceId(dataDir: string): string {
+  return createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+}
+
+export class ContainerService {
+  readonly instance: string;
+  private readonly placed = new Map<string, SessionContainer>();
+  private readonly engineCache = new Map<string, Engine>();
+  private readonly lock = new KeyedLock();
+  private readonly ownerPid: number;
+  private readonly ownerId: string;
+
+  constructor(private readonly o: ContainerServiceOptions) {
+    this.instance = instanceId(o.dataDir);
+    this.ownerPid = o.ownerPid ?? process.pid;
+    this.ownerId = o.ownerId ?? selfIdentity();
+  }
+
+  // ---- engines --------------------------------------------------------------------------
+
+  engineSpecs(): EngineSpec[] {
+    if (this.o.engines) return [...this.o.engines()];
+    return discoverEngines({ ...(this.o.env ? { env: this.o.env } : {}), user: this.o.userEngines?.() ?? [] });
+  }
+
+  /** The named engine, or the first one (the Docker CLI's current). */
+  engine(name?: string): Engine {
+    const specs = this.engineSpecs();
+    const spec = name ? specs.find((s) => s.name === name) : specs[0];
+    if (!spec) {
+      throw name
+        ? new AppError('not_found', `There is no Docker engine named "${name}". Known: ${specs.map((s) => s.name).join(', ') || 'none'}.`)
+        : new AppError('unavailable', 'No Docker engine found: install Docker (or Podman) and start it, set DOCKER_HOST, or add an engine in Settings → Engines.', { reason: 'engine_down' });
+    }
+    const key = JSON.stringify(spec);
+    let e = this.engineCache.get(key);
+    if (!e) {
+      e = new Engine(spec);
+      this.engineCache.set(key, e);
+    }
+    return e;
+  }
+
+  /** Every engine with its information or the reason it cannot be reached (never throws for one engine). */
+  async engineInfos(): Promise<Array<{ spec: EngineSpec; info: EngineInfo | null; error: { code: string; message: string } | null }>> {
+    return Promise.all(
+      this.engineSpecs().map(async (spec) => {
+        try {
+          return { spec, info: await this.engine(spec.name).info(), error: null };
+        } catch (e) {
+          const err = engineError(e, spec.name);
+          return { spec, info: null, error: { code: err.code, message: err.message } };
+        }
+      }),
+    );
+  }
+
+  // ---- session containers ---------------------------------------------------------------
+
+  forSession(sessionId: string): SessionContainer | null {
+    return this.placed.get(sessionId) ?? null;
+  }
+
+  /** Creates and starts the session's container (or returns the running one). */
+  place(req: PlaceRequest): Promise<SessionContainer> {
+    return this.lock.run(req.sessionId, async () => {
+      const existing = this.placed.get(req.sessionId);
+      if (existing) return existing;
+      const engine = this.engine(req.engine);
+      const info = await engine.info();
+      await this.requireImage(engine, req.image);
+      if (!engine.local) {
+        throw new AppError('invalid_input', `${engine.label} is a remote engine: a session's worktree cannot be mounted there. Use a local engine for this session.`, { reason: 'remote_workspace' });
+      }
+      let st;
+      try {
+        st = statSync(req.worktree);
+      } catch {
+        throw new AppError('path_not_found', `The session's worktree ${req.worktree} does not exist.`);
+      }
+      // The worktree's owner: files the agent writes keep it (and a root-owned worktree stays root's).
+      const user = process.getuid && process.getuid() !== 0 ? { uid: process.getuid(), gid: process.getgid!() } : { uid: st.uid, gid: st.gid };
+      const limits = { ...DEFAULT_LIMITS, ...req.limits };
+      // The engine refuses a CPU limit above its CPU count: the default means "up to 4", not "exactly 4".
+      if (limits.cpus !== null && info.cpus > 0 && limits.cpus > info.cpus) limits.cpus = info.cpus;
+      const network = req.network ?? 'bridge';
+      const gpus = req.gpus ?? { kind: 'none' };
+      const taskTimeoutMs = req.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
+      const opts = createOptions({
+        image: req.image,
+        instance: this.instance,
+        sessionId: req.sessionId,
+        projectId: req.projectId ?? null,
+        featureId: req.featureId ?? null,
+        owner: { pid: this.ownerPid, id: this.ownerId },
+        user,
+        workspace: { kind: 'bind', hostPath: req.worktree },
+        mailbox: req.mailbox ?? null,
+        limits,
+        network,
+        gpus,
+        localEngine: engine.local,
+        keep: req.keep ?? false,
+        taskTimeoutMs,
+      });
+      // A container left by an earlier run of this session (same name) is replaced.
+      await this.removeByName(engine, String(opts.name));
+      const c = await engine.call('the container creation', (d) => d.createContainer(opts as Docker.ContainerCreateOptions));
+      try {
+        await engine.call('the container start', () => c.start());
+      } catch (e) {
+        // The container never ran (no NVIDIA runtime, a bad mount): nothing in it to keep.
+        await engine.call('the container removal', () => c.remove({ force: true })).catch(() => undefined);
+        throw e;
+      }
+      const placed: SessionContainer = { sessionId: req.sessionId, engine: engine.spec.name, id: c.id, name: String(opts.name), image: req.image, local: engine.local, worktree: req.worktree, taskTimeoutMs, gpus, network };
+      this.placed.set(req.sessionId, placed);
+      this.o.logger.info('container started', { sessionId: req.sessionId, engine: engine.spec.name, container: c.id.slice(0, 12) });
+      return placed;
+    });
+  }
+
+  private async removeByName(engine: Engine, name: string): Promise<void> {
+    const found = await engine.call('the container list', (d) => d.listContainers({ all: true, filters: { name: [`^/${name}$`] } }));
+    for (const f of found) await engine.call('the container removal', (d) => d.getContainer(f.Id).remove({ force: true }));
+  }
+
+  private async requireImage(engine: Engine, image: string): Promise<void> {
+    try {
+      await engine.call('the image lookup', (d) => d.getImage(image).inspect());
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'not_found') {
+        throw new AppError('not_found', `The image ${image} is not on ${engine.label}. Build the agent image (Settings → Images, or \`containers image-build\`) or choose another local image; Flightdeck never pulls images silently.`, { reason: 'image_missing', image, engine: engine.spec.name });
+      }
+      throw e;
+    }
+  }
+
+  private container(sessionId: string): { engine: Engine; c: Docker.Container; placed: SessionContainer } {
+    const placed = this.placed.get(sessionId);
+    if (!placed) throw new AppError('not_found', `Session ${sessionId} has no container.`);
+    const engine = this.engine(placed.engine);
+    return { engine, c: engine.docker.getContainer(placed.id), placed };
+  }
+
+  /**
+   * Runs `cmd` in the session's container. The command is started through a tiny `sh` prelude
+   * that records its pid (an exec is its own session and process group in the container), so a
+   * timeout or a cancel can signal the whole group from a second exec, on any engine.
+   */
+  async exec(sessionId: string, o: ExecOptions): Promise<ExecResult> {
+    const { engine, c } = this.container(sessionId);
+    const pidFile = `/tmp/.flightdeck-exec-${randomBytes(8).toString('hex')}`;
+    const prelude = 'echo $$ > "$1"; shift; mkdir -p "$HOME" 2>/dev/null; exec "$@"';
+    const env = Object.entries(o.env ?? {}).map(([k, v]) => `${k}=${v}`);
+    const ex = await engine.call('the exec creation', () =>
+      c.exec({ Cmd: ['sh', '-c', prelude, 'flightdeck-exec', pidFile, ...o.cmd], AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false, Env: env, ...(o.workdir ? { WorkingDir: o.workdir } : {}) }),
+    );
+    const stream = await engine.call('the exec start', () => ex.start({ hijack: true, stdin: false }));
+    const out = new PassThrough();
+    const err = new PassThrough();
+    const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')];
+    out.on('data', (b: Buffer) => o.onStdout?.(decoders[0]!.write(b)));
+    err.on('data', (b: Buffer) => o.onStderr?.(decoders[1]!.write(b)));
+    engine.docker.modem.demuxStream(stream, out, err);
+    let timedOut = false;
+    let stopping: Promise<void> | null = null;
+    const stop = () => {
+      stopping ??= this.killExec(engine, c, pidFile).catch((e: unknown) => this.o.logger.warn('could not signal a command in its container', { error: e }));
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, o.timeoutMs);
+    const onAbort = () => stop();
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    if (o.signal?.aborted) stop();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        stream.on('end', resolve);
+        stream.on('close', resolve);
+        stream.on('error', reject);
+      });
+    } finally {
+      clearTimeout(timer);
+      o.signal?.removeEventListener('abort', onAbort);
+    }
+    const rest = [decoders[0]!.end(), decoders[1]!.end()];
+    if (rest[0]) o.onStdout?.(rest[0]);
+    if (rest[1]) o.onStderr?.(rest[1]);
+    await stopping;
+    const inspected = await engine.call('the exec result', () => ex.inspect());
+    // The pid file is the prelude's; a failure to remove it leaves a few bytes in the container's /tmp.
+    void engine.call('the exec cleanup', () => c.exec({ Cmd: ['rm', '-f', pidFile] }).then((x) => x.start({ hijack: true, stdin: false })).then((s) => s.resume())).catch(() => undefined);
+    const killed = timedOut || o.signal?.aborted === true;
+    const code = inspected.ExitCode;
+    return { exitCode: killed ? null : code, signal: killed ? (code === 137 ? 'SIGKILL' : 'SIGTERM') : null, timedOut };
+  }
+
+  private async killExec(engine: Engine, c: Docker.Container, pidFile: string): Promise<void> {
+    const script = `p=$(cat "$1" 2>/dev/null) || exit 0; kill -TERM -"$p" 2>/dev/null; i=0; while kill -0 "$p" 2>/dev/null && [ $i -lt ${EXEC_KILL_GRACE_S * 10} ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -"$p" 2>/dev/null; exit 0`;
+    const ex = await engine.call('the command stop', () => c.exec({ Cmd: ['sh', '-c', script, 'flightdeck-kill', pidFile], AttachStdout: true, AttachStderr: true }));
+    const s = await engine.call('the command stop', () => ex.start({ hijack: true, stdin: false }));
+    await new Promise<void>((resolve) => {
+      s.on('end', resolve);
+      s.on('close', resolve);
+      s.on('error', () => resolve());
+      s.resume();
+    });
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------
+
+  /** This instance's containers on one engine (all engines when none is named); unreachable engines are skipped. */
+  async list(engineName?: string): Promise<ManagedContainer[]> {
+    const specs = engineName ? [this.engine(engineName).spec] : this.engineSpecs();
+    const out: ManagedContainer[] = [];
+    for (const spec of specs) {
+      let rows: Docker.ContainerInfo[];
+      try {
+        rows = await this.engine(spec.name).call('the container list', (d) => d.listContainers({ all: true, filters: { label: [`${LABEL.managed}=1`, `${LABEL.instance}=${this.instance}`] } }));
+      } catch (e) {
+        if (engineName) throw e;
+        // Listing across engines: one engine being down must not hide the others' containers.
+        continue;
+      }
+      for (const r of rows) {
+        const l = r.Labels ?? {};
+        const pid = Number(l[LABEL.ownerPid]);
+        out.push({
+          id: r.Id,
+          name: (r.Names[0] ?? '').replace(/^\//, ''),
+          engine: spec.name,
+          image: r.Image,
+          state: r.State,
+          status: r.Status,
+          sessionId: l[LABEL.session] ?? '',
+          projectId: l[LABEL.project] || null,
+          featureId: l[LABEL.feature] || null,
+          instance: l[LABEL.instance] ?? '',
+          ownerPid: Number.isFinite(pid) ? pid : null,
+          keep: l[LABEL.keep] === '1',
+          createdAt: r.Created * 1000,
+        });
+      }
+    }
+    return out;
+  }
+
+  private ownerOf(c: ManagedContainer, labels: Record<string, string>): boolean {
+    return c.ownerPid !== null && ownerAlive(c.ownerPid, labels[LABEL.ownerId] ?? null);
+  }
+
+  /**
+   * Removes this instance's containers whose Flightdeck process is gone (a crash, a SIGKILL),
+   * except kept ones, which are re-attached to their sessions instead. Returns what was removed.
+   */
+  async reap(engineName?: string): Promise<ManagedContainer[]> {
+    const removed: ManagedContainer[] = [];
+    for (const c of await this.list(engineName)) {
+      if (this.placed.get(c.sessionId)?.id === c.id) continue;
+      const engine = this.engine(c.engine);
+      const ins = (await engine.call('the container inspection', (d) => d.getContainer(c.id).inspect())) as Docker.ContainerInspectInfo;
+      const labels = ins.Config.Labels ?? {};
+      if (this.ownerOf(c, labels)) continue;
+      if (c.keep) {
+        if (c.state === 'running') this.reattach(c, ins);
+        continue;
+      }
+      await engine.call('the container removal', (d) => d.getContainer(c.id).remove({ force: true }));
+      this.o.logger.info('orphaned container removed', { container: c.id.slice(0, 12), sessionId: c.sessionId });
+      removed.push(c);
+    }
+    return removed;
+  }
+
+  private reattach(c: ManagedContainer, ins: Docker.ContainerInspectInfo): void {
+    const labels = ins.Config.Labels ?? {};
+    const ws = labels[LABEL.workspace] ?? '';
+    const timeout = Number(labels[LABEL.taskTimeoutMs]);
+    this.placed.set(c.sessionId, {
+      sessionId: c.sessionId,
+      engine: c.engine,
+      id: c.id,
+      name: c.name,
+      image: c.image,
+      local: this.engine(c.engine).local,
+      worktree: ws.startsWith('volume:') ? null : ws,
+      taskTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TASK_TIMEOUT_MS,
+      gpus: { kind: 'none' },
+      network: (ins.HostConfig.NetworkMode as NetworkMode | undefined) ?? 'bridge',
+    });
+  }
+
+  async stop(sessionId: string): Promise<void> {
+    const { engine, c } = this.container(sessionId);
+    await engine.call('the container stop', () => c.stop({ t: STOP_GRACE_S }).catch((e: { statusCode?: number }) => {
+      // 304: already stopped, which is what was asked.
+      if (e.statusCode !== 304) throw e;
+    }), (STOP_GRACE_S + 10) * 1000);
+  }
+
+  async kill(sessionId: string): Promise<void> {
+    const { engine, c } = this.container(sessionId);
+    await engine.call('the container kill', () => c.kill());
+  }
+
+  /** Removes the session's container (running or not); its worktree stays. */
+  async remove(sessionId: string): Promise<void> {
+    await this.lock.run(sessionId, async () => {
+      const { engine, c } = this.container(sessionId);
+      await engine.call('the container removal', () => c.remove({ force: true }));
+      this.placed.delete(sessionId);
+    });
+  }
+
+  async logs(sessionId: string): Promise<string> {
+    const { engine, c } = this.container(sessionId);
+    const buf = (await engine.call('the container logs', () => c.logs({ stdout: true, stderr: true, tail: LOG_TAIL_LINES, follow: false }))) as unknown as Buffer;
+    return demuxBuffer(buf);
+  }
+
+  async inspect(sessionId: string): Promise<Docker.ContainerInspectInfo> {
+    const { engine, c } = this.container(sessionId);
+    return redactInspect(await engine.call('the container inspection', () => c.inspect()));
+  }
+
+  /** One sample of CPU and memory (and per-GPU figures when the session has GPUs). */
+  async stats(sessionId: string): Promise<ContainerStats> {
+    const { engine, c, placed } = this.container(sessionId);
+    const raw = await engine.call('the container stats', () => c.stats({ stream: false }));
+    return parseStats(raw, placed.gpus.kind === 'none' ? [] : await this.gpuStats(sessionId));
+  }
+
+  /** Per-GPU utilisation and memory from `nvidia-smi` inside the container; empty when it cannot run. */
+  async gpuStats(sessionId: string): Promise<GpuStat[]> {
+    let csv = '';
+    try {
+      await this.exec(sessionId, { cmd: ['nvidia-smi', ...NVIDIA_SMI_ARGS], timeoutMs: 10_000, onStdout: (t) => (csv += t) });
+    } catch (e) {
+      this.o.logger.warn('nvidia-smi failed in a container', { sessionId, error: e });
+    }
+    return parseNvidiaSmi(csv);
+  }
+
+  /** Live stats every `intervalMs` until the signal aborts; errors end the stream with onError. */
+  watchStats(sessionId: string, intervalMs: number, onStats: (s: ContainerStats) => void, signal: AbortSignal, onError?: (e: unknown) => void): void {
+    const tick = async () => {
+      if (signal.aborted) return;
+      try {
+        onStats(await this.stats(sessionId));
+      } catch (e) {
+        onError?.(e);
+        return;
+      }
+      if (!signal.aborted) setTimeout(() => void tick(), intervalMs).unref?.();
+    };
+    void tick();
+  }
+
+  /**
+   * On quit: stops this process's containers except kept ones (the next start re-attaches
+   * those). Engine failures are logged, not thrown: quitting must go on.
+   */
+  async shutdown(): Promise<void> {
+    await Promise.all(
+      [...this.placed.values()].map(async (p) => {
+        try {
+          const { engine, c } = this.container(p.sessionId);
+          const ins = await engine.call('the container inspection', () => c.inspect());
+          if (ins.Config.Labels?.[LABEL.keep] === '1') return;
+          await engine.call('the container removal', () => c.remove({ force: true }));
+        } catch (e) {
+          this.o.logger.warn('could not stop a container on quit', { sessionId: p.sessionId, error: e });
+        }
+      }),
+    );
+    this.placed.clear();
+  }
+
+  /** The container path of a host path inside the session's worktree, or null when it is outside. */
+  containerPath(sessionId: string, hostPath: string): string | null {
+    const p = this.placed.get(sessionId);
+    if (!p?.worktree) return null;
+    if (hostPath === p.worktree) return CONTAINER_PATHS.workspace;
+    if (hostPath.startsWith(p.worktree + '/')) return CONTAINER_PATHS.workspace + hostPath.slice(p.worktree.length);
+    return null;
+  }
+}
+
+/** A non-TTY container's log buffer (8-byte frame headers) as text. */
+export function demuxBuffer(buf: Buffer): string {
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length) {
+    const size = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + size));
+    i += 8 + size;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
