@@ -3,6 +3,7 @@ import { m001Foundation } from './001-foundation';
 import { m002Agents } from './002-agents';
 import { m003Coder } from './003-coder';
 import { m004FeatureIndex } from './004-feature-index';
+import { m005Autopilot } from './005-autopilot';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m002Agents,
   m003Coder,
   m004FeatureIndex,
+  m005Autopilot,
 ];
