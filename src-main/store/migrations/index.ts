@@ -4,6 +4,7 @@ import { m002Agents } from './002-agents';
 import { m003Coder } from './003-coder';
 import { m004FeatureIndex } from './004-feature-index';
 import { m005Autopilot } from './005-autopilot';
+import { m006SessionWorktrees } from './006-session-worktrees';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m003Coder,
   m004FeatureIndex,
   m005Autopilot,
+  m006SessionWorktrees,
 ];
