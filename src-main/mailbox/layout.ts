@@ -239,6 +239,26 @@ export function rejectCommandFile(root: string, name: string, problems: readonly
   }
 }
 
+/**
+ * Moves `commands/pending/<name>` to `commands/processed/` — the signal that a command's report
+ * is written — under the first free name (`<stem>-2<ext>`, …), never replacing a file there.
+ */
+export function markProcessed(root: string, name: string): string {
+  if (name !== basename(name) || name === '.' || name === '..' || name === '') throw new AppError('invalid_input', `${JSON.stringify(name)} is not a file name in ${MAILBOX_FOLDERS.commandsPending}/.`);
+  const layout = mailboxLayout(root);
+  const src = join(layout.folders.commandsPending, name);
+  mkdirSync(layout.folders.commandsProcessed, { recursive: true });
+  for (let attempt = 1; attempt <= MAX_NAME_ATTEMPTS; attempt++) {
+    const dest = join(layout.folders.commandsProcessed, candidateName(name, attempt));
+    if (moveNoReplace(src, dest)) {
+      syncFolder(layout.folders.commandsProcessed);
+      syncFolder(layout.folders.commandsPending);
+      return dest;
+    }
+  }
+  throw new AppError('conflict', `${MAX_NAME_ATTEMPTS} processed files named like ${JSON.stringify(name)} already exist in ${MAILBOX_FOLDERS.commandsProcessed}/; clear them out.`);
+}
+
 export type Admission = { ok: true; command: CommandFile; warnings: CommandProblem[] } | { ok: false; problems: CommandProblem[]; rejection: Rejection };
 
 /**

@@ -1,0 +1,107 @@
+/**
+ * The mailbox end to end on the host placement: real services, the real SessionDriver and
+ * agent loop, the scripted model server, command files dropped into a seed-style root.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { missionTemplate } from '../../../src-main/mailbox/mission';
+import { parseSessionFile } from '../../../src-main/mailbox/session-file';
+import type { Script } from '../../fixtures/model-server/index.js';
+import { commandText, dropCommand, ls, mailboxHarness, readReport, until, type MailboxHarness } from './support';
+
+function judgement(summary: string, extra: Record<string, unknown> = {}): string {
+  return `Done.\n\n\`\`\`json\n${JSON.stringify({ summary, features: ['hello.py prints Hello World'], verification: ['ran python3 hello.py'], decisions: [{ decision: 'plain script', reason: 'the task is tiny', impact: 'none' }], pitfalls: [{ title: 'none really', problem: 'no problem', failed: '-', solution: '-', risk: 'low' }], progress: 'hello 100%', next_steps: ['add tests'], tags: ['python', 'hello'], ...extra })}\n\`\`\``;
+}
+
+function updatedMission(): string {
+  return missionTemplate(new Date('2026-02-22T00:00:00Z'))
+    .replace('| [模块名] | 未开始 | 0% | - | - |', '| hello | 完成 | 100% | 2026-02-22 | hello.py |')
+    .replace('- [ ] [待完成任务 1]', '- [ ] 添加单元测试');
+}
+
+const SCRIPT: Script = [
+  { match: { userPattern: 'TASK-HELLO' }, blocks: [{ type: 'thinking', thinking: 'I will write hello.py first.' }, { type: 'tool_use', name: 'write', input: { path: 'hello.py', content: 'print("Hello World")\n' } }] },
+  { match: { userPattern: 'Created hello.py' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'AGENT_MISSION.md', content: updatedMission() } }] },
+  { match: { userPattern: 'Overwrote AGENT_MISSION.md' }, blocks: [{ type: 'text', text: judgement('Wrote hello.py.') }] },
+  { match: { userPattern: 'TASK-TESTS' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'test_hello.py', content: 'def test(): pass\n' } }] },
+  { match: { userPattern: 'Created test_hello.py' }, blocks: [{ type: 'text', text: judgement('Added a test.') }] },
+];
+
+describe('mailbox on the host placement', () => {
+  let h: MailboxHarness;
+  afterEach(async () => {
+    await h?.cleanup();
+  });
+
+  it('runs new, continue and end command files: the agent writes files, sessions, logs and both reports appear, files move to processed/', async () => {
+    h = await mailboxHarness(SCRIPT);
+    const p = h.processor();
+    p.start();
+    const root = h.root;
+
+    dropCommand(root, 'hello.md', commandText({ id: 'task-hello', task: 'TASK-HELLO: 创建一个 hello.py 文件，打印 Hello World' }));
+    await until(() => existsSync(join(root, 'commands/processed/hello.md')), 'hello.md in processed/');
+    expect(ls(join(root, 'commands/pending'))).toEqual([]);
+    expect(readFileSync(join(root, 'workspace/hello.py'), 'utf8')).toBe('print("Hello World")\n');
+
+    const sessions = ls(join(root, 'sessions'));
+    expect(sessions).toHaveLength(1);
+    const session = parseSessionFile(readFileSync(join(root, 'sessions', sessions[0]!), 'utf8'), sessions[0]!);
+    expect(session.turn_count).toBe(1);
+    expect(session.status).toBe('active');
+    expect(session.workspace).toBe(join(root, 'workspace'));
+    expect(Object.keys(JSON.parse(readFileSync(join(root, 'sessions', sessions[0]!), 'utf8')))).toEqual(['session_id', 'created_at', 'last_activity', 'turn_count', 'status', 'workspace']);
+
+    for (const log of ['claude_runtime.log', 'debug-task-hello.log', 'monitor.log']) expect(existsSync(join(root, 'logs', log)), log).toBe(true);
+    expect(readFileSync(join(root, 'logs/claude_runtime.log'), 'utf8')).toContain('[task-hello] → write');
+    expect(readFileSync(join(root, 'logs/monitor.log'), 'utf8')).toContain('task-hello: done (SUCCESS)');
+
+    const brief = readReport(join(root, 'reports/pending/report-task-hello.md'), false);
+    const detailed = readReport(join(root, 'reports/pending/detailed-report-task-hello.md'), true);
+    expect(brief.fm.session_id).toBe(session.session_id);
+    expect(brief.fm.status).toBe('SUCCESS');
+    expect(brief.fm.tags).toEqual(['python', 'hello', 'new']);
+    expect(brief.text).toContain('| hello.py | 创建 | by write |');
+    expect(brief.text).toContain('| AGENT_MISSION.md | 修改 | by write |');
+    expect(brief.text).toContain('> Wrote hello.py.');
+    expect(brief.text).toContain('- **决策内容**: plain script');
+    expect(brief.text).toContain('### 问题 1: none really');
+    expect(brief.text).toContain('progress and next steps were updated');
+    expect(brief.text).toContain('- **原始指令**: TASK-HELLO: 创建一个 hello.py 文件，打印 Hello World');
+    expect(detailed.text).toContain('- 当前轮次: 1');
+    expect(detailed.text).toContain('- 等待继续: 是');
+    expect(detailed.text).toContain('I will write hello.py first.');
+    const toolJson = /### 工具调用记录\n(`{3,})json\n([\s\S]*?)\n\1/.exec(detailed.text);
+    const calls = JSON.parse(toolJson![2]!) as { tool: string; input: { path: string } }[];
+    expect(calls.map((c) => [c.tool, c.input.path])).toEqual([['write', 'hello.py'], ['write', 'AGENT_MISSION.md']]);
+    expect(detailed.text).toMatch(/- 模型请求: 3/);
+
+    // continue: the same session, turn 2; the mission is not updated this time and the report says so.
+    dropCommand(root, 'tests.md', commandText({ id: 'task-tests', type: 'continue', session: session.session_id, task: 'TASK-TESTS: 添加单元测试' }));
+    await until(() => existsSync(join(root, 'commands/processed/tests.md')), 'tests.md in processed/');
+    const s2 = parseSessionFile(readFileSync(join(root, 'sessions', sessions[0]!), 'utf8'), 'x');
+    expect(s2.turn_count).toBe(2);
+    expect(ls(join(root, 'sessions'))).toHaveLength(1);
+    const r2 = readReport(join(root, 'reports/pending/report-task-tests.md'), false);
+    expect(r2.fm.session_id).toBe(session.session_id);
+    expect(r2.text).toContain('NOT UPDATED');
+    expect(r2.text).toContain('| test_hello.py | 创建 | by write |');
+    // The continued turn is in the same agent session (its transcript holds both tasks).
+    expect(h.app.agents.getSession(session.session_id).turnCount).toBe(2);
+
+    // end: status ended; a later continue is rejected.
+    dropCommand(root, 'end.md', commandText({ id: 'task-end', type: 'end', session: session.session_id, task: '结束会话' }));
+    await until(() => existsSync(join(root, 'commands/processed/end.md')), 'end.md in processed/');
+    const s3 = parseSessionFile(readFileSync(join(root, 'sessions', sessions[0]!), 'utf8'), 'x');
+    expect(s3.status).toBe('ended');
+    expect(s3.turn_count).toBe(2);
+    const r3 = readReport(join(root, 'reports/pending/detailed-report-task-end.md'), true);
+    expect(r3.text).toContain('- 等待继续: 否');
+
+    dropCommand(root, 'late.md', commandText({ id: 'task-late', type: 'continue', session: session.session_id, task: 'more' }));
+    await until(() => existsSync(join(root, 'commands/rejected/late.md.error.md')), 'late.md rejected');
+    expect(readFileSync(join(root, 'commands/rejected/late.md.error.md'), 'utf8')).toContain('has ended');
+    expect(h.server.pendingTurns()).toBe(0);
+  }, 120_000);
+});
