@@ -27,6 +27,8 @@ import { registerConnectionTestHandlers } from '../agents/provider/connection-ha
 import { registerFolderHandlers } from '../projects/folder-handlers';
 import { WorktreeManager } from '../worktrees/worktree-manager';
 import { registerWorktreeHandlers } from '../worktrees/handlers';
+import { FeatureService } from '../features/feature-service';
+import { registerFeatureListHandlers } from '../features/list-handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -73,6 +75,8 @@ export class AppServices {
   readonly changes: ChangesService;
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
   readonly worktrees = new WorktreeManager();
+  /** Features' list, status and clean over the feature index (see docs/features.md). */
+  readonly features: FeatureService;
   /** The disk under the database: full-disk episodes, writes kept in memory until space returns. */
   readonly storage: StorageHealth;
   readonly dbPath: string;
@@ -139,6 +143,8 @@ export class AppServices {
     registerProjectHandlers(this.router, this.projects);
     registerFolderHandlers(this.router);
     registerWorktreeHandlers(this.router, this.worktrees, this.projects);
+    this.features = new FeatureService({ db: this.db, log: log.child('features'), hub: this.hub, projects: this.projects, worktrees: this.worktrees });
+    registerFeatureListHandlers(this.router, this.features, this.projects);
     this.terminals = new TerminalService({
       hub: this.hub,
       projects: this.projects,
@@ -292,6 +298,7 @@ export class AppServices {
     this.coder.start();
     this.changes.start();
     this.worktrees.start();
+    this.features.start();
     const tick = () => {
       this.backupIfDue().catch((e: unknown) => {
         // A backup that fails (full disk, damaged file) is retried at the next tick; the live data is untouched.
@@ -315,6 +322,8 @@ export class AppServices {
     this.disposed = true;
     if (this.backupTimer) clearTimeout(this.backupTimer);
     this.storage.dispose();
+    // Closes the state file watchers; a reconcile still running finds the database closed and only logs it.
+    void this.features.dispose();
     this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();

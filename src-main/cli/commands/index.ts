@@ -7,6 +7,7 @@ import { coderCommand } from './coder';
 import { dbCommand } from './db';
 import { worktreeCommand } from './worktree';
 import { autopilotCommand } from './autopilot';
+import { featureCommand } from './feature';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -18,4 +19,5 @@ export const COMMANDS: readonly CliCommand[] = [
   dbCommand,
   worktreeCommand,
   autopilotCommand,
+  featureCommand,
 ];

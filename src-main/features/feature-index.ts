@@ -1,0 +1,223 @@
+/**
+ * The feature index: the `feature_index` table kept equal to the repositories' `state.yml` files.
+ * The files are the record and always win; the table is what lists and the board read, and what
+ * remembers the last good state of a file someone broke.
+ *
+ * Reconciled at start, on every list and status, and after a watched state file changes
+ * (`.trees/<slug>/.flightdeck/<slug>/state.yml`, `.flightdeck/<slug>/state.yml`), debounced.
+ * A state file that fails to parse keeps its last good row, marked with the problem (path and
+ * line); neither the file nor that row's state is overwritten. `reconcileRows` is the pure rule.
+ */
+import { relative, sep } from 'node:path';
+import chokidar, { type FSWatcher } from 'chokidar';
+import type { Logger } from '../platform/logger';
+import { KeyedLock } from '../platform/keyed-lock';
+import type { Database } from '../store/db';
+import { FEATURES_DIR } from './config';
+import { FeatureError } from './errors';
+import { FeatureRepo, type FeatureRow, type IndexProblem } from './feature-repo';
+import { scanFeatures, TREES_DIR, type FeatureSource, type ScanResult } from './scanner';
+import { STATE_FILE } from './state';
+
+/**
+ * Editors and git write a file in several steps (temp file, rename, chmod) and a checkout
+ * touches many state files at once: one reconcile per burst, soon enough to feel live.
+ */
+export const WATCH_DEBOUNCE_MS = 200;
+
+/** Which feature a state file belongs to, from its place in the repository; null for any other file. */
+export function locateStatePath(repoRoot: string, path: string): { slug: string; source: FeatureSource } | null {
+  const parts = relative(repoRoot, path).split(sep);
+  if (parts.length === 3 && parts[0] === FEATURES_DIR && parts[2] === STATE_FILE) return { slug: parts[1]!, source: 'merged' };
+  if (parts.length === 5 && parts[0] === TREES_DIR && parts[2] === FEATURES_DIR && parts[1] === parts[3] && parts[4] === STATE_FILE) return { slug: parts[1]!, source: 'active' };
+  return null;
+}
+
+/** Whether the watcher should look at `path`: the state files and the folders leading to them, nothing inside a worktree's sources. */
+export function isWatchedPath(repoRoot: string, path: string): boolean {
+  const rel = relative(repoRoot, path);
+  if (rel === '') return true;
+  const p = rel.split(sep);
+  if (p[0] === FEATURES_DIR) return p.length === 1 || p.length === 2 || (p.length === 3 && p[2] === STATE_FILE);
+  if (p[0] === TREES_DIR) {
+    if (p.length <= 2) return true;
+    if (p[2] !== FEATURES_DIR) return false;
+    if (p.length === 3) return true;
+    if (p[3] !== p[1]) return false; // inherited `.flightdeck/<other>` folders are not this worktree's feature
+    return p.length === 4 || (p.length === 5 && p[4] === STATE_FILE);
+  }
+  return false;
+}
+
+export function toIndexProblem(e: FeatureError): IndexProblem {
+  return { kind: e.kind, message: e.message, path: e.path ?? null, line: e.line ?? null };
+}
+
+/**
+ * The rows a repository's index must hold after a scan, given the rows it held before:
+ * - a feature read well is its row, without problem (the file wins over the old row);
+ * - a feature whose shown copy failed (the active copy, or the merged one when there is no
+ *   worktree copy) keeps its previous good state, else the scanned merged copy, else none,
+ *   with the problem attached;
+ * - a feature with neither a file nor a problem is gone.
+ * Problems not about one feature's state file (an unreadable `.trees` folder) are returned apart.
+ */
+export function reconcileRows(repoRoot: string, previous: readonly FeatureRow[], scan: ScanResult, now: number): { rows: FeatureRow[]; repoProblems: IndexProblem[] } {
+  const before = new Map(previous.map((r) => [r.slug, r]));
+  const problems = new Map<string, { active?: FeatureError; merged?: FeatureError }>();
+  const repoProblems: IndexProblem[] = [];
+  for (const p of scan.problems) {
+    const at = p.path ? locateStatePath(repoRoot, p.path) : null;
+    if (!at) {
+      repoProblems.push(toIndexProblem(p));
+      continue;
+    }
+    const entry = problems.get(at.slug) ?? {};
+    entry[at.source] = p;
+    problems.set(at.slug, entry);
+  }
+  const scanned = new Map(scan.features.map((f) => [f.slug, f]));
+  const slugs = [...new Set([...scanned.keys(), ...problems.keys()])].sort();
+  const rows: FeatureRow[] = [];
+  for (const slug of slugs) {
+    const found = scanned.get(slug);
+    const trouble = problems.get(slug);
+    // The shown copy failed: the active one, or the merged one when no active copy was read.
+    const failed = trouble?.active ?? (found?.source === 'active' ? undefined : trouble?.merged);
+    if (!failed) {
+      rows.push({ repoRoot, slug, source: found!.source, statePath: found!.statePath, state: found!.state, problem: null, indexedAt: now });
+      continue;
+    }
+    const last = before.get(slug);
+    const keep = last?.state ? { source: last.source, statePath: last.statePath, state: last.state } : found ? { source: found.source, statePath: found.statePath, state: found.state } : { source: null, statePath: null, state: null };
+    rows.push({ repoRoot, slug, ...keep, problem: toIndexProblem(failed), indexedAt: now });
+  }
+  return { rows, repoProblems };
+}
+
+/** Rows compared by what a reader sees (the indexing time left out). */
+function sameRows(a: readonly FeatureRow[], b: readonly FeatureRow[]): boolean {
+  const strip = (rows: readonly FeatureRow[]) => JSON.stringify(rows.map((r) => ({ ...r, indexedAt: 0 })));
+  return strip(a) === strip(b);
+}
+
+export interface FeatureIndexOptions {
+  db: Database;
+  log: Logger;
+  /** Called after a reconcile changed a repository's rows (the service publishes `features.changed`). */
+  onChanged?: (repoRoot: string) => void;
+  debounceMs?: number;
+  now?: () => number;
+}
+
+export interface RepoIndex {
+  rows: FeatureRow[];
+  /** Problems of the repository's feature folders themselves (not of one state file). */
+  problems: IndexProblem[];
+}
+
+export class FeatureIndex {
+  readonly repo: FeatureRepo;
+  private readonly lock = new KeyedLock();
+  private readonly watchers = new Map<string, FSWatcher>();
+  private readonly readiness = new Map<string, Promise<void>>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly repoProblems = new Map<string, IndexProblem[]>();
+  private disposed = false;
+
+  constructor(private readonly o: FeatureIndexOptions) {
+    this.repo = new FeatureRepo(o.db);
+  }
+
+  /** Scans one repository's state files and makes its rows equal to them (see reconcileRows). */
+  reconcile(repoRoot: string): Promise<RepoIndex> {
+    // Serialized per repository: two overlapping scans must not write their rows in the wrong order.
+    return this.lock.run(repoRoot, async () => {
+      const scan = await scanFeatures(repoRoot);
+      if (this.disposed) return { rows: this.repo.forRepo(repoRoot), problems: [] };
+      const previous = this.repo.forRepo(repoRoot);
+      const { rows, repoProblems } = reconcileRows(repoRoot, previous, scan, (this.o.now ?? Date.now)());
+      this.repoProblems.set(repoRoot, repoProblems);
+      if (!sameRows(previous, rows)) {
+        this.repo.replaceRepo(repoRoot, rows);
+        this.o.onChanged?.(repoRoot);
+      }
+      return { rows, problems: repoProblems };
+    });
+  }
+
+  /** The rows as last reconciled, without reading the files. */
+  cached(repoRoot: string): RepoIndex {
+    return { rows: this.repo.forRepo(repoRoot), problems: this.repoProblems.get(repoRoot) ?? [] };
+  }
+
+  /** Forgets repositories that are no longer projects (their files are left alone). */
+  forgetExcept(keep: readonly string[]): void {
+    const wanted = new Set(keep);
+    for (const root of this.repo.repoRoots()) if (!wanted.has(root)) this.repo.replaceRepo(root, []);
+  }
+
+  /**
+   * Watches exactly these repositories' state files (starting and stopping watchers to match).
+   * A change is reconciled after WATCH_DEBOUNCE_MS of quiet.
+   */
+  watch(repoRoots: readonly string[]): void {
+    if (this.disposed) return;
+    const wanted = new Set(repoRoots);
+    for (const [root, w] of this.watchers) {
+      if (wanted.has(root)) continue;
+      this.watchers.delete(root);
+      this.readiness.delete(root);
+      void w.close();
+    }
+    for (const root of wanted) {
+      if (this.watchers.has(root)) continue;
+      const w = chokidar.watch(root, {
+        ignoreInitial: true,
+        // .trees/<slug>/.flightdeck/<slug>/state.yml is four levels below the root.
+        depth: 4,
+        ignored: (path: string) => !isWatchedPath(root, path),
+        // A folder being deleted under the watcher (clean removes a worktree) is expected.
+        ignorePermissionErrors: true,
+      });
+      w.on('all', (_event, path) => {
+        // A state file, or a folder on the way to one (a worktree or a merged record added or removed).
+        if (isWatchedPath(root, path)) this.schedule(root);
+      });
+      w.on('error', (e) => this.o.log.warn('feature state watcher failed', { repoRoot: root, error: e }));
+      this.readiness.set(root, new Promise<void>((r) => w.once('ready', () => r())));
+      this.watchers.set(root, w);
+    }
+  }
+
+  private schedule(root: string): void {
+    if (this.disposed) return;
+    const t = this.timers.get(root);
+    if (t) clearTimeout(t);
+    this.timers.set(
+      root,
+      setTimeout(() => {
+        this.timers.delete(root);
+        this.reconcile(root).catch((e: unknown) => {
+          // The repository vanished or the database closed: the next list reconciles again.
+          this.o.log.warn('feature index reconcile failed', { repoRoot: root, error: e });
+        });
+      }, this.o.debounceMs ?? WATCH_DEBOUNCE_MS),
+    );
+  }
+
+  /** Resolves once every watcher is ready (tests wait for it before changing files). */
+  async ready(): Promise<void> {
+    await Promise.all(this.readiness.values());
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    const closing = [...this.watchers.values()].map((w) => w.close());
+    this.watchers.clear();
+    this.readiness.clear();
+    await Promise.all(closing);
+  }
+}

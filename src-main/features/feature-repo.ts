@@ -1,0 +1,102 @@
+/**
+ * The `feature_index` table (migration 004): one row per feature of a repository, the last good
+ * state read from its `state.yml`, and the problem of the file when the last read failed.
+ */
+import type { Database } from '../store/db';
+import type { FeatureErrorKind } from './errors';
+import type { FeatureSource } from './scanner';
+import type { FeatureState } from './state';
+
+export interface IndexProblem {
+  kind: FeatureErrorKind;
+  /** The message with its location in front (`path:line: …`). */
+  message: string;
+  path: string | null;
+  line: number | null;
+}
+
+export interface FeatureRow {
+  repoRoot: string;
+  slug: string;
+  /** Null while no good copy was ever read: only the problem is known. */
+  source: FeatureSource | null;
+  statePath: string | null;
+  state: FeatureState | null;
+  problem: IndexProblem | null;
+  indexedAt: number;
+}
+
+interface RawRow {
+  repo_root: string;
+  slug: string;
+  source: string | null;
+  state_path: string | null;
+  state: string | null;
+  problem_kind: string | null;
+  problem: string | null;
+  problem_path: string | null;
+  problem_line: number | null;
+  indexed_at: number;
+}
+
+function toRow(r: RawRow): FeatureRow {
+  return {
+    repoRoot: r.repo_root,
+    slug: r.slug,
+    source: r.source === 'active' || r.source === 'merged' ? r.source : null,
+    statePath: r.state_path,
+    // Written by upsert from a validated state only, so it parses back to one.
+    state: r.state ? (JSON.parse(r.state) as FeatureState) : null,
+    problem: r.problem ? { kind: (r.problem_kind ?? 'state') as FeatureErrorKind, message: r.problem, path: r.problem_path, line: r.problem_line } : null,
+    indexedAt: r.indexed_at,
+  };
+}
+
+export class FeatureRepo {
+  constructor(private readonly db: Database) {}
+
+  forRepo(repoRoot: string): FeatureRow[] {
+    return (this.db.prepare('SELECT * FROM feature_index WHERE repo_root = ? ORDER BY slug').all(repoRoot) as RawRow[]).map(toRow);
+  }
+
+  get(repoRoot: string, slug: string): FeatureRow | undefined {
+    const r = this.db.prepare('SELECT * FROM feature_index WHERE repo_root = ? AND slug = ?').get(repoRoot, slug) as RawRow | undefined;
+    return r ? toRow(r) : undefined;
+  }
+
+  /** Replaces a repository's rows by `rows` in one transaction (rows of other slugs are deleted). */
+  replaceRepo(repoRoot: string, rows: readonly FeatureRow[]): void {
+    const del = this.db.prepare('DELETE FROM feature_index WHERE repo_root = ?');
+    const ins = this.db.prepare(
+      `INSERT INTO feature_index (repo_root, slug, source, state_path, state, status, branch, turns, cost_usd, updated_at, problem_kind, problem, problem_path, problem_line, indexed_at)
+       VALUES (@repo_root, @slug, @source, @state_path, @state, @status, @branch, @turns, @cost_usd, @updated_at, @problem_kind, @problem, @problem_path, @problem_line, @indexed_at)`,
+    );
+    this.db.transaction(() => {
+      del.run(repoRoot);
+      for (const r of rows) {
+        ins.run({
+          repo_root: repoRoot,
+          slug: r.slug,
+          source: r.source,
+          state_path: r.statePath,
+          state: r.state ? JSON.stringify(r.state) : null,
+          status: r.state?.status ?? null,
+          branch: r.state?.git.branch ?? null,
+          turns: r.state?.total.turns ?? 0,
+          cost_usd: r.state?.total.cost_usd ?? 0,
+          updated_at: r.state?.feature.updated_at ?? null,
+          problem_kind: r.problem?.kind ?? null,
+          problem: r.problem?.message ?? null,
+          problem_path: r.problem?.path ?? null,
+          problem_line: r.problem?.line ?? null,
+          indexed_at: r.indexedAt,
+        });
+      }
+    })();
+  }
+
+  /** Repositories with rows (to drop those no longer registered nor asked for). */
+  repoRoots(): string[] {
+    return (this.db.prepare('SELECT DISTINCT repo_root AS r FROM feature_index').all() as { r: string }[]).map((x) => x.r);
+  }
+}

@@ -1,0 +1,438 @@
+/**
+ * list, status and clean of features (the board, the CLI's `feature list|status|clean`): reads
+ * through the feature index (reconciled with the state files first, so what is shown is what the
+ * files say), git details through the worktree manager, and clean's removals through it too, so a
+ * removed worktree is always archived first and never loses work.
+ */
+import { existsSync } from 'node:fs';
+import { AppError } from '../../src-preload/contract';
+import type { EventHub } from '../bridge/event-hub';
+import { git } from '../git/git';
+import type { Logger } from '../platform/logger';
+import type { ProjectService } from '../projects/project-service';
+import type { Database } from '../store/db';
+import type { WorktreeManager } from '../worktrees/worktree-manager';
+import { findCleanCandidates, type CleanDecision, type CleanFeature } from './clean-candidates';
+import { FeatureIndex, type RepoIndex } from './feature-index';
+import type { FeatureRow, IndexProblem } from './feature-repo';
+import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps, type PrInfo } from './git-ops';
+import type { MergeMethod, MergeVerdict } from './merge-detect';
+import { activeStatePath, mergedStatePath, type FeatureSource } from './scanner';
+import { writeState, type FeatureState, type FeatureStatus, type TokenCost } from './state';
+import { configPath, FEATURES_DIR, loadConfig } from './config';
+import { isFeatureError } from './errors';
+import { toIndexProblem } from './feature-index';
+
+export interface FeatureSummary {
+  projectId: string | null;
+  repoRoot: string;
+  slug: string;
+  /** Null when no good copy of the state file was ever read (see `problem`). */
+  source: FeatureSource | null;
+  status: FeatureStatus | null;
+  branch: string | null;
+  baseBranch: string | null;
+  worktreePath: string | null;
+  turns: number;
+  costUsd: number;
+  createdAt: string | null;
+  updatedAt: string | null;
+  statePath: string | null;
+  /** The state file failed to parse: what is shown is its last good content. */
+  problem: IndexProblem | null;
+}
+
+export interface ProjectFeatures {
+  projectId: string | null;
+  name: string;
+  repoRoot: string;
+  features: FeatureSummary[];
+  /** Problems of the feature folders themselves (a state file's problem is on its feature). */
+  problems: IndexProblem[];
+  /** The project could not be read at all (its folder moved, not a repository any more). */
+  error: string | null;
+}
+
+export interface FeatureGitInfo {
+  worktreePath: string;
+  /** The worktree is registered but its folder is gone. */
+  missing: boolean;
+  branch: string | null;
+  base: string;
+  aheadOfBase: number;
+  behindBase: number;
+  upstream: string | null;
+  aheadOfUpstream: number | null;
+  behindUpstream: number | null;
+  dirty: boolean;
+  changed: string[];
+  untracked: string[];
+  lastCommit: { sha: string; subject: string; date: string } | null;
+  diskBytes: number;
+}
+
+export interface FeatureDetail {
+  feature: FeatureSummary;
+  state: FeatureState | null;
+  git: FeatureGitInfo | null;
+  /** Why there is no git info for an active feature (its worktree is not registered with git). */
+  gitProblem: string | null;
+  tokens: TokenCost;
+}
+
+export type CleanReason = 'pr_merged' | 'pr_closed' | 'merged_locally';
+
+export interface CleanCandidateView {
+  slug: string;
+  branch: string;
+  reason: CleanReason;
+  pr: PrInfo | null;
+  method: MergeMethod | null;
+  diskBytes: number;
+}
+
+export interface CleanReport {
+  repoRoot: string;
+  /** Judged by PR state through gh; false: by local merge detection. */
+  usedGh: boolean;
+  dryRun: boolean;
+  candidates: CleanCandidateView[];
+  /** Active features left alone, and why (PR open, not merged, a problem). */
+  skipped: { slug: string; why: string }[];
+  removed: { slug: string; archiveRef: string; branchDeleted: boolean; reclaimedBytes: number; historyPath: string | null }[];
+  /** Candidates that could not be removed (work would be lost, a lock, git failed), with the reason. */
+  failed: { slug: string; message: string }[];
+  reclaimedBytes: number;
+}
+
+export interface FeatureServiceOptions {
+  db: Database;
+  log: Logger;
+  hub?: EventHub;
+  projects: Pick<ProjectService, 'list'>;
+  worktrees: WorktreeManager;
+  gh?: GhOps;
+  git?: GitOps;
+  now?: () => Date;
+  debounceMs?: number;
+}
+
+/** Files a run writes next to the state and that the archive keeps: they do not make a worktree "dirty" for clean. */
+function isRunLog(slug: string, file: string): boolean {
+  return file.startsWith(`${FEATURES_DIR}/${slug}/logs/`);
+}
+
+export class FeatureService {
+  readonly index: FeatureIndex;
+  private readonly gh: GhOps;
+  private readonly gitOps: GitOps;
+  private offProjects: (() => void) | null = null;
+  private watching = false;
+
+  constructor(private readonly o: FeatureServiceOptions) {
+    this.gh = o.gh ?? new DefaultGhOps();
+    this.gitOps = o.git ?? new DefaultGitOps();
+    this.index = new FeatureIndex({
+      db: o.db,
+      log: o.log,
+      ...(o.debounceMs !== undefined ? { debounceMs: o.debounceMs } : {}),
+      onChanged: (repoRoot) => this.publishChanged(repoRoot),
+    });
+  }
+
+  start(): void {}
+
+  /**
+   * For the long-lived hosts: reconciles every project now and then whenever its state files
+   * change; follows the project list as projects are added and removed.
+   */
+  async startWatching(): Promise<void> {
+    if (this.watching) return;
+    this.watching = true;
+    this.offProjects = this.o.hub?.subscribe((e) => {
+      if (e.topic === 'projects.changed') void this.syncWatchers();
+    }) ?? null;
+    await this.syncWatchers();
+  }
+
+  private async syncWatchers(): Promise<void> {
+    const roots = (await this.projectRoots()).filter((p) => p.root !== null).map((p) => p.root!);
+    this.index.watch(roots);
+    for (const root of roots) {
+      await this.index.reconcile(root).catch((e: unknown) => {
+        // One unreadable project must not stop the others; its list call reports the problem.
+        this.o.log.warn('feature index reconcile failed', { repoRoot: root, error: e });
+      });
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.offProjects?.();
+    this.offProjects = null;
+    await this.index.dispose();
+  }
+
+  private publishChanged(repoRoot: string): void {
+    if (!this.o.hub) return;
+    const projectId = this.projectIdOf(repoRoot);
+    this.o.hub.publish('features.changed', { projectId, repoRoot });
+  }
+
+  private realRoots = new Map<string, string>();
+
+  private projectIdOf(repoRoot: string): string | null {
+    for (const p of this.o.projects.list()) if (p.path === repoRoot || this.realRoots.get(p.path) === repoRoot) return p.id;
+    return null;
+  }
+
+  private async projectRoots(): Promise<{ id: string; name: string; path: string; root: string | null; error: string | null }[]> {
+    const out = [];
+    for (const p of this.o.projects.list()) {
+      try {
+        const root = await this.o.worktrees.repoRoot(p.path);
+        this.realRoots.set(p.path, root);
+        out.push({ id: p.id, name: p.name, path: p.path, root, error: null });
+      } catch (e) {
+        out.push({ id: p.id, name: p.name, path: p.path, root: null, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    return out;
+  }
+
+  /** The main checkout of `dir` (any folder of the repository or one of its worktrees). */
+  repoRoot(dir: string): Promise<string> {
+    return this.o.worktrees.repoRoot(dir);
+  }
+
+  // ---- list -----------------------------------------------------------------------------------
+
+  /** Features of one repository (`repo`), one project, or every registered project. */
+  async list(o: { repo?: string; projectId?: string } = {}): Promise<ProjectFeatures[]> {
+    if (o.repo !== undefined) {
+      const root = await this.repoRoot(o.repo);
+      return [await this.projectFeatures(this.projectIdOf(root), nameOf(root), root, await this.index.reconcile(root))];
+    }
+    const projects = (await this.projectRoots()).filter((p) => o.projectId === undefined || p.id === o.projectId);
+    if (o.projectId !== undefined && projects.length === 0) throw new AppError('not_found', 'That project is no longer in Flightdeck.', { id: o.projectId });
+    const out: ProjectFeatures[] = [];
+    for (const p of projects) {
+      if (!p.root) {
+        out.push({ projectId: p.id, name: p.name, repoRoot: p.path, features: [], problems: [], error: p.error });
+        continue;
+      }
+      out.push(await this.projectFeatures(p.id, p.name, p.root, await this.index.reconcile(p.root)));
+    }
+    return out;
+  }
+
+  private async projectFeatures(projectId: string | null, name: string, root: string, idx: RepoIndex): Promise<ProjectFeatures> {
+    const configProblem = await this.configProblem(root);
+    return { projectId, name, repoRoot: root, features: idx.rows.map((r) => summaryOf(projectId, r)), problems: configProblem ? [configProblem, ...idx.problems] : idx.problems, error: null };
+  }
+
+  /** The project's config problem, if it has a config that does not load (none: not initialized, which is fine here). */
+  private async configProblem(root: string): Promise<IndexProblem | null> {
+    if (!existsSync(configPath(root))) return null;
+    try {
+      await loadConfig(root);
+      return null;
+    } catch (e) {
+      if (isFeatureError(e)) return toIndexProblem(e);
+      throw e;
+    }
+  }
+
+  // ---- status ---------------------------------------------------------------------------------
+
+  async status(repo: string, slug: string): Promise<FeatureDetail> {
+    const root = await this.repoRoot(repo);
+    const idx = await this.index.reconcile(root);
+    const row = idx.rows.find((r) => r.slug === slug);
+    if (!row) {
+      throw new AppError('not_found', `There is no feature "${slug}" in ${root} (looked for ${activeStatePath(root, slug)} and ${mergedStatePath(root, slug)}).`, { slug });
+    }
+    const feature = summaryOf(this.projectIdOf(root), row);
+    let gitInfo: FeatureGitInfo | null = null;
+    let gitProblem: string | null = null;
+    if (row.source === 'active') {
+      try {
+        const d = await this.o.worktrees.inspect(root, slug);
+        gitInfo = {
+          worktreePath: d.path,
+          missing: d.missing,
+          branch: d.branch,
+          base: row.state?.git.base_branch ?? d.base,
+          aheadOfBase: d.aheadOfBase,
+          behindBase: d.behindBase,
+          upstream: d.upstream,
+          aheadOfUpstream: d.aheadOfUpstream,
+          behindUpstream: d.behindUpstream,
+          dirty: d.changed.length + d.untracked.length > 0,
+          changed: d.changed,
+          untracked: d.untracked,
+          lastCommit: d.lastCommit,
+          diskBytes: d.diskBytes,
+        };
+      } catch (e) {
+        // The state file is there but git knows no such worktree (a copied folder): shown, not fatal.
+        gitProblem = e instanceof Error ? e.message : String(e);
+      }
+    }
+    const tokens = row.state?.total.cost ?? { input_tokens: 0, output_tokens: 0 };
+    return { feature, state: row.state, git: gitInfo, gitProblem, tokens };
+  }
+
+  // ---- clean ----------------------------------------------------------------------------------
+
+  /**
+   * Which active features are done (PR merged or closed, or merged into the base locally) and,
+   * unless `dryRun`, removes their worktrees (archived first) and branches. A merged feature's
+   * state is kept on the main checkout at `.flightdeck/<slug>/state.yml`, so it stays listed.
+   * `only` restricts removal to the slugs the user saw in the dry run.
+   */
+  async clean(repo: string, o: { dryRun: boolean; only?: readonly string[] }): Promise<CleanReport> {
+    const root = await this.repoRoot(repo);
+    // A config that does not load is being edited, or broken: clean acts on nothing until it loads.
+    if (existsSync(configPath(root))) await loadConfig(root);
+    const idx = await this.index.reconcile(root);
+    const report: CleanReport = { repoRoot: root, usedGh: this.gh.available(), dryRun: o.dryRun, candidates: [], skipped: [], removed: [], failed: [], reclaimedBytes: 0 };
+    const active: { row: FeatureRow; state: FeatureState }[] = [];
+    for (const row of idx.rows) {
+      if (row.source !== 'active' || !row.state) continue;
+      if (row.problem) {
+        report.skipped.push({ slug: row.slug, why: `its state file has a problem: ${row.problem.message}` });
+        continue;
+      }
+      active.push({ row, state: row.state });
+    }
+    // Features are judged against their own base (they may have been planned on different ones).
+    const byBase = new Map<string, typeof active>();
+    for (const a of active) byBase.set(a.state.git.base_branch, [...(byBase.get(a.state.git.base_branch) ?? []), a]);
+    const decisions = new Map<string, CleanDecision>();
+    for (const [base, group] of byBase) {
+      const features: CleanFeature[] = group.map((a) => ({ slug: a.row.slug, branch: a.state.git.branch, ...(a.state.pr ? { prNumber: a.state.pr.number } : {}) }));
+      const found = await findCleanCandidates(features, { repo: root, base, gh: this.gh, isMerged: (r, b, base2) => this.mergedLocally(r, b, base2) });
+      for (const e of found.entries) decisions.set(e.feature.slug, e.decision);
+    }
+    const chosen: { row: FeatureRow; state: FeatureState; view: CleanCandidateView }[] = [];
+    for (const a of active) {
+      const d = decisions.get(a.row.slug)!;
+      if (!d.candidate) {
+        report.skipped.push({ slug: a.row.slug, why: d.why });
+        continue;
+      }
+      const diskBytes = await this.o.worktrees.inspect(root, a.row.slug).then(
+        (x) => x.diskBytes,
+        () => 0, // Not a registered worktree (removed by hand): nothing on disk to reclaim.
+      );
+      const view: CleanCandidateView = { slug: a.row.slug, branch: a.state.git.branch, reason: d.reason, pr: 'pr' in d ? d.pr : null, method: 'method' in d ? d.method : null, diskBytes };
+      report.candidates.push(view);
+      if (!o.only || o.only.includes(a.row.slug)) chosen.push({ ...a, view });
+    }
+    if (o.dryRun) return report;
+    for (const c of chosen) {
+      try {
+        const removed = await this.removeOne(root, c.row, c.state, c.view);
+        report.removed.push(removed);
+        report.reclaimedBytes += removed.reclaimedBytes;
+      } catch (e) {
+        report.failed.push({ slug: c.row.slug, message: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    await this.index.reconcile(root);
+    return report;
+  }
+
+  /** Merged into the base, or into origin's copy of it (a merge done on the host, not pulled yet). */
+  private async mergedLocally(repo: string, branch: string, base: string): Promise<MergeVerdict> {
+    const local = await this.gitOps.isMerged(repo, branch, base);
+    if (local.merged) return local;
+    const remoteBase = `refs/remotes/origin/${base}`;
+    const hasRemote = await git(['show-ref', '--verify', '--quiet', remoteBase], { cwd: repo }).then(
+      () => true,
+      () => false, // No origin copy of the base: the local verdict stands.
+    );
+    return hasRemote ? this.gitOps.isMerged(repo, branch, remoteBase) : local;
+  }
+
+  private async removeOne(root: string, row: FeatureRow, state: FeatureState, view: CleanCandidateView): Promise<CleanReport['removed'][number]> {
+    const slug = row.slug;
+    const details = await this.o.worktrees.inspect(root, slug);
+    if (!details.missing) {
+      // New work after the merge (or the PR's rejection) is not clean's to throw away, archive or not.
+      const dirty = [...details.changed, ...details.untracked].filter((f) => !isRunLog(slug, f));
+      if (dirty.length > 0) {
+        throw new AppError('conflict', `The worktree "${slug}" has uncommitted changes or untracked files (${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ` and ${dirty.length - 10} more` : ''}); commit or remove them, or remove it yourself with: worktree remove ${slug} --force`, { slug, files: dirty });
+      }
+    }
+    const reclaimedBytes = details.diskBytes;
+    let result;
+    try {
+      result = await this.o.worktrees.remove(root, slug);
+    } catch (e) {
+      // The manager refuses commits that are neither on the base nor upstream. The commits of a
+      // squash or rebase merge are exactly that: they are safe when the branch is merged (by
+      // content) or its tip is on a remote; anything else is reported with the manager's list.
+      if (!(e instanceof AppError) || e.code !== 'conflict' || !Array.isArray(e.details?.unpushed) || (e.details?.changed as unknown[] | undefined)?.length || (e.details?.untracked as unknown[] | undefined)?.length) throw e;
+      if (!(await this.tipIsSafe(root, state, view))) throw e;
+      result = await this.o.worktrees.remove(root, slug, { force: true });
+    }
+    let branchDeleted = result.branchDeleted;
+    if (!branchDeleted && (await this.gitOps.branchExists(root, state.git.branch))) {
+      // Another branch prefix than the manager's: the tip is in the archive, so -D loses nothing.
+      await this.gitOps.deleteBranch(root, state.git.branch, { force: true });
+      branchDeleted = true;
+    }
+    const historyPath = view.reason === 'pr_closed' ? null : this.keepHistory(root, slug, state);
+    return { slug, archiveRef: result.archive.ref, branchDeleted, reclaimedBytes, historyPath };
+  }
+
+  private async tipIsSafe(root: string, state: FeatureState, view: CleanCandidateView): Promise<boolean> {
+    if (view.reason === 'merged_locally') return true;
+    if ((await this.mergedLocally(root, state.git.branch, state.git.base_branch).catch(() => ({ merged: false }))).merged) return true;
+    // The PR's commits were pushed: the tip on any remote-tracking branch means nothing is only here.
+    const remotes = await git(['branch', '-r', '--contains', `refs/heads/${state.git.branch}`, '--format=%(refname)'], { cwd: root }).catch(() => '');
+    return remotes.trim() !== '';
+  }
+
+  /**
+   * The merged feature's record on the main checkout, so list and status still show it. An
+   * existing file (brought by the merge, or a hand-edited one) is left as it is.
+   */
+  private keepHistory(root: string, slug: string, state: FeatureState): string | null {
+    const path = mergedStatePath(root, slug);
+    if (existsSync(path)) return path;
+    try {
+      writeState(path, { ...state, status: 'merged', feature: { ...state.feature, updated_at: (this.o.now ?? (() => new Date()))().toISOString() } });
+      return path;
+    } catch (e) {
+      // The worktree is gone and archived; losing only the listed record is reported, not fatal.
+      this.o.log.warn('could not keep the merged feature record', { path, error: e });
+      return null;
+    }
+  }
+}
+
+function nameOf(root: string): string {
+  return root.split(/[\\/]/).filter(Boolean).pop() ?? root;
+}
+
+export function summaryOf(projectId: string | null, r: FeatureRow): FeatureSummary {
+  const s = r.state;
+  return {
+    projectId,
+    repoRoot: r.repoRoot,
+    slug: r.slug,
+    source: r.source,
+    status: s?.status ?? null,
+    branch: s?.git.branch ?? null,
+    baseBranch: s?.git.base_branch ?? null,
+    worktreePath: s?.git.worktree_path ?? null,
+    turns: s?.total.turns ?? 0,
+    costUsd: s?.total.cost_usd ?? 0,
+    createdAt: s?.feature.created_at ?? null,
+    updatedAt: s?.feature.updated_at ?? null,
+    statePath: r.statePath,
+    problem: r.problem,
+  };
+}
