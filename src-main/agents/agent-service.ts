@@ -101,6 +101,8 @@ export class AgentService {
   onSessionRemoved: ((sessionId: string) => void) | null = null;
   /** Tools another capability offers some sessions (the Claude Code executor's `coder` in plan mode). */
   extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
+  /** The worktree a session works in, for Session.worktree (set by the session-worktrees capability). */
+  worktreeOf: ((sessionId: string) => Session['worktree']) | null = null;
   private readonly live = new Map<string, LiveTurn>();
   private readonly providers = new Map<string, ModelProvider>();
   private readonly ownerId = selfIdentity();
@@ -278,10 +280,16 @@ export class AgentService {
       pendingApprovals: this.approvals.countPending(s.id),
       archived: s.state.archived === true,
       ...(this.executorName ? { executor: this.executorName(s.id) } : {}),
+      ...(this.worktreeOf ? { worktree: this.worktreeOf(s.id) } : {}),
       cost: this.costs.totals(s.id),
       createdAt: s.createdAt,
       updatedAt: s.updatedAt,
     };
+  }
+
+  /** Publishes a session again after another capability changed what it shows (its worktree). */
+  republish(id: string): void {
+    this.publishSession(id);
   }
 
   private publishSession(id: string): void {
@@ -304,11 +312,13 @@ export class AgentService {
     return this.sessions.list(projectId).map((s) => this.toSession(s));
   }
 
-  createSession(input: { projectId?: string; root?: string; title?: string; mode?: AgentMode; profile?: string; model?: string; sandbox?: SandboxMode; role?: AgentRole }): Session {
+  createSession(input: { projectId?: string; root?: string; worktreeRoot?: string; title?: string; mode?: AgentMode; profile?: string; model?: string; sandbox?: SandboxMode; role?: AgentRole }): Session {
     let root: string;
     let projectId: string | null = null;
     if (input.projectId) {
       root = this.o.projects.get(input.projectId).path;
+      // A worktree of the project (a session started in its own worktree) instead of its checkout.
+      if (input.worktreeRoot) root = realpathSync(input.worktreeRoot);
       projectId = input.projectId;
     } else {
       const raw = input.root ?? '';

@@ -27,6 +27,8 @@ import { registerConnectionTestHandlers } from '../agents/provider/connection-ha
 import { registerFolderHandlers } from '../projects/folder-handlers';
 import { WorktreeManager } from '../worktrees/worktree-manager';
 import { registerWorktreeHandlers } from '../worktrees/handlers';
+import { SessionWorktreeService } from '../session-worktrees/session-worktree-service';
+import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import { FeatureService } from '../features/feature-service';
 import { registerFeatureListHandlers } from '../features/list-handlers';
 import type { SecretStore } from '../agents/provider/secrets';
@@ -75,6 +77,8 @@ export class AppServices {
   readonly changes: ChangesService;
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
   readonly worktrees = new WorktreeManager();
+  /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
+  readonly sessionWorktrees: SessionWorktreeService;
   /** Features' list, status and clean over the feature index (see docs/features.md). */
   readonly features: FeatureService;
   /** The disk under the database: full-disk episodes, writes kept in memory until space returns. */
@@ -170,6 +174,8 @@ export class AppServices {
       for (const t of this.terminals.list()) if (t.owner.sessionId === sessionId) this.terminals.close(t.id);
     };
     registerAgentHandlers(this.router, this.agents);
+    this.sessionWorktrees = new SessionWorktreeService({ db: this.db, agents: this.agents, projects: this.projects, worktrees: this.worktrees, logger: log.child('session-worktrees') });
+    registerSessionWorktreeHandlers(this.router, this.sessionWorktrees, this.projects);
     registerConnectionTestHandlers(this.router, this.agents.profiles);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), dataDir: options.dataDir, ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);
@@ -298,6 +304,7 @@ export class AppServices {
     this.coder.start();
     this.changes.start();
     this.worktrees.start();
+    this.sessionWorktrees.start();
     this.features.start();
     const tick = () => {
       this.backupIfDue().catch((e: unknown) => {
@@ -324,6 +331,7 @@ export class AppServices {
     this.storage.dispose();
     // Closes the state file watchers; a reconcile still running finds the database closed and only logs it.
     void this.features.dispose();
+    this.sessionWorktrees.dispose();
     this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();

@@ -7,7 +7,7 @@
  * GIT_TERMINAL_PROMPT=0). Writes to one repository are serialized by a lock keyed by its real path.
  */
 import { existsSync } from 'node:fs';
-import { appendFile, lstat, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
@@ -138,8 +138,28 @@ export class WorktreeManager {
     this.disposed = true;
   }
 
-  branchFor(slug: string): string {
-    return `${this.prefix}/${slug}`;
+  branchFor(slug: string, prefix: string = this.prefix): string {
+    return `${prefix}/${slug}`;
+  }
+
+  /**
+   * Runs `fn` holding the repository's lock, so other writes to the repository made through this
+   * manager (create, remove, restore) wait for it: for callers that write to a repository with
+   * their own git commands (a session's commit or merge).
+   */
+  async withRepoLock<T>(dir: string, fn: (root: string) => Promise<T>): Promise<T> {
+    const root = await this.repoRoot(dir);
+    return this.locked(root, () => fn(root));
+  }
+
+  /** What removing the worktree now would lose (uncommitted and untracked files, unpushed commits), one line per kind; empty when nothing. */
+  async lossReport(dir: string, slug: string, o: { base?: string } = {}): Promise<{ report: LossReport; lines: string[] }> {
+    const root = await this.repoRoot(dir);
+    const e = await this.find(root, slug);
+    const base = o.base ?? (await this.detectBase(root));
+    if (e.missing) return { report: { changed: [], untracked: [], unpushed: [] }, lines: [] };
+    const report = await this.lossOf(root, e, base);
+    return { report, lines: summarizeLoss(report, base) };
   }
 
   // ---- reading --------------------------------------------------------------------------------
@@ -267,19 +287,24 @@ export class WorktreeManager {
 
   // ---- writing --------------------------------------------------------------------------------
 
-  async create(dir: string, slug: string, o: { base?: string } = {}): Promise<{ entry: WorktreeEntry; base: string; gitignoreUpdated: boolean }> {
+  /**
+   * `branchPrefix` overrides the manager's (a project's own `git.branch_prefix`). `ignoreIn`:
+   * where `.trees/` is ignored when it is not yet — the repository's `.gitignore` (default, said
+   * in the result) or `.git/info/exclude`, which leaves the user's checkout untouched.
+   */
+  async create(dir: string, slug: string, o: { base?: string; branchPrefix?: string; ignoreIn?: 'gitignore' | 'exclude' } = {}): Promise<{ entry: WorktreeEntry; base: string; gitignoreUpdated: boolean }> {
     validateSlug(slug);
     const root = await this.repoRoot(dir);
     return this.locked(root, async () => {
       const base = o.base ?? (await this.detectBase(root));
       const path = join(root, TREES_DIR, slug);
-      const branch = this.branchFor(slug);
+      const branch = this.branchFor(slug, o.branchPrefix);
       const all = await this.entries(root);
       const same = all.find((e) => e.path === path);
       if (same) throw new AppError('conflict', same.missing ? `The worktree "${slug}" is registered but its folder is missing: remove it first (worktree remove ${slug}).` : `The worktree "${slug}" already exists at ${path}.`, { slug });
       if (existsSync(path)) throw new AppError('conflict', `${path} already exists and is not a worktree: move it away or choose another name.`, { path });
       await this.refuseCheckedOut(root, branch);
-      const gitignoreUpdated = await this.ensureIgnored(root);
+      const gitignoreUpdated = await this.ensureIgnored(root, o.ignoreIn);
       if (await this.refExists(root, `refs/heads/${branch}`)) {
         // The branch survives from earlier work: check it out as it is rather than reset it.
         await this.write(root, ['worktree', 'add', path, branch]);
@@ -301,15 +326,15 @@ export class WorktreeManager {
    * a snapshot of the working tree (untracked files included) are archived first; Flightdeck's own
    * branch (`<prefix>/<slug>`) is then deleted, another branch is left alone.
    */
-  async remove(dir: string, slug: string, o: { force?: boolean } = {}): Promise<RemoveResult> {
+  async remove(dir: string, slug: string, o: { force?: boolean; branchPrefix?: string; base?: string } = {}): Promise<RemoveResult> {
     const root = await this.repoRoot(dir);
     return this.locked(root, async () => {
       const e = await this.find(root, slug);
       if (e.locked) {
         throw new AppError('conflict', `The worktree "${slug}" is locked${e.lockReason ? ` (${e.lockReason})` : ''}: unlock it first with: git worktree unlock ${e.path}`, { slug, path: e.path });
       }
-      const base = await this.detectBase(root);
-      if (e.missing) return this.removeMissing(root, e, base);
+      const base = o.base ?? (await this.detectBase(root));
+      if (e.missing) return this.removeMissing(root, e, base, o.branchPrefix);
       await this.waitForIndex(e.path);
       const loss = await this.lossOf(root, e, base);
       const lines = summarizeLoss(loss, base);
@@ -330,19 +355,19 @@ export class WorktreeManager {
       const archive = await this.archive(root, { slug: archiveSlugFor(e.slug), branch: e.branch, base, head }, second);
       // --force: the checks above (and the archive) replace git's own refusal of a dirty tree.
       await this.write(root, ['worktree', 'remove', '--force', e.path]);
-      const branchDeleted = await this.deleteOwnBranch(root, slug, e.branch);
+      const branchDeleted = await this.deleteOwnBranch(root, slug, e.branch, o.branchPrefix);
       return { slug, path: e.path, archive, branchDeleted, saved: lines };
     });
   }
 
   /** A worktree whose folder vanished: its uncommitted work went with the folder; the branch tip is archived, then git forgets it. */
-  private async removeMissing(root: string, e: WorktreeEntry, base: string): Promise<RemoveResult> {
+  private async removeMissing(root: string, e: WorktreeEntry, base: string, branchPrefix?: string): Promise<RemoveResult> {
     const head = e.head ?? '';
     if (!/^[0-9a-f]{40,64}$/.test(head)) throw new AppError('conflict', `The worktree "${e.slug}" has no commit to archive; remove it with: git worktree prune`);
     const tree = (await git(['rev-parse', `${head}^{tree}`], { cwd: root })).trim();
     const archive = await this.archive(root, { slug: archiveSlugFor(e.slug), branch: e.branch, base, head }, tree);
     await this.write(root, ['worktree', 'remove', '--force', e.path]);
-    const branchDeleted = await this.deleteOwnBranch(root, e.slug, e.branch);
+    const branchDeleted = await this.deleteOwnBranch(root, e.slug, e.branch, branchPrefix);
     return { slug: e.slug, path: e.path, archive, branchDeleted, saved: [] };
   }
 
@@ -500,20 +525,24 @@ export class WorktreeManager {
     return { ...meta, ref, commit, timestamp };
   }
 
-  private async deleteOwnBranch(root: string, slug: string, branch: string | null): Promise<boolean> {
-    if (branch !== this.branchFor(slug)) return false;
+  private async deleteOwnBranch(root: string, slug: string, branch: string | null, prefix?: string): Promise<boolean> {
+    if (branch !== this.branchFor(slug, prefix)) return false;
     // -D: the tip is in the archive, so the branch being unmerged loses nothing.
     await this.write(root, ['branch', '-D', branch]);
     return true;
   }
 
-  private async ensureIgnored(root: string): Promise<boolean> {
+  private async ensureIgnored(root: string, where: 'gitignore' | 'exclude' = 'gitignore'): Promise<boolean> {
     const ignored = await git(['check-ignore', '-q', '--no-index', `${TREES_DIR}/x`], { cwd: root }).then(
       () => true,
       () => false, // Exit 1: not ignored.
     );
     if (ignored) return false;
-    const file = join(root, '.gitignore');
+    let file = join(root, '.gitignore');
+    if (where === 'exclude') {
+      file = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], { cwd: root })).trim();
+      await mkdir(dirname(file), { recursive: true });
+    }
     // Not waiting on a FIFO planted as .gitignore; anything but a missing file is the user's to see.
     const text = await readFileNoWaitAsync(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return ''; // No .gitignore yet: one is created.

@@ -8,6 +8,7 @@ import { changeEvents, changeRequests } from './changes';
 import { providerRequests } from './providers';
 import { folderRequests } from './folders';
 import { worktreeRequests } from './worktrees';
+import { sessionWorktreeRequests } from './session-worktrees';
 import { featureEvents, featureRequests } from './features';
 import type { EventSpec, RequestSpec } from './define';
 
@@ -22,6 +23,7 @@ export * from './changes';
 export * from './providers';
 export * from './folders';
 export * from './worktrees';
+export * from './session-worktrees';
 export * from './features';
 
 /**
@@ -39,6 +41,7 @@ export const requests = {
   ...providerRequests,
   ...folderRequests,
   ...worktreeRequests,
+  ...sessionWorktreeRequests,
   ...featureRequests,
 } as const satisfies Record<string, RequestSpec>;
 

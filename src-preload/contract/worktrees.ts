@@ -32,6 +32,21 @@ export const WorktreeArchive = z.object({
 });
 export type WorktreeArchive = z.infer<typeof WorktreeArchive>;
 
+/**
+ * The worktree a session works in (sessions started "in a new worktree"): recorded when the
+ * session is created; `archiveRef` is set once the worktree was discarded (archived first).
+ */
+export const SessionWorktreeRef = z.object({
+  slug: z.string(),
+  branch: z.string(),
+  base: z.string(),
+  path: z.string(),
+  /** The main checkout the worktree belongs to. */
+  repo: z.string(),
+  archiveRef: z.string().nullable(),
+});
+export type SessionWorktreeRef = z.infer<typeof SessionWorktreeRef>;
+
 export const worktreeRequests = {
   'worktrees.list': request(
     z.object({ projectId: ProjectId }).strict(),
