@@ -7,6 +7,7 @@
 import type { CommandResult, CommandRunner, CommandRunOptions } from '../agents/tools/command-runner';
 import { CappedOutput } from '../agents/tools/command-runner';
 import { AppError } from '../../src-preload/contract';
+import { SandboxUnavailableError } from '../sandbox/sandbox-runtime';
 import { CONTAINER_PATHS } from './core/container-spec';
 import type { ContainerService } from './container-service';
 
@@ -29,8 +30,15 @@ export class ContainerRunner implements CommandRunner {
   ) {}
 
   async run(opts: CommandRunOptions): Promise<CommandResult> {
-    const placed = this.containers.forSession(this.sessionId);
-    if (!placed) throw new AppError('unavailable', 'This session runs in a container, but its container is not running. Start it again from the session.');
+    let placed;
+    try {
+      // Started on first use (and again after a restart).
+      placed = await this.containers.ensure(this.sessionId);
+    } catch (e) {
+      // The container is this session's sandbox: without it the command is refused (never run on the host), and the model and the user read why.
+      if (e instanceof AppError) throw new SandboxUnavailableError(`Not run: the session's container could not start. ${e.message}`);
+      throw e;
+    }
     const workdir = this.containers.containerPath(this.sessionId, opts.cwd) ?? CONTAINER_PATHS.workspace;
     const out = new CappedOutput();
     const streams = [new CappedOutput(), new CappedOutput()];

@@ -15,7 +15,7 @@ import type { Logger } from '../platform/logger';
 import { KeyedLock } from '../platform/keyed-lock';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { engineError } from './core/engine-errors';
-import type { EngineSpec } from './core/engine-spec';
+import { isLocalEngine, type EngineSpec } from './core/engine-spec';
 import {
   CONTAINER_PATHS,
   createOptions,
@@ -102,7 +102,33 @@ export interface ManagedContainer {
   createdAt: number;
 }
 
+/** A session's choice to run in a container: what `place` needs besides the session's own worktree. */
+export interface Placement {
+  engine?: string;
+  image: string;
+  gpus?: GpuRequest;
+  limits?: Partial<ContainerLimits>;
+  network?: NetworkMode;
+  keep?: boolean;
+  taskTimeoutMs?: number;
+}
+
+/** Where placements persist (the app: an internal setting), so a restart never moves a session back to the host. */
+export interface PlacementStore {
+  load(): Record<string, Placement>;
+  save(all: Record<string, Placement>): void;
+}
+
+export function memoryPlacements(): PlacementStore {
+  let all: Record<string, Placement> = {};
+  return { load: () => all, save: (next) => (all = next) };
+}
+
 export interface ContainerServiceOptions {
+  /** Session placements (default: in memory). */
+  placements?: PlacementStore;
+  /** A session's worktree and project, for placing it. */
+  sessionInfo?: (sessionId: string) => { root: string; projectId: string | null } | null;
   dataDir: string;
   logger: Logger;
   /** Engines the user added; the machine's own are discovered. */
@@ -126,6 +152,7 @@ export class ContainerService {
   private readonly lock = new KeyedLock();
   private readonly ownerPid: number;
   private readonly ownerId: string;
+  private placementStore: PlacementStore | undefined;
 
   constructor(private readonly o: ContainerServiceOptions) {
     this.instance = instanceId(o.dataDir);
@@ -170,6 +197,41 @@ export class ContainerService {
         }
       }),
     );
+  }
+
+  // ---- placements -------------------------------------------------------------------------
+
+  private get store(): PlacementStore {
+    this.placementStore ??= this.o.placements ?? memoryPlacements();
+    return this.placementStore;
+  }
+
+  /** The session's container placement, or null when it runs on the host. */
+  placement(sessionId: string): Placement | null {
+    return this.store.load()[sessionId] ?? null;
+  }
+
+  /**
+   * Places a session in a container (null: back on the host). Takes effect at its next command;
+   * an existing container with other settings is replaced then.
+   */
+  async setPlacement(sessionId: string, p: Placement | null): Promise<void> {
+    const all = { ...this.store.load() };
+    if (p) all[sessionId] = p;
+    else delete all[sessionId];
+    this.store.save(all);
+    if (this.placed.has(sessionId)) await this.remove(sessionId);
+  }
+
+  /** The session's running container, started from its placement when there is none. */
+  async ensure(sessionId: string): Promise<SessionContainer> {
+    const live = this.placed.get(sessionId);
+    if (live) return live;
+    const p = this.placement(sessionId);
+    if (!p) throw new AppError('not_found', `Session ${sessionId} is not placed in a container.`);
+    const s = this.o.sessionInfo?.(sessionId);
+    if (!s) throw new AppError('not_found', `There is no session ${sessionId}.`);
+    return this.place({ ...p, sessionId, worktree: s.root, projectId: s.projectId });
   }
 
   // ---- session containers ---------------------------------------------------------------
@@ -329,8 +391,8 @@ export class ContainerService {
   // ---- lifecycle --------------------------------------------------------------------------
 
   /** This instance's containers on one engine (all engines when none is named); unreachable engines are skipped. */
-  async list(engineName?: string): Promise<ManagedContainer[]> {
-    const specs = engineName ? [this.engine(engineName).spec] : this.engineSpecs();
+  async list(engineName?: string, o: { localOnly?: boolean } = {}): Promise<ManagedContainer[]> {
+    const specs = engineName ? [this.engine(engineName).spec] : this.engineSpecs().filter((s) => !o.localOnly || isLocalEngine(s));
     const out: ManagedContainer[] = [];
     for (const spec of specs) {
       let rows: Docker.ContainerInfo[];
@@ -371,20 +433,27 @@ export class ContainerService {
   /**
    * Removes this instance's containers whose Flightdeck process is gone (a crash, a SIGKILL),
    * except kept ones, which are re-attached to their sessions instead. Returns what was removed.
+   * `localOnly` (start-up): only engines on this machine, so starting never waits on an ssh handshake.
    */
-  async reap(engineName?: string): Promise<ManagedContainer[]> {
+  async reap(engineName?: string, o: { localOnly?: boolean } = {}): Promise<ManagedContainer[]> {
     const removed: ManagedContainer[] = [];
-    for (const c of await this.list(engineName)) {
+    for (const c of await this.list(engineName, o)) {
       if (this.placed.get(c.sessionId)?.id === c.id) continue;
       const engine = this.engine(c.engine);
-      const ins = (await engine.call('the container inspection', (d) => d.getContainer(c.id).inspect())) as Docker.ContainerInspectInfo;
-      const labels = ins.Config.Labels ?? {};
-      if (this.ownerOf(c, labels)) continue;
-      if (c.keep) {
-        if (c.state === 'running') this.reattach(c, ins);
-        continue;
+      try {
+        const ins = (await engine.call('the container inspection', (d) => d.getContainer(c.id).inspect())) as Docker.ContainerInspectInfo;
+        const labels = ins.Config.Labels ?? {};
+        if (this.ownerOf(c, labels)) continue;
+        if (c.keep) {
+          if (c.state === 'running') this.reattach(c, ins);
+          continue;
+        }
+        await engine.call('the container removal', (d) => d.getContainer(c.id).remove({ force: true }));
+      } catch (e) {
+        // Removed meanwhile (by its own process on quit, or by hand): nothing left to reap.
+        if (e instanceof AppError && e.code === 'not_found') continue;
+        throw e;
       }
-      await engine.call('the container removal', (d) => d.getContainer(c.id).remove({ force: true }));
       this.o.logger.info('orphaned container removed', { container: c.id.slice(0, 12), sessionId: c.sessionId });
       removed.push(c);
     }
