@@ -91,6 +91,15 @@ export class AgentService {
   runner: CommandRunner;
   /** Every command the engine runs goes through this: the session's sandbox, then `runner`. */
   private readonly sandboxed: CommandRunner;
+  /**
+   * Where a session's commands run when it is not placed on the host (the containers service
+   * answers a ContainerRunner for a session placed in a container); null = the host, sandboxed.
+   */
+  placementRunner: ((sessionId: string) => CommandRunner | null) | null = null;
+  /** A session's placement first: a container is the sandbox of a session placed in one. */
+  private readonly placed: CommandRunner = {
+    run: (opts) => ((opts.owner ? this.placementRunner?.(opts.owner.sessionId) : null) ?? this.sandboxed).run(opts),
+  };
   /** Retry backoff; tests shorten it. */
   backoff: BackoffOptions = DEFAULT_BACKOFF;
   /** Another executor for a session's input (the Claude Code executor plugs in here); null = the built-in loop. */
@@ -147,7 +156,7 @@ export class AgentService {
       profiles: this.profiles,
       logger: o.logger,
       settings: () => this.settings(),
-      runner: () => this.sandboxed,
+      runner: () => this.placed,
       provider: (p) => this.providerFor(p),
       commandEnv: () => this.commandEnv(),
       configDir: (s) => this.configDir(s),

@@ -34,6 +34,8 @@ import { registerFeatureListHandlers } from '../features/list-handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
+import { ContainerService, type Placement } from '../containers/container-service';
+import { ContainerRunner } from '../containers/container-runner';
 
 /** Long-lived hosts take the day's backup a minute after start; CLI commands end long before. */
 const BACKUP_FIRST_CHECK_MS = 60_000;
@@ -75,6 +77,8 @@ export class AppServices {
   /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
   readonly driver: SessionDriver;
   readonly changes: ChangesService;
+  /** Agent sessions placed in Docker containers, on local or remote engines (see docs/containers.md). */
+  readonly containers: ContainerService;
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
   readonly worktrees = new WorktreeManager();
   /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
@@ -179,6 +183,17 @@ export class AppServices {
     registerConnectionTestHandlers(this.router, this.agents.profiles);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), dataDir: options.dataDir, ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);
+    this.containers = new ContainerService({
+      dataDir: options.dataDir,
+      logger: log.child('containers'),
+      placements: { load: () => this.settings.getInternal<Record<string, Placement>>('containers.placements') ?? {}, save: (all) => this.settings.setInternal('containers.placements', all) },
+      sessionInfo: (id) => {
+        const s = this.agents.sessions.get(id);
+        return s ? { root: s.root, projectId: s.projectId } : null;
+      },
+    });
+    // A session placed in a container runs its commands there; every other session stays on the host.
+    this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
     this.driver = new SessionDriver(this.agents, this.coder);
     this.changes = new ChangesService({
       hub: this.hub,
@@ -302,6 +317,8 @@ export class AppServices {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
+    // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
+    this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
     this.worktrees.start();
     this.sessionWorktrees.start();
@@ -335,6 +352,8 @@ export class AppServices {
     this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();
+    // Quitting stops this app's containers (except kept ones); the requests go out now, the engine finishes them.
+    void this.containers.shutdown();
     this.agents.dispose();
     this.terminals.dispose();
     this.projects.dispose();
