@@ -24,8 +24,8 @@ function answerer(mode: ApproveMode, tty: boolean): AutoAnswer {
 export const chatCommand: CliCommand = {
   name: 'chat',
   summary: 'Run one agent input (a message, !command or /command) in a session and print the transcript.',
-  usage: 'chat [--cwd DIR] [--session ID] [--mode plan|default|auto-edit|yolo] [--approve ask|allow|deny] [--profile NAME] [--sandbox read-only|workspace-write|danger-full-access] [--json] "INPUT"',
-  flags: { cwd: true, session: true, mode: true, approve: true, profile: true, sandbox: true },
+  usage: 'chat [--cwd DIR] [--worktree] [--session ID] [--mode plan|default|auto-edit|yolo] [--approve ask|allow|deny] [--profile NAME] [--sandbox read-only|workspace-write|danger-full-access] [--json] "INPUT"',
+  flags: { cwd: true, worktree: false, session: true, mode: true, approve: true, profile: true, sandbox: true },
   async run(ctx) {
     const input = ctx.args.join(' ').trim();
     if (input === '') throw new UsageError('chat needs an INPUT (a message, "!command" or "/command")');
@@ -41,6 +41,9 @@ export const chatCommand: CliCommand = {
     const profile = typeof ctx.flags.profile === 'string' ? ctx.flags.profile : undefined;
     const cwd = resolve(typeof ctx.flags.cwd === 'string' ? ctx.flags.cwd : process.cwd());
     if (!sessionFlag && !existsSync(cwd)) throw new UsageError(`--cwd ${cwd} does not exist`);
+    // --worktree: a new worktree of the repository at --cwd; without it the session runs exactly in --cwd.
+    const inWorktree = ctx.flags.worktree === true;
+    if (inWorktree && sessionFlag) throw new UsageError('--worktree starts a new session; it cannot be combined with --session');
 
     const app = await ctx.openApp();
     const agents = app.agents;
@@ -48,6 +51,15 @@ export const chatCommand: CliCommand = {
     if (sessionFlag) {
       sessionId = agents.getSession(sessionFlag).id;
       if (mode?.success || profile || sandbox?.success) agents.updateSession({ sessionId, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch });
+    } else if (inWorktree) {
+      const started = await app.sessionWorktrees.startSession({ root: cwd, placement: 'worktree', ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch });
+      sessionId = started.session.id;
+      const w = started.worktree!;
+      if (ctx.json) ctx.out(JSON.stringify({ worktree: w }));
+      else {
+        ctx.out(`worktree: ${w.path}`);
+        ctx.out(`branch: ${w.branch} (from ${w.base})`);
+      }
     } else {
       sessionId = agents.createSession({ root: cwd, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch }).id;
     }
