@@ -20,6 +20,8 @@ import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
 import { SessionDriver } from '../agents/session-driver';
+import { AutopilotService } from '../autopilot/autopilot-service';
+import { registerAutopilotHandlers } from '../autopilot/handlers';
 import { registerCoderHandlers } from '../coder/handlers';
 import { ChangesService } from '../changes/changes-service';
 import { registerChangesHandlers } from '../changes/handlers';
@@ -76,6 +78,8 @@ export class AppServices {
   readonly coder: CoderService;
   /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
   readonly driver: SessionDriver;
+  /** Autopilot runs: a goal and an acceptance command worked towards in a worktree (see docs/autopilot.md). */
+  readonly autopilot: AutopilotService;
   readonly changes: ChangesService;
   /** Agent sessions placed in Docker containers, on local or remote engines (see docs/containers.md). */
   readonly containers: ContainerService;
@@ -195,6 +199,8 @@ export class AppServices {
     // A session placed in a container runs its commands there; every other session stays on the host.
     this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
     this.driver = new SessionDriver(this.agents, this.coder);
+    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot') });
+    registerAutopilotHandlers(this.router, this.autopilot);
     this.changes = new ChangesService({
       hub: this.hub,
       logger: log.child('changes'),
@@ -321,6 +327,7 @@ export class AppServices {
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
     this.worktrees.start();
+    this.autopilot.start();
     this.sessionWorktrees.start();
     this.features.start();
     const tick = () => {
@@ -346,6 +353,8 @@ export class AppServices {
     this.disposed = true;
     if (this.backupTimer) clearTimeout(this.backupTimer);
     this.storage.dispose();
+    // Before the agents: runs in progress are recorded as paused while the database is open.
+    this.autopilot.dispose();
     // Closes the state file watchers; a reconcile still running finds the database closed and only logs it.
     void this.features.dispose();
     this.sessionWorktrees.dispose();

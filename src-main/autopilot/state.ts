@@ -1,5 +1,11 @@
-import { z } from 'zod';
-import { AppError } from '../../src-preload/contract';
+import {
+  AppError,
+  AutopilotExitReason,
+  AutopilotLimits,
+  AutopilotPhase as AutopilotPhaseSchema,
+  AutopilotRunState,
+  AutopilotVerification,
+} from '../../src-preload/contract';
 
 /**
  * The autopilot's run state and its state machine, pure: the runner performs the side effects
@@ -8,83 +14,21 @@ import { AppError } from '../../src-preload/contract';
  * `.flightdeck/autopilot/state.json` in the worktree, so a killed app resumes from it.
  */
 
-export const AutopilotPhase = z.enum([
-  /** Create a minimal PLAN.md when the repository has none. */
-  'S0_BOOTSTRAP',
-  /** Collect facts: git status, diff stat, the plan, this state, the detected test setup. */
-  'S1_SNAPSHOT',
-  /** The agent updates PLAN.md only; any other change is reverted and the update retried. */
-  'S2_PLAN_UPDATE',
-  /** The agent carries out the one Next step; a PLAN.md change sends the run back to S2. */
-  'S3_EXECUTE_STEP',
-  /** The acceptance command runs in the worktree; its exit code decides. */
-  'S4_VERIFY',
-  /** Pass: the step goes to Done. Fail: fix or re-plan, or Blocked after too many attempts. */
-  'S5_DECIDE',
-  /** The run ended; `exitReason` says why. */
-  'STOPPED',
-]);
-export type AutopilotPhase = z.infer<typeof AutopilotPhase>;
-
-export const ExitReason = z.enum([
-  /** Acceptance green and the backlog empty. */
-  'done',
-  /** `maxIters` iterations ran without reaching done. */
-  'max_iters',
-  /** A step failed verification more than `maxFixAttemptsPerStep` times and waits for a human. */
-  'blocked',
-  /** The plan update kept producing a plan that does not validate, or touching other files. */
-  'plan_invalid',
-  'cancelled',
-  'error',
-]);
-export type ExitReason = z.infer<typeof ExitReason>;
-
-export const VerificationResult = z.object({
-  passed: z.boolean(),
-  exitCode: z.number().int().nullable(),
-  /** The tail of the command's output, what the fix-or-replan prompt is given. */
-  summary: z.string(),
-  stepId: z.string().nullable(),
-  iteration: z.number().int().min(1),
-});
-export type VerificationResult = z.infer<typeof VerificationResult>;
-
-export const RunLimits = z.object({
-  maxIters: z.number().int().min(1),
-  maxFixAttemptsPerStep: z.number().int().min(0),
-  /**
-   * Plan updates in a row that may fail (invalid plan, other files touched) before the run stops:
-   * each is repaired through the plan-update prompt, but a model that cannot produce a valid
-   * plan would otherwise loop forever without ever counting an iteration.
-   */
-  maxPlanRepairs: z.number().int().min(0),
-});
-export type RunLimits = z.infer<typeof RunLimits>;
+// The schemas live in the contract (the renderer shows the state too); re-exported under the names the runner uses.
+export const AutopilotPhase = AutopilotPhaseSchema;
+export type AutopilotPhase = AutopilotPhaseSchema;
+export const ExitReason = AutopilotExitReason;
+export type ExitReason = AutopilotExitReason;
+export const VerificationResult = AutopilotVerification;
+export type VerificationResult = AutopilotVerification;
+export const RunLimits = AutopilotLimits;
+export type RunLimits = AutopilotLimits;
 
 /** Three repairs: enough for a model to fix what the validator reported, few enough to stop a model that cannot. */
 export const DEFAULT_MAX_PLAN_REPAIRS = 3;
 
-export const RunState = z.object({
-  version: z.literal(1),
-  phase: AutopilotPhase,
-  /** 0 before the first snapshot; counts iterations started (S1 entered). */
-  iteration: z.number().int().min(0),
-  /** The step in Next for this iteration, null when Next is empty. */
-  currentStepId: z.string().nullable(),
-  /** Failed verifications per step id (the acceptance check with no step counts under NO_STEP). */
-  failures: z.record(z.string(), z.number().int().min(0)),
-  /** Plan updates that failed in a row (reset by a good one). */
-  planRepairs: z.number().int().min(0),
-  lastVerification: VerificationResult.nullable(),
-  exitReason: ExitReason.nullable(),
-  /** Set when a step is blocked: which one and why. */
-  blockedStepId: z.string().nullable(),
-  /** Human-readable detail for the exit (the error, what was invalid). */
-  exitDetail: z.string().nullable(),
-  limits: RunLimits,
-});
-export type RunState = z.infer<typeof RunState>;
+export const RunState = AutopilotRunState;
+export type RunState = AutopilotRunState;
 
 /** Failures of the acceptance check made while no step was in Next (the plan said it was finished). */
 export const NO_STEP = '(none)';
@@ -148,7 +92,7 @@ function nextIteration(s: RunState, effects: AutopilotEffect[]): Transition {
   if (s.iteration >= s.limits.maxIters) {
     return stop(s, 'max_iters', `${s.iteration} iteration(s) ran without reaching done`, effects);
   }
-  return { state: { ...s, phase: 'S1_SNAPSHOT', iteration: s.iteration + 1 }, effects };
+  return { state: { ...s, phase: 'S1_SNAPSHOT', iteration: s.iteration + 1, replans: 0 }, effects };
 }
 
 function unexpected(s: RunState, e: AutopilotEvent): never {
@@ -187,7 +131,13 @@ export function transition(s: RunState, e: AutopilotEvent): Transition {
     }
     case 'S3_EXECUTE_STEP':
       if (e.type !== 'executed') unexpected(s, e);
-      if (e.planChanged) return { state: { ...s, phase: 'S2_PLAN_UPDATE' }, effects: [{ type: 'revert_plan_change' }] };
+      if (e.planChanged) {
+        // A model that keeps editing the plan while executing would loop S2 → S3 → S2 without
+        // ever counting an iteration: it uses up the same repair budget as a bad plan update.
+        const effects: AutopilotEffect[] = [{ type: 'revert_plan_change' }];
+        if (s.replans >= s.limits.maxPlanRepairs) return stop({ ...s, replans: s.replans + 1 }, 'plan_invalid', 'the execute step kept changing PLAN.md', effects);
+        return { state: { ...s, phase: 'S2_PLAN_UPDATE', replans: s.replans + 1 }, effects };
+      }
       return { state: { ...s, phase: 'S4_VERIFY' }, effects: [] };
     case 'S4_VERIFY':
       if (e.type !== 'verified') unexpected(s, e);

@@ -4,8 +4,8 @@ import type { Logger } from '../platform/logger';
 export interface CliContext {
   /** Positional arguments after the command name. */
   args: string[];
-  /** Parsed flags (string values, or true for boolean flags). */
-  flags: Record<string, string | boolean | undefined>;
+  /** Parsed flags (string values, true for boolean flags, every value of a repeatable flag). */
+  flags: Record<string, string | boolean | string[] | undefined>;
   json: boolean;
   dataDir: string;
   logger: Logger;
@@ -26,8 +26,8 @@ export interface CliCommand {
   name: string;
   summary: string;
   usage: string;
-  /** Flags this command accepts beyond the global ones; `true` = takes a value. */
-  flags?: Record<string, boolean>;
+  /** Flags this command accepts beyond the global ones; `true` = takes a value, `'multiple'` = may be repeated (a list). */
+  flags?: Record<string, boolean | 'multiple'>;
   /** Returns the exit code. Long-running commands (serve) resolve when they stop. */
   run(ctx: CliContext): Promise<number>;
 }

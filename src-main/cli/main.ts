@@ -42,11 +42,11 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
     io.err(`error: unknown command "${name}" (see flightdeck --help)`);
     return 2;
   }
-  const options: Record<string, { type: 'string' | 'boolean' }> = {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
     'data-dir': { type: 'string' },
     json: { type: 'boolean' },
   };
-  for (const [flag, takesValue] of Object.entries(command.flags ?? {})) options[flag] = { type: takesValue ? 'string' : 'boolean' };
+  for (const [flag, takesValue] of Object.entries(command.flags ?? {})) options[flag] = takesValue === 'multiple' ? { type: 'string', multiple: true } : { type: takesValue ? 'string' : 'boolean' };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -55,7 +55,7 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
     return 2;
   }
   const positionals = parsed.positionals.slice(parsed.positionals.indexOf(name) + 1);
-  const flags = parsed.values as Record<string, string | boolean | undefined>;
+  const flags = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const dataDir = resolveDataDir({ flag: typeof flags['data-dir'] === 'string' ? flags['data-dir'] : undefined });
   const logger = createLogger({ level: (process.env.FLIGHTDECK_LOG_LEVEL as 'info' | undefined) ?? (command.name === 'serve' ? 'info' : 'warn') });
   let app: AppServices | undefined;

@@ -8,6 +8,7 @@ import { changeEvents, changeRequests } from './changes';
 import { providerRequests } from './providers';
 import { folderRequests } from './folders';
 import { worktreeRequests } from './worktrees';
+import { autopilotEvents, autopilotRequests } from './autopilot';
 import { sessionWorktreeRequests } from './session-worktrees';
 import { featureEvents, featureRequests } from './features';
 import type { EventSpec, RequestSpec } from './define';
@@ -23,6 +24,7 @@ export * from './changes';
 export * from './providers';
 export * from './folders';
 export * from './worktrees';
+export * from './autopilot';
 export * from './session-worktrees';
 export * from './features';
 
@@ -41,6 +43,7 @@ export const requests = {
   ...providerRequests,
   ...folderRequests,
   ...worktreeRequests,
+  ...autopilotRequests,
   ...sessionWorktreeRequests,
   ...featureRequests,
 } as const satisfies Record<string, RequestSpec>;
@@ -52,6 +55,7 @@ export const events = {
   ...agentEvents,
   ...coderEvents,
   ...changeEvents,
+  ...autopilotEvents,
   ...featureEvents,
 } as const satisfies Record<string, EventSpec>;
 

@@ -1,0 +1,179 @@
+/**
+ * What the autopilot reads from and does to its worktree through git: the facts of a snapshot
+ * (status, diff stat, the detected test setup), before/after snapshots of the working tree to
+ * tell which files a prompt changed, reverting exactly those files, and the optional commit of a
+ * completed step. Every git call goes through the hardened helper (argument arrays only).
+ */
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { AppError } from '../../src-preload/contract';
+import { git, gitBuffer, GitError } from '../git/git';
+import { writeFileAtomic } from '../platform/atomic-file';
+import { readFileNoWaitAsync } from '../platform/read-no-wait';
+
+export const PLAN_FILE = 'PLAN.md';
+/** A plan is an ordinary tracked text file: readable by everyone, like the rest of the checkout. */
+const PLAN_MODE = 0o644;
+
+/** Enough of `git status` / `git diff --stat` for the model to see what is going on, not a flood. */
+const MAX_FACT_CHARS = 8_000;
+
+/** A step's commit when the repository has no identity configured: the run's own bookkeeping. */
+const COMMIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Flightdeck Autopilot',
+  GIT_AUTHOR_EMAIL: 'autopilot@flightdeck.localhost',
+  GIT_COMMITTER_NAME: 'Flightdeck Autopilot',
+  GIT_COMMITTER_EMAIL: 'autopilot@flightdeck.localhost',
+};
+
+function clip(text: string, max = MAX_FACT_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… [${text.length - max} more characters]`;
+}
+
+export interface WorkspaceFacts {
+  status: string;
+  diffStat: string;
+  testSetup: string[];
+}
+
+/** The files that tell a model how the project's tests run (seed: pytest.ini / package.json / pyproject.toml). */
+const TEST_SETUP_FILES = ['package.json', 'pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'go.mod', 'Cargo.toml', 'Makefile', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'deno.json'];
+
+export async function detectTestSetup(root: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const f of TEST_SETUP_FILES) {
+    if (!existsSync(join(root, f))) continue;
+    if (f === 'package.json') {
+      try {
+        const pkg = JSON.parse(await readFileNoWaitAsync(join(root, f), 'utf8')) as { scripts?: Record<string, unknown> };
+        const test = pkg.scripts?.test;
+        found.push(typeof test === 'string' ? `package.json (scripts.test: ${JSON.stringify(test)})` : 'package.json (no test script)');
+      } catch {
+        // A package.json that does not parse (or a FIFO) is still worth naming; its content is not.
+        found.push('package.json (not valid JSON)');
+      }
+      continue;
+    }
+    found.push(f);
+  }
+  return found;
+}
+
+export async function collectFacts(root: string): Promise<WorkspaceFacts> {
+  const status = await git(['status', '--porcelain', '--untracked-files=all'], { cwd: root });
+  const diffStat = await git(['diff', '--stat', 'HEAD'], { cwd: root }).catch((e: unknown) => {
+    // An unborn branch has no HEAD to compare with: status says everything there is.
+    if (e instanceof GitError) return '';
+    throw e;
+  });
+  return { status: clip(status.trimEnd()), diffStat: clip(diffStat.trimEnd()), testSetup: await detectTestSetup(root) };
+}
+
+/**
+ * The whole working tree (untracked files included, ignored ones not) as a git tree object,
+ * written through a private index so the user's index is never touched. Comparing two of them
+ * says exactly which files changed in between.
+ */
+export async function snapshotTree(root: string): Promise<string> {
+  const tmp = await mkdtemp(join(tmpdir(), 'fd-autopilot-'));
+  try {
+    const env = { GIT_INDEX_FILE: join(tmp, 'index') };
+    await git(['read-tree', 'HEAD'], { cwd: root, env }).catch((e: unknown) => {
+      // An unborn branch has no HEAD tree: the snapshot starts empty.
+      if (!(e instanceof GitError)) throw e;
+    });
+    await git(['add', '-A', '--', ':/'], { cwd: root, env, timeoutMs: 120_000 });
+    return (await git(['write-tree'], { cwd: root, env })).trim();
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Paths (relative to the root, `/`-separated) that differ between two snapshots. */
+export async function changedBetween(root: string, before: string, after: string): Promise<string[]> {
+  if (before === after) return [];
+  const out = await git(['diff', '--name-only', '-z', '--no-renames', before, after], { cwd: root });
+  return out.split('\0').filter(Boolean);
+}
+
+function inside(root: string, rel: string): string {
+  const abs = resolve(root, rel);
+  if (abs !== root && !abs.startsWith(root + sep)) throw new AppError('internal', `refusing to revert ${rel}: it is outside ${root}`);
+  return abs;
+}
+
+/**
+ * Puts the given files back as they were in `snapshot`: a file that was not there is deleted,
+ * the others get their content and mode back. Only these paths are touched, so files the user
+ * changed before the prompt (which are in `snapshot` as the user left them) stay as they are.
+ */
+export async function revertPaths(root: string, snapshot: string, paths: readonly string[]): Promise<void> {
+  for (const rel of paths) {
+    const abs = inside(root, rel);
+    const entry = (await git(['ls-tree', '-z', snapshot, '--', rel], { cwd: root })).split('\0').find(Boolean);
+    await rm(abs, { force: true, recursive: true });
+    if (!entry) continue;
+    const m = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry);
+    if (!m || m[2] !== 'blob') continue; // A submodule (commit entry): nothing of ours to write back.
+    const bytes = await gitBuffer(['cat-file', 'blob', m[3]!], { cwd: root });
+    await mkdir(dirname(abs), { recursive: true });
+    if (m[1] === '120000') {
+      await symlink(bytes.toString('utf8'), abs);
+    } else {
+      await writeFile(abs, bytes);
+      if (m[1] === '100755') await chmod(abs, 0o755);
+    }
+  }
+}
+
+/** PLAN.md's text in a snapshot, or null when it had none. */
+export async function planIn(root: string, snapshot: string): Promise<string | null> {
+  try {
+    return await git(['cat-file', 'blob', `${snapshot}:${PLAN_FILE}`], { cwd: root });
+  } catch (e) {
+    if (e instanceof GitError) return null;
+    throw e;
+  }
+}
+
+export async function readPlan(root: string): Promise<string | null> {
+  try {
+    return await readFile(join(root, PLAN_FILE), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+export function writePlan(root: string, text: string): void {
+  // Atomic: a run killed mid-write must not leave half a plan.
+  writeFileAtomic(join(root, PLAN_FILE), text, { mode: PLAN_MODE });
+}
+
+export async function removeFile(root: string, rel: string): Promise<void> {
+  await unlink(inside(root, rel)).catch((e: unknown) => {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  });
+}
+
+/**
+ * Commits everything in the worktree (the completed step's changes and PLAN.md). Returns the
+ * commit id, or null when there was nothing to commit.
+ */
+export async function commitAll(root: string, message: string): Promise<string | null> {
+  await git(['add', '-A', '--', ':/'], { cwd: root, timeoutMs: 120_000 });
+  const staged = await git(['diff', '--cached', '--name-only'], { cwd: root });
+  if (staged.trim() === '') return null;
+  const email = await git(['config', 'user.email'], { cwd: root }).then(
+    (s) => s.trim(),
+    () => '', // Not configured anywhere: the run's own identity is used.
+  );
+  await git(['commit', '-q', '--no-verify', '-m', message], { cwd: root, env: email ? {} : COMMIT_IDENTITY });
+  return (await git(['rev-parse', 'HEAD'], { cwd: root })).trim();
+}
+
+export function relativeTo(root: string, p: string): string {
+  return relative(root, p).split(sep).join('/');
+}
