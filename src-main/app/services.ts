@@ -20,6 +20,8 @@ import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
 import { SessionDriver } from '../agents/session-driver';
+import { PlanningService } from '../features/planning-service';
+import { registerPlanningHandlers } from '../features/plan-handlers';
 import { AutopilotService } from '../autopilot/autopilot-service';
 import { registerAutopilotHandlers } from '../autopilot/handlers';
 import { registerCoderHandlers } from '../coder/handlers';
@@ -78,6 +80,8 @@ export class AppServices {
   readonly coder: CoderService;
   /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
   readonly driver: SessionDriver;
+  /** Features' init, planning chat, plan drafts and finalize (see docs/features.md). */
+  readonly planning: PlanningService;
   /** Autopilot runs: a goal and an acceptance command worked towards in a worktree (see docs/autopilot.md). */
   readonly autopilot: AutopilotService;
   readonly changes: ChangesService;
@@ -199,6 +203,8 @@ export class AppServices {
     // A session placed in a container runs its commands there; every other session stays on the host.
     this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
     this.driver = new SessionDriver(this.agents, this.coder);
+    this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning') });
+    registerPlanningHandlers(this.router, this.planning, this.projects);
     this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot') });
     registerAutopilotHandlers(this.router, this.autopilot);
     this.changes = new ChangesService({
@@ -327,6 +333,7 @@ export class AppServices {
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
     this.worktrees.start();
+    this.planning.start();
     this.autopilot.start();
     this.sessionWorktrees.start();
     this.features.start();
@@ -358,6 +365,7 @@ export class AppServices {
     // Closes the state file watchers; a reconcile still running finds the database closed and only logs it.
     void this.features.dispose();
     this.sessionWorktrees.dispose();
+    this.planning.dispose();
     this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();

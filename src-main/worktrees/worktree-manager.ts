@@ -152,6 +152,12 @@ export class WorktreeManager {
     return this.locked(root, () => fn(root));
   }
 
+  /** Adds `.trees/` to the repository's `.gitignore` unless git already ignores it (project init); true when added. */
+  async ignoreTrees(dir: string): Promise<boolean> {
+    const root = await this.repoRoot(dir);
+    return this.locked(root, () => this.ensureIgnored(root));
+  }
+
   /** What removing the worktree now would lose (uncommitted and untracked files, unpushed commits), one line per kind; empty when nothing. */
   async lossReport(dir: string, slug: string, o: { base?: string } = {}): Promise<{ report: LossReport; lines: string[] }> {
     const root = await this.repoRoot(dir);

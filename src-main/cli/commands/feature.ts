@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { CleanReport, FeatureDetail, FeatureSummary, ProjectFeatures } from '../../features/feature-service';
 import { UsageError, type CliCommand, type CliContext } from '../command';
+import { featureInit, featurePlan, PLANNING_FLAGS, PLANNING_USAGE } from './feature-plan';
 
 /**
  * `feature …`: features of seed 003's workflow. Each subcommand is its own function in
@@ -220,13 +221,15 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   list: featureList,
   status: featureStatus,
   clean: featureClean,
+  init: featureInit,
+  plan: featurePlan,
 };
 
 export const featureCommand: CliCommand = {
   name: 'feature',
   summary: 'Features of a repository: list them (every project without --repo), show one in detail, or clean the merged and closed ones.',
-  usage: 'feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes]',
-  flags: { repo: true, 'dry-run': false, yes: false },
+  usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes]`,
+  flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     if (sub === undefined) throw new UsageError('feature needs a subcommand');

@@ -1,0 +1,172 @@
+/**
+ * `feature init` and `feature plan`: the subcommands of `feature` that set a project up and plan
+ * a feature, through the same PlanningService as the app (so a draft started here can be
+ * continued in the app and the other way round).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { AgentMode, FeatureExecutor, ProfileName, type PlanRevision } from '../../../src-preload/contract';
+import type { AppServices } from '../../app/services';
+import { FeatureError, isFeatureError } from '../../features/errors';
+import { extractPhases } from '../../features/plan-model';
+import type { RunAgent } from '../../features/state';
+import { UsageError, type CliContext } from '../command';
+
+/** Flags of init and plan (added to the `feature` command's own). */
+export const PLANNING_FLAGS = {
+  spec: true,
+  verification: true,
+  message: 'multiple',
+  approve: false,
+  done: false,
+  executor: true,
+  profile: true,
+  model: true,
+  mode: true,
+} as const;
+
+export const PLANNING_USAGE = 'feature init [--repo DIR] | feature plan SLUG [--repo DIR] (--spec FILE --verification FILE | --message TEXT… [--approve] [--done]) [--executor builtin|claude-code] [--profile NAME] [--model M] [--mode MODE]';
+
+function str(ctx: CliContext, name: string): string | undefined {
+  const v = ctx.flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The agent options of the flags, checked here so a typo is a usage error, not a failed run. */
+function agentFlags(ctx: CliContext): RunAgent {
+  const executor = FeatureExecutor.safeParse(str(ctx, 'executor') ?? 'builtin');
+  if (!executor.success) throw new UsageError(`--executor takes ${FeatureExecutor.options.join('|')}`);
+  const mode = AgentMode.safeParse(str(ctx, 'mode') ?? 'auto-edit');
+  if (!mode.success) throw new UsageError(`--mode takes ${AgentMode.options.join('|')}`);
+  const profile = str(ctx, 'profile');
+  if (profile !== undefined && !ProfileName.safeParse(profile).success) throw new UsageError(`"${profile}" is not a profile name`);
+  const model = str(ctx, 'model')?.trim();
+  if (model === '') throw new UsageError('--model needs a model name');
+  return { executor: executor.data, profile: profile ?? null, model: model ?? null, mode: mode.data };
+}
+
+/** The main checkout of --repo (default: the current folder) and its project, added when new. */
+async function project(ctx: CliContext, app: AppServices): Promise<{ root: string; projectId: string }> {
+  const repo = resolve(str(ctx, 'repo') ?? process.cwd());
+  const root = await app.worktrees.repoRoot(repo);
+  const known = app.projects.list().find((p) => p.path === root);
+  const p = known ?? (await app.projects.add(root));
+  return { root, projectId: p.id };
+}
+
+/** A features failure leaves as a typed error (`<kind> error: path:line: …`, exit 1). */
+async function typed<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw isFeatureError(e) ? e.toAppError() : e;
+  }
+}
+
+function readDoc(flag: string, path: string): string {
+  try {
+    return readFileSync(resolve(path), 'utf8');
+  } catch (e) {
+    throw new FeatureError('io', `could not read the file given to --${flag}: ${(e as Error).message}`, { path: resolve(path) }, { cause: e });
+  }
+}
+
+export async function featureInit(ctx: CliContext, args: string[]): Promise<number> {
+  if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]}`);
+  const agent = agentFlags(ctx);
+  return typed(async () => {
+    const app = await ctx.openApp();
+    const { root, projectId } = await project(ctx, app);
+    const r = await app.planning.init({ repo: root, projectId, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined, signal: ctx.signal });
+    if (ctx.json) {
+      ctx.out(JSON.stringify(r));
+      return 0;
+    }
+    ctx.out(`Initialized ${r.root} for features.`);
+    ctx.out(`  config:    ${r.configPath}`);
+    ctx.out(`  overview:  ${r.overviewPath}`);
+    ctx.out(`  checks:    ${r.checks.length ? r.checks.join(' · ') : '(none found: add them to checks in the config)'}`);
+    ctx.out(`  .gitignore: ${r.gitignoreUpdated ? 'added .trees/' : '.trees/ was already ignored'}`);
+    for (const n of r.notes) ctx.out(`  note: ${n}`);
+    ctx.out('Next: feature plan SLUG --message "what to build"');
+    return 0;
+  });
+}
+
+function printRevision(ctx: CliContext, r: PlanRevision): void {
+  ctx.out(`── Design spec (revision ${r.number}) ──`);
+  ctx.out(r.designMd.trimEnd());
+  ctx.out('── Verification plan ──');
+  ctx.out(r.verificationMd.trimEnd());
+  ctx.out('──');
+  if (r.phasesFound) ctx.out(`Development phases: ${r.phases.map((p, i) => `${i + 1}. ${p.title}`).join('  ')}`);
+  else ctx.out('No development phases: the design spec has no "## Development Phases" section with "### Phase N: <name>" headings.');
+}
+
+export async function featurePlan(ctx: CliContext, args: string[]): Promise<number> {
+  const slug = args[0];
+  if (!slug) throw new UsageError('feature plan needs the SLUG of the feature');
+  if (args.length > 1) throw new UsageError(`unexpected argument: ${args[1]}`);
+  const spec = str(ctx, 'spec');
+  const verification = str(ctx, 'verification');
+  const messages = Array.isArray(ctx.flags.message) ? ctx.flags.message : typeof ctx.flags.message === 'string' ? [ctx.flags.message] : [];
+  const approve = ctx.flags.approve === true;
+  const done = ctx.flags.done === true;
+  const agent = agentFlags(ctx);
+  if (spec !== undefined || verification !== undefined) {
+    if (spec === undefined || verification === undefined) throw new UsageError('--spec and --verification go together');
+    if (messages.length || approve || done) throw new UsageError('--spec/--verification finalize at once: no --message, --approve or --done with them');
+    return planFromFiles(ctx, slug, readDoc('spec', spec), readDoc('verification', verification), agent);
+  }
+  if (!messages.length && !approve && !done) throw new UsageError('feature plan needs --spec FILE --verification FILE, or --message TEXT (with --approve and --done to finish)');
+  if (messages.some((m) => m.trim() === '')) throw new UsageError('--message needs text');
+  return typed(async () => {
+    const app = await ctx.openApp();
+    const { root, projectId } = await project(ctx, app);
+    const planning = app.planning;
+    // A draft of this feature started earlier (here or in the app) is continued.
+    const draft = planning.openDraftFor(root, slug)?.draft ?? (await planning.startPlan({ repo: root, projectId, slug, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined }));
+    const replies: string[] = [];
+    if (!ctx.json) ctx.out(`Planning ${slug} (draft ${draft.id}, session ${draft.sessionId}).`);
+    for (const m of messages) {
+      const r = await planning.send(draft.id, m, { signal: ctx.signal });
+      if (r.outcome !== 'completed') throw new FeatureError('agent', `the Planner did not answer (${r.outcome}${r.message ? `: ${r.message}` : ''})`);
+      replies.push(r.finalText);
+      if (!ctx.json) ctx.out(`You: ${m}\nPlanner: ${r.finalText}`);
+    }
+    let revision = planning.get(draft.id).current;
+    if (approve) {
+      revision = (await planning.approveDraft(draft.id, { signal: ctx.signal })).revision;
+      if (!ctx.json) printRevision(ctx, revision);
+    }
+    let feature = null;
+    if (done) {
+      if (!revision) throw new FeatureError('plan', 'nothing to finalize yet: add --approve so the Planner writes the design spec and verification plan');
+      if (!revision.phasesFound) throw new FeatureError('plan', 'the design spec has no development phases ("## Development Phases" with "### Phase N: <name>" headings); ask the Planner to add them, then --approve again');
+      feature = (await planning.approve(draft.id, { revision: revision.number, designMd: revision.designMd, verificationMd: revision.verificationMd, phases: revision.phases.map((p) => p.title), agent })).feature;
+      if (!ctx.json) printFinalized(ctx, feature);
+    } else if (!ctx.json) {
+      ctx.out(revision ? `Revision ${revision.number} awaits approval: feature plan ${slug} --done` : `Continue with: feature plan ${slug} --message "…" [--approve] [--done]`);
+    }
+    if (ctx.json) ctx.out(JSON.stringify({ draft: planning.get(draft.id).draft, replies, revision, feature }));
+    return 0;
+  });
+}
+
+async function planFromFiles(ctx: CliContext, slug: string, designMd: string, verificationMd: string, agent: RunAgent): Promise<number> {
+  return typed(async () => {
+    const phases = extractPhases(designMd);
+    if (!phases.found) throw new FeatureError('plan', phases.problem ?? 'the design spec has no development phases', { path: resolve(str(ctx, 'spec')!) });
+    const app = await ctx.openApp();
+    const { root } = await project(ctx, app);
+    const feature = await app.planning.finalize({ repo: root, slug, designMd, verificationMd, phases: phases.phases.map((p) => p.title), agent });
+    if (ctx.json) ctx.out(JSON.stringify({ feature }));
+    else printFinalized(ctx, feature);
+    return 0;
+  });
+}
+
+function printFinalized(ctx: CliContext, f: { slug: string; worktreePath: string; branch: string; baseBranch: string; commit: string; phases: string[] }): void {
+  ctx.out(`Planned ${f.slug}: worktree ${f.worktreePath} on ${f.branch} (from ${f.baseBranch}), commit ${f.commit.slice(0, 7)}.`);
+  ctx.out(`Phases: ${f.phases.join(' → ')}`);
+}

@@ -1,0 +1,53 @@
+/**
+ * What `feature init` reads from a repository before asking the agents: its file list (tracked
+ * and untracked-but-not-ignored, as git sees it) and the contents of the files that say how the
+ * project is built and tested, bounded so a large repository does not flood the prompt.
+ */
+import { join } from 'node:path';
+import { git } from '../git/git';
+import { readFileNoWaitAsync } from '../platform/read-no-wait';
+import { KEY_FILES, type RepoFacts } from './init-model';
+
+/** Characters of one sampled file shown to the model: the head of a file says what it is. */
+export const SAMPLE_MAX_CHARS = 4_000;
+/** All samples together: about 6k tokens, a small share of any model's context. */
+export const SAMPLES_MAX_TOTAL_CHARS = 24_000;
+/** Paths listed in the prompt's tree; beyond this the tree is a count, not a list. */
+export const TREE_MAX_ENTRIES = 400;
+/** CI workflows sampled: they often hold the real check commands. */
+const MAX_WORKFLOW_SAMPLES = 2;
+
+export interface RepoSample {
+  path: string;
+  content: string;
+}
+
+export interface GatheredRepo extends RepoFacts {
+  samples: RepoSample[];
+}
+
+export async function gatherRepo(root: string): Promise<GatheredRepo> {
+  const out = await git(['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root });
+  const paths = [...new Set(out.split('\0').filter((p) => p !== ''))];
+  const present = new Set(paths);
+  const workflows = paths.filter((p) => /^\.github\/workflows\/[^/]+\.ya?ml$/.test(p)).slice(0, MAX_WORKFLOW_SAMPLES);
+  const wanted = [...KEY_FILES.filter((f) => present.has(f)), ...workflows];
+  const contents = new Map<string, string>();
+  const samples: RepoSample[] = [];
+  let total = 0;
+  for (const path of wanted) {
+    let text: string;
+    try {
+      text = await readFileNoWaitAsync(join(root, path), 'utf8');
+    } catch {
+      // A listed file that vanished or is not a regular file (a FIFO) is simply not sampled.
+      continue;
+    }
+    contents.set(path, text);
+    if (total >= SAMPLES_MAX_TOTAL_CHARS) continue;
+    const cut = text.length > SAMPLE_MAX_CHARS ? `${text.slice(0, SAMPLE_MAX_CHARS)}\n… (${text.length - SAMPLE_MAX_CHARS} more characters)` : text;
+    samples.push({ path, content: cut });
+    total += cut.length;
+  }
+  return { paths, contents, samples };
+}

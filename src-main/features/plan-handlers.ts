@@ -1,0 +1,41 @@
+import type { Router } from '../bridge/router';
+import type { ProjectService } from '../projects/project-service';
+import { isFeatureError } from './errors';
+import type { PlanningService } from './planning-service';
+
+/** A features failure crosses the bridge as a typed error with its kind, path and line. */
+async function bridged<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw isFeatureError(e) ? e.toAppError() : e;
+  }
+}
+
+export function registerPlanningHandlers(router: Router, planning: PlanningService, projects: Pick<ProjectService, 'get'>): void {
+  router.handle('features.init', ({ projectId, executor, profile, model }) =>
+    bridged(async () => {
+      const r = await planning.init({ repo: projects.get(projectId).path, projectId, executor, profile, model });
+      return { configPath: r.configPath, overviewPath: r.overviewPath, checks: r.checks, gitignoreUpdated: r.gitignoreUpdated, sessionIds: r.sessionIds, notes: r.notes };
+    }),
+  );
+  router.handle('features.plan.start', ({ projectId, slug, executor, profile, model }) =>
+    bridged(async () => ({ draft: await planning.startPlan({ repo: projects.get(projectId).path, projectId, slug, executor, profile, model }) })),
+  );
+  router.handle('features.plan.send', ({ draftId, message }) =>
+    bridged(async () => {
+      const r = await planning.send(draftId, message);
+      return { sessionId: r.sessionId, outcome: r.outcome, text: r.finalText, message: r.message };
+    }),
+  );
+  router.handle('features.plan.list', ({ projectId }) => bridged(async () => ({ drafts: planning.list(projectId) })));
+  router.handle('features.plan.get', ({ draftId }) => bridged(async () => planning.get(draftId)));
+  router.handle('features.plan.approveDraft', ({ draftId }) => bridged(() => planning.approveDraft(draftId)));
+  router.handle('features.plan.requestChanges', ({ draftId, revision, comments, designMd, verificationMd }) =>
+    bridged(() => planning.requestChanges(draftId, { revision, comments, designMd, verificationMd })),
+  );
+  router.handle('features.plan.approve', ({ draftId, revision, designMd, verificationMd, phases, executor, profile, model, agentMode }) =>
+    bridged(() => planning.approve(draftId, { revision, designMd, verificationMd, phases, agent: { executor, profile, model, mode: agentMode } })),
+  );
+  router.handle('features.plan.discard', ({ draftId }) => bridged(async () => ({ draft: await planning.discard(draftId) })));
+}
