@@ -35,6 +35,7 @@ import { SessionWorktreeService } from '../session-worktrees/session-worktree-se
 import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import { FeatureService } from '../features/feature-service';
 import { registerFeatureListHandlers } from '../features/list-handlers';
+import { worktreeEnv } from '../worktrees/worktree-prepare';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -167,6 +168,8 @@ export class AppServices {
       events: this.events,
       log: log.child('terminals'),
       processRecordsDir: join(options.dataDir, 'run', 'terminal-sessions'),
+      // A terminal or agent command in a worktree gets the worktree's PORT (worktree.ports).
+      envFor: worktreeEnv,
     });
     registerTerminalHandlers(this.router, this.terminals);
     this.agents = new AgentService({

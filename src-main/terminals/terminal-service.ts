@@ -31,6 +31,11 @@ export interface TerminalServiceOptions {
    * after a crash ends what the crashed instance left running. None: not recorded.
    */
   processRecordsDir?: string;
+  /**
+   * Variables every terminal started in `cwd` gets beneath its own (a worktree's PORT, see
+   * worktrees/worktree-prepare.ts). Called once per spawn, so it must be cheap and synchronous.
+   */
+  envFor?: (cwd: string) => Record<string, string>;
 }
 
 export interface SpawnOptions {
@@ -201,7 +206,7 @@ export class TerminalService {
     const spawned = new Promise<void>((resolve, reject) => (t.spawn = { resolve, reject }));
     this.terminals.set(id, t);
     this.host.setBusy(true);
-    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, o.env, o.baseEnv, o.kind), cols, rows, kind: o.kind } });
+    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, { ...this.opts.envFor?.(o.cwd), ...o.env }, o.baseEnv, o.kind), cols, rows, kind: o.kind } });
     try {
       await spawned;
     } catch (e) {
