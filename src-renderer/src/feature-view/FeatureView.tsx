@@ -1,0 +1,508 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { FeatureDetail, FeatureRunEvent, FeatureRunInfo } from '../../../src-preload/contract';
+import type { FeatureDiff } from '../../../src-preload/contract/feature-review';
+import { useAppStore, useClient } from '../store';
+import { Missing } from '../components/Missing';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ChangesPanel } from '../changes/ChangesPanel';
+import { shortPath, usd } from '../lib/format';
+import { duration, featureHistory, pipelineChips, type FeatureHistory } from './feature-model';
+import { FeatureTimeline } from './FeatureTimeline';
+import './feature-view.css';
+
+type Tab = 'overview' | 'changes' | 'timeline';
+const TABS: Array<{ id: Tab; label: string }> = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'changes', label: 'Changes' },
+  { id: 'timeline', label: 'Timeline' },
+];
+/** While the agent works, the branch diff is read again this often (git on a worktree is cheap). */
+const LIVE_DIFF_MS = 4_000;
+const ACTIVE_RUN = new Set(['queued', 'running']);
+
+/** The feature's status, its runs and their events, kept current from the bridge's events. */
+function useFeature(projectId: string, slug: string) {
+  const client = useClient();
+  const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
+  const [detail, setDetail] = useState<FeatureDetail | null>(null);
+  const [runs, setRuns] = useState<FeatureRunInfo[]>([]);
+  const [events, setEvents] = useState<FeatureRunEvent[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+
+  useEffect(() => {
+    let live = true;
+    (async () => {
+      try {
+        const [d, h] = await Promise.all([client.invoke('features.status', { projectId, slug }), client.invoke('featureRuns.history', { projectId, slug })]);
+        const all = (await Promise.all(h.runs.map((r) => client.invoke('featureRuns.events', { runId: r.id, fromSeq: 1 })))).flatMap((x) => x.events);
+        if (!live) return;
+        setDetail(d);
+        setRuns(h.runs);
+        setEvents(all);
+        setError(null);
+      } catch (e) {
+        if (live) setError(e instanceof Error ? e.message : String(e));
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [client, projectId, slug, generation]);
+
+  useEffect(() => {
+    const offs = [
+      client.on('featureRuns.event', (e) => {
+        if (e.slug !== slug || (project && e.projectPath !== project.path)) return;
+        setEvents((prev) => (prev.some((p) => p.runId === e.runId && p.seq === e.seq) ? prev : [...prev, e]));
+        // Phase boundaries and the end change the state file: read the status again.
+        if (e.data.type === 'PhaseCompleted' || e.data.type === 'RunFinished' || e.data.type === 'RunStarting' || e.data.type === 'PhaseStarting') reload();
+      }),
+      client.on('featureRuns.changed', ({ runs: all }) => {
+        const mine = all.filter((r) => r.slug === slug && (!project || r.projectPath === project.path));
+        if (mine.length > 0) setRuns((prev) => [...mine, ...prev.filter((p) => !mine.some((m) => m.id === p.id))].sort((a, b) => b.queuedAt - a.queuedAt));
+      }),
+      client.on('features.changed', ({ repoRoot }) => {
+        if (!project || repoRoot === project.path) reload();
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [client, slug, project, reload]);
+
+  return { project, detail, runs, events, error, reload };
+}
+
+export function FeatureView({ projectId, slug }: { projectId: string; slug: string }) {
+  const client = useClient();
+  const toast = useAppStore((s) => s.toast);
+  const toastError = useAppStore((s) => s.toastError);
+  const setView = useAppStore((s) => s.setView);
+  const { project, detail, runs, events, error, reload } = useFeature(projectId, slug);
+  const [tab, setTab] = useState<Tab>('overview');
+  const [confirm, setConfirm] = useState<null | 'cancel' | 'merge'>(null);
+  const [busy, setBusy] = useState(false);
+  const history = useMemo(() => featureHistory(events), [events]);
+  const latest = runs[0] ?? null;
+  const active = latest !== null && ACTIVE_RUN.has(latest.status);
+  const tabRefs = useRef<Array<HTMLButtonElement | null>>([]);
+  const projectsLoaded = useAppStore((s) => s.projectsLoaded);
+
+  if (!project) return <Missing what="Project" loaded={projectsLoaded} verb="removed" />;
+
+  const act = async (title: string, what: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await what();
+      toast({ level: 'success', title });
+    } catch (e) {
+      toastError(`Could not ${title.toLowerCase()}`, e);
+    } finally {
+      setBusy(false);
+      reload();
+    }
+  };
+
+  const state = detail?.state ?? null;
+  const status = state?.status ?? detail?.feature.status ?? null;
+  const canRun = !active && (status === 'planned' || status === 'in_progress' || status === 'failed');
+  const runLabel = status === 'planned' ? 'Start run' : status === 'failed' ? 'Retry phase' : 'Resume';
+  const local = history.delivery?.kind === 'local' && status === 'completed';
+
+  const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    const i = TABS.findIndex((t) => t.id === tab);
+    const next = e.key === 'ArrowRight' ? (i + 1) % TABS.length : e.key === 'ArrowLeft' ? (i + TABS.length - 1) % TABS.length : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    setTab(TABS[next]!.id);
+    tabRefs.current[next]?.focus();
+  };
+
+  return (
+    <section className="view feature-view" data-testid="feature-view" data-slug={slug}>
+      <header className="view-header">
+        <div className="feature-title">
+          <h1>
+            {slug} {status && <span className={`badge feature-status feature-status-${status}`} data-testid="feature-status">{status.replace('_', ' ')}</span>}
+          </h1>
+          <p className="muted">
+            <button className="link" onClick={() => setView({ name: 'project', projectId })}>
+              {project.name}
+            </button>
+            {state && (
+              <>
+                {' · '}
+                <span className="mono">{state.git.branch}</span> → <span className="mono">{state.git.base_branch}</span>
+              </>
+            )}
+            {latest?.status === 'queued' && latest.position !== null && <> · queued (#{latest.position})</>}
+          </p>
+        </div>
+        <div className="view-actions">
+          {canRun && (
+            <button className="button primary" disabled={busy} data-testid="feature-run" onClick={() => void act(runLabel, () => client.invoke('featureRuns.start', { projectId, slug }))}>
+              {runLabel}
+            </button>
+          )}
+          {active && (
+            <button className="button" disabled={busy} data-testid="feature-cancel" onClick={() => setConfirm('cancel')}>
+              Cancel run
+            </button>
+          )}
+          {local && (
+            <button className="button" disabled={busy} data-testid="feature-merge" onClick={() => setConfirm('merge')}>
+              Merge into {state?.git.base_branch ?? 'base'}…
+            </button>
+          )}
+        </div>
+      </header>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {detail?.feature.problem && (
+        <p className="card-problem" role="alert">
+          {detail.feature.problem.message}
+        </p>
+      )}
+      <Delivered history={history} pr={state?.pr ?? null} />
+      {latest && latest.message && latest.status !== 'completed' && (
+        <p className={`feature-run-message ${latest.status === 'failed' ? 'error' : 'muted'}`} data-testid="feature-run-message">
+          {latest.message}
+        </p>
+      )}
+      <div className="segmented feature-tabs" role="tablist" aria-label="Feature" onKeyDown={onTabKey}>
+        {TABS.map((t, i) => (
+          <button
+            key={t.id}
+            ref={(el) => {
+              tabRefs.current[i] = el;
+            }}
+            role="tab"
+            id={`feature-tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`feature-panel-${t.id}`}
+            tabIndex={tab === t.id ? 0 : -1}
+            className={tab === t.id ? 'active' : ''}
+            data-testid={`feature-tab-${t.id}`}
+            onClick={() => setTab(t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`feature-panel-${tab}`} aria-labelledby={`feature-tab-${tab}`}>
+        {tab === 'overview' && <Overview detail={detail} history={history} running={active} />}
+        {tab === 'changes' && <BranchChanges projectId={projectId} slug={slug} live={active} />}
+        {tab === 'timeline' && <FeatureTimeline phases={state?.phases ?? []} marks={history.marks} projectId={projectId} running={active} />}
+      </div>
+      {confirm === 'cancel' && (
+        <ConfirmDialog
+          title={`Cancel the run of ${slug}?`}
+          confirmLabel="Cancel run"
+          onCancel={() => setConfirm(null)}
+          onConfirm={() => {
+            setConfirm(null);
+            void act('Run cancelled', () => client.invoke('featureRuns.cancel', { projectId, slug }));
+          }}
+        >
+          <p>The agent stops; the worktree and the state file stay consistent, and completed phases and their commits are kept. Resume continues from the phase that was running.</p>
+        </ConfirmDialog>
+      )}
+      {confirm === 'merge' && <MergeDialog projectId={projectId} slug={slug} base={state?.git.base_branch ?? 'the base'} onDone={() => (setConfirm(null), reload())} />}
+    </section>
+  );
+}
+
+function Delivered({ history, pr }: { history: FeatureHistory; pr: { url: string; number: number; title: string } | null }) {
+  const d = history.delivery;
+  if (pr) {
+    return (
+      <p className="feature-delivery" data-testid="feature-delivery">
+        Pull request{' '}
+        <a href={pr.url} target="_blank" rel="noreferrer">
+          #{pr.number} {pr.title}
+        </a>
+      </p>
+    );
+  }
+  if (!d) return null;
+  return (
+    <p className="feature-delivery" data-testid="feature-delivery">
+      {d.kind === 'pr' && (
+        <>
+          Pull request{' '}
+          <a href={d.url} target="_blank" rel="noreferrer">
+            {d.number ? `#${d.number} ` : ''}
+            {d.title}
+          </a>
+        </>
+      )}
+      {d.kind === 'compare' &&
+        (d.url ? (
+          <>
+            Branch pushed to {d.remote}:{' '}
+            <a href={d.url} target="_blank" rel="noreferrer">
+              open a pull request
+            </a>
+          </>
+        ) : (
+          <>Branch pushed to {d.remote}.</>
+        ))}
+      {d.kind === 'local' && <>Completed locally: there is no remote to push to. Merge it into the base from here when you are ready.</>}
+    </p>
+  );
+}
+
+function Overview({ detail, history, running }: { detail: FeatureDetail | null; history: FeatureHistory; running: boolean }) {
+  const sessions = useAppStore((s) => s.sessions);
+  const setView = useAppStore((s) => s.setView);
+  const showTerminal = useAppStore((s) => s.showTerminal);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!running) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [running]);
+  if (!detail) return <p className="muted">Loading…</p>;
+  const state = detail.state;
+  if (!state) return <p className="muted">No readable state file for this feature.</p>;
+  const lastRun = history.runs.at(-1);
+  const failedAtPr = lastRun?.outcome === 'failed' && state.phases.every((p) => p.status === 'completed');
+  const chips = pipelineChips(state.phases, history.delivery ?? (state.pr ? { kind: 'pr', url: state.pr.url, number: state.pr.number, title: state.pr.title } : null), running, failedAtPr);
+  const worktree = detail.git?.worktreePath ?? null;
+  const agentSessions = worktree ? sessions.filter((s) => s.root === worktree).sort((a, b) => b.updatedAt - a.updatedAt) : [];
+  return (
+    <div className="feature-overview">
+      <ol className="pipeline" aria-label="Pipeline" data-testid="pipeline">
+        {chips.map((c) => (
+          <li key={c.name} className={`pipeline-chip chip-${c.state}`} data-state={c.state} title={`${c.name}: ${c.state}`}>
+            {c.state === 'running' && <span className="spinner" aria-hidden />}
+            {c.state === 'done' && <span aria-hidden>✓ </span>}
+            {c.state === 'failed' && <span aria-hidden>✕ </span>}
+            {c.name}
+          </li>
+        ))}
+      </ol>
+      <div className="panel">
+        <h3>Phases</h3>
+        <table className="table phases-table" data-testid="phases-table">
+          <thead>
+            <tr>
+              <th>Phase</th>
+              <th>Status</th>
+              <th className="num">Turns</th>
+              <th className="num">Cost</th>
+              <th className="num">Duration</th>
+            </tr>
+          </thead>
+          <tbody>
+            {state.phases.map((p) => {
+              const live = p.status === 'running' && running && p.started_at ? (now - Date.parse(p.started_at)) / 1000 : p.duration_secs;
+              return (
+                <tr key={p.name} data-phase={p.name}>
+                  <td>
+                    {p.name} {p.kind === 'quality' && <span className="muted small">(quality)</span>}
+                  </td>
+                  <td>{p.status}</td>
+                  <td className="num">{p.turns}</td>
+                  <td className="num">{usd(p.cost_usd)}</td>
+                  <td className="num">{duration(live)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th>Total</th>
+              <th />
+              <th className="num">{state.total.turns}</th>
+              <th className="num">{usd(state.total.cost_usd)}</th>
+              <th className="num">{duration(state.total.duration_secs)}</th>
+            </tr>
+          </tfoot>
+        </table>
+        <p className="muted small">
+          Tokens: {state.total.cost.input_tokens.toLocaleString()} in · {state.total.cost.output_tokens.toLocaleString()} out
+          {detail.git && (
+            <>
+              {' '}
+              · {detail.git.aheadOfBase} ahead, {detail.git.behindBase} behind {detail.git.base}
+              {detail.git.dirty && ' · uncommitted changes'}
+            </>
+          )}
+        </p>
+      </div>
+      {agentSessions.length > 0 && (
+        <div className="panel">
+          <h3>Agent sessions</h3>
+          <ul className="plain-list">
+            {agentSessions.slice(0, 8).map((s) => (
+              <li key={s.id}>
+                <button className="link" data-testid="feature-session-link" onClick={() => setView({ name: 'session', sessionId: s.id })}>
+                  {s.title}
+                </button>{' '}
+                <span className="muted small">
+                  {s.status === 'running' ? 'running now — open to watch the transcript and its terminals' : s.status}
+                  {' · '}
+                  {usd(s.cost.usd)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <div className="panel" data-testid="review-rounds">
+        <h3>Review rounds</h3>
+        {history.rounds.length === 0 ? (
+          <p className="muted small">No review yet.</p>
+        ) : (
+          history.rounds.map((r) => (
+            <details key={`${r.runId}-${r.round}`} className="round" open={r.blocking > 0}>
+              <summary>
+                Round {r.round}: {!r.parsed ? <span className="error">the reviewer's answer had no readable issues block</span> : r.issues.length === 0 ? <span className="ok">clean</span> : `${r.issues.length} issue${r.issues.length === 1 ? '' : 's'}${r.blocking ? ` (${r.blocking} blocking)` : ''}`}
+              </summary>
+              {r.issues.length > 0 && (
+                <ul className="issues">
+                  {r.issues.map((i, k) => (
+                    <li key={k} className={`issue sev-${i.severity}`}>
+                      <span className="badge">{i.severity}</span> <span className="mono">{i.file}{i.line ? `:${i.line}` : ''}</span> — {i.description}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </details>
+          ))
+        )}
+      </div>
+      <div className="panel" data-testid="verify-attempts">
+        <h3>Verify attempts</h3>
+        {history.attempts.length === 0 ? (
+          <p className="muted small">No verification yet.</p>
+        ) : (
+          history.attempts.map((a) => (
+            <details key={`${a.runId}-${a.attempt}`} className="attempt" open={a.result === 'fail'}>
+              <summary>
+                Attempt {a.attempt}: <span className={a.result === 'pass' ? 'ok' : 'error'}>{a.result}</span>
+                <span className="muted small"> · agent said {a.agentResult ?? 'nothing readable'}</span>
+              </summary>
+              {a.checks.map((c, k) => (
+                <div key={k} className="check">
+                  <div className="check-head">
+                    <span className={c.passed ? 'ok' : 'error'}>{c.passed ? '✓' : '✕'}</span> <span className="mono">{c.command}</span>{' '}
+                    <span className="muted small">
+                      exit {c.exitCode ?? 'none (stopped)'} · {duration(c.durationMs / 1000)}
+                    </span>{' '}
+                    {c.terminalId && (
+                      <button className="link small" onClick={() => showTerminal(c.terminalId!)}>
+                        open terminal
+                      </button>
+                    )}
+                  </div>
+                  {c.output && <pre className="check-output">{c.output}</pre>}
+                </div>
+              ))}
+              {a.items.length > 0 && (
+                <ul className="verify-items">
+                  {a.items.map((it, k) => (
+                    <li key={k}>
+                      <span className={it.result === 'pass' ? 'ok' : 'error'}>{it.result}</span> {it.item}
+                      {it.note ? <span className="muted"> — {it.note}</span> : null}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </details>
+          ))
+        )}
+      </div>
+      {worktree && <p className="muted small mono">Worktree: {shortPath(worktree)}</p>}
+    </div>
+  );
+}
+
+/** The branch's changes against its base; read again while the agent works and on every run event. */
+function BranchChanges({ projectId, slug, live }: { projectId: string; slug: string; live: boolean }) {
+  const client = useClient();
+  const [diff, setDiff] = useState<FeatureDiff | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    let alive = true;
+    client.invoke('featureReview.diff', { projectId, slug }).then(
+      (d) => alive && (setDiff(d), setError(null)),
+      (e: unknown) => alive && setError(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [client, projectId, slug, generation]);
+  useEffect(() => {
+    if (!live) return;
+    const t = setInterval(() => setGeneration((g) => g + 1), LIVE_DIFF_MS);
+    return () => clearInterval(t);
+  }, [live]);
+  useEffect(() => client.on('featureRuns.event', (e) => e.slug === slug && setGeneration((g) => g + 1)), [client, slug]);
+  return (
+    <div className="panel feature-changes" data-testid="feature-changes">
+      {error && <p className="error small">{error}</p>}
+      {diff?.changes.problem && <p className="muted small">{diff.changes.problem}</p>}
+      {diff && (
+        <ChangesPanel
+          files={diff.changes.files}
+          actions={{}}
+          toolbar={
+            <span className="small muted">
+              <span className="mono">{diff.branch}</span> against <span className="mono">{diff.base}</span>
+              {diff.mergeBase && <> (from {diff.mergeBase.slice(0, 8)})</>}
+              {live && ' · live'}
+            </span>
+          }
+          empty={<p className="muted">No changes on this branch yet.</p>}
+        />
+      )}
+    </div>
+  );
+}
+
+function MergeDialog({ projectId, slug, base, onDone }: { projectId: string; slug: string; base: string; onDone(): void }) {
+  const client = useClient();
+  const toast = useAppStore((s) => s.toast);
+  const toastError = useAppStore((s) => s.toastError);
+  const [squash, setSquash] = useState(true);
+  const [preview, setPreview] = useState<string | null>(null);
+  useEffect(() => {
+    let alive = true;
+    client.invoke('featureRuns.merge', { projectId, slug, squash, confirm: false }).then(
+      (r) => alive && setPreview(r.message),
+      (e: unknown) => alive && setPreview(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [client, projectId, slug, squash]);
+  return (
+    <ConfirmDialog
+      title={`Merge ${slug} into ${base}?`}
+      confirmLabel={squash ? 'Squash and merge' : 'Merge'}
+      onCancel={onDone}
+      onConfirm={async () => {
+        try {
+          const r = await client.invoke('featureRuns.merge', { projectId, slug, squash, confirm: true });
+          toast({ level: r.merged ? 'success' : 'error', title: r.merged ? 'Merged' : 'Not merged', message: r.message });
+        } catch (e) {
+          toastError('Could not merge', e);
+        }
+        onDone();
+      }}
+    >
+      <label className="checkbox">
+        <input type="checkbox" checked={squash} onChange={(e) => setSquash(e.target.checked)} /> Squash into one commit
+      </label>
+      <p className="small" data-testid="merge-preview">
+        {preview ?? 'Checking…'}
+      </p>
+    </ConfirmDialog>
+  );
+}
