@@ -1,7 +1,7 @@
-import { app, BrowserWindow, dialog, ipcMain, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, safeStorage, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppError, isTopic } from '../../src-preload/contract';
+import { AppError, isTopic, type InboxEntry } from '../../src-preload/contract';
 import { IPC } from '../../src-preload/electron/ipc-names';
 import { AppServices } from '../app/services';
 import { chooseSecretStore } from '../agents/provider/secrets';
@@ -62,6 +62,8 @@ async function main(): Promise<void> {
 
   services.checkIntegrity();
   services.projects.refreshInBackground();
+  // Features a killed Flightdeck left in progress resume from their first phase not completed.
+  services.featureRuns.resumeInterrupted().catch((e: unknown) => services.options.logger.warn('could not resume interrupted feature runs', { error: e }));
   session.defaultSession.webRequest.onHeadersReceived((details, cb) => {
     cb({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });
   });
@@ -209,7 +211,24 @@ async function main(): Promise<void> {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
-  app.on('will-quit', () => services.dispose());
+  // The inbox's desktop notifications: a feature finished, failed or waits for an answer.
+  // Clicking one brings the window forward and shows what it is about.
+  const offInbox = services.hub.subscribe((e) => {
+    if (e.topic !== 'inbox.added' || !Notification.isSupported()) return;
+    const entry = e.payload as InboxEntry;
+    const n = new Notification({ title: entry.title, body: entry.body, silent: entry.kind === 'finished' });
+    n.on('click', () => {
+      const win = [...windows][0] ?? createWindow();
+      if (win.isMinimized()) win.restore();
+      win.focus();
+      services.hub.publish('inbox.open', entry);
+    });
+    n.show();
+  });
+  app.on('will-quit', () => {
+    offInbox();
+    services.dispose();
+  });
   createWindow();
 }
 

@@ -148,9 +148,9 @@ test('with notifications turned on, an approval waiting in a session that is not
   const { name } = await openBoard(page);
   expect(await page.evaluate<number>('window.__asked')).toBe(0);
   const toggle = page.getByTestId('notify-toggle');
-  await expect(toggle).toHaveText('Notify me of approvals');
+  await expect(toggle).toHaveText('Turn on notifications');
   await toggle.click();
-  await expect(toggle).toHaveText('Notifying of approvals');
+  await expect(toggle).toHaveText('Notifications on');
   expect(await page.evaluate<number>('window.__asked')).toBe(1);
 
   const session = new SessionPage(page);

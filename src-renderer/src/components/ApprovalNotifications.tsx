@@ -16,6 +16,11 @@ function readEnabled(): boolean {
   }
 }
 
+/** Whether the user turned browser notifications on here and the browser allows them (the inbox uses the same switch). */
+export function notificationsEnabled(): boolean {
+  return supported() && Notification.permission === 'granted' && readEnabled();
+}
+
 function writeEnabled(on: boolean): void {
   try {
     localStorage.setItem(STORAGE_KEY, on ? '1' : '0');
@@ -69,7 +74,7 @@ export function ApprovalNotifications() {
     <button
       className="link statusbar-notify"
       data-testid="notify-toggle"
-      title={permission === 'denied' ? 'The browser blocks notifications for this page; allow them in its site settings' : on ? 'Stop notifying' : 'Show a browser notification when an approval is waiting'}
+      title={permission === 'denied' ? 'The browser blocks notifications for this page; allow them in its site settings' : on ? 'Stop notifying' : 'Show a browser notification when an approval is waiting or a feature finishes, fails or needs you'}
       disabled={permission === 'denied'}
       onClick={async () => {
         if (on) {
@@ -83,7 +88,7 @@ export function ApprovalNotifications() {
         writeEnabled(p === 'granted');
       }}
     >
-      {permission === 'denied' ? 'Notifications blocked' : on ? 'Notifying of approvals' : 'Notify me of approvals'}
+      {permission === 'denied' ? 'Notifications blocked' : on ? 'Notifications on' : 'Turn on notifications'}
     </button>
   );
 }

@@ -1,6 +1,7 @@
 import { useAppStore } from '../store';
 import { plural, shortPath } from '../lib/format';
 import { ApprovalNotifications } from './ApprovalNotifications';
+import { Inbox } from '../inbox/Inbox';
 
 export function StatusBar() {
   const connection = useAppStore((s) => s.connection);
@@ -15,6 +16,7 @@ export function StatusBar() {
       </span>
       <span>{plural(count, 'project')}</span>
       <span className="spacer" />
+      <Inbox />
       <ApprovalNotifications />
       {info && (
         <>
