@@ -313,7 +313,7 @@ test('a 40-input session with every kind of card keeps every card readable, at 1
 
   // The project page lists the sessions with their pending approvals; deleting one asks first.
   await page.getByTestId('sidebar-projects').getByRole('button', { name }).click();
-  await page.getByTestId('new-session').click();
+  await session.newSession();
   await expect(session.input).toBeFocused();
   await page.getByTestId('sidebar-projects').getByRole('button', { name }).click();
   const list = page.getByTestId('session-list');

@@ -8,6 +8,7 @@ import { ExecutorControl } from '../coder/ExecutorControl';
 import { SandboxBadge, SandboxControl } from './SandboxControl';
 import { ChangesButton } from '../changes/SessionChanges';
 import { SessionIdentity } from '../sessions/SessionIdentity';
+import { SessionWorktreeBar } from '../session-worktrees/SessionWorktreeBar';
 
 export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
@@ -85,6 +86,7 @@ export function SessionHeader({ session }: { session: Session }) {
           <Icon name="more" />
         </button>
       </div>
+      <SessionWorktreeBar session={session} />
       <div className="session-controls" data-testid="session-controls">
         <ExecutorControl session={session} />
         <div className="sandbox-state-row">

@@ -5,26 +5,23 @@ import { plural, relativeTime, usd } from '../lib/format';
 import { Icon } from '../components/Icon';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ApproveBadge, STATUS_LABEL, statusBadgeClass } from './SessionHeader';
+import { NewSessionDialog } from '../session-worktrees/NewSessionDialog';
 
 export function SessionList({ projectId }: { projectId: string }) {
   const all = useAppStore((s) => s.sessions);
   // Archived sessions are listed only under Archived in the sidebar.
   const sessions = all.filter((x) => x.projectId === projectId && !x.archived);
   const setView = useAppStore((s) => s.setView);
-  const create = useAppStore((s) => s.createSession);
   const remove = useAppStore((s) => s.removeSession);
   const [deleting, setDeleting] = useState<Session | null>(null);
-
-  const start = async () => {
-    const s = await create({ projectId });
-    if (s) setView({ name: 'session', sessionId: s.id });
-  };
+  // "New session" asks where the agent works (a new worktree by default) before starting.
+  const [starting, setStarting] = useState(false);
 
   return (
     <div className="panel" data-testid="session-list">
       <div className="panel-head">
         <h3>Agent sessions</h3>
-        <button className="button primary" onClick={() => void start()} data-testid="new-session">
+        <button className="button primary" onClick={() => setStarting(true)} data-testid="new-session">
           <Icon name="plus" /> New session
         </button>
       </div>
@@ -51,6 +48,16 @@ export function SessionList({ projectId }: { projectId: string }) {
             </li>
           ))}
         </ul>
+      )}
+      {starting && (
+        <NewSessionDialog
+          projectId={projectId}
+          onClose={() => setStarting(false)}
+          onStarted={(s) => {
+            setStarting(false);
+            setView({ name: 'session', sessionId: s.id });
+          }}
+        />
       )}
       {deleting && (
         <ConfirmDialog

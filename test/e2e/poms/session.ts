@@ -29,10 +29,22 @@ export class SessionPage {
     this.approveBadge = page.getByTestId('approve-badge');
   }
 
-  /** From a project's page: start a new session and wait for its view. */
-  async startFromProject(projectName: string): Promise<void> {
+  /**
+   * From a project's page: start a new session and wait for its view. `checkout` (the default
+   * here, so tests can look at files in the project folder) or `worktree` (the dialog's default).
+   */
+  async startFromProject(projectName: string, placement: 'checkout' | 'worktree' = 'checkout'): Promise<void> {
     await this.page.getByTestId('sidebar-projects').getByRole('button', { name: projectName }).click();
+    await this.newSession(placement);
+  }
+
+  /** On a project's page: "New session", where it works (a folder outside git has one choice), Start. */
+  async newSession(placement: 'checkout' | 'worktree' = 'checkout'): Promise<void> {
     await this.page.getByTestId('new-session').click();
+    const dialog = this.page.getByTestId('new-session-dialog');
+    await expect(dialog.getByTestId('placement-worktree').or(dialog.getByTestId('placement-folder'))).toBeVisible();
+    if (await dialog.getByTestId('placement-worktree').isVisible()) await dialog.getByTestId(`placement-${placement}`).click();
+    await dialog.getByTestId('new-session-start').click();
     await expect(this.view).toBeVisible();
   }
 
