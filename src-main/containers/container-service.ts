@@ -6,16 +6,18 @@
  * are serialized by a per-session lock.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
 import { AppError } from '../../src-preload/contract';
 import type { Logger } from '../platform/logger';
+import { writeFileAtomic } from '../platform/atomic-file';
 import { KeyedLock } from '../platform/keyed-lock';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { engineError } from './core/engine-errors';
-import { isLocalEngine, type EngineSpec } from './core/engine-spec';
+import { ENGINE_NAME_RE, isLocalEngine, parseEngineHost, type EngineSpec } from './core/engine-spec';
 import {
   CONTAINER_PATHS,
   createOptions,
@@ -119,12 +121,49 @@ export interface PlacementStore {
   save(all: Record<string, Placement>): void;
 }
 
+/** File name of the user's engines in the data folder: the app and the CLI (which needs no database) share it. */
+const ENGINES_FILE = 'container-engines.json';
+
+/** The user's engines as a JSON file in the data folder (written atomically, 0600: an ssh user name or a cert path is private). */
+export function fileEngineStore(dataDir: string): EngineStore {
+  const file = join(dataDir, ENGINES_FILE);
+  return {
+    load() {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        // No file yet: the user added no engine.
+        return [];
+      }
+      try {
+        const v: unknown = JSON.parse(text);
+        return Array.isArray(v) ? (v as EngineSpec[]).filter((e) => typeof e?.name === 'string' && typeof e?.host === 'string').map((e) => ({ ...e, source: 'user' as const, tls: e.tls ?? null })) : [];
+      } catch {
+        throw new AppError('invalid_input', `${file} is not valid JSON; fix or remove it to see the engines you added.`);
+      }
+    },
+    save(all) {
+      mkdirSync(dataDir, { recursive: true });
+      writeFileAtomic(file, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+    },
+  };
+}
+
 export function memoryPlacements(): PlacementStore {
   let all: Record<string, Placement> = {};
   return { load: () => all, save: (next) => (all = next) };
 }
 
+/** Where the engines the user added persist (the app: an internal setting). */
+export interface EngineStore {
+  load(): EngineSpec[];
+  save(all: EngineSpec[]): void;
+}
+
 export interface ContainerServiceOptions {
+  /** Engines the user added (Settings → Engines, `containers engine-add`); default: a file in the data folder. */
+  engineStore?: EngineStore;
   /** Session placements (default: in memory). */
   placements?: PlacementStore;
   /** A session's worktree and project, for placing it. */
@@ -153,18 +192,38 @@ export class ContainerService {
   private readonly ownerPid: number;
   private readonly ownerId: string;
   private placementStore: PlacementStore | undefined;
+  private readonly engineStore: EngineStore;
 
   constructor(private readonly o: ContainerServiceOptions) {
     this.instance = instanceId(o.dataDir);
     this.ownerPid = o.ownerPid ?? process.pid;
     this.ownerId = o.ownerId ?? selfIdentity();
+    this.engineStore = o.engineStore ?? fileEngineStore(o.dataDir);
   }
 
   // ---- engines --------------------------------------------------------------------------
 
   engineSpecs(): EngineSpec[] {
     if (this.o.engines) return [...this.o.engines()];
-    return discoverEngines({ ...(this.o.env ? { env: this.o.env } : {}), user: this.o.userEngines?.() ?? [] });
+    return discoverEngines({ ...(this.o.env ? { env: this.o.env } : {}), user: [...(this.o.userEngines?.() ?? []), ...(this.engineStore.load())] });
+  }
+
+  /** Adds an engine the user reaches by tcp (with TLS certificates) or ssh; the name must be new. */
+  addEngine(input: { name: string; host: string; tls?: EngineSpec['tls'] }): EngineSpec {
+    if (!ENGINE_NAME_RE.test(input.name)) throw new AppError('invalid_input', `"${input.name}" is not an engine name: letters, digits, ".", "_" and "-", up to 64 characters.`);
+    parseEngineHost(input.host, input.tls != null);
+    if (this.engineSpecs().some((s) => s.name === input.name)) throw new AppError('conflict', `There is already an engine named "${input.name}".`);
+    const spec: EngineSpec = { name: input.name, source: 'user', host: input.host.trim(), tls: input.tls ?? null };
+    this.engineStore.save([...this.engineStore.load(), spec]);
+    return spec;
+  }
+
+  /** Removes an engine the user added (found ones come back by themselves). */
+  removeEngine(name: string): boolean {
+    const all = this.engineStore.load();
+    const next = all.filter((s) => s.name !== name);
+    this.engineStore.save(next);
+    return next.length !== all.length;
   }
 
   /** The named engine, or the first one (the Docker CLI's current). */
@@ -509,6 +568,12 @@ export class ContainerService {
   async inspect(sessionId: string): Promise<Docker.ContainerInspectInfo> {
     const { engine, c } = this.container(sessionId);
     return redactInspect(await engine.call('the container inspection', () => c.inspect()));
+  }
+
+  /** One sample of a listed container (any process's): CPU, memory, processes. */
+  async statsOf(c: Pick<ManagedContainer, 'engine' | 'id'>): Promise<ContainerStats> {
+    const engine = this.engine(c.engine);
+    return parseStats(await engine.call('the container stats', (d) => d.getContainer(c.id).stats({ stream: false })));
   }
 
   /** One sample of CPU and memory (and per-GPU figures when the session has GPUs). */

@@ -8,6 +8,8 @@ import { dbCommand } from './db';
 import { worktreeCommand } from './worktree';
 import { autopilotCommand } from './autopilot';
 import { featureCommand } from './feature';
+import { containersCommand } from './containers';
+import { adrCommand, mailboxCommand, reportsCommand, taskCommand } from './mailbox';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -20,4 +22,9 @@ export const COMMANDS: readonly CliCommand[] = [
   worktreeCommand,
   autopilotCommand,
   featureCommand,
+  containersCommand,
+  mailboxCommand,
+  taskCommand,
+  reportsCommand,
+  adrCommand,
 ];

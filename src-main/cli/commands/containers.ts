@@ -1,0 +1,109 @@
+import { AppError } from '../../../src-preload/contract';
+import { ContainerService } from '../../containers/container-service';
+import { AGENT_IMAGE, buildImage } from '../../containers/images';
+import { UsageError, type CliCommand } from '../command';
+
+const GIB = 1024 ** 3;
+
+function size(bytes: number): string {
+  return bytes >= GIB ? `${(bytes / GIB).toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
+}
+
+/**
+ * Docker engines and Flightdeck's containers on them: list engines with what they offer, list
+ * and sample this app's containers, reap orphans, build the agent image, add or remove an engine.
+ */
+export const containersCommand: CliCommand = {
+  name: 'containers',
+  summary: 'Docker engines and agent containers: list engines, list containers and their stats, reap orphans, build the agent image.',
+  usage: 'containers engines | ps | stats | reap | image-build [--tag REF] [--context DIR] | engine-add NAME HOST [--tls-verify] [--cert-dir DIR] | engine-remove NAME  [--engine NAME]',
+  flags: { engine: true, tag: true, context: true, 'tls-verify': false, 'cert-dir': true },
+  async run(ctx) {
+    const [sub, ...rest] = ctx.args;
+    const engineName = typeof ctx.flags.engine === 'string' ? ctx.flags.engine : undefined;
+    // No database needed: the containers carry their own labels, the user's engines are a file in the data folder.
+    const svc = new ContainerService({ dataDir: ctx.dataDir, logger: ctx.logger });
+    const noArgs = () => {
+      if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+    };
+    switch (sub) {
+      case 'engines': {
+        noArgs();
+        const all = (await svc.engineInfos()).filter((e) => !engineName || e.spec.name === engineName);
+        if (engineName && all.length === 0) throw new AppError('not_found', `There is no Docker engine named "${engineName}".`);
+        if (ctx.json) ctx.out(JSON.stringify(all));
+        else if (all.length === 0) ctx.out('No Docker engine found. Install Docker (or Podman), set DOCKER_HOST, or add one: containers engine-add NAME tcp://HOST:2376 | ssh://USER@HOST');
+        else {
+          for (const e of all) {
+            if (e.info) ctx.out(`${e.spec.name}  ${e.spec.host}  ${e.info.product} ${e.info.version} (API ${e.info.apiVersion})  ${e.info.os} ${e.info.arch}  ${e.info.cpus} CPUs  ${size(e.info.memoryBytes)}  NVIDIA runtime: ${e.info.nvidia ? 'yes' : 'no'}${e.info.local ? '' : '  remote'}`);
+            else ctx.out(`${e.spec.name}  ${e.spec.host}  unreachable: ${e.error?.message ?? ''}`);
+          }
+        }
+        return all.some((e) => e.info) ? 0 : 1;
+      }
+      case 'ps': {
+        noArgs();
+        const list = await svc.list(engineName);
+        if (ctx.json) ctx.out(JSON.stringify(list));
+        else if (list.length === 0) ctx.out('No Flightdeck containers.');
+        else for (const c of list) ctx.out(`${c.name}  ${c.engine}  ${c.state}  ${c.status}  session ${c.sessionId}${c.keep ? '  kept' : ''}  ${c.image}`);
+        return 0;
+      }
+      case 'stats': {
+        noArgs();
+        const running = (await svc.list(engineName)).filter((c) => c.state === 'running');
+        const rows = [];
+        for (const c of running) rows.push({ ...c, stats: await svc.statsOf(c) });
+        if (ctx.json) ctx.out(JSON.stringify(rows));
+        else if (rows.length === 0) ctx.out('No running Flightdeck containers.');
+        else for (const r of rows) ctx.out(`${r.name}  CPU ${r.stats.cpuPercent.toFixed(1)}%  memory ${size(r.stats.memoryBytes)}${r.stats.memoryLimitBytes ? ` / ${size(r.stats.memoryLimitBytes)}` : ''}  ${r.stats.pids} processes`);
+        return 0;
+      }
+      case 'reap': {
+        noArgs();
+        const removed = await svc.reap(engineName);
+        if (ctx.json) ctx.out(JSON.stringify(removed));
+        else ctx.out(removed.length === 0 ? 'No orphaned containers.' : `Removed ${removed.length} orphaned container(s): ${removed.map((c) => c.name).join(', ')}`);
+        return 0;
+      }
+      case 'image-build': {
+        noArgs();
+        const tag = typeof ctx.flags.tag === 'string' ? ctx.flags.tag : AGENT_IMAGE;
+        let lastStep = 0;
+        const r = await buildImage(svc.engine(engineName), {
+          tag,
+          ...(typeof ctx.flags.context === 'string' ? { context: ctx.flags.context } : {}),
+          signal: ctx.signal,
+          onProgress: (p) => {
+            // Progress goes to stderr so --json stdout stays one JSON value.
+            if (p.step !== lastStep) ctx.err(p.line);
+            lastStep = p.step;
+          },
+        });
+        ctx.out(ctx.json ? JSON.stringify(r) : `Built ${r.tag} (${r.imageId}).`);
+        return 0;
+      }
+      case 'engine-add': {
+        const [name, host, ...more] = rest;
+        if (!name || !host || more.length > 0) throw new UsageError('containers engine-add needs NAME and HOST (tcp://HOST:PORT or ssh://USER@HOST)');
+        const tlsVerify = ctx.flags['tls-verify'] === true;
+        const certDir = typeof ctx.flags['cert-dir'] === 'string' ? ctx.flags['cert-dir'] : null;
+        const spec = svc.addEngine({ name, host, tls: tlsVerify || certDir ? { verify: tlsVerify, certDir } : null });
+        ctx.out(ctx.json ? JSON.stringify(spec) : `Added the engine ${spec.name} (${spec.host}). Check it with: containers engines --engine ${spec.name}`);
+        return 0;
+      }
+      case 'engine-remove': {
+        const [name, ...more] = rest;
+        if (!name || more.length > 0) throw new UsageError('containers engine-remove needs the NAME of an engine you added');
+        const removed = svc.removeEngine(name);
+        if (!removed) throw new AppError('not_found', `There is no added engine named "${name}".`);
+        ctx.out(ctx.json ? JSON.stringify({ removed: name }) : `Removed the engine ${name}.`);
+        return 0;
+      }
+      case undefined:
+        throw new UsageError('containers needs a subcommand');
+      default:
+        throw new UsageError(`unknown containers subcommand "${sub}"`);
+    }
+  },
+};

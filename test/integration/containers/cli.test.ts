@@ -1,0 +1,89 @@
+/**
+ * `containers …` on the real engine: engines with their facts, an added engine that is down,
+ * ps/stats/reap of this data folder's containers, and image-build of a small local image.
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContainerService } from '../../../src-main/containers/container-service';
+import { removeImage } from '../../../src-main/containers/images';
+import { silentLogger } from '../../../src-main/platform/logger';
+import { cli } from '../../support/cli';
+import { ensureTestImage } from '../../support/container-image';
+import { waitFor } from '../../support/processes';
+import { tempDir } from '../../support/temp';
+
+const ROOT = resolve(__dirname, '../../..');
+const dirs: Array<{ cleanup(): void }> = [];
+let image: string;
+let data: string;
+
+beforeAll(() => {
+  image = ensureTestImage();
+  const d = tempDir('fd-ctr-cli-');
+  dirs.push(d);
+  data = d.path;
+}, 120_000);
+
+afterAll(async () => {
+  await new ContainerService({ dataDir: data, logger: silentLogger }).reap();
+  for (const d of dirs) d.cleanup();
+});
+
+describe('containers CLI', () => {
+  it('lists engines with version, CPUs, memory and the NVIDIA runtime; an added dead engine says why', async () => {
+    const add = await cli('containers', 'engine-add', 'gone', 'unix:///tmp/flightdeck-gone.sock', '--data-dir', data);
+    expect(add.code).toBe(0);
+    const r = await cli('containers', 'engines', '--json', '--data-dir', data);
+    expect(r.code).toBe(0);
+    const engines = JSON.parse(r.out) as Array<{ spec: { name: string }; info: { cpus: number; memoryBytes: number; nvidia: boolean; apiVersion: string } | null; error: { message: string } | null }>;
+    const local = engines.find((e) => e.spec.name === 'local')!;
+    expect(local.info!.cpus).toBeGreaterThan(0);
+    expect(local.info!.memoryBytes).toBeGreaterThan(0);
+    expect(local.info!.nvidia).toBe(false);
+    const gone = engines.find((e) => e.spec.name === 'gone')!;
+    expect(gone.info).toBeNull();
+    expect(gone.error!.message).toMatch(/not reachable.*Start Docker/);
+    const text = await cli('containers', 'engines', '--engine', 'local', '--data-dir', data);
+    expect(text.out).toMatch(/^local {2}unix:\/\/\/var\/run\/docker\.sock {2}docker \S+ \(API 1\.\d+\) .* \d+ CPUs .* NVIDIA runtime: no$/);
+    expect((await cli('containers', 'engine-add', 'gone', 'tcp://h:1', '--data-dir', data)).code).not.toBe(0);
+    expect((await cli('containers', 'engine-remove', 'gone', '--data-dir', data)).code).toBe(0);
+  }, 60_000);
+
+  it('ps, stats and reap a container whose process was killed', async () => {
+    const wt = tempDir('fd-ctr-cli-wt-');
+    dirs.push(wt);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/containers/place-and-hang.ts', data, wt.path, image, 'ses_cli'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    await waitFor(() => out.includes('\n'), 'the container id', 60_000, 100);
+    const ps = await cli('containers', 'ps', '--data-dir', data);
+    expect(ps.out).toMatch(/^flightdeck-ses_cli {2}local {2}running .* session ses_cli /);
+    const stats = JSON.parse((await cli('containers', 'stats', '--json', '--data-dir', data)).out) as Array<{ sessionId: string; stats: { memoryLimitBytes: number } }>;
+    expect(stats.map((s) => [s.sessionId, s.stats.memoryLimitBytes])).toEqual([['ses_cli', 256 * 1024 * 1024]]);
+    expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('No orphaned containers.');
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('Removed 1 orphaned container(s): flightdeck-ses_cli');
+    expect((await cli('containers', 'ps', '--data-dir', data)).out).toBe('No Flightdeck containers.');
+  }, 90_000);
+
+  it('image-build builds from a context folder and reports steps on stderr', async () => {
+    const ctxDir = tempDir('fd-ctr-cli-ctx-');
+    dirs.push(ctxDir);
+    writeFileSync(join(ctxDir.path, 'Dockerfile'), `FROM ${image}\nRUN echo ok > /ok\n`);
+    const tag = `flightdeck-test-cli-build:${process.pid}`;
+    try {
+      const r = await cli('containers', 'image-build', '--context', ctxDir.path, '--tag', tag, '--json', '--data-dir', data);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ tag });
+      expect(r.err).toContain('Step 2/2 : RUN echo ok > /ok');
+      const bad = await cli('containers', 'frobnicate', '--data-dir', data);
+      expect(bad.code).toBe(2);
+    } finally {
+      const { Engine } = await import('../../../src-main/containers/engines');
+      await removeImage(new Engine({ name: 'local', source: 'default', host: 'unix:///var/run/docker.sock', tls: null }), tag).catch(() => undefined);
+    }
+  }, 120_000);
+});
