@@ -42,6 +42,7 @@ import { ChildProcessRunner, commandEnv, type CommandRunner } from './tools/comm
 import type { ExtraTool } from './tools/types';
 import { DEFAULT_SANDBOX_MODE } from '../sandbox/policy';
 import { SandboxedRunner } from '../sandbox/sandboxed-runner';
+import { CallGuards } from './call-guard';
 
 export const DEFAULT_TITLE = 'New session';
 /** Session titles taken from the first message are cut here: a list row, not a paragraph. */
@@ -112,6 +113,8 @@ export class AgentService {
   extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
   /** The worktree a session works in, for Session.worktree (set by the session-worktrees capability). */
   worktreeOf: ((sessionId: string) => Session['worktree']) | null = null;
+  /** Budgets and turn limits asked before every model call of every session (see call-guard.ts). */
+  readonly callGuards = new CallGuards();
   private readonly live = new Map<string, LiveTurn>();
   private readonly providers = new Map<string, ModelProvider>();
   private readonly ownerId = selfIdentity();
@@ -163,6 +166,7 @@ export class AgentService {
       createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}), ...(from.state.role ? { role: from.state.role } : {}) }),
       sessionChanged: (id) => this.publishSession(id),
       extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
+      callGuard: (sessionId) => this.callGuards.check(sessionId),
       ownerPid: process.pid,
       ownerId: this.ownerId,
     };

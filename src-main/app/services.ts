@@ -20,6 +20,9 @@ import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
 import { SessionDriver } from '../agents/session-driver';
+import { FeatureRunService } from '../features/run/run-service';
+import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
+import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
 import { registerPlanningHandlers } from '../features/plan-handlers';
 import { AutopilotService } from '../autopilot/autopilot-service';
@@ -81,6 +84,10 @@ export class AppServices {
   readonly coder: CoderService;
   /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
   readonly driver: SessionDriver;
+  /** Feature runs: phases, review, verify, PR; the queue; crash resume (see docs/features.md). */
+  readonly featureRuns: FeatureRunService;
+  /** Daily spend budgets, asked before every model call (see docs/features.md). */
+  readonly budgets: BudgetService;
   /** Features' init, planning chat, plan drafts and finalize (see docs/features.md). */
   readonly planning: PlanningService;
   /** Autopilot runs: a goal and an acceptance command worked towards in a worktree (see docs/autopilot.md). */
@@ -206,6 +213,12 @@ export class AppServices {
     // A session placed in a container runs its commands there; every other session stays on the host.
     this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
     this.driver = new SessionDriver(this.agents, this.coder);
+    this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
+    this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
+    registerBudgetHandlers(this.router, this.budgets);
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, dataDir: options.dataDir });
+    this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
+    registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning') });
     registerPlanningHandlers(this.router, this.planning, this.projects);
     this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot') });
@@ -332,6 +345,7 @@ export class AppServices {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
+    this.featureRuns.start();
     // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
@@ -363,6 +377,8 @@ export class AppServices {
     this.disposed = true;
     if (this.backupTimer) clearTimeout(this.backupTimer);
     this.storage.dispose();
+    // First: a run in flight is recorded as interrupted while the agents and the database are still there.
+    this.featureRuns.dispose();
     // Before the agents: runs in progress are recorded as paused while the database is open.
     this.autopilot.dispose();
     // Closes the state file watchers; a reconcile still running finds the database closed and only logs it.

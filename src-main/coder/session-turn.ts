@@ -123,10 +123,19 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     persist: (role, kind, blocks) => void ctx.addMessage(role, kind, blocks),
   });
   let seenSession: string | null = null;
+  // Budgets and turn limits: the calls happen inside the CLI, so the run is asked before it starts
+  // and after each call it reports, and ended before the next one when a limit refuses.
+  const limit = new AbortController();
+  let refusal = ctx.deps.callGuard?.(ctx.sessionId) ?? null;
+  if (refusal) return fail('limit', refusal);
   const forward = (events: ReturnType<StreamEventMapper['map']>) => {
     for (const e of events) {
       if (e.type === 'usage' && !ctx.stopped) {
         ctx.deps.costs.record({ sessionId: ctx.sessionId, turnId: ctx.turnId, purpose: 'turn', profile: s.profile, model: e.model, usage: e.usage, usd: e.usd });
+        if (!refusal) {
+          refusal = ctx.deps.callGuard?.(ctx.sessionId) ?? null;
+          if (refusal) limit.abort();
+        }
       }
       ctx.emit(e);
     }
@@ -147,7 +156,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
       claudePath: detection.path,
       backend: { profile: s.profile, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, model: s.model, authMode: authModeFor(profile?.preset, resolved.baseUrl) },
       gate: gateHook(ctx),
-      signal: ctx.signal,
+      signal: AbortSignal.any([ctx.signal, limit.signal]),
       checkContract: cfg.injectConstraints,
       goal: cfg.goal,
       envOverrides: d.envOverrides,
@@ -178,6 +187,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     d.repo.update(ctx.sessionId, { claudeSessionId: seenSession });
     d.changed(ctx.sessionId);
   }
+  if (refusal && !ctx.aborted) return fail('limit', refusal);
   if (result.error_kind === 'cancelled') return { outcome: 'cancelled', message: 'Cancelled by the user.' };
   return fail(result.error_kind, result.error, isRetryableKind(result.error_kind));
 }

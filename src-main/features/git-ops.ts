@@ -100,6 +100,8 @@ export interface GhOps {
   /** Every PR (open, closed, merged) whose head is `branch`, newest first as gh lists them. */
   prList(cwd: string, branch: string): Promise<GhResult<PrInfo[]>>;
   prCreate(cwd: string, pr: { title: string; body: string; base: string; head: string }): Promise<GhResult<{ url: string; number: number | null }>>;
+  /** Whether gh is logged in to the host of `cwd`'s repository (`gh auth status`). */
+  authStatus(cwd: string): Promise<GhResult<true>>;
 }
 
 /** gh talks to GitHub over the network; a call that takes longer than this is hung. */
@@ -177,6 +179,11 @@ export class DefaultGhOps implements GhOps {
       if (!Array.isArray(raw)) throw new Error('expected a list');
       return raw.map(parsePr);
     });
+  }
+
+  async authStatus(cwd: string): Promise<GhResult<true>> {
+    const out = await this.run(['auth', 'status'], cwd);
+    return out.ok ? { ok: true, value: true } : out;
   }
 
   async prCreate(cwd: string, pr: { title: string; body: string; base: string; head: string }): Promise<GhResult<{ url: string; number: number | null }>> {

@@ -11,6 +11,8 @@ import { worktreeRequests } from './worktrees';
 import { autopilotEvents, autopilotRequests } from './autopilot';
 import { sessionWorktreeRequests } from './session-worktrees';
 import { featureEvents, featureRequests } from './features';
+import { featureRunEvents, featureRunRequests } from './feature-runs';
+import { budgetEvents, budgetRequests } from './budgets';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -27,6 +29,8 @@ export * from './worktrees';
 export * from './autopilot';
 export * from './session-worktrees';
 export * from './features';
+export * from './feature-runs';
+export * from './budgets';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -46,6 +50,8 @@ export const requests = {
   ...autopilotRequests,
   ...sessionWorktreeRequests,
   ...featureRequests,
+  ...featureRunRequests,
+  ...budgetRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
@@ -57,6 +63,8 @@ export const events = {
   ...changeEvents,
   ...autopilotEvents,
   ...featureEvents,
+  ...featureRunEvents,
+  ...budgetEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;

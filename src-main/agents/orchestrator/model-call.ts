@@ -27,6 +27,9 @@ export async function callModel(ctx: TurnContext, purpose: CostPurpose, request:
     if (e instanceof AppError) return { response: null, partial: [], error: new ProviderError('no_key', e.message) };
     throw e;
   }
+  // Checked before every request, so a limit stops the turn before the call that would pass it.
+  const refused = ctx.deps.callGuard?.(ctx.sessionId) ?? null;
+  if (refused) return { response: null, partial: [], error: new ProviderError('limit', refused) };
   const provider = ctx.deps.provider(profile);
   const partialText = new Map<number, string>();
   if (opts.stream) ctx.emit({ type: 'step.started', step: opts.step, model: profile.model });

@@ -30,6 +30,8 @@ const OUTCOME_OF: Record<FaultKind, ConnectionOutcome> = {
   idle_timeout: 'unreachable',
   malformed: 'server_error',
   cancelled: 'unreachable',
+  // A connection test is not guarded by budgets; listed for completeness.
+  limit: 'rejected',
 };
 
 /** The network error code under an SDK connection error (DNS, refused, reset), if any. */

@@ -18,7 +18,9 @@ export type FaultKind =
   | 'connection'
   | 'idle_timeout'
   | 'malformed'
-  | 'cancelled';
+  | 'cancelled'
+  /** A budget or turn limit refused the call before it was made (agents/call-guard.ts). */
+  | 'limit';
 
 const RETRYABLE = new Set<FaultKind>(['rate_limit', 'overloaded', 'server', 'connection', 'idle_timeout', 'malformed']);
 

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { CleanReport, FeatureDetail, FeatureSummary, ProjectFeatures } from '../../features/feature-service';
 import { UsageError, type CliCommand, type CliContext } from '../command';
 import { featureInit, featurePlan, PLANNING_FLAGS, PLANNING_USAGE } from './feature-plan';
+import { featureCancel, featureMerge, featureRun, RUN_FLAGS, RUN_USAGE } from './feature-run';
 
 /**
  * `feature …`: features of seed 003's workflow. Each subcommand is its own function in
@@ -223,19 +224,24 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   clean: featureClean,
   init: featureInit,
   plan: featurePlan,
+  run: featureRun,
+  cancel: featureCancel,
+  merge: featureMerge,
 };
 
 export const featureCommand: CliCommand = {
   name: 'feature',
   summary: 'Features of a repository: list them (every project without --repo), show one in detail, or clean the merged and closed ones.',
-  usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes]`,
-  flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS },
+  usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes] | ${RUN_USAGE}`,
+  flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS, ...RUN_FLAGS },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     if (sub === undefined) throw new UsageError('feature needs a subcommand');
     const run = Object.prototype.hasOwnProperty.call(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
     if (!run) throw new UsageError(`unknown feature subcommand "${sub}"`);
-    if ((ctx.flags['dry-run'] === true || ctx.flags.yes === true) && sub !== 'clean') throw new UsageError('--dry-run and --yes apply to feature clean only');
+    if (ctx.flags['dry-run'] === true && sub !== 'clean') throw new UsageError('--dry-run applies to feature clean only');
+    if (ctx.flags.yes === true && sub !== 'clean' && sub !== 'merge') throw new UsageError('--yes applies to feature clean and feature merge only');
+    if (ctx.flags.squash === true && sub !== 'merge') throw new UsageError('--squash applies to feature merge only');
     return run(ctx, rest);
   },
 };

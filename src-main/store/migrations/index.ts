@@ -5,6 +5,7 @@ import { m003Coder } from './003-coder';
 import { m004FeatureIndex } from './004-feature-index';
 import { m005Autopilot } from './005-autopilot';
 import { m006SessionWorktrees } from './006-session-worktrees';
+import { m007FeatureRuns } from './007-feature-runs';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m004FeatureIndex,
   m005Autopilot,
   m006SessionWorktrees,
+  m007FeatureRuns,
 ];

@@ -1,0 +1,44 @@
+/**
+ * The configured checks (`checks:` in config.yml), run for real in the feature's worktree during
+ * verify. Each runs in a terminal the user can open and watch (and read after it ended), inside
+ * the same sandbox as the agent's own commands: the worktree's files, package scripts included,
+ * were written by the agent, so running them unconfined would hand it the machine.
+ */
+import type { CheckOutcome } from '../../../src-preload/contract';
+import { commandEnv, type CommandRunner } from '../../agents/tools/command-runner';
+import { DEFAULT_NETWORK } from '../../sandbox/policy';
+import { SandboxedRunner } from '../../sandbox/sandboxed-runner';
+import { PtyCommandRunner } from '../../terminals/agent-command-runner';
+import type { TerminalService } from '../../terminals/terminal-service';
+import type { CheckRequest } from './feature-runner';
+
+/** A full build and test suite fits in half an hour; a check running longer is hung. */
+export const CHECK_TIMEOUT_MS = 30 * 60_000;
+/** What is kept of a check's output for the event and the fix prompt: the end, where failures are. */
+const OUTPUT_KEEP_CHARS = 16_000;
+
+export function makeCheckRunner(terminals: TerminalService, dataDir: string, env: NodeJS.ProcessEnv = process.env): (req: CheckRequest) => Promise<CheckOutcome> {
+  const inner: CommandRunner = new PtyCommandRunner(terminals);
+  // Flightdeck's data folder (stored keys, the database) is hidden from checks as from agents.
+  const runner = new SandboxedRunner(() => inner, {}, [
+    { path: dataDir, kind: 'dir' },
+    { path: `${dataDir}/secrets.json`, kind: 'file' },
+  ]);
+  return async (req) => {
+    const started = Date.now();
+    let terminalId: string | null = null;
+    const r = await runner.run({
+      cwd: req.cwd,
+      command: req.command,
+      env: commandEnv(env),
+      timeoutMs: CHECK_TIMEOUT_MS,
+      signal: req.signal,
+      owner: { sessionId: req.sessionId, ...(req.projectId ? { projectId: req.projectId } : {}) },
+      onTerminal: (id) => (terminalId = id),
+      sandbox: { mode: 'workspace-write', root: req.cwd, network: DEFAULT_NETWORK },
+      title: `check: ${req.command}`,
+    });
+    const output = r.output.length > OUTPUT_KEEP_CHARS ? `…${r.output.slice(-OUTPUT_KEEP_CHARS)}` : r.output;
+    return { command: req.command, exitCode: r.exitCode, passed: r.exitCode === 0 && !r.timedOut, output, terminalId, durationMs: Date.now() - started };
+  };
+}

@@ -1,0 +1,522 @@
+/**
+ * One feature's run (seed 003 §4.3): load and check `state.yml`, then run the phases from the
+ * first one that is not completed — each development phase, the review rounds, the verify
+ * attempts with the real checks — and deliver the work (a PR with gh, else the pushed branch's
+ * compare page, else completed locally). A Coder agent session does the work through the
+ * SessionDriver; this file never calls a model itself.
+ *
+ * What makes it safe to stop at any moment: the state file is written after every interaction
+ * (phase metrics) and every transition, atomically; a phase is `running` until it completes, so
+ * a crash or a cancel leaves it for the next run to resume with the resume prompt (its commits
+ * and diff since it began); a completed phase is never run again. Cost, tokens and turns come
+ * from the session's cumulative figures turned into per-interaction deltas (metrics.ts), added
+ * to the phase, and the totals are recomputed from the phases at every write.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { AgentMode, CheckOutcome, Delivery, PhaseStats, ReviewIssue, RunEventData, RunOutcome, VerifyItem } from '../../../src-preload/contract';
+import type { CallGuards } from '../../agents/call-guard';
+import type { ExecutorName, SessionDriver, TurnReport } from '../../agents/session-driver';
+import type { Logger } from '../../platform/logger';
+import { FEATURES_DIR, loadConfig, type FeaturesConfig } from '../config';
+import { FeatureError } from '../errors';
+import type { GhOps, GitOps } from '../git-ops';
+import { activeStatePath } from '../scanner';
+import { readState, updateState, type FeatureState, type PhaseRecord } from '../state';
+import { projectTemplates, type PromptTemplates } from '../templates';
+import { runBudgetRefusal } from '../../budgets/budget-model';
+import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } from './answers';
+import { compareUrl, findPrUrl } from './delivery';
+import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
+import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
+import { branchDiff, headCommit, progressSince, pushRemote } from './run-git';
+
+/** How much of a failing check's output goes into the fix prompt and the event: the end, where the failure is. */
+const CHECK_OUTPUT_TAIL_CHARS = 6_000;
+/** The default approval mode of a run's sessions: the Coder edits and runs commands without asking (seed: bypass permissions), under the role guard and the hard floor. */
+const DEFAULT_RUN_MODE: AgentMode = 'yolo';
+
+export interface SessionCost {
+  calls: number;
+  usd: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The dearest single call so far (the guess for what the next one costs). */
+  maxCallUsd: number;
+}
+
+export interface CheckRequest {
+  cwd: string;
+  command: string;
+  sessionId: string;
+  projectId: string | null;
+  signal: AbortSignal;
+}
+
+export interface RunnerDeps {
+  driver: Pick<SessionDriver, 'createSession' | 'runTurn'>;
+  guards: CallGuards;
+  /** The session's cumulative figures (every model call recorded so far). */
+  sessionCost(sessionId: string): SessionCost;
+  git: GitOps;
+  gh: GhOps;
+  runCheck(req: CheckRequest): Promise<CheckOutcome>;
+  emit(data: RunEventData): void;
+  now(): Date;
+  logger: Logger;
+  /** Tests point the built-in templates elsewhere. */
+  builtinPromptsDir?: string;
+}
+
+export interface RunRequest {
+  repoRoot: string;
+  slug: string;
+  projectId: string | null;
+  /** Overrides the executor chosen when the plan was approved. */
+  executor?: ExecutorName;
+  mode?: AgentMode;
+  signal: AbortSignal;
+}
+
+export interface RunResult {
+  outcome: RunOutcome;
+  message: string | null;
+  delivery: Delivery | null;
+  totals: PhaseStats;
+  state: FeatureState | null;
+}
+
+/** The run stopped early: cancelled, or a limit, or a phase that failed; carries the outcome. */
+class RunStop extends Error {
+  constructor(
+    readonly outcome: RunOutcome,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function statsOf(t: { turns: number; cost_usd: number; duration_secs: number; cost: { input_tokens: number; output_tokens: number } }): PhaseStats {
+  return { turns: t.turns, costUsd: t.cost_usd, inputTokens: t.cost.input_tokens, outputTokens: t.cost.output_tokens, durationSecs: t.duration_secs };
+}
+
+const ZERO_STATS: PhaseStats = { turns: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, durationSecs: 0 };
+
+function tail(text: string, chars: number): string {
+  return text.length > chars ? `… ${text.slice(-chars)}` : text;
+}
+
+function how(c: CheckOutcome): string {
+  return c.exitCode === null ? 'stopped by a signal or timeout' : `exit ${c.exitCode}`;
+}
+
+export class FeatureRunner {
+  private statePath = '';
+  private worktree = '';
+  private state!: FeatureState;
+  private config!: FeaturesConfig;
+  private templates!: PromptTemplates;
+  private sessionId = '';
+  private firstTurn = true;
+  private tracker = new CumulativeTracker();
+  /** Index of the phase being run (for the turn limit); -1 outside phases. */
+  private phaseIndex = -1;
+  /** Calls of the session when the current interaction started (turn limit of a phase). */
+  private callsAtInteraction = 0;
+  private turnsBeforeInteraction = 0;
+  /** The refusal of a limit guard that stopped the last turn. */
+  private limitRefusal: string | null = null;
+
+  constructor(
+    private readonly d: RunnerDeps,
+    private readonly req: RunRequest,
+  ) {}
+
+  async run(): Promise<RunResult> {
+    this.statePath = activeStatePath(this.req.repoRoot, this.req.slug);
+    this.state = await readState(this.statePath);
+    checkRunnable(this.state, this.statePath);
+    this.config = await loadConfig(this.req.repoRoot);
+    this.templates = projectTemplates(this.req.repoRoot, this.config.prompts.extra_dirs, this.d.builtinPromptsDir);
+    this.worktree = resolve(this.req.repoRoot, this.state.git.worktree_path);
+    const featureDir = join(this.worktree, FEATURES_DIR, this.req.slug);
+    const designSpec = await readDoc(join(featureDir, 'specs', 'design.md'));
+    const verificationPlan = await readDoc(join(featureDir, 'specs', 'verification.md'));
+
+    const agent = (this.state as FeatureState & { agent?: { executor: ExecutorName; profile: string | null; model: string | null; mode: AgentMode } | null }).agent ?? null;
+    const executor: ExecutorName = this.req.executor ?? agent?.executor ?? 'builtin';
+    const point = resumePoint(this.state);
+    await this.save((s) => markRunStarted(s));
+    const session = this.d.driver.createSession({
+      root: this.worktree,
+      ...(this.req.projectId ? { projectId: this.req.projectId } : {}),
+      role: 'coder',
+      executor,
+      mode: this.req.mode ?? agent?.mode ?? DEFAULT_RUN_MODE,
+      ...(agent?.profile ? { profile: agent.profile } : {}),
+      ...(agent?.model ? { model: agent.model } : {}),
+      title: `Feature ${this.req.slug}`,
+    });
+    this.sessionId = session.id;
+    const removeGuard = this.d.guards.add((sid) => (sid === this.sessionId ? this.guard() : null));
+
+    const system = this.templates.render('run/system', {
+      slug: this.req.slug,
+      worktree: this.worktree,
+      branch: this.state.git.branch,
+      base_branch: this.state.git.base_branch,
+      checks: this.config.checks,
+      design_spec: designSpec,
+    });
+    const phases = this.state.phases.map((p) => ({ name: p.name, kind: p.kind, status: p.status }));
+    this.d.emit({ type: 'RunStarting', phases: [...phases, { name: 'create-pr', kind: 'pr', status: 'pending' }], startIndex: point.index ?? this.state.phases.length, executor, resumed: point.index !== null && (point.index > 0 || point.interrupted) });
+
+    try {
+      if (point.index !== null) {
+        for (let i = point.index; i < this.state.phases.length; i++) {
+          this.throwIfCancelled();
+          const phase = this.state.phases[i]!;
+          const resumed = phase.status === 'running' || (phase.status === 'failed' && typeof phase.details[DETAIL.startCommit] === 'string');
+          await this.runPhase(i, resumed, { system, designSpec, verificationPlan });
+        }
+      }
+      this.throwIfCancelled();
+      const delivery = await this.deliver(system);
+      const totals = statsOf(this.state.total);
+      this.d.emit({ type: 'RunFinished', success: true, outcome: 'completed', message: null, totals, delivery });
+      return { outcome: 'completed', message: null, delivery, totals, state: this.state };
+    } catch (e) {
+      const stop = e instanceof RunStop ? e : null;
+      const outcome: RunOutcome = stop ? stop.outcome : 'failed';
+      const message = e instanceof Error ? e.message : String(e);
+      if (!stop) this.d.logger.warn('feature run failed', { slug: this.req.slug, error: e });
+      const totals = this.state ? statsOf(this.state.total) : ZERO_STATS;
+      this.d.emit({ type: 'RunFinished', success: false, outcome, message, totals, delivery: null });
+      return { outcome, message, delivery: null, totals, state: this.state };
+    } finally {
+      removeGuard();
+    }
+  }
+
+  // ---- limits -----------------------------------------------------------------------------------
+
+  /** Asked before every model call of the run's session: the run's budget, then the phase's turn limit. */
+  private guard(): string | null {
+    const cost = this.d.sessionCost(this.sessionId);
+    // One session per run: its cumulative cost is the run's spend.
+    const budget = runBudgetRefusal(cost.usd, cost.maxCallUsd, this.config.agent.max_budget_usd);
+    if (budget) return (this.limitRefusal = budget);
+    if (this.phaseIndex >= 0) {
+      const turns = this.turnsBeforeInteraction + (cost.calls - this.callsAtInteraction);
+      const max = this.config.agent.max_turns;
+      if (turns >= max) {
+        const name = this.state.phases[this.phaseIndex]?.name ?? '';
+        return (this.limitRefusal = `The phase "${name}" reached its limit of ${max} turns (agent.max_turns in .flightdeck/config.yml); raise it and run the feature again to continue.`);
+      }
+    }
+    return null;
+  }
+
+  private throwIfCancelled(): void {
+    if (this.req.signal.aborted) throw new RunStop(abortOutcome(this.req.signal), abortMessage(this.req.signal));
+  }
+
+  // ---- state --------------------------------------------------------------------------------------
+
+  private async save(change: (s: FeatureState) => FeatureState): Promise<void> {
+    this.state = await updateState(this.statePath, this.d.now(), change);
+  }
+
+  // ---- one interaction ------------------------------------------------------------------------
+
+  /**
+   * Sends one input to the agent and adds what it cost to phase `index` (state written at once).
+   * A turn that did not complete stops the run: cancelled, a limit, or failed with its message.
+   */
+  private async interact(index: number, prompt: string, system: string): Promise<TurnReport> {
+    this.throwIfCancelled();
+    const input = this.firstTurn ? `${system}\n\n---\n\n${prompt}` : prompt;
+    const before = this.d.sessionCost(this.sessionId);
+    this.callsAtInteraction = before.calls;
+    this.turnsBeforeInteraction = this.state.phases[index]!.turns;
+    this.phaseIndex = index;
+    this.limitRefusal = null;
+    const started = Date.now();
+    const report = await this.d.driver.runTurn(this.sessionId, input, { signal: this.req.signal });
+    this.firstTurn = false;
+    const now = this.d.sessionCost(this.sessionId);
+    const delta = this.tracker.delta(cumulative(now));
+    await this.save((s) => updatePhase(s, index, (p) => addToPhase(p, delta, (Date.now() - started) / 1000)));
+    if (report.outcome === 'completed') return report;
+    if (this.req.signal.aborted || report.outcome === 'cancelled') throw new RunStop(abortOutcome(this.req.signal), abortMessage(this.req.signal));
+    if (this.limitRefusal) {
+      this.d.emit({ type: 'BudgetNotice', level: 'exceeded', message: this.limitRefusal });
+      throw this.phaseFailure(index, this.limitRefusal);
+    }
+    throw this.phaseFailure(index, `The agent's turn ${report.outcome}: ${report.message ?? 'no reason given'}`);
+  }
+
+  /** Marks the phase and the feature failed (state written by the caller's catch through failPhase). */
+  private phaseFailure(index: number, reason: string): RunStop {
+    this.pendingFailure = { index, reason };
+    return new RunStop('failed', reason);
+  }
+
+  private pendingFailure: { index: number; reason: string } | null = null;
+
+  // ---- phases ---------------------------------------------------------------------------------
+
+  private async runPhase(index: number, resumed: boolean, docs: { system: string; designSpec: string; verificationPlan: string }): Promise<void> {
+    const phase = this.state.phases[index]!;
+    this.d.emit({ type: 'PhaseStarting', name: phase.name, index, resumed });
+    await this.save((s) => markPhaseRunning(s, index, this.d.now(), null));
+    if (!resumed || typeof this.state.phases[index]!.details[DETAIL.startCommit] !== 'string') {
+      const start = await headCommit(this.worktree);
+      if (start) await this.save((s) => updatePhase(s, index, (p) => ({ ...p, details: { ...p.details, [DETAIL.startCommit]: start } })));
+    }
+    this.pendingFailure = null;
+    let details: Record<string, unknown> = {};
+    let commit: string | null = null;
+    try {
+      const resumePrefix = resumed ? await this.resumeText(this.state.phases[index]!) : '';
+      if (phase.kind === 'dev') {
+        await this.interact(index, resumePrefix + this.devPrompt(index), docs.system);
+      } else if (phase.name === 'review') {
+        details = await this.review(index, docs.system, resumePrefix);
+      } else if (phase.name === 'verify') {
+        details = await this.verify(index, docs.system, docs.verificationPlan, resumePrefix);
+      } else {
+        throw new FeatureError('state', `unknown quality phase "${phase.name}" (only review and verify exist)`, { path: this.statePath });
+      }
+      commit = await this.autoCommit(`feat(${this.req.slug}): ${phase.name}`);
+    } catch (e) {
+      await this.failIfPending(e, index);
+      throw e;
+    }
+    this.phaseIndex = -1;
+    await this.save((s) => markPhaseCompleted(s, index, this.d.now(), details));
+    const done = this.state.phases[index]!;
+    this.d.emit({ type: 'PhaseCompleted', name: done.name, index, success: true, stats: statsOf(done), commit, message: null });
+  }
+
+  /** A phase that failed (not cancelled): the phase and the feature are `failed` with the reason. */
+  private async failIfPending(e: unknown, index: number): Promise<void> {
+    const stop = e instanceof RunStop ? e : null;
+    if (stop && stop.outcome !== 'failed') return; // Cancelled or waiting: the phase stays running, to be resumed.
+    const reason = this.pendingFailure?.reason ?? (e instanceof Error ? e.message : String(e));
+    this.phaseIndex = -1;
+    await this.save((s) => markPhaseFailed(s, index, this.d.now(), reason)).catch((err: unknown) => {
+      // The state file could not be written (disk, hand-edited into invalid): the run's own error is the one to report.
+      this.d.logger.warn('could not record the failed phase', { error: err });
+    });
+    const p = this.state.phases[index]!;
+    this.d.emit({ type: 'PhaseCompleted', name: p.name, index, success: false, stats: statsOf(p), commit: null, message: reason });
+  }
+
+  private async resumeText(p: PhaseRecord): Promise<string> {
+    const start = p.details[DETAIL.startCommit];
+    const reason = p.status === 'failed' ? `it failed: ${String(p.details[DETAIL.reason] ?? 'unknown reason')}` : 'Flightdeck stopped or the run was cancelled';
+    const progress = typeof start === 'string' ? await progressSince(this.worktree, start) : { commits: '', diff: '', truncated: false };
+    return `${this.templates.render('run/resume', {
+      phase_name: p.name,
+      reason,
+      start_commit: typeof start === 'string' ? start.slice(0, 12) : '(unknown)',
+      commits: progress.commits,
+      diff: progress.diff,
+      diff_truncated: progress.truncated,
+    })}\n\n`;
+  }
+
+  private devPrompt(index: number): string {
+    const devs = this.state.phases.filter((p) => p.kind === 'dev');
+    const phase = this.state.phases[index]!;
+    return this.templates.render('run/dev_phase', {
+      phase_name: typeof phase.details.title === 'string' ? phase.details.title : phase.name,
+      phase_number: devs.indexOf(phase) + 1,
+      phase_count: devs.length,
+      checks: this.config.checks,
+    });
+  }
+
+  private async autoCommit(message: string): Promise<string | null> {
+    if (!this.config.git.auto_commit) return null;
+    try {
+      const made = await this.d.git.commit(this.worktree, message);
+      return made ? await headCommit(this.worktree) : null;
+    } catch (e) {
+      throw new FeatureError('git', `the commit after the phase failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
+    }
+  }
+
+  /** Asks once more for the block when the answer had none; null when still unreadable. */
+  private async withFormat<T>(index: number, report: TurnReport, parse: (t: string) => Parsed<T>, example: string, system: string): Promise<T | null> {
+    const first = parse(report.finalText || report.text);
+    if (first.ok) return first.value;
+    const again = await this.interact(index, this.templates.render('run/format_reminder', { reason: first.reason, example }), system);
+    const second = parse(again.finalText || again.text);
+    return second.ok ? second.value : null;
+  }
+
+  private async review(index: number, system: string, resumePrefix: string): Promise<Record<string, unknown>> {
+    if (!this.config.review.enabled) return { [DETAIL.skipped]: true };
+    const max = this.config.review.max_review_rounds;
+    const rounds: Array<{ round: number; issues: ReviewIssue[]; parsed: boolean }> = [];
+    let clean = false;
+    for (let round = 1; round <= max; round++) {
+      await this.autoCommit(`feat(${this.req.slug}): review round ${round} fixes`).catch(() => null); // Nothing to commit is the usual case.
+      const diff = await branchDiff(this.worktree, this.state.git.base_branch);
+      const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
+      const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system);
+      const issues = await this.withFormat(index, report, parseReviewIssues, 'issues: []', system);
+      rounds.push({ round, issues: issues ?? [], parsed: issues !== null });
+      this.d.emit({ type: 'ReviewRound', round, issues: issues ?? [], parsed: issues !== null });
+      await this.save((s) => updatePhase(s, index, (p) => ({ ...p, details: { ...p.details, [DETAIL.rounds]: rounds } })));
+      if (issues === null) continue; // A failed round: the next one asks again.
+      const blocking = blockingIssues(issues);
+      if (blocking.length === 0) {
+        clean = true;
+        break;
+      }
+      if (round === max) break;
+      await this.interact(index, this.templates.render('run/review_fix', { issues: blocking }), system);
+    }
+    return { [DETAIL.rounds]: rounds, clean };
+  }
+
+  private async verify(index: number, system: string, plan: string, resumePrefix: string): Promise<Record<string, unknown>> {
+    const max = this.config.agent.max_retries + 1;
+    const attempts: Array<{ attempt: number; result: 'pass' | 'fail'; failed_checks: string[] }> = [];
+    for (let attempt = 1; attempt <= max; attempt++) {
+      await this.autoCommit(`feat(${this.req.slug}): verify fixes`).catch(() => null); // Nothing to commit is the usual case.
+      const checks: CheckOutcome[] = [];
+      for (const command of this.config.checks) {
+        this.throwIfCancelled();
+        checks.push(await this.d.runCheck({ cwd: this.worktree, command, sessionId: this.sessionId, projectId: this.req.projectId, signal: this.req.signal }));
+      }
+      this.throwIfCancelled();
+      const shown = checks.map((c) => ({ ...c, how: how(c) }));
+      const prompt = this.templates.render('run/verify', { attempt, max_attempts: max, verification_plan: plan, checks: shown });
+      const report = await this.interact(index, (attempt === 1 ? resumePrefix : '') + prompt, system);
+      const answer = await this.withFormat(index, report, parseVerifyResult, 'result: pass\nitems:\n  - item: …\n    result: pass', system);
+      const checksPass = checks.every((c) => c.passed);
+      const result: 'pass' | 'fail' = checksPass && answer?.result === 'pass' ? 'pass' : 'fail';
+      const items: VerifyItem[] = answer?.items ?? [];
+      this.d.emit({ type: 'VerifyAttempt', attempt, checks, agentResult: answer?.result ?? null, items, result });
+      attempts.push({ attempt, result, failed_checks: checks.filter((c) => !c.passed).map((c) => c.command) });
+      await this.save((s) => updatePhase(s, index, (p) => ({ ...p, details: { ...p.details, [DETAIL.attempts]: attempts } })));
+      if (result === 'pass') return { [DETAIL.attempts]: attempts };
+      const failedChecks = shown.filter((c) => !c.passed).map((c) => ({ ...c, output: tail(c.output, CHECK_OUTPUT_TAIL_CHARS) }));
+      const failedItems = items.filter((i) => i.result === 'fail');
+      if (attempt === max) {
+        const why = failedChecks.length > 0 ? failedChecks.map((c) => `${c.command} (${c.how})`).join(', ') + ' failed' : answer === null ? 'the verifier gave no readable verdict' : `the verifier reported fail${failedItems.length ? `: ${failedItems.map((i) => i.item).join('; ')}` : ''}`;
+        throw this.phaseFailure(index, `Verification failed after ${max} attempt${max === 1 ? '' : 's'}: ${why}.`);
+      }
+      await this.interact(index, this.templates.render('run/verify_fix', { attempt, failed_checks: failedChecks, failed_items: failedItems }), system);
+    }
+    return { [DETAIL.attempts]: attempts };
+  }
+
+  // ---- delivery -------------------------------------------------------------------------------
+
+  private async commitState(message: string): Promise<void> {
+    // The feature's record goes with the branch (it is merged with it and kept on the base).
+    await this.d.git.commit(this.worktree, message, [join(FEATURES_DIR, this.req.slug)]);
+  }
+
+  private async deliver(system: string): Promise<Delivery> {
+    this.d.emit({ type: 'CreatingPr' });
+    const branch = this.state.git.branch;
+    const base = this.state.git.base_branch;
+    const remote = await pushRemote(this.worktree);
+    let delivery: Delivery;
+    if (!remote) {
+      delivery = { kind: 'local' };
+      await this.save((s) => ({ ...s, status: 'completed' }));
+      await this.commitState(`chore(${this.req.slug}): feature completed`);
+      this.d.emit({ type: 'PrCreated', url: null, delivery });
+      return delivery;
+    }
+    await this.commitState(`chore(${this.req.slug}): record the run`);
+    await this.push(remote.name, branch);
+    const ghReady = this.d.gh.available() && (await this.d.gh.authStatus(this.worktree)).ok;
+    if (ghReady) {
+      const pr = await this.createPr(system, remote.name, branch, base);
+      delivery = pr ? { kind: 'pr', url: pr.url, number: pr.number, title: pr.title } : { kind: 'compare', url: compareUrl(remote.url, base, branch), remote: remote.name };
+      if (pr && pr.number !== null) await this.save((s) => ({ ...s, pr: { url: pr.url, number: pr.number!, title: pr.title } }));
+    } else {
+      delivery = { kind: 'compare', url: compareUrl(remote.url, base, branch), remote: remote.name };
+    }
+    await this.save((s) => ({ ...s, status: 'completed' }));
+    await this.commitState(`chore(${this.req.slug}): feature completed`);
+    await this.push(remote.name, branch);
+    this.d.emit({ type: 'PrCreated', url: delivery.kind === 'pr' ? delivery.url : delivery.kind === 'compare' ? delivery.url : null, delivery });
+    return delivery;
+  }
+
+  private async push(remote: string, branch: string): Promise<void> {
+    try {
+      await this.d.git.push(this.worktree, remote, branch);
+    } catch (e) {
+      throw new FeatureError('git', `pushing ${branch} to ${remote} failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
+    }
+  }
+
+  /**
+   * The agent opens the PR; its URL is taken from the agent's answer, else from the output of
+   * its commands, else from `gh pr list --head <branch>`. When none of them has one (the agent
+   * did not manage it), Flightdeck opens it itself.
+   */
+  private async createPr(system: string, remote: string, branch: string, base: string): Promise<{ url: string; number: number | null; title: string } | null> {
+    // The PR step's cost belongs to the last phase (verify): state.yml has no separate PR phase.
+    const index = this.state.phases.length - 1;
+    const report = await this.interact(index, this.templates.render('run/create_pr', { slug: this.req.slug, branch, base_branch: base, remote }), system);
+    const fromText = findPrUrl(report.finalText) ?? findPrUrl(report.text);
+    const fromTools = fromText ? null : findPrUrl(report.toolCalls.map((c) => c.output ?? '').join('\n'));
+    const found = fromText ?? fromTools;
+    const titleOf = (number: number | null): string => {
+      const call = report.toolCalls.find((c) => /\bgh\s+pr\s+create\b/.test(String((c.input as { command?: unknown }).command ?? '')));
+      const m = call ? /--title\s+(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(String((call.input as { command?: unknown }).command)) : null;
+      return m ? (m[1] ?? m[2] ?? m[3] ?? '') : number !== null ? `${this.req.slug} (#${number})` : this.req.slug;
+    };
+    if (found) return { url: found.url, number: found.number, title: titleOf(found.number) };
+    const listed = await this.d.gh.prList(this.worktree, branch);
+    if (listed.ok) {
+      const open = listed.value.find((p) => p.state === 'OPEN') ?? listed.value[0];
+      if (open) return { url: open.url, number: open.number, title: open.title };
+    }
+    const created = await this.d.gh.prCreate(this.worktree, { title: `feat: ${this.req.slug}`, body: `Feature ${this.req.slug}, implemented and verified by Flightdeck.`, base, head: branch });
+    if (created.ok && created.value.url) return { url: created.value.url, number: created.value.number, title: `feat: ${this.req.slug}` };
+    this.d.logger.warn('no pull request could be opened', { slug: this.req.slug, reason: created.ok ? 'gh printed no URL' : created.message });
+    return null;
+  }
+}
+
+function cumulative(c: SessionCost): Usage {
+  return { ...ZERO_USAGE, turns: c.calls, costUsd: c.usd, inputTokens: c.inputTokens, outputTokens: c.outputTokens };
+}
+
+/** Why the signal was aborted: a cancel by the user, or a run that needs a human (exit 3). */
+export interface RunAbortReason {
+  kind: 'cancel' | 'waiting' | 'shutdown';
+  message?: string;
+}
+
+function abortOutcome(signal: AbortSignal): RunOutcome {
+  const r = signal.reason as RunAbortReason | undefined;
+  return r?.kind === 'waiting' ? 'waiting' : r?.kind === 'shutdown' ? 'interrupted' : 'cancelled';
+}
+
+function abortMessage(signal: AbortSignal): string {
+  const r = signal.reason as RunAbortReason | undefined;
+  if (r?.message) return r.message;
+  if (r?.kind === 'shutdown') return 'Flightdeck stopped during the run; it resumes at the next start.';
+  return 'Cancelled; run the feature again to resume where it stopped.';
+}
+
+async function readDoc(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw new FeatureError('state', `the feature's document is missing or unreadable: ${(e as Error).message}`, { path }, { cause: e });
+  }
+}

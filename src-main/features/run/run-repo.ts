@@ -1,0 +1,68 @@
+/** The feature_runs table (migration 007): one row per run, its status and owner process. */
+import type { FeatureRunInfo, FeatureRunStatus, RunExecutor } from '../../../src-preload/contract';
+import type { Database } from '../../store/db';
+
+export interface RunRow {
+  id: string;
+  projectPath: string;
+  slug: string;
+  executor: RunExecutor;
+  status: FeatureRunStatus;
+  phase: string | null;
+  message: string | null;
+  ownerPid: number | null;
+  ownerId: string | null;
+  queuedAt: number;
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
+const COLUMNS = `id, project_path AS projectPath, slug, executor, status, phase, message, owner_pid AS ownerPid, owner_id AS ownerId,
+  queued_at AS queuedAt, started_at AS startedAt, ended_at AS endedAt`;
+
+export class RunRepo {
+  constructor(private readonly db: Database) {}
+
+  insert(r: RunRow): void {
+    this.db
+      .prepare(
+        `INSERT INTO feature_runs (id, project_path, slug, executor, status, phase, message, owner_pid, owner_id, queued_at, started_at, ended_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(r.id, r.projectPath, r.slug, r.executor, r.status, r.phase, r.message, r.ownerPid, r.ownerId, r.queuedAt, r.startedAt, r.endedAt);
+  }
+
+  update(id: string, patch: Partial<Pick<RunRow, 'status' | 'phase' | 'message' | 'ownerPid' | 'ownerId' | 'startedAt' | 'endedAt'>>): void {
+    const cols: Record<string, string> = { status: 'status', phase: 'phase', message: 'message', ownerPid: 'owner_pid', ownerId: 'owner_id', startedAt: 'started_at', endedAt: 'ended_at' };
+    const sets: string[] = [];
+    const args: unknown[] = [];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      sets.push(`${cols[k]} = ?`);
+      args.push(v);
+    }
+    if (sets.length === 0) return;
+    this.db.prepare(`UPDATE feature_runs SET ${sets.join(', ')} WHERE id = ?`).run(...args, id);
+  }
+
+  get(id: string): RunRow | undefined {
+    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE id = ?`).get(id) as RunRow | undefined;
+  }
+
+  /** Runs that were queued or running when their process went away (or still are, in a live one). */
+  unfinished(): RunRow[] {
+    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE status IN ('queued', 'running') ORDER BY queued_at`).all() as RunRow[];
+  }
+
+  ofFeature(projectPath: string, slug: string): RunRow[] {
+    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE project_path = ? AND slug = ? ORDER BY queued_at DESC`).all(projectPath, slug) as RunRow[];
+  }
+
+  recent(limit: number): RunRow[] {
+    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs ORDER BY queued_at DESC LIMIT ?`).all(limit) as RunRow[];
+  }
+}
+
+export function toInfo(r: RunRow, position: number | null): FeatureRunInfo {
+  return { id: r.id, projectPath: r.projectPath, slug: r.slug, executor: r.executor, status: r.status, position, phase: r.phase, message: r.message, startedAt: r.startedAt, endedAt: r.endedAt, queuedAt: r.queuedAt };
+}

@@ -1,0 +1,363 @@
+/**
+ * Feature runs in the app: a queue that runs up to `maxParallel` features at once (default 3),
+ * each independent (its own worktree, agent session, abort signal; one failing or cancelled
+ * touches no other), run events appended to the event log under the run's id and published only
+ * once persisted, cancel, the local merge, and crash recovery: at the start of a long-lived host
+ * every feature left `in_progress` (its run's process gone) is queued again and resumes from its
+ * first phase that is not completed.
+ */
+import { randomBytes } from 'node:crypto';
+import { AppError, type FeatureRunEvent, type FeatureRunInfo, type FeatureRunStatus, type MergeResult, type RunEventData, type RunExecutor } from '../../../src-preload/contract';
+import type { AgentService } from '../../agents/agent-service';
+import type { SessionDriver } from '../../agents/session-driver';
+import type { EventHub } from '../../bridge/event-hub';
+import { ownerAlive, selfIdentity } from '../../platform/process-identity';
+import type { Logger } from '../../platform/logger';
+import type { ProjectService } from '../../projects/project-service';
+import type { SettingsService } from '../../settings/settings-service';
+import type { Database } from '../../store/db';
+import type { EventLog, StoredEvent } from '../../store/event-log';
+import { writeOrKeep } from '../../store/storage-health';
+import type { TerminalService } from '../../terminals/terminal-service';
+import { isFeatureError } from '../errors';
+import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps } from '../git-ops';
+import { activeStatePath, scanFeatures } from '../scanner';
+import { readState, updateState } from '../state';
+import { makeCheckRunner } from './checks';
+import { FeatureRunner, type RunAbortReason, type RunResult, type SessionCost } from './feature-runner';
+import { localMerge, planLocalMerge } from './run-git';
+import { RunRepo, toInfo, type RunRow } from './run-repo';
+
+/** Three features at once: enough to keep a reviewer busy, few enough for a laptop's memory and the provider's rate limits. */
+export const DEFAULT_MAX_PARALLEL = 3;
+const SETTINGS_KEY = 'featureRuns.settings';
+/** Finished runs listed with the live ones (the board's recent activity). */
+const RECENT_FINISHED = 20;
+
+export interface FeatureRunServiceOptions {
+  db: Database;
+  events: EventLog;
+  hub: EventHub;
+  logger: Logger;
+  settings: SettingsService;
+  projects: ProjectService;
+  agents: AgentService;
+  driver: Pick<SessionDriver, 'createSession' | 'runTurn'>;
+  terminals: TerminalService;
+  dataDir: string;
+  git?: GitOps;
+  gh?: GhOps;
+}
+
+interface LiveRun {
+  row: RunRow;
+  projectId: string | null;
+  mode?: import('../../../src-preload/contract').AgentMode;
+  onSession?: (sessionId: string) => void;
+  controller: AbortController;
+  done: Promise<RunResult>;
+  resolve(r: RunResult): void;
+}
+
+function newRunId(): string {
+  return `frun-${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
+}
+
+function featureKey(projectPath: string, slug: string): string {
+  return `${projectPath}\0${slug}`;
+}
+
+export class FeatureRunService {
+  private readonly repo: RunRepo;
+  private readonly queue: LiveRun[] = [];
+  private readonly running = new Map<string, LiveRun>();
+  private readonly ownerId = selfIdentity();
+  private readonly git: GitOps;
+  private readonly gh: GhOps;
+  private disposed = false;
+
+  constructor(private readonly o: FeatureRunServiceOptions) {
+    this.repo = new RunRepo(o.db);
+    this.git = o.git ?? new DefaultGitOps();
+    this.gh = o.gh ?? new DefaultGhOps();
+  }
+
+  /** Runs whose process died while they were queued or running are marked interrupted (their feature resumes when run again). */
+  start(): void {
+    for (const r of this.repo.unfinished()) {
+      if (r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId)) continue;
+      this.repo.update(r.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null });
+    }
+  }
+
+  /** Stops every run (the phase in flight stays `running` in state.yml, resumed at the next start). Synchronous. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const r of [...this.running.values(), ...this.queue]) {
+      writeOrKeep(this.o.db, 'interrupted feature run', () => this.repo.update(r.row.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null }));
+      r.controller.abort({ kind: 'shutdown' } satisfies RunAbortReason);
+    }
+    this.queue.length = 0;
+  }
+
+  // ---- settings -----------------------------------------------------------------------------
+
+  maxParallel(): number {
+    const v = this.o.settings.getInternal<{ maxParallel?: unknown }>(SETTINGS_KEY)?.maxParallel;
+    return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : DEFAULT_MAX_PARALLEL;
+  }
+
+  setMaxParallel(n: number): number {
+    if (!Number.isInteger(n) || n < 1) throw new AppError('invalid_input', 'The number of features run at once must be a whole number of at least 1.');
+    this.o.settings.setInternal(SETTINGS_KEY, { maxParallel: n });
+    this.pump();
+    this.publishQueue();
+    return n;
+  }
+
+  // ---- queue --------------------------------------------------------------------------------
+
+  list(): FeatureRunInfo[] {
+    const live = [...this.running.values()].map((r) => toInfo(this.repo.get(r.row.id) ?? r.row, null));
+    const queued = this.queue.map((r, i) => toInfo(r.row, i + 1));
+    const ids = new Set([...live, ...queued].map((r) => r.id));
+    const recent = this.repo.recent(RECENT_FINISHED + ids.size).filter((r) => !ids.has(r.id) && r.status !== 'queued' && r.status !== 'running').slice(0, RECENT_FINISHED);
+    return [...live, ...queued, ...recent.map((r) => toInfo(r, null))];
+  }
+
+  history(projectPath: string, slug: string): FeatureRunInfo[] {
+    return this.repo.ofFeature(projectPath, slug).map((r) => toInfo(r, null));
+  }
+
+  /** The stored events of a run (replay after a restart). */
+  events(runId: string, fromSeq = 1): FeatureRunEvent[] {
+    const row = this.repo.get(runId);
+    if (!row) throw new AppError('not_found', `There is no feature run ${runId}.`);
+    return this.o.events.read<RunEventData>(runId, fromSeq).map((e) => ({ runId, projectPath: row.projectPath, slug: row.slug, seq: e.seq, ts: e.ts, data: e.payload }));
+  }
+
+  /**
+   * Queues a run of the feature (it starts at once while fewer than the limit run). Refused when
+   * the feature is already queued or running here or in another live Flightdeck process.
+   */
+  async enqueue(o: { projectPath: string; slug: string; executor?: RunExecutor; mode?: LiveRun['mode']; /** Called with the run's agent session as soon as it exists (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void }): Promise<FeatureRunInfo & { done: Promise<RunResult> }> {
+    if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
+    const key = featureKey(o.projectPath, o.slug);
+    if ([...this.running.values(), ...this.queue].some((r) => featureKey(r.row.projectPath, r.row.slug) === key)) {
+      throw new AppError('conflict', `The feature "${o.slug}" is already running or queued.`);
+    }
+    const other = this.repo.ofFeature(o.projectPath, o.slug).find((r) => (r.status === 'running' || r.status === 'queued') && r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId));
+    if (other) throw new AppError('conflict', `The feature "${o.slug}" is being run by another Flightdeck process (pid ${other.ownerPid}).`);
+    // Checked now, so a feature that cannot run is refused at once rather than failing in the queue.
+    const state = await readState(activeStatePath(o.projectPath, o.slug)).catch((e: unknown) => {
+      throw isFeatureError(e) ? e.toAppError() : e;
+    });
+    if (state.status === 'completed' || state.status === 'merged') throw new AppError('conflict', `The feature "${o.slug}" is already ${state.status}.`);
+    const agentExecutor = (state as { agent?: { executor?: RunExecutor } | null }).agent?.executor;
+    const row: RunRow = {
+      id: newRunId(),
+      projectPath: o.projectPath,
+      slug: o.slug,
+      executor: o.executor ?? agentExecutor ?? 'builtin',
+      status: 'queued',
+      phase: null,
+      message: null,
+      ownerPid: process.pid,
+      ownerId: this.ownerId,
+      queuedAt: Date.now(),
+      startedAt: null,
+      endedAt: null,
+    };
+    this.repo.insert(row);
+    let resolve!: (r: RunResult) => void;
+    const done = new Promise<RunResult>((r) => (resolve = r));
+    const project = this.o.projects.list().find((p) => p.path === o.projectPath);
+    const live: LiveRun = { row, projectId: project?.id ?? null, ...(o.mode ? { mode: o.mode } : {}), ...(o.onSession ? { onSession: o.onSession } : {}), controller: new AbortController(), done, resolve };
+    this.queue.push(live);
+    this.pump();
+    if (this.queue.includes(live)) this.emit(row, { type: 'Queued', position: this.queue.indexOf(live) + 1 });
+    this.publishQueue();
+    return { ...toInfo(this.repo.get(row.id) ?? row, this.queue.includes(live) ? this.queue.indexOf(live) + 1 : null), done };
+  }
+
+  /** Cancels a queued or running run of the feature; false when none is. */
+  cancel(projectPath: string, slug: string, reason: RunAbortReason = { kind: 'cancel' }): boolean {
+    const key = featureKey(projectPath, slug);
+    const qi = this.queue.findIndex((r) => featureKey(r.row.projectPath, r.row.slug) === key);
+    if (qi >= 0) {
+      const [r] = this.queue.splice(qi, 1);
+      this.finish(r!, { outcome: 'cancelled', message: 'Cancelled while queued.', delivery: null, totals: { turns: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, durationSecs: 0 }, state: null });
+      this.queue.forEach((q, i) => this.emit(q.row, { type: 'Queued', position: i + 1 }));
+      this.publishQueue();
+      return true;
+    }
+    const live = [...this.running.values()].find((r) => featureKey(r.row.projectPath, r.row.slug) === key);
+    if (!live) return false;
+    live.controller.abort(reason);
+    return true;
+  }
+
+  /** Cancels a run by id (the CLI's waiting-for-a-human stop). */
+  abort(runId: string, reason: RunAbortReason): void {
+    const live = this.running.get(runId) ?? this.queue.find((r) => r.row.id === runId);
+    if (live) this.cancel(live.row.projectPath, live.row.slug, reason);
+  }
+
+  private pump(): void {
+    while (!this.disposed && this.running.size < this.maxParallel() && this.queue.length > 0) {
+      const next = this.queue.shift()!;
+      this.running.set(next.row.id, next);
+      void this.execute(next);
+      this.queue.forEach((q, i) => this.emit(q.row, { type: 'Queued', position: i + 1 }));
+    }
+  }
+
+  private async execute(live: LiveRun): Promise<void> {
+    const row = live.row;
+    this.repo.update(row.id, { status: 'running', startedAt: Date.now() });
+    this.publishQueue();
+    const runner = new FeatureRunner(
+      {
+        driver: {
+          createSession: (opts) => {
+            const s = this.o.driver.createSession(opts);
+            live.onSession?.(s.id);
+            return s;
+          },
+          runTurn: (sid, input, opts) => this.o.driver.runTurn(sid, input, opts),
+        },
+        guards: this.o.agents.callGuards,
+        sessionCost: (sid) => this.sessionCost(sid),
+        git: this.git,
+        gh: this.gh,
+        runCheck: makeCheckRunner(this.o.terminals, this.o.dataDir),
+        emit: (data) => {
+          if (data.type === 'PhaseStarting') {
+            this.repo.update(row.id, { phase: data.name });
+            this.publishQueue();
+          }
+          this.emit(row, data);
+        },
+        now: () => new Date(),
+        logger: this.o.logger,
+      },
+      { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, executor: row.executor, ...(live.mode ? { mode: live.mode } : {}), signal: live.controller.signal },
+    );
+    let result: RunResult;
+    try {
+      result = await runner.run();
+    } catch (e) {
+      // The runner reports its own failures; this is the state file or config refusing before it started.
+      const message = isFeatureError(e) ? e.toAppError().message : e instanceof Error ? e.message : String(e);
+      result = { outcome: 'failed', message, delivery: null, totals: { turns: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, durationSecs: 0 }, state: null };
+      this.emit(row, { type: 'RunFinished', success: false, outcome: 'failed', message, totals: result.totals, delivery: null });
+    }
+    this.running.delete(row.id);
+    this.finish(live, result);
+    this.pump();
+    this.publishQueue();
+  }
+
+  private finish(live: LiveRun, result: RunResult): void {
+    if (!(this.disposed && result.outcome === 'interrupted')) {
+      const status: FeatureRunStatus = result.outcome === 'completed' ? 'completed' : result.outcome;
+      writeOrKeep(this.o.db, 'feature run end', () => this.repo.update(live.row.id, { status, message: result.message, endedAt: Date.now(), ownerPid: null, ownerId: null }));
+    }
+    live.resolve(result);
+  }
+
+  private sessionCost(sessionId: string): SessionCost {
+    const row = this.o.db
+      .prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(input_tokens), 0) AS inputTokens, COALESCE(SUM(output_tokens), 0) AS outputTokens, COALESCE(MAX(usd), 0) AS maxCallUsd FROM agent_costs WHERE session_id = ?')
+      .get(sessionId) as SessionCost;
+    return row;
+  }
+
+  // ---- events -------------------------------------------------------------------------------
+
+  private emit(row: RunRow, data: RunEventData): void {
+    if (this.disposed && data.type !== 'RunFinished') return;
+    this.o.events.append(row.id, data.type, { projectPath: row.projectPath, slug: row.slug, data });
+  }
+
+  /** Called with each committed event-log batch: run events are published once persisted. */
+  onPersisted(batch: readonly StoredEvent[]): void {
+    if (this.disposed) return;
+    for (const e of batch) {
+      if (!e.runId.startsWith('frun-')) continue;
+      const p = e.payload as { projectPath: string; slug: string; data: RunEventData };
+      this.o.hub.publish('featureRuns.event', { runId: e.runId, projectPath: p.projectPath, slug: p.slug, seq: e.seq, ts: e.ts, data: p.data });
+    }
+  }
+
+  private publishQueue(): void {
+    if (this.disposed) return;
+    this.o.hub.publish('featureRuns.changed', { runs: this.list(), limit: this.maxParallel() });
+  }
+
+  // ---- recovery -----------------------------------------------------------------------------
+
+  /**
+   * Queues every in-progress feature of every project whose run's process is gone (the app was
+   * killed mid-phase): each resumes from its first phase that is not completed. Long-lived hosts
+   * call this as they start; a short CLI command does not.
+   */
+  async resumeInterrupted(): Promise<FeatureRunInfo[]> {
+    const started: FeatureRunInfo[] = [];
+    for (const p of this.o.projects.list()) {
+      const scan = await scanFeatures(p.path).catch((e: unknown) => {
+        // A project whose folder vanished has nothing to resume; the others still do.
+        this.o.logger.warn('could not scan a project for interrupted features', { path: p.path, error: e });
+        return null;
+      });
+      for (const f of scan?.features ?? []) {
+        if (f.source !== 'active' || f.state.status !== 'in_progress') continue;
+        try {
+          const info = await this.enqueue({ projectPath: p.path, slug: f.slug });
+          started.push(info);
+        } catch (e) {
+          // Already running in another live process, or not runnable: it is left as it is and said why.
+          this.o.logger.info('an in-progress feature was not resumed', { slug: f.slug, reason: e instanceof Error ? e.message : String(e) });
+        }
+      }
+    }
+    return started;
+  }
+
+  // ---- local merge --------------------------------------------------------------------------
+
+  /**
+   * Merges a completed feature's branch into its base in the main checkout (merge or squash).
+   * Without `confirm` nothing changes: the answer says what would be merged. Refused when the
+   * base has moved in a way that conflicts with the branch.
+   */
+  async merge(o: { projectPath: string; slug: string; squash: boolean; confirm: boolean }): Promise<MergeResult> {
+    const path = activeStatePath(o.projectPath, o.slug);
+    const state = await readState(path).catch((e: unknown) => {
+      throw isFeatureError(e) ? e.toAppError() : e;
+    });
+    const method = o.squash ? 'squash' : 'merge';
+    if (state.status !== 'completed') throw new AppError('conflict', `The feature "${o.slug}" is ${state.status}; only a completed feature is merged.`);
+    if ([...this.running.values()].some((r) => r.row.projectPath === o.projectPath && r.row.slug === o.slug)) throw new AppError('conflict', `The feature "${o.slug}" is running.`);
+    const { branch, base_branch: base } = state.git;
+    const plan = await planLocalMerge(o.projectPath, base, branch);
+    if (plan.conflicts.length > 0) {
+      throw new AppError('conflict', `${base} has moved in a way that conflicts with ${branch} (${plan.conflicts.join(', ')}). Merge by hand, or rebase the feature onto ${base} first.`, { conflicts: plan.conflicts });
+    }
+    const summary = `${plan.commits.length} commit${plan.commits.length === 1 ? '' : 's'} of ${branch} into ${base}${plan.baseMoved ? ` (${base} has moved since; it merges cleanly)` : ''}`;
+    if (!o.confirm) return { merged: false, method, base, commit: null, message: `Would ${method} ${summary}. Confirm to merge.` };
+    // The record says merged in the commit that lands on the base; put back if the merge fails.
+    const worktree = state.git.worktree_path.startsWith('/') ? state.git.worktree_path : `${o.projectPath}/${state.git.worktree_path}`;
+    await updateState(path, new Date(), (s) => ({ ...s, status: 'merged' }));
+    await this.git.commit(worktree, `chore(${o.slug}): merged into ${base}`, [`.flightdeck/${o.slug}`]);
+    try {
+      const commit = await localMerge(o.projectPath, base, branch, { squash: o.squash, message: `${o.squash ? 'feat' : 'Merge'}(${o.slug}): ${o.squash ? 'squashed feature' : `branch ${branch}`}` });
+      return { merged: true, method, base, commit, message: `Merged (${method}) ${summary}.` };
+    } catch (e) {
+      await updateState(path, new Date(), (s) => ({ ...s, status: 'completed' }));
+      await this.git.commit(worktree, `chore(${o.slug}): merge into ${base} failed`, [`.flightdeck/${o.slug}`]);
+      throw isFeatureError(e) ? e.toAppError() : e;
+    }
+  }
+}
