@@ -13,6 +13,9 @@ import { SessionView } from './agents/SessionView';
 import { ApprovalDialog } from './agents/ApprovalDialog';
 import { TerminalsView } from './terminals/TerminalsView';
 import { useTerminalsSync } from './terminals/use-terminals-sync';
+import { PlanChatView } from './features/PlanChatView';
+import { FeatureView } from './feature-view/FeatureView';
+import { PlanReviewView } from './features/PlanReviewView';
 
 export function App() {
   const client = useClient();
@@ -33,6 +36,12 @@ export function App() {
   const setProfiles = useAppStore((s) => s.setProfiles);
   const setAgentSettings = useAppStore((s) => s.setAgentSettings);
   const setStorage = useAppStore((s) => s.setStorage);
+  const loadDrafts = useAppStore((s) => s.loadDrafts);
+  const upsertDraft = useAppStore((s) => s.upsertDraft);
+  const loadFeatures = useAppStore((s) => s.loadFeatures);
+  const loadFeatureRuns = useAppStore((s) => s.loadFeatureRuns);
+  const setFeatureRuns = useAppStore((s) => s.setFeatureRuns);
+  const applyFeatureRunEvent = useAppStore((s) => s.applyFeatureRunEvent);
 
   useTheme();
   useTerminalsSync();
@@ -49,8 +58,15 @@ export function App() {
       client.on('agents.profiles.changed', ({ profiles }) => setProfiles(profiles)),
       client.on('agents.settings.changed', setAgentSettings),
       client.on('app.storage.changed', setStorage),
+      client.on('features.plan.changed', ({ draft }) => upsertDraft(draft)),
+      client.on('features.changed', () => void loadFeatures()),
+      client.on('featureRuns.changed', ({ runs }) => setFeatureRuns(runs)),
+      client.on('featureRuns.event', applyFeatureRunEvent),
     ];
     void loadAgents();
+    void loadDrafts();
+    void loadFeatures();
+    void loadFeatureRuns();
     // The first loads above wait for the connection; reload only after it was lost and came back.
     let lost = false;
     const offStatus = client.transport.onStatus?.((s) => {
@@ -60,6 +76,9 @@ export function App() {
         lost = false;
         void loadProjects();
         void loadAgents();
+        void loadDrafts();
+        void loadFeatures();
+        void loadFeatureRuns();
       }
     });
     if (!client.transport.onStatus) setConnection('open');
@@ -74,7 +93,7 @@ export function App() {
       window.removeEventListener('focus', onFocus);
       window.removeEventListener('hashchange', onHash);
     };
-  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings, setView, setStorage]);
+  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings, setView, setStorage, loadDrafts, upsertDraft, loadFeatures, loadFeatureRuns, setFeatureRuns, applyFeatureRunEvent]);
 
   return (
     <div className="app">
@@ -92,6 +111,9 @@ export function App() {
         {view.name === 'project' && <ProjectView projectId={view.projectId} />}
         {view.name === 'session' && <SessionView key={view.sessionId} sessionId={view.sessionId} />}
         {view.name === 'terminals' && <TerminalsView />}
+        {view.name === 'feature' && <FeatureView key={`${view.projectId}/${view.slug}`} projectId={view.projectId} slug={view.slug} />}
+        {view.name === 'plan' && view.screen === 'chat' && <PlanChatView key={view.draftId} draftId={view.draftId} />}
+        {view.name === 'plan' && view.screen === 'review' && <PlanReviewView key={view.draftId} draftId={view.draftId} />}
       </main>
       <StatusBar />
       <ApprovalDialog />

@@ -7,6 +7,7 @@ type BenchModule = { run(): Promise<Record<string, unknown>> };
 
 const BENCHES: Record<string, () => Promise<BenchModule>> = {
   agents: () => import('./agents'),
+  board: () => import('./board'),
   coder: () => import('./coder'),
   terminals: () => import('./terminals'),
 };

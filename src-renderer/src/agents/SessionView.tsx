@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
-import type { Session } from '../../../src-preload/contract/agents';
+import type { ImageAttachment, Session } from '../../../src-preload/contract/agents';
 import { useAppStore } from '../store';
 import { plural, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
@@ -19,7 +19,14 @@ const MODE_HINT: Record<Session['mode'], string> = {
   yolo: 'files and commands run without asking (the hard floor still refuses catastrophic commands).',
 };
 
-export function SessionView({ sessionId }: { sessionId: string }) {
+export function SessionView({
+  sessionId,
+  onSend,
+}: {
+  sessionId: string;
+  /** Takes the composer's input instead of sending it to the session (a plan's chat handles `/approve` itself). */
+  onSend?: (text: string, images: readonly ImageAttachment[]) => Promise<boolean>;
+}) {
   const session = useAppStore((s) => s.sessions.find((x) => x.id === sessionId));
   const project = useAppStore((s) => (session?.projectId ? s.projects.find((p) => p.id === session.projectId) : undefined));
   const sendInput = useAppStore((s) => s.sendInput);
@@ -112,7 +119,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </aside>
         )}
       </div>
-      <Composer key={session.id} sessionId={session.id} running={running} history={history} onSend={(text, images) => sendInput(session.id, text, images)} onStop={() => void cancelTurn(session.id)} />
+      <Composer key={session.id} sessionId={session.id} running={running} history={history} onSend={(text, images) => (onSend ? onSend(text, images) : sendInput(session.id, text, images))} onStop={() => void cancelTurn(session.id)} />
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { useAppStore } from '../store';
  * What a view shows when the thing its address names is not in the store: a quiet placeholder
  * while the lists are still loading (a reload straight onto #/session/…), otherwise a way back.
  */
-export function Missing({ what, loaded, verb }: { what: 'Project' | 'Session'; loaded: boolean; verb: string }) {
+export function Missing({ what, loaded, verb }: { what: 'Project' | 'Session' | 'Plan'; loaded: boolean; verb: string }) {
   const setView = useAppStore((s) => s.setView);
   return (
     <section className="view">

@@ -14,6 +14,10 @@ export function viewToHash(view: View): string {
       return `#/project/${encodeURIComponent(view.projectId)}`;
     case 'session':
       return `#/session/${encodeURIComponent(view.sessionId)}`;
+    case 'feature':
+      return `#/feature/${encodeURIComponent(view.projectId)}/${encodeURIComponent(view.slug)}`;
+    case 'plan':
+      return `#/plan/${encodeURIComponent(view.draftId)}${view.screen === 'review' ? '/review' : ''}`;
     default:
       return `#/${(view as { name: string }).name}`;
   }
@@ -25,5 +29,7 @@ export function hashToView(hash: string): View {
   if (parts[0] === 'terminals') return { name: 'terminals' };
   if (parts[0] === 'project' && parts[1]) return { name: 'project', projectId: parts[1] };
   if (parts[0] === 'session' && parts[1]) return { name: 'session', sessionId: parts[1] };
+  if (parts[0] === 'feature' && parts[1] && parts[2]) return { name: 'feature', projectId: parts[1], slug: parts[2] };
+  if (parts[0] === 'plan' && parts[1]) return { name: 'plan', draftId: parts[1], screen: parts[2] === 'review' ? 'review' : 'chat' };
   return { name: 'board' };
 }

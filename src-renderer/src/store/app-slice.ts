@@ -3,7 +3,16 @@ import type { AppInfo, Settings, StorageStatus } from '../../../src-preload/cont
 import type { TransportStatus } from '../../../src-preload/client/transport';
 import { hashToView, viewToHash } from '../lib/route';
 
-export type View = { name: 'board' } | { name: 'settings' } | { name: 'project'; projectId: string } | { name: 'session'; sessionId: string } | { name: 'terminals' };
+export type View =
+  | { name: 'board' }
+  | { name: 'settings' }
+  | { name: 'project'; projectId: string }
+  | { name: 'session'; sessionId: string }
+  | { name: 'terminals' }
+  /** A feature plan: its Planner chat, or (review) the plan-approval screen. */
+  | { name: 'plan'; draftId: string; screen: 'chat' | 'review' }
+  /** One feature: its pipeline, phases, review and verify rounds, branch diff and timeline. */
+  | { name: 'feature'; projectId: string; slug: string };
 
 export interface AppSlice {
   info: AppInfo | null;

@@ -1,8 +1,10 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useAppStore } from '../store';
 import { AddProjectDialog } from '../components/AddProjectDialog';
 import { Icon } from '../components/Icon';
 import { ProjectCard } from '../components/ProjectCard';
+import { FeatureBoard } from '../features/FeatureBoard';
+import type { BoardCard } from '../features/board-model';
 
 export function BoardView() {
   const projects = useAppStore((s) => s.projects);
@@ -10,13 +12,24 @@ export function BoardView() {
   const refreshing = useAppStore((s) => s.refreshing);
   const refresh = useAppStore((s) => s.refreshProjects);
   const [adding, setAdding] = useState(false);
+  const setView = useAppStore((s) => s.setView);
+  const loadFeatures = useAppStore((s) => s.loadFeatures);
+  const projectIds = projects.map((p) => p.id).join(' ');
+  // A project added or removed brings its features with it (its state files are read by the list).
+  useEffect(() => {
+    if (loaded) void loadFeatures();
+  }, [projectIds, loaded, loadFeatures]);
+  const openFeature = useCallback((card: BoardCard) => {
+    // The feature view (pipeline, rounds, diff, timeline); a repository that is no project here has only its card.
+    if (card.projectId) setView({ name: 'feature', projectId: card.projectId, slug: card.slug });
+  }, [setView]);
 
   return (
     <section className="view">
       <header className="view-header">
         <div>
           <h1>Board</h1>
-          <p className="muted">Every project and what its agents are doing.</p>
+          <p className="muted">Every feature of every project, and what its agents are doing.</p>
         </div>
         <div className="view-actions">
           {projects.length > 0 && (
@@ -53,11 +66,15 @@ export function BoardView() {
           </p>
         </div>
       ) : (
-        <div className="grid" data-testid="project-grid">
-          {projects.map((p) => (
-            <ProjectCard key={p.id} project={p} />
-          ))}
-        </div>
+        <>
+          <FeatureBoard onOpen={openFeature} />
+          <h2 className="board-projects-heading">Projects</h2>
+          <div className="grid" data-testid="project-grid">
+            {projects.map((p) => (
+              <ProjectCard key={p.id} project={p} />
+            ))}
+          </div>
+        </>
       )}
       {adding && <AddProjectDialog onClose={() => setAdding(false)} />}
     </section>

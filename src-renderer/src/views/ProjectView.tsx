@@ -6,6 +6,7 @@ import { Missing } from '../components/Missing';
 import { SessionList } from '../agents/SessionList';
 import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 import { WorktreeList } from '../worktrees/WorktreeList';
+import { FeaturesPanel } from '../features/FeaturesPanel';
 
 export function ProjectView({ projectId }: { projectId: string }) {
   const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
@@ -47,6 +48,7 @@ export function ProjectView({ projectId }: { projectId: string }) {
           <dd>{project.refreshedAt ? relativeTime(project.refreshedAt) : 'never'}</dd>
         </dl>
       </div>
+      <FeaturesPanel projectId={project.id} />
       <WorktreeList projectId={project.id} />
       <SessionList projectId={project.id} />
     </section>

@@ -3,7 +3,7 @@ import { hashToView, viewToHash } from '../../../src-renderer/src/lib/route';
 
 describe('view routes', () => {
   it('round-trips every view through the hash', () => {
-    for (const v of [{ name: 'board' }, { name: 'settings' }, { name: 'project', projectId: 'abc-123456' }, { name: 'session', sessionId: 'ses-abc123' }] as const) {
+    for (const v of [{ name: 'board' }, { name: 'settings' }, { name: 'project', projectId: 'abc-123456' }, { name: 'session', sessionId: 'ses-abc123' }, { name: 'plan', draftId: 'plan-abc123', screen: 'chat' }, { name: 'plan', draftId: 'plan-abc123', screen: 'review' }] as const) {
       expect(hashToView(viewToHash(v))).toEqual(v);
     }
   });

@@ -1,0 +1,303 @@
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { Icon } from '../components/Icon';
+import { usd } from '../lib/format';
+import { useAppStore } from '../store';
+import { BOARD_COLUMNS, COLUMN_LABEL, clampFocus, elapsed, groupCards, moveFocus, toBoardCards, type BoardCard, type BoardColumn, type BoardFilter, type BoardPos } from './board-model';
+import './board.css';
+
+/** A card's height plus the gap under it (CSS .feature-card and .board-list): fixed, so nothing needs measuring. */
+const CARD_STRIDE = 96;
+/** Cards rendered beyond the visible ones, so a quick scroll or arrow key never shows a blank. */
+const OVERSCAN = 6;
+/** Frames to wait for a card scrolled into view to be rendered before giving up on focusing it. */
+const FOCUS_FRAMES = 6;
+
+const STATUS_TEXT: Record<BoardCard['status'], string> = {
+  planned: 'Not started',
+  in_progress: 'In progress',
+  completed: 'Completed',
+  failed: 'Failed',
+  merged: 'Merged',
+};
+
+/**
+ * Every feature of every project as a kanban: planned, in progress, needs input, completed,
+ * failed, merged. Filtered by project and text; arrows move between cards, Enter opens one.
+ * Columns are virtualized (only the cards in view are in the page), so a thousand features
+ * cost what twenty do.
+ */
+export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
+  const featureProjects = useAppStore((s) => s.featureProjects);
+  const loaded = useAppStore((s) => s.featuresLoaded);
+  const error = useAppStore((s) => s.featuresError);
+  const runs = useAppStore((s) => s.featureRuns);
+  const phaseStartedAt = useAppStore((s) => s.phaseStartedAt);
+  const sessions = useAppStore((s) => s.sessions);
+  const [filter, setFilter] = useState<BoardFilter>({ projectId: null, text: '' });
+  const [focus, setFocus] = useState<BoardPos | null>(null);
+  // Focus follows the position only after a key or a click on the board, never on a data refresh.
+  const [focusTick, setFocusTick] = useState(0);
+
+  const pendingByRoot = useMemo(() => {
+    const m = new Map<string, number>();
+    for (const s of sessions) {
+      if (s.pendingApprovals === 0) continue;
+      const root = s.root.replace(/[\\/]+$/, '');
+      m.set(root, (m.get(root) ?? 0) + s.pendingApprovals);
+    }
+    return m;
+  }, [sessions]);
+  const cards = useMemo(() => toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt), [featureProjects, runs, pendingByRoot, phaseStartedAt]);
+  const columns = useMemo(() => groupCards(cards, filter), [cards, filter]);
+  const shown = BOARD_COLUMNS.reduce((n, c) => n + columns[c].length, 0);
+  const projectChoices = useMemo(() => featureProjects.filter((p) => p.projectId !== null && p.features.length > 0), [featureProjects]);
+
+  // Cards move between columns and filters hide them: keep the focus on one that exists.
+  const pos = focus ? clampFocus(columns, focus) : null;
+  const pick = useCallback((column: number, row: number) => setFocus({ column, row }), []);
+  const tabStop = pos ?? clampFocus(columns, { column: 0, row: 0 });
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const target = e.target as HTMLElement;
+    if (!target.dataset.card || !tabStop) return;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      const card = columns[BOARD_COLUMNS[tabStop.column]!][tabStop.row];
+      if (card) onOpen(card);
+      return;
+    }
+    const next = moveFocus(columns, tabStop, e.key);
+    if (!next) return;
+    e.preventDefault();
+    setFocus(next);
+    setFocusTick((t) => t + 1);
+  };
+
+  return (
+    <section className="feature-board" aria-label="Features" data-testid="feature-board">
+      <div className="board-toolbar">
+        <h2>Features</h2>
+        <div className="board-filters">
+          <label className="board-search">
+            <Icon name="search" size={14} />
+            <input
+              className="input"
+              type="search"
+              value={filter.text}
+              onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))}
+              placeholder="Filter by slug, project, branch, phase"
+              aria-label="Filter features"
+              data-testid="board-filter"
+            />
+          </label>
+          <select
+            className="input board-project"
+            value={filter.projectId ?? ''}
+            onChange={(e) => setFilter((f) => ({ ...f, projectId: e.target.value === '' ? null : e.target.value }))}
+            aria-label="Project"
+            data-testid="board-project-filter"
+          >
+            <option value="">All projects</option>
+            {projectChoices.map((p) => (
+              <option key={p.projectId} value={p.projectId!}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+          <span className="muted small board-count" data-testid="board-count" aria-live="polite">
+            {shown === cards.length ? `${cards.length} ${cards.length === 1 ? 'feature' : 'features'}` : `${shown} of ${cards.length}`}
+          </span>
+        </div>
+      </div>
+      {error && (
+        <p className="card-problem" role="alert" data-testid="board-error">
+          <Icon name="alert" size={14} /> The features could not be listed: {error}
+        </p>
+      )}
+      {loaded && cards.length === 0 && !error && (
+        <p className="muted board-empty" data-testid="board-features-empty">
+          No features yet. Open a project and choose <strong>Plan a feature</strong>: once its plan is approved it appears here, and moves across as it runs.
+        </p>
+      )}
+      <div className="board-columns" onKeyDown={onKeyDown} data-testid="board-columns">
+        {BOARD_COLUMNS.map((col, ci) => (
+          <Column
+            key={col}
+            column={col}
+            cards={columns[col]}
+            tabRow={tabStop?.column === ci ? tabStop.row : null}
+            focusRow={pos?.column === ci ? pos.row : null}
+            focusTick={focusTick}
+            index={ci}
+            onPick={pick}
+            onOpen={onOpen}
+          />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function Column({
+  column,
+  index,
+  cards,
+  tabRow,
+  focusRow,
+  focusTick,
+  onPick,
+  onOpen,
+}: {
+  column: BoardColumn;
+  index: number;
+  cards: readonly BoardCard[];
+  tabRow: number | null;
+  focusRow: number | null;
+  focusTick: number;
+  onPick(column: number, row: number): void;
+  onOpen(card: BoardCard): void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  // The virtualizer's functions change with every scroll; nothing here memoizes on them (the
+  // cards get plain numbers), so the compiler's warning about stale memoized values does not apply.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtual = useVirtualizer({
+    count: cards.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => CARD_STRIDE,
+    overscan: OVERSCAN,
+    getItemKey: (i) => cards[i]!.key,
+  });
+
+  // An arrow key landed here: bring the card into view, then give it the keyboard once rendered.
+  useEffect(() => {
+    if (focusRow === null || focusTick === 0) return;
+    virtual.scrollToIndex(focusRow, { align: 'auto' });
+    let frames = 0;
+    let id = 0;
+    const tryFocus = () => {
+      const el = scroller.current?.querySelector<HTMLElement>(`[data-row="${focusRow}"]`);
+      if (el) el.focus({ preventScroll: true });
+      else if (++frames < FOCUS_FRAMES) id = requestAnimationFrame(tryFocus);
+    };
+    id = requestAnimationFrame(tryFocus);
+    return () => cancelAnimationFrame(id);
+    // The virtualizer object is stable; re-running on it would steal focus on every render.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [focusRow, focusTick]);
+
+  return (
+    <div className={`board-column col-${column}`} role="group" aria-label={`${COLUMN_LABEL[column]}: ${cards.length}`} data-testid={`board-column-${column}`}>
+      <header className="board-column-head">
+        <span>{COLUMN_LABEL[column]}</span>
+        <span className="board-column-count" data-testid="board-column-count">
+          {cards.length}
+        </span>
+      </header>
+      <div className="board-list" ref={scroller}>
+        {cards.length === 0 ? (
+          <p className="muted small board-column-empty">None</p>
+        ) : (
+          <div className="board-list-inner" style={{ height: virtual.getTotalSize() }}>
+            {virtual.getVirtualItems().map((v) => (
+              <FeatureCard
+                key={v.key}
+                card={cards[v.index]!}
+                column={index}
+                row={v.index}
+                top={v.start}
+                tabbable={tabRow === v.index}
+                onPick={onPick}
+                onOpen={onOpen}
+              />
+            ))}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+const FeatureCard = memo(function FeatureCard({
+  card,
+  column,
+  row,
+  top,
+  tabbable,
+  onPick,
+  onOpen,
+}: {
+  card: BoardCard;
+  column: number;
+  row: number;
+  top: number;
+  tabbable: boolean;
+  onPick(column: number, row: number): void;
+  onOpen(card: BoardCard): void;
+}) {
+  return (
+    <div
+      className={`feature-card ${card.waiting > 0 ? 'waiting' : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+      role="button"
+      tabIndex={tabbable ? 0 : -1}
+      data-card="1"
+      data-row={row}
+      data-slug={card.slug}
+      data-testid="feature-card"
+      aria-label={`${card.slug} in ${card.projectName}: ${STATUS_TEXT[card.status]}${card.phase ? `, phase ${card.phase.name}` : ''}${card.waiting > 0 ? `, ${card.waiting} waiting for you` : ''}, ${usd(card.costUsd)}`}
+      onFocus={() => onPick(column, row)}
+      onClick={() => onOpen(card)}
+    >
+      <div className="fc-top">
+        <span className="fc-project truncate">{card.projectName}</span>
+        {card.waiting > 0 && (
+          <span className="badge badge-warn fc-waiting" title="An approval or an answer is waiting for you" data-testid="feature-waiting">
+            <Icon name="alert" size={11} /> {card.waiting} waiting
+          </span>
+        )}
+      </div>
+      <div className="fc-slug mono truncate" title={card.branch || card.slug}>
+        {card.slug}
+      </div>
+      <div className="fc-bottom">
+        {card.problem ? (
+          <span className="fc-problem truncate" title={card.problem}>
+            <Icon name="alert" size={12} /> {card.problem}
+          </span>
+        ) : card.phase ? (
+          <PhaseLine phase={card.phase} />
+        ) : (
+          <span className="muted truncate">{STATUS_TEXT[card.status]}</span>
+        )}
+        <span className="fc-cost" title={`${card.turns} turns`}>
+          {usd(card.costUsd)}
+        </span>
+      </div>
+    </div>
+  );
+});
+
+/** The phase in progress; a running one spins and counts its time (the only timer, and only on cards in view). */
+function PhaseLine({ phase }: { phase: NonNullable<BoardCard['phase']> }) {
+  const now = useNow(phase.running && phase.startedAt !== null);
+  return (
+    <span className="fc-phase truncate" data-testid="feature-phase">
+      {phase.running && <Icon name="refresh" size={12} className="spin" />}
+      <span className="truncate">{phase.name}</span>
+      {phase.running && phase.startedAt !== null && <span className="muted fc-elapsed">{elapsed(now - phase.startedAt)}</span>}
+    </span>
+  );
+}
+
+/** The current time, ticking once a second while `on`: kept in the component that shows it, never in the store. */
+function useNow(on: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!on) return;
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [on]);
+  return now;
+}

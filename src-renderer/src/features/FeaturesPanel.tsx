@@ -1,0 +1,96 @@
+import { useState } from 'react';
+import type { OutputOf } from '../../../src-preload/contract';
+import { Icon } from '../components/Icon';
+import { relativeTime } from '../lib/format';
+import { useAppStore, useClient } from '../store';
+import { NewPlanDialog } from './NewPlanDialog';
+import { DRAFT_STATUS_LABEL } from './PlanHeader';
+
+type InitResult = OutputOf<'features.init'>;
+
+/**
+ * A project's features on its page: set the project up for features (init), plan a new one,
+ * and the plans still being discussed or reviewed.
+ */
+export function FeaturesPanel({ projectId }: { projectId: string }) {
+  const client = useClient();
+  const toast = useAppStore((s) => s.toast);
+  const toastError = useAppStore((s) => s.toastError);
+  const setView = useAppStore((s) => s.setView);
+  const allDrafts = useAppStore((s) => s.drafts);
+  const drafts = allDrafts.filter((d) => d.projectId === projectId);
+  const [planning, setPlanning] = useState(false);
+  const [initing, setIniting] = useState(false);
+  const [result, setResult] = useState<InitResult | null>(null);
+
+  const init = async () => {
+    setIniting(true);
+    try {
+      const r = await client.invoke('features.init', { projectId });
+      setResult(r);
+      toast({ level: 'success', title: 'Project set up for features', message: `Wrote ${r.configPath}.` });
+    } catch (e) {
+      toastError('Could not set up the project for features', e);
+    } finally {
+      setIniting(false);
+    }
+  };
+
+  return (
+    <div className="panel" data-testid="features-panel">
+      <div className="panel-head">
+        <h3>Features</h3>
+        <div className="view-actions">
+          <button className="button" onClick={() => void init()} disabled={initing} data-testid="feature-init" title="Write .flightdeck/config.yml and overview.md from an analysis of the repository">
+            {initing ? <Icon name="refresh" className="spin" /> : <Icon name="layers" />} {initing ? 'Analysing the repository…' : 'Set up features'}
+          </button>
+          <button className="button primary" onClick={() => setPlanning(true)} data-testid="plan-feature">
+            <Icon name="plus" /> Plan a feature
+          </button>
+        </div>
+      </div>
+      {result && (
+        <div className="feature-init-result" data-testid="feature-init-result" role="status">
+          <p>
+            <Icon name="check" size={14} /> Wrote <span className="mono">{result.configPath}</span> and <span className="mono">{result.overviewPath}</span>
+            {result.gitignoreUpdated ? ', and added .trees/ to .gitignore' : ''}.
+          </p>
+          <p className="muted small">Checks: {result.checks.length > 0 ? result.checks.map((c) => <code key={c}>{c}</code>) : 'none found'}</p>
+          {result.notes.length > 0 && (
+            <ul className="muted small">
+              {result.notes.map((n) => (
+                <li key={n}>{n}</li>
+              ))}
+            </ul>
+          )}
+          {result.sessionIds.length > 0 && (
+            <p className="small">
+              {result.sessionIds.map((id, i) => (
+                <button key={id} className="link link-inline" onClick={() => setView({ name: 'session', sessionId: id })}>
+                  {i === 0 ? 'The analysis' : 'The setup'}
+                </button>
+              ))}
+            </p>
+          )}
+        </div>
+      )}
+      {drafts.length === 0 ? (
+        <p className="muted">No plan in progress. Plan a feature to discuss it with the Planner; approved plans appear on the board.</p>
+      ) : (
+        <ul className="plan-rows" data-testid="plan-rows">
+          {drafts.map((d) => (
+            <li key={d.id} className="plan-row">
+              <button className="link plan-row-main" onClick={() => setView({ name: 'plan', draftId: d.id, screen: d.revision !== null ? 'review' : 'chat' })} data-testid="plan-row">
+                <Icon name="chat" size={14} />
+                <span className="mono truncate">{d.slug}</span>
+              </button>
+              <span className={`badge ${d.status === 'review' ? 'badge-warn' : ''}`}>{DRAFT_STATUS_LABEL[d.status]}</span>
+              <span className="muted small">{relativeTime(d.updatedAt)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {planning && <NewPlanDialog projectId={projectId} onClose={() => setPlanning(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { useState } from 'react';
+import type { ImageAttachment } from '../../../src-preload/contract/agents';
+import { Missing } from '../components/Missing';
+import { Icon } from '../components/Icon';
+import { SessionView } from '../agents/SessionView';
+import { useAppStore, useClient } from '../store';
+import { PlanHeader } from './PlanHeader';
+import { usePlanDraft } from './use-plan-draft';
+import './features.css';
+
+/** What the composer takes as "write the plan now" (the seed's chat command). */
+const APPROVE_COMMAND = /^\/approve\s*$/i;
+
+/**
+ * Planning a feature: the chat with the Planner is an ordinary agent session (streamed, tool
+ * cards, approvals as anywhere else; messages with images go to it directly); `/approve` — typed or the button — has the Planner write
+ * the design spec and the verification plan, then opens the approval screen.
+ */
+export function PlanChatView({ draftId }: { draftId: string }) {
+  const client = useClient();
+  const { data, error } = usePlanDraft(draftId);
+  const session = useAppStore((s) => (data ? s.sessions.find((x) => x.id === data.draft.sessionId) : undefined));
+  const sendInput = useAppStore((s) => s.sendInput);
+  const upsertDraft = useAppStore((s) => s.upsertDraft);
+  const setView = useAppStore((s) => s.setView);
+  const toastError = useAppStore((s) => s.toastError);
+  const [writing, setWriting] = useState(false);
+
+  if (!data) return error ? <Missing what="Plan" loaded verb="discarded" /> : <p className="muted center">Loading the plan…</p>;
+  const { draft } = data;
+  const busy = writing || draft.status === 'generating';
+  const chatRunning = session?.status === 'running' || session?.status === 'awaiting_approval';
+  const closed = draft.status === 'approved' || draft.status === 'discarded';
+
+  const writePlan = async () => {
+    setWriting(true);
+    try {
+      const r = await client.invoke('features.plan.approveDraft', { draftId });
+      upsertDraft(r.draft);
+      setView({ name: 'plan', draftId, screen: 'review' });
+    } catch (e) {
+      toastError('The Planner could not write the plan', e);
+    } finally {
+      setWriting(false);
+    }
+  };
+
+  const onSend = async (text: string, images: readonly ImageAttachment[]): Promise<boolean> => {
+    if (APPROVE_COMMAND.test(text.trim())) {
+      if (busy || closed) return false;
+      void writePlan();
+      return true;
+    }
+    if (images.length > 0) return sendInput(draft.sessionId, text, images);
+    // Through the plan, not straight to the session: the first message carries the Planner's
+    // instructions and the project overview. The answer streams into the transcript; the call
+    // itself returns only when the turn ends, so the composer is not held until then.
+    client.invoke('features.plan.send', { draftId, message: text }).catch((e: unknown) => toastError('The Planner did not answer', e));
+    return true;
+  };
+
+  return (
+    <div className="plan-screen plan-chat" data-testid="plan-chat">
+      <PlanHeader draft={draft} screen="chat" />
+      <div className="plan-chat-bar">
+        <p className="muted small">
+          {busy
+            ? 'The Planner is writing the design spec and the verification plan from this conversation…'
+            : closed
+              ? `This plan was ${draft.status}.`
+              : 'Describe the feature and answer the Planner’s questions. When the design is settled, approve it to have the plan written for review.'}
+        </p>
+        {!closed && (
+          <button
+            className="button primary"
+            onClick={() => void writePlan()}
+            disabled={busy || chatRunning || session?.turnCount === 0}
+            title={session?.turnCount === 0 ? 'Discuss the feature with the Planner first' : chatRunning ? 'Wait for the Planner to finish its answer' : undefined}
+            data-testid="plan-approve-command"
+          >
+            {busy ? <Icon name="refresh" className="spin" /> : <Icon name="check" />} {busy ? 'Writing the plan…' : '/approve — write the plan'}
+          </button>
+        )}
+      </div>
+      <SessionView key={draft.sessionId} sessionId={draft.sessionId} onSend={onSend} />
+    </div>
+  );
+}

@@ -1,0 +1,185 @@
+/**
+ * The board's model, free of React: which column a feature belongs in, the filter, and where
+ * the keyboard focus goes on an arrow key. The board renders whatever this returns, so the
+ * rules are tested here once.
+ */
+import type { ProjectFeatures } from '../../../src-preload/contract/features';
+import type { FeatureRunInfo } from '../../../src-preload/contract/feature-runs';
+
+export const BOARD_COLUMNS = ['planned', 'in_progress', 'needs_input', 'completed', 'failed', 'merged'] as const;
+export type BoardColumn = (typeof BOARD_COLUMNS)[number];
+
+export const COLUMN_LABEL: Record<BoardColumn, string> = {
+  planned: 'Planned',
+  in_progress: 'In progress',
+  needs_input: 'Needs input',
+  completed: 'Completed',
+  failed: 'Failed',
+  merged: 'Merged',
+};
+
+/** What a card needs; built from the host's feature list and run queue (toBoardCards). */
+export interface BoardCard {
+  /** Unique across projects: `<repository root>/<slug>`. */
+  key: string;
+  /** Null for a repository that is not (or no longer) a project of this app. */
+  projectId: string | null;
+  projectName: string;
+  slug: string;
+  status: 'planned' | 'in_progress' | 'completed' | 'failed' | 'merged';
+  branch: string;
+  /** The phase running now or next (null when all are done or there are none). */
+  phase: { name: string; running: boolean; startedAt: number | null } | null;
+  costUsd: number;
+  turns: number;
+  /** Approvals or questions waiting for the user. */
+  waiting: number;
+  updatedAt: number;
+  /** The state file cannot be read (the card shows its last good content, or only this). */
+  problem: string | null;
+}
+
+/** A feature waiting for the user is in its own column whatever its run status says. */
+export function columnOf(card: BoardCard): BoardColumn {
+  if (card.waiting > 0 && (card.status === 'in_progress' || card.status === 'planned')) return 'needs_input';
+  return card.status;
+}
+
+export interface BoardFilter {
+  /** null: every project. */
+  projectId: string | null;
+  text: string;
+}
+
+/** Every word of the text must occur in the slug, project, branch or current phase (any case). */
+export function matches(card: BoardCard, filter: BoardFilter): boolean {
+  if (filter.projectId !== null && card.projectId !== filter.projectId) return false;
+  const words = filter.text.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const hay = `${card.slug} ${card.projectName} ${card.branch} ${card.phase?.name ?? ''}`.toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+export type Columns = Record<BoardColumn, BoardCard[]>;
+
+/** The filtered cards per column, most recently changed first (ties by project then slug, so the order is stable). */
+export function groupCards(cards: readonly BoardCard[], filter: BoardFilter): Columns {
+  const out = Object.fromEntries(BOARD_COLUMNS.map((c) => [c, [] as BoardCard[]])) as Columns;
+  for (const c of cards) if (matches(c, filter)) out[columnOf(c)].push(c);
+  for (const col of BOARD_COLUMNS) out[col].sort((a, b) => b.updatedAt - a.updatedAt || a.projectName.localeCompare(b.projectName) || a.slug.localeCompare(b.slug));
+  return out;
+}
+
+export interface BoardPos {
+  column: number;
+  row: number;
+}
+
+/**
+ * Where the focus goes on a key: up and down within a column, left and right to the nearest
+ * column that has cards (keeping the row as far as it exists), Home and End to a column's ends.
+ * Returns null for keys the board does not handle.
+ */
+export function moveFocus(columns: Columns, pos: BoardPos, key: string): BoardPos | null {
+  const sizes = BOARD_COLUMNS.map((c) => columns[c].length);
+  const size = sizes[pos.column] ?? 0;
+  switch (key) {
+    case 'ArrowUp':
+      return { column: pos.column, row: Math.max(0, pos.row - 1) };
+    case 'ArrowDown':
+      return { column: pos.column, row: Math.max(0, Math.min(size - 1, pos.row + 1)) };
+    case 'Home':
+      return { column: pos.column, row: 0 };
+    case 'End':
+      return { column: pos.column, row: Math.max(0, size - 1) };
+    case 'ArrowLeft':
+    case 'ArrowRight': {
+      const step = key === 'ArrowLeft' ? -1 : 1;
+      for (let c = pos.column + step; c >= 0 && c < sizes.length; c += step) {
+        if (sizes[c]! > 0) return { column: c, row: Math.min(pos.row, sizes[c]! - 1) };
+      }
+      return pos;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The focus kept valid after the cards changed (a filter, a feature moving column). */
+export function clampFocus(columns: Columns, pos: BoardPos): BoardPos | null {
+  const sizes = BOARD_COLUMNS.map((c) => columns[c].length);
+  if (sizes.every((s) => s === 0)) return null;
+  if ((sizes[pos.column] ?? 0) > 0) return { column: pos.column, row: Math.min(pos.row, sizes[pos.column]! - 1) };
+  const right = moveFocus(columns, pos, 'ArrowRight')!;
+  return right !== pos ? right : moveFocus(columns, pos, 'ArrowLeft')!;
+}
+
+/** Elapsed time as a running phase shows it: 42s, 3m 05s, 1h 02m. */
+export function elapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** Runs that still hold a feature: the card follows them rather than the state file's last write. */
+const LIVE_RUN = new Set<FeatureRunInfo['status']>(['queued', 'running', 'waiting']);
+
+const trimSlash = (p: string) => p.replace(/[\\/]+$/, '');
+
+/** A feature's worktree as an absolute path (state files keep it relative to the repository). */
+export function worktreeRoot(repoRoot: string, worktreePath: string): string {
+  if (worktreePath.startsWith('/') || /^[A-Za-z]:[\\/]/.test(worktreePath)) return trimSlash(worktreePath);
+  return `${trimSlash(repoRoot)}/${worktreePath.replace(/^\.\//, '')}`.replace(/[\\/]+$/, '');
+}
+
+/**
+ * The board's cards from what the host reports: the features of every project (from their
+ * state files), the runs (queued, running, waiting for an answer, with their phase), the
+ * approvals waiting in each folder (a feature's agent works in its worktree), and when each
+ * running phase started (from the runs' PhaseStarting events).
+ */
+export function toBoardCards(
+  projects: readonly ProjectFeatures[],
+  runs: readonly FeatureRunInfo[],
+  pendingByRoot: ReadonlyMap<string, number>,
+  phaseStartedAt: ReadonlyMap<string, number>,
+): BoardCard[] {
+  const latestRun = new Map<string, FeatureRunInfo>();
+  for (const r of runs) {
+    const k = `${trimSlash(r.projectPath)}/${r.slug}`;
+    const seen = latestRun.get(k);
+    if (!seen || r.queuedAt > seen.queuedAt) latestRun.set(k, r);
+  }
+  const cards: BoardCard[] = [];
+  for (const p of projects) {
+    for (const f of p.features) {
+      const key = `${trimSlash(f.repoRoot)}/${f.slug}`;
+      const run = latestRun.get(key);
+      const live = run && LIVE_RUN.has(run.status) ? run : null;
+      const pending = f.worktreePath ? (pendingByRoot.get(worktreeRoot(f.repoRoot, f.worktreePath)) ?? 0) : 0;
+      // No good state ever read: only its problem is known, which is a failure to look at.
+      let status: BoardCard['status'] = f.status ?? 'failed';
+      if (live && (status === 'planned' || status === 'failed' || status === 'completed')) status = 'in_progress';
+      cards.push({
+        key,
+        projectId: f.projectId,
+        projectName: p.name,
+        slug: f.slug,
+        status,
+        branch: f.branch ?? '',
+        phase:
+          live && live.phase
+            ? { name: live.phase, running: live.status === 'running', startedAt: phaseStartedAt.get(live.id) ?? live.startedAt }
+            : null,
+        costUsd: f.costUsd,
+        turns: f.turns,
+        waiting: pending + (live?.status === 'waiting' ? 1 : 0),
+        updatedAt: Math.max(f.updatedAt ? Date.parse(f.updatedAt) || 0 : 0, live?.startedAt ?? 0),
+        problem: f.problem ? f.problem.message : null,
+      });
+    }
+  }
+  return cards;
+}

@@ -1,0 +1,113 @@
+import type { SliceCreator } from '.';
+import type { PlanDraft, ProjectFeatures } from '../../../src-preload/contract/features';
+import type { FeatureRunEvent, FeatureRunInfo } from '../../../src-preload/contract/feature-runs';
+
+export interface FeaturesSlice {
+  /** Open plan drafts (discussing, generating, in review) of every project, newest first. */
+  drafts: PlanDraft[];
+  draftsLoaded: boolean;
+  loadDrafts(): Promise<void>;
+  /** A draft changed (event or answer): kept while open, dropped once approved or discarded. */
+  upsertDraft(draft: PlanDraft): void;
+
+  /** The features of every project as their state files say (the board's source). */
+  featureProjects: ProjectFeatures[];
+  featuresLoaded: boolean;
+  /** Why the list could not be read (shown on the board instead of an empty one). */
+  featuresError: string | null;
+  /** Re-reads the list; calls made while one is in flight are folded into one more read after it. */
+  loadFeatures(): Promise<void>;
+
+  /** Queued, running and recently finished feature runs. */
+  featureRuns: FeatureRunInfo[];
+  /** When the phase each running run is in started (run id → ms), from its PhaseStarting event. */
+  phaseStartedAt: ReadonlyMap<string, number>;
+  /** Why the runs could not be read: the board then shows the state files only, and says so. */
+  featureRunsError: string | null;
+  loadFeatureRuns(): Promise<void>;
+  setFeatureRuns(runs: FeatureRunInfo[]): void;
+  applyFeatureRunEvent(e: FeatureRunEvent): void;
+}
+
+const isOpen = (d: PlanDraft) => d.status !== 'approved' && d.status !== 'discarded';
+
+export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, client) => {
+  let loading: Promise<void> | null = null;
+  let again = false;
+
+  const readFeatures = async () => {
+    try {
+      const { projects } = await client.invoke('features.list', {});
+      set({ featureProjects: projects, featuresLoaded: true, featuresError: null });
+    } catch (e) {
+      set({ featuresLoaded: true, featuresError: e instanceof Error ? e.message : String(e) });
+    }
+  };
+
+  return {
+    drafts: [],
+    draftsLoaded: false,
+
+    async loadDrafts() {
+      try {
+        const { drafts } = await client.invoke('features.plan.list', {});
+        set({ drafts, draftsLoaded: true });
+      } catch (e) {
+        get().toastError('Could not load the feature plans', e);
+      }
+    },
+
+    upsertDraft(draft) {
+      set((s) => {
+        const rest = s.drafts.filter((d) => d.id !== draft.id);
+        return { drafts: isOpen(draft) ? [draft, ...rest].sort((a, b) => b.updatedAt - a.updatedAt) : rest };
+      });
+    },
+
+    featureProjects: [],
+    featuresLoaded: false,
+    featuresError: null,
+
+    async loadFeatures() {
+      // A burst of features.changed (a run writing state after each phase, a clean removing ten
+      // worktrees) becomes at most one read in flight and one after it, never one per event.
+      if (loading) {
+        again = true;
+        return loading;
+      }
+      loading = (async () => {
+        do {
+          again = false;
+          await readFeatures();
+        } while (again);
+      })();
+      try {
+        await loading;
+      } finally {
+        loading = null;
+      }
+    },
+
+    featureRuns: [],
+    phaseStartedAt: new Map(),
+    featureRunsError: null,
+
+    async loadFeatureRuns() {
+      try {
+        const { runs } = await client.invoke('featureRuns.list', {});
+        set({ featureRuns: runs, featureRunsError: null });
+      } catch (e) {
+        set({ featureRunsError: e instanceof Error ? e.message : String(e) });
+      }
+    },
+
+    setFeatureRuns(runs) {
+      set({ featureRuns: runs, featureRunsError: null });
+    },
+
+    applyFeatureRunEvent(e) {
+      if (e.data.type !== 'PhaseStarting') return;
+      set((s) => ({ phaseStartedAt: new Map(s.phaseStartedAt).set(e.runId, e.ts) }));
+    },
+  };
+};

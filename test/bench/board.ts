@@ -1,0 +1,118 @@
+/**
+ * The feature board with 1,000 features across four projects, in Chromium against browser mode:
+ * how long the first render takes (page load → every card counted, and the render alone once
+ * the list is in), how long a filter takes to show its result, how long clearing it takes, and
+ * how many cards are in the page (the columns are virtualized, so it stays near what is visible
+ * whatever the total). The features are real state files in real repositories, read by the
+ * host's own feature index, so the list's cost is part of the first figure.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+import { startBrowserHost } from '../../src-main/host/browser-host';
+import { appRoot } from '../../src-main/platform/paths';
+import { activeStatePath, mergedStatePath } from '../../src-main/features/scanner';
+import { newFeatureState, serializeState, type FeatureStatus } from '../../src-main/features/state';
+import { startTestApp } from '../support/app';
+import { makeRepo } from '../support/temp';
+
+const FEATURES = 1000;
+const PROJECTS = 4;
+/** Runs of each measurement; the median is reported (the first page load also warms Chromium's caches). */
+const ROUNDS = 5;
+const STATUSES: FeatureStatus[] = ['planned', 'in_progress', 'completed', 'failed', 'merged'];
+
+const round = (n: number) => Math.round(n * 10) / 10;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Writes `count` state files into a repository, the statuses spread over every column. */
+function seedFeatures(repo: string, offset: number, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const n = offset + i;
+    const slug = `feature-${String(n).padStart(4, '0')}`;
+    const status = STATUSES[n % STATUSES.length]!;
+    const state = newFeatureState({ slug, now: new Date(Date.UTC(2026, 10, 1) + n * 60_000), worktreePath: `.trees/${slug}`, branch: `feature/${slug}`, baseBranch: 'main', devPhases: ['types', 'api', 'ui'] });
+    const phases = state.phases.map((p, j) => (status === 'planned' ? p : { ...p, status: j < 2 ? ('completed' as const) : p.status, turns: j < 2 ? 3 : 0, cost_usd: j < 2 ? 0.12 : 0 }));
+    const path = status === 'merged' ? mergedStatePath(repo, slug) : activeStatePath(repo, slug);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, serializeState({ ...state, status, phases, current_phase: status === 'planned' ? 0 : 2 }));
+  }
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  execFileSync(process.execPath, [join(appRoot(), 'bin', 'ensure-renderer.mjs')], { stdio: 'inherit' });
+  const repos = Array.from({ length: PROJECTS }, (_, i) => makeRepo(`fd-bench-board-${i}-`));
+  const per = FEATURES / PROJECTS;
+  repos.forEach((r, i) => seedFeatures(r.path, i * per, per));
+  const t = await startTestApp();
+  const host = await startBrowserHost(t.app, { port: 0 });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    for (const r of repos) await t.app.projects.add(r.path);
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const load: number[] = [];
+    const render: number[] = [];
+    const filter: number[] = [];
+    const clear: number[] = [];
+    let cardsInPage = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      const t0 = Date.now();
+      await page.goto(host.url);
+      await page.getByTestId('board-count').filter({ hasText: `${FEATURES} features` }).waitFor({ timeout: 60_000 });
+      load.push(Date.now() - t0);
+      cardsInPage = await page.getByTestId('feature-card').count();
+      // The render alone: the board is taken off the page and put back with the same data.
+      render.push(await page.evaluate<number>(RENDER_AGAIN));
+      // Filter: a slug fragment that matches ten features (feature-0000 … feature-0009), until the count shows them.
+      filter.push(await timeFilter(page, 'feature-000', `10 of ${FEATURES}`));
+      clear.push(await timeFilter(page, '', `${FEATURES} features`));
+    }
+    return {
+      features: FEATURES,
+      projects: PROJECTS,
+      rounds: ROUNDS,
+      firstRenderWithListMs: round(median(load)),
+      renderOnlyMs: round(median(render)),
+      filterMs: round(median(filter)),
+      clearFilterMs: round(median(clear)),
+      cardsInPage,
+    };
+  } finally {
+    await browser.close();
+    await host.close();
+    t.cleanup();
+    for (const r of repos) r.cleanup();
+  }
+}
+
+/** Frames until a condition holds, in the page (this file is compiled for Node: the page's code is a string). */
+const FRAME = `const frame = () => new Promise((r) => requestAnimationFrame(() => r()));`;
+
+/** Leaves the board for Settings, comes back, and times the board's mount until its cards are painted. */
+const RENDER_AGAIN = `(async () => {
+  ${FRAME}
+  location.hash = '#/settings';
+  while (document.querySelector('[data-testid="feature-board"]')) await frame();
+  const back = performance.now();
+  location.hash = '#/';
+  while (!document.querySelector('[data-testid="feature-card"]')) await frame();
+  await frame();
+  return performance.now() - back;
+})()`;
+
+/** Sets the filter as typing would and measures, in the page, until the count reads `expected` and the cards are painted. */
+async function timeFilter(page: Page, text: string, expected: string): Promise<number> {
+  return page.evaluate<number>(`(async () => {
+    ${FRAME}
+    const input = document.querySelector('[data-testid="board-filter"]');
+    const count = document.querySelector('[data-testid="board-count"]');
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+    const start = performance.now();
+    setValue.call(input, ${JSON.stringify(text)});
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    while (count.textContent !== ${JSON.stringify(expected)}) await frame();
+    await frame();
+    return performance.now() - start;
+  })()`);
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { BOARD_COLUMNS, clampFocus, columnOf, elapsed, groupCards, matches, moveFocus, toBoardCards, worktreeRoot, type BoardCard } from '../../../../src-renderer/src/features/board-model';
+import type { FeatureSummary, ProjectFeatures } from '../../../../src-preload/contract/features';
+import type { FeatureRunInfo } from '../../../../src-preload/contract/feature-runs';
+
+const card = (slug: string, over: Partial<BoardCard> = {}): BoardCard => ({
+  key: `p1/${slug}`,
+  projectId: 'p1',
+  projectName: 'shop',
+  slug,
+  status: 'planned',
+  branch: `feature/${slug}`,
+  phase: null,
+  costUsd: 0,
+  turns: 0,
+  waiting: 0,
+  updatedAt: 1000,
+  problem: null,
+  ...over,
+});
+
+describe('board columns', () => {
+  it('a feature waiting for the user is under Needs input, whatever else it is doing', () => {
+    expect(columnOf(card('a', { status: 'in_progress', waiting: 1 }))).toBe('needs_input');
+    expect(columnOf(card('a', { status: 'in_progress' }))).toBe('in_progress');
+    // Finished features have nothing to ask: their own column.
+    expect(columnOf(card('a', { status: 'completed', waiting: 2 }))).toBe('completed');
+    expect(columnOf(card('a', { status: 'merged' }))).toBe('merged');
+  });
+
+  it('groups into all six columns, newest first, with a stable order on ties', () => {
+    const cols = groupCards(
+      [card('b', { updatedAt: 5 }), card('a', { updatedAt: 5 }), card('c', { updatedAt: 9 }), card('f', { status: 'failed' }), card('m', { status: 'merged' })],
+      { projectId: null, text: '' },
+    );
+    expect(Object.keys(cols)).toEqual([...BOARD_COLUMNS]);
+    expect(cols.planned.map((c) => c.slug)).toEqual(['c', 'a', 'b']);
+    expect(cols.failed.map((c) => c.slug)).toEqual(['f']);
+    expect(cols.merged.map((c) => c.slug)).toEqual(['m']);
+  });
+
+  it('filters by project and by every word of the text (slug, project, branch, phase; any case)', () => {
+    const x = card('add-auth', { projectId: 'p2', projectName: 'Billing', phase: { name: 'transport-layer', running: true, startedAt: 0 } });
+    expect(matches(x, { projectId: 'p2', text: '' })).toBe(true);
+    expect(matches(x, { projectId: 'p1', text: '' })).toBe(false);
+    expect(matches(x, { projectId: null, text: 'AUTH billing' })).toBe(true);
+    expect(matches(x, { projectId: null, text: 'transport' })).toBe(true);
+    expect(matches(x, { projectId: null, text: 'auth shop' })).toBe(false);
+  });
+});
+
+describe('keyboard focus on the board', () => {
+  const cols = groupCards([card('p1', { updatedAt: 3 }), card('p2', { updatedAt: 2 }), card('p3', { updatedAt: 1 }), card('c1', { status: 'completed' })], { projectId: null, text: '' });
+  it('arrows move within a column and jump over empty columns, keeping the row where it exists', () => {
+    expect(moveFocus(cols, { column: 0, row: 0 }, 'ArrowDown')).toEqual({ column: 0, row: 1 });
+    expect(moveFocus(cols, { column: 0, row: 2 }, 'ArrowDown')).toEqual({ column: 0, row: 2 });
+    expect(moveFocus(cols, { column: 0, row: 0 }, 'ArrowUp')).toEqual({ column: 0, row: 0 });
+    expect(moveFocus(cols, { column: 0, row: 2 }, 'ArrowRight')).toEqual({ column: 3, row: 0 });
+    expect(moveFocus(cols, { column: 3, row: 0 }, 'ArrowLeft')).toEqual({ column: 0, row: 0 });
+    expect(moveFocus(cols, { column: 3, row: 0 }, 'ArrowRight')).toEqual({ column: 3, row: 0 });
+    expect(moveFocus(cols, { column: 0, row: 0 }, 'End')).toEqual({ column: 0, row: 2 });
+    expect(moveFocus(cols, { column: 0, row: 2 }, 'Home')).toEqual({ column: 0, row: 0 });
+    expect(moveFocus(cols, { column: 0, row: 0 }, 'a')).toBeNull();
+  });
+
+  it('after a change the focus stays on a card that exists (or none when the board is empty)', () => {
+    expect(clampFocus(cols, { column: 0, row: 9 })).toEqual({ column: 0, row: 2 });
+    expect(clampFocus(cols, { column: 5, row: 0 })).toEqual({ column: 3, row: 0 });
+    expect(clampFocus(cols, { column: 1, row: 0 })).toEqual({ column: 3, row: 0 });
+    expect(clampFocus(groupCards([], { projectId: null, text: '' }), { column: 0, row: 0 })).toBeNull();
+  });
+});
+
+describe('elapsed time', () => {
+  it('reads as seconds, minutes and hours', () => {
+    expect(elapsed(-5)).toBe('0s');
+    expect(elapsed(42_900)).toBe('42s');
+    expect(elapsed(185_000)).toBe('3m 05s');
+    expect(elapsed(3_720_000)).toBe('1h 02m');
+  });
+});
+
+describe('cards from the host', () => {
+  const summary = (slug: string, over: Partial<FeatureSummary> = {}): FeatureSummary => ({
+    projectId: 'p1',
+    repoRoot: '/repos/shop',
+    slug,
+    source: 'active',
+    status: 'planned',
+    branch: `feature/${slug}`,
+    baseBranch: 'main',
+    worktreePath: `.trees/${slug}`,
+    turns: 3,
+    costUsd: 0.25,
+    createdAt: '2026-11-23T10:00:00.000Z',
+    updatedAt: '2026-11-23T10:05:00.000Z',
+    statePath: `/repos/shop/.trees/${slug}/.flightdeck/${slug}/state.yml`,
+    problem: null,
+    ...over,
+  });
+  const project = (features: FeatureSummary[]): ProjectFeatures => ({ projectId: 'p1', name: 'shop', repoRoot: '/repos/shop', features, problems: [], error: null });
+  const run = (slug: string, over: Partial<FeatureRunInfo> = {}): FeatureRunInfo => ({
+    id: `frun-${slug}00001`,
+    projectPath: '/repos/shop',
+    slug,
+    executor: 'builtin',
+    status: 'running',
+    position: null,
+    phase: 'transport-layer',
+    message: null,
+    startedAt: 5000,
+    endedAt: null,
+    queuedAt: 4000,
+    ...over,
+  });
+
+  it('a running feature shows its phase, running, timed from its PhaseStarting event', () => {
+    const [c] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [run('auth')], new Map(), new Map([['frun-auth00001', 7000]]));
+    expect(c).toMatchObject({ key: '/repos/shop/auth', status: 'in_progress', phase: { name: 'transport-layer', running: true, startedAt: 7000 }, costUsd: 0.25, waiting: 0 });
+    expect(columnOf(c!)).toBe('in_progress');
+  });
+
+  it('an approval waiting in the worktree, or a run stopped for an answer, puts the card under Needs input', () => {
+    const pending = new Map([['/repos/shop/.trees/auth', 2]]);
+    const [a] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [run('auth')], pending, new Map());
+    expect(a!.waiting).toBe(2);
+    expect(columnOf(a!)).toBe('needs_input');
+    const [b] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [run('auth', { status: 'waiting' })], new Map(), new Map());
+    expect(columnOf(b!)).toBe('needs_input');
+  });
+
+  it('a finished run leaves the state file in charge; a queued one moves a planned feature to in progress', () => {
+    const [done] = toBoardCards([project([summary('auth', { status: 'completed' })])], [run('auth', { status: 'completed' })], new Map(), new Map());
+    expect(done).toMatchObject({ status: 'completed', phase: null });
+    const [queued] = toBoardCards([project([summary('auth')])], [run('auth', { status: 'queued', phase: null })], new Map(), new Map());
+    expect(queued).toMatchObject({ status: 'in_progress', phase: null });
+  });
+
+  it('a feature whose state was never readable is a failed card carrying the problem', () => {
+    const [c] = toBoardCards([project([summary('broken', { status: null, source: null, branch: null, problem: { kind: 'yaml', message: 'state.yml:3: bad indentation', path: null, line: 3 } })])], [], new Map(), new Map());
+    expect(c).toMatchObject({ status: 'failed', branch: '', problem: 'state.yml:3: bad indentation' });
+  });
+
+  it('worktree paths resolve against the repository, absolute ones stay', () => {
+    expect(worktreeRoot('/repos/shop/', '.trees/a')).toBe('/repos/shop/.trees/a');
+    expect(worktreeRoot('/repos/shop', './.trees/a/')).toBe('/repos/shop/.trees/a');
+    expect(worktreeRoot('/repos/shop', '/elsewhere/a')).toBe('/elsewhere/a');
+  });
+});
