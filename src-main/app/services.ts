@@ -38,7 +38,7 @@ import { SessionWorktreeService } from '../session-worktrees/session-worktree-se
 import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import { FeatureService } from '../features/feature-service';
 import { registerFeatureListHandlers } from '../features/list-handlers';
-import { worktreeEnv } from '../worktrees/worktree-prepare';
+import { prepareNewWorktree, worktreeEnv } from '../worktrees/worktree-prepare';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -96,7 +96,13 @@ export class AppServices {
   /** Agent sessions placed in Docker containers, on local or remote engines (see docs/containers.md). */
   readonly containers: ContainerService;
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
-  readonly worktrees = new WorktreeManager();
+  readonly worktrees = new WorktreeManager({
+    // Every new worktree gets the project's worktree.copy / ports / setup, its setup commands in terminals the user can watch.
+    prepare: (root, entry) => {
+      const projectId = this.projects.list().find((p) => p.path === root)?.id;
+      return prepareNewWorktree({ root, worktree: entry.path, runner: this.terminals, owner: { ...(projectId ? { projectId } : {}), worktreePath: entry.path } });
+    },
+  });
   /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
   readonly sessionWorktrees: SessionWorktreeService;
   /** Features' list, status and clean over the feature index (see docs/features.md). */

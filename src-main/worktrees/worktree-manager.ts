@@ -14,6 +14,7 @@ import { AppError } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { KeyedLock } from '../platform/keyed-lock';
+import type { PrepareResult } from './worktree-prepare';
 import {
   ARCHIVE_REF_PREFIX,
   archiveMessage,
@@ -65,6 +66,12 @@ export interface WorktreeManagerOptions {
   now?: () => Date;
   lockRetry?: { attempts: number; firstDelayMs: number };
   settleMs?: number;
+  /**
+   * Runs after each create, outside the repository's lock (it may take minutes: `npm ci`): the
+   * project's `worktree.copy` / `ports` / `setup` (see worktree-prepare.ts). Its result is
+   * returned by create as `prepared`; its failure fails create, with the worktree left in place.
+   */
+  prepare?: (root: string, entry: WorktreeEntry) => Promise<PrepareResult | null>;
 }
 
 export interface WorktreeEntry {
@@ -120,6 +127,7 @@ export class WorktreeManager {
   private readonly now: () => Date;
   private readonly retry: { attempts: number; firstDelayMs: number };
   private readonly settleMs: number;
+  private readonly prepare: WorktreeManagerOptions['prepare'] | null;
   private disposed = false;
 
   constructor(o: WorktreeManagerOptions = {}) {
@@ -128,6 +136,7 @@ export class WorktreeManager {
     this.now = o.now ?? (() => new Date());
     this.retry = o.lockRetry ?? DEFAULT_LOCK_RETRY;
     this.settleMs = o.settleMs ?? DEFAULT_SETTLE_MS;
+    this.prepare = o.prepare ?? null;
   }
 
   start(): void {
@@ -298,10 +307,10 @@ export class WorktreeManager {
    * where `.trees/` is ignored when it is not yet — the repository's `.gitignore` (default, said
    * in the result) or `.git/info/exclude`, which leaves the user's checkout untouched.
    */
-  async create(dir: string, slug: string, o: { base?: string; branchPrefix?: string; ignoreIn?: 'gitignore' | 'exclude' } = {}): Promise<{ entry: WorktreeEntry; base: string; gitignoreUpdated: boolean }> {
+  async create(dir: string, slug: string, o: { base?: string; branchPrefix?: string; ignoreIn?: 'gitignore' | 'exclude' } = {}): Promise<{ entry: WorktreeEntry; base: string; gitignoreUpdated: boolean; prepared: PrepareResult | null }> {
     validateSlug(slug);
     const root = await this.repoRoot(dir);
-    return this.locked(root, async () => {
+    const created = await this.locked(root, async () => {
       const base = o.base ?? (await this.detectBase(root));
       const path = join(root, TREES_DIR, slug);
       const branch = this.branchFor(slug, o.branchPrefix);
@@ -324,6 +333,7 @@ export class WorktreeManager {
       if (!entry) throw new AppError('internal', `git created no worktree at ${path}.`);
       return { entry, base, gitignoreUpdated };
     });
+    return { ...created, prepared: this.prepare ? await this.prepare(root, created.entry) : null };
   }
 
   /**

@@ -10,10 +10,12 @@
  * - `setup`: commands run one after another in the worktree, each in a terminal the user can
  *   watch live and stop; the first failure ends the setup.
  */
-import { constants as fsConstants, readFileSync, statSync, type Stats } from 'node:fs';
+import { constants as fsConstants, existsSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { AppError, type TerminalOwner } from '../../src-preload/contract';
+import { configPath, defaultConfig, loadConfig } from '../features/config';
+import { isFeatureError } from '../features/errors';
 import { git, gitBufferWithExit } from '../git/git';
 import { KeyedLock } from '../platform/keyed-lock';
 import type { RunCommandOptions, RunCommandResult } from '../terminals/command-runner';
@@ -324,6 +326,8 @@ export interface PrepareResult {
   port: number | null;
   /** Null when the config has no setup commands or no runner was given. */
   setup: SetupResult | null;
+  /** The project's config could not be read: nothing was prepared (the message names the file and line). */
+  problem: string | null;
 }
 
 /** Copy, then the port, then the setup commands (which see the copied files and the PORT). */
@@ -350,5 +354,21 @@ export async function prepareWorktree(o: {
       ...(o.onSetupStart ? { onStart: o.onSetupStart } : {}),
     });
   }
-  return { copy, port, setup };
+  return { copy, port, setup, problem: null };
+}
+
+/**
+ * What every new worktree gets: the project's `worktree:` config when `.flightdeck/config.yml`
+ * exists, else the defaults (the usual env files copied, no ports, no setup). A config that does
+ * not load prepares nothing and says why; the worktree itself is fine.
+ */
+export async function prepareNewWorktree(o: { root: string; worktree: string; runner?: SetupRunner; owner?: TerminalOwner; signal?: AbortSignal }): Promise<PrepareResult> {
+  let config: WorktreePrepareConfig;
+  try {
+    config = existsSync(configPath(o.root)) ? (await loadConfig(o.root)).worktree : defaultConfig().worktree;
+  } catch (e) {
+    if (!isFeatureError(e)) throw e;
+    return { copy: { copied: [], skipped: [] }, port: null, setup: null, problem: `${e.kind} error: ${e.message}` };
+  }
+  return prepareWorktree({ root: o.root, worktree: o.worktree, config, ...(o.runner ? { runner: o.runner } : {}), ...(o.owner ? { owner: o.owner } : {}), ...(o.signal ? { signal: o.signal } : {}) });
 }

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src-main/features/config';
 import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
-import { assignPort, copyIgnoredFiles, prepareWorktree, runSetup, segmentMatcher, worktreeEnv, worktreePortOf } from '../../../src-main/worktrees/worktree-prepare';
+import { assignPort, copyIgnoredFiles, prepareNewWorktree, prepareWorktree, runSetup, segmentMatcher, worktreeEnv, worktreePortOf } from '../../../src-main/worktrees/worktree-prepare';
 import { EventHub } from '../../../src-main/bridge/event-hub';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { TerminalService } from '../../../src-main/terminals/terminal-service';
@@ -143,5 +143,31 @@ describe('worktree.setup', () => {
     expect(r.failed).toMatchObject({ command: 'sleep 30', reason: 'cancelled', notRun: ['echo after > after.txt'] });
     expect(r.steps[0]!.durationMs).toBeLessThan(20_000);
     expect(existsSync(join(entry.path, 'after.txt'))).toBe(false);
+  }, 60_000);
+});
+
+describe('every new worktree is prepared from the project config', () => {
+  it('create runs the hook with .flightdeck/config.yml; a broken config prepares nothing and says where', async () => {
+    const prepared = new WorktreeManager({ settleMs: 20, prepare: (root, e) => prepareNewWorktree({ root, worktree: e.path, runner: terminals }) });
+    mkdirSync(join(repo.path, '.flightdeck'), { recursive: true });
+    const config = join(repo.path, '.flightdeck', 'config.yml');
+    writeFileSync(config, 'version: 1\nworktree:\n  setup:\n    - echo "ran on $PORT" > setup-ran.txt\n  copy: [".envrc"]\n  ports: { start: 44000, end: 44001 }\n');
+    const r = await prepared.create(repo.path, 'hooked');
+    expect(r.prepared).toMatchObject({ port: 44000, problem: null, copy: { copied: ['.envrc'] }, setup: { ok: true } });
+    expect(readFileSync(join(r.entry.path, 'setup-ran.txt'), 'utf8').trim()).toBe('ran on 44000');
+
+    const broken = 'version: 1\nworktree:\n  setupp: []\n';
+    writeFileSync(config, broken);
+    const b = await prepared.create(repo.path, 'hooked-broken');
+    expect(existsSync(b.entry.path)).toBe(true);
+    expect(b.prepared?.problem).toBe(`config error: ${config}:3: unknown key "worktree.setupp"`);
+    expect(b.prepared?.copy.copied).toEqual([]);
+    expect(readFileSync(config, 'utf8')).toBe(broken);
+
+    // Without a config the defaults apply: the usual env files are copied.
+    rmSync(join(repo.path, '.flightdeck'), { recursive: true });
+    const d = await prepared.create(repo.path, 'hooked-default');
+    expect(d.prepared?.copy.copied).toEqual(expect.arrayContaining(['.env', '.env.local', '.envrc']));
+    expect(d.prepared?.port).toBeNull();
   }, 60_000);
 });
