@@ -298,11 +298,12 @@ export class FeatureService {
     const report: CleanReport = { repoRoot: root, usedGh: this.gh.available(), dryRun: o.dryRun, candidates: [], skipped: [], removed: [], failed: [], reclaimedBytes: 0 };
     const active: { row: FeatureRow; state: FeatureState }[] = [];
     for (const row of idx.rows) {
-      if (row.source !== 'active' || !row.state) continue;
+      // A broken state file is never acted on, merged or not: it is listed with its problem.
       if (row.problem) {
         report.skipped.push({ slug: row.slug, why: `its state file has a problem: ${row.problem.message}` });
         continue;
       }
+      if (row.source !== 'active' || !row.state) continue;
       active.push({ row, state: row.state });
     }
     // Features are judged against their own base (they may have been planned on different ones).
