@@ -1,0 +1,150 @@
+/**
+ * `feature init` and `feature plan` on the command line (in-process, real data folder, real
+ * repository with a bare origin, the scripted model server behind the default profile).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppServices } from '../../../src-main/app/services';
+import { readState } from '../../../src-main/features/state';
+import { silentLogger } from '../../../src-main/platform/logger';
+import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index';
+import { cli } from '../../support/cli';
+import { gitIn, tempDir } from '../../support/temp';
+import { DESIGN_SPEC, repoWithOrigin, saveScriptedProfile, VERIFICATION_PLAN } from './support';
+
+interface CliHarness {
+  server: ModelServer;
+  repo: string;
+  data: string;
+  files: string;
+  run(...argv: string[]): ReturnType<typeof cli>;
+  cleanup(): Promise<void>;
+}
+
+let h: CliHarness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+async function harness(script: Script): Promise<CliHarness> {
+  const server = await startModelServer({ script });
+  const data = tempDir('fd-plan-cli-data-');
+  const files = tempDir('fd-plan-cli-files-');
+  const r = repoWithOrigin();
+  // The profile the CLI's agents use, saved as a user would before running the command.
+  const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' } });
+  saveScriptedProfile(app, server.url);
+  app.dispose();
+  return {
+    server,
+    repo: r.repo,
+    data: data.path,
+    files: files.path,
+    run: (...argv) => cli(...argv, '--data-dir', data.path),
+    async cleanup() {
+      await server.close();
+      data.cleanup();
+      files.cleanup();
+      r.cleanup();
+    },
+  };
+}
+
+function initByHand(repo: string): void {
+  writeFileSync(join(repo, '.gitignore'), '.trees/\n');
+  gitIn(repo, 'add', '.gitignore');
+  gitIn(repo, 'commit', '-q', '-m', 'ignore trees');
+  mkdirSync(join(repo, '.flightdeck'), { recursive: true });
+  writeFileSync(join(repo, '.flightdeck', 'config.yml'), 'checks: ["npm test"]\ngit:\n  branch_prefix: feat\n');
+}
+
+describe('feature init (CLI)', () => {
+  it('initializes, then refuses with exit 1 and the config error on stderr', async () => {
+    h = await harness([
+      { match: { userPattern: 'Step 1 of 2' }, blocks: [{ type: 'text', text: 'A sample.' }] },
+      { match: { userPattern: 'Step 2 of 2' }, blocks: [{ type: 'text', text: '<config_yml>\nchecks: ["npm run -s build"]\n</config_yml>\n<overview_md>\n# sample\n\nA sample project with vitest tests and eslint.\n</overview_md>' }] },
+    ]);
+    const first = await h.run('feature', 'init', '--repo', h.repo, '--json');
+    expect(first.err).toBe('');
+    expect(first.code).toBe(0);
+    const r = JSON.parse(first.out) as { checks: string[]; configPath: string };
+    expect(r.checks).toEqual(['npm run -s lint', 'npm test', 'npm run -s build']);
+    expect(readFileSync(r.configPath, 'utf8')).toContain('npm run -s build');
+    const second = await h.run('feature', 'init', '--repo', h.repo);
+    expect(second.code).toBe(1);
+    expect(second.err).toMatch(/^error: config error: .*\.flightdeck\/config\.yml: the project is already initialized/);
+  });
+});
+
+describe('feature plan (CLI)', () => {
+  it('--spec/--verification finalize at once', async () => {
+    h = await harness([]);
+    initByHand(h.repo);
+    writeFileSync(join(h.files, 'design.md'), DESIGN_SPEC);
+    writeFileSync(join(h.files, 'verification.md'), VERIFICATION_PLAN);
+    const r = await h.run('feature', 'plan', 'add-login', '--repo', h.repo, '--spec', join(h.files, 'design.md'), '--verification', join(h.files, 'verification.md'), '--executor', 'claude-code', '--mode', 'yolo');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Phases: password-hashing → login-endpoint → review → verify');
+    const tree = join(h.repo, '.trees', 'add-login');
+    // The project's own branch prefix.
+    expect(gitIn(tree, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('feat/add-login');
+    expect(gitIn(tree, 'log', '-1', '--format=%s%n%an').trim()).toBe('feat(add-login): initialize planning artifacts\nPlan Tester');
+    expect(readFileSync(join(tree, '.flightdeck', 'add-login', 'specs', 'design.md'), 'utf8')).toBe(DESIGN_SPEC);
+    const state = await readState(join(tree, '.flightdeck', 'add-login', 'state.yml'));
+    expect(state.status).toBe('planned');
+    expect(state.agent).toEqual({ executor: 'claude-code', profile: null, model: null, mode: 'yolo' });
+    expect(h.server.mainRequests()).toHaveLength(0);
+  });
+
+  it('a spec without development phases: exit 1, plan error, nothing created', async () => {
+    h = await harness([]);
+    initByHand(h.repo);
+    writeFileSync(join(h.files, 'design.md'), '# x\n\n## Design\n\n### Phase 1: not in the section\n');
+    writeFileSync(join(h.files, 'verification.md'), VERIFICATION_PLAN);
+    const r = await h.run('feature', 'plan', 'no-phases', '--repo', h.repo, '--spec', join(h.files, 'design.md'), '--verification', join(h.files, 'verification.md'));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('plan error:');
+    expect(r.err).toContain('## Development Phases');
+    expect(existsSync(join(h.repo, '.trees', 'no-phases'))).toBe(false);
+    expect(gitIn(h.repo, 'branch', '--list', 'feat/no-phases')).toBe('');
+  });
+
+  it('a chat over two calls continues the same draft, then --approve --done finalizes', async () => {
+    h = await harness([
+      { match: { userPattern: 'I want users to log in' }, blocks: [{ type: 'text', text: 'Password or OAuth?' }] },
+      { match: { userPattern: 'Password, please' }, blocks: [{ type: 'text', text: 'Scrypt it is.' }] },
+      { match: { userPattern: 'approved the design we discussed' }, blocks: [{ type: 'text', text: DESIGN_SPEC }] },
+      { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_PLAN }] },
+    ]);
+    initByHand(h.repo);
+    const a = await h.run('feature', 'plan', 'add-login', '--repo', h.repo, '--message', 'I want users to log in');
+    expect(a.err).toBe('');
+    expect(a.code).toBe(0);
+    expect(a.out).toContain('Planner: Password or OAuth?');
+    expect(existsSync(join(h.repo, '.trees', 'add-login'))).toBe(false);
+    const b = await h.run('feature', 'plan', 'add-login', '--repo', h.repo, '--message', 'Password, please', '--approve', '--done', '--json');
+    expect(b.err).toBe('');
+    expect(b.code).toBe(0);
+    const out = JSON.parse(b.out) as { draft: { status: string; sessionId: string }; replies: string[]; revision: { number: number; phasesFound: boolean }; feature: { branch: string; phases: string[] } };
+    expect(out.replies).toEqual(['Scrypt it is.']);
+    expect(out.revision).toMatchObject({ number: 1, phasesFound: true });
+    expect(out.draft.status).toBe('approved');
+    expect(out.feature).toMatchObject({ branch: 'feat/add-login', phases: ['password-hashing', 'login-endpoint', 'review', 'verify'] });
+    // One Planner session throughout: the second call's first message carries the whole history.
+    const second = h.server.mainRequests()[1]!.body as { messages: { role: string }[] };
+    expect(second.messages.length).toBeGreaterThan(2);
+    expect(a.out).toContain(`session ${out.draft.sessionId}`);
+  });
+
+  it('usage errors exit 2', async () => {
+    h = await harness([]);
+    expect((await h.run('feature', 'plan')).code).toBe(2);
+    expect((await h.run('feature', 'plan', 'x', '--spec', 'a.md')).code).toBe(2);
+    expect((await h.run('feature', 'plan', 'x', '--spec', 'a.md', '--verification', 'b.md', '--message', 'hi')).code).toBe(2);
+    expect((await h.run('feature', 'plan', 'x', '--message', 'hi', '--executor', 'gpt')).code).toBe(2);
+    expect((await h.run('feature', 'init', 'extra')).code).toBe(2);
+  });
+});
