@@ -45,6 +45,12 @@ export interface CoderServiceOptions {
 export type TurnRunner = (ctx: TurnContext, input: string) => Promise<TurnEnd>;
 
 export class CoderService {
+  /**
+   * Why Claude Code cannot run for a session, when its placement is not the host (the
+   * containers service: the session is placed in a container). Null = it runs on the host.
+   * Never a silent fallback: a session placed in a container must not run the CLI on the host.
+   */
+  placementRefusal: ((sessionId: string) => string | null) | null = null;
   readonly repo: CoderSessionRepo;
   private detection: ClaudeDetection | null = null;
   private detecting: Promise<ClaudeDetection> | null = null;
@@ -62,7 +68,7 @@ export class CoderService {
       spec: coderToolSpec(),
       run: (input: Record<string, unknown>, call: { sessionId: string; turnId: string; signal: AbortSignal }) => this.runPlanTool(input, call),
     };
-    this.o.agents.extraTools = (sessionId, mode) => (mode === 'plan' && this.repo.get(sessionId).executor === 'builtin' ? [planTool] : []);
+    this.o.agents.extraTools = (sessionId, mode) => (mode === 'plan' && this.repo.get(sessionId).executor === 'builtin' && !this.placementRefusal?.(sessionId) ? [planTool] : []);
     // A Claude Code turn cannot continue after a restart (its CLI process is gone): approvals
     // it left pending would otherwise resume the session with the built-in loop.
     for (const id of this.repo.claudeCodeSessions()) {
@@ -157,6 +163,13 @@ export class CoderService {
   /** Chat input of a claude-code session runs here; `!` and `/` stay with the engine. */
   runnerFor(sessionId: string, kind: 'chat' | 'bang' | 'slash'): TurnRunner | null {
     if (kind !== 'chat' || this.repo.get(sessionId).executor !== 'claude-code') return null;
+    const refusal = this.placementRefusal?.(sessionId) ?? null;
+    if (refusal !== null) {
+      return (ctx) => {
+        ctx.emit({ type: 'error', code: 'unavailable', message: refusal, retryable: false });
+        return Promise.resolve({ outcome: 'failed', message: refusal });
+      };
+    }
     return (ctx, input) =>
       runClaudeCodeTurn(ctx, input, {
         repo: this.repo,

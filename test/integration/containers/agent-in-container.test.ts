@@ -61,3 +61,19 @@ describe('placement "container" for a built-in-loop session', () => {
     expect(() => statSync(join(h!.repo, 'ran.txt'))).toThrow();
   }, 60_000);
 });
+
+describe('Claude Code and a session placed in a container', () => {
+  it('refuses the turn with the reason instead of running the CLI on the host', async () => {
+    h = await harness([]);
+    const id = h.session();
+    h.app.coder.updateSession({ sessionId: id, executor: 'claude-code' });
+    await h.app.containers.setPlacement(id, { image });
+    const r = await h.app.agents.run(id, 'do something');
+    expect(r.outcome).toBe('failed');
+    expect(r.message).toContain('placed in a container');
+    expect(h.events(id, 'error')[0]).toMatchObject({ code: 'unavailable', retryable: false });
+    // Nothing was started: no container, no model request.
+    expect(h.app.containers.forSession(id)).toBeNull();
+    expect(h.server.mainRequests()).toHaveLength(0);
+  }, 60_000);
+});
