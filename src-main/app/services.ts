@@ -43,7 +43,7 @@ import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
 import { ContainerService, type Placement } from '../containers/container-service';
-import { ContainerRunner } from '../containers/container-runner';
+import { CLAUDE_IN_CONTAINER_REFUSAL, ContainerRunner } from '../containers/container-runner';
 
 /** Long-lived hosts take the day's backup a minute after start; CLI commands end long before. */
 const BACKUP_FIRST_CHECK_MS = 60_000;
@@ -218,6 +218,7 @@ export class AppServices {
     });
     // A session placed in a container runs its commands there; every other session stays on the host.
     this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
+    this.coder.placementRefusal = (id) => (this.containers.placement(id) ? CLAUDE_IN_CONTAINER_REFUSAL : null);
     this.driver = new SessionDriver(this.agents, this.coder);
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
