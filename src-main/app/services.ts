@@ -19,6 +19,7 @@ import { registerTerminalHandlers } from '../terminals/handlers';
 import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
+import { MailboxService } from '../mailbox/mailbox-service';
 import { SessionDriver } from '../agents/session-driver';
 import { FeatureRunService } from '../features/run/run-service';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
@@ -95,6 +96,8 @@ export class AppServices {
   readonly changes: ChangesService;
   /** Agent sessions placed in Docker containers, on local or remote engines (see docs/containers.md). */
   readonly containers: ContainerService;
+  /** The agent mailbox: command files in, reports, sessions, logs and ADRs out (see docs/mailbox.md). */
+  readonly mailbox: MailboxService;
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
   readonly worktrees = new WorktreeManager({
     // Every new worktree gets the project's worktree.copy / ports / setup, its setup commands in terminals the user can watch.
@@ -220,6 +223,7 @@ export class AppServices {
     this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
     this.coder.placementRefusal = (id) => (this.containers.placement(id) ? CLAUDE_IN_CONTAINER_REFUSAL : null);
     this.driver = new SessionDriver(this.agents, this.coder);
+    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox') });
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
     registerBudgetHandlers(this.router, this.budgets);
@@ -395,6 +399,8 @@ export class AppServices {
     this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();
+    // Watchers stop taking files; a task in flight stays claimed and is reported as interrupted at the next start.
+    void this.mailbox.dispose();
     // Quitting stops this app's containers (except kept ones); the requests go out now, the engine finishes them.
     void this.containers.shutdown();
     this.agents.dispose();

@@ -15,17 +15,17 @@
  * mailbox's workspace; a container placement plugs in through `TaskPlacement`.
  */
 import { appendFileSync, closeSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { AgentEvent } from '../../src-preload/contract';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { KeyedLock } from '../platform/keyed-lock';
 import type { Logger } from '../platform/logger';
-import { checkCommandAgainstState, parseCommandFile, type CommandFile, type CommandProblem, type Placement } from './command-file';
+import { checkCommandAgainstState, parseCommandFile, type CommandFile, type CommandProblem, type ParseResult, type Placement } from './command-file';
 import { loadContext, contextFolders } from './context';
 import { Journal, entryOwnerAlive, registerOwnerToken, releaseOwnerToken, type JournalEntry } from './journal';
-import { ensureMailbox, loadCommandFile, markProcessed, rejectCommandFile, type MailboxLayout } from './layout';
+import { ensureMailbox, loadCommandFile, markProcessed, rejectCommandFile, type LoadedCommandFile, type MailboxLayout } from './layout';
 import { checkMissionUpdate, ensureMission, readClaudercPrompt, readMission } from './mission';
 import { LOG_SUMMARY_LINES, extractJudgement, formatDetailedReport, formatReport, reportStatus, type CheckFact, type TaskFacts, type ToolCallFact } from './report';
 import { endSession, newSession, readSessionFile, recordTurn, writeSessionFile, type SessionFile } from './session-file';
@@ -217,6 +217,28 @@ export class MailboxProcessor {
   }
 
   private readonly elsewhere = new Set<string>();
+  /** Tasks running per workspace, and whether each shared its workspace with another at some point (its file list is then narrowed). */
+  private readonly inWorkspace = new Map<string, Set<{ overlapped: boolean }>>();
+
+  private enterWorkspace(workspace: string): { overlapped: boolean; leave(): void } {
+    const set = this.inWorkspace.get(workspace) ?? new Set();
+    this.inWorkspace.set(workspace, set);
+    const me = { overlapped: set.size > 0 };
+    for (const other of set) other.overlapped = true;
+    set.add(me);
+    let left = false;
+    return {
+      get overlapped() {
+        return me.overlapped;
+      },
+      leave: () => {
+        if (left) return;
+        left = true;
+        set.delete(me);
+        if (set.size === 0) this.inWorkspace.delete(workspace);
+      },
+    };
+  }
   private ownedElsewhere(name: string): boolean {
     return this.elsewhere.has(name);
   }
@@ -252,6 +274,7 @@ export class MailboxProcessor {
     const present = new Set(names);
     for (const n of [...this.observations.keys()]) if (!present.has(n)) this.observations.delete(n);
     for (const n of [...this.elsewhere]) if (!present.has(n)) this.elsewhere.delete(n);
+    const ready: { name: string; loaded: LoadedCommandFile; parsed: ParseResult | null }[] = [];
     for (const name of names) {
       if (this.disposed) return;
       if (isTemporaryName(name)) continue;
@@ -263,15 +286,28 @@ export class MailboxProcessor {
         continue;
       }
       if ([...this.live.values()].some((t) => t.file === name)) continue;
-      if (this.live.size >= this.maxConcurrent) return;
       if (!this.isComplete(name)) {
         this.rescanSoon();
         continue;
       }
       try {
-        this.take(name);
+        const loaded = loadCommandFile(join(dir, name));
+        ready.push({ name, loaded, parsed: loaded.ok ? parseCommandFile(loaded.bytes) : null });
       } catch (e) {
-        this.monitor(`could not take ${name} (trying again on the next poll): ${(e as Error).message}`);
+        this.monitor(`could not read ${name} (trying again on the next poll): ${(e as Error).message}`);
+      }
+    }
+    // Commands run in the order they were created (a continue written after its end must not
+    // overtake it); files that cannot run go first, they take no slot.
+    const at = (r: (typeof ready)[number]) => (r.parsed?.ok ? r.parsed.command.createdAtMs : -Infinity);
+    ready.sort((a, b) => at(a) - at(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const r of ready) {
+      if (this.disposed) return;
+      if (r.parsed?.ok && this.live.size >= this.maxConcurrent) return;
+      try {
+        this.take(r.name, r.loaded, r.parsed);
+      } catch (e) {
+        this.monitor(`could not take ${r.name} (trying again on the next poll): ${(e as Error).message}`);
       }
     }
   }
@@ -314,11 +350,9 @@ export class MailboxProcessor {
   }
 
   /** Decides what to do with a complete file: reject, finish a half-done one, run it, or leave it to its owner. */
-  private take(name: string): void {
-    const file = join(this.layout.folders.commandsPending, name);
-    const loaded = loadCommandFile(file);
+  private take(name: string, loaded: LoadedCommandFile, parsed: ParseResult | null): void {
     if (!loaded.ok) return this.reject(name, [loaded.problem]);
-    const parsed = parseCommandFile(loaded.bytes);
+    if (!parsed) return;
     if (!parsed.ok) return this.reject(name, parsed.problems);
     const cmd = parsed.command;
     for (const w of parsed.warnings) this.monitor(`${name}: warning: ${w.message}`);
@@ -356,18 +390,26 @@ export class MailboxProcessor {
       return;
     }
     const claimed = this.journal.get(cmd.id)!;
-    this.launch(claimed, cmd, (signal, timedOut) => this.execute(claimed, cmd, signal, timedOut));
+    this.launch(claimed, cmd, (signal, timedOut, sessionCreated) => this.execute(claimed, cmd, signal, timedOut, sessionCreated));
   }
 
-  private launch(entry: JournalEntry, cmd: CommandFile, body: (signal: AbortSignal, timedOut: () => boolean) => Promise<void>): void {
+  /** Sessions whose `new` task is still running: a continue or end for one waits for it. */
+  private readonly sessionBusy = new Map<string, Promise<void>>();
+
+  private launch(entry: JournalEntry, cmd: CommandFile, body: (signal: AbortSignal, timedOut: () => boolean, sessionCreated: (id: string) => void) => Promise<void>): void {
     const controller = new AbortController();
     let timedOut = false;
+    let finished!: () => void;
+    const whenFinished = new Promise<void>((r) => (finished = r));
+    let createdSession: string | null = null;
     const task: LiveTask = { id: cmd.id, file: entry.file, controller, done: Promise.resolve() };
     this.live.set(cmd.id, task);
     const limit = cmd.timeoutMs ?? this.timeoutMs;
     const key = cmd.sessionId ?? `new:${cmd.id}`;
     task.done = this.sessionLock
       .run(key, async () => {
+        const busy = cmd.sessionId ? this.sessionBusy.get(cmd.sessionId) : undefined;
+        if (busy) await busy;
         if (this.disposed) return;
         // The time limit counts from the moment the task may run (after an earlier turn of its session).
         const timer = setTimeout(() => {
@@ -376,7 +418,14 @@ export class MailboxProcessor {
           controller.abort(new Error('timeout'));
         }, limit);
         try {
-          await body(controller.signal, () => timedOut);
+          await body(
+            controller.signal,
+            () => timedOut,
+            (id) => {
+              createdSession = id;
+              this.sessionBusy.set(id, whenFinished);
+            },
+          );
         } finally {
           clearTimeout(timer);
         }
@@ -386,6 +435,8 @@ export class MailboxProcessor {
         this.o.logger?.error('mailbox task failed', { id: cmd.id, error: e });
       })
       .finally(() => {
+        finished();
+        if (createdSession && this.sessionBusy.get(createdSession) === whenFinished) this.sessionBusy.delete(createdSession);
         this.live.delete(cmd.id);
         if (!this.disposed) void this.scan();
       });
@@ -449,7 +500,7 @@ export class MailboxProcessor {
   }
 
   /** The body of a task; `launch` wraps it with the session lock and the time limit. */
-  private async execute(entry: JournalEntry, cmd: CommandFile, signal: AbortSignal, timedOut: () => boolean): Promise<void> {
+  private async execute(entry: JournalEntry, cmd: CommandFile, signal: AbortSignal, timedOut: () => boolean, sessionCreated: (id: string) => void): Promise<void> {
     const startedAt = new Date();
     const debug = (line: string) => this.appendLog(this.layout.debugLog(cmd.id), `[${iso()}] ${line}\n`);
     debug(`command ${cmd.id} (${cmd.commandType}) from ${entry.file}`);
@@ -494,6 +545,7 @@ export class MailboxProcessor {
         debug(failure ?? 'no session');
         return this.writeReports(entry, cmd, facts);
       }
+      sessionCreated(sessionId);
       session = newSession(sessionId, this.workspace, startedAt);
       writeSessionFile(this.o.root, session);
       entry.sessionId = sessionId;
@@ -526,62 +578,74 @@ export class MailboxProcessor {
       for (const w of warnings) debug(`warning: ${w}`);
       debug(`context: ${context.files.filter((f) => f.enabled).length} files, ${context.bytes} bytes${clauderc.prompt ? '; .clauderc systemPrompt used' : ''}`);
       const input = taskPrompt({ command: cmd, context: context.text, clauderc: clauderc.prompt, missionCreated });
-      const before = await snapshotWorkspace(workspace);
-
-      // The turn counts from its start, so a crash mid-turn leaves the session file saying it happened.
-      session = recordTurn(session, new Date());
-      writeSessionFile(this.o.root, session);
-      debug(`turn ${session.turn_count} started (${placed.label}); time limit ${Math.round((cmd.timeoutMs ?? this.timeoutMs) / 1000)} s`);
-
-      const live = this.follow(cmd.id, session.session_id);
-      let turn: MailboxTurn;
+      const shared = this.enterWorkspace(workspace);
       try {
-        turn = await this.o.agent.runTurn(session.session_id, input, { signal });
-      } catch (e) {
-        turn = { sessionId: session.session_id, outcome: 'failed', text: '', finalText: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, modelCalls: 0, message: (e as Error).message };
-      } finally {
-        live.stop();
-      }
-      // Stopped with Flightdeck: leave the journal "running" so the next start reports it as interrupted.
-      if (this.disposed) return;
-      const finishedAt = new Date();
-      session = { ...session, last_activity: finishedAt.toISOString() };
-      writeSessionFile(this.o.root, session);
-      debug(`turn ended: ${turn.outcome}${turn.message ? ` (${turn.message})` : ''}; ${turn.toolCalls.length} tool calls, ${turn.modelCalls} model calls`);
+        const before = await snapshotWorkspace(workspace);
 
-      const changes = await workspaceChanges(workspace, before).catch((e: unknown) => {
-        warnings.push(`File changes could not be read: ${(e as Error).message}`);
-        return { files: [], commits: [], head: null, gitStatus: null, truncated: false };
-      });
-      if (changes.truncated) warnings.push('The workspace has too many files to compare completely; the file list may be incomplete.');
-      const mission = checkMissionUpdate(missionCreated ? null : missionBefore, readMission(workspace));
-      const j = extractJudgement(turn.finalText || turn.text);
-      const facts = this.emptyFacts(cmd, entry.file, session.session_id, session, startedAt, finishedAt);
-      Object.assign(facts, {
-        workspace,
-        outcome: timedOut() ? 'timeout' : turn.outcome,
-        message: timedOut() ? `The task exceeded its time limit of ${Math.round((cmd.timeoutMs ?? this.timeoutMs) / 1000)} s and was stopped.` : turn.message,
-        timedOut: timedOut(),
-        answer: j.answer,
-        judgement: j.judgement,
-        judgementProblem: turn.outcome === 'completed' ? j.problem : null,
-        thinking: live.thinking(),
-        toolCalls: turn.toolCalls.map((c): ToolCallFact => ({ tool: c.tool, input: c.input, output: c.output ?? '(no result: the turn stopped first)', isError: c.isError })),
-        checks: live.checks(),
-        usage: turn.usage,
-        costUsd: turn.costUsd,
-        modelCalls: turn.modelCalls,
-        files: changes.files,
-        commits: changes.commits,
-        head: changes.head,
-        gitStatus: changes.gitStatus,
-        mission: { ...mission, created: missionCreated },
-        logSummary: this.logSummary(cmd.id),
-        placement: placed.label,
-        warnings,
-      } satisfies Partial<TaskFacts>);
-      if (!mission.progressUpdated || !mission.nextStepsUpdated) debug('AGENT_MISSION.md progress or next steps were not updated by the agent');
-      this.writeReports(entry, cmd, facts);
+        // The turn counts from its start, so a crash mid-turn leaves the session file saying it happened.
+        session = recordTurn(session, new Date());
+        writeSessionFile(this.o.root, session);
+        debug(`turn ${session.turn_count} started (${placed.label}); time limit ${Math.round((cmd.timeoutMs ?? this.timeoutMs) / 1000)} s`);
+
+        const live = this.follow(cmd.id, session.session_id);
+        let turn: MailboxTurn;
+        try {
+          turn = await this.o.agent.runTurn(session.session_id, input, { signal });
+        } catch (e) {
+          turn = { sessionId: session.session_id, outcome: 'failed', text: '', finalText: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, modelCalls: 0, message: (e as Error).message };
+        } finally {
+          live.stop();
+        }
+        // Stopped with Flightdeck: leave the journal "running" so the next start reports it as interrupted.
+        if (this.disposed) return;
+        const finishedAt = new Date();
+        session = { ...session, last_activity: finishedAt.toISOString() };
+        writeSessionFile(this.o.root, session);
+        debug(`turn ended: ${turn.outcome}${turn.message ? ` (${turn.message})` : ''}; ${turn.toolCalls.length} tool calls, ${turn.modelCalls} model calls`);
+
+        const changes = await workspaceChanges(workspace, before).catch((e: unknown) => {
+          warnings.push(`File changes could not be read: ${(e as Error).message}`);
+          return { files: [], commits: [], head: null, gitStatus: null, truncated: false };
+        });
+        shared.leave();
+        if (changes.truncated) warnings.push('The workspace has too many files to compare completely; the file list may be incomplete.');
+        if (shared.overlapped) {
+          // Another task changed the same folder meanwhile: only the files this agent's own tools named are surely its work.
+          const named = new Set(turn.toolCalls.flatMap((c) => toolPath(c.input, workspace)));
+          changes.files = changes.files.filter((f) => named.has(f.path));
+          warnings.push('Another task ran in the same workspace at the same time: the file list holds only the files this agent\'s file tools named; changes made by its shell commands may be missing.');
+        }
+        const mission = checkMissionUpdate(missionCreated ? null : missionBefore, readMission(workspace));
+        const j = extractJudgement(turn.finalText || turn.text);
+        const facts = this.emptyFacts(cmd, entry.file, session.session_id, session, startedAt, finishedAt);
+        Object.assign(facts, {
+          workspace,
+          outcome: timedOut() ? 'timeout' : turn.outcome,
+          message: timedOut() ? `The task exceeded its time limit of ${Math.round((cmd.timeoutMs ?? this.timeoutMs) / 1000)} s and was stopped.` : turn.message,
+          timedOut: timedOut(),
+          answer: j.answer,
+          judgement: j.judgement,
+          judgementProblem: turn.outcome === 'completed' ? j.problem : null,
+          thinking: live.thinking(),
+          toolCalls: turn.toolCalls.map((c): ToolCallFact => ({ tool: c.tool, input: c.input, output: c.output ?? '(no result: the turn stopped first)', isError: c.isError })),
+          checks: live.checks(),
+          usage: turn.usage,
+          costUsd: turn.costUsd,
+          modelCalls: turn.modelCalls,
+          files: changes.files,
+          commits: changes.commits,
+          head: changes.head,
+          gitStatus: changes.gitStatus,
+          mission: { ...mission, created: missionCreated },
+          logSummary: this.logSummary(cmd.id),
+          placement: placed.label,
+          warnings,
+        } satisfies Partial<TaskFacts>);
+        if (!mission.progressUpdated || !mission.nextStepsUpdated) debug('AGENT_MISSION.md progress or next steps were not updated by the agent');
+        this.writeReports(entry, cmd, facts);
+      } finally {
+        shared.leave();
+      }
     } finally {
       await placed.release().catch((e: unknown) => this.monitor(`${cmd.id}: releasing the ${placementName} placement failed: ${(e as Error).message}`));
     }
@@ -719,6 +783,16 @@ export class MailboxProcessor {
     this.monitor('stopped');
     await w?.close();
   }
+}
+
+/** The workspace-relative path a file tool call names (write, patch, read…), if any. */
+function toolPath(input: unknown, workspace: string): string[] {
+  if (!input || typeof input !== 'object') return [];
+  const p = (input as Record<string, unknown>).path ?? (input as Record<string, unknown>).file_path;
+  if (typeof p !== 'string') return [];
+  // Claude Code names files by absolute path; the built-in tools relative to the workspace.
+  if (isAbsolute(p)) return p.startsWith(`${workspace}${sep}`) ? [relative(workspace, p).split(sep).join('/')] : [];
+  return [p.replace(/^\.\//, '')];
 }
 
 function sleep(ms: number): Promise<void> {

@@ -9,6 +9,7 @@ import { worktreeCommand } from './worktree';
 import { autopilotCommand } from './autopilot';
 import { featureCommand } from './feature';
 import { containersCommand } from './containers';
+import { adrCommand, mailboxCommand, reportsCommand, taskCommand } from './mailbox';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -22,4 +23,8 @@ export const COMMANDS: readonly CliCommand[] = [
   autopilotCommand,
   featureCommand,
   containersCommand,
+  mailboxCommand,
+  taskCommand,
+  reportsCommand,
+  adrCommand,
 ];

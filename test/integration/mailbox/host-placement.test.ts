@@ -104,4 +104,75 @@ describe('mailbox on the host placement', () => {
     expect(readFileSync(join(root, 'commands/rejected/late.md.error.md'), 'utf8')).toContain('has ended');
     expect(h.server.pendingTurns()).toBe(0);
   }, 120_000);
+
+  it('runs two tasks at once, each in its own session', async () => {
+    h = await mailboxHarness([
+      { match: { userPattern: 'TASK-A' }, delayMs: 150, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'a.txt', content: 'a' } }] },
+      { match: { userPattern: 'TASK-B' }, delayMs: 150, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'b.txt', content: 'b' } }] },
+      { match: { userPattern: 'Created a.txt' }, blocks: [{ type: 'text', text: judgement('A done') }] },
+      { match: { userPattern: 'Created b.txt' }, blocks: [{ type: 'text', text: judgement('B done') }] },
+    ]);
+    const p = h.processor();
+    const root = h.root;
+    let both = false;
+    let running: string[] = [];
+    const seen = setInterval(() => {
+      running = p.running().map((t) => t.id);
+      if (running.length === 2) both = true;
+    }, 5);
+    try {
+      dropCommand(root, 'a.md', commandText({ id: 'task-a', task: 'TASK-A write a.txt' }));
+      dropCommand(root, 'b.md', commandText({ id: 'task-b', task: 'TASK-B write b.txt' }));
+      p.start();
+      await until(() => existsSync(join(root, 'commands/processed/a.md')) && existsSync(join(root, 'commands/processed/b.md')), 'both processed');
+    } finally {
+      clearInterval(seen);
+    }
+    expect(both).toBe(true);
+    const a = readReport(join(root, 'reports/pending/report-task-a.md'), false);
+    const b = readReport(join(root, 'reports/pending/report-task-b.md'), false);
+    expect(a.fm.session_id).not.toBe(b.fm.session_id);
+    expect(a.text).toContain('| a.txt | 创建 |');
+    expect(a.text).not.toContain('| b.txt |');
+    expect(b.text).toContain('| b.txt | 创建 |');
+    expect(ls(join(root, 'sessions'))).toHaveLength(2);
+  }, 120_000);
+
+  it('after a restart in the middle of a task nothing runs twice: the interrupted task is reported, the waiting one runs once', async () => {
+    h = await mailboxHarness([
+      // The first task's model answer stalls long enough for the restart to happen during it.
+      { match: { userPattern: 'TASK-SLOW' }, fault: { kind: 'stall', ms: 6_000 }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'slow.txt', content: 'slow' } }] },
+      { match: { userPattern: 'TASK-DONE-BEFORE' }, blocks: [{ type: 'text', text: judgement('quick') }] },
+      { match: { userPattern: 'TASK-AFTER' }, blocks: [{ type: 'text', text: judgement('after restart') }] },
+    ]);
+    const root = h.root;
+    const p1 = h.processor();
+    p1.start();
+    dropCommand(root, 'before.md', commandText({ id: 'task-before', task: 'TASK-DONE-BEFORE' }));
+    await until(() => existsSync(join(root, 'commands/processed/before.md')), 'before.md processed');
+    dropCommand(root, 'slow.md', commandText({ id: 'task-slow', task: 'TASK-SLOW' }));
+    await until(() => h.server.mainRequests().some((r) => r.userText?.includes('TASK-SLOW')), 'the slow task reached the model');
+    // Flightdeck stops mid-task (the processor, then the whole app).
+    await p1.dispose();
+    await h.restartApp();
+    expect(existsSync(join(root, 'commands/pending/slow.md'))).toBe(true);
+    dropCommand(root, 'after.md', commandText({ id: 'task-after', task: 'TASK-AFTER' }));
+
+    const p2 = h.processor();
+    p2.start();
+    await until(() => existsSync(join(root, 'commands/processed/slow.md')) && existsSync(join(root, 'commands/processed/after.md')), 'slow.md and after.md processed');
+    // A few more polls: nothing else happens.
+    await new Promise((r) => setTimeout(r, 500));
+    const slow = readReport(join(root, 'reports/pending/detailed-report-task-slow.md'), true);
+    expect(slow.fm.status).toBe('FAILED');
+    expect(slow.text).toContain('was not run again');
+    const mains = h.server.mainRequests();
+    expect(mains.filter((r) => r.userText?.includes('TASK-SLOW'))).toHaveLength(1);
+    expect(mains.filter((r) => r.userText?.includes('TASK-DONE-BEFORE'))).toHaveLength(1);
+    expect(mains.filter((r) => r.userText?.includes('TASK-AFTER'))).toHaveLength(1);
+    expect(existsSync(join(root, 'workspace/slow.txt'))).toBe(false);
+    expect(readReport(join(root, 'reports/pending/report-task-after.md'), false).fm.status).toBe('SUCCESS');
+    expect(ls(join(root, 'commands/processed'))).toEqual(['after.md', 'before.md', 'slow.md']);
+    expect(readFileSync(join(root, 'logs/monitor.log'), 'utf8')).toContain('task-slow: found interrupted');
+  }, 120_000);
 });

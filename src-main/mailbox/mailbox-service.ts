@@ -1,0 +1,323 @@
+/**
+ * The mailbox capability for the app and the CLI: where each project's mailbox lives, building
+ * its watcher (processor) with the agent engine, writing command files for new tasks, and
+ * listing reports and ADRs across mailboxes.
+ *
+ * A project's mailbox is `<data folder>/mailboxes/<project id>` unless configured elsewhere; its
+ * agent works in the project's folder. A seed-style `volumes/` folder (`--root DIR`) is used as
+ * it is, with the agent working in `DIR/workspace`.
+ */
+import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { EventHub } from '../bridge/event-hub';
+import type { SessionDriver } from '../agents/session-driver';
+import type { Logger } from '../platform/logger';
+import { readFileNoWait } from '../platform/read-no-wait';
+import type { ProjectService } from '../projects/project-service';
+import type { SettingsService } from '../settings/settings-service';
+import { listAdrs, parseAdr, type Adr } from './adr';
+import { driverAgentPort } from './agent-port';
+import { formatCommandFile, type CommandType, type Placement } from './command-file';
+import { Journal } from './journal';
+import { ensureMailbox, mailboxLayout } from './layout';
+import { DEFAULT_TASK_TIMEOUT_MS, MailboxProcessor, type MailboxChange, type MailboxProcessorOptions, type TaskPlacement } from './processor';
+import { REPORT_STATUSES, type ReportStatus } from './report';
+
+export const MAILBOXES_FOLDER = 'mailboxes';
+export const GLOBAL_CONTEXT_FOLDER = 'context/global';
+const SETTINGS_KEY = 'mailbox.settings';
+
+export interface MailboxSettings {
+  /** Mailbox root per project id, when not the default. */
+  roots: Record<string, string>;
+  taskTimeoutMs: number;
+  defaultPlacement: Placement;
+}
+
+const DEFAULT_SETTINGS: MailboxSettings = { roots: {}, taskTimeoutMs: DEFAULT_TASK_TIMEOUT_MS, defaultPlacement: 'host' };
+
+export type MailboxTarget = { projectId: string } | { root: string };
+
+export interface ResolvedMailbox {
+  root: string;
+  workspace: string;
+  projectId: string | null;
+  projectName: string | null;
+}
+
+export interface NewTaskInput {
+  commandType: CommandType;
+  task: string;
+  sessionId?: string;
+  constraints?: string;
+  expectedOutput?: string;
+  placement?: Placement;
+  timeoutMs?: number;
+  engine?: string;
+}
+
+export interface ReportSummary {
+  commandId: string;
+  sessionId: string;
+  status: ReportStatus;
+  tags: string[];
+  reportDate: string;
+  /** The task's first line, from the report. */
+  title: string;
+  root: string;
+  projectId: string | null;
+  projectName: string | null;
+  report: string;
+  detailedReport: string | null;
+  /** The command file in processed/, when it is there. */
+  commandFile: string | null;
+  commit: string | null;
+}
+
+export interface AdrSummary {
+  number: number;
+  title: string;
+  file: string;
+  workspace: string;
+  projectId: string | null;
+  projectName: string | null;
+  modifiedAt: number;
+}
+
+export interface MailboxServiceOptions {
+  dataDir: string;
+  settings: SettingsService;
+  projects: ProjectService;
+  driver: SessionDriver;
+  hub: EventHub;
+  logger: Logger;
+}
+
+export class MailboxService {
+  /** Placements besides the host (the container placement registers itself here). */
+  readonly placements: Partial<Record<Placement, TaskPlacement>> = {};
+  private readonly watchers = new Map<string, MailboxProcessor>();
+  private readonly changeListeners = new Set<(root: string, e: MailboxChange) => void>();
+
+  constructor(private readonly o: MailboxServiceOptions) {}
+
+  start(): void {}
+
+  async dispose(): Promise<void> {
+    const all = [...this.watchers.values()];
+    this.watchers.clear();
+    await Promise.all(all.map((w) => w.dispose()));
+  }
+
+  settings(): MailboxSettings {
+    return { ...DEFAULT_SETTINGS, ...(this.o.settings.getInternal<Partial<MailboxSettings>>(SETTINGS_KEY) ?? {}) };
+  }
+
+  updateSettings(patch: Partial<MailboxSettings>): MailboxSettings {
+    const next = { ...this.settings(), ...patch };
+    this.o.settings.setInternal(SETTINGS_KEY, next);
+    return next;
+  }
+
+  get globalContextDir(): string {
+    return join(this.o.dataDir, GLOBAL_CONTEXT_FOLDER);
+  }
+
+  resolve(target: MailboxTarget): ResolvedMailbox {
+    if ('root' in target) {
+      const root = resolve(target.root);
+      return { root, workspace: mailboxLayout(root).folders.workspace, projectId: null, projectName: null };
+    }
+    const p = this.o.projects.get(target.projectId);
+    const root = this.settings().roots[p.id] ?? join(this.o.dataDir, MAILBOXES_FOLDER, p.id);
+    return { root, workspace: p.path, projectId: p.id, projectName: p.name };
+  }
+
+  /** Every mailbox Flightdeck knows: each project's (existing ones only). */
+  known(): ResolvedMailbox[] {
+    return this.o.projects
+      .list()
+      .map((p) => this.resolve({ projectId: p.id }))
+      .filter((m) => existsSync(m.root));
+  }
+
+  onChange(listener: (root: string, e: MailboxChange) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** A processor for a mailbox (the caller starts or drains it, and disposes it). */
+  processor(target: MailboxTarget, over: Partial<MailboxProcessorOptions> = {}): MailboxProcessor {
+    const m = this.resolve(target);
+    const s = this.settings();
+    return new MailboxProcessor({
+      root: m.root,
+      workspace: m.workspace,
+      projectId: m.projectId,
+      agent: driverAgentPort({ driver: this.o.driver, hub: this.o.hub }),
+      globalContextDir: this.globalContextDir,
+      placements: this.placements,
+      defaultPlacement: s.defaultPlacement,
+      taskTimeoutMs: s.taskTimeoutMs,
+      logger: this.o.logger.child('mailbox'),
+      onChange: (e) => {
+        for (const l of this.changeListeners) l(m.root, e);
+      },
+      ...over,
+    });
+  }
+
+  /** Starts the long-lived watcher of a mailbox (once); the app keeps it until disposed. */
+  watch(target: MailboxTarget): MailboxProcessor {
+    const m = this.resolve(target);
+    let w = this.watchers.get(m.root);
+    if (!w) {
+      w = this.processor(target);
+      this.watchers.set(m.root, w);
+      w.start();
+    }
+    return w;
+  }
+
+  isWatching(target: MailboxTarget): boolean {
+    return this.watchers.has(this.resolve(target).root);
+  }
+
+  /**
+   * Writes a command file into `commands/pending/` the way the format's quick-task script does:
+   * finished beside it under a dot name (which watchers ignore), then renamed into place.
+   */
+  writeTask(target: MailboxTarget, input: NewTaskInput, now = new Date()): { id: string; file: string; root: string } {
+    return writeTaskFile(this.resolve(target), input, now);
+  }
+
+  /** Reports of the given mailboxes (default: every known one), newest first. */
+  listReports(targets?: MailboxTarget[]): ReportSummary[] {
+    const boxes = targets ? targets.map((t) => this.resolve(t)) : this.known();
+    return boxes.flatMap((m) => listReportsIn(m)).sort((a, b) => (a.reportDate < b.reportDate ? 1 : a.reportDate > b.reportDate ? -1 : 0));
+  }
+
+  /** ADRs of the mailboxes' workspaces, oldest first per workspace. */
+  listAdrs(targets?: MailboxTarget[]): AdrSummary[] {
+    const boxes = targets ? targets.map((t) => this.resolve(t)) : this.known();
+    const seen = new Set<string>();
+    const out: AdrSummary[] = [];
+    for (const m of boxes) {
+      if (seen.has(m.workspace)) continue;
+      seen.add(m.workspace);
+      out.push(...listAdrsIn(m));
+    }
+    return out;
+  }
+}
+
+/**
+ * Writes a command file into `commands/pending/` the way the format's quick-task script does:
+ * finished beside it under a dot name (which watchers ignore), then renamed into place.
+ */
+export function writeTaskFile(m: ResolvedMailbox, input: NewTaskInput, now = new Date()): { id: string; file: string; root: string } {
+  const layout = ensureMailbox(m.root);
+  const id = `task-${randomUUID()}`;
+  const text = formatCommandFile({
+    id,
+    createdAt: now.toISOString(),
+    commandType: input.commandType,
+    sessionId: input.commandType === 'new' ? null : (input.sessionId ?? null),
+    task: input.task,
+    ...(input.constraints ? { constraints: input.constraints } : {}),
+    ...(input.expectedOutput ? { expectedOutput: input.expectedOutput } : {}),
+    ...(input.placement ? { placement: input.placement } : {}),
+    ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
+    ...(input.engine ? { engine: input.engine } : {}),
+    ...(m.projectId ? { project: m.projectId } : {}),
+  });
+  const file = join(layout.folders.commandsPending, `${id}.md`);
+  const tmp = join(layout.folders.commandsPending, `.${id}.md.tmp`);
+  writeFileSync(tmp, text, { mode: 0o644, flag: 'wx' });
+  renameSync(tmp, file);
+  return { id, file, root: m.root };
+}
+
+/** The reports in one mailbox's `reports/pending/` (unreadable ones are skipped). */
+export function listReportsIn(m: ResolvedMailbox): ReportSummary[] {
+  const layout = mailboxLayout(m.root);
+  let names: string[];
+  try {
+    names = readdirSync(layout.folders.reportsPending);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const journal = new Journal(m.root);
+  const out: ReportSummary[] = [];
+  for (const n of names) {
+    const match = /^report-(.+)\.md$/.exec(n);
+    if (!match) continue;
+    const id = match[1]!;
+    const file = join(layout.folders.reportsPending, n);
+    const parsed = readReportHead(file);
+    if (!parsed) continue;
+    const detailed = join(layout.folders.reportsPending, `detailed-report-${id}.md`);
+    let commandFile: string | null = null;
+    try {
+      const entry = journal.get(id);
+      const c = entry ? join(layout.folders.commandsProcessed, entry.file) : null;
+      commandFile = c && existsSync(c) ? c : null;
+    } catch {
+      // A damaged journal entry only costs the link to the command file.
+      commandFile = null;
+    }
+    out.push({ ...parsed, commandId: id, root: m.root, projectId: m.projectId, projectName: m.projectName, report: file, detailedReport: existsSync(detailed) ? detailed : null, commandFile });
+  }
+  return out;
+}
+
+/** A report's front matter, title and commit. Null when it is not a report Flightdeck can read. */
+export function readReportHead(file: string): Pick<ReportSummary, 'sessionId' | 'status' | 'tags' | 'reportDate' | 'title' | 'commit'> | null {
+  let text: string;
+  try {
+    text = readFileNoWait(file, 'utf8');
+  } catch {
+    // Removed meanwhile or a special file: not a report.
+    return null;
+  }
+  const m = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+  if (!m) return null;
+  let fm: Record<string, unknown>;
+  try {
+    fm = parseYaml(m[1]!, { maxAliasCount: 10 }) as Record<string, unknown>;
+  } catch {
+    // Not YAML: a hand-made file in the reports folder.
+    return null;
+  }
+  if (!fm || typeof fm !== 'object') return null;
+  const status = String(fm.status ?? '');
+  if (!(REPORT_STATUSES as readonly string[]).includes(status)) return null;
+  const title = /^- \*\*原始指令\*\*: (.*)$/m.exec(text)?.[1] ?? '';
+  const commit = /^- \*\*Git Commit\*\*: ([0-9a-f]{7,40})\b/m.exec(text)?.[1] ?? null;
+  return {
+    sessionId: String(fm.session_id ?? ''),
+    status: status as ReportStatus,
+    tags: Array.isArray(fm.tags) ? fm.tags.map(String) : [],
+    reportDate: String(fm.report_date ?? ''),
+    title,
+    commit,
+  };
+}
+
+export function listAdrsIn(m: ResolvedMailbox): AdrSummary[] {
+  if (!existsSync(m.workspace)) return [];
+  return listAdrs(m.workspace).map((a) => {
+    let adr: Adr | null = null;
+    try {
+      adr = parseAdr(readFileNoWait(a.file, 'utf8'));
+    } catch {
+      // A hand-written ADR that does not parse is still listed, by its file name.
+      adr = null;
+    }
+    return { number: a.number, title: adr?.title ?? a.slug, file: a.file, workspace: m.workspace, projectId: m.projectId, projectName: m.projectName, modifiedAt: statSync(a.file).mtimeMs };
+  });
+}
+

@@ -1,0 +1,116 @@
+/**
+ * The mailbox CLI on a seed-style `--root` folder: `task new|continue|end` write command files,
+ * `mailbox run --once` runs them, `reports list` and `adr list` read the results; and a watcher
+ * process killed in the middle of a task leaves nothing to run twice.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeAdr } from '../../../src-main/mailbox/adr';
+import { ensureMailbox } from '../../../src-main/mailbox/layout';
+import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index.js';
+import { startTestApp } from '../../support/app';
+import { cli } from '../../support/cli';
+import { tempDir } from '../../support/temp';
+import { saveTestProfile } from '../agents/harness';
+import { commandText, dropCommand, ls, readReport, until } from './support';
+
+const ROOT = resolve(__dirname, '../../..');
+
+describe('mailbox CLI', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function setup(script: Script): Promise<{ server: ModelServer; data: string; box: string }> {
+    const server = await startModelServer({ script });
+    const data = tempDir('fd-mbx-cli-data-');
+    const box = tempDir('fd-mbx-cli-root-');
+    cleanups.push(() => data.cleanup(), () => box.cleanup(), () => server.close());
+    const app = await startTestApp(data.path);
+    saveTestProfile(app.app, server.url);
+    app.app.dispose();
+    ensureMailbox(box.path);
+    return { server, data: data.path, box: box.path };
+  }
+
+  it('task new / continue / end, mailbox run --once, reports list and adr list', async () => {
+    const { data, box } = await setup([
+      { match: { userPattern: 'TASK-CLI' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'cli.txt', content: 'from the CLI\n' } }] },
+      { match: { userPattern: 'Created cli.txt' }, blocks: [{ type: 'text', text: 'Done.\n```json\n{"summary":"wrote cli.txt","tags":["cli"]}\n```' }] },
+      { match: { userPattern: 'TASK-MORE' }, blocks: [{ type: 'text', text: 'More done.' }] },
+    ]);
+    const made = await cli('task', 'new', 'TASK-CLI write cli.txt', '--root', box, '--constraints', 'only cli.txt', '--json');
+    expect(made.code).toBe(0);
+    const { id, file } = JSON.parse(made.out) as { id: string; file: string };
+    expect(id).toMatch(/^task-[0-9a-f-]{36}$/);
+    expect(readFileSync(file, 'utf8')).toContain('## 约束条件\n\nonly cli.txt');
+
+    const run = await cli('mailbox', 'run', '--root', box, '--once', '--json', '--data-dir', data);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.out) as { finished: { commandId: string; status: string; sessionId: string }[]; rejected: unknown[] };
+    expect(summary.finished).toHaveLength(1);
+    expect(summary.finished[0]).toMatchObject({ commandId: id, status: 'SUCCESS' });
+    expect(readFileSync(join(box, 'workspace/cli.txt'), 'utf8')).toBe('from the CLI\n');
+    expect(existsSync(join(box, `commands/processed/${id}.md`))).toBe(true);
+    const sessionId = summary.finished[0]!.sessionId;
+
+    const reports = await cli('reports', 'list', '--root', box, '--json');
+    const list = JSON.parse(reports.out) as { commandId: string; status: string; tags: string[]; commandFile: string; sessionId: string }[];
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ commandId: id, status: 'SUCCESS', sessionId, commandFile: join(box, `commands/processed/${id}.md`) });
+    expect(list[0]!.tags).toContain('cli');
+
+    writeAdr(join(box, 'workspace'), { title: 'Use plain files', context: 'c', failedAttempts: '', decision: 'd', consequences: '' });
+    const adrs = JSON.parse((await cli('adr', 'list', '--root', box, '--json')).out) as { number: number; title: string }[];
+    expect(adrs).toEqual([expect.objectContaining({ number: 1, title: 'Use plain files' })]);
+
+    expect((await cli('task', 'continue', sessionId, 'TASK-MORE', '--root', box)).code).toBe(0);
+    expect((await cli('task', 'end', sessionId, '--root', box)).code).toBe(0);
+    const run2 = await cli('mailbox', 'run', '--root', box, '--once', '--data-dir', data);
+    expect(run2.out).toContain('2 processed, 0 rejected');
+    const session = JSON.parse(readFileSync(join(box, `sessions/${sessionId}.json`), 'utf8')) as { turn_count: number; status: string };
+    expect(session).toMatchObject({ turn_count: 2, status: 'ended' });
+
+    const status = JSON.parse((await cli('mailbox', 'watch', '--root', box, '--json')).out) as Record<string, unknown>;
+    expect(status).toMatchObject({ pending: 0, processed: 3, rejected: 0, reports: 3, activeSessions: [] });
+
+    expect((await cli('task', 'new', 'x', '--root', box, '--placement', 'vm')).code).toBe(2);
+    expect((await cli('mailbox', 'run', '--once')).code).toBe(2);
+  }, 120_000);
+
+  it('a watcher killed in the middle of a task: the next run reports it as interrupted and runs nothing twice', async () => {
+    const { server, data, box } = await setup([
+      { match: { userPattern: 'TASK-KILLED' }, fault: { kind: 'stall', ms: 8_000 }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'killed.txt', content: 'x' } }] },
+      { match: { userPattern: 'TASK-NEXT' }, blocks: [{ type: 'text', text: 'next done' }] },
+    ]);
+    dropCommand(box, 'killed.md', commandText({ id: 'task-killed', task: 'TASK-KILLED' }));
+    const child = spawn(resolve(ROOT, 'node_modules/.bin/tsx'), ['src-main/cli/main.ts', 'mailbox', 'run', '--root', box, '--data-dir', data], { cwd: ROOT, stdio: 'ignore', detached: true });
+    cleanups.push(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    });
+    await until(() => server.mainRequests().some((r) => r.userText?.includes('TASK-KILLED')), 'the task reached the model', 90_000);
+    process.kill(-child.pid!, 'SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect(ls(join(box, 'commands/pending'))).toEqual(['killed.md']);
+
+    dropCommand(box, 'next.md', commandText({ id: 'task-next', task: 'TASK-NEXT' }));
+    const run = await cli('mailbox', 'run', '--root', box, '--once', '--json', '--data-dir', data);
+    const summary = JSON.parse(run.out) as { finished: { commandId: string; status: string }[] };
+    expect(summary.finished.map((f) => [f.commandId, f.status]).sort()).toEqual([
+      ['task-killed', 'FAILED'],
+      ['task-next', 'SUCCESS'],
+    ]);
+    expect(run.code).toBe(1);
+    expect(server.mainRequests().filter((r) => r.userText?.includes('TASK-KILLED'))).toHaveLength(1);
+    expect(readReport(join(box, 'reports/pending/report-task-killed.md'), false).text).toContain('was not run again');
+    expect(ls(join(box, 'commands/processed'))).toEqual(['killed.md', 'next.md']);
+  }, 180_000);
+});

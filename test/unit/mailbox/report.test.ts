@@ -1,0 +1,116 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { parseCommandFile } from '../../../src-main/mailbox/command-file';
+import { checkMissionUpdate, missionTemplate, readClaudercPrompt } from '../../../src-main/mailbox/mission';
+import { extractJudgement, formatDetailedReport, formatReport, reportStatus, type TaskFacts } from '../../../src-main/mailbox/report';
+import { taskPrompt } from '../../../src-main/mailbox/task-prompt';
+import { tempDir } from '../../support/temp';
+
+const cmd = (() => {
+  const r = parseCommandFile('---\nid: task-1\ncreated_at: 2026-02-22T10:00:00Z\nsession_id: auto\ncommand_type: new\n---\n## 任务描述\nDo the thing\n## 约束条件\nNo network\n');
+  if (!r.ok) throw new Error('fixture');
+  return r.command;
+})();
+
+function facts(over: Partial<TaskFacts> = {}): TaskFacts {
+  return {
+    command: cmd,
+    fileName: 'a.md',
+    sessionId: 'ses-1',
+    turnCount: 1,
+    sessionStatus: 'active',
+    workspace: '/w',
+    startedAt: new Date('2026-02-22T10:00:00Z'),
+    finishedAt: new Date('2026-02-22T10:01:00Z'),
+    outcome: 'completed',
+    message: null,
+    timedOut: false,
+    timeoutMs: 600_000,
+    answer: 'ok',
+    judgement: null,
+    judgementProblem: null,
+    thinking: 'a ``` fence inside thinking',
+    toolCalls: [],
+    checks: [],
+    usage: { inputTokens: 1, outputTokens: 2 },
+    costUsd: 0,
+    modelCalls: 1,
+    files: [{ path: 'a|b.txt', operation: 'created' }],
+    commits: [{ hash: 'abc123', subject: 'feat: x' }],
+    head: 'abc123',
+    gitStatus: '',
+    mission: { exists: true, progressUpdated: false, nextStepsUpdated: true, stage: '阶段 1: x', created: false },
+    logs: { runtime: '/l/r', debug: '/l/d', monitor: '/l/m' },
+    logSummary: '',
+    placement: 'host',
+    warnings: [],
+    ...over,
+  };
+}
+
+describe('report status comes from facts', () => {
+  it('FAILED on timeout or a turn that did not complete, PARTIAL_SUCCESS when the last check or tool call failed, else SUCCESS', () => {
+    expect(reportStatus(facts())).toBe('SUCCESS');
+    expect(reportStatus(facts({ timedOut: true }))).toBe('FAILED');
+    expect(reportStatus(facts({ outcome: 'failed' }))).toBe('FAILED');
+    expect(reportStatus(facts({ outcome: 'interrupted' }))).toBe('FAILED');
+    expect(reportStatus(facts({ checks: [{ command: 'npm test', passed: false, exitCode: 1 }] }))).toBe('PARTIAL_SUCCESS');
+    expect(reportStatus(facts({ checks: [{ command: 'npm test', passed: false, exitCode: 1 }, { command: 'npm test', passed: true, exitCode: 0 }] }))).toBe('SUCCESS');
+    expect(reportStatus(facts({ toolCalls: [{ tool: 'bash', input: {}, output: 'x', isError: true }] }))).toBe('PARTIAL_SUCCESS');
+    // The agent claiming success changes nothing.
+    expect(reportStatus(facts({ outcome: 'failed', judgement: { summary: 'All good, SUCCESS' } }))).toBe('FAILED');
+  });
+});
+
+describe('report text', () => {
+  it('has the front matter keys in order, escapes table cells, fences survive backticks, says when the mission was not updated', () => {
+    const text = formatDetailedReport(facts());
+    const fm = parse(/^---\n([\s\S]*?)\n---\n/.exec(text)![1]!) as Record<string, unknown>;
+    expect(Object.keys(fm)).toEqual(['session_id', 'report_date', 'status', 'tags']);
+    expect(fm).toMatchObject({ session_id: 'ses-1', status: 'SUCCESS', tags: ['mailbox', 'new'] });
+    expect(text).toContain('| a\\|b.txt | 创建 |');
+    expect(text).toContain('- **Git Commit**: abc123 feat: x');
+    expect(text).toContain('NOT UPDATED: the agent did not update the progress table (实施进度追踪)');
+    expect(text).toContain('````\na ``` fence inside thinking\n````');
+    expect(formatReport(facts())).not.toContain('原始执行数据');
+  });
+
+  it('takes the judgement from the last json block only when it has the expected shape', () => {
+    expect(extractJudgement('no block').problem).toMatch(/no assessment/);
+    expect(extractJudgement('```json\n{bad\n```').problem).toMatch(/not valid JSON/);
+    expect(extractJudgement('```json\n{"summary": 3}\n```').problem).toMatch(/summary/);
+    const j = extractJudgement('Text\n```json\n{"summary":"first"}\n```\nmore\n```json\n{"summary":"second","tags":["a"]}\n```');
+    expect(j.judgement?.summary).toBe('second');
+    expect(j.answer).toContain('more');
+  });
+});
+
+describe('mission and behaviour rules', () => {
+  it('sees whether the progress table and next steps changed', () => {
+    const before = missionTemplate(new Date('2026-02-22T00:00:00Z'));
+    expect(checkMissionUpdate(before, before)).toMatchObject({ exists: true, progressUpdated: false, nextStepsUpdated: false, stage: '阶段 1: [描述]' });
+    const after = before.replace('| [模块名] | 未开始 | 0% | - | - |', '| api | 完成 | 100% | 2026-02-22 | - |').replace('- [ ] 阶段 1: [描述]', '- [x] 阶段 1: API');
+    expect(checkMissionUpdate(before, after)).toMatchObject({ progressUpdated: true, nextStepsUpdated: false, stage: '阶段 2: [描述]' });
+    expect(checkMissionUpdate(before, null).exists).toBe(false);
+  });
+
+  it('reads .clauderc systemPrompt, including the format’s own multi-line string, and puts it and the rules in the prompt', () => {
+    const d = tempDir();
+    try {
+      mkdirSync(d.path, { recursive: true });
+      writeFileSync(join(d.path, '.clauderc'), '{\n  "systemPrompt": "你是维护者。\n1. 文档先于代码"\n}\n');
+      const r = readClaudercPrompt(d.path);
+      expect(r).toEqual({ prompt: '你是维护者。\n1. 文档先于代码', warning: null });
+      writeFileSync(join(d.path, '.clauderc'), '{ nope');
+      expect(readClaudercPrompt(d.path).warning).toMatch(/not valid JSON/);
+      const p = taskPrompt({ command: cmd, context: '# Context\n\nCTX', clauderc: 'CUSTOM RULE', missionCreated: true });
+      for (const part of ['文档先于代码', 'Conventional Commits', 'CUSTOM RULE', 'CTX', 'Do the thing', '## 约束条件', 'No network', '```json']) expect(p).toContain(part);
+      expect(p.indexOf('CUSTOM RULE')).toBeLessThan(p.indexOf('CTX'));
+      expect(p.indexOf('CTX')).toBeLessThan(p.indexOf('Do the thing'));
+    } finally {
+      d.cleanup();
+    }
+  });
+});
