@@ -42,15 +42,14 @@ export function overrideDirs(o: { worktree: string; dataDir?: string }): string[
 }
 
 export class AutopilotPrompts {
-  private readonly templates: PromptTemplates;
-
-  constructor(o: { worktree: string; dataDir?: string; builtinDir?: string }) {
-    this.templates = new PromptTemplates({ extraDirs: overrideDirs(o), ...(o.builtinDir ? { builtinDir: o.builtinDir } : {}) });
-  }
+  constructor(private readonly o: { worktree: string; dataDir?: string; builtinDir?: string }) {}
 
   render<N extends PromptName>(name: N, vars: PromptVars[N]): string {
+    // A new engine per prompt: it keeps only the override folders that exist, and one created
+    // while a run goes on must count from the next prompt.
+    const templates = new PromptTemplates({ extraDirs: overrideDirs(this.o), ...(this.o.builtinDir ? { builtinDir: this.o.builtinDir } : {}) });
     try {
-      return this.templates.render(`autopilot/${name}`, vars as unknown as Record<string, unknown>).trim() + '\n';
+      return templates.render(`autopilot/${name}`, vars as unknown as Record<string, unknown>).trim() + '\n';
     } catch (e) {
       throw new AppError('invalid_input', `The autopilot prompt "${name}" could not be rendered: ${(e as Error).message}`, { template: `autopilot/${name}` });
     }

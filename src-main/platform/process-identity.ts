@@ -35,9 +35,24 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * A process that has ended but was not reaped yet (state Z or X in /proc): signal 0 still reaches
+ * it, yet it runs nothing. A killed process whose parent died too stays a zombie for as long as
+ * init does not reap it (some container inits never do), so it must not count as a live owner.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false; // No /proc (macOS, Windows), or it ended between the two checks: the signal answered.
+  }
+}
+
 /** Whether the process that recorded `identity` (from selfIdentity) is still running. */
 export function ownerAlive(pid: number, identity: string | null): boolean {
-  if (!pidAlive(pid)) return false;
+  if (!pidAlive(pid) || isZombie(pid)) return false;
   const m = identity ? /^(\d+)@(\d+)$/.exec(identity) : null;
   if (!m || Number(m[1]) !== pid) return true;
   const now = processStartTicks(pid);

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AutopilotRun } from '../../../src-preload/contract';
-import type { AppServices } from '../../../src-main/app/services';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index.js';
-import { startTestApp } from '../../support/app';
+import { AppServices } from '../../../src-main/app/services';
+import { silentLogger } from '../../../src-main/platform/logger';
+import { CLAUDE_BIN } from '../../fixtures/model-server/claude-cli';
 import { makeRepo, tempDir } from '../../support/temp';
 import { saveTestProfile } from '../agents/harness';
 
@@ -17,11 +18,15 @@ export interface AutopilotHarness {
   cleanup(): Promise<void>;
 }
 
-export async function autopilotHarness(script: Script, opts: { repo?: string } = {}): Promise<AutopilotHarness> {
+export async function autopilotHarness(script: Script, opts: { repo?: string; claude?: boolean } = {}): Promise<AutopilotHarness> {
   const server = await startModelServer({ script });
   const data = tempDir('fd-autopilot-data-');
+  const home = tempDir('fd-autopilot-home-');
   const repo = opts.repo ? { path: opts.repo, cleanup() {} } : makeRepo('fd-autopilot-repo-');
-  const started = await startTestApp(data.path);
+  // The real claude CLI gets a fresh HOME and no retries of its own (an error surfaces at once).
+  const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
+  const started = { app };
+  if (opts.claude) app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 60, maxDurationS: 180 });
   started.app.agents.backoff = { baseMs: 5, maxMs: 40 };
   saveTestProfile(started.app, server.url);
   return {
@@ -37,6 +42,7 @@ export async function autopilotHarness(script: Script, opts: { repo?: string } =
       started.app.dispose();
       await server.close();
       data.cleanup();
+      home.cleanup();
       repo.cleanup();
     },
   };
