@@ -130,8 +130,18 @@ export class SessionWorktreeService {
     });
     const settings = await this.settings(root);
     if (settings.problem || settings.base === null) throw new AppError('invalid_input', settings.problem ?? `No base branch was found in ${root}.`);
-    const slug = input.slug ? validateSlug(input.slug) : suggestSessionSlug(this.now(), await this.takenNames(root));
-    const created = await this.o.worktrees.create(root, slug, { base: settings.base, branchPrefix: settings.branchPrefix, ignoreIn: 'exclude' });
+    const base = settings.base;
+    let slug = input.slug ? validateSlug(input.slug) : suggestSessionSlug(this.now(), await this.takenNames(root));
+    const create = () => this.o.worktrees.create(root, slug, { base, branchPrefix: settings.branchPrefix, ignoreIn: 'exclude' });
+    let created: Awaited<ReturnType<typeof create>>;
+    try {
+      created = await create();
+    } catch (e) {
+      // Two sessions started in the same minute can race for one proposed name: the later one takes the next.
+      if (input.slug || !(e instanceof AppError) || e.code !== 'conflict') throw e;
+      slug = suggestSessionSlug(this.now(), await this.takenNames(root));
+      created = await create();
+    }
     const ref: Omit<SessionWorktreeRef, 'archiveRef'> = { slug, branch: created.entry.branch ?? `${settings.branchPrefix}/${slug}`, base: created.base, path: created.entry.path, repo: root };
     // The session belongs to the project whose checkout this is (listed under it), wherever it works.
     const owner = projectId ?? this.o.projects.list().find((p) => p.path === root)?.id ?? null;
@@ -301,7 +311,13 @@ export class SessionWorktreeService {
   async discard(sessionId: string, force: boolean): Promise<RemoveResult> {
     const w = this.activeWorktree(sessionId, { allowMissing: true });
     this.refuseWhileRunning(sessionId, 'discard its worktree');
-    const r = await this.o.worktrees.remove(w.repo, w.slug, { force, branchPrefix: prefixOf(w), base: w.base });
+    const r = await this.o.worktrees.remove(w.repo, w.slug, { force, branchPrefix: prefixOf(w), base: w.base }).catch(async (e: unknown) => {
+      // Removed elsewhere (the project's worktree list, the CLI): it was archived there; the session takes that archive.
+      if (!(e instanceof AppError) || e.code !== 'not_found' || existsSync(w.path)) throw e;
+      const archive = (await this.o.worktrees.archives(w.repo, w.slug)).find((a) => a.branch === w.branch);
+      if (!archive) throw new AppError('not_found', `The worktree ${w.slug} is gone and no archive of it was found (git for-each-ref refs/flightdeck/archive/${w.slug}/).`, { slug: w.slug });
+      return { slug: w.slug, path: w.path, archive, branchDeleted: false, saved: [] } satisfies RemoveResult;
+    });
     this.repo.setArchiveRef(sessionId, r.archive.ref);
     this.o.agents.republish(sessionId);
     return r;

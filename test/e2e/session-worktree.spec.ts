@@ -31,7 +31,7 @@ test.afterAll(async () => {
   repo?.cleanup();
 });
 
-test('a new session works in its own worktree: the header shows the branch, commit from the header, discard after a confirmation that lists what would be lost, restore', async ({ page }) => {
+test('a new session works in its own worktree: the header shows the branch, commit and squash-merge from the header, discard after a confirmation that lists what would be lost, restore', async ({ page }) => {
   // The user's own unfinished work in the checkout: the dialog warns about it, the session never touches it.
   writeFileSync(join(repo.path, 'notes.txt'), 'my notes\n');
   const board = new BoardPage(page);
@@ -75,6 +75,17 @@ test('a new session works in its own worktree: the header shows the branch, comm
   expect(gitIn(tree, 'log', '-1', '--format=%s').trim()).toBe('Add feature.txt');
   await page.screenshot({ path: 'test-results/session-worktree-header.png' });
 
+  // Squash into main from the header: the checkout (main, with the user's untracked notes) moves with it.
+  await page.getByTestId('worktree-merge').click();
+  const merge = page.getByTestId('merge-dialog');
+  await merge.getByTestId('strategy-squash').click();
+  await merge.getByTestId('merge-confirm').click();
+  await expect(merge).toBeHidden();
+  expect(gitIn(repo.path, 'log', '-1', '--format=%s', 'main').trim()).toBe('Please create feature.txt');
+  expect(readFileSync(join(repo.path, 'feature.txt'), 'utf8')).toBe('made in the worktree\n');
+  expect(gitIn(repo.path, 'status', '--porcelain', '--untracked-files=all')).toBe('?? notes.txt\n');
+  await expect(wt.counts).toContainText('↑1 ↓1 vs main');
+
   // Discard: the confirmation names the commit that exists only here; Cancel keeps everything.
   writeFileSync(join(tree, 'scratch.txt'), 'half an idea\n');
   let confirm = await wt.askDiscard();
@@ -94,6 +105,6 @@ test('a new session works in its own worktree: the header shows the branch, comm
   await page.reload();
   await expect(page.getByTestId('worktree-discarded')).toBeVisible();
   await page.getByTestId('worktree-restore').click();
-  await expect(wt.counts).toContainText('↑1 ↓0 vs main · 1 uncommitted file');
+  await expect(wt.counts).toContainText('↑1 ↓1 vs main · 1 uncommitted file');
   expect(readFileSync(join(tree, 'scratch.txt'), 'utf8')).toBe('half an idea\n');
 });

@@ -280,4 +280,23 @@ describe('sessions in worktrees', () => {
     expect(await sw.status(session.id)).toMatchObject({ state: 'active', untracked: 1, aheadOfBase: 1 });
     expect(h.app.agents.getSession(session.id).worktree?.archiveRef).toBeNull();
   }, 60_000);
+
+  it('two sessions started at once get two worktrees; one removed from the project page is reconciled by Discard with its archive', async () => {
+    const { h, repo, projectId } = await setup();
+    const sw = h.app.sessionWorktrees;
+    const [a, b] = await Promise.all([sw.startSession({ projectId, placement: 'worktree' }), sw.startSession({ projectId, placement: 'worktree' })]);
+    expect(a.worktree!.slug).not.toBe(b.worktree!.slug);
+    expect([a.worktree!.slug, b.worktree!.slug].sort()[1]).toMatch(/^session-\d{8}-\d{4}-2$|^session-\d{8}-\d{4}$/);
+    expect(gitIn(a.session.root, 'branch', '--show-current').trim()).toBe(a.worktree!.branch);
+    expect(gitIn(b.session.root, 'branch', '--show-current').trim()).toBe(b.worktree!.branch);
+
+    writeFileSync(join(a.session.root, 'left.txt'), 'left behind\n');
+    const removed = await h.app.worktrees.remove(repo, a.worktree!.slug, { force: true });
+    expect(await sw.status(a.session.id)).toMatchObject({ state: 'missing' });
+    const d = await sw.discard(a.session.id, false);
+    expect(d.archive.ref).toBe(removed.archive.ref);
+    expect(h.app.agents.getSession(a.session.id).worktree?.archiveRef).toBe(removed.archive.ref);
+    await sw.restore(a.session.id);
+    expect(readFileSync(join(a.session.root, 'left.txt'), 'utf8')).toBe('left behind\n');
+  }, 60_000);
 });
