@@ -222,7 +222,7 @@ export class WorktreeManager {
   }
 
   private async entries(root: string): Promise<WorktreeEntry[]> {
-    const raw = parseWorktreeList(await git(['worktree', 'list', '--porcelain', '-z'], { cwd: root }));
+    const raw = parseWorktreeList(await this.porcelainList(root));
     const trees = join(root, TREES_DIR) + sep;
     const out: WorktreeEntry[] = [];
     for (const w of raw) {
@@ -443,9 +443,28 @@ export class WorktreeManager {
 
   /** A branch can be checked out in one worktree only, the main checkout included. */
   private async refuseCheckedOut(root: string, branch: string): Promise<void> {
-    const all = parseWorktreeList(await git(['worktree', 'list', '--porcelain', '-z'], { cwd: root }));
+    const all = parseWorktreeList(await this.porcelainList(root));
     const holder = all.find((w) => w.branch === branch);
     if (holder) throw checkedOutElsewhere(branch, holder.path);
+  }
+
+  /**
+   * `git worktree list`, retried while another process is creating a worktree: git reads every
+   * `.git/worktrees/<name>/` and fails on one whose files are not written yet ("failed to read
+   * …/commondir"). The in-process lock cannot prevent it (the CLI and the app are two processes).
+   */
+  private async porcelainList(root: string): Promise<string> {
+    let delay = this.retry.firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await git(['worktree', 'list', '--porcelain', '-z'], { cwd: root });
+      } catch (e) {
+        const halfMade = e instanceof GitError && /failed to read .*worktrees[\\/][^\n]*(commondir|gitdir)/.test(e.stderr + e.message);
+        if (!halfMade || attempt >= this.retry.attempts) throw e;
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
   }
 
   private locked<T>(root: string, fn: () => Promise<T>): Promise<T> {
