@@ -134,7 +134,7 @@ export class FeatureRunService {
   events(runId: string, fromSeq = 1): FeatureRunEvent[] {
     const row = this.repo.get(runId);
     if (!row) throw new AppError('not_found', `There is no feature run ${runId}.`);
-    return this.o.events.read<RunEventData>(runId, fromSeq).map((e) => ({ runId, projectPath: row.projectPath, slug: row.slug, seq: e.seq, ts: e.ts, data: e.payload }));
+    return this.o.events.read<{ data: RunEventData }>(runId, fromSeq).map((e) => ({ runId, projectPath: row.projectPath, slug: row.slug, seq: e.seq, ts: e.ts, data: e.payload.data }));
   }
 
   /**
@@ -277,7 +277,8 @@ export class FeatureRunService {
   // ---- events -------------------------------------------------------------------------------
 
   private emit(row: RunRow, data: RunEventData): void {
-    if (this.disposed && data.type !== 'RunFinished') return;
+    // After a shutdown the event log is closing; the run was recorded as interrupted and resumes at the next start.
+    if (this.disposed) return;
     this.o.events.append(row.id, data.type, { projectPath: row.projectPath, slug: row.slug, data });
   }
 
