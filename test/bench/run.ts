@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   board: () => import('./board'),
   coder: () => import('./coder'),
   terminals: () => import('./terminals'),
+  worktrees: () => import('./worktrees'),
 };
 
 const only = process.argv.slice(2);
