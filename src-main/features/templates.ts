@@ -8,7 +8,7 @@
  * Failures are FeatureErrors of kind `prompt` naming the template and, for syntax and render
  * errors, its file and line.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import nunjucks from 'nunjucks';
 import { appRoot } from '../platform/paths';
@@ -83,17 +83,31 @@ function checkName(name: string): void {
 
 /**
  * nunjucks reports `(<file>) [Line L, Column C]\n  <reason>`; the file named there is the one that
- * failed (an included template's own file when the error is inside it).
+ * failed (an included template's own file when the error is inside it). Some compile errors (an
+ * unknown filter) come without a line: the first line naming the missing thing is taken then.
  */
 function promptError(name: string, file: string, e: unknown): FeatureError {
   const text = e instanceof Error ? e.message : String(e);
-  const m = /^\((.+?)\)\s*\[Line (\d+), Column \d+\]\s*([\s\S]*)$/.exec(text.trim());
+  const m = /^\((.+?)\)\s*(?:\[Line (\d+), Column \d+\])?\s*([\s\S]*)$/.exec(text.trim());
   if (m) {
-    const reason = m[3]!.trim().replace(/\s+/g, ' ');
+    const path = m[1]!;
+    const reason = m[3]!.trim().replace(/\s+/g, ' ').replace(/^Error: /, '');
     const because = reason === 'attempted to output null or undefined value' ? 'a variable used here is not defined' : reason;
-    return new FeatureError('prompt', `template "${name}" failed to render: ${because}`, { path: m[1], line: Number(m[2]) }, { cause: e });
+    const line = m[2] !== undefined ? Number(m[2]) : lineNaming(path, /not found: (\S+)/.exec(reason)?.[1]);
+    return new FeatureError('prompt', `template "${name}" failed to render: ${because}`, { path, ...(line !== undefined ? { line } : {}) }, { cause: e });
   }
   return new FeatureError('prompt', `template "${name}" failed to render: ${text.split('\n')[0]}`, { path: file }, { cause: e });
+}
+
+function lineNaming(path: string, what: string | undefined): number | undefined {
+  if (what === undefined) return undefined;
+  try {
+    const i = readFileSync(path, 'utf8').split('\n').findIndex((l) => l.includes(what));
+    return i >= 0 ? i + 1 : undefined;
+  } catch {
+    // The template vanished between rendering and this lookup: the message still names it.
+    return undefined;
+  }
 }
 
 /** The templates of one project: its `prompts.extra_dirs` (relative to the repository) before the built-in set. */

@@ -243,6 +243,37 @@ describe('feature plan drafts', () => {
     expect(repoSnapshot(h.repo)).toBe(snapshot);
   });
 
+  it("the project's prompt overrides are used, and a broken one is a prompt error with its file and line", async () => {
+    h = await planningHarness([
+      { match: { userPattern: 'CUSTOM-APPROVE add-login' }, blocks: [{ type: 'text', text: DESIGN_SPEC }] },
+      { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_PLAN }] },
+    ]);
+    initByHand(h);
+    const overrides = join(h.repo, '.flightdeck', 'prompts', 'plan');
+    mkdirSync(overrides, { recursive: true });
+    writeFileSync(join(overrides, 'approve.j2'), 'CUSTOM-APPROVE {{ slug }}\n');
+    const { draft } = await call<{ draft: PlanDraft }>(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'add-login' });
+    const v1 = await call<{ revision: PlanRevision }>(h.app, 'features.plan.approveDraft', { draftId: draft.id });
+    expect(v1.revision.phasesFound).toBe(true);
+    writeFileSync(join(overrides, 'revise.j2'), 'fine line\n{{ comments | nosuchfilter }}\n');
+    const err = await call(h.app, 'features.plan.requestChanges', { draftId: draft.id, revision: 1, comments: [{ text: 'more' }] }).catch((e: unknown) => e as { message: string; details: { kind: string; path: string; line: number } });
+    expect(err).toMatchObject({ details: { kind: 'prompt', path: join(overrides, 'revise.j2'), line: 2 } });
+    expect((err as { message: string }).message).toMatch(/^prompt error: .*revise\.j2:2: template "plan\/revise" failed to render/);
+    // Nothing was asked of the model and the draft still offers revision 1.
+    expect(h.server.mainRequests()).toHaveLength(2);
+    expect((await call<{ draft: PlanDraft }>(h.app, 'features.plan.get', { draftId: draft.id })).draft).toMatchObject({ status: 'review', revision: 1 });
+  });
+
+  it('one operation per draft at a time: a second request while the Planner answers is refused', async () => {
+    h = await planningHarness([{ match: { userPattern: 'slow question' }, fault: { kind: 'stall', ms: 1_500 }, blocks: [{ type: 'text', text: 'Slow answer.' }] }]);
+    initByHand(h);
+    const { draft } = await call<{ draft: PlanDraft }>(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'busy' });
+    const slow = call<{ text: string }>(h.app, 'features.plan.send', { draftId: draft.id, message: 'slow question' });
+    await expect(call(h.app, 'features.plan.send', { draftId: draft.id, message: 'second' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(call(h.app, 'features.plan.discard', { draftId: draft.id })).rejects.toMatchObject({ code: 'conflict' });
+    expect((await slow).text).toBe('Slow answer.');
+  });
+
   it('drafts survive a restart of the app', async () => {
     h = await planningHarness([{ match: { userPattern: 'hello' }, blocks: [{ type: 'text', text: 'Hi.' }] }]);
     initByHand(h);

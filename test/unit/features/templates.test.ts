@@ -77,6 +77,13 @@ describe('PromptTemplates', () => {
     expect(e.message).toContain('not defined');
   });
 
+  it('an unknown filter (reported by nunjucks without a line) is located by its name', () => {
+    put('p/plan/approve.j2', 'ok\n\n{{ slug | shout }}\n');
+    const e = thrown(() => projectTemplates(dir, ['p']).render('plan/approve', { slug: 's' }));
+    expect(e.line).toBe(3);
+    expect(e.message).toBe(`${join(dir, 'p', 'plan', 'approve.j2')}:3: template "plan/approve" failed to render: filter not found: shout`);
+  });
+
   it('a missing template or a name leaving the prompts folder is refused', () => {
     const t = new PromptTemplates({ builtinDir: dir });
     expect(thrown(() => t.render('plan/nope', {})).message).toContain('template "plan/nope" not found');
