@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEventData } from '../../../../src-preload/contract';
+import { readState, sumPhases } from '../../../../src-main/features/state';
+import { activeStatePath } from '../../../../src-main/features/scanner';
+import { gitIn } from '../../../support/temp';
+import { CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, SUM_TEST, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from './support';
+
+let repo: RunRepo | null = null;
+let h: RunHarness | null = null;
+afterEach(async () => {
+  await h?.cleanup();
+  repo?.cleanup();
+  h = null;
+  repo = null;
+});
+
+type Ev<T extends RunEventData['type']> = Extract<RunEventData, { type: T }>;
+
+describe('feature run: review rounds and verify attempts', () => {
+  it('asks once for the format, fixes a major issue, verifies again after a failing node --test, and pushes with a compare URL when gh is missing', async () => {
+    repo = makeRunRepo({ remote: 'github' });
+    const wt = await planFeature(repo.repo, 'calc', ['library']);
+    const wrongTest = SUM_TEST.replace('5)', '6)');
+    h = await runHarness([
+      // dev phase
+      write('sum.mjs', SUM_JS),
+      text('Library written.'),
+      // review round 1: no block, reminded once, still none → a failed round
+      text('I reviewed it and it seems fine overall.'),
+      text('Fine, really.'),
+      // review round 2: a major issue, then the fix
+      text('```yaml\nissues:\n  - severity: major\n    file: sum.mjs\n    description: there are no tests\n  - severity: minor\n    file: sum.mjs\n    line: 1\n    description: no doc comment\n```'),
+      write('sum.test.mjs', wrongTest),
+      text('Added a test.'),
+      // review round 3: clean
+      CLEAN_REVIEW,
+      // verify attempt 1: the check fails (the test expects 6); the agent says pass, which is not enough
+      VERIFY_PASS,
+      write('sum.test.mjs', SUM_TEST),
+      text('Fixed the expectation.'),
+      // verify attempt 2: the check passes
+      VERIFY_PASS,
+    ]);
+    // No gh on PATH here (none is installed on the test machines): push and the compare page.
+    const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'calc' })).done;
+    expect(r.message).toBeNull();
+    expect(r.outcome).toBe('completed');
+    expect(r.delivery).toEqual({ kind: 'compare', remote: 'origin', url: 'https://github.com/acme/widgets/compare/main...feature%2Fcalc?expand=1' });
+    expect(h.server.pendingTurns()).toBe(0);
+
+    await h.app.events.whenFlushed();
+    const rounds = h.events.filter((e) => e.data.type === 'ReviewRound').map((e) => e.data as Ev<'ReviewRound'>);
+    expect(rounds.map((x) => [x.round, x.parsed, x.issues.map((i) => i.severity)])).toEqual([
+      [1, false, []],
+      [2, true, ['major', 'minor']],
+      [3, true, []],
+    ]);
+    const attempts = h.events.filter((e) => e.data.type === 'VerifyAttempt').map((e) => e.data as Ev<'VerifyAttempt'>);
+    expect(attempts.map((a) => [a.attempt, a.result, a.agentResult, a.checks[0]!.exitCode])).toEqual([
+      [1, 'fail', 'pass', 1],
+      [2, 'pass', 'pass', 0],
+    ]);
+    expect(attempts[0]!.checks[0]!.output).toMatch(/fail/i);
+
+    // What the agent was told: the reminder, the issues to fix, the failing check's output.
+    const asked = h.server.mainRequests().map((q) => q.userText ?? '');
+    expect(asked.some((t) => t.includes('did not contain the fenced yaml block'))).toBe(true);
+    expect(asked.some((t) => t.includes('[major] sum.mjs: there are no tests'))).toBe(true);
+    expect(asked.some((t) => t.includes('The check `node --test` failed (exit 1)'))).toBe(true);
+
+    const s = await readState(activeStatePath(repo.repo, 'calc'));
+    const review = s.phases.find((p) => p.name === 'review')!;
+    const verify = s.phases.find((p) => p.name === 'verify')!;
+    // review: round 1 + reminder, round 2 + its fix (two calls), round 3 = 6 calls, accumulated in one phase
+    expect(review.turns).toBe(6);
+    expect(verify.turns).toBe(4);
+    expect((review.details.rounds as unknown[]).length).toBe(3);
+    expect(review.details.clean).toBe(true);
+    expect((verify.details.attempts as unknown[]).length).toBe(2);
+    expect(s.total).toEqual(sumPhases(s.phases));
+
+    // The fixes were committed and the branch pushed to the bare origin as it is in the worktree.
+    expect(gitIn(wt, 'show', 'HEAD:sum.test.mjs')).toBe(SUM_TEST);
+    expect(gitIn(repo.origin!, 'rev-parse', 'refs/heads/feature/calc').trim()).toBe(gitIn(wt, 'rev-parse', 'HEAD').trim());
+  }, 180_000);
+
+  it('fails the feature with the reason after max_retries + 1 failing verify attempts', async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ extra: '' }).replace('max_retries: 1', 'max_retries: 0').replace('enabled: true', 'enabled: false') });
+    await planFeature(repo.repo, 'broken', ['library']);
+    h = await runHarness([write('sum.mjs', SUM_JS), write('sum.test.mjs', SUM_TEST.replace('5)', '7)')), text('Done.'), VERIFY_PASS]);
+    const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'broken' })).done;
+    expect(r.outcome).toBe('failed');
+    expect(r.message).toBe('Verification failed after 1 attempt: node --test (exit 1) failed.');
+    const s = await readState(activeStatePath(repo.repo, 'broken'));
+    expect(s.status).toBe('failed');
+    expect(s.phases.map((p) => p.status)).toEqual(['completed', 'completed', 'failed']);
+    expect(s.phases[1]!.details.skipped).toBe(true);
+    expect(s.phases[2]!.details.reason).toBe(r.message);
+  }, 120_000);
+});
