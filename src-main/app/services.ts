@@ -205,7 +205,7 @@ export class AppServices {
       for (const t of this.terminals.list()) if (t.owner.sessionId === sessionId) this.terminals.close(t.id);
     };
     registerAgentHandlers(this.router, this.agents);
-    this.sessionWorktrees = new SessionWorktreeService({ db: this.db, agents: this.agents, projects: this.projects, worktrees: this.worktrees, logger: log.child('session-worktrees') });
+    this.sessionWorktrees = new SessionWorktreeService({ db: this.db, agents: this.agents, hub: this.hub, projects: this.projects, worktrees: this.worktrees, logger: log.child('session-worktrees') });
     registerSessionWorktreeHandlers(this.router, this.sessionWorktrees, this.projects);
     registerConnectionTestHandlers(this.router, this.agents.profiles);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), dataDir: options.dataDir, ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });

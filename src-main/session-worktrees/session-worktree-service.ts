@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { AppError, LISTED_FILES_MAX, type MergeStrategy, type PlacementProbe, type SandboxMode, type Session, type SessionPlacement, type SessionWorktreeRef, type SessionWorktreeStatus, type AgentMode } from '../../src-preload/contract';
 import type { AgentService } from '../agents/agent-service';
+import type { EventHub } from '../bridge/event-hub';
 import { DEFAULT_TITLE } from '../agents/agent-service';
 import { git, gitBufferWithExit, GitError } from '../git/git';
 import type { Logger } from '../platform/logger';
@@ -33,6 +34,7 @@ const LISTED_CONFLICTS = 20;
 export interface SessionWorktreeServiceOptions {
   db: Database;
   agents: AgentService;
+  hub: EventHub;
   projects: ProjectService;
   worktrees: WorktreeManager;
   logger: Logger;
@@ -65,6 +67,7 @@ export class SessionWorktreeService {
   gh: GhOps = new DefaultGhOps();
   private readonly now: () => Date;
   private disposed = false;
+  private offHub: (() => void) | null = null;
 
   constructor(private readonly o: SessionWorktreeServiceOptions) {
     this.repo = new SessionWorktreeRepo(o.db);
@@ -75,10 +78,22 @@ export class SessionWorktreeService {
     this.disposed = false;
     // Every session the agent service describes carries its worktree (sidebar, header).
     this.o.agents.worktreeOf = (sessionId) => this.repo.get(sessionId);
+    // A session started in a session's worktree folder another way (`/new`, `chat --cwd .trees/x`) works in that worktree too.
+    this.offHub = this.o.hub.subscribe((e) => {
+      if (e.topic !== 'agents.sessions.changed') return;
+      const s = (e.payload as { session: Session | null }).session;
+      if (!s || s.worktree) return;
+      const w = this.repo.findByPath(s.root);
+      if (!w || w.archiveRef) return;
+      this.repo.put(s.id, w);
+      this.o.agents.republish(s.id);
+    });
   }
 
   dispose(): void {
     this.disposed = true;
+    this.offHub?.();
+    this.offHub = null;
     this.o.agents.worktreeOf = null;
   }
 
@@ -148,7 +163,7 @@ export class SessionWorktreeService {
     let session: Session;
     try {
       session = owner ? this.o.agents.createSession({ projectId: owner, worktreeRoot: ref.path, ...opts }) : this.o.agents.createSession({ root: ref.path, ...opts });
-      this.repo.insert(session.id, ref);
+      this.repo.put(session.id, { ...ref, archiveRef: null });
     } catch (e) {
       // Nothing was written in the fresh worktree yet: removing it (archived anyway) loses nothing.
       await this.o.worktrees.remove(root, slug, { force: true, branchPrefix: settings.branchPrefix, base: ref.base }).catch((err: unknown) => this.o.logger.warn('could not remove the worktree of a session that failed to start', { slug, error: err }));
@@ -318,8 +333,7 @@ export class SessionWorktreeService {
       if (!archive) throw new AppError('not_found', `The worktree ${w.slug} is gone and no archive of it was found (git for-each-ref refs/flightdeck/archive/${w.slug}/).`, { slug: w.slug });
       return { slug: w.slug, path: w.path, archive, branchDeleted: false, saved: [] } satisfies RemoveResult;
     });
-    this.repo.setArchiveRef(sessionId, r.archive.ref);
-    this.o.agents.republish(sessionId);
+    for (const id of this.repo.setArchiveRef(w, r.archive.ref)) this.o.agents.republish(id);
     return r;
   }
 
@@ -329,8 +343,7 @@ export class SessionWorktreeService {
     if (!w) throw new AppError('not_found', 'This session does not work in a worktree.');
     if (!w.archiveRef) throw new AppError('conflict', `The worktree ${w.slug} was not discarded: there is nothing to restore.`);
     const r = await this.o.worktrees.restore(w.repo, w.slug, { ref: w.archiveRef });
-    this.repo.setArchiveRef(sessionId, null);
-    this.o.agents.republish(sessionId);
+    for (const id of this.repo.setArchiveRef(w, null)) this.o.agents.republish(id);
     return { path: r.entry.path, branch: r.entry.branch, archiveRef: r.archive.ref, reappliedDirty: r.reappliedDirty };
   }
 

@@ -281,7 +281,7 @@ describe('sessions in worktrees', () => {
     expect(h.app.agents.getSession(session.id).worktree?.archiveRef).toBeNull();
   }, 60_000);
 
-  it('two sessions started at once get two worktrees; one removed from the project page is reconciled by Discard with its archive', async () => {
+  it('two sessions started at once get two worktrees; /new keeps the worktree; one removed from the project page is reconciled by Discard with its archive', async () => {
     const { h, repo, projectId } = await setup();
     const sw = h.app.sessionWorktrees;
     const [a, b] = await Promise.all([sw.startSession({ projectId, placement: 'worktree' }), sw.startSession({ projectId, placement: 'worktree' })]);
@@ -290,12 +290,18 @@ describe('sessions in worktrees', () => {
     expect(gitIn(a.session.root, 'branch', '--show-current').trim()).toBe(a.worktree!.branch);
     expect(gitIn(b.session.root, 'branch', '--show-current').trim()).toBe(b.worktree!.branch);
 
+    // `/new` in a worktree session: the fresh session works in the same worktree, and sees it discarded with it.
+    const fresh = await h.app.agents.run(a.session.id, '/new');
+    expect(fresh.sessionId).not.toBe(a.session.id);
+    expect(h.app.agents.getSession(fresh.sessionId)).toMatchObject({ root: a.session.root, worktree: { slug: a.worktree!.slug, branch: a.worktree!.branch, archiveRef: null } });
+
     writeFileSync(join(a.session.root, 'left.txt'), 'left behind\n');
     const removed = await h.app.worktrees.remove(repo, a.worktree!.slug, { force: true });
     expect(await sw.status(a.session.id)).toMatchObject({ state: 'missing' });
     const d = await sw.discard(a.session.id, false);
     expect(d.archive.ref).toBe(removed.archive.ref);
     expect(h.app.agents.getSession(a.session.id).worktree?.archiveRef).toBe(removed.archive.ref);
+    expect(h.app.agents.getSession(fresh.sessionId).worktree?.archiveRef).toBe(removed.archive.ref);
     await sw.restore(a.session.id);
     expect(readFileSync(join(a.session.root, 'left.txt'), 'utf8')).toBe('left behind\n');
   }, 60_000);
