@@ -17,6 +17,10 @@ export const WorktreeEntry = z.object({
   locked: z.boolean(),
   lockReason: z.string().nullable(),
   detached: z.boolean(),
+  /** Bytes its files take (the listing measures them; null when the folder is missing). */
+  diskBytes: z.number().nullable().optional(),
+  /** Its own PORT from the project's worktree.ports (null: none assigned). */
+  port: z.number().int().nullable().optional(),
 });
 export type WorktreeEntry = z.infer<typeof WorktreeEntry>;
 

@@ -9,6 +9,18 @@ interface Listing {
   archives: WorktreeArchive[];
 }
 
+/** Disk use as people read it: 512 B, 3.4 MiB, 1.2 GiB. */
+export function diskSize(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
+}
+
 /** The newest archive of each slug that has no worktree now: the ones worth offering to restore. */
 function restorable(l: Listing): WorktreeArchive[] {
   const live = new Set(l.worktrees.map((w) => w.slug));
@@ -82,7 +94,14 @@ export function WorktreeList({ projectId }: { projectId: string }) {
               <strong>{w.slug}</strong> <span className="mono">{w.branch ?? `detached ${w.head?.slice(0, 7) ?? ''}`}</span>
               {!w.managed && <span className="badge"> made outside Flightdeck</span>}
               {w.missing && <span className="badge badge-warn"> folder missing</span>}
-              {w.locked && <span className="badge"> locked{w.lockReason ? `: ${w.lockReason}` : ''}</span>}{' '}
+              {w.locked && <span className="badge"> locked{w.lockReason ? `: ${w.lockReason}` : ''}</span>}
+              {typeof w.diskBytes === 'number' && (
+                <span className="muted" data-testid={`worktree-disk-${w.slug}`}>
+                  {' '}
+                  {diskSize(w.diskBytes)}
+                </span>
+              )}
+              {typeof w.port === 'number' && <span className="badge"> PORT {w.port}</span>}{' '}
               <button className="button" onClick={() => setConfirm({ slug: w.slug, force: false, text: w.missing ? `The folder of ${w.slug} is gone. Forget it (its branch tip is archived)?` : `Remove ${w.slug} (${w.path})? It is archived first and can be restored.` })}>
                 {w.missing ? 'Prune' : 'Remove'}
               </button>

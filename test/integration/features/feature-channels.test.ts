@@ -1,0 +1,51 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { assignPort } from '../../../src-main/worktrees/worktree-prepare';
+import { startTestApp } from '../../support/app';
+import { gitIn } from '../../support/temp';
+import { ignoreTrees, makeActiveFeature, repoWithOrigin } from './support/feature-repos';
+
+const cleanups: (() => void)[] = [];
+afterAll(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+const ctx = { origin: 'test' as const, connectionId: 't' };
+
+describe('features.* and worktrees.list over the bridge', () => {
+  it('list, status, clean (dry run, then confirmed) by project id; worktrees show disk use and port', async () => {
+    const repo = repoWithOrigin('fd-chan-');
+    cleanups.push(repo.cleanup);
+    ignoreTrees(repo.path);
+    const t = await startTestApp();
+    cleanups.push(t.cleanup);
+    const project = await t.app.projects.add(repo.path);
+    const wt = makeActiveFeature(repo.path, 'done-work');
+    writeFileSync(join(wt, 'big.bin'), Buffer.alloc(200_000));
+    gitIn(wt, 'add', 'big.bin');
+    gitIn(wt, 'commit', '-q', '-m', 'big');
+    gitIn(repo.path, 'merge', '-q', '--no-ff', '-m', 'Merge done-work', 'feature/done-work');
+    const port = await assignPort(wt, { start: 45000, end: 45009 });
+
+    const list = await t.app.router.dispatch('features.list', {}, ctx);
+    expect(list).toMatchObject({ ok: true, value: { projects: [{ projectId: project.id, features: [{ slug: 'done-work', status: 'in_progress', source: 'active' }] }] } });
+    const status = await t.app.router.dispatch('features.status', { projectId: project.id, slug: 'done-work' }, ctx);
+    expect(status).toMatchObject({ ok: true, value: { feature: { slug: 'done-work' }, git: { branch: 'feature/done-work', dirty: false } } });
+
+    const wl = await t.app.router.dispatch('worktrees.list', { projectId: project.id }, ctx);
+    expect(wl.ok).toBe(true);
+    const entry = (wl as { value: { worktrees: { slug: string; diskBytes: number; port: number }[] } }).value.worktrees.find((w) => w.slug === 'done-work')!;
+    expect(entry.diskBytes).toBeGreaterThan(200_000);
+    expect(entry.port).toBe(port);
+
+    // Removing needs confirm: the contract refuses a non-dry run without it.
+    expect(await t.app.router.dispatch('features.clean', { projectId: project.id, dryRun: false }, ctx)).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    const dry = await t.app.router.dispatch('features.clean', { projectId: project.id }, ctx);
+    expect(dry).toMatchObject({ ok: true, value: { dryRun: true, removed: [], candidates: [{ slug: 'done-work', reason: 'merged_locally', method: 'ancestry' }] } });
+    const done = await t.app.router.dispatch('features.clean', { projectId: project.id, dryRun: false, confirm: true, slugs: ['done-work'] }, ctx);
+    expect(done).toMatchObject({ ok: true, value: { removed: [{ slug: 'done-work', branchDeleted: true }] } });
+    expect((done as { value: { reclaimedBytes: number } }).value.reclaimedBytes).toBeGreaterThan(200_000);
+    const after = await t.app.router.dispatch('features.list', { projectId: project.id }, ctx);
+    expect(after).toMatchObject({ ok: true, value: { projects: [{ features: [{ slug: 'done-work', status: 'merged', source: 'merged' }] }] } });
+  }, 60_000);
+});
