@@ -6,12 +6,16 @@
  * are serialized by a per-session lock.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
-import { AppError } from '../../src-preload/contract';
+import { AppError, type TerminalInfo } from '../../src-preload/contract';
+import { childEnv } from '../platform/child-process';
+import { appRoot } from '../platform/paths';
 import type { Logger } from '../platform/logger';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { KeyedLock } from '../platform/keyed-lock';
@@ -161,7 +165,22 @@ export interface EngineStore {
   save(all: EngineSpec[]): void;
 }
 
+/** What opening a container shell needs of the terminal service (a pty running the exec bridge). */
+export interface TerminalSpawner {
+  spawn(o: { file: string; args: string[]; cwd: string; kind: 'shell'; title: string; env: Record<string, string>; baseEnv: Record<string, string>; owner: { sessionId: string; projectId?: string }; cols?: number; rows?: number }): Promise<TerminalInfo>;
+}
+
+/** The exec bridge's entry: the TypeScript source through tsx when running from source, else the bundled file. */
+function bridgeEntry(): { script: string; execArgv: string[]; env: Record<string, string> } {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const source = join(here, 'exec-bridge', 'main.ts');
+  if (existsSync(source)) return { script: source, execArgv: ['--import', pathToFileURL(join(appRoot(), 'node_modules', 'tsx', 'dist', 'loader.mjs')).href], env: {} };
+  return { script: join(here, 'container-exec.js'), execArgv: [], env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {} };
+}
+
 export interface ContainerServiceOptions {
+  /** Container shells open in the terminal grid through this (the app's terminal service). */
+  terminals?: TerminalSpawner;
   /** Engines the user added (Settings → Engines, `containers engine-add`); default: a file in the data folder. */
   engineStore?: EngineStore;
   /** Session placements (default: in memory). */
@@ -627,6 +646,33 @@ export class ContainerService {
       }),
     );
     this.placed.clear();
+  }
+
+  /**
+   * A shell in the session's container, in the terminal grid: a pty runs the exec bridge, so the
+   * container's TTY gets the same flow control, scrollback and replay as a local shell.
+   */
+  async openTerminal(sessionId: string, size: { cols: number; rows: number } = { cols: 80, rows: 24 }): Promise<TerminalInfo> {
+    if (!this.o.terminals) throw new AppError('unavailable', 'Container shells need the terminal grid (the app), not the CLI.');
+    const placed = await this.ensure(sessionId);
+    const engine = this.engine(placed.engine);
+    const ins = await engine.call('the container inspection', (d) => d.getContainer(placed.id).inspect());
+    const entry = bridgeEntry();
+    const bridge = { engine: engine.spec, container: placed.id, user: ins.Config.User, workdir: CONTAINER_PATHS.workspace, cmd: ['sh', '-c', 'if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi'] };
+    const base = childEnv('minimal', this.o.env ?? process.env, entry.env);
+    // ssh engines authenticate through the user's agent, as the docker CLI does.
+    const agent = (this.o.env ?? process.env).SSH_AUTH_SOCK;
+    return this.o.terminals.spawn({
+      file: process.execPath,
+      args: [...entry.execArgv, entry.script],
+      cwd: placed.worktree ?? tmpdir(),
+      kind: 'shell',
+      title: `${placed.name} (container)`,
+      env: { FLIGHTDECK_BRIDGE: JSON.stringify(bridge), ...(agent ? { SSH_AUTH_SOCK: agent } : {}) },
+      baseEnv: base,
+      owner: { sessionId },
+      ...size,
+    });
   }
 
   /** The container path of a host path inside the session's worktree, or null when it is outside. */
