@@ -213,6 +213,7 @@ export class AppServices {
     this.containers = new ContainerService({
       dataDir: options.dataDir,
       logger: log.child('containers'),
+      terminals: this.terminals,
       placements: { load: () => this.settings.getInternal<Record<string, Placement>>('containers.placements') ?? {}, save: (all) => this.settings.setInternal('containers.placements', all) },
       sessionInfo: (id) => {
         const s = this.agents.sessions.get(id);
