@@ -7,9 +7,10 @@ import { createToastSlice, type ToastSlice } from './toast-slice';
 import { createAgentsSlice, type AgentsSlice } from './agents-slice';
 import { createCoderSlice, type CoderSlice } from './coder-slice';
 import { createTerminalsSlice, type TerminalsSlice } from './terminals-slice';
+import { createAutopilotSlice, type AutopilotSlice } from './autopilot-slice';
 import { createFeaturesSlice, type FeaturesSlice } from './features-slice';
 
-export type AppState = AppSlice & ProjectsSlice & ToastSlice & AgentsSlice & CoderSlice & TerminalsSlice & FeaturesSlice;
+export type AppState = AppSlice & ProjectsSlice & ToastSlice & AgentsSlice & CoderSlice & TerminalsSlice & AutopilotSlice & FeaturesSlice;
 export type AppStore = StoreApi<AppState>;
 export type SliceCreator<S> = (set: StoreApi<AppState>['setState'], get: StoreApi<AppState>['getState'], client: Client) => S;
 
@@ -22,6 +23,7 @@ export function createAppStore(client: Client): AppStore {
     ...createAgentsSlice(set, get, client),
     ...createCoderSlice(set, get, client),
     ...createTerminalsSlice(set, get, client),
+    ...createAutopilotSlice(set, get, client),
     ...createFeaturesSlice(set, get, client),
   }));
 }
