@@ -35,6 +35,9 @@ import { registerConnectionTestHandlers } from '../agents/provider/connection-ha
 import { registerFolderHandlers } from '../projects/folder-handlers';
 import { WorktreeManager } from '../worktrees/worktree-manager';
 import { registerWorktreeHandlers } from '../worktrees/handlers';
+import { registerFeatureReviewHandlers } from '../features/review-handlers';
+import { InboxService } from '../inbox/inbox-service';
+import { registerInboxHandlers } from '../inbox/handlers';
 import { SessionWorktreeService } from '../session-worktrees/session-worktree-service';
 import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import { FeatureService } from '../features/feature-service';
@@ -85,6 +88,8 @@ export class AppServices {
   readonly coder: CoderService;
   /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
   readonly driver: SessionDriver;
+  /** Notices of finished, failed and waiting features (and the desktop notifications made from them). */
+  readonly inbox: InboxService;
   /** Feature runs: phases, review, verify, PR; the queue; crash resume (see docs/features.md). */
   readonly featureRuns: FeatureRunService;
   /** Daily spend budgets, asked before every model call (see docs/features.md). */
@@ -176,6 +181,15 @@ export class AppServices {
     registerProjectHandlers(this.router, this.projects);
     registerFolderHandlers(this.router);
     registerWorktreeHandlers(this.router, this.worktrees, this.projects);
+    registerFeatureReviewHandlers(this.router, this.db, this.projects);
+    this.inbox = new InboxService({
+      dataDir: options.dataDir,
+      hub: this.hub,
+      logger: log.child('inbox'),
+      sessionRoot: (id) => this.agents.sessions.get(id)?.root ?? null,
+      projectIdOf: (path) => this.projects.list().find((p) => p.path === path)?.id ?? null,
+    });
+    registerInboxHandlers(this.router, this.inbox);
     this.features = new FeatureService({ db: this.db, log: log.child('features'), hub: this.hub, projects: this.projects, worktrees: this.worktrees });
     registerFeatureListHandlers(this.router, this.features, this.projects);
     this.terminals = new TerminalService({
@@ -357,6 +371,7 @@ export class AppServices {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
+    this.inbox.start();
     this.featureRuns.start();
     // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
@@ -400,6 +415,7 @@ export class AppServices {
     this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();
+    this.inbox.dispose();
     // Watchers stop taking files; a task in flight stays claimed and is reported as interrupted at the next start.
     void this.mailbox.dispose();
     // Quitting stops this app's containers (except kept ones); the requests go out now, the engine finishes them.

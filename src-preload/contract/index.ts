@@ -13,6 +13,8 @@ import { sessionWorktreeRequests } from './session-worktrees';
 import { featureEvents, featureRequests } from './features';
 import { featureRunEvents, featureRunRequests } from './feature-runs';
 import { budgetEvents, budgetRequests } from './budgets';
+import { featureReviewRequests } from './feature-review';
+import { inboxEvents, inboxRequests } from './inbox';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -31,6 +33,8 @@ export * from './session-worktrees';
 export * from './features';
 export * from './feature-runs';
 export * from './budgets';
+export * from './feature-review';
+export * from './inbox';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -52,6 +56,8 @@ export const requests = {
   ...featureRequests,
   ...featureRunRequests,
   ...budgetRequests,
+  ...featureReviewRequests,
+  ...inboxRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
@@ -65,6 +71,7 @@ export const events = {
   ...featureEvents,
   ...featureRunEvents,
   ...budgetEvents,
+  ...inboxEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;
