@@ -110,7 +110,8 @@ function initByHand(hh: PlanningHarness): void {
 
 const REVISED_SPEC = DESIGN_SPEC.replace('### Phase 2: Login endpoint', '### Phase 2: Rate limiting\nFive tries a minute.\n\n### Phase 3: Login endpoint');
 
-describe.each(['builtin', 'claude-code'] as const)('feature plan with the %s executor', (executor) => {
+describe('feature plan with the built-in executor', () => {
+  const executor = 'builtin';
   it('chat → /approve → request changes → approve: nothing in the repository before, one commit after', async () => {
     h = await planningHarness([
       { match: { userPattern: 'I want users to log in' }, blocks: [{ type: 'text', text: 'Password or OAuth?' }] },
@@ -214,6 +215,41 @@ describe.each(['builtin', 'claude-code'] as const)('feature plan with the %s exe
     expect(h.server.pendingTurns()).toBe(0);
     // Planning the same slug again is refused.
     await expect(call(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'add-login', executor })).rejects.toMatchObject({ message: expect.stringContaining('already exists') });
+  }, 180_000);
+});
+
+describe('feature plan with the Claude Code executor', () => {
+  // The review loop is the same service code whichever executor plays the Planner (tested above);
+  // here: the chat resumes one Claude Code session, /approve writes both documents, approve finalizes.
+  it('chat → /approve → approve through the real claude CLI', async () => {
+    h = await planningHarness([
+      { match: { userPattern: 'I want users to log in' }, blocks: [{ type: 'text', text: 'Password or OAuth?' }] },
+      { match: { userPattern: 'approved the design we discussed' }, blocks: [{ type: 'text', text: DESIGN_SPEC }] },
+      { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_PLAN }] },
+    ]);
+    initByHand(h);
+    const snapshot = repoSnapshot(h.repo);
+    const { draft } = await call<{ draft: PlanDraft }>(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'add-login', executor: 'claude-code' });
+    expect(h.app.agents.getSession(draft.sessionId).executor).toBe('claude-code');
+    expect((await call<{ text: string }>(h.app, 'features.plan.send', { draftId: draft.id, message: 'I want users to log in' })).text).toBe('Password or OAuth?');
+    const v1 = await call<{ revision: PlanRevision }>(h.app, 'features.plan.approveDraft', { draftId: draft.id });
+    expect(v1.revision).toMatchObject({ number: 1, designMd: DESIGN_SPEC, verificationMd: VERIFICATION_PLAN, phasesFound: true });
+    // The same Claude Code session was resumed: the /approve request carries the chat before it.
+    const approveBody = JSON.stringify(h.server.mainRequests().find((r) => r.userText?.includes('approved the design we discussed'))!.body);
+    expect(approveBody).toContain('Password or OAuth?');
+    expect(repoSnapshot(h.repo)).toBe(snapshot);
+    const done = await call<{ feature: FinalizedFeature }>(h.app, 'features.plan.approve', {
+      draftId: draft.id,
+      revision: 1,
+      designMd: v1.revision.designMd,
+      verificationMd: v1.revision.verificationMd,
+      phases: v1.revision.phases.map((p) => p.title),
+      executor: 'claude-code',
+    });
+    expect(done.feature.phases).toEqual(['password-hashing', 'login-endpoint', 'review', 'verify']);
+    const state = await readState(done.feature.statePath);
+    expect(state.agent).toEqual({ executor: 'claude-code', profile: null, model: null, mode: 'auto-edit' });
+    expect(gitIn(done.feature.worktreePath, 'log', '-1', '--format=%s').trim()).toBe('feat(add-login): initialize planning artifacts');
   }, 180_000);
 });
 
