@@ -369,14 +369,14 @@ export class FeatureService {
     const reclaimedBytes = details.diskBytes;
     let result;
     try {
-      result = await this.o.worktrees.remove(root, slug);
+      result = await this.o.worktrees.remove(root, slug, { base: state.git.base_branch });
     } catch (e) {
       // The manager refuses commits that are neither on the base nor upstream. The commits of a
       // squash or rebase merge are exactly that: they are safe when the branch is merged (by
       // content) or its tip is on a remote; anything else is reported with the manager's list.
       if (!(e instanceof AppError) || e.code !== 'conflict' || !Array.isArray(e.details?.unpushed) || (e.details?.changed as unknown[] | undefined)?.length || (e.details?.untracked as unknown[] | undefined)?.length) throw e;
       if (!(await this.tipIsSafe(root, state, view))) throw e;
-      result = await this.o.worktrees.remove(root, slug, { force: true });
+      result = await this.o.worktrees.remove(root, slug, { force: true, base: state.git.base_branch });
     }
     let branchDeleted = result.branchDeleted;
     if (!branchDeleted && (await this.gitOps.branchExists(root, state.git.branch))) {
