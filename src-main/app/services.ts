@@ -20,6 +20,7 @@ import { AgentService } from '../agents/agent-service';
 import { registerAgentHandlers } from '../agents/handlers';
 import { CoderService } from '../coder/coder-service';
 import { MailboxService } from '../mailbox/mailbox-service';
+import { registerMailboxHandlers } from '../mailbox/handlers';
 import { SessionDriver } from '../agents/session-driver';
 import { FeatureRunService } from '../features/run/run-service';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
@@ -238,7 +239,8 @@ export class AppServices {
     this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
     this.coder.placementRefusal = (id) => (this.containers.placement(id) ? CLAUDE_IN_CONTAINER_REFUSAL : null);
     this.driver = new SessionDriver(this.agents, this.coder);
-    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox') });
+    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined });
+    registerMailboxHandlers(this.router, this.mailbox, this.hub);
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
     registerBudgetHandlers(this.router, this.budgets);

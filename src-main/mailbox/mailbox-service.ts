@@ -7,9 +7,15 @@
  * agent works in the project's folder. A seed-style `volumes/` folder (`--root DIR`) is used as
  * it is, with the agent working in `DIR/workspace`.
  */
-import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { AppError } from '../../src-preload/contract/errors';
+import { git } from '../git/git';
+import { writeFileAtomic } from '../platform/atomic-file';
+import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, type ContextFolders, type ContextLayer } from './context';
+import { readMission } from './mission';
+import { listSessionFiles } from './session-file';
 import { parse as parseYaml } from 'yaml';
 import type { EventHub } from '../bridge/event-hub';
 import type { SessionDriver } from '../agents/session-driver';
@@ -86,6 +92,43 @@ export interface AdrSummary {
   modifiedAt: number;
 }
 
+/** Longest text the browser is sent for one file (a report, a log): the rest stays on disk. */
+const MAX_SHOWN_BYTES = 2 * 1024 * 1024;
+
+function readText(file: string): string {
+  const buf = readFileNoWait(file);
+  return buf.length > MAX_SHOWN_BYTES ? `${buf.subarray(buf.length - MAX_SHOWN_BYTES).toString('utf8')}\n…(only the last ${MAX_SHOWN_BYTES} bytes are shown)` : buf.toString('utf8');
+}
+
+export interface ReportFilter {
+  projectId?: string;
+  status?: ReportStatus;
+  tag?: string;
+  from?: string;
+  to?: string;
+  query?: string;
+}
+
+export interface MailboxStatusView {
+  projectId: string;
+  root: string;
+  workspace: string;
+  watching: boolean;
+  pending: number;
+  running: { id: string; file: string }[];
+  sessions: { sessionId: string; status: 'active' | 'ended'; turnCount: number; lastActivity: string }[];
+}
+
+export interface ReportDetailView {
+  summary: ReportSummary;
+  report: string;
+  detailedReport: string | null;
+  commandFile: string | null;
+  debugLog: string | null;
+  sessionKnown: boolean;
+  commitText: string | null;
+}
+
 export interface MailboxServiceOptions {
   dataDir: string;
   settings: SettingsService;
@@ -93,13 +136,15 @@ export interface MailboxServiceOptions {
   driver: SessionDriver;
   hub: EventHub;
   logger: Logger;
+  /** Whether an agent session exists in this Flightdeck (a report's transcript link). */
+  sessionExists?: (sessionId: string) => boolean;
 }
 
 export class MailboxService {
   /** Placements besides the host (the container placement registers itself here). */
   readonly placements: Partial<Record<Placement, TaskPlacement>> = {};
   private readonly watchers = new Map<string, MailboxProcessor>();
-  private readonly changeListeners = new Set<(root: string, e: MailboxChange) => void>();
+  private readonly changeListeners = new Set<(m: ResolvedMailbox, e: MailboxChange) => void>();
 
   constructor(private readonly o: MailboxServiceOptions) {}
 
@@ -143,7 +188,7 @@ export class MailboxService {
       .filter((m) => existsSync(m.root));
   }
 
-  onChange(listener: (root: string, e: MailboxChange) => void): () => void {
+  onChange(listener: (m: ResolvedMailbox, e: MailboxChange) => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
   }
@@ -163,7 +208,7 @@ export class MailboxService {
       taskTimeoutMs: s.taskTimeoutMs,
       logger: this.o.logger.child('mailbox'),
       onChange: (e) => {
-        for (const l of this.changeListeners) l(m.root, e);
+        for (const l of this.changeListeners) l(m, e);
       },
       ...over,
     });
@@ -183,6 +228,107 @@ export class MailboxService {
 
   isWatching(target: MailboxTarget): boolean {
     return this.watchers.has(this.resolve(target).root);
+  }
+
+  async unwatch(target: MailboxTarget): Promise<void> {
+    const root = this.resolve(target).root;
+    const w = this.watchers.get(root);
+    this.watchers.delete(root);
+    await w?.dispose();
+  }
+
+  status(projectId: string): MailboxStatusView {
+    const m = this.resolve({ projectId });
+    const layout = mailboxLayout(m.root);
+    const pending = existsSync(layout.folders.commandsPending) ? readdirSync(layout.folders.commandsPending).filter((n) => n.endsWith('.md') && !n.startsWith('.')).length : 0;
+    const w = this.watchers.get(m.root);
+    return {
+      projectId,
+      root: m.root,
+      workspace: m.workspace,
+      watching: w !== undefined,
+      pending,
+      running: w?.running() ?? [],
+      sessions: listSessionFiles(m.root).sessions.map((x) => ({ sessionId: x.session_id, status: x.status, turnCount: x.turn_count, lastActivity: x.last_activity })),
+    };
+  }
+
+  /** Reports filtered the way the browser asks: project, status, tag, date range, words in the full text. */
+  searchReports(f: ReportFilter): { reports: ReportSummary[]; tags: string[] } {
+    const all = this.listReports(f.projectId ? [{ projectId: f.projectId }] : undefined);
+    const tags = [...new Set(all.flatMap((r) => r.tags))].sort();
+    const words = (f.query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    const reports = all.filter((r) => {
+      if (f.status && r.status !== f.status) return false;
+      if (f.tag && !r.tags.includes(f.tag)) return false;
+      const day = r.reportDate.slice(0, 10);
+      if (f.from && day < f.from.slice(0, 10)) return false;
+      if (f.to && day > f.to.slice(0, 10)) return false;
+      if (words.length > 0) {
+        const text = [readText(r.report), r.detailedReport ? readText(r.detailedReport) : ''].join('\n').toLowerCase();
+        if (!words.every((w) => text.includes(w))) return false;
+      }
+      return true;
+    });
+    return { reports, tags };
+  }
+
+  async report(projectId: string, commandId: string): Promise<ReportDetailView> {
+    const m = this.resolve({ projectId });
+    const summary = listReportsIn(m).find((r) => r.commandId === commandId);
+    if (!summary) throw new AppError('not_found', `There is no report for command ${commandId} in this project's mailbox.`);
+    const debugFile = mailboxLayout(m.root).debugLog(commandId);
+    let commitText: string | null = null;
+    if (summary.commit) {
+      try {
+        commitText = await git(['show', '--stat', '--format=commit %H%nAuthor: %an <%ae>%nDate:   %aI%n%n    %s%n', summary.commit, '--'], { cwd: m.workspace, maxOutputBytes: MAX_SHOWN_BYTES });
+      } catch {
+        // The commit is not in this workspace (another clone, or gone after a rebase): the hash alone is shown.
+        commitText = null;
+      }
+    }
+    return {
+      summary,
+      report: readText(summary.report),
+      detailedReport: summary.detailedReport ? readText(summary.detailedReport) : null,
+      commandFile: summary.commandFile ? readText(summary.commandFile) : null,
+      debugLog: existsSync(debugFile) ? readText(debugFile) : null,
+      sessionKnown: this.o.sessionExists?.(summary.sessionId) ?? false,
+      commitText,
+    };
+  }
+
+  adrText(projectId: string, n: number): string {
+    const m = this.resolve({ projectId });
+    const a = listAdrs(m.workspace).find((x) => x.number === n);
+    if (!a) throw new AppError('not_found', `The project has no ADR-${String(n).padStart(4, '0')}.`);
+    return readText(a.file);
+  }
+
+  mission(projectId: string): string | null {
+    return readMission(this.resolve({ projectId }).workspace);
+  }
+
+  contextFolders(projectId: string, taskId: string | null): ContextFolders & { global: string; project: string } {
+    const m = this.resolve({ projectId });
+    const f = contextFolders({ globalDir: this.globalContextDir, root: m.root, workspace: m.workspace, taskId });
+    return { ...f, global: this.globalContextDir, project: f.project! };
+  }
+
+  context(projectId: string, taskId: string | null): { files: (ContextFile & { text: string })[]; composed: string; bytes: number; folders: ContextFolders & { global: string; project: string } } {
+    const folders = this.contextFolders(projectId, taskId);
+    const c = loadContext(folders);
+    return { files: c.files.map((f) => ({ ...f, text: readText(f.path) })), composed: c.text, bytes: c.bytes, folders };
+  }
+
+  saveContext(projectId: string, layer: ContextLayer, taskId: string | null, name: string, text: string): void {
+    if (name !== basename(name) || !name.toLowerCase().endsWith('.md') || name.startsWith('.')) throw new AppError('invalid_input', `${JSON.stringify(name)} is not a context file name (a name ending in .md).`);
+    if (Buffer.byteLength(text) > MAX_CONTEXT_FILE_BYTES) throw new AppError('invalid_input', `A context file may be at most ${MAX_CONTEXT_FILE_BYTES} bytes.`);
+    const folders = this.contextFolders(projectId, taskId);
+    const dir = folders[layer];
+    if (!dir) throw new AppError('invalid_input', 'The task layer needs a task id.');
+    mkdirSync(dir, { recursive: true });
+    writeFileAtomic(join(dir, name), text, { mode: 0o644 });
   }
 
   /**

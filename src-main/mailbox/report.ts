@@ -8,7 +8,6 @@
  * decisions, pitfalls, advice for the next agent), in a JSON block at the end of its answer
  * (`judgementRequest`); without one the report says so rather than inventing it.
  */
-import { stringify } from 'yaml';
 import { z } from 'zod';
 import type { CommandFile } from './command-file';
 import type { MissionCheck } from './mission';
@@ -169,11 +168,15 @@ function quoteTask(task: string): string {
   return task.includes('\n') ? `${first.trim()} …` : first.trim();
 }
 
+/** A tag written plain when YAML reads it back as the same text, else double-quoted. */
+function yamlTag(t: string): string {
+  return /^[\p{L}\p{N}][\p{L}\p{N}._-]*$/u.test(t) && !/^(true|false|null|yes|no|on|off|~|[-+.\d].*)$/i.test(t) ? t : JSON.stringify(t);
+}
+
 function frontMatter(f: TaskFacts, status: ReportStatus): string {
-  const fm = { session_id: f.sessionId, report_date: f.finishedAt.toISOString(), status, tags: reportTags(f) };
-  // Quoted strings and a flow list, as in the format's own example.
-  const body = stringify(fm, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', collectionStyle: 'flow', lineWidth: 0 }).trimEnd();
-  return `---\n${body}\n---`;
+  // The format's own layout: quoted strings, one key per line, the tags as a flow list. JSON
+  // string syntax is valid YAML double-quoted syntax, so any session id survives.
+  return ['---', `session_id: ${JSON.stringify(f.sessionId)}`, `report_date: ${JSON.stringify(f.finishedAt.toISOString())}`, `status: ${JSON.stringify(status)}`, `tags: [${reportTags(f).map(yamlTag).join(', ')}]`, '---'].join('\n');
 }
 
 /** Sections 1–6 (shared by both reports). */

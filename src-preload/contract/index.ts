@@ -15,6 +15,7 @@ import { featureRunEvents, featureRunRequests } from './feature-runs';
 import { budgetEvents, budgetRequests } from './budgets';
 import { featureReviewRequests } from './feature-review';
 import { inboxEvents, inboxRequests } from './inbox';
+import { mailboxEvents, mailboxRequests } from './mailbox';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -33,6 +34,7 @@ export * from './session-worktrees';
 export * from './features';
 export * from './feature-runs';
 export * from './budgets';
+export * from './mailbox';
 export * from './feature-review';
 export * from './inbox';
 
@@ -56,6 +58,7 @@ export const requests = {
   ...featureRequests,
   ...featureRunRequests,
   ...budgetRequests,
+  ...mailboxRequests,
   ...featureReviewRequests,
   ...inboxRequests,
 } as const satisfies Record<string, RequestSpec>;
@@ -71,6 +74,7 @@ export const events = {
   ...featureEvents,
   ...featureRunEvents,
   ...budgetEvents,
+  ...mailboxEvents,
   ...inboxEvents,
 } as const satisfies Record<string, EventSpec>;
 

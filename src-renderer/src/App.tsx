@@ -10,6 +10,7 @@ import { BoardView } from './views/BoardView';
 import { SettingsView } from './views/SettingsView';
 import { ProjectView } from './views/ProjectView';
 import { SessionView } from './agents/SessionView';
+import { MailboxView } from './mailbox/MailboxView';
 import { ApprovalDialog } from './agents/ApprovalDialog';
 import { TerminalsView } from './terminals/TerminalsView';
 import { AutopilotView } from './autopilot/AutopilotView';
@@ -112,6 +113,7 @@ export function App() {
         {view.name === 'project' && <ProjectView projectId={view.projectId} />}
         {view.name === 'session' && <SessionView key={view.sessionId} sessionId={view.sessionId} />}
         {view.name === 'terminals' && <TerminalsView />}
+        {view.name === 'mailbox' && <MailboxView key={`${view.projectId ?? ''}/${view.commandId ?? ''}`} {...(view.projectId ? { projectId: view.projectId } : {})} {...(view.commandId ? { commandId: view.commandId } : {})} />}
         {view.name === 'autopilot' && <AutopilotView runId={view.runId} />}
         {view.name === 'feature' && <FeatureView key={`${view.projectId}/${view.slug}`} projectId={view.projectId} slug={view.slug} />}
         {view.name === 'plan' && view.screen === 'chat' && <PlanChatView key={view.draftId} draftId={view.draftId} />}

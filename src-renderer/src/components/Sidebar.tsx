@@ -50,6 +50,9 @@ export function Sidebar() {
           <button className={`nav-item ${view.name === 'autopilot' ? 'active' : ''}`} onClick={() => go({ name: 'autopilot' })} title="Autopilot" data-testid="nav-autopilot">
             <Icon name="layers" /> <span className="nav-label">Autopilot</span>
           </button>
+          <button className={`nav-item ${view.name === 'mailbox' ? 'active' : ''}`} onClick={() => go({ name: 'mailbox' })} title="Mailbox: reports, ADRs, tasks" data-testid="nav-mailbox">
+            <Icon name="chat" /> <span className="nav-label">Mailbox</span>
+          </button>
           <button className={`nav-item ${view.name === 'settings' ? 'active' : ''}`} onClick={() => go({ name: 'settings' })} title="Settings" data-testid="nav-settings">
             <Icon name="settings" /> <span className="nav-label">Settings</span>
           </button>

@@ -14,6 +14,8 @@ export function viewToHash(view: View): string {
       return `#/project/${encodeURIComponent(view.projectId)}`;
     case 'session':
       return `#/session/${encodeURIComponent(view.sessionId)}`;
+    case 'mailbox':
+      return `#/mailbox${view.projectId ? `/${encodeURIComponent(view.projectId)}${view.commandId ? `/${encodeURIComponent(view.commandId)}` : ''}` : ''}`;
     case 'autopilot':
       return view.runId ? `#/autopilot/${encodeURIComponent(view.runId)}` : '#/autopilot';
     case 'feature':
@@ -29,6 +31,7 @@ export function hashToView(hash: string): View {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'settings') return { name: 'settings' };
   if (parts[0] === 'terminals') return { name: 'terminals' };
+  if (parts[0] === 'mailbox') return { name: 'mailbox', ...(parts[1] ? { projectId: parts[1] } : {}), ...(parts[1] && parts[2] ? { commandId: parts[2] } : {}) };
   if (parts[0] === 'autopilot') return parts[1] ? { name: 'autopilot', runId: parts[1] } : { name: 'autopilot' };
   if (parts[0] === 'project' && parts[1]) return { name: 'project', projectId: parts[1] };
   if (parts[0] === 'session' && parts[1]) return { name: 'session', sessionId: parts[1] };

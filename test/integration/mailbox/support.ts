@@ -96,6 +96,12 @@ export function readReport(file: string, detailed: boolean): { fm: { session_id:
   const text = readFileSync(file, 'utf8');
   const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
   expect(m, `${file} has a front matter`).not.toBeNull();
+  const lines = m![1]!.split('\n');
+  expect(lines.map((l) => l.split(':')[0])).toEqual(['session_id', 'report_date', 'status', 'tags']);
+  expect(lines[0]).toMatch(/^session_id: "[^"]+"$/);
+  expect(lines[1]).toMatch(/^report_date: "\d{4}-\d{2}-\d{2}T[^"]+Z"$/);
+  expect(lines[2]).toMatch(/^status: "(SUCCESS|FAILED|PARTIAL_SUCCESS)"$/);
+  expect(lines[3]).toMatch(/^tags: \[.*\]$/);
   const fm = parseYaml(m![1]!) as { session_id: string; report_date: string; status: string; tags: string[] };
   expect(Object.keys(fm)).toEqual(['session_id', 'report_date', 'status', 'tags']);
   expect(typeof fm.session_id).toBe('string');

@@ -75,6 +75,11 @@ describe('report text', () => {
     expect(text).toContain('NOT UPDATED: the agent did not update the progress table (实施进度追踪)');
     expect(text).toContain('````\na ``` fence inside thinking\n````');
     expect(formatReport(facts())).not.toContain('原始执行数据');
+    // Tags YAML would read as something else are quoted; the front matter keeps the format's layout.
+    const tagged = formatReport(facts({ judgement: { tags: ['true', '2026', 'Rest API', 'python'] } }));
+    expect(tagged).toContain('tags: ["true", "2026", rest-api, python, new]');
+    expect((parse(/^---\n([\s\S]*?)\n---\n/.exec(tagged)![1]!) as { tags: unknown[] }).tags).toEqual(['true', '2026', 'rest-api', 'python', 'new']);
+    expect(tagged.split('\n').slice(0, 6)).toEqual(['---', 'session_id: "ses-1"', 'report_date: "2026-02-22T10:01:00.000Z"', 'status: "SUCCESS"', 'tags: ["true", "2026", rest-api, python, new]', '---']);
   });
 
   it('takes the judgement from the last json block only when it has the expected shape', () => {

@@ -1,0 +1,478 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { AdrSummary, ContextFileView, ContextLayer, MailboxStatus, ReportDetail, ReportStatus, ReportSummary } from '../../../src-preload/contract';
+import { Markdown } from '../agents/Markdown';
+import { useAppStore, useClient } from '../store';
+import './mailbox.css';
+
+type Tab = 'reports' | 'adrs' | 'mission' | 'context' | 'task';
+const TABS: { id: Tab; label: string }[] = [
+  { id: 'reports', label: 'Reports' },
+  { id: 'adrs', label: 'ADRs' },
+  { id: 'mission', label: 'Mission' },
+  { id: 'context', label: 'Context' },
+  { id: 'task', label: 'New task' },
+];
+
+/** Refreshes of the report list while tasks run come from events; this is only the debounce of a burst of them. */
+const REFRESH_DEBOUNCE_MS = 150;
+
+/**
+ * The agent mailbox: create a task, browse reports (filters, full-text search, rendered
+ * Markdown, links to the transcript, debug log, commit and command file) and ADRs across
+ * projects, read AGENT_MISSION.md, and view or edit the context layers with the composed prompt.
+ */
+export function MailboxView({ projectId: initialProject, commandId }: { projectId?: string; commandId?: string }) {
+  const client = useClient();
+  const projects = useAppStore((s) => s.projects);
+  const setView = useAppStore((s) => s.setView);
+  const toastError = useAppStore((s) => s.toastError);
+  const [projectId, setProjectId] = useState<string>(initialProject ?? '');
+  const [tab, setTab] = useState<Tab>('reports');
+  const [tick, setTick] = useState(0);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = client.on('mailbox.changed', () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => setTick((t) => t + 1), REFRESH_DEBOUNCE_MS);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [client]);
+
+  const project = projects.find((p) => p.id === projectId) ?? null;
+  const needsProject = tab === 'mission' || tab === 'context' || tab === 'task';
+
+  return (
+    <div className="mailbox-view" data-testid="mailbox-view">
+      <header className="mailbox-header">
+        <h1>Mailbox</h1>
+        <label>
+          Project{' '}
+          <select value={projectId} onChange={(e) => setProjectId(e.target.value)} data-testid="mailbox-project">
+            <option value="">All projects</option>
+            {projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <nav className="mailbox-tabs" role="tablist">
+          {TABS.map((t) => (
+            <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'active' : ''} onClick={() => setTab(t.id)} data-testid={`mailbox-tab-${t.id}`}>
+              {t.label}
+            </button>
+          ))}
+        </nav>
+      </header>
+      {needsProject && !project ? (
+        <p className="muted">Choose a project above.</p>
+      ) : (
+        <>
+          {tab === 'reports' && <Reports projectId={projectId || undefined} initial={commandId} tick={tick} onTranscript={(sessionId) => setView({ name: 'session', sessionId })} onError={toastError} />}
+          {tab === 'adrs' && <Adrs projectId={projectId || undefined} tick={tick} onError={toastError} />}
+          {tab === 'mission' && project && <Mission projectId={project.id} tick={tick} onError={toastError} />}
+          {tab === 'context' && project && <Context projectId={project.id} onError={toastError} />}
+          {tab === 'task' && project && <NewTask projectId={project.id} tick={tick} onError={toastError} onCreated={() => setTab('reports')} />}
+        </>
+      )}
+    </div>
+  );
+}
+
+type OnError = (title: string, e: unknown) => void;
+
+function Reports({ projectId, initial, tick, onTranscript, onError }: { projectId?: string; initial?: string; tick: number; onTranscript(id: string): void; onError: OnError }) {
+  const client = useClient();
+  const [status, setStatus] = useState<ReportStatus | ''>('');
+  const [tag, setTag] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [query, setQuery] = useState('');
+  const [list, setList] = useState<{ reports: ReportSummary[]; tags: string[] }>({ reports: [], tags: [] });
+  const [open, setOpen] = useState<{ projectId: string; commandId: string } | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    client
+      .invoke('mailbox.reports.list', { ...(projectId ? { projectId } : {}), ...(status ? { status } : {}), ...(tag ? { tag } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), ...(query.trim() ? { query } : {}) })
+      .then((r) => {
+        if (!live) return;
+        setList(r);
+        if (initial && !open) {
+          const hit = r.reports.find((x) => x.commandId === initial && x.projectId);
+          if (hit) setOpen({ projectId: hit.projectId!, commandId: hit.commandId });
+        }
+      })
+      .catch((e: unknown) => onError('Could not list reports', e));
+    return () => {
+      live = false;
+    };
+    // `open` is read only to keep the first selection; it must not refetch the list.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, projectId, status, tag, from, to, query, tick, initial, onError]);
+
+  return (
+    <div className="mailbox-reports">
+      <div className="mailbox-filters">
+        <input type="search" placeholder="Search the reports" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search the reports" data-testid="reports-search" />
+        <select value={status} onChange={(e) => setStatus(e.target.value as ReportStatus | '')} aria-label="Status" data-testid="reports-status">
+          <option value="">Any status</option>
+          <option value="SUCCESS">SUCCESS</option>
+          <option value="PARTIAL_SUCCESS">PARTIAL_SUCCESS</option>
+          <option value="FAILED">FAILED</option>
+        </select>
+        <select value={tag} onChange={(e) => setTag(e.target.value)} aria-label="Tag" data-testid="reports-tag">
+          <option value="">Any tag</option>
+          {list.tags.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+        <label>
+          From <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </label>
+        <label>
+          To <input type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
+      </div>
+      <div className="mailbox-split">
+        <ul className="mailbox-list" data-testid="reports-list">
+          {list.reports.length === 0 && <li className="muted">No reports.</li>}
+          {list.reports.map((r) => (
+            <li key={`${r.projectId}/${r.commandId}`}>
+              <button
+                className={`mailbox-row ${open?.commandId === r.commandId && open.projectId === r.projectId ? 'active' : ''}`}
+                disabled={!r.projectId}
+                onClick={() => r.projectId && setOpen({ projectId: r.projectId, commandId: r.commandId })}
+                data-testid="report-row"
+                data-command-id={r.commandId}
+              >
+                <span className={`status-badge status-${r.status.toLowerCase()}`}>{r.status}</span>
+                <span className="truncate">{r.title || r.commandId}</span>
+                <span className="muted small">
+                  {r.projectName ?? '—'} · {r.reportDate.slice(0, 16).replace('T', ' ')}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {open && <ReportPanel key={`${open.projectId}/${open.commandId}`} projectId={open.projectId} commandId={open.commandId} tick={tick} onTranscript={onTranscript} onError={onError} />}
+      </div>
+    </div>
+  );
+}
+
+function ReportPanel({ projectId, commandId, tick, onTranscript, onError }: { projectId: string; commandId: string; tick: number; onTranscript(id: string): void; onError: OnError }) {
+  const client = useClient();
+  const [d, setD] = useState<ReportDetail | null>(null);
+  const [detailed, setDetailed] = useState(false);
+  const [extra, setExtra] = useState<'log' | 'commit' | 'command' | null>(null);
+  useEffect(() => {
+    client
+      .invoke('mailbox.reports.get', { projectId, commandId })
+      .then(setD)
+      .catch((e: unknown) => onError('Could not open the report', e));
+  }, [client, projectId, commandId, tick, onError]);
+  if (!d) return <div className="mailbox-detail muted">Loading…</div>;
+  const extraText = extra === 'log' ? d.debugLog : extra === 'commit' ? d.commitText : extra === 'command' ? d.commandFile : null;
+  return (
+    <article className="mailbox-detail" data-testid="report-detail">
+      <div className="mailbox-links">
+        <button className="link" disabled={!d.sessionKnown} title={d.sessionKnown ? 'Open the agent session' : 'The session is not in this Flightdeck'} onClick={() => onTranscript(d.summary.sessionId)} data-testid="report-transcript">
+          Transcript
+        </button>
+        <button className="link" disabled={!d.debugLog} aria-pressed={extra === 'log'} onClick={() => setExtra(extra === 'log' ? null : 'log')} data-testid="report-log">
+          Debug log
+        </button>
+        <button className="link" disabled={!d.summary.commit} aria-pressed={extra === 'commit'} onClick={() => setExtra(extra === 'commit' ? null : 'commit')} data-testid="report-commit">
+          Commit{d.summary.commit ? ` ${d.summary.commit.slice(0, 8)}` : ''}
+        </button>
+        <button className="link" disabled={!d.commandFile} aria-pressed={extra === 'command'} onClick={() => setExtra(extra === 'command' ? null : 'command')} data-testid="report-command">
+          Command file
+        </button>
+        <label className="small">
+          <input type="checkbox" checked={detailed} disabled={!d.detailedReport} onChange={(e) => setDetailed(e.target.checked)} /> Detailed
+        </label>
+      </div>
+      {extra && <pre className="mailbox-pre" data-testid="report-extra">{extraText ?? (extra === 'commit' ? `Commit ${d.summary.commit} is not in the project's repository.` : '')}</pre>}
+      <Markdown text={stripFrontMatter(detailed && d.detailedReport ? d.detailedReport : d.report)} />
+    </article>
+  );
+}
+
+/** The front matter is shown as a line of facts rather than as a horizontal rule and a paragraph. */
+function stripFrontMatter(text: string): string {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text);
+  if (!m) return text;
+  const facts = m[1]!
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => `\`${l}\``)
+    .join(' · ');
+  return `${facts}\n\n${text.slice(m[0].length)}`;
+}
+
+function Adrs({ projectId, tick, onError }: { projectId?: string; tick: number; onError: OnError }) {
+  const client = useClient();
+  const [adrs, setAdrs] = useState<AdrSummary[]>([]);
+  const [open, setOpen] = useState<{ projectId: string; number: number; text: string } | null>(null);
+  useEffect(() => {
+    client
+      .invoke('mailbox.adrs.list', projectId ? { projectId } : {})
+      .then((r) => setAdrs(r.adrs))
+      .catch((e: unknown) => onError('Could not list ADRs', e));
+  }, [client, projectId, tick, onError]);
+  const byProject = useMemo(() => {
+    const m = new Map<string, AdrSummary[]>();
+    for (const a of adrs) m.set(a.projectName ?? a.projectId ?? '—', [...(m.get(a.projectName ?? a.projectId ?? '—') ?? []), a]);
+    return [...m];
+  }, [adrs]);
+  const show = (a: AdrSummary) => {
+    if (!a.projectId) return;
+    client
+      .invoke('mailbox.adrs.get', { projectId: a.projectId, number: a.number })
+      .then((r) => setOpen({ projectId: a.projectId!, number: a.number, text: r.text }))
+      .catch((e: unknown) => onError('Could not open the ADR', e));
+  };
+  return (
+    <div className="mailbox-split">
+      <div className="mailbox-timeline" data-testid="adr-timeline">
+        {byProject.length === 0 && <p className="muted">No ADRs yet. Agents write them in docs/decisions/ of the workspace.</p>}
+        {byProject.map(([name, list]) => (
+          <section key={name}>
+            <h3>{name}</h3>
+            <ol>
+              {list.map((a) => (
+                <li key={a.number}>
+                  <button className={`mailbox-row ${open?.number === a.number && open.projectId === a.projectId ? 'active' : ''}`} onClick={() => show(a)} data-testid="adr-row">
+                    <span className="adr-number">ADR-{String(a.number).padStart(4, '0')}</span>
+                    <span className="truncate">{a.title}</span>
+                    <span className="muted small">{new Date(a.modifiedAt).toISOString().slice(0, 10)}</span>
+                  </button>
+                </li>
+              ))}
+            </ol>
+          </section>
+        ))}
+      </div>
+      {open && (
+        <article className="mailbox-detail" data-testid="adr-detail">
+          <Markdown text={open.text} />
+        </article>
+      )}
+    </div>
+  );
+}
+
+function Mission({ projectId, tick, onError }: { projectId: string; tick: number; onError: OnError }) {
+  const client = useClient();
+  const [text, setText] = useState<string | null | undefined>(undefined);
+  useEffect(() => {
+    client
+      .invoke('mailbox.mission.get', { projectId })
+      .then((r) => setText(r.text))
+      .catch((e: unknown) => onError('Could not read AGENT_MISSION.md', e));
+  }, [client, projectId, tick, onError]);
+  if (text === undefined) return <p className="muted">Loading…</p>;
+  if (text === null) return <p className="muted">This project has no AGENT_MISSION.md yet; the first mailbox task creates it from the template.</p>;
+  return (
+    <article className="mailbox-detail mailbox-mission" data-testid="mission">
+      <Markdown text={text} />
+    </article>
+  );
+}
+
+const NEW_FILE_TEMPLATE = '---\ntitle: \npriority: 0\ntags: []\nenabled: true\n---\n\n';
+
+function Context({ projectId, onError }: { projectId: string; onError: OnError }) {
+  const client = useClient();
+  const [taskId, setTaskId] = useState('');
+  const [data, setData] = useState<{ files: ContextFileView[]; composed: string; bytes: number } | null>(null);
+  const [editing, setEditing] = useState<{ layer: ContextLayer; name: string; text: string } | null>(null);
+  const [saving, setSaving] = useState(false);
+  const load = useCallback(() => {
+    client
+      .invoke('mailbox.context.list', { projectId, ...(taskId.trim() ? { taskId: taskId.trim() } : {}) })
+      .then(setData)
+      .catch((e: unknown) => onError('Could not read the context', e));
+  }, [client, projectId, taskId, onError]);
+  useEffect(load, [load]);
+  const save = () => {
+    if (!editing) return;
+    setSaving(true);
+    client
+      .invoke('mailbox.context.save', { projectId, layer: editing.layer, name: editing.name, text: editing.text, ...(editing.layer === 'task' && taskId.trim() ? { taskId: taskId.trim() } : {}) })
+      .then(() => {
+        setEditing(null);
+        load();
+      })
+      .catch((e: unknown) => onError('Could not save the context file', e))
+      .finally(() => setSaving(false));
+  };
+  return (
+    <div className="mailbox-split">
+      <div className="mailbox-context-files" data-testid="context-files">
+        <label className="small">
+          Task id (for the task layer) <input value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder="task-…" />
+        </label>
+        {(['global', 'project', 'task'] as const).map((layer) => (
+          <section key={layer}>
+            <h3>
+              {layer[0]!.toUpperCase() + layer.slice(1)}{' '}
+              <button className="link small" disabled={layer === 'task' && !taskId.trim()} onClick={() => setEditing({ layer, name: 'new-context.md', text: NEW_FILE_TEMPLATE })}>
+                + file
+              </button>
+            </h3>
+            <ul>
+              {data?.files
+                .filter((f) => f.layer === layer)
+                .map((f) => (
+                  <li key={f.name}>
+                    <button className={`mailbox-row ${f.enabled ? '' : 'disabled-file'}`} onClick={() => setEditing({ layer, name: f.name, text: f.text })} data-testid="context-file">
+                      <span className="truncate">{f.title}</span>
+                      <span className="muted small">
+                        p{f.priority}
+                        {f.enabled ? '' : ' · off'}
+                        {f.tags.length > 0 ? ` · ${f.tags.join(', ')}` : ''}
+                      </span>
+                    </button>
+                  </li>
+                ))}
+            </ul>
+          </section>
+        ))}
+      </div>
+      <div className="mailbox-detail">
+        {editing ? (
+          <div className="mailbox-editor">
+            <label>
+              File{' '}
+              <input value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} aria-label="Context file name" />
+            </label>
+            <textarea value={editing.text} onChange={(e) => setEditing({ ...editing, text: e.target.value })} rows={16} aria-label="Context file text" data-testid="context-editor" />
+            <div>
+              <button className="button primary" disabled={saving} onClick={save} data-testid="context-save">
+                Save
+              </button>{' '}
+              <button className="button" onClick={() => setEditing(null)}>
+                Cancel
+              </button>
+            </div>
+          </div>
+        ) : null}
+        <h3>
+          Composed prompt <span className="muted small" data-testid="context-size">{data ? `${data.bytes} bytes` : ''}</span>
+        </h3>
+        <pre className="mailbox-pre" data-testid="context-preview">{data?.composed || '(no enabled context files)'}</pre>
+      </div>
+    </div>
+  );
+}
+
+function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; tick: number; onError: OnError; onCreated(): void }) {
+  const client = useClient();
+  const [status, setStatus] = useState<MailboxStatus | null>(null);
+  const [type, setType] = useState<'new' | 'continue' | 'end'>('new');
+  const [sessionId, setSessionId] = useState('');
+  const [task, setTask] = useState('');
+  const [constraints, setConstraints] = useState('');
+  const [expected, setExpected] = useState('');
+  const [placement, setPlacement] = useState<'host' | 'container'>('host');
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    client
+      .invoke('mailbox.status', { projectId })
+      .then(setStatus)
+      .catch((e: unknown) => onError('Could not read the mailbox', e));
+  }, [client, projectId, tick, onError]);
+  const active = status?.sessions.filter((s) => s.status === 'active') ?? [];
+  const submit = () => {
+    setBusy(true);
+    client
+      .invoke('mailbox.task.create', {
+        projectId,
+        commandType: type,
+        task: type === 'end' && !task.trim() ? 'End the session.' : task,
+        ...(type !== 'new' ? { sessionId } : {}),
+        ...(constraints.trim() ? { constraints } : {}),
+        ...(expected.trim() ? { expectedOutput: expected } : {}),
+        ...(type === 'new' ? { placement } : {}),
+      })
+      .then(() => {
+        setTask('');
+        setConstraints('');
+        setExpected('');
+        onCreated();
+      })
+      .catch((e: unknown) => onError('Could not create the task', e))
+      .finally(() => setBusy(false));
+  };
+  const ready = (type === 'end' || task.trim() !== '') && (type === 'new' || sessionId !== '');
+  return (
+    <form
+      className="mailbox-task-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (ready) submit();
+      }}
+      data-testid="task-form"
+    >
+      {status && (
+        <p className="muted small">
+          Mailbox {status.root} · {status.watching ? 'watched' : 'not watched'} · {status.pending} pending · {status.running.length} running
+        </p>
+      )}
+      <label>
+        Command{' '}
+        <select value={type} onChange={(e) => setType(e.target.value as typeof type)} data-testid="task-type">
+          <option value="new">new — start a session</option>
+          <option value="continue">continue — another turn of a session</option>
+          <option value="end">end — end a session</option>
+        </select>
+      </label>
+      {type !== 'new' && (
+        <label>
+          Session{' '}
+          <select value={sessionId} onChange={(e) => setSessionId(e.target.value)} data-testid="task-session">
+            <option value="">Choose…</option>
+            {active.map((s) => (
+              <option key={s.sessionId} value={s.sessionId}>
+                {s.sessionId} ({s.turnCount} turns)
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <label>
+        任务描述 / Task
+        <textarea value={task} onChange={(e) => setTask(e.target.value)} rows={6} data-testid="task-text" />
+      </label>
+      <label>
+        约束条件 / Constraints (optional)
+        <textarea value={constraints} onChange={(e) => setConstraints(e.target.value)} rows={3} />
+      </label>
+      <label>
+        预期输出 / Expected output (optional)
+        <textarea value={expected} onChange={(e) => setExpected(e.target.value)} rows={3} />
+      </label>
+      {type === 'new' && (
+        <label>
+          Placement{' '}
+          <select value={placement} onChange={(e) => setPlacement(e.target.value as typeof placement)}>
+            <option value="host">host</option>
+            <option value="container">container</option>
+          </select>
+        </label>
+      )}
+      <button className="button primary" type="submit" disabled={!ready || busy} data-testid="task-submit">
+        Create task
+      </button>
+    </form>
+  );
+}
