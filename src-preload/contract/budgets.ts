@@ -27,6 +27,16 @@ export const BudgetSettings = z
   .strict();
 export type BudgetSettings = z.infer<typeof BudgetSettings>;
 
+/** An update names only what it changes (no defaults: an absent key keeps its current value). */
+export const BudgetSettingsPatch = z
+  .object({
+    globalDaily: BudgetLimit.optional(),
+    projectDaily: BudgetLimit.optional(),
+    projectOverrides: z.record(ProjectId, BudgetLimit).optional(),
+  })
+  .strict();
+export type BudgetSettingsPatch = z.infer<typeof BudgetSettingsPatch>;
+
 export const BudgetUse = z.object({
   scope: z.enum(['global', 'project']),
   projectId: ProjectId.nullable(),
@@ -41,7 +51,7 @@ export type BudgetUse = z.infer<typeof BudgetUse>;
 
 export const budgetRequests = {
   'budgets.get': request(z.object({}).strict(), BudgetSettings, 'The daily budgets.'),
-  'budgets.update': request(BudgetSettings.partial(), BudgetSettings, 'Change the daily budgets (raising a maximum lets refused model calls go ahead again).'),
+  'budgets.update': request(BudgetSettingsPatch, BudgetSettings, 'Change the daily budgets (raising a maximum lets refused model calls go ahead again).'),
   'budgets.status': request(z.object({}).strict(), z.object({ uses: z.array(BudgetUse) }), "Today's spend against each budget that is set."),
 } as const;
 

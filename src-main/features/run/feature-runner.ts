@@ -269,6 +269,8 @@ export class FeatureRunner {
   private async runPhase(index: number, resumed: boolean, docs: { system: string; designSpec: string; verificationPlan: string }): Promise<void> {
     const phase = this.state.phases[index]!;
     this.d.emit({ type: 'PhaseStarting', name: phase.name, index, resumed });
+    // Read before the phase is marked running again: the prompt says how it stopped (failed or interrupted).
+    const resumePrefix = resumed ? await this.resumeText(phase) : '';
     await this.save((s) => markPhaseRunning(s, index, this.d.now(), null));
     if (!resumed || typeof this.state.phases[index]!.details[DETAIL.startCommit] !== 'string') {
       const start = await headCommit(this.worktree);
@@ -278,7 +280,6 @@ export class FeatureRunner {
     let details: Record<string, unknown> = {};
     let commit: string | null = null;
     try {
-      const resumePrefix = resumed ? await this.resumeText(this.state.phases[index]!) : '';
       if (phase.kind === 'dev') {
         await this.interact(index, resumePrefix + this.devPrompt(index), docs.system);
       } else if (phase.name === 'review') {
