@@ -73,7 +73,7 @@ test.beforeAll(async () => {
       { match: { userPattern: 'Write the design spec' }, blocks: [{ type: 'text', text: DESIGN_1 }] },
       { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_1 }] },
       // Request changes: the revised spec, then its verification plan.
-      { match: { userPattern: 'asks for changes' }, blocks: [{ type: 'text', text: DESIGN_2 }] },
+      { match: { userPattern: 'Address every comment below' }, blocks: [{ type: 'text', text: DESIGN_2 }] },
       { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_2 }] },
     ],
   });
@@ -88,6 +88,20 @@ test.afterAll(async () => {
 });
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo.path, encoding: 'utf8' }).trim();
+
+/**
+ * The whole of the main pane in one picture: the view scrolls inside `.main`, so the window is
+ * made as tall as the content for the shot (toasts dismissed first so they hide nothing).
+ */
+async function screenshotView(page: Page, path: string): Promise<void> {
+  for (const b of await page.locator('.toasts').getByRole('button', { name: 'Dismiss' }).all()) await b.click();
+  const size = page.viewportSize()!;
+  const height = await page.locator('.main').evaluate((el) => el.scrollHeight);
+  await page.setViewportSize({ width: size.width, height: Math.min(4000, height + 80) });
+  await page.locator('.main').evaluate((el) => el.scrollTo(0, 0));
+  await page.screenshot({ path });
+  await page.setViewportSize(size);
+}
 
 /** What in the main pane is wider than its box ("label: scrollWidth > clientWidth"). */
 async function overflowing(page: Page, boxes: Array<[string, string]>): Promise<string[]> {
@@ -169,7 +183,7 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await expect(page.getByTestId('revision-diff-design')).toContainText('-Add a handler in server.js that answers 200 with {"status":"ok"} and uses the sqlite ping.');
   await expect(page.getByTestId('revision-diff-verification')).toContainText('+- The README documents /health.');
   await expect(features.comments).toHaveCount(0);
-  const revise = model.mainRequests().find((r) => JSON.stringify(r.body).includes('asks for changes'));
+  const revise = model.mainRequests().find((r) => JSON.stringify(r.body).includes('Address every comment below'));
   expect(JSON.stringify(revise?.body)).toContain(QUOTE);
   expect(JSON.stringify(revise?.body)).toContain('Add a phase that documents the endpoint.');
   expect(await features.phaseNames()).toEqual(['route', 'checks', 'docs']);
@@ -184,11 +198,17 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await page.getByTestId('edit-design').click();
   await expect(page.getByTestId('editor-design')).toHaveValue(/### Phase 1: checks\nReport the database ping in the body\.\n\n### Phase 2: docs\n/);
 
+  // At 700 px the approval screen stacks its panels; nothing runs off sideways.
+  await page.setViewportSize({ width: 700, height: 800 });
+  await expect(page.getByTestId('approve-plan')).toBeVisible();
+  expect(await overflowing(page, [['document', 'html'], ['main pane', '.main'], ['plan review', '[data-testid="plan-review"]'], ['phases', '[data-testid="phase-list"]']])).toEqual([]);
+  await page.setViewportSize({ width: 1360, height: 860 });
+
   // How the run will go, then a screenshot of the approval screen.
   await page.getByTestId('executor-builtin').click();
   await page.getByTestId('approve-mode').selectOption('auto-edit');
   await expect(page.getByTestId('approve-plan')).toHaveText(/Approve revision 2/);
-  await page.screenshot({ path: 'test-results/plan-approval.png', fullPage: true });
+  await screenshotView(page, 'test-results/plan-approval.png');
 
   await page.getByTestId('approve-plan').click();
   // Back on the board: the feature is planned.
@@ -211,7 +231,7 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   expect(git('-C', tree, 'log', '-1', '--format=%s')).toBe(`feat(${SLUG}): initialize planning artifacts`);
   expect(git('branch', '--list', `*/${SLUG}`)).toContain(SLUG);
 
-  await page.screenshot({ path: 'test-results/feature-board.png', fullPage: true });
+  await screenshotView(page, 'test-results/feature-board.png');
 
   // Keyboard: the filter finds it, Tab reaches the card, Enter opens it.
   await page.getByTestId('board-filter').fill('nothing-like-this');
@@ -222,8 +242,10 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await page.keyboard.press('Tab');
   await expect(card).toBeFocused();
   await page.keyboard.press('Enter');
-  await expect(page.getByTestId('project-view')).toBeVisible();
+  await expect(page.getByTestId('feature-view')).toHaveAttribute('data-slug', SLUG);
+  await expect(page.getByTestId('feature-status')).toHaveText('planned');
   // The approved plan is no longer listed as in progress on the project.
+  await features.openProject(name);
   await expect(features.panel.getByTestId('plan-row')).toHaveCount(0);
 
   // At 700 px nothing in the main pane runs off sideways: the board scrolls its columns itself.

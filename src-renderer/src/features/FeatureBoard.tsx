@@ -8,6 +8,8 @@ import './board.css';
 
 /** A card's height plus the gap under it (CSS .feature-card and .board-list): fixed, so nothing needs measuring. */
 const CARD_STRIDE = 96;
+/** The list's padding (CSS .board-list), top and bottom. */
+const LIST_PADDING = 16;
 /** Cards rendered beyond the visible ones, so a quick scroll or arrow key never shows a blank. */
 const OVERSCAN = 6;
 /** Frames to wait for a card scrolled into view to be rendered before giving up on focusing it. */
@@ -51,6 +53,7 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
   const cards = useMemo(() => toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt), [featureProjects, runs, pendingByRoot, phaseStartedAt]);
   const columns = useMemo(() => groupCards(cards, filter), [cards, filter]);
   const shown = BOARD_COLUMNS.reduce((n, c) => n + columns[c].length, 0);
+  const fullest = Math.max(1, ...BOARD_COLUMNS.map((c) => columns[c].length));
   const projectChoices = useMemo(() => featureProjects.filter((p) => p.projectId !== null && p.features.length > 0), [featureProjects]);
 
   // Cards move between columns and filters hide them: keep the focus on one that exists.
@@ -120,7 +123,7 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
           No features yet. Open a project and choose <strong>Plan a feature</strong>: once its plan is approved it appears here, and moves across as it runs.
         </p>
       )}
-      <div className="board-columns" onKeyDown={onKeyDown} data-testid="board-columns">
+      <div className="board-columns" onKeyDown={onKeyDown} style={{ ['--board-list-h' as string]: `${fullest * CARD_STRIDE + LIST_PADDING}px` }} data-testid="board-columns">
         {BOARD_COLUMNS.map((col, ci) => (
           <Column
             key={col}

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { OutputOf } from '../../../src-preload/contract';
 import { Icon } from '../components/Icon';
-import { relativeTime } from '../lib/format';
+import { relativeTime, usd } from '../lib/format';
 import { useAppStore, useClient } from '../store';
 import { NewPlanDialog } from './NewPlanDialog';
 import { DRAFT_STATUS_LABEL } from './PlanHeader';
@@ -19,6 +19,8 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
   const setView = useAppStore((s) => s.setView);
   const allDrafts = useAppStore((s) => s.drafts);
   const drafts = allDrafts.filter((d) => d.projectId === projectId);
+  const featureProjects = useAppStore((s) => s.featureProjects);
+  const features = featureProjects.find((p) => p.projectId === projectId)?.features ?? [];
   const [planning, setPlanning] = useState(false);
   const [initing, setIniting] = useState(false);
   const [result, setResult] = useState<InitResult | null>(null);
@@ -77,6 +79,8 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
       {drafts.length === 0 ? (
         <p className="muted">No plan in progress. Plan a feature to discuss it with the Planner; approved plans appear on the board.</p>
       ) : (
+        <>
+        <h4 className="features-subheading">Plans being discussed or reviewed</h4>
         <ul className="plan-rows" data-testid="plan-rows">
           {drafts.map((d) => (
             <li key={d.id} className="plan-row">
@@ -89,6 +93,26 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
             </li>
           ))}
         </ul>
+        </>
+      )}
+      {features.length > 0 && (
+        <>
+          <h4 className="features-subheading">Planned and running</h4>
+          <ul className="plan-rows" data-testid="project-features">
+            {features.map((f) => (
+              <li key={f.slug} className="plan-row">
+                <button className="link plan-row-main" onClick={() => setView({ name: 'feature', projectId, slug: f.slug })} data-testid="project-feature">
+                  <Icon name="branch" size={14} />
+                  <span className="mono truncate">{f.slug}</span>
+                </button>
+                <span className={`badge ${f.problem ? 'badge-bad' : f.status === 'failed' ? 'badge-bad' : f.status === 'completed' || f.status === 'merged' ? 'badge-ok' : ''}`} title={f.problem?.message}>
+                  {f.problem ? 'unreadable state' : (f.status ?? 'unknown').replace('_', ' ')}
+                </span>
+                <span className="muted small">{usd(f.costUsd)}</span>
+              </li>
+            ))}
+          </ul>
+        </>
       )}
       {planning && <NewPlanDialog projectId={projectId} onClose={() => setPlanning(false)} />}
     </div>

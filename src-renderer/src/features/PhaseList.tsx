@@ -1,5 +1,6 @@
 import { useState, type DragEvent, type KeyboardEvent } from 'react';
 import { Icon } from '../components/Icon';
+import { plural } from '../lib/format';
 import { addPhase, missingPhasesReason, movePhase, parsePhaseLayout, removePhase, renamePhase } from './spec-phases';
 
 /** The drag payload's type: only a phase of this list can be dropped on it. */
@@ -83,7 +84,7 @@ export function PhaseList({ spec, onChange, readOnly }: { spec: string; onChange
             </span>
             <span className="phase-number">{i + 1}</span>
             <PhaseName name={p.name} readOnly={readOnly} onRename={(name) => onChange(renamePhase(spec, i, name))} />
-            <span className="muted small phase-lines">{p.body.filter((l) => l.trim() !== '').length} lines</span>
+            <span className="muted small phase-lines">{plural(p.body.filter((l) => l.trim() !== '').length, 'line')}</span>
             {!readOnly && (
               <span className="phase-buttons">
                 <button className="icon-button" aria-label={`Move ${p.name} up`} disabled={i === 0} onClick={() => move(i, i - 1)} data-testid="phase-up">

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useAppStore } from '../store';
 import { AddProjectDialog } from '../components/AddProjectDialog';
 import { Icon } from '../components/Icon';
@@ -15,9 +15,14 @@ export function BoardView() {
   const setView = useAppStore((s) => s.setView);
   const loadFeatures = useAppStore((s) => s.loadFeatures);
   const projectIds = projects.map((p) => p.id).join(' ');
-  // A project added or removed brings its features with it (its state files are read by the list).
+  // A project added or removed brings its features with it (its state files are read by the
+  // list). Only a change: the app's start already reads the list, and a second read of a
+  // thousand state files would double the board's first render.
+  const seenIds = useRef<string | null>(null);
   useEffect(() => {
-    if (loaded) void loadFeatures();
+    if (!loaded) return;
+    if (seenIds.current !== null && seenIds.current !== projectIds) void loadFeatures();
+    seenIds.current = projectIds;
   }, [projectIds, loaded, loadFeatures]);
   const openFeature = useCallback((card: BoardCard) => {
     // The feature view (pipeline, rounds, diff, timeline); a repository that is no project here has only its card.
