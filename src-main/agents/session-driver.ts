@@ -71,8 +71,8 @@ export class SessionDriver {
   createSession(o: DriverSessionOptions): Session {
     if (o.executor === 'claude-code' && !this.coder) throw new AppError('unavailable', 'The Claude Code executor is not available in this process.');
     const s = this.agents.createSession({
-      root: o.root,
-      ...(o.projectId ? { projectId: o.projectId } : {}),
+      // With a project, the folder is still the one given (a worktree of the project, usually), never its checkout.
+      ...(o.projectId ? { projectId: o.projectId, worktreeRoot: o.root } : { root: o.root }),
       ...(o.title ? { title: o.title } : {}),
       ...(o.mode ? { mode: o.mode } : {}),
       ...(o.profile ? { profile: o.profile } : {}),

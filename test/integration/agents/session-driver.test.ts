@@ -3,7 +3,8 @@
  * Coder guard in yolo mode with the hard floor off, and a per-turn report (text, tool calls,
  * this turn's usage and cost) that features, the mailbox and autopilot build on.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppServices } from '../../../src-main/app/services';
@@ -110,6 +111,24 @@ describe.each([
     expect(existsSync(join(h.repo, 'out.txt'))).toBe(false);
     if (executor === 'builtin') expect(toolNames(h.server.mainRequests()[0]!.body)).toEqual(expect.arrayContaining(['read', 'glob', 'grep']));
     if (executor === 'builtin') expect(toolNames(h.server.mainRequests()[0]!.body)).not.toContain('write');
+  });
+});
+
+describe('SessionDriver placement', () => {
+  it("with a project, the session works in the folder given (the project's worktree), never in its checkout", async () => {
+    h = await harness([
+      { blocks: [{ type: 'tool_use', name: 'write', input: { path: 'here.txt', content: 'wt\n' } }] },
+      { blocks: [{ type: 'text', text: 'ok' }] },
+    ]);
+    const project = await h.app.projects.add(h.repo);
+    const wt = join(h.repo, '.trees', 'x');
+    execFileSync('git', ['worktree', 'add', '-q', '-b', 'feature/x', wt], { cwd: h.repo });
+    const s = h.app.driver.createSession({ root: wt, projectId: project.id, role: 'coder', executor: 'builtin', mode: 'yolo' });
+    expect(s.root).toBe(realpathSync(wt));
+    expect(s.projectId).toBe(project.id);
+    await h.app.driver.runTurn(s.id, 'write');
+    expect(readFileSync(join(wt, 'here.txt'), 'utf8')).toBe('wt\n');
+    expect(existsSync(join(h.repo, 'here.txt'))).toBe(false);
   });
 });
 
