@@ -231,7 +231,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 
 export const featureCommand: CliCommand = {
   name: 'feature',
-  summary: 'Features of a repository: list them (every project without --repo), show one in detail, or clean the merged and closed ones.',
+  summary: 'Features of a repository: initialize it, plan a feature (chat with the Planner, or given documents), list them (every project without --repo), show one in detail, or clean the merged and closed ones.',
   usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes] | ${RUN_USAGE}`,
   flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS, ...RUN_FLAGS },
   async run(ctx) {

@@ -12,8 +12,11 @@ import { loadConfig } from '../../../src-main/features/config';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { findFeature } from '../../../src-main/features/scanner';
 import { readState } from '../../../src-main/features/state';
-import { gitIn } from '../../support/temp';
-import { call, DESIGN_SPEC, planningHarness, VERIFICATION_PLAN, type PlanningHarness } from './support';
+import { gitIn, tempDir } from '../../support/temp';
+import { call, DESIGN_SPEC, planningHarness, repoWithOrigin, VERIFICATION_PLAN, type PlanningHarness } from './support';
+import { DefaultGitOps, type GitOps } from '../../../src-main/features/git-ops';
+import { PlanningService } from '../../../src-main/features/planning-service';
+import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
 
 let h: PlanningHarness | undefined;
 afterEach(async () => {
@@ -99,7 +102,7 @@ describe('feature init', () => {
 });
 
 /** init without the model: the config as a user would write it by hand. */
-function initByHand(hh: PlanningHarness): void {
+function initByHand(hh: Pick<PlanningHarness, 'repo'>): void {
   mkdirSync(join(hh.repo, '.flightdeck'), { recursive: true });
   writeFileSync(join(hh.repo, '.flightdeck', 'config.yml'), 'checks: ["npm test"]\n');
   writeFileSync(join(hh.repo, '.flightdeck', 'overview.md'), '# sample\nOVERVIEW-MARKER\n');
@@ -308,6 +311,34 @@ describe('feature plan drafts', () => {
     await expect(call(h.app, 'features.plan.send', { draftId: draft.id, message: 'second' })).rejects.toMatchObject({ code: 'conflict' });
     await expect(call(h.app, 'features.plan.discard', { draftId: draft.id })).rejects.toMatchObject({ code: 'conflict' });
     expect((await slow).text).toBe('Slow answer.');
+  });
+
+  it('a failed commit leaves no worktree or branch behind (the attempt is archived), and a retry succeeds', async () => {
+    const r = repoWithOrigin();
+    const data = tempDir('fd-plan-finalize-');
+    try {
+      initByHand({ repo: r.repo });
+      const worktrees = new WorktreeManager();
+      let failCommit = true;
+      const gitOps = new DefaultGitOps();
+      // The seed's GitOps seam: the real git, with the commit failing once as a full disk or a hook would.
+      const flaky: GitOps = Object.assign(Object.create(gitOps) as GitOps, {
+        commit: (cwd: string, message: string, paths?: readonly string[]) => (failCommit ? Promise.reject(new Error('simulated commit failure')) : gitOps.commit(cwd, message, paths)),
+      });
+      const noAgent = { createSession: () => { throw new Error('no agent in this test'); }, runTurn: () => Promise.reject(new Error('no agent in this test')) };
+      const planning = new PlanningService({ dataDir: data.path, driver: noAgent, worktrees, git: flaky });
+      const input = { repo: r.repo, slug: 'add-login', designMd: DESIGN_SPEC, verificationMd: VERIFICATION_PLAN, phases: ['Password hashing', 'Login endpoint'], agent: { executor: 'builtin' as const, profile: null, model: null, mode: 'auto-edit' as const } };
+      await expect(planning.finalize(input)).rejects.toMatchObject({ kind: 'git', message: expect.stringContaining('simulated commit failure') });
+      expect(existsSync(join(r.repo, '.trees', 'add-login'))).toBe(false);
+      expect(gitIn(r.repo, 'branch', '--list', 'feature/add-login')).toBe('');
+      expect(gitIn(r.repo, 'for-each-ref', '--format=%(refname)', 'refs/flightdeck/archive/')).toMatch(/^refs\/flightdeck\/archive\/add-login\//);
+      failCommit = false;
+      const f = await planning.finalize(input);
+      expect(gitIn(f.worktreePath, 'log', '-1', '--format=%s').trim()).toBe('feat(add-login): initialize planning artifacts');
+    } finally {
+      r.cleanup();
+      data.cleanup();
+    }
   });
 
   it('drafts survive a restart of the app', async () => {
