@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
-import { AppError, type TerminalInfo } from '../../src-preload/contract';
+import { AppError, type ContainerPlacement, type TerminalInfo } from '../../src-preload/contract';
 import { childEnv } from '../platform/child-process';
 import { appRoot } from '../platform/paths';
 import type { Logger } from '../platform/logger';
@@ -36,6 +36,8 @@ import {
 } from './core/container-spec';
 import { NVIDIA_SMI_ARGS, parseNvidiaSmi, parseStats, type ContainerStats, type GpuStat } from './core/stats';
 import { discoverEngines, Engine, type EngineInfo } from './engines';
+import { emptyProgress, type BuildProgress } from './core/build-progress';
+import { AGENT_IMAGE, buildImage } from './images';
 
 /** `docker stop`'s grace before SIGKILL: an agent's process has time to flush, a hung one does not hold quitting. */
 const STOP_GRACE_S = 5;
@@ -109,15 +111,7 @@ export interface ManagedContainer {
 }
 
 /** A session's choice to run in a container: what `place` needs besides the session's own worktree. */
-export interface Placement {
-  engine?: string;
-  image: string;
-  gpus?: GpuRequest;
-  limits?: Partial<ContainerLimits>;
-  network?: NetworkMode;
-  keep?: boolean;
-  taskTimeoutMs?: number;
-}
+export type Placement = ContainerPlacement;
 
 /** Where placements persist (the app: an internal setting), so a restart never moves a session back to the host. */
 export interface PlacementStore {
@@ -212,6 +206,7 @@ export class ContainerService {
   private readonly ownerId: string;
   private placementStore: PlacementStore | undefined;
   private readonly engineStore: EngineStore;
+  private readonly builds = new Map<string, AbortController>();
 
   constructor(private readonly o: ContainerServiceOptions) {
     this.instance = instanceId(o.dataDir);
@@ -633,6 +628,7 @@ export class ContainerService {
    * those). Engine failures are logged, not thrown: quitting must go on.
    */
   async shutdown(): Promise<void> {
+    for (const ac of this.builds.values()) ac.abort();
     await Promise.all(
       [...this.placed.values()].map(async (p) => {
         try {
@@ -673,6 +669,39 @@ export class ContainerService {
       owner: { sessionId },
       ...size,
     });
+  }
+
+  // ---- images -----------------------------------------------------------------------------
+
+  /**
+   * Starts an image build (the agent image unless `context` says otherwise) and returns its id
+   * at once; `onUpdate` hears each step, then the end (done, or the error the user reads).
+   */
+  startImageBuild(o: { engine?: string; tag?: string; context?: string }, onUpdate: (u: { buildId: string; engine: string; tag: string; progress: BuildProgress; done: boolean; error: { code: string; message: string } | null }) => void): string {
+    const engine = this.engine(o.engine);
+    const buildId = `build_${randomBytes(6).toString('hex')}`;
+    const tag = o.tag ?? AGENT_IMAGE;
+    const ac = new AbortController();
+    this.builds.set(buildId, ac);
+    let last = emptyProgress();
+    void buildImage(engine, { tag, signal: ac.signal, ...(o.context ? { context: o.context } : {}), onProgress: (p) => {
+      last = p;
+      onUpdate({ buildId, engine: engine.spec.name, tag, progress: p, done: false, error: null });
+    } })
+      .then(() => onUpdate({ buildId, engine: engine.spec.name, tag, progress: { ...last, fraction: 1 }, done: true, error: null }))
+      .catch((e: unknown) => {
+        const err = engineError(e, engine.label);
+        onUpdate({ buildId, engine: engine.spec.name, tag, progress: last, done: true, error: { code: err.code, message: err.message } });
+      })
+      .finally(() => this.builds.delete(buildId));
+    return buildId;
+  }
+
+  cancelImageBuild(buildId: string): boolean {
+    const ac = this.builds.get(buildId);
+    if (!ac) return false;
+    ac.abort();
+    return true;
   }
 
   /** The container path of a host path inside the session's worktree, or null when it is outside. */

@@ -4,7 +4,7 @@
  * Secrets never go here: whatever is in these options shows in `docker inspect`. Credentials
  * reach the agent process in the environment of an exec (see ../container-service).
  */
-import { AppError } from '../../../src-preload/contract';
+import { AppError, type ContainerGpuRequest, type ContainerLimits as ContractLimits, type ContainerNetworkMode } from '../../../src-preload/contract';
 
 /** The label prefix of everything Flightdeck creates; `managed` marks a container as ours. */
 export const LABEL = {
@@ -35,18 +35,11 @@ export const CONTAINER_HOME = '/tmp/flightdeck-home';
 /** Seed 004 §5: a task runs at most 10 minutes unless the settings say otherwise. */
 export const DEFAULT_TASK_TIMEOUT_MS = 10 * 60 * 1000;
 
-export type NetworkMode = 'bridge' | 'host' | 'none';
-
-export type GpuRequest = { kind: 'none' } | { kind: 'all' } | { kind: 'count'; count: number } | { kind: 'ids'; ids: string[] };
-
-export interface ContainerLimits {
-  /** Bytes; null = the engine's default (no limit). */
-  memoryBytes: number | null;
-  /** CPUs (fractions allowed); null = no limit. */
-  cpus: number | null;
-  /** Processes; null = no limit. A fork bomb in an agent's command stops here. */
-  pids: number | null;
-}
+/** bridge (default), host, none: as the contract declares them. */
+export type NetworkMode = ContainerNetworkMode;
+export type GpuRequest = ContainerGpuRequest;
+/** Memory in bytes, CPUs (fractions allowed), processes (a fork bomb stops here); null = no limit. */
+export type ContainerLimits = ContractLimits;
 
 /**
  * Defaults for an agent container: generous enough for a build or a test suite, bounded so a
