@@ -16,6 +16,7 @@ import { budgetEvents, budgetRequests } from './budgets';
 import { featureReviewRequests } from './feature-review';
 import { inboxEvents, inboxRequests } from './inbox';
 import { mailboxEvents, mailboxRequests } from './mailbox';
+import { containerEvents, containerRequests } from './containers';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -34,6 +35,7 @@ export * from './session-worktrees';
 export * from './features';
 export * from './feature-runs';
 export * from './budgets';
+export * from './containers';
 export * from './mailbox';
 export * from './feature-review';
 export * from './inbox';
@@ -58,6 +60,7 @@ export const requests = {
   ...featureRequests,
   ...featureRunRequests,
   ...budgetRequests,
+  ...containerRequests,
   ...mailboxRequests,
   ...featureReviewRequests,
   ...inboxRequests,
@@ -74,6 +77,7 @@ export const events = {
   ...featureEvents,
   ...featureRunEvents,
   ...budgetEvents,
+  ...containerEvents,
   ...mailboxEvents,
   ...inboxEvents,
 } as const satisfies Record<string, EventSpec>;
