@@ -62,6 +62,8 @@ async function main(): Promise<void> {
 
   services.checkIntegrity();
   services.projects.refreshInBackground();
+  // The feature index is reconciled with the state files at start, then kept so by watching them.
+  services.features.startInBackground();
   // Features a killed Flightdeck left in progress resume from their first phase not completed.
   services.featureRuns.resumeInterrupted().catch((e: unknown) => services.options.logger.warn('could not resume interrupted feature runs', { error: e }));
   session.defaultSession.webRequest.onHeadersReceived((details, cb) => {

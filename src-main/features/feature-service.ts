@@ -155,6 +155,14 @@ export class FeatureService {
     await this.syncWatchers();
   }
 
+  /** startWatching for the long-lived hosts at start, without waiting (git on large repositories is slow). */
+  startInBackground(): void {
+    this.startWatching().catch((e: unknown) => {
+      // The app may close before the first reconcile ends; the next list reconciles anyway.
+      this.o.log.debug('feature index start did not finish', { error: e });
+    });
+  }
+
   private async syncWatchers(): Promise<void> {
     const roots = (await this.projectRoots()).filter((p) => p.root !== null).map((p) => p.root!);
     this.index.watch(roots);

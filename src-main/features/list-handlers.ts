@@ -2,12 +2,10 @@ import type { Router } from '../bridge/router';
 import type { ProjectService } from '../projects/project-service';
 import type { FeatureService } from './feature-service';
 
-/** features.list / status / clean over the bridge. The first list also starts watching the state files (a window is showing them). */
+/** features.list / status / clean over the bridge. A list also makes sure the state files are watched (a window is showing them). */
 export function registerFeatureListHandlers(router: Router, features: FeatureService, projects: ProjectService): void {
   router.handle('features.list', async ({ projectId }) => {
-    features.startWatching().catch(() => {
-      // Watching is a convenience (live refresh); the list below reconciles and reports problems itself.
-    });
+    features.startInBackground();
     return { projects: await features.list(projectId !== undefined ? { projectId } : {}) };
   });
   router.handle('features.status', async ({ projectId, slug }) => features.status(projects.get(projectId).path, slug));

@@ -210,6 +210,8 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   const port = (server.address() as AddressInfo).port;
   app.checkIntegrity();
   app.projects.refreshInBackground();
+  // The feature index is reconciled with the state files at start, then kept so by watching them.
+  app.features.startInBackground();
   // Features a killed Flightdeck left in progress resume from their first phase not completed.
   app.featureRuns.resumeInterrupted().catch((e: unknown) => app.options.logger.warn('could not resume interrupted feature runs', { error: e }));
   hosts = allowedHosts(bindHost, port);
