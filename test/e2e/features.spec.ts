@@ -145,6 +145,7 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await session.send('Check the database as well, please');
   await expect(session.transcript).toContainText('Type /approve when ready');
   await session.waitIdle();
+  await page.screenshot({ path: 'test-results/plan-chat.png' });
   // The Planner got its instructions with the first message (the plan's system prompt).
   expect(model.mainRequests().some((r) => JSON.stringify(r.body).includes('You are the Planner of Flightdeck'))).toBe(true);
 
@@ -187,6 +188,15 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   expect(JSON.stringify(revise?.body)).toContain(QUOTE);
   expect(JSON.stringify(revise?.body)).toContain('Add a phase that documents the endpoint.');
   expect(await features.phaseNames()).toEqual(['route', 'checks', 'docs']);
+
+  // Without phases the screen says so (nothing guessed); the edits can be taken back.
+  await expect(page.getByTestId('no-phases')).toHaveCount(0);
+  for (let i = 0; i < 3; i++) await features.phases.first().getByTestId('phase-remove').click();
+  await expect(page.getByTestId('no-phases')).toContainText('This design spec has no development phases');
+  await expect(page.getByTestId('preview-design')).not.toContainText('Phase 1: route');
+  await page.getByTestId('doc-design').getByRole('button', { name: 'Undo my edits' }).click();
+  expect(await features.phaseNames()).toEqual(['route', 'checks', 'docs']);
+  await expect(page.getByTestId('no-phases')).toHaveCount(0);
 
   // Reorder with the keyboard (Alt+Down on the handle) and with the buttons: the spec follows.
   await features.phases.nth(0).locator('[data-phase-handle]').focus();

@@ -80,19 +80,19 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
         <p className="muted">No plan in progress. Plan a feature to discuss it with the Planner; approved plans appear on the board.</p>
       ) : (
         <>
-        <h4 className="features-subheading">Plans being discussed or reviewed</h4>
-        <ul className="plan-rows" data-testid="plan-rows">
-          {drafts.map((d) => (
-            <li key={d.id} className="plan-row">
-              <button className="link plan-row-main" onClick={() => setView({ name: 'plan', draftId: d.id, screen: d.revision !== null ? 'review' : 'chat' })} data-testid="plan-row">
-                <Icon name="chat" size={14} />
-                <span className="mono truncate">{d.slug}</span>
-              </button>
-              <span className={`badge ${d.status === 'review' ? 'badge-warn' : ''}`}>{DRAFT_STATUS_LABEL[d.status]}</span>
-              <span className="muted small">{relativeTime(d.updatedAt)}</span>
-            </li>
-          ))}
-        </ul>
+          <h4 className="features-subheading">Plans being discussed or reviewed</h4>
+          <ul className="plan-rows" data-testid="plan-rows">
+            {drafts.map((d) => (
+              <li key={d.id} className="plan-row">
+                <button className="link plan-row-main" onClick={() => setView({ name: 'plan', draftId: d.id, screen: d.revision !== null ? 'review' : 'chat' })} data-testid="plan-row">
+                  <Icon name="chat" size={14} />
+                  <span className="mono truncate">{d.slug}</span>
+                </button>
+                <span className={`badge ${d.status === 'review' ? 'badge-warn' : ''}`}>{DRAFT_STATUS_LABEL[d.status]}</span>
+                <span className="muted small">{relativeTime(d.updatedAt)}</span>
+              </li>
+            ))}
+          </ul>
         </>
       )}
       {features.length > 0 && (

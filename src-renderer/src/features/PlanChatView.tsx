@@ -70,17 +70,24 @@ export function PlanChatView({ draftId }: { draftId: string }) {
               ? `This plan was ${draft.status}.`
               : 'Describe the feature and answer the Planner’s questions. When the design is settled, approve it to have the plan written for review.'}
         </p>
-        {!closed && (
-          <button
-            className="button primary"
-            onClick={() => void writePlan()}
-            disabled={busy || chatRunning || session?.turnCount === 0}
-            title={session?.turnCount === 0 ? 'Discuss the feature with the Planner first' : chatRunning ? 'Wait for the Planner to finish its answer' : undefined}
-            data-testid="plan-approve-command"
-          >
-            {busy ? <Icon name="refresh" className="spin" /> : <Icon name="check" />} {busy ? 'Writing the plan…' : '/approve — write the plan'}
-          </button>
-        )}
+        <div className="plan-chat-actions">
+          {draft.revision !== null && !closed && (
+            <button className="button" onClick={() => setView({ name: 'plan', draftId, screen: 'review' })} data-testid="plan-open-review">
+              Review revision {draft.revision}
+            </button>
+          )}
+          {!closed && (
+            <button
+              className="button primary"
+              onClick={() => void writePlan()}
+              disabled={busy || chatRunning || session?.turnCount === 0}
+              title={session?.turnCount === 0 ? 'Discuss the feature with the Planner first' : chatRunning ? 'Wait for the Planner to finish its answer' : undefined}
+              data-testid="plan-approve-command"
+            >
+              {busy ? <Icon name="refresh" className="spin" /> : <Icon name="check" />} {busy ? 'Writing the plan…' : draft.revision === null ? '/approve — write the plan' : '/approve — write it again from the chat'}
+            </button>
+          )}
+        </div>
       </div>
       <SessionView key={draft.sessionId} sessionId={draft.sessionId} onSend={onSend} />
     </div>
