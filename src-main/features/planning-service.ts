@@ -262,14 +262,16 @@ export class PlanningService {
       const current = requireCurrent(d, input.revision);
       const designMd = input.designMd ?? current.designMd;
       const verificationMd = input.verificationMd ?? current.verificationMd;
+      const edited = designMd !== current.designMd || verificationMd !== current.verificationMd;
       return this.generate(d, o, async (templates, context) => ({
+        reviewed: edited ? { designMd, verificationMd } : null,
         prompt: templates.render('plan/revise', {
           ...context,
           revision: current.number,
           comments: input.comments.map((c) => ({ doc: c.anchor ? (c.anchor.doc === 'design' ? 'design spec' : 'verification plan') : null, quote: c.anchor?.quote ?? null, text: c.text })),
           design_spec: designMd,
           verification_plan: verificationMd,
-          edited: designMd !== current.designMd || verificationMd !== current.verificationMd,
+          edited,
         }),
         comments: input.comments,
       }));
@@ -405,11 +407,11 @@ export class PlanningService {
   private async generate(
     d: StoredDraft,
     o: { signal?: AbortSignal },
-    make: (t: PromptTemplates, context: Record<string, unknown>) => Promise<{ prompt: string; comments: PlanComment[] }>,
+    make: (t: PromptTemplates, context: Record<string, unknown>) => Promise<{ prompt: string; comments: PlanComment[]; reviewed?: PlanRevision['reviewed'] }>,
   ): Promise<{ draft: PlanDraft; revision: PlanRevision }> {
     const { config, templates } = await this.projectSetup(d.root);
     const context = await this.planContext(d);
-    const { prompt, comments } = await make(templates, context);
+    const { prompt, comments, reviewed = null } = await make(templates, context);
     const before = d.draft.status;
     let cur = this.save({ ...d, draft: { ...d.draft, status: 'generating', error: null } });
     try {
@@ -427,6 +429,7 @@ export class PlanningService {
         phasesFound: extraction.found,
         basedOn: last?.number ?? null,
         comments,
+        reviewed,
         createdAt: this.now().getTime(),
       };
       const saved = this.save({ ...cur, revisions: [...cur.revisions, revision], draft: { ...cur.draft, status: 'review', revision: revision.number, error: null } });

@@ -68,6 +68,11 @@ export const PlanRevision = z.object({
   basedOn: z.number().int().positive().nullable(),
   /** The comments that produced this revision (empty for the first). */
   comments: z.array(PlanComment),
+  /**
+   * The documents exactly as the user reviewed them when asking for this revision, their own edits
+   * included (null when they did not edit `basedOn`'s): what the diff of this revision is shown against.
+   */
+  reviewed: z.object({ designMd: z.string(), verificationMd: z.string() }).nullable().default(null),
   createdAt: z.number().int(),
 });
 export type PlanRevision = z.infer<typeof PlanRevision>;

@@ -150,6 +150,7 @@ describe('feature plan with the built-in executor', () => {
         { anchor: { doc: 'design', quote: 'Check the hash.', offset: DESIGN_SPEC.indexOf('Check the hash.') }, text: 'Add rate limiting before this.' },
         { text: 'Keep it small overall.' },
       ],
+      designMd: `${DESIGN_SPEC}\nUSER-EDIT on the approval screen.\n`,
     });
     expect(v2.revision).toMatchObject({ number: 2, basedOn: 1, phasesFound: true });
     expect(v2.revision.phases.map((p) => p.title)).toEqual(['Password hashing', 'Rate limiting', 'Login endpoint']);
@@ -159,6 +160,11 @@ describe('feature plan with the built-in executor', () => {
     expect(revisePrompt).toContain('on the whole plan');
     expect(revisePrompt).toContain('Keep it small overall.');
     expect(revisePrompt).toContain('<design_spec revision="1">');
+    expect(revisePrompt).toContain('USER-EDIT on the approval screen.');
+    expect(revisePrompt).toContain('the user edited the documents');
+    // The diff of revision 2 is against what the user reviewed: their edit included.
+    expect(v2.revision.reviewed).toEqual({ designMd: `${DESIGN_SPEC}\nUSER-EDIT on the approval screen.\n`, verificationMd: VERIFICATION_PLAN });
+    expect(v1.revision.reviewed).toBeNull();
     const got = await call<{ current: PlanRevision; previous: PlanRevision }>(h.app, 'features.plan.get', { draftId: draft.id });
     expect(got.current.number).toBe(2);
     expect(got.previous.number).toBe(1);
