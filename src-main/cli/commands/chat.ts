@@ -4,6 +4,8 @@ import { AgentMode, SandboxMode, SessionId, type AgentEvent } from '../../../src
 import type { AutoAnswer } from '../../approvals/gate';
 import { UsageError, type CliCommand } from '../command';
 import { promptApproval, TranscriptPrinter } from './chat-support';
+import { parseGpus } from '../../containers/core/container-spec';
+import { AGENT_IMAGE } from '../../containers/images';
 
 const APPROVE = ['ask', 'allow', 'deny'] as const;
 type ApproveMode = (typeof APPROVE)[number];
@@ -24,8 +26,8 @@ function answerer(mode: ApproveMode, tty: boolean): AutoAnswer {
 export const chatCommand: CliCommand = {
   name: 'chat',
   summary: 'Run one agent input (a message, !command or /command) in a session and print the transcript.',
-  usage: 'chat [--cwd DIR] [--worktree] [--session ID] [--mode plan|default|auto-edit|yolo] [--approve ask|allow|deny] [--profile NAME] [--sandbox read-only|workspace-write|danger-full-access] [--json] "INPUT"',
-  flags: { cwd: true, worktree: false, session: true, mode: true, approve: true, profile: true, sandbox: true },
+  usage: 'chat [--cwd DIR] [--worktree] [--session ID] [--mode plan|default|auto-edit|yolo] [--approve ask|allow|deny] [--profile NAME] [--sandbox read-only|workspace-write|danger-full-access] [--placement host|container [--engine NAME] [--gpus none|all|N|IDS] [--image REF]] [--json] "INPUT"',
+  flags: { cwd: true, worktree: false, session: true, mode: true, approve: true, profile: true, sandbox: true, placement: true, engine: true, gpus: true, image: true },
   async run(ctx) {
     const input = ctx.args.join(' ').trim();
     if (input === '') throw new UsageError('chat needs an INPUT (a message, "!command" or "/command")');
@@ -43,6 +45,12 @@ export const chatCommand: CliCommand = {
     if (!sessionFlag && !existsSync(cwd)) throw new UsageError(`--cwd ${cwd} does not exist`);
     // --worktree: a new worktree of the repository at --cwd; without it the session runs exactly in --cwd.
     const inWorktree = ctx.flags.worktree === true;
+    // --placement container: the session's commands run in a Docker container (docs/containers.md).
+    const placement = ctx.flags.placement;
+    if (placement !== undefined && placement !== 'host' && placement !== 'container') throw new UsageError('--placement takes host|container');
+    const containerFlags = (['engine', 'gpus', 'image'] as const).filter((f) => ctx.flags[f] !== undefined);
+    if (containerFlags.length > 0 && placement !== 'container') throw new UsageError(`--${containerFlags[0]} goes with --placement container`);
+    const gpus = typeof ctx.flags.gpus === 'string' ? parseGpus(ctx.flags.gpus) : undefined;
     if (inWorktree && sessionFlag) throw new UsageError('--worktree starts a new session; it cannot be combined with --session');
 
     const app = await ctx.openApp();
@@ -63,6 +71,13 @@ export const chatCommand: CliCommand = {
     } else {
       sessionId = agents.createSession({ root: cwd, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch }).id;
     }
+    if (placement === 'container') {
+      await app.containers.setPlacement(sessionId, {
+        image: typeof ctx.flags.image === 'string' ? ctx.flags.image : AGENT_IMAGE,
+        ...(typeof ctx.flags.engine === 'string' ? { engine: ctx.flags.engine } : {}),
+        ...(gpus ? { gpus } : {}),
+      });
+    } else if (placement === 'host') await app.containers.setPlacement(sessionId, null);
     agents.gate.setAutoAnswer(sessionId, answerer(approve, process.stdin.isTTY === true && process.stderr.isTTY === true));
 
     const printer = new TranscriptPrinter(ctx.out);
@@ -99,6 +114,8 @@ export const chatCommand: CliCommand = {
       ctx.signal.removeEventListener('abort', onInt);
       off();
       agents.gate.setAutoAnswer(sessionId, null);
+      // The session's container ends with this command (the placement stays: the next input starts a new one).
+      if (placement === 'container' || app.containers.forSession(sessionId)) await app.containers.shutdown();
     }
   },
 };

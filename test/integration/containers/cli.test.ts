@@ -9,10 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerService } from '../../../src-main/containers/container-service';
 import { removeImage } from '../../../src-main/containers/images';
 import { silentLogger } from '../../../src-main/platform/logger';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { startModelServer } from '../../fixtures/model-server/index.js';
 import { cli } from '../../support/cli';
 import { ensureTestImage } from '../../support/container-image';
 import { waitFor } from '../../support/processes';
-import { tempDir } from '../../support/temp';
+import { makeRepo, tempDir } from '../../support/temp';
 
 const ROOT = resolve(__dirname, '../../..');
 const dirs: Array<{ cleanup(): void }> = [];
@@ -84,6 +87,27 @@ describe('containers CLI', () => {
     } finally {
       const { Engine } = await import('../../../src-main/containers/engines');
       await removeImage(new Engine({ name: 'local', source: 'default', host: 'unix:///var/run/docker.sock', tls: null }), tag).catch(() => undefined);
+    }
+  }, 120_000);
+
+  it('chat --placement container runs the bash tool in a container and removes it after', async () => {
+    const server = await startModelServer({ script: [{ blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'echo "in $(hostname) as $(id -u)" > where.txt' } }] }, { blocks: [{ type: 'text', text: 'Done.' }] }] });
+    const repo = makeRepo('fd-ctr-chat-');
+    dirs.push(repo);
+    execFileSync('chown', ['-R', '1000:1000', repo.path]);
+    process.env.FD_CTR_KEY = 'sk-ctr-cli-0123456789';
+    try {
+      expect((await cli('profiles', 'set', 'local', '--base-url', server.url, '--model', 'scripted', '--api-key-env', 'FD_CTR_KEY', '--default', '--data-dir', data)).code).toBe(0);
+      expect((await cli('chat', '--cwd', repo.path, '--gpus', 'all', '--data-dir', data, 'x')).code).toBe(2);
+      expect((await cli('chat', '--cwd', repo.path, '--placement', 'elsewhere', '--data-dir', data, 'x')).code).toBe(2);
+      const r = await cli('chat', '--cwd', repo.path, '--placement', 'container', '--image', image, '--approve', 'allow', '--data-dir', data, 'where are you');
+      expect(r.code).toBe(0);
+      expect(readFileSync(join(repo.path, 'where.txt'), 'utf8')).toMatch(/^in [0-9a-f]{12} as 1000\n$/);
+      expect(statSync(join(repo.path, 'where.txt')).uid).toBe(1000);
+      expect((await cli('containers', 'ps', '--data-dir', data)).out).toBe('No Flightdeck containers.');
+    } finally {
+      delete process.env.FD_CTR_KEY;
+      await server.close();
     }
   }, 120_000);
 });
