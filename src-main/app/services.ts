@@ -241,7 +241,7 @@ export class AppServices {
     this.coder.placementRefusal = (id) => (this.containers.placement(id) ? CLAUDE_IN_CONTAINER_REFUSAL : null);
     registerContainerHandlers(this.router, this.containers, this.hub);
     this.driver = new SessionDriver(this.agents, this.coder);
-    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined });
+    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers });
     registerMailboxHandlers(this.router, this.mailbox, this.hub);
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));

@@ -214,6 +214,8 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   app.features.startInBackground();
   // Features a killed Flightdeck left in progress resume from their first phase not completed.
   app.featureRuns.resumeInterrupted().catch((e: unknown) => app.options.logger.warn('could not resume interrupted feature runs', { error: e }));
+  // Mailboxes watched before the restart are watched again (and a task cut off by it is reported).
+  app.mailbox.resumeWatchers();
   hosts = allowedHosts(bindHost, port);
   cookie = tokenCookie(port);
   const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;

@@ -15,6 +15,8 @@ import { git } from '../git/git';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, type ContextFolders, type ContextLayer } from './context';
 import { readMission } from './mission';
+import { containerTaskPlacement, type SessionPlacer } from './container-placement';
+import { AGENT_IMAGE } from '../containers/images';
 import { listSessionFiles } from './session-file';
 import { parse as parseYaml } from 'yaml';
 import type { EventHub } from '../bridge/event-hub';
@@ -40,9 +42,13 @@ export interface MailboxSettings {
   roots: Record<string, string>;
   taskTimeoutMs: number;
   defaultPlacement: Placement;
+  /** Projects whose mailbox the app watches; long-lived hosts resume them at start. */
+  watched: string[];
+  /** The image of the container placement when a session has none yet. */
+  containerImage: string;
 }
 
-const DEFAULT_SETTINGS: MailboxSettings = { roots: {}, taskTimeoutMs: DEFAULT_TASK_TIMEOUT_MS, defaultPlacement: 'host' };
+const DEFAULT_SETTINGS: MailboxSettings = { roots: {}, taskTimeoutMs: DEFAULT_TASK_TIMEOUT_MS, defaultPlacement: 'host', watched: [], containerImage: AGENT_IMAGE };
 
 export type MailboxTarget = { projectId: string } | { root: string };
 
@@ -138,6 +144,8 @@ export interface MailboxServiceOptions {
   logger: Logger;
   /** Whether an agent session exists in this Flightdeck (a report's transcript link). */
   sessionExists?: (sessionId: string) => boolean;
+  /** The containers service: when given, tasks can run with `placement: container`. */
+  containers?: SessionPlacer;
 }
 
 export class MailboxService {
@@ -146,7 +154,26 @@ export class MailboxService {
   private readonly watchers = new Map<string, MailboxProcessor>();
   private readonly changeListeners = new Set<(m: ResolvedMailbox, e: MailboxChange) => void>();
 
-  constructor(private readonly o: MailboxServiceOptions) {}
+  constructor(private readonly o: MailboxServiceOptions) {
+    if (o.containers) this.placements.container = containerTaskPlacement(o.containers, () => this.settings().containerImage);
+  }
+
+  /**
+   * Watches again the mailboxes that were watched when the app last ran (long-lived hosts only:
+   * a CLI command must not start watchers behind its own back). A task a stopped app left
+   * running is then reported as interrupted.
+   */
+  resumeWatchers(): void {
+    const known = new Set(this.o.projects.list().map((p) => p.id));
+    for (const id of this.settings().watched) {
+      if (!known.has(id)) continue;
+      try {
+        this.watch({ projectId: id });
+      } catch (e) {
+        this.o.logger.warn('could not resume a mailbox watcher', { projectId: id, error: e });
+      }
+    }
+  }
 
   start(): void {}
 
@@ -223,6 +250,7 @@ export class MailboxService {
       this.watchers.set(m.root, w);
       w.start();
     }
+    if (m.projectId && !this.settings().watched.includes(m.projectId)) this.updateSettings({ watched: [...this.settings().watched, m.projectId] });
     return w;
   }
 
@@ -234,6 +262,7 @@ export class MailboxService {
     const root = this.resolve(target).root;
     const w = this.watchers.get(root);
     this.watchers.delete(root);
+    if ('projectId' in target) this.updateSettings({ watched: this.settings().watched.filter((id) => id !== target.projectId) });
     await w?.dispose();
   }
 
