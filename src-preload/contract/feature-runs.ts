@@ -137,7 +137,8 @@ export const FeatureRunEvent = z.object({
 });
 export type FeatureRunEvent = z.infer<typeof FeatureRunEvent>;
 
-export const FeatureRunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'waiting', 'interrupted']);
+/** cancelling: a cancel was asked from another process; the process running it stops it within a second. */
+export const FeatureRunStatus = z.enum(['queued', 'running', 'cancelling', 'completed', 'failed', 'cancelled', 'waiting', 'interrupted']);
 export type FeatureRunStatus = z.infer<typeof FeatureRunStatus>;
 
 export const FeatureRunInfo = z.object({

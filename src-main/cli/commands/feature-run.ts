@@ -185,18 +185,13 @@ export async function featureCancel(ctx: CliContext, args: string[]): Promise<nu
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   const app = await ctx.openApp();
   const { root } = await projectOf(ctx, app);
-  if (app.featureRuns.cancel(root, slug)) {
-    ctx.out(`Cancelled the run of ${slug}; run it again to resume.`);
-    return 0;
-  }
-  // The run may belong to another process (the app, another terminal): end its run there.
-  const other = app.featureRuns.history(root, slug).find((r) => r.status === 'running' || r.status === 'queued');
-  if (other) {
-    ctx.err(`flightdeck: ${slug} is being run by another Flightdeck process; cancel it there (in the app, or Ctrl-C in its terminal).`);
+  const r = app.featureRuns.requestCancel(root, slug);
+  if (r === 'none') {
+    ctx.err(`flightdeck: ${slug} is not running.`);
     return 1;
   }
-  ctx.err(`flightdeck: ${slug} is not running.`);
-  return 1;
+  ctx.out(r === 'cancelled' ? `Cancelled the run of ${slug}; run it again to resume.` : `Asked the Flightdeck process running ${slug} to cancel it; run it again to resume.`);
+  return 0;
 }
 
 export async function featureMerge(ctx: CliContext, args: string[]): Promise<number> {

@@ -143,7 +143,8 @@ export class FeatureRunner {
     const designSpec = await readDoc(join(featureDir, 'specs', 'design.md'));
     const verificationPlan = await readDoc(join(featureDir, 'specs', 'verification.md'));
 
-    const agent = (this.state as FeatureState & { agent?: { executor: ExecutorName; profile: string | null; model: string | null; mode: AgentMode } | null }).agent ?? null;
+    // How the run drives its agent, as chosen when the plan was approved (null in older files: the defaults).
+    const agent = this.state.agent;
     const executor: ExecutorName = this.req.executor ?? agent?.executor ?? 'builtin';
     const point = resumePoint(this.state);
     await this.save((s) => markRunStarted(s));

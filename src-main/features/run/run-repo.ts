@@ -51,7 +51,7 @@ export class RunRepo {
 
   /** Runs that were queued or running when their process went away (or still are, in a live one). */
   unfinished(): RunRow[] {
-    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE status IN ('queued', 'running') ORDER BY queued_at`).all() as RunRow[];
+    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE status IN ('queued', 'running', 'cancelling') ORDER BY queued_at`).all() as RunRow[];
   }
 
   ofFeature(projectPath: string, slug: string): RunRow[] {

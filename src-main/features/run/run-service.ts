@@ -33,6 +33,8 @@ export const DEFAULT_MAX_PARALLEL = 3;
 const SETTINGS_KEY = 'featureRuns.settings';
 /** Finished runs listed with the live ones (the board's recent activity). */
 const RECENT_FINISHED = 20;
+/** How often a process looks for cancels asked by another one (the CLI while the app runs the feature): a second feels immediate. */
+const CANCEL_POLL_MS = 1_000;
 
 export interface FeatureRunServiceOptions {
   db: Database;
@@ -75,6 +77,7 @@ export class FeatureRunService {
   private readonly git: GitOps;
   private readonly gh: GhOps;
   private disposed = false;
+  private cancelPoll: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: FeatureRunServiceOptions) {
     this.repo = new RunRepo(o.db);
@@ -85,7 +88,8 @@ export class FeatureRunService {
   /** Runs whose process died while they were queued or running are marked interrupted (their feature resumes when run again). */
   start(): void {
     for (const r of this.repo.unfinished()) {
-      if (r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId)) continue;
+      // A live owner (identity = pid + start time, so a recycled pid does not count) still runs it.
+      if (r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId)) continue;
       this.repo.update(r.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null });
     }
   }
@@ -94,6 +98,7 @@ export class FeatureRunService {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.cancelPoll) clearInterval(this.cancelPoll);
     for (const r of [...this.running.values(), ...this.queue]) {
       writeOrKeep(this.o.db, 'interrupted feature run', () => this.repo.update(r.row.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null }));
       r.controller.abort({ kind: 'shutdown' } satisfies RunAbortReason);
@@ -147,14 +152,14 @@ export class FeatureRunService {
     if ([...this.running.values(), ...this.queue].some((r) => featureKey(r.row.projectPath, r.row.slug) === key)) {
       throw new AppError('conflict', `The feature "${o.slug}" is already running or queued.`);
     }
-    const other = this.repo.ofFeature(o.projectPath, o.slug).find((r) => (r.status === 'running' || r.status === 'queued') && r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId));
+    const other = this.repo.ofFeature(o.projectPath, o.slug).find((r) => (r.status === 'running' || r.status === 'queued' || r.status === 'cancelling') && r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId));
     if (other) throw new AppError('conflict', `The feature "${o.slug}" is being run by another Flightdeck process (pid ${other.ownerPid}).`);
     // Checked now, so a feature that cannot run is refused at once rather than failing in the queue.
     const state = await readState(activeStatePath(o.projectPath, o.slug)).catch((e: unknown) => {
       throw isFeatureError(e) ? e.toAppError() : e;
     });
     if (state.status === 'completed' || state.status === 'merged') throw new AppError('conflict', `The feature "${o.slug}" is already ${state.status}.`);
-    const agentExecutor = (state as { agent?: { executor?: RunExecutor } | null }).agent?.executor;
+    const agentExecutor = state.agent?.executor;
     const row: RunRow = {
       id: newRunId(),
       projectPath: o.projectPath,
@@ -213,8 +218,37 @@ export class FeatureRunService {
     }
   }
 
+  /** Stops the runs another process asked to cancel (their row says `cancelling`). */
+  private watchCancels(): void {
+    if (this.cancelPoll || this.disposed) return;
+    this.cancelPoll = setInterval(() => {
+      if (this.running.size === 0 && this.queue.length === 0) {
+        clearInterval(this.cancelPoll!);
+        this.cancelPoll = null;
+        return;
+      }
+      for (const r of [...this.running.values(), ...this.queue]) {
+        if (this.repo.get(r.row.id)?.status === 'cancelling') this.cancel(r.row.projectPath, r.row.slug);
+      }
+    }, CANCEL_POLL_MS);
+    this.cancelPoll.unref?.();
+  }
+
+  /**
+   * Cancels the feature's run wherever it runs: here at once, in another live Flightdeck process
+   * by marking its row, which that process sees within a second. 'none' when nothing runs it.
+   */
+  requestCancel(projectPath: string, slug: string): 'cancelled' | 'requested' | 'none' {
+    if (this.cancel(projectPath, slug)) return 'cancelled';
+    const other = this.repo.ofFeature(projectPath, slug).find((r) => (r.status === 'running' || r.status === 'queued') && r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId));
+    if (!other) return 'none';
+    this.repo.update(other.id, { status: 'cancelling' });
+    return 'requested';
+  }
+
   private async execute(live: LiveRun): Promise<void> {
     const row = live.row;
+    this.watchCancels();
     this.repo.update(row.id, { status: 'running', startedAt: Date.now() });
     this.publishQueue();
     const runner = new FeatureRunner(
