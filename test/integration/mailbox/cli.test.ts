@@ -4,7 +4,7 @@
  * process killed in the middle of a task leaves nothing to run twice.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeAdr } from '../../../src-main/mailbox/adr';
@@ -12,6 +12,7 @@ import { ensureMailbox } from '../../../src-main/mailbox/layout';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index.js';
 import { startTestApp } from '../../support/app';
 import { cli } from '../../support/cli';
+import { runCli } from '../../../src-main/cli/main';
 import { tempDir } from '../../support/temp';
 import { saveTestProfile } from '../agents/harness';
 import { commandText, dropCommand, ls, readReport, until } from './support';
@@ -113,4 +114,20 @@ describe('mailbox CLI', () => {
     expect(readReport(join(box, 'reports/pending/report-task-killed.md'), false).text).toContain('was not run again');
     expect(ls(join(box, 'commands/processed'))).toEqual(['killed.md', 'next.md']);
   }, 180_000);
+
+  it('mailbox watch --tail follows monitor.log and claude_runtime.log until stopped', async () => {
+    const box = tempDir('fd-mbx-tail-');
+    cleanups.push(() => box.cleanup());
+    const layout = ensureMailbox(box.path);
+    appendFileSync(layout.monitorLog, '[t0] old line\n');
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const done = runCli(['mailbox', 'watch', '--tail', '--root', box.path], { out: (l) => lines.push(l), err: () => {} }, stop.signal);
+    await until(() => lines.includes('[t0] old line'), 'the existing tail');
+    appendFileSync(layout.runtimeLog, '[t1] [task-x] live output\n');
+    appendFileSync(layout.monitorLog, '[t2] task-x: done (SUCCESS)\n');
+    await until(() => lines.includes('[t1] [task-x] live output') && lines.includes('[t2] task-x: done (SUCCESS)'), 'the new lines');
+    stop.abort('test');
+    expect(await done).toBe(0);
+  }, 60_000);
 });

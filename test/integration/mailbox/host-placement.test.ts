@@ -175,4 +175,27 @@ describe('mailbox on the host placement', () => {
     expect(ls(join(root, 'commands/processed'))).toEqual(['after.md', 'before.md', 'slow.md']);
     expect(readFileSync(join(root, 'logs/monitor.log'), 'utf8')).toContain('task-slow: found interrupted');
   }, 120_000);
+
+  it('a continue dropped while its session\'s new task still runs waits for it, then runs as turn 2', async () => {
+    h = await mailboxHarness([
+      { match: { userPattern: 'TASK-FIRST' }, delayMs: 300, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'first.txt', content: '1' } }] },
+      { match: { userPattern: 'Created first.txt' }, delayMs: 300, blocks: [{ type: 'text', text: 'first done' }] },
+      { match: { userPattern: 'TASK-SECOND' }, blocks: [{ type: 'text', text: 'second done' }] },
+    ]);
+    const p = h.processor();
+    const root = h.root;
+    p.start();
+    dropCommand(root, 'first.md', commandText({ id: 'task-first', task: 'TASK-FIRST' }));
+    const sessionFile = await until(() => ls(join(root, 'sessions'))[0], 'the session file of the running task');
+    const sessionId = sessionFile.replace(/\.json$/, '');
+    expect(p.running().map((t) => t.id)).toEqual(['task-first']);
+    dropCommand(root, 'second.md', commandText({ id: 'task-second', type: 'continue', session: sessionId, task: 'TASK-SECOND' }));
+    await until(() => existsSync(join(root, 'commands/processed/second.md')), 'second.md processed');
+    expect(existsSync(join(root, 'commands/processed/first.md'))).toBe(true);
+    expect(readReport(join(root, 'reports/pending/report-task-second.md'), false).fm.status).toBe('SUCCESS');
+    expect(parseSessionFile(readFileSync(join(root, 'sessions', sessionFile), 'utf8'), 'x').turn_count).toBe(2);
+    // The second turn started after the first ended: its request came after the first's last one.
+    const mains = h.server.mainRequests();
+    expect(mains.findIndex((r) => r.userText?.includes('TASK-SECOND'))).toBeGreaterThan(mains.findIndex((r) => r.userText?.includes('Created first.txt')));
+  }, 120_000);
 });
