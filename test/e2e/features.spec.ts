@@ -172,13 +172,21 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await page.getByTestId('comment-whole-plan').click();
   await expect(features.comments).toHaveCount(2);
   await features.comments.nth(1).getByTestId('comment-text').fill('Add a phase that documents the endpoint.');
+  // An edit of the user's own goes with the comments.
+  await page.getByTestId('edit-design').click();
+  await page.getByTestId('editor-design').press('Control+End');
+  await page.keyboard.type('Owner: the platform team.\n');
+  await expect(page.getByTestId('preview-design')).toContainText('Owner: the platform team.');
+  await expect(page.getByTestId('doc-design-edited')).toBeVisible();
   await expect(page.getByTestId('request-changes')).toHaveText(/Request changes \(2\)/);
   await page.getByTestId('request-changes').click();
 
   // Revision 2: the diff against revision 1 (the one reviewed), the comments sent as asked.
   await expect(page.getByTestId('plan-revision')).toHaveText('revision 2', { timeout: 60_000 });
   const changes = page.getByTestId('revision-changes');
-  await expect(changes).toContainText('Changes since revision 1, the one you reviewed');
+  // The diff is against what the user saw, their edit included (the Planner dropped that line).
+  await expect(changes).toContainText('Changes since revision 1, the one you reviewed (with your edits)');
+  await expect(page.getByTestId('revision-diff-design')).toContainText('-Owner: the platform team.');
   await expect(changes).toContainText('Time the ping out after 500 ms.');
   await expect(page.getByTestId('revision-diff-design')).toContainText('+### Phase 3: docs');
   await expect(page.getByTestId('revision-diff-design')).toContainText('-Add a handler in server.js that answers 200 with {"status":"ok"} and uses the sqlite ping.');
@@ -187,6 +195,7 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   const revise = model.mainRequests().find((r) => JSON.stringify(r.body).includes('Address every comment below'));
   expect(JSON.stringify(revise?.body)).toContain(QUOTE);
   expect(JSON.stringify(revise?.body)).toContain('Add a phase that documents the endpoint.');
+  expect(JSON.stringify(revise?.body)).toContain('Owner: the platform team.');
   expect(await features.phaseNames()).toEqual(['route', 'checks', 'docs']);
 
   // Without phases the screen says so (nothing guessed); the edits can be taken back.
@@ -194,6 +203,7 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   for (let i = 0; i < 3; i++) await features.phases.first().getByTestId('phase-remove').click();
   await expect(page.getByTestId('no-phases')).toContainText('This design spec has no development phases');
   await expect(page.getByTestId('preview-design')).not.toContainText('Phase 1: route');
+  await expect(page.getByTestId('approve-plan')).toBeDisabled();
   await page.getByTestId('doc-design').getByRole('button', { name: 'Undo my edits' }).click();
   expect(await features.phaseNames()).toEqual(['route', 'checks', 'docs']);
   await expect(page.getByTestId('no-phases')).toHaveCount(0);

@@ -51,7 +51,7 @@ export function PhaseList({ spec, onChange, readOnly }: { spec: string; onChange
           <Icon name="alert" size={16} />
           <div>
             <strong>This design spec has no development phases.</strong> {missing} Nothing is guessed from other headings: add phases here, or ask the
-            Planner for them with a comment and Request changes. Approved as it is, the run goes straight to review and verify.
+            Planner for them with a comment and Request changes. A plan needs at least one before it can be approved.
           </div>
         </div>
       )}

@@ -2,7 +2,6 @@ import { useMemo, useRef, useState } from 'react';
 import type { AgentMode } from '../../../src-preload/contract/agents';
 import type { FeatureExecutor, PlanRevision } from '../../../src-preload/contract/features';
 import { DiffView } from '../agents/DiffView';
-import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Icon } from '../components/Icon';
 import { Missing } from '../components/Missing';
 import { plural } from '../lib/format';
@@ -72,11 +71,12 @@ function RevisionReview({ data, revision, onAnswered }: { data: PlanData; revisi
   const [model, setModel] = useState('');
   const [agentMode, setAgentMode] = useState<AgentMode>('auto-edit');
   const [busy, setBusy] = useState<null | 'approve' | 'changes'>(null);
-  const [confirmNoPhases, setConfirmNoPhases] = useState(false);
 
   const stale = draft.revision !== null && draft.revision !== revision.number;
   const closed = draft.status !== 'review' || stale;
-  const diffs = useMemo(() => (previous ? revisionDiffs(previous, revision) : null), [previous, revision]);
+  // Against what the user saw: the previous revision with their own edits when they made some.
+  const reviewed = revision.reviewed ?? previous;
+  const diffs = useMemo(() => (reviewed ? revisionDiffs(reviewed, revision) : null), [reviewed, revision]);
   const phases = specPhaseNames(design);
   const toSend = toPlanComments(comments);
 
@@ -107,7 +107,6 @@ function RevisionReview({ data, revision, onAnswered }: { data: PlanData; revisi
   };
 
   const approve = async () => {
-    setConfirmNoPhases(false);
     setBusy('approve');
     try {
       const r = await client.invoke('features.plan.approve', {
@@ -138,7 +137,7 @@ function RevisionReview({ data, revision, onAnswered }: { data: PlanData; revisi
           <Icon name="alert" size={16} /> A newer revision exists; this one can no longer be approved.
         </div>
       )}
-      {diffs && previous && <RevisionChanges previousNumber={previous.number} revision={revision} diffs={diffs} />}
+      {diffs && revision.basedOn !== null && <RevisionChanges previousNumber={revision.basedOn} edited={revision.reviewed !== null} revision={revision} diffs={diffs} />}
       <div className="plan-docs">
         <DocPane kind="design" text={design} original={revision.designMd} onChange={setDesign} onComment={addComment} readOnly={closed} />
         <DocPane kind="verification" text={verification} original={revision.verificationMd} onChange={setVerification} onComment={addComment} readOnly={closed} />
@@ -235,33 +234,35 @@ function RevisionReview({ data, revision, onAnswered }: { data: PlanData; revisi
           </div>
           <button
             className="button primary large"
-            onClick={() => (phases.length === 0 ? setConfirmNoPhases(true) : void approve())}
-            disabled={closed || busy !== null}
+            onClick={() => void approve()}
+            // A run needs at least one development phase: the host refuses a plan without, so the button says so first.
+            disabled={closed || busy !== null || phases.length === 0}
+            aria-describedby={phases.length === 0 ? 'approve-needs-phases' : undefined}
             data-testid="approve-plan"
           >
             {busy === 'approve' ? <Icon name="refresh" className="spin" /> : <Icon name="check" />} {busy === 'approve' ? 'Creating the feature…' : `Approve revision ${revision.number}`}
           </button>
+          {phases.length === 0 && (
+            <p id="approve-needs-phases" className="field-help error">
+              Add at least one development phase before approving (in the list above, or by asking the Planner).
+            </p>
+          )}
           {comments.length > 0 && <p className="muted small">Your comments are not sent with an approval; use Request changes for them.</p>}
         </section>
       </div>
-      {confirmNoPhases && (
-        <ConfirmDialog title="Approve without development phases?" confirmLabel="Approve anyway" onConfirm={() => void approve()} onCancel={() => setConfirmNoPhases(false)}>
-          <p>The design spec lists no development phases, so the run would only review and verify. Add phases first if the work needs them.</p>
-        </ConfirmDialog>
-      )}
     </>
   );
 }
 
 /** What this revision changed in each document since the one the user reviewed, and the comments that asked for it. */
-function RevisionChanges({ previousNumber, revision, diffs }: { previousNumber: number; revision: PlanRevision; diffs: ReturnType<typeof revisionDiffs> }) {
+function RevisionChanges({ previousNumber, edited, revision, diffs }: { previousNumber: number; edited: boolean; revision: PlanRevision; diffs: ReturnType<typeof revisionDiffs> }) {
   const [open, setOpen] = useState(true);
   const changed = diffs.filter((d) => d.patch !== '');
   return (
     <section className="panel revision-changes" data-testid="revision-changes">
       <button className="panel-head link revision-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
         <h3>
-          Changes since revision {previousNumber}, the one you reviewed
+          Changes since revision {previousNumber}, the one you reviewed{edited ? ' (with your edits)' : ''}
         </h3>
         <span className="muted small">
           {changed.length === 0 ? 'no change to either document' : changed.map((d) => `${DOC_LABEL[d.doc]} +${d.added} −${d.removed}`).join(' · ')}
