@@ -31,7 +31,7 @@ export function projectLimit(settings: BudgetSettings, projectId: string): Budge
 
 export function dailyRefusal(scope: 'global' | 'project', spentUsd: number, maxUsd: number, projectName?: string): string {
   const what = scope === 'global' ? "today's overall budget" : `today's budget of the project ${projectName ?? ''}`.trim();
-  return `Model call refused: ${usd(spentUsd)} spent, ${what} is ${usd(maxUsd)}. Raise the maximum in Settings → Budgets (or wait until tomorrow) to go on.`;
+  return `Model call refused: ${usd(spentUsd)} spent, ${what} is ${usd(maxUsd)}. Raise the maximum (flightdeck budget set, or the budgets settings) or wait until tomorrow to go on.`;
 }
 
 export function dailyWarning(scope: 'global' | 'project', spentUsd: number, warnUsd: number, projectName?: string): string {

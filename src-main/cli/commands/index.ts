@@ -10,6 +10,7 @@ import { autopilotCommand } from './autopilot';
 import { featureCommand } from './feature';
 import { containersCommand } from './containers';
 import { adrCommand, mailboxCommand, reportsCommand, taskCommand } from './mailbox';
+import { budgetCommand } from './budget';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -27,4 +28,5 @@ export const COMMANDS: readonly CliCommand[] = [
   taskCommand,
   reportsCommand,
   adrCommand,
+  budgetCommand,
 ];

@@ -1,8 +1,10 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../../fixtures/model-server/index';
 import { readState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
-import { makeRepo } from '../../../support/temp';
+import { cli } from '../../../support/cli';
+import { makeRepo, tempDir } from '../../../support/temp';
 import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, type RunHarness, type RunRepo } from './support';
 
 let repo: RunRepo | null = null;
@@ -39,7 +41,6 @@ describe('feature run limits', () => {
 
     // Raised, the same feature resumes the failed phase (with what it did so far) and completes.
     const cfg = `${repo.repo}/.flightdeck/config.yml`;
-    const { writeFileSync, readFileSync } = await import('node:fs');
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('max_budget_usd: 0.008', 'max_budget_usd: 5').replace('enabled: true', 'enabled: false').replace('checks: ["node --test"]', 'checks: []'));
     h.server.setScript([
       { blocks: [{ type: 'text', text: 'Finished.' }] },
@@ -80,7 +81,7 @@ describe('feature run limits', () => {
       expect(notices.filter((n) => n.title === 'Budget warning')).toHaveLength(1);
       const third = await h.app.agents.run(sid, 'third');
       expect(third.outcome).toBe('failed');
-      expect(third.message).toBe(`Model call refused: $0.0090 spent, today's budget of the project ${project.name} is $0.0080. Raise the maximum in Settings → Budgets (or wait until tomorrow) to go on.`);
+      expect(third.message).toBe(`Model call refused: $0.0090 spent, today's budget of the project ${project.name} is $0.0080. Raise the maximum (flightdeck budget set, or the budgets settings) or wait until tomorrow to go on.`);
       expect(h.server.mainRequests()).toHaveLength(2);
       expect(h.app.budgets.status()).toContainEqual(expect.objectContaining({ scope: 'project', projectId: project.id, state: 'exceeded' }));
       // Raised: the next call goes ahead.
@@ -91,4 +92,27 @@ describe('feature run limits', () => {
       plain.cleanup();
     }
   }, 120_000);
+});
+
+describe('flightdeck budget', () => {
+  it('sets the daily budgets and shows the spend against them', async () => {
+    const data = tempDir('fd-budget-cli-');
+    const plain = makeRepo('fd-budget-cli-repo-');
+    try {
+      expect((await cli('budget', '--data-dir', data.path)).out).toContain('No daily budget is set');
+      expect((await cli('budget', 'set', '--global-max', 'lots', '--data-dir', data.path)).code).toBe(2);
+      const set = await cli('budget', 'set', '--global-warn', '5', '--global-max', '20', '--data-dir', data.path);
+      expect(set.code).toBe(0);
+      expect(set.out).toMatch(/all spend today\s+\$0\.0000\s+warn \$5\.00, max \$20\.00\s+\[ok\]/);
+      const project = await cli('budget', 'set', '--project-max', '2', '--repo', plain.path, '--data-dir', data.path, '--json');
+      const parsed = JSON.parse(project.out) as { settings: { globalDaily: unknown; projectOverrides: Record<string, unknown> } };
+      expect(parsed.settings.globalDaily).toEqual({ warnUsd: 5, maxUsd: 20 });
+      expect(Object.values(parsed.settings.projectOverrides)).toEqual([{ warnUsd: null, maxUsd: 2 }]);
+      const cleared = await cli('budget', 'set', '--global-max', 'none', '--global-warn', 'none', '--data-dir', data.path, '--json');
+      expect((JSON.parse(cleared.out) as { settings: { globalDaily: unknown } }).settings.globalDaily).toEqual({ warnUsd: null, maxUsd: null });
+    } finally {
+      plain.cleanup();
+      data.cleanup();
+    }
+  }, 60_000);
 });
