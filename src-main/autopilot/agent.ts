@@ -5,7 +5,8 @@
  * this wraps it with what a run needs: one session reused across prompts (the agent keeps its
  * context between plan, execute and fix), restarted on demand (risk R2, context growth).
  */
-import type { AutopilotExecutor } from '../../src-preload/contract';
+import { realpathSync } from 'node:fs';
+import { AppError, type AutopilotExecutor } from '../../src-preload/contract';
 
 /** The part of the SessionDriver the runner uses (structural, so tests can drive it with the real one only). */
 export interface TurnReportLike {
@@ -19,7 +20,7 @@ export interface TurnReportLike {
 }
 
 export interface DriverLike {
-  createSession(o: { root: string; projectId?: string; role: 'coder'; executor: AutopilotExecutor; profile?: string; mode?: 'yolo'; title?: string }): { id: string };
+  createSession(o: { root: string; projectId?: string; role: 'coder'; executor: AutopilotExecutor; profile?: string; mode?: 'yolo'; title?: string }): { id: string; root: string };
   runTurn(sessionId: string, input: string, o?: { signal?: AbortSignal }): Promise<TurnReportLike>;
   cancel(sessionId: string): void;
 }
@@ -67,6 +68,11 @@ export class AutopilotAgent {
         mode: 'yolo',
         title: this.o.title,
       });
+      // The run's changes belong in its worktree: a session rooted anywhere else (the project's
+      // main checkout) would edit the user's files, so it is refused before the first prompt.
+      if (realpathSync(s.root) !== realpathSync(this.o.root)) {
+        throw new AppError('internal', `The agent session for this run was created in ${s.root} instead of the run's worktree ${this.o.root}; nothing was sent to it.`);
+      }
       this.session = s.id;
       this.onSession(s.id);
     }
