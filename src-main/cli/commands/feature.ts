@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { CleanReport, FeatureDetail, FeatureSummary, ProjectFeatures } from '../../features/feature-service';
+import { isFeatureError } from '../../features/errors';
 import { UsageError, type CliCommand, type CliContext } from '../command';
 import { featureInit, featurePlan, PLANNING_FLAGS, PLANNING_USAGE } from './feature-plan';
 import { featureCancel, featureMerge, featureRun, RUN_FLAGS, RUN_USAGE } from './feature-run';
@@ -242,6 +243,11 @@ export const featureCommand: CliCommand = {
     if (ctx.flags['dry-run'] === true && sub !== 'clean') throw new UsageError('--dry-run applies to feature clean only');
     if (ctx.flags.yes === true && sub !== 'clean' && sub !== 'merge') throw new UsageError('--yes applies to feature clean and feature merge only');
     if (ctx.flags.squash === true && sub !== 'merge') throw new UsageError('--squash applies to feature merge only');
-    return run(ctx, rest);
+    try {
+      return await run(ctx, rest);
+    } catch (e) {
+      // As an AppError the runner prints "<kind> error: <path>:<line>: …", and with --json the kind, path and line as fields.
+      throw isFeatureError(e) ? e.toAppError() : e;
+    }
   },
 };

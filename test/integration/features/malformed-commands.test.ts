@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configPath } from '../../../src-main/features/config';
@@ -113,6 +114,24 @@ describe('malformed state files through list, status and clean', () => {
   });
 });
 
+describe('a state file that is not a file', () => {
+  it('a FIFO named state.yml is reported, never waited on', async () => {
+    const path = activeStatePath(repo.path, 'fifo-state');
+    mkdirSync(dirname(path), { recursive: true });
+    execFileSync('mkfifo', [path]);
+    try {
+      const [project] = await features.list({ repo: repo.path });
+      const row = project!.features.find((x) => x.slug === 'fifo-state');
+      expect(row?.problem).toMatchObject({ kind: 'io', path });
+      expect(row?.problem?.message.startsWith(`${path}: `)).toBe(true);
+      const r = await features.clean(repo.path, { dryRun: true });
+      expect(r.skipped.find((x) => x.slug === 'fifo-state')?.why).toContain(path);
+    } finally {
+      rmSync(dirname(dirname(dirname(path))), { recursive: true, force: true });
+    }
+  });
+});
+
 describe('malformed config.yml through list and clean', () => {
   it(`${configFiles.length} configs: list reports each with path and line, clean refuses, the file is never rewritten`, async () => {
     const target = configPath(repo.path);
@@ -132,6 +151,12 @@ describe('malformed config.yml through list and clean', () => {
     }
     const r = await cli('feature', 'clean', '--dry-run', '--repo', repo.path, `--data-dir=${data.path}-cli`);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`${target}:`);
+    expect(r.err).toMatch(new RegExp(`^error: (config|yaml) error: ${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: `));
+    const j = await cli('feature', 'clean', '--dry-run', '--json', '--repo', repo.path, `--data-dir=${data.path}-cli`);
+    expect(j.code).toBe(1);
+    const shape = JSON.parse(j.err) as { error: { code: string; details: { kind: string; path: string; line: number } } };
+    expect(shape.error.code).toBe('invalid_input');
+    expect(shape.error.details.path).toBe(target);
+    expect(shape.error.details.line).toBeGreaterThanOrEqual(1);
   }, 60_000);
 });
