@@ -6,7 +6,7 @@ import { CLAUDE_BIN } from '../../../fixtures/model-server/claude-cli';
 import { readState, sumPhases } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { tempDir } from '../../../support/temp';
-import { commitSubjects, makeRunRepo, planFeature, runHarness, SUM_JS, SUM_TEST, type RunHarness, type RunRepo } from './support';
+import { commitSubjects, configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, SUM_TEST, type RunHarness, type RunRepo } from './support';
 
 let repo: RunRepo | null = null;
 let h: RunHarness | null = null;
@@ -67,5 +67,26 @@ describe('feature run with the Claude Code executor', () => {
     expect(session.executor).toBe('claude-code');
     expect(session.cost.usd).toBeCloseTo(s.total.cost_usd, 6);
     expect(session.cost.calls).toBe(s.total.turns);
+  }, 240_000);
+
+  it('ends the Claude Code run at agent.max_turns: after the call that reached it, before the next one', async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml().replace('max_turns: 50', 'max_turns: 1') });
+    const wt = await planFeature(repo.repo, 'cc-limit', ['library'], { agent: { executor: 'claude-code' } });
+    home = tempDir('fd-run-claude-home-');
+    h = await runHarness(
+      [
+        { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: join(wt, 'sum.mjs'), content: SUM_JS } }], usage: USAGE },
+        { match: { userPattern: 'File created successfully' }, blocks: [{ type: 'text', text: 'Library written.' }], usage: USAGE },
+      ],
+      { coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } },
+    );
+    h.app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 60, maxDurationS: 180 });
+    const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'cc-limit' })).done;
+    expect(r.outcome).toBe('failed');
+    expect(r.message).toContain('reached its limit of 1 turns');
+    // The second call (after the Write) was never answered by the model server.
+    expect(h.server.mainRequests()).toHaveLength(1);
+    const s = await readState(activeStatePath(repo.repo, 'cc-limit'));
+    expect(s.phases[0]).toMatchObject({ status: 'failed', turns: 1 });
   }, 240_000);
 });
