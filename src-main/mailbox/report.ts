@@ -305,7 +305,7 @@ export function formatDetailedReport(f: TaskFacts): string {
   out.push(`- 费用: $${f.costUsd.toFixed(4)}`);
   out.push(`- 工具调用: ${f.toolCalls.length}${byTool.size > 0 ? ` (${[...byTool].map(([t, n]) => `${t} ×${n}`).join(', ')})` : ''}`);
   out.push(`- 失败的工具调用: ${f.toolCalls.filter((c) => c.isError).length}`);
-  out.push(`- 结果: ${f.outcome}${f.timedOut ? ' (timeout)' : ''}`);
+  out.push(`- 结果: ${f.outcome}${f.timedOut && f.outcome !== 'timeout' ? ' (timeout)' : ''}`);
   out.push('');
   out.push('### 运行日志摘要');
   out.push(fence(f.logSummary.trim() || '（日志为空）'));

@@ -198,4 +198,20 @@ describe('mailbox on the host placement', () => {
     const mains = h.server.mainRequests();
     expect(mains.findIndex((r) => r.userText?.includes('TASK-SECOND'))).toBeGreaterThan(mains.findIndex((r) => r.userText?.includes('Created first.txt')));
   }, 120_000);
+
+  it('stops a task at its time limit and reports it FAILED', async () => {
+    h = await mailboxHarness([{ match: { userPattern: 'TASK-SLOW-MODEL' }, fault: { kind: 'stall', ms: 8_000 }, blocks: [{ type: 'text', text: 'too late' }] }]);
+    const p = h.processor();
+    const root = h.root;
+    p.start();
+    dropCommand(root, 'slow.md', commandText({ id: 'task-timeout', task: 'TASK-SLOW-MODEL', extra: 'timeout: 2s\n' }));
+    await until(() => existsSync(join(root, 'commands/processed/slow.md')), 'slow.md processed');
+    const r = readReport(join(root, 'reports/pending/detailed-report-task-timeout.md'), true);
+    expect(r.fm.status).toBe('FAILED');
+    expect(r.text).toContain('the task was stopped after 2 s (its time limit)');
+    expect(r.text).toContain('- 结果: timeout\n');
+    expect(readFileSync(join(root, 'logs/monitor.log'), 'utf8')).toContain('task-timeout: timed out after 2 s');
+    // The session took the turn and can be continued.
+    expect(parseSessionFile(readFileSync(join(root, 'sessions', `${r.fm.session_id}.json`), 'utf8'), 'x')).toMatchObject({ turn_count: 1, status: 'active' });
+  }, 60_000);
 });
