@@ -33,6 +33,8 @@ test('the project page lists worktrees, asks again before archiving unsaved work
   const list = page.getByTestId('worktree-list');
   await expect(list.getByTestId('worktree-wip-feature')).toContainText('feature/wip-feature');
   await expect(list.getByTestId('worktree-hand-made')).toContainText('made outside Flightdeck');
+  // Each worktree shows the disk its files take.
+  await expect(list.getByTestId('worktree-disk-wip-feature')).toHaveText(/^\s*\d+(\.\d)? (B|KiB|MiB)$/);
 
   await list.getByTestId('worktree-wip-feature').getByRole('button', { name: 'Remove' }).click();
   await page.getByTestId('confirm-dialog').getByTestId('confirm').click();
