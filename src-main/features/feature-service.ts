@@ -165,6 +165,8 @@ export class FeatureService {
 
   private async syncWatchers(): Promise<void> {
     const roots = (await this.projectRoots()).filter((p) => p.root !== null).map((p) => p.root!);
+    // A project removed from Flightdeck leaves no rows behind (its files are not touched).
+    this.index.forgetExcept(roots);
     this.index.watch(roots);
     for (const root of roots) {
       await this.index.reconcile(root).catch((e: unknown) => {

@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../src-main/bridge/event-hub';
@@ -69,4 +69,15 @@ describe('the index follows state files changed outside Flightdeck', () => {
     rmSync(join(repo.path, '.trees', 'second'), { recursive: true, force: true });
     await waitFor(() => rowOf('second') === undefined, 'the vanished feature gone from the index');
   }, 60_000);
+});
+
+describe('projects leaving Flightdeck', () => {
+  it('a removed project stops being watched and its rows are dropped; its files stay', async () => {
+    const projectId = (await features.list())[0]!.projectId!;
+    expect(features.index.cached(repo.path).rows.length).toBeGreaterThan(0);
+    const projects = new ProjectService(db, hub, createLogger({ level: 'error' }));
+    projects.remove(projectId);
+    await waitFor(() => features.index.cached(repo.path).rows.length === 0, 'the rows of the removed project dropped');
+    expect(existsSync(activeStatePath(repo.path, 'watched'))).toBe(true);
+  }, 30_000);
 });
