@@ -39,6 +39,8 @@ export function App() {
   const setAgentSettings = useAppStore((s) => s.setAgentSettings);
   const setStorage = useAppStore((s) => s.setStorage);
   const loadDrafts = useAppStore((s) => s.loadDrafts);
+  // A Planner's session opened from the sidebar is its plan's chat (with /approve and the plan's header).
+  const planOfSession = useAppStore((s) => (view.name === 'session' ? (s.drafts.find((d) => d.sessionId === view.sessionId)?.id ?? null) : null));
   const upsertDraft = useAppStore((s) => s.upsertDraft);
   const loadFeatures = useAppStore((s) => s.loadFeatures);
   const loadFeatureRuns = useAppStore((s) => s.loadFeatureRuns);
@@ -111,7 +113,8 @@ export function App() {
         {view.name === 'board' && <BoardView />}
         {view.name === 'settings' && <SettingsView />}
         {view.name === 'project' && <ProjectView projectId={view.projectId} />}
-        {view.name === 'session' && <SessionView key={view.sessionId} sessionId={view.sessionId} />}
+        {view.name === 'session' &&
+          (planOfSession ? <PlanChatView key={planOfSession} draftId={planOfSession} /> : <SessionView key={view.sessionId} sessionId={view.sessionId} />)}
         {view.name === 'terminals' && <TerminalsView />}
         {view.name === 'mailbox' && <MailboxView key={`${view.projectId ?? ''}/${view.commandId ?? ''}`} {...(view.projectId ? { projectId: view.projectId } : {})} {...(view.commandId ? { commandId: view.commandId } : {})} />}
         {view.name === 'autopilot' && <AutopilotView runId={view.runId} />}

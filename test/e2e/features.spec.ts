@@ -149,6 +149,12 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   // The Planner got its instructions with the first message (the plan's system prompt).
   expect(model.mainRequests().some((r) => JSON.stringify(r.body).includes('You are the Planner of Flightdeck'))).toBe(true);
 
+  // The Planner's session in the sidebar is the plan's chat, not a bare session.
+  await page.getByTestId('sidebar').getByRole('button', { name: 'Board' }).click();
+  await page.getByTestId('sidebar-sessions').getByRole('button', { name: `Plan: ${SLUG}` }).click();
+  await expect(features.chat).toBeVisible();
+  await expect(session.transcript).toContainText('Type /approve when ready');
+
   // /approve typed in the composer writes the plan and opens the approval screen.
   await session.input.fill('/approve');
   await session.input.press('Enter');
