@@ -152,6 +152,10 @@ export class MailboxProcessor {
   private readonly stableMs: number;
   private readonly maxConcurrent: number;
   private readonly placements: Partial<Record<Placement, TaskPlacement>>;
+  /** Files in pending/ that another live watcher has claimed. */
+  private readonly elsewhere = new Set<string>();
+  /** Tasks running per workspace, and whether each shared its workspace with another at some point (its file list is then narrowed). */
+  private readonly inWorkspace = new Map<string, Set<{ overlapped: boolean }>>();
 
   constructor(private readonly o: MailboxProcessorOptions) {
     this.layout = ensureMailbox(o.root);
@@ -216,9 +220,6 @@ export class MailboxProcessor {
     return names.filter((n) => !isTemporaryName(n) && n.toLowerCase().endsWith('.md') && ![...this.live.values()].some((t) => t.file === n) && !this.ownedElsewhere(n));
   }
 
-  private readonly elsewhere = new Set<string>();
-  /** Tasks running per workspace, and whether each shared its workspace with another at some point (its file list is then narrowed). */
-  private readonly inWorkspace = new Map<string, Set<{ overlapped: boolean }>>();
 
   private enterWorkspace(workspace: string): { overlapped: boolean; leave(): void } {
     const set = this.inWorkspace.get(workspace) ?? new Set();
