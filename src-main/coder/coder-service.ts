@@ -46,11 +46,11 @@ export type TurnRunner = (ctx: TurnContext, input: string) => Promise<TurnEnd>;
 
 export class CoderService {
   /**
-   * Why Claude Code cannot run for a session, when its placement is not the host (the
-   * containers service: the session is placed in a container). Null = it runs on the host.
-   * Never a silent fallback: a session placed in a container must not run the CLI on the host.
+   * For a session placed in a container (the containers service): how to start `claude` there
+   * (a host launcher taking the CLI's arguments, and its environment). Null = on the host.
+   * Never a silent fallback: when the container cannot start, the turn fails with the reason.
    */
-  placementRefusal: ((sessionId: string) => string | null) | null = null;
+  placementLaunch: ((sessionId: string) => (() => Promise<{ path: string; env: Record<string, string> }>) | null) | null = null;
   readonly repo: CoderSessionRepo;
   private detection: ClaudeDetection | null = null;
   private detecting: Promise<ClaudeDetection> | null = null;
@@ -68,7 +68,7 @@ export class CoderService {
       spec: coderToolSpec(),
       run: (input: Record<string, unknown>, call: { sessionId: string; turnId: string; signal: AbortSignal }) => this.runPlanTool(input, call),
     };
-    this.o.agents.extraTools = (sessionId, mode) => (mode === 'plan' && this.repo.get(sessionId).executor === 'builtin' && !this.placementRefusal?.(sessionId) ? [planTool] : []);
+    this.o.agents.extraTools = (sessionId, mode) => (mode === 'plan' && this.repo.get(sessionId).executor === 'builtin' && !this.placementLaunch?.(sessionId) ? [planTool] : []);
     // A Claude Code turn cannot continue after a restart (its CLI process is gone): approvals
     // it left pending would otherwise resume the session with the built-in loop.
     for (const id of this.repo.claudeCodeSessions()) {
@@ -163,11 +163,27 @@ export class CoderService {
   /** Chat input of a claude-code session runs here; `!` and `/` stay with the engine. */
   runnerFor(sessionId: string, kind: 'chat' | 'bang' | 'slash'): TurnRunner | null {
     if (kind !== 'chat' || this.repo.get(sessionId).executor !== 'claude-code') return null;
-    const refusal = this.placementRefusal?.(sessionId) ?? null;
-    if (refusal !== null) {
-      return (ctx) => {
-        ctx.emit({ type: 'error', code: 'unavailable', message: refusal, retryable: false });
-        return Promise.resolve({ outcome: 'failed', message: refusal });
+    const launch = this.placementLaunch?.(sessionId) ?? null;
+    if (launch !== null) {
+      return async (ctx, input) => {
+        let l: { path: string; env: Record<string, string> };
+        try {
+          l = await launch();
+        } catch (e) {
+          const message = `Not run: the session's container could not start. ${e instanceof Error ? e.message : String(e)}`;
+          ctx.emit({ type: 'error', code: 'unavailable', message, retryable: true });
+          return { outcome: 'failed', message };
+        }
+        return runClaudeCodeTurn(ctx, input, {
+          repo: this.repo,
+          settings: () => this.settings(),
+          // The CLI is the container's; the launcher stands in for it on the host.
+          detect: async () => ({ ...(await this.detectCached()), found: true, path: l.path }),
+          envOverrides: { ...this.o.envOverrides, ...l.env },
+          killGraceMs: this.o.killGraceMs,
+          hidden: this.hidden(),
+          changed: (id) => this.changed(id),
+        });
       };
     }
     return (ctx, input) =>

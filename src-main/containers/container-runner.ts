@@ -17,10 +17,6 @@ import type { ContainerService } from './container-service';
  */
 const PASSED_ENV = /^(PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLORTERM|NO_COLOR|FORCE_COLOR|CI)$/;
 
-/** What a Claude Code turn of a session placed in a container answers (the CLI is not run there yet, and never silently on the host). */
-export const CLAUDE_IN_CONTAINER_REFUSAL =
-  'This session is placed in a container, where Flightdeck does not run Claude Code yet. Switch the session to the built-in agent (its commands run in the container), or place it back on the host.';
-
 export function containerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && PASSED_ENV.test(k)) out[k] = v;

@@ -22,7 +22,9 @@ import { KeyedLock } from '../platform/keyed-lock';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { engineError } from './core/engine-errors';
 import { ENGINE_NAME_RE, isLocalEngine, parseEngineHost, type EngineSpec } from './core/engine-spec';
+import type { ClaudeBridgeInput } from './core/claude-in-container';
 import {
+  CONTAINER_HOME,
   CONTAINER_PATHS,
   createOptions,
   DEFAULT_LIMITS,
@@ -164,12 +166,20 @@ export interface TerminalSpawner {
   spawn(o: { file: string; args: string[]; cwd: string; kind: 'shell'; title: string; env: Record<string, string>; baseEnv: Record<string, string>; owner: { sessionId: string; projectId?: string }; cols?: number; rows?: number }): Promise<TerminalInfo>;
 }
 
-/** The exec bridge's entry: the TypeScript source through tsx when running from source, else the bundled file. */
-function bridgeEntry(): { script: string; execArgv: string[]; env: Record<string, string> } {
+/**
+ * A bridge program's entry (exec-bridge: container shells; claude-bridge: Claude Code in a
+ * container): the TypeScript source through tsx when running from source, else the bundled file.
+ */
+function bridgeEntry(folder: 'exec-bridge' | 'claude-bridge', bundled: string): { script: string; execArgv: string[]; env: Record<string, string> } {
   const here = dirname(fileURLToPath(import.meta.url));
-  const source = join(here, 'exec-bridge', 'main.ts');
+  const source = join(here, folder, 'main.ts');
   if (existsSync(source)) return { script: source, execArgv: ['--import', pathToFileURL(join(appRoot(), 'node_modules', 'tsx', 'dist', 'loader.mjs')).href], env: {} };
-  return { script: join(here, 'container-exec.js'), execArgv: [], env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {} };
+  return { script: join(here, bundled), execArgv: [], env: process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {} };
+}
+
+/** `s` quoted for sh. */
+function shQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 export interface ContainerServiceOptions {
@@ -653,7 +663,7 @@ export class ContainerService {
     const placed = await this.ensure(sessionId);
     const engine = this.engine(placed.engine);
     const ins = await engine.call('the container inspection', (d) => d.getContainer(placed.id).inspect());
-    const entry = bridgeEntry();
+    const entry = bridgeEntry('exec-bridge', 'container-exec.js');
     const bridge = { engine: engine.spec, container: placed.id, user: ins.Config.User, workdir: CONTAINER_PATHS.workspace, cmd: ['sh', '-c', 'if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi'] };
     const base = childEnv('minimal', this.o.env ?? process.env, entry.env);
     // ssh engines authenticate through the user's agent, as the docker CLI does.
@@ -702,6 +712,26 @@ export class ContainerService {
     if (!ac) return false;
     ac.abort();
     return true;
+  }
+
+  /**
+   * How the Claude Code executor runs `claude` for a session placed in a container: `path` is a
+   * host program taking the CLI's arguments and stdin (the claude bridge), `env` tells it which
+   * container. Starts the container first, so a problem is reported before the run.
+   */
+  async claudeLaunch(sessionId: string): Promise<{ path: string; env: Record<string, string> }> {
+    const placed = await this.ensure(sessionId);
+    const engine = this.engine(placed.engine);
+    const ins = await engine.call('the container inspection', (d) => d.getContainer(placed.id).inspect());
+    const entry = bridgeEntry('claude-bridge', 'claude-in-container.js');
+    const dir = join(this.o.dataDir, 'run');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, 'claude-in-container');
+    const envPrefix = Object.entries(entry.env).map(([k, v]) => `${k}=${shQuote(v)} `).join('');
+    // A launcher the executor can start like the real CLI (it resolves and execs a file).
+    writeFileAtomic(path, `#!/bin/sh\n${envPrefix}exec ${[process.execPath, ...entry.execArgv, entry.script].map(shQuote).join(' ')} "$@"\n`, { mode: 0o700 });
+    const input: ClaudeBridgeInput = { engine: engine.spec, container: placed.id, user: ins.Config.User, workdir: this.containerPath(sessionId, placed.worktree ?? '') ?? CONTAINER_PATHS.workspace, network: placed.network, home: CONTAINER_HOME, worktree: placed.worktree, mount: CONTAINER_PATHS.workspace };
+    return { path, env: { FLIGHTDECK_BRIDGE: JSON.stringify(input) } };
   }
 
   /** The container path of a host path inside the session's worktree, or null when it is outside. */

@@ -63,15 +63,15 @@ describe('placement "container" for a built-in-loop session', () => {
 });
 
 describe('Claude Code and a session placed in a container', () => {
-  it('refuses the turn with the reason instead of running the CLI on the host', async () => {
+  it('fails the turn with the reason when the container cannot start, instead of running the CLI on the host', async () => {
     h = await harness([]);
     const id = h.session();
     h.app.coder.updateSession({ sessionId: id, executor: 'claude-code' });
-    await h.app.containers.setPlacement(id, { image });
+    await h.app.containers.setPlacement(id, { image: 'flightdeck-no-such-image:0' });
     const r = await h.app.agents.run(id, 'do something');
     expect(r.outcome).toBe('failed');
-    expect(r.message).toContain('placed in a container');
-    expect(h.events(id, 'error')[0]).toMatchObject({ code: 'unavailable', retryable: false });
+    expect(r.message).toMatch(/container could not start.*not on/s);
+    expect(h.events(id, 'error')[0]).toMatchObject({ code: 'unavailable' });
     // Nothing was started: no container, no model request.
     expect(h.app.containers.forSession(id)).toBeNull();
     expect(h.server.mainRequests()).toHaveLength(0);

@@ -179,3 +179,34 @@ describe('stats', () => {
     expect(parseNvidiaSmi('0, NVIDIA GeForce RTX 3080, 57, 4012, 10240\ngarbage\n1, A100, x, 1, 2\n')).toEqual([{ index: 0, name: 'NVIDIA GeForce RTX 3080', utilizationPercent: 57, memoryUsedMiB: 4012, memoryTotalMiB: 10240 }]);
   });
 });
+
+describe('Claude Code in a container', () => {
+  it('switches to bypassPermissions, drops the sandbox block and lists the run files to copy', async () => {
+    const { containerArgs, containerEnvFor, hostPaths, keyFileOf, loopbackTarget } = await import('../../../src-main/containers/core/claude-in-container');
+    const files: Record<string, string> = {
+      '/run/x/settings.json': JSON.stringify({ hooks: {}, apiKeyHelper: "cat '/keys/it'\\''s'", sandbox: { enabled: true } }),
+      '/run/x/instr.md': '# be nice',
+      "/keys/it's": 'sk-1',
+    };
+    const plan = containerArgs(['-p', '--settings', '/run/x/settings.json', '--permission-mode', 'default', '--disallowedTools=Write', '--append-system-prompt-file', '/run/x/instr.md'], (p) => files[p]!);
+    expect(plan.args).toEqual(['-p', '--settings', '/run/x/settings.json', '--disallowedTools=Write', '--append-system-prompt-file', '/run/x/instr.md', '--permission-mode', 'bypassPermissions']);
+    expect(plan.settings!.content.sandbox).toBeUndefined();
+    expect(plan.files('{}').map((f) => f.path)).toEqual(['/run/x/settings.json', '/run/x/instr.md', "/keys/it's"]);
+    expect(keyFileOf('rm -rf /')).toBeNull();
+    expect(loopbackTarget('http://localhost:8080/v1')).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(loopbackTarget('https://api.anthropic.com')).toBeNull();
+    const env = containerEnvFor({ ANTHROPIC_BASE_URL: 'u', ANTHROPIC_API_KEY: 'sk', PATH: '/host', CLAUDE_CODE_MAX_RETRIES: '0', HOME: '/root' }, '/tmp/h');
+    expect(env).toEqual({ ANTHROPIC_BASE_URL: 'u', CLAUDE_CODE_MAX_RETRIES: '0', HOME: '/tmp/h', IS_SANDBOX: '1' });
+    expect(hostPaths({ tool_input: { file_path: '/app/volumes/workspace/a.ts', other: '/app/volumes/workspaceX' }, cwd: '/app/volumes/workspace', n: 1 }, '/app/volumes/workspace', '/w')).toEqual({ tool_input: { file_path: '/w/a.ts', other: '/app/volumes/workspaceX' }, cwd: '/w', n: 1 });
+  });
+
+  it('writes a ustar archive tar can read', async () => {
+    const { tarFiles } = await import('../../../src-main/containers/core/tar');
+    const { execFileSync } = await import('node:child_process');
+    const d = tempDir('fd-tar-');
+    dirs.push(d);
+    writeFileSync(join(d.path, 'a.tar'), tarFiles([{ name: 'tmp/run/settings.json', content: '{"é":1}', mode: 0o600, uid: 1000, gid: 1001 }]));
+    expect(execFileSync('tar', ['-tvf', join(d.path, 'a.tar')], { encoding: 'utf8' })).toMatch(/^-rw------- 1000\/1001 +8 .* tmp\/run\/settings\.json\n$/);
+    expect(execFileSync('tar', ['-xOf', join(d.path, 'a.tar')], { encoding: 'utf8' })).toBe('{"é":1}');
+  });
+});
