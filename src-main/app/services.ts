@@ -48,7 +48,7 @@ import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
 import { ContainerService, type Placement } from '../containers/container-service';
-import { CLAUDE_IN_CONTAINER_REFUSAL, ContainerRunner } from '../containers/container-runner';
+import { ContainerRunner } from '../containers/container-runner';
 import { registerContainerHandlers } from '../containers/handlers';
 
 /** Long-lived hosts take the day's backup a minute after start; CLI commands end long before. */
@@ -238,7 +238,7 @@ export class AppServices {
     });
     // A session placed in a container runs its commands there; every other session stays on the host.
     this.agents.placementRunner = (id) => (this.containers.placement(id) ? new ContainerRunner(this.containers, id) : null);
-    this.coder.placementRefusal = (id) => (this.containers.placement(id) ? CLAUDE_IN_CONTAINER_REFUSAL : null);
+    this.coder.placementLaunch = (id) => (this.containers.placement(id) ? () => this.containers.claudeLaunch(id) : null);
     registerContainerHandlers(this.router, this.containers, this.hub);
     this.driver = new SessionDriver(this.agents, this.coder);
     this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers });
