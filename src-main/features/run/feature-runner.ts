@@ -365,7 +365,7 @@ export class FeatureRunner {
     const rounds: Array<{ round: number; issues: ReviewIssue[]; parsed: boolean }> = [];
     let clean = false;
     for (let round = 1; round <= max; round++) {
-      await this.autoCommit(`feat(${this.req.slug}): review round ${round} fixes`).catch(() => null); // Nothing to commit is the usual case.
+      await this.autoCommit(`feat(${this.req.slug}): review fixes`); // The previous round's fixes (nothing to commit is the usual case).
       const diff = await branchDiff(this.worktree, this.state.git.base_branch);
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
       const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system);
@@ -389,7 +389,7 @@ export class FeatureRunner {
     const max = this.config.agent.max_retries + 1;
     const attempts: Array<{ attempt: number; result: 'pass' | 'fail'; failed_checks: string[] }> = [];
     for (let attempt = 1; attempt <= max; attempt++) {
-      await this.autoCommit(`feat(${this.req.slug}): verify fixes`).catch(() => null); // Nothing to commit is the usual case.
+      await this.autoCommit(`feat(${this.req.slug}): verify fixes`); // The previous round's fixes (nothing to commit is the usual case).
       const checks: CheckOutcome[] = [];
       for (const command of this.config.checks) {
         this.throwIfCancelled();

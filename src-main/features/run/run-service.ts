@@ -192,7 +192,9 @@ export class FeatureRunService {
     const qi = this.queue.findIndex((r) => featureKey(r.row.projectPath, r.row.slug) === key);
     if (qi >= 0) {
       const [r] = this.queue.splice(qi, 1);
-      this.finish(r!, { outcome: 'cancelled', message: 'Cancelled while queued.', delivery: null, totals: { turns: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, durationSecs: 0 }, state: null });
+      const totals = { turns: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, durationSecs: 0 };
+      this.emit(r!.row, { type: 'RunFinished', success: false, outcome: 'cancelled', message: 'Cancelled while queued.', totals, delivery: null });
+      this.finish(r!, { outcome: 'cancelled', message: 'Cancelled while queued.', delivery: null, totals, state: null });
       this.queue.forEach((q, i) => this.emit(q.row, { type: 'Queued', position: i + 1 }));
       this.publishQueue();
       return true;
