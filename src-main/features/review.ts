@@ -10,7 +10,7 @@ import type { Database } from '../store/db';
 import { git, GitError } from '../git/git';
 import { listChanges } from '../changes/changes-service';
 import { FeatureError } from './errors';
-import { findFeature } from './scanner';
+import { findFeature, scanFeatures } from './scanner';
 
 export interface FeatureDiff {
   slug: string;
@@ -85,4 +85,23 @@ export function spendPerDay(db: Database, o: { days: number; tzOffsetMinutes: nu
     d.outputTokens += r.outputTokens;
   }
   return [...byDay.values()];
+}
+
+export interface ProjectTimelineFeature {
+  slug: string;
+  status: string;
+  phases: Array<{ name: string; status: string; startedAt: string | null; completedAt: string | null; costUsd: number }>;
+}
+
+/** Every feature of a project with its phases' times and costs, for the project's timeline across features. */
+export async function projectTimeline(repoRoot: string): Promise<{ features: ProjectTimelineFeature[]; problems: string[] }> {
+  const { features, problems } = await scanFeatures(repoRoot);
+  return {
+    features: features.map((f) => ({
+      slug: f.slug,
+      status: f.state.status,
+      phases: f.state.phases.map((p) => ({ name: p.name, status: p.status, startedAt: p.started_at, completedAt: p.completed_at, costUsd: p.cost_usd })),
+    })),
+    problems: problems.map((p) => p.message),
+  };
 }

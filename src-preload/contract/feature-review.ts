@@ -28,7 +28,19 @@ export const SpendDay = z.object({
 });
 export type SpendDay = z.infer<typeof SpendDay>;
 
+export const ProjectTimelineFeature = z.object({
+  slug: z.string(),
+  status: z.string(),
+  phases: z.array(z.object({ name: z.string(), status: z.string(), startedAt: z.string().nullable(), completedAt: z.string().nullable(), costUsd: z.number() })),
+});
+export type ProjectTimelineFeature = z.infer<typeof ProjectTimelineFeature>;
+
 export const featureReviewRequests = {
+  'featureReview.projectTimeline': request(
+    z.object({ projectId: ProjectId }).strict(),
+    z.object({ features: z.array(ProjectTimelineFeature), problems: z.array(z.string()) }),
+    "Every feature of a project with its phases' times and costs (the project's timeline).",
+  ),
   'featureReview.diff': request(z.object({ projectId: ProjectId, slug: Slug }).strict(), FeatureDiff, "A feature branch's changes against the point where it left its base, uncommitted work included."),
   'featureReview.spend': request(
     z

@@ -166,3 +166,32 @@ export function duration(secs: number): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
+
+export interface ProjectTimelineRow {
+  slug: string;
+  status: string;
+  /** Seconds from the project's first phase start. */
+  offset: number;
+  duration: number;
+  costUsd: number;
+  phases: number;
+}
+
+/**
+ * One bar per feature that has started: from its first phase's start to its last phase's end
+ * (now while one runs), placed against the project's first start, with the feature's cost.
+ */
+export function projectTimelineRows(features: ReadonlyArray<{ slug: string; status: string; phases: ReadonlyArray<{ status: string; startedAt: string | null; completedAt: string | null; costUsd: number }> }>, now: number): ProjectTimelineRow[] {
+  const spans = features.flatMap((f) => {
+    const started = f.phases.filter((p) => p.startedAt);
+    if (started.length === 0) return [];
+    const start = Math.min(...started.map((p) => Date.parse(p.startedAt!)));
+    const end = Math.max(...started.map((p) => (p.completedAt ? Date.parse(p.completedAt) : p.status === 'running' ? now : Date.parse(p.startedAt!))));
+    return [{ f, start, end }];
+  });
+  if (spans.length === 0) return [];
+  const origin = Math.min(...spans.map((s) => s.start));
+  return spans
+    .sort((a, b) => a.start - b.start)
+    .map(({ f, start, end }) => ({ slug: f.slug, status: f.status, offset: (start - origin) / 1000, duration: Math.max(0, (end - start) / 1000), costUsd: f.phases.reduce((a, p) => a + p.costUsd, 0), phases: f.phases.length }));
+}

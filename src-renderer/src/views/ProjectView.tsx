@@ -7,6 +7,7 @@ import { SessionList } from '../agents/SessionList';
 import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 import { WorktreeList } from '../worktrees/WorktreeList';
 import { FeaturesPanel } from '../features/FeaturesPanel';
+import { ProjectTimeline } from '../feature-view/ProjectTimeline';
 
 export function ProjectView({ projectId }: { projectId: string }) {
   const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
@@ -49,6 +50,7 @@ export function ProjectView({ projectId }: { projectId: string }) {
         </dl>
       </div>
       <FeaturesPanel projectId={project.id} />
+      <ProjectTimeline projectId={project.id} />
       <WorktreeList projectId={project.id} />
       <SessionList projectId={project.id} />
     </section>

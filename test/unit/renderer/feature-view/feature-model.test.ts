@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FeaturePhaseView, FeatureRunEvent } from '../../../../src-preload/contract';
-import { duration, featureHistory, pipelineChips, timelineRows } from '../../../../src-renderer/src/feature-view/feature-model';
+import { duration, featureHistory, pipelineChips, projectTimelineRows, timelineRows } from '../../../../src-renderer/src/feature-view/feature-model';
 
 const phase = (name: string, status: FeaturePhaseView['status'], started: string | null, completed: string | null, cost = 0, kind: 'dev' | 'quality' = 'dev'): FeaturePhaseView => ({
   name,
@@ -95,4 +95,22 @@ describe('duration', () => {
     [185, '3 min 05 s'],
     [3720, '1 h 02 min'],
   ])('%d s → %s', (s, text) => expect(duration(s)).toBe(text));
+});
+
+describe('projectTimelineRows', () => {
+  it('one bar per started feature, from its first start to its last end, ordered by start, with its cost', () => {
+    const ph = (status: string, startedAt: string | null, completedAt: string | null, costUsd: number) => ({ status, startedAt, completedAt, costUsd });
+    const rows = projectTimelineRows(
+      [
+        { slug: 'later', status: 'in_progress', phases: [ph('completed', '2026-01-01T10:10:00Z', '2026-01-01T10:11:00Z', 1), ph('running', '2026-01-01T10:11:00Z', null, 0.5)] },
+        { slug: 'first', status: 'completed', phases: [ph('completed', '2026-01-01T10:00:00Z', '2026-01-01T10:05:00Z', 2)] },
+        { slug: 'never', status: 'planned', phases: [ph('pending', null, null, 0)] },
+      ],
+      Date.parse('2026-01-01T10:12:00Z'),
+    );
+    expect(rows.map((r) => [r.slug, r.offset, r.duration, r.costUsd])).toEqual([
+      ['first', 0, 300, 2],
+      ['later', 600, 120, 1.5],
+    ]);
+  });
 });

@@ -1,0 +1,182 @@
+import { test, expect, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server/index';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { FeaturesPage } from './poms/features';
+import { makeRepo } from '../support/temp';
+import { newFeatureState, writeState } from '../../src-main/features/state';
+import { activeStatePath } from '../../src-main/features/scanner';
+
+/**
+ * A feature run from a person's side: a planned feature on the board, started from its view,
+ * watched until it completes (no remote: completed locally), then its branch diff, its phase
+ * and cost timeline, and the notification and inbox entry that say it finished.
+ */
+
+const SLUG = 'sum-lib';
+const OTHER = 'docs-pass';
+const SUM_JS = 'export function sum(a, b) {\n  return a + b;\n}\n';
+const SUM_TEST = "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { sum } from './sum.mjs';\ntest('sum', () => assert.strictEqual(sum(2, 3), 5));\n";
+const text = (t: string): Script[number] => ({ blocks: [{ type: 'text', text: t }] });
+const SCRIPT: Script = [
+  // The dev phase: two files in one step, then the summary.
+  {
+    blocks: [
+      { type: 'tool_use', name: 'write', input: { path: 'sum.mjs', content: SUM_JS } },
+      { type: 'tool_use', name: 'write', input: { path: 'sum.test.mjs', content: SUM_TEST } },
+    ],
+  },
+  text('Phase done: sum.mjs and its test.'),
+  text('Reviewed the diff.\n\n```yaml\nissues: []\n```'),
+  text('Walked the plan.\n\n```yaml\nresult: pass\nitems:\n  - item: sum(2, 3) is 5\n    result: pass\n```'),
+];
+
+let host: RunningHost;
+let model: ModelServer;
+let repo: { path: string; cleanup(): void };
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+/** A project with config.yml on main and one planned feature, as finalize leaves it. */
+function plannedFeature(root: string): void {
+  git(root, 'config', 'user.name', 'E2E');
+  git(root, 'config', 'user.email', 'e2e@example.com');
+  mkdirSync(join(root, '.flightdeck'), { recursive: true });
+  writeFileSync(
+    join(root, '.flightdeck', 'config.yml'),
+    ['version: 1', 'agent:', '  max_budget_usd: 20', '  max_retries: 1', '  max_turns: 50', 'checks: ["node --test"]', 'git:', '  auto_commit: true', '  branch_prefix: feature', '  base_branch: main', 'review:', '  enabled: true', '  max_review_rounds: 2', ''].join('\n'),
+  );
+  writeFileSync(join(root, '.gitignore'), '.trees/\n');
+  git(root, 'add', '.');
+  git(root, 'commit', '-qm', 'flightdeck config');
+  const wt = join(root, '.trees', SLUG);
+  git(root, 'worktree', 'add', '-q', '-b', `feature/${SLUG}`, wt, 'main');
+  const dir = join(wt, '.flightdeck', SLUG, 'specs');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'design.md'), '# Design\n\nA sum function.\n\n## Development Phases\n\n### Phase 1: library\n\nsum.mjs and its test.\n');
+  writeFileSync(join(dir, 'verification.md'), '# Verification\n\n- sum(2, 3) is 5\n');
+  const state = newFeatureState({ slug: SLUG, now: new Date(), worktreePath: `.trees/${SLUG}`, branch: `feature/${SLUG}`, baseBranch: 'main', devPhases: ['library'] });
+  writeState(activeStatePath(root, SLUG), { ...state, agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
+  git(wt, 'add', '.');
+  git(wt, 'commit', '-qm', `feat(${SLUG}): initialize planning artifacts`);
+  // A second feature, planned and never started: the board shows two columns in use.
+  const other = join(root, '.trees', OTHER);
+  git(root, 'worktree', 'add', '-q', '-b', `feature/${OTHER}`, other, 'main');
+  writeState(activeStatePath(root, OTHER), newFeatureState({ slug: OTHER, now: new Date(), worktreePath: `.trees/${OTHER}`, branch: `feature/${OTHER}`, baseBranch: 'main', devPhases: ['docs'] }));
+}
+
+test.beforeAll(async () => {
+  model = await startModelServer({ script: SCRIPT });
+  host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
+  repo = makeRepo('fd-e2e-run-');
+  plannedFeature(repo.path);
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  await model?.close();
+  repo?.cleanup();
+});
+
+async function shot(page: Page, path: string): Promise<void> {
+  for (const b of await page.locator('.toasts').getByRole('button', { name: 'Dismiss' }).all()) await b.click();
+  const size = page.viewportSize()!;
+  const height = await page.locator('.main').evaluate((el) => el.scrollHeight);
+  await page.setViewportSize({ width: size.width, height: Math.min(3000, height + 80) });
+  await page.locator('.main').evaluate((el) => el.scrollTo(0, 0));
+  await page.screenshot({ path });
+  await page.setViewportSize(size);
+}
+
+test('start a planned feature, watch it complete, read its diff and timeline, and get told it finished', async ({ page, context }) => {
+  test.setTimeout(240_000);
+  // The browser's notifications, recorded (the page cannot show real ones headless).
+  await context.grantPermissions(['notifications']);
+  await page.addInitScript(() => {
+    const shown: string[] = [];
+    (window as unknown as { __shown: string[] }).__shown = shown;
+    class Recorded {
+      static permission = 'granted';
+      static requestPermission = async () => 'granted';
+      onclick: (() => void) | null = null;
+      constructor(title: string) {
+        shown.push(title);
+      }
+      close() {}
+    }
+    (window as unknown as { Notification: unknown }).Notification = Recorded;
+  });
+  const board = new BoardPage(page);
+  const features = new FeaturesPage(page);
+  await board.open(host.url);
+  await board.addProject(repo.path);
+  await page.getByTestId('notify-toggle').click();
+  await expect(page.getByTestId('notify-toggle')).toHaveText('Notifications on');
+
+  // The planned feature is on the board; it opens its view.
+  await expect(features.column('planned').locator(`[data-slug="${SLUG}"]`)).toBeVisible();
+  await features.card(SLUG).click();
+  const view = page.getByTestId('feature-view');
+  await expect(view).toBeVisible();
+  await expect(page.getByTestId('feature-status')).toHaveText('planned');
+  await expect(page.getByTestId('pipeline').locator('li')).toHaveText([/library/, /review/, /verify/, /PR/]);
+
+  // Start it, then go back to the board: the finish arrives while something else is in front.
+  await page.getByTestId('feature-run').click();
+  await page.goBack();
+  await expect(features.board).toBeVisible();
+  await expect(features.column('completed').locator(`[data-slug="${SLUG}"]`)).toBeVisible({ timeout: 120_000 });
+  await expect(features.column('planned').locator(`[data-slug="${OTHER}"]`)).toBeVisible();
+  await expect(page.getByTestId('inbox-count')).toHaveText('1');
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __shown: string[] }).__shown)).toContain(`Feature finished: ${SLUG}`);
+  await shot(page, 'test-results/feature-run-board.png');
+
+  // The inbox entry opens the feature.
+  await page.getByTestId('inbox-button').click();
+  await expect(page.getByTestId('inbox-entry').first()).toContainText(`Feature finished: ${SLUG}`);
+  await page.getByTestId('inbox-entry').first().click();
+  await expect(view).toBeVisible();
+  await expect(page.getByTestId('feature-status')).toHaveText('completed');
+  await expect(page.getByTestId('pipeline').locator('li[data-state="done"]')).toHaveCount(4);
+  await expect(page.getByTestId('phases-table').locator('tbody tr')).toHaveCount(3);
+  await expect(page.getByTestId('review-rounds')).toContainText('clean');
+  await expect(page.getByTestId('verify-attempts')).toContainText('node --test');
+  await expect(page.getByTestId('feature-delivery')).toContainText('Completed locally');
+  await shot(page, 'test-results/feature-view.png');
+
+  // The branch's diff against main: the files the agent wrote, highlighted, side by side too.
+  await page.getByTestId('feature-tab-changes').click();
+  const changes = page.getByTestId('feature-changes');
+  await expect(changes.locator('[data-testid="changes-file"][data-path="sum.mjs"]')).toBeVisible();
+  await expect(changes.locator('[data-testid="changes-file"][data-path="sum.test.mjs"]')).toBeVisible();
+  await expect(changes).toContainText('return a + b;');
+  await shot(page, 'test-results/feature-diff.png');
+
+  // Keyboard: arrows move between the tabs.
+  await page.getByTestId('feature-tab-changes').focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('feature-tab-timeline')).toHaveAttribute('aria-selected', 'true');
+  const timeline = page.getByTestId('feature-timeline');
+  await expect(timeline.getByTestId('phase-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await expect(timeline.getByTestId('timeline-marks')).toContainText('Review round 1');
+  await expect(timeline.getByTestId('timeline-marks')).toContainText('Verify attempt 1: pass');
+  await expect(timeline.getByTestId('cost-chart')).toBeVisible();
+  await expect(timeline.getByTestId('spend-chart')).toContainText('Spend per day');
+  await shot(page, 'test-results/feature-timeline.png');
+
+  // The project's timeline across features: the run feature has a bar, the unstarted one none.
+  await page.getByRole('button', { name: repo.path.split('/').pop()!, exact: true }).first().click();
+  const projectTimeline = page.getByTestId('project-timeline-chart');
+  await expect(projectTimeline.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await expect(projectTimeline).toContainText(SLUG);
+  await expect(projectTimeline).not.toContainText(OTHER);
+  await shot(page, 'test-results/project-timeline.png');
+
+  // On disk: the phase's commit is on the branch, the main checkout untouched.
+  const wt = join(repo.path, '.trees', SLUG);
+  expect(git(wt, 'log', '--format=%s', 'main..HEAD')).toContain(`feat(${SLUG}): library`);
+  expect(git(repo.path, 'status', '--porcelain')).toBe('');
+});
