@@ -118,6 +118,13 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
           <Icon name="alert" size={14} /> The features could not be listed: {error}
         </p>
       )}
+      {featureProjects
+        .filter((p) => p.error !== null || p.problems.length > 0)
+        .map((p) => (
+          <p key={p.repoRoot} className="card-problem board-project-problem" role="alert" data-testid="board-project-problem" title={p.problems.map((x) => x.message).join('\n')}>
+            <Icon name="alert" size={14} /> {p.name}: {p.error ?? (p.problems.length === 1 ? p.problems[0]!.message : `${p.problems.length} feature folders could not be read (${p.problems[0]!.message}, …)`)}
+          </p>
+        ))}
       {loaded && cards.length === 0 && !error && (
         <p className="muted board-empty" data-testid="board-features-empty">
           No features yet. Open a project and choose <strong>Plan a feature</strong>: once its plan is approved it appears here, and moves across as it runs.
