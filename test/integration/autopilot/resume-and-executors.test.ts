@@ -82,7 +82,38 @@ describe('autopilot resume after the process is killed', () => {
     expect(run.state).toMatchObject({ exitReason: 'done', iteration: 1 });
     expect(readSteps(readFileSync(join(run.worktree, 'PLAN.md'), 'utf8')).done.map((s) => s.id)).toEqual(['001']);
     expect(readFileSync(join(run.worktree, 'sum.js'), 'utf8')).toBe(SUM_JS);
-  });
+  }, 150_000);
+});
+
+describe('autopilot cancel from another process', () => {
+  it('autopilot cancel RUN_ID stops the run a CLI process is driving; that process exits 1', async () => {
+    const server: ModelServer = await startModelServer({ script: [{ fault: { kind: 'stall', ms: 60_000 }, blocks: [{ type: 'text', text: 'never' }] }] });
+    const data = tempDir('fd-autopilot-cancel-');
+    const repo = makeRepo('fd-autopilot-cancel-repo-');
+    cleanups.push(() => server.close(), data.cleanup, repo.cleanup);
+    const setup = await startTestApp(data.path);
+    saveTestProfile(setup.app, server.url);
+    setup.app.dispose();
+    const child = spawn(TSX, ['src-main/cli/main.ts', 'autopilot', 'run', '--repo', repo.path, '--goal', 'Hang', '--test-cmd', 'node --test', '--json', '--data-dir', data.path], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    cleanups.push(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone (it exited after the cancel).
+      }
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await waitFor(() => server.mainRequests().length === 1, 'the plan update in flight', 60_000);
+    const runId = (JSON.parse(out.split('\n')[0]!) as { runId: string }).runId;
+    const r = await cli('autopilot', 'cancel', runId, '--data-dir', data.path);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Cancel requested: the process driving ${runId} stops it at once.`);
+    expect(await exit).toBe(1);
+    const last = JSON.parse(out.trim().split('\n').at(-1)!) as { phase: string; exitReason: string };
+    expect(last).toMatchObject({ phase: 'STOPPED', exitReason: 'cancelled' });
+  }, 150_000);
 });
 
 describe('autopilot executors', () => {
@@ -114,5 +145,5 @@ describe('autopilot executors', () => {
     const tools = (h.server.mainRequests()[0]!.body as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
     expect(tools).toContain('Write');
     expect(h.app.coder.sessionConfig(end.sessionId!).executor).toBe('claude-code');
-  });
+  }, 150_000);
 });

@@ -70,7 +70,7 @@ describe('autopilot runner on a real repository', () => {
     // The agent got the facts (git status shows the new files) in its second plan update.
     const secondPlan = h.server.mainRequests().map((r) => JSON.stringify(r.body)).find((b) => b.includes('AUTOPILOT PLAN UPDATE · iteration 2'));
     expect(secondPlan).toBeDefined();
-  });
+  }, 90_000);
 
   it('stops done at once when the acceptance command already passes and nothing is planned', async () => {
     h = await autopilotHarness([...turn([], 'Nothing to plan: the goal is met.')]);
@@ -81,5 +81,50 @@ describe('autopilot runner on a real repository', () => {
     expect(run.state.exitReason).toBe('done');
     expect(run.state.iteration).toBe(1);
     expect(h.server.mainRequests()).toHaveLength(1);
-  });
+  }, 90_000);
+
+  it('in a registered project the agent works in the run\'s worktree, never in the checkout', async () => {
+    h = await autopilotHarness([...turn([write('PLAN.md', plan({ next: 'Add sum.js with its test' }))], 'Planned.'), ...turn([write('sum.js', SUM_JS), write('sum.test.js', SUM_TEST)], 'Added.')]);
+    const project = await h.app.projects.add(h.repo);
+    const started = await h.app.autopilot.startRun({ projectId: project.id, goal: 'Add sum', testCmd: 'node --test' });
+    expect(started.projectId).toBe(project.id);
+    const run = await h.app.autopilot.wait(started.id);
+    expect(run.state.exitReason).toBe('done');
+    expect(existsSync(join(run.worktree, 'sum.js'))).toBe(true);
+    expect(existsSync(join(h.repo, 'sum.js'))).toBe(false);
+    expect(existsSync(join(h.repo, 'PLAN.md'))).toBe(false);
+    expect(h.app.agents.getSession(run.sessionId!).root).toBe(run.worktree);
+  }, 90_000);
+
+  it('pauses after the state in progress, resumes to done; cancel stops a hung prompt at once', async () => {
+    h = await autopilotHarness([
+      { fault: { kind: 'stall', ms: 1_500 }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'PLAN.md', content: plan({ next: 'Add sum.js with its test' }) } }] },
+      { blocks: [{ type: 'text', text: 'Planned.' }] },
+      ...turn([write('sum.js', SUM_JS), write('sum.test.js', SUM_TEST)], 'Added.'),
+      // the second run hangs in its first prompt
+      { fault: { kind: 'stall', ms: 60_000 }, blocks: [{ type: 'text', text: 'never' }] },
+    ]);
+    const started = await h.app.autopilot.startRun({ repo: h.repo, goal: 'Add sum', testCmd: 'node --test' });
+    // Paused while the plan update's model request is held: that prompt is not cut off.
+    while (h.server.mainRequests().length < 1) await new Promise((r) => setTimeout(r, 20));
+    h.app.autopilot.pause(started.id);
+    const paused = await h.app.autopilot.wait(started.id);
+    expect(paused.status).toBe('paused');
+    // The plan update that was running finished; the run stopped before executing.
+    expect(paused.state.phase).toBe('S3_EXECUTE_STEP');
+    expect(h.server.mainRequests()).toHaveLength(2);
+    h.app.autopilot.resume(started.id);
+    const done = await h.app.autopilot.wait(started.id);
+    expect(done.state.exitReason).toBe('done');
+
+    const second = await h.app.autopilot.startRun({ repo: h.repo, goal: 'Hang', testCmd: 'node --test' });
+    while (h.server.mainRequests().length < 6) await new Promise((r) => setTimeout(r, 20));
+    const t0 = Date.now();
+    h.app.autopilot.cancel(second.id);
+    const cancelled = await h.app.autopilot.wait(second.id);
+    expect(cancelled.state.exitReason).toBe('cancelled');
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(parseRunState(readFileSync(join(cancelled.worktree, '.flightdeck/autopilot/state.json'), 'utf8')).exitReason).toBe('cancelled');
+    expect(() => h!.app.autopilot.resume(second.id)).toThrow(/has stopped \(cancelled\)/);
+  }, 90_000);
 });

@@ -62,7 +62,7 @@ describe('autopilot stop conditions', () => {
     expect(readSteps(finalPlan).done.map((s) => s.id)).toEqual(['001']);
     expect(finalPlan).toContain('- ANSWER (STEP_ID=001): The sum is a + b.');
     expect(after.iterations.map((i) => i.verification?.passed)).toEqual([false, false, true]);
-  });
+  }, 90_000);
 
   it('stops at max_iters (exit 2) without running another prompt', async () => {
     h = await autopilotHarness([...turn([write('PLAN.md', ONE_STEP)], 'Planned.'), ...turn([write('sum.js', BROKEN_SUM), write('sum.test.js', SUM_TEST)], 'Added.')]);
@@ -71,7 +71,7 @@ describe('autopilot stop conditions', () => {
     expect(r.states.at(-1)).toMatchObject({ exitReason: 'max_iters', iteration: 1 });
     expect(h.server.mainRequests()).toHaveLength(5);
     expect(h.server.pendingTurns()).toBe(0);
-  });
+  }, 90_000);
 });
 
 describe('autopilot guards', () => {
@@ -91,7 +91,7 @@ describe('autopilot guards', () => {
     const got = await h.app.autopilot.get(run.id);
     expect(got.iterations[0]!.notes.join('\n')).toContain('plan update changed other files; reverted: README.md, stray.txt');
     expect(logLines(run).some((l) => l.type === 'reverted' && JSON.stringify(l.files) === '["README.md","stray.txt"]')).toBe(true);
-  });
+  }, 90_000);
 
   it('an execute that edits PLAN.md gets the edit reverted and the run re-plans', async () => {
     h = await autopilotHarness([
@@ -111,7 +111,7 @@ describe('autopilot guards', () => {
     expect(replan.at(-1)).toContain('changed PLAN.md; that change was reverted');
     const states = logLines(run).filter((l) => l.type === 'state').map((l) => l.phase);
     expect(states.slice(0, 6)).toEqual(['S1_SNAPSHOT', 'S2_PLAN_UPDATE', 'S3_EXECUTE_STEP', 'S2_PLAN_UPDATE', 'S3_EXECUTE_STEP', 'S4_VERIFY']);
-  });
+  }, 90_000);
 
   it('reports a malformed PLAN.md with its lines and has the plan-update prompt repair it (never overwritten)', async () => {
     h = await autopilotHarness([...turn([write('PLAN.md', ONE_STEP)], 'Repaired.'), ...turn([write('sum.js', SUM_JS), write('sum.test.js', SUM_TEST)], 'Added.')]);
@@ -128,7 +128,7 @@ describe('autopilot guards', () => {
     expect(first).toContain('A second next step');
     const got = await h.app.autopilot.get(run.id);
     expect(got.iterations[0]!.notes[0]).toMatch(/^PLAN.md does not validate: line 11: /);
-  });
+  }, 90_000);
 
   it('compacts the key state into Notes and restarts the agent session every N iterations', async () => {
     h = await autopilotHarness([
@@ -147,5 +147,5 @@ describe('autopilot guards', () => {
     const third = h.server.mainRequests()[5]!.body as { messages: unknown[] };
     expect(third.messages).toHaveLength(1);
     expect(JSON.stringify(third)).toContain('SUMMARY before iteration 2');
-  });
+  }, 90_000);
 });
