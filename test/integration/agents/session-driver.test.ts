@@ -11,7 +11,8 @@ import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index';
 import { makeRepo, tempDir } from '../../support/temp';
-import { CLAUDE_BIN, TEST_KEY } from '../coder/support';
+import { CLAUDE_BIN } from '../coder/support';
+import { saveTestProfile } from './harness';
 
 interface Harness {
   app: AppServices;
@@ -27,18 +28,7 @@ async function harness(script: Script): Promise<Harness> {
   const repo = makeRepo('fd-driver-repo-');
   const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
   app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 30, maxDurationS: 120 });
-  app.agents.profiles.save({
-    name: 'scripted',
-    label: 'Scripted server',
-    preset: 'custom',
-    baseUrl: server.url,
-    model: 'glm-4.7',
-    maxTokens: 4_096,
-    contextWindow: 200_000,
-    prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-    apiKey: TEST_KEY,
-    makeDefault: true,
-  });
+  saveTestProfile(app, server.url);
   return {
     app,
     server,
