@@ -18,7 +18,8 @@ let repo: { path: string; cleanup(): void };
 
 test.beforeAll(async () => {
   const script: Script = [
-    write('hello.txt', 'Hello from the mailbox\n', 'GREETING-TASK'),
+    // The first answer is held back a moment, so the task is seen running.
+    { ...write('hello.txt', 'Hello from the mailbox\n', 'GREETING-TASK'), fault: { kind: 'stall' as const, ms: 3_000 } },
     write('docs/decisions/ADR-0001-greet-in-plain-text.md', ADR, 'Created hello.txt'),
     write('AGENT_MISSION.md', mission, 'Created docs/decisions/ADR-0001'),
     {
@@ -48,10 +49,13 @@ test('create a task from the UI, watch it run, read its report, follow it to the
   await mb.chooseProject(project);
   await mb.createTask('GREETING-TASK: write hello.txt with a greeting, and record why in an ADR');
 
-  // The form switches to the reports; the task's report appears when it has run.
+  // The form switches to the reports, which show the task running, then its report.
+  await expect(page.getByTestId('mailbox-running')).toContainText('Running: task-', { timeout: 30_000 });
+  await page.screenshot({ path: 'test-results/mailbox-running.png', fullPage: true });
   await expect(mb.reportRows).toHaveCount(1, { timeout: 90_000 });
   await expect(mb.reportRows.first()).toContainText('SUCCESS');
   await expect(mb.reportRows.first()).toContainText('GREETING-TASK');
+  await expect(page.getByTestId('mailbox-running')).toHaveCount(0);
   expect(readdirSync(join(host.dataDir, 'mailboxes')).length).toBe(1);
   expect(existsSync(join(repo.path, 'hello.txt'))).toBe(true);
   await page.screenshot({ path: 'test-results/mailbox-reports.png', fullPage: true });

@@ -72,6 +72,7 @@ export function MailboxView({ projectId: initialProject, commandId }: { projectI
         <p className="muted">Choose a project above.</p>
       ) : (
         <>
+          {tab === 'reports' && project && <RunningBanner projectId={project.id} tick={tick} onError={toastError} />}
           {tab === 'reports' && <Reports projectId={projectId || undefined} initial={commandId} tick={tick} onTranscript={(sessionId) => setView({ name: 'session', sessionId })} onError={toastError} />}
           {tab === 'adrs' && <Adrs projectId={projectId || undefined} tick={tick} onError={toastError} />}
           {tab === 'mission' && project && <Mission projectId={project.id} tick={tick} onError={toastError} />}
@@ -216,6 +217,27 @@ function stripFrontMatter(text: string): string {
     .map((l) => `\`${l}\``)
     .join(' · ');
   return `${facts}\n\n${text.slice(m[0].length)}`;
+}
+
+/** What the project's mailbox is doing now: tasks running and files waiting. */
+function RunningBanner({ projectId, tick, onError }: { projectId: string; tick: number; onError: OnError }) {
+  const client = useClient();
+  const [status, setStatus] = useState<MailboxStatus | null>(null);
+  useEffect(() => {
+    client
+      .invoke('mailbox.status', { projectId })
+      .then(setStatus)
+      .catch((e: unknown) => onError('Could not read the mailbox', e));
+  }, [client, projectId, tick, onError]);
+  if (!status || (status.running.length === 0 && status.pending === 0)) return null;
+  return (
+    <p className="mailbox-running" role="status" data-testid="mailbox-running">
+      {status.running.length > 0 ? `Running: ${status.running.map((r) => r.id).join(', ')}` : ''}
+      {status.running.length > 0 && status.pending > 0 ? ' · ' : ''}
+      {status.pending > 0 ? `${status.pending} waiting in commands/pending` : ''}
+      {!status.watching ? ' · this mailbox is not watched' : ''}
+    </p>
+  );
 }
 
 function Adrs({ projectId, tick, onError }: { projectId?: string; tick: number; onError: OnError }) {
