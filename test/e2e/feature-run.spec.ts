@@ -97,7 +97,7 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
   await context.grantPermissions(['notifications']);
   await page.addInitScript(() => {
     const shown: string[] = [];
-    (window as unknown as { __shown: string[] }).__shown = shown;
+    (globalThis as unknown as { __shown: string[] }).__shown = shown;
     class Recorded {
       static permission = 'granted';
       static requestPermission = async () => 'granted';
@@ -107,7 +107,7 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
       }
       close() {}
     }
-    (window as unknown as { Notification: unknown }).Notification = Recorded;
+    (globalThis as unknown as { Notification: unknown }).Notification = Recorded;
   });
   const board = new BoardPage(page);
   const features = new FeaturesPage(page);
@@ -131,7 +131,7 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
   await expect(features.column('completed').locator(`[data-slug="${SLUG}"]`)).toBeVisible({ timeout: 120_000 });
   await expect(features.column('planned').locator(`[data-slug="${OTHER}"]`)).toBeVisible();
   await expect(page.getByTestId('inbox-count')).toHaveText('1');
-  await expect.poll(() => page.evaluate(() => (window as unknown as { __shown: string[] }).__shown)).toContain(`Feature finished: ${SLUG}`);
+  await expect.poll(() => page.evaluate(() => (globalThis as unknown as { __shown: string[] }).__shown)).toContain(`Feature finished: ${SLUG}`);
   await shot(page, 'test-results/feature-run-board.png');
 
   // The inbox entry opens the feature.
