@@ -90,6 +90,15 @@ test('start a run and watch it reach done, read its timeline, then answer a bloc
   await expect(ap.runs).toHaveCount(2);
   await page.screenshot({ path: 'test-results/autopilot-blocked.png', fullPage: true });
 
+  // The board lists the blocked run beside the features (the finished one is not there); it opens the run.
+  await page.getByRole('button', { name: 'Board', exact: true }).click();
+  const onBoard = page.getByTestId('board-autopilot-run');
+  await expect(onBoard).toHaveCount(1);
+  await expect(onBoard).toContainText('Add a mul module');
+  await expect(onBoard).toContainText('Blocked');
+  await onBoard.click();
+  await expect(ap.detail.getByTestId('ap-goal-title')).toHaveText('Add a mul module');
+
   // The answer goes into Notes and the run resumes to done; a reload shows the same state.
   await blocked.getByTestId('ap-answer').fill('mul multiplies: return a * b.');
   await blocked.getByTestId('ap-answer-submit').click();

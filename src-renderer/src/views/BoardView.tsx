@@ -4,6 +4,7 @@ import { AddProjectDialog } from '../components/AddProjectDialog';
 import { Icon } from '../components/Icon';
 import { ProjectCard } from '../components/ProjectCard';
 import { FeatureBoard } from '../features/FeatureBoard';
+import { BoardRuns } from '../autopilot/BoardRuns';
 import type { BoardCard } from '../features/board-model';
 
 export function BoardView() {
@@ -73,6 +74,7 @@ export function BoardView() {
       ) : (
         <>
           <FeatureBoard onOpen={openFeature} />
+          <BoardRuns />
           <h2 className="board-projects-heading">Projects</h2>
           <div className="grid" data-testid="project-grid">
             {projects.map((p) => (
