@@ -556,7 +556,7 @@ export class ContainerService {
       local: this.engine(c.engine).local,
       worktree: ws.startsWith('volume:') ? null : ws,
       taskTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TASK_TIMEOUT_MS,
-      gpus: { kind: 'none' },
+      gpus: gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []),
       network: (ins.HostConfig.NetworkMode as NetworkMode | undefined) ?? 'bridge',
     });
   }
@@ -742,6 +742,14 @@ export class ContainerService {
     if (hostPath.startsWith(p.worktree + '/')) return CONTAINER_PATHS.workspace + hostPath.slice(p.worktree.length);
     return null;
   }
+}
+
+/** The GPU request a container was created with, read back from its device requests (re-attach). */
+export function gpusOf(requests: ReadonlyArray<{ Count?: number; DeviceIDs?: string[] }>): GpuRequest {
+  const r = requests[0];
+  if (!r) return { kind: 'none' };
+  if (r.DeviceIDs && r.DeviceIDs.length > 0) return { kind: 'ids', ids: [...r.DeviceIDs] };
+  return r.Count === -1 ? { kind: 'all' } : r.Count && r.Count > 0 ? { kind: 'count', count: r.Count } : { kind: 'none' };
 }
 
 /** A non-TTY container's log buffer (8-byte frame headers) as text. */

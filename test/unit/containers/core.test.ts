@@ -210,3 +210,10 @@ describe('Claude Code in a container', () => {
     expect(execFileSync('tar', ['-xOf', join(d.path, 'a.tar')], { encoding: 'utf8' })).toBe('{"é":1}');
   });
 });
+
+describe('re-attached GPU requests', () => {
+  it('reads back what deviceRequests wrote', async () => {
+    const { gpusOf } = await import('../../../src-main/containers/container-service');
+    for (const g of [parseGpus('none'), parseGpus('all'), parseGpus('3'), parseGpus('0,2')]) expect(gpusOf(deviceRequests(g))).toEqual(g);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * Quitting and restarting: the app's containers are removed when it quits unless kept; a kept
+ * container survives, is re-attached to its session by the next start (commands run in it
+ * again), and is reaped once its session's process is gone without it being kept.
+ */
+import { execFileSync } from 'node:child_process';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContainerRunner } from '../../../src-main/containers/container-runner';
+import { ContainerService } from '../../../src-main/containers/container-service';
+import { silentLogger } from '../../../src-main/platform/logger';
+import { ensureTestImage } from '../../support/container-image';
+import { tempDir } from '../../support/temp';
+
+const LOCAL = { name: 'local', source: 'default' as const, host: 'unix:///var/run/docker.sock', tls: null };
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+const SMALL = { memoryBytes: 128 * 1024 * 1024, cpus: 0.5, pids: 128 };
+let image: string;
+const data = tempDir('fd-ctr-life-');
+const wt = tempDir('fd-ctr-life-wt-');
+
+beforeAll(() => {
+  image = ensureTestImage();
+  execFileSync('chown', ['1000:1000', wt.path]);
+}, 120_000);
+
+afterAll(async () => {
+  const left = await docker.listContainers({ all: true, filters: { label: ['dev.flightdeck.session=ses_keep', 'dev.flightdeck.session=ses_quit'] } });
+  for (const c of left) await docker.getContainer(c.Id).remove({ force: true });
+  data.cleanup();
+  wt.cleanup();
+});
+
+const exists = async (id: string) => (await docker.listContainers({ all: true, filters: { id: [id] } })).length > 0;
+
+describe('quit and restart', () => {
+  it('removes unkept containers on quit, keeps and re-attaches kept ones', async () => {
+    const placements = { ses_quit: { image, limits: SMALL }, ses_keep: { image, limits: SMALL, keep: true } };
+    let stored: Record<string, unknown> = placements;
+    const store = { load: () => stored as never, save: (v: Record<string, unknown>) => (stored = v) };
+    const info = () => ({ root: wt.path, projectId: null });
+    // The first process: pretends to be another pid so the restarted service sees a dead owner.
+    const first = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: info, ownerPid: 2 ** 22 + 1, ownerId: 'gone' });
+    const quit = await first.ensure('ses_quit');
+    const kept = await first.ensure('ses_keep');
+    await first.shutdown();
+    expect(await exists(quit.id)).toBe(false);
+    expect(await exists(kept.id)).toBe(true);
+
+    const second = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: info });
+    expect(await second.reap()).toEqual([]);
+    expect(second.forSession('ses_keep')?.id).toBe(kept.id);
+    const r = await new ContainerRunner(second, 'ses_keep').run({ cwd: wt.path, command: 'hostname', env: {}, timeoutMs: 20_000, signal: new AbortController().signal });
+    expect(r.output.trim()).toBe(kept.id.slice(0, 12));
+    await second.remove('ses_keep');
+    expect(await exists(kept.id)).toBe(false);
+  }, 90_000);
+});
