@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readState, sumPhases } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { cli } from '../../../support/cli';
 import { gitIn } from '../../../support/temp';
-import { CLEAN_REVIEW, commitSubjects, makeRunRepo, planFeature, runHarness, showFile, SUM_JS, SUM_TEST, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from './support';
+import { CLEAN_REVIEW, commitSubjects, configYaml, makeRunRepo, planFeature, runHarness, showFile, SUM_JS, SUM_TEST, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from './support';
 
 let repo: RunRepo | null = null;
 let h: RunHarness | null = null;
@@ -94,5 +94,33 @@ describe('feature run: dev phases, review, verify, delivery (built-in executor)'
     expect(readFileSync(join(repo.repo, 'sum.mjs'), 'utf8')).toBe(SUM_JS);
     expect(gitIn(repo.repo, 'log', '-1', '--format=%s')).toContain('Merge(demo)');
     expect(showFile(repo.repo, 'main', '.flightdeck/demo/state.yml')).toContain('status: merged');
+  }, 120_000);
+
+  it('feature merge refuses a base that moved in a conflicting way, and squashes into one commit when it merges', async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    await planFeature(repo.repo, 'clash', ['work']);
+    await planFeature(repo.repo, 'squashy', ['work']);
+    const pass = text('```yaml\nresult: pass\nitems: []\n```');
+    h = await runHarness([write('shared.txt', 'from the feature\n'), text('Done.'), pass, write('other.txt', 'squashed\n'), text('Done.'), pass]);
+    expect((await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'clash' })).done).outcome).toBe('completed');
+    expect((await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'squashy' })).done).outcome).toBe('completed');
+    // main gets its own shared.txt meanwhile: the feature's conflicts with it.
+    writeFileSync(join(repo.repo, 'shared.txt'), 'from main\n');
+    gitIn(repo.repo, 'add', 'shared.txt');
+    gitIn(repo.repo, 'commit', '-q', '-m', 'main moves');
+    const mainBefore = gitIn(repo.repo, 'rev-parse', 'main').trim();
+    await expect(h.app.featureRuns.merge({ projectPath: repo.repo, slug: 'clash', squash: false, confirm: true })).rejects.toThrow(/main has moved in a way that conflicts with feature\/clash \(shared\.txt\)/);
+    expect(gitIn(repo.repo, 'rev-parse', 'main').trim()).toBe(mainBefore);
+    expect((await readState(activeStatePath(repo.repo, 'clash'))).status).toBe('completed');
+
+    // squashy merges (main moved, but not in its files): one new commit on main, its change in it.
+    const plan = await h.app.featureRuns.merge({ projectPath: repo.repo, slug: 'squashy', squash: true, confirm: false });
+    expect(plan.message).toContain('(main has moved since; it merges cleanly)');
+    const r = await h.app.featureRuns.merge({ projectPath: repo.repo, slug: 'squashy', squash: true, confirm: true });
+    expect(r).toMatchObject({ merged: true, method: 'squash' });
+    expect(gitIn(repo.repo, 'rev-list', '--count', `${mainBefore}..main`).trim()).toBe('1');
+    expect(gitIn(repo.repo, 'rev-list', '--parents', '-1', 'main').trim().split(' ')).toHaveLength(2);
+    expect(readFileSync(join(repo.repo, 'other.txt'), 'utf8')).toBe('squashed\n');
+    expect(showFile(repo.repo, 'main', '.flightdeck/squashy/state.yml')).toContain('status: merged');
   }, 120_000);
 });
