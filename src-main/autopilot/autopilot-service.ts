@@ -129,7 +129,12 @@ export class AutopilotService {
   }
 
   async startRun(raw: unknown): Promise<AutopilotRun> {
-    const input = AutopilotStartInput.parse(raw);
+    const parsed = AutopilotStartInput.safeParse(raw);
+    if (!parsed.success) {
+      const what = parsed.error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
+      throw new AppError('invalid_input', `The run cannot start: ${what}`);
+    }
+    const input = parsed.data;
     const projects = this.o.projects.list();
     let dir = input.repo;
     if (input.projectId) dir = this.o.projects.get(input.projectId).path;
