@@ -48,6 +48,8 @@ export const DEFAULT_TITLE = 'New session';
 /** Session titles taken from the first message are cut here: a list row, not a paragraph. */
 const TITLE_CHARS = 60;
 const PROVIDER_CACHE_SIZE = 16;
+/** Standing instructions of a session are a brief, not a document: capped so every request stays small. */
+export const MAX_SESSION_INSTRUCTIONS = 64 * 1024;
 
 export interface AgentServiceOptions {
   db: Database;
@@ -163,7 +165,7 @@ export class AgentService {
       provider: (p) => this.providerFor(p),
       commandEnv: () => this.commandEnv(),
       configDir: (s) => this.configDir(s),
-      createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}), ...(from.state.role ? { role: from.state.role } : {}) }),
+      createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}), ...(from.state.role ? { role: from.state.role } : {}), ...(from.state.instructions ? { instructions: from.state.instructions } : {}) }),
       sessionChanged: (id) => this.publishSession(id),
       extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
       callGuard: (sessionId) => this.callGuards.check(sessionId),
@@ -325,7 +327,7 @@ export class AgentService {
     return this.sessions.list(projectId).map((s) => this.toSession(s));
   }
 
-  createSession(input: { projectId?: string; root?: string; worktreeRoot?: string; title?: string; mode?: AgentMode; profile?: string; model?: string; sandbox?: SandboxMode; role?: AgentRole }): Session {
+  createSession(input: { projectId?: string; root?: string; worktreeRoot?: string; title?: string; mode?: AgentMode; profile?: string; model?: string; sandbox?: SandboxMode; role?: AgentRole; instructions?: string }): Session {
     let root: string;
     let projectId: string | null = null;
     if (input.projectId) {
@@ -341,11 +343,11 @@ export class AgentService {
       projectId = this.o.projects.list().find((p) => p.path === root)?.id ?? null;
     }
     if (input.profile && !this.profiles.get(input.profile)) throw new AppError('not_found', `There is no provider profile "${input.profile}".`);
-    const s = this.createRecord({ root, projectId, ...(input.title ? { title: input.title } : {}), ...(input.mode ? { mode: input.mode } : {}), ...(input.profile ? { profile: input.profile } : {}), ...(input.model ? { model: input.model } : {}), ...(input.sandbox ? { sandbox: input.sandbox } : {}), ...(input.role ? { role: input.role, disabledTools: [...ROLE_DISABLED_TOOLS[input.role]] } : {}) });
+    const s = this.createRecord({ root, projectId, ...(input.title ? { title: input.title } : {}), ...(input.mode ? { mode: input.mode } : {}), ...(input.profile ? { profile: input.profile } : {}), ...(input.model ? { model: input.model } : {}), ...(input.sandbox ? { sandbox: input.sandbox } : {}), ...(input.role ? { role: input.role, disabledTools: [...ROLE_DISABLED_TOOLS[input.role]] } : {}), ...(input.instructions ? { instructions: input.instructions } : {}) });
     return this.toSession(s);
   }
 
-  private createRecord(o: Partial<SessionRecord> & { root: string; projectId: string | null; sandbox?: SandboxMode; role?: AgentRole }): SessionRecord {
+  private createRecord(o: Partial<SessionRecord> & { root: string; projectId: string | null; sandbox?: SandboxMode; role?: AgentRole; instructions?: string }): SessionRecord {
     const st = this.settings();
     const now = Date.now();
     const base = { root: o.root, projectId: o.projectId } as SessionRecord;
@@ -365,7 +367,7 @@ export class AgentService {
       disabledTools: o.disabledTools ?? [],
       status: 'idle',
       todos: [],
-      state: { undo: [], ...(o.sandbox && o.sandbox !== DEFAULT_SANDBOX_MODE ? { sandbox: o.sandbox } : {}), ...(o.role ? { role: o.role } : {}) },
+      state: { undo: [], ...(o.sandbox && o.sandbox !== DEFAULT_SANDBOX_MODE ? { sandbox: o.sandbox } : {}), ...(o.role ? { role: o.role } : {}), ...(o.instructions ? { instructions: o.instructions.slice(0, MAX_SESSION_INSTRUCTIONS) } : {}) },
       turnCount: 0,
       lastTurn: null,
       ownerPid: null,

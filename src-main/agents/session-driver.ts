@@ -29,6 +29,8 @@ export interface DriverSessionOptions {
   /** Approval mode; absent = the settings' default. */
   mode?: AgentMode;
   title?: string;
+  /** Standing instructions in the system prompt of every turn (the role's brief, a capability's rules). */
+  instructions?: string;
 }
 
 export interface ToolCallReport {
@@ -78,6 +80,7 @@ export class SessionDriver {
       ...(o.profile ? { profile: o.profile } : {}),
       ...(o.model ? { model: o.model } : {}),
       role: o.role,
+      ...(o.instructions ? { instructions: o.instructions } : {}),
     });
     if (o.executor === 'claude-code') this.coder!.updateSession({ sessionId: s.id, executor: 'claude-code' });
     return this.agents.getSession(s.id);

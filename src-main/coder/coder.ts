@@ -55,6 +55,8 @@ export interface CoderRunOptions {
   network?: NetworkPolicy;
   /** Paths the sandboxed Bash must not read (Flightdeck's data folder). */
   hidden?: readonly HiddenPath[];
+  /** The session's standing instructions, handed to the CLI with the project's (--append-system-prompt-file). */
+  sessionInstructions?: string;
   /** Compare changes against the scope of cd's contract. */
   checkContract?: boolean;
   /** The goal for the context pack of a replaced session (default: the contract's Goal section). */
@@ -224,6 +226,7 @@ async function runChecked(
       scope,
       ...(opts.network ? { network: opts.network } : {}),
       ...(opts.hidden ? { hidden: opts.hidden } : {}),
+      ...(opts.sessionInstructions ? { sessionInstructions: opts.sessionInstructions } : {}),
       gate: opts.gate ?? null,
       redact,
       signal: opts.signal,

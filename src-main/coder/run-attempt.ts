@@ -54,6 +54,8 @@ export interface AttemptOptions {
   network?: NetworkPolicy;
   /** Paths the sandboxed Bash must not read (Flightdeck's data folder). */
   hidden?: readonly HiddenPath[];
+  /** The session's standing instructions (a feature's Planner brief, the mailbox's rules), after the project's own. */
+  sessionInstructions?: string;
   gate: ApprovalHook | null;
   redact: Redactor;
   signal?: AbortSignal;
@@ -138,7 +140,9 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
     const sandbox = claudeSandboxSettings(withExistingHidden({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK, hidden: o.hidden ?? [] }), { secretDirs: [keysDir(), settingsDir, runDirGlob()], secretEnv: CREDENTIAL_ENV });
     await writeFile(settingsPath, JSON.stringify(runSettings({ hookUrl: hooks.url, secret: hooks.secret, keyHelper, sandbox })), { mode: 0o600 });
     // Read here, outside the sandbox, into the run's private folder: the CLI no longer reads it (launch.ts).
-    const instructions = await readProjectInstructions(o.cd, o.hidden ?? []);
+    const project = await readProjectInstructions(o.cd, o.hidden ?? []);
+    const parts = [project, o.sessionInstructions ? `Standing instructions for this session:\n\n${o.sessionInstructions}` : null].filter((p): p is string => p !== null);
+    const instructions = parts.length > 0 ? parts.join('\n\n') : null;
     let instructionsPath: string | null = null;
     if (instructions !== null) {
       instructionsPath = join(settingsDir, 'project-instructions.md');

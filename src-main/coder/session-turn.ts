@@ -162,6 +162,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
       envOverrides: d.envOverrides,
       network: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.state.sandbox }, ctx.deps.settings()).network,
       ...(d.hidden ? { hidden: d.hidden } : {}),
+      ...(s.state.instructions ? { sessionInstructions: s.state.instructions } : {}),
       killGraceMs: d.killGraceMs,
       onMessage: (m) => {
         if (m.type === 'system' && m.subtype === 'init' && typeof m.session_id === 'string') seenSession = m.session_id;

@@ -16,7 +16,7 @@ export const TOOL_SPECS = TOOLS.map((t) => ({ name: t.name, description: t.descr
 
 export function contextTokens(ctx: TurnContext): number {
   const s = ctx.session();
-  const system = systemPrompt({ root: s.root, mode: s.mode, todos: s.todos, complex: ctx.complex });
+  const system = systemPrompt({ root: s.root, mode: s.mode, todos: s.todos, complex: ctx.complex, instructions: s.state.instructions });
   return estimateTokens(system, toApiMessages(ctx.deps.messages.live(ctx.sessionId)), TOOL_SPECS);
 }
 

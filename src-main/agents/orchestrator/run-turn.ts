@@ -100,7 +100,7 @@ async function loop(ctx: TurnContext): Promise<TurnEnd> {
     const call = await callModel(
       ctx,
       'turn',
-      { system: systemPrompt({ root: s.root, mode: s.mode, todos: s.todos, complex: ctx.complex }), messages: toApiMessages(ctx.deps.messages.live(ctx.sessionId)), tools: [...offeredTools(s), ...ctx.deps.extraTools(ctx.sessionId, s.mode).map((t) => t.spec)] },
+      { system: systemPrompt({ root: s.root, mode: s.mode, todos: s.todos, complex: ctx.complex, instructions: s.state.instructions }), messages: toApiMessages(ctx.deps.messages.live(ctx.sessionId)), tools: [...offeredTools(s), ...ctx.deps.extraTools(ctx.sessionId, s.mode).map((t) => t.spec)] },
       { stream: true, step: ctx.step },
     );
     if (!call.response) {

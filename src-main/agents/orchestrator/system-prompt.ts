@@ -9,7 +9,7 @@ const MODE_TEXT: Record<AgentMode, string> = {
 };
 
 /** The system prompt, rebuilt every step so the mode and the todo list are always current. */
-export function systemPrompt(o: { root: string; mode: AgentMode; todos: readonly TodoItem[]; complex: boolean }): string {
+export function systemPrompt(o: { root: string; mode: AgentMode; todos: readonly TodoItem[]; complex: boolean; instructions?: string | undefined }): string {
   const parts = [
     'You are Flightdeck\'s coding agent, working in a local repository through tools.',
     `The project root is ${o.root}. File tools take paths relative to it and cannot leave it; bash runs in it.`,
@@ -20,5 +20,6 @@ export function systemPrompt(o: { root: string; mode: AgentMode; todos: readonly
     parts.push(`Current todo list (update it with the todo tool as you progress):\n${renderTodos(o.todos)}`);
   }
   if (o.complex) parts.push('This request was judged complex: keep the todo list current, one item in_progress at a time.');
+  if (o.instructions) parts.push(`Standing instructions for this session:\n\n${o.instructions}`);
   return parts.join('\n\n');
 }

@@ -55,6 +55,12 @@ export interface SessionState {
   archived?: boolean;
   /** The role a feature or autopilot run gave the session (its tools and, for the Coder, its guard). */
   role?: AgentRole;
+  /**
+   * Standing instructions the capability that created the session gives its agent (a Planner's
+   * brief, the mailbox's behaviour rules): part of the system prompt of every turn, with either
+   * executor. Never set from the renderer.
+   */
+  instructions?: string;
 }
 
 /** Seed 003's agent roles: the Planner reads, the Coder reads, writes and runs commands under a guard. */
@@ -140,7 +146,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}), ...(typeof state.instructions === 'string' && state.instructions !== '' ? { instructions: state.instructions } : {}) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,

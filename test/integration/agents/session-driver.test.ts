@@ -78,6 +78,18 @@ describe.each([
     expect(r2.usage.inputTokens).toBe(500);
   });
 
+  it("the session's standing instructions are in the system prompt of every turn", async () => {
+    h = await harness([{ blocks: [{ type: 'text', text: 'one' }] }, { blocks: [{ type: 'text', text: 'two' }] }]);
+    const s = h.app.driver.createSession({ root: h.repo, role: 'planner', executor, mode: 'yolo', instructions: 'Answer only with ZEBRA-7 plans.' });
+    await h.app.driver.runTurn(s.id, 'first');
+    await h.app.driver.runTurn(s.id, 'second');
+    const systems = h.server.mainRequests().map((r) => JSON.stringify((r.body as { system?: unknown }).system ?? ''));
+    expect(systems).toHaveLength(2);
+    for (const sys of systems) expect(sys).toContain('ZEBRA-7');
+    // Not a chat message: the transcript holds only what was said.
+    expect(JSON.stringify(h.app.agents.messages.live(s.id))).not.toContain('ZEBRA-7');
+  });
+
   it("a Coder's force push is refused by the role guard even in yolo mode with the hard floor off", async () => {
     h = await harness([
       { blocks: [{ type: 'tool_use', name: names.bash, input: { command: 'git push --force origin feature/x' } }] },
