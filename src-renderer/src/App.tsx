@@ -13,6 +13,7 @@ import { SessionView } from './agents/SessionView';
 import { MailboxView } from './mailbox/MailboxView';
 import { ApprovalDialog } from './agents/ApprovalDialog';
 import { TerminalsView } from './terminals/TerminalsView';
+import { ContainersView } from './containers/ContainersView';
 import { AutopilotView } from './autopilot/AutopilotView';
 import { useTerminalsSync } from './terminals/use-terminals-sync';
 import { PlanChatView } from './features/PlanChatView';
@@ -116,6 +117,7 @@ export function App() {
         {view.name === 'session' &&
           (planOfSession ? <PlanChatView key={planOfSession} draftId={planOfSession} /> : <SessionView key={view.sessionId} sessionId={view.sessionId} />)}
         {view.name === 'terminals' && <TerminalsView />}
+        {view.name === 'containers' && <ContainersView />}
         {view.name === 'mailbox' && <MailboxView key={`${view.projectId ?? ''}/${view.commandId ?? ''}`} {...(view.projectId ? { projectId: view.projectId } : {})} {...(view.commandId ? { commandId: view.commandId } : {})} />}
         {view.name === 'autopilot' && <AutopilotView runId={view.runId} />}
         {view.name === 'feature' && <FeatureView key={`${view.projectId}/${view.slug}`} projectId={view.projectId} slug={view.slug} />}

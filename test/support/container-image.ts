@@ -9,10 +9,11 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { tempDir } from './temp';
 
 const BUSYBOX = '/bin/busybox';
-const CLAUDE_BIN = join(__dirname, '../../node_modules/@anthropic-ai/claude-code/bin/claude.exe');
+const CLAUDE_BIN = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/@anthropic-ai/claude-code/bin/claude.exe');
 /** Bumped when the layout below changes, so an image built by an older layout is not reused. */
 const LAYOUT_VERSION = '1';
 export const TEST_IMAGE_REPO = 'flightdeck-test-agent';

@@ -47,6 +47,9 @@ export function Sidebar() {
             <Icon name="board" /> <span className="nav-label">Board</span>
           </button>
           <TerminalsNavItem />
+          <button className={`nav-item ${view.name === 'containers' ? 'active' : ''}`} onClick={() => go({ name: 'containers' })} title="Containers: engines, agent containers, the agent image" data-testid="nav-containers">
+            <Icon name="layers" /> <span className="nav-label">Containers</span>
+          </button>
           <button className={`nav-item ${view.name === 'autopilot' ? 'active' : ''}`} onClick={() => go({ name: 'autopilot' })} title="Autopilot" data-testid="nav-autopilot">
             <Icon name="layers" /> <span className="nav-label">Autopilot</span>
           </button>

@@ -31,6 +31,7 @@ export function hashToView(hash: string): View {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'settings') return { name: 'settings' };
   if (parts[0] === 'terminals') return { name: 'terminals' };
+  if (parts[0] === 'containers') return { name: 'containers' };
   if (parts[0] === 'mailbox') return { name: 'mailbox', ...(parts[1] ? { projectId: parts[1] } : {}), ...(parts[1] && parts[2] ? { commandId: parts[2] } : {}) };
   if (parts[0] === 'autopilot') return parts[1] ? { name: 'autopilot', runId: parts[1] } : { name: 'autopilot' };
   if (parts[0] === 'project' && parts[1]) return { name: 'project', projectId: parts[1] };

@@ -9,6 +9,8 @@ export type View =
   | { name: 'project'; projectId: string }
   | { name: 'session'; sessionId: string }
   | { name: 'terminals' }
+  /** Docker engines, Flightdeck's containers, the agent image. */
+  | { name: 'containers' }
   /** The agent mailbox: reports, ADRs, mission, context, new tasks (one report open when commandId is set). */
   | { name: 'mailbox'; projectId?: string; commandId?: string }
   /** Autopilot runs, one of them open. */

@@ -1,0 +1,229 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { ContainerEngineEntry, ContainerStats, ManagedContainer } from '../../../src-preload/contract/containers';
+import { useAppStore, useClient } from '../store';
+import { Icon } from '../components/Icon';
+
+/** How often a running container's CPU and memory are sampled while the view is open. */
+const STATS_INTERVAL_MS = 3_000;
+/** The agent image the app builds (src-main/containers/images.ts AGENT_IMAGE). */
+const AGENT_IMAGE = 'flightdeck-agent:latest';
+
+function bytes(n: number): string {
+  return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
+}
+
+/** Room between the view's sections and table cells (the view has no stylesheet of its own). */
+const SECTION = { marginBottom: 24 } as const;
+const CELL = { padding: '4px 12px 4px 0', verticalAlign: 'middle' } as const;
+
+type Build = { buildId: string; line: string; fraction: number; done: boolean; error: string | null };
+
+/**
+ * Docker engines and Flightdeck's containers: each engine with what it offers (or why it cannot
+ * be reached, with a Retry), the app's containers with status and live CPU / memory, a shell in
+ * one, stop and remove; the agent image build with its progress; placing a session in a container.
+ */
+export function ContainersView() {
+  const client = useClient();
+  const toastError = useAppStore((s) => s.toastError);
+  const setView = useAppStore((s) => s.setView);
+  const sessions = useAppStore((s) => s.sessions);
+  const [engines, setEngines] = useState<ContainerEngineEntry[] | null>(null);
+  const [containers, setContainers] = useState<ManagedContainer[]>([]);
+  const [stats, setStats] = useState<Record<string, ContainerStats>>({});
+  const [generation, setGeneration] = useState(0);
+  const [build, setBuild] = useState<Build | null>(null);
+  const [place, setPlace] = useState({ sessionId: '', image: AGENT_IMAGE, gpus: 'none' as 'none' | 'all', network: 'bridge' as 'bridge' | 'host' | 'none' });
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+
+  useEffect(() => {
+    let live = true;
+    client.invoke('containers.engines.list', {}).then((e) => live && setEngines(e), (e: unknown) => live && toastError('Could not list the Docker engines', e));
+    client.invoke('containers.list', {}).then((c) => live && setContainers(c), (e: unknown) => live && toastError('Could not list the containers', e));
+    return () => {
+      live = false;
+    };
+  }, [client, generation, toastError]);
+
+  // Live figures for running containers, sampled while the view is open.
+  useEffect(() => {
+    const running = containers.filter((c) => c.state === 'running');
+    if (running.length === 0) return;
+    let live = true;
+    const sample = () => {
+      for (const c of running) {
+        client.invoke('containers.stats', { sessionId: c.sessionId }).then(
+          (s) => live && setStats((prev) => ({ ...prev, [c.id]: s })),
+          // A container of another Flightdeck process has no stats here; the row shows its status instead.
+          () => undefined,
+        );
+      }
+    };
+    sample();
+    const t = setInterval(sample, STATS_INTERVAL_MS);
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [client, containers]);
+
+  useEffect(
+    () =>
+      client.on('containers.images.progress', (u) => {
+        setBuild((b) => (b && b.buildId === u.buildId ? { ...b, line: u.progress.line, fraction: u.progress.fraction, done: u.done, error: u.error?.message ?? null } : b));
+      }),
+    [client],
+  );
+
+  const act = async (what: 'stop' | 'remove', c: ManagedContainer) => {
+    try {
+      await client.invoke(what === 'stop' ? 'containers.stop' : 'containers.remove', { sessionId: c.sessionId });
+    } catch (e) {
+      toastError(`Could not ${what} ${c.name}`, e);
+    }
+    reload();
+  };
+
+  const shell = async (c: ManagedContainer) => {
+    try {
+      await client.invoke('containers.terminal.open', { sessionId: c.sessionId, cols: 100, rows: 30 });
+      setView({ name: 'terminals' });
+    } catch (e) {
+      toastError(`Could not open a shell in ${c.name}`, e);
+    }
+  };
+
+  const startBuild = async () => {
+    try {
+      const { buildId } = await client.invoke('containers.images.build', {});
+      setBuild({ buildId, line: 'Starting…', fraction: 0, done: false, error: null });
+    } catch (e) {
+      toastError('Could not start the image build', e);
+    }
+  };
+
+  const placeSession = async () => {
+    try {
+      await client.invoke('containers.placement.set', { sessionId: place.sessionId, placement: { image: place.image, gpus: { kind: place.gpus }, network: place.network } });
+      reload();
+    } catch (e) {
+      toastError('Could not place the session in a container', e);
+    }
+  };
+
+  return (
+    <div className="view containers-view" data-testid="containers-view">
+      <header className="view-header">
+        <h1>Containers</h1>
+        <button className="button" onClick={reload} data-testid="containers-refresh">
+          <Icon name="refresh" /> Refresh
+        </button>
+      </header>
+
+      <section style={SECTION}>
+        <h2>Engines</h2>
+        {engines === null && <p>Looking for Docker engines…</p>}
+        {engines?.length === 0 && <p>No Docker engine found. Install Docker (or Podman) and start it, or set DOCKER_HOST.</p>}
+        <ul className="plain-list" data-testid="engine-list">
+          {engines?.map((e) => (
+            <li key={e.spec.name} data-testid={`engine-${e.spec.name}`} style={{ marginBottom: 6 }}>
+              <strong>{e.spec.name}</strong> <code>{e.spec.host}</code>{' '}
+              {e.info ? (
+                <span>
+                  {e.info.product} {e.info.version} · {e.info.os} · {e.info.cpus} CPUs · {bytes(e.info.memoryBytes)} · NVIDIA runtime: {e.info.nvidia ? 'yes' : 'no'}
+                  {e.info.local ? '' : ' · remote'}
+                </span>
+              ) : (
+                <span className="error-text" role="alert">
+                  {e.error?.message} <button className="link-button" onClick={reload}>Retry</button>
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section style={SECTION}>
+        <h2>Flightdeck containers</h2>
+        {containers.length === 0 && <p>No containers. Place a session in one below; it starts at the session's next command.</p>}
+        <table className="table" data-testid="container-list">
+          <tbody>
+            {containers.map((c) => {
+              const s = stats[c.id];
+              return (
+                <tr key={c.id} data-testid={`container-${c.sessionId}`}>
+                  <td style={CELL}>{c.name}</td>
+                  <td style={CELL}>{c.engine}</td>
+                  <td style={CELL}>{c.state}</td>
+                  <td style={CELL}>{sessions.find((x) => x.id === c.sessionId)?.title ?? c.sessionId}</td>
+                  <td style={CELL} data-testid="container-stats">{s ? `CPU ${s.cpuPercent.toFixed(1)}% · ${bytes(s.memoryBytes)}${s.memoryLimitBytes ? ` / ${bytes(s.memoryLimitBytes)}` : ''}${s.gpus.map((g) => ` · GPU${g.index} ${g.utilizationPercent}%`).join('')}` : c.status}</td>
+                  <td style={CELL}>
+                    {c.state === 'running' && (
+                      <>
+                        <button className="button" onClick={() => void shell(c)}>
+                          <Icon name="terminal" /> Shell
+                        </button>
+                        <button className="button" onClick={() => void act('stop', c)} data-testid="container-stop">
+                          <Icon name="stop" /> Stop
+                        </button>
+                      </>
+                    )}
+                    <button className="button" onClick={() => void act('remove', c)}>
+                      <Icon name="trash" /> Remove
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
+
+      <section style={SECTION}>
+        <h2>Place a session in a container</h2>
+        <div className="form-row" style={{ display: 'flex', gap: 8, flexWrap: 'wrap' }}>
+          <select aria-label="Session" value={place.sessionId} onChange={(e) => setPlace({ ...place, sessionId: e.target.value })} data-testid="place-session">
+            <option value="">Choose a session…</option>
+            {sessions.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.title}
+              </option>
+            ))}
+          </select>
+          <input aria-label="Image" value={place.image} onChange={(e) => setPlace({ ...place, image: e.target.value })} data-testid="place-image" />
+          <select aria-label="GPUs" value={place.gpus} onChange={(e) => setPlace({ ...place, gpus: e.target.value as 'none' | 'all' })}>
+            <option value="none">No GPU</option>
+            <option value="all">All GPUs</option>
+          </select>
+          <select aria-label="Network" value={place.network} onChange={(e) => setPlace({ ...place, network: e.target.value as 'bridge' | 'host' | 'none' })}>
+            <option value="bridge">Bridge network</option>
+            <option value="host">Host network</option>
+            <option value="none">No network</option>
+          </select>
+          <button className="button primary" disabled={!place.sessionId || !place.image} onClick={() => void placeSession()} data-testid="place-submit">
+            Place
+          </button>
+        </div>
+      </section>
+
+      <section style={SECTION}>
+        <h2>Agent image</h2>
+        <p>
+          <code>{AGENT_IMAGE}</code>: CUDA 12.1 runtime, Node, the claude CLI, git, Python 3 and build tools, with your user's ids. Flightdeck never pulls images by itself.
+        </p>
+        {build && !build.done && (
+          <div data-testid="image-build-progress">
+            <progress max={1} value={build.fraction} /> <span>{build.line}</span>{' '}
+            <button className="button" onClick={() => void client.invoke('containers.images.cancel', { buildId: build.buildId })}>
+              Cancel
+            </button>
+          </div>
+        )}
+        {build?.done && <p role="status">{build.error ? `The build failed: ${build.error}` : 'The image is built.'}</p>}
+        <button className="button" disabled={build !== null && !build.done} onClick={() => void startBuild()} data-testid="image-build">
+          Build the agent image
+        </button>
+      </section>
+    </div>
+  );
+}

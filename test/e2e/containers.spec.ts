@@ -1,0 +1,60 @@
+import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { basename } from 'node:path';
+import Docker from 'dockerode';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { SessionPage } from './poms/session';
+import { runCli } from '../../src-main/cli/main';
+import { ensureTestImage } from '../support/container-image';
+import { makeRepo, tempDir } from '../support/temp';
+
+let host: RunningHost | undefined;
+const cleanups: Array<() => void> = [];
+test.afterAll(async () => {
+  await host?.stop();
+  cleanups.forEach((c) => c());
+});
+
+test('a session placed in a container runs its command there; the Containers view shows it live and stops it', async ({ page }) => {
+  test.setTimeout(180_000);
+  const image = ensureTestImage();
+  const repo = makeRepo('fd-e2e-ctr-');
+  const data = tempDir('fd-e2e-ctr-data-');
+  cleanups.push(repo.cleanup, data.cleanup);
+  // The repository stays the test user's (git refuses a repository owned by someone else), so the
+  // container runs as that user: the worktree owner's uid (docs/containers.md).
+  const uid = execFileSync('stat', ['-c', '%u', repo.path], { encoding: 'utf8' }).trim();
+  expect(await runCli(['projects', 'add', repo.path, '--data-dir', data.path], { out: () => {}, err: () => {} })).toBe(0);
+
+  host = await startHost({ dataDir: data.path });
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  const session = new SessionPage(page);
+  await session.startFromProject(basename(repo.path), 'checkout');
+  const sessionUrl = page.url();
+
+  await page.getByTestId('nav-containers').click();
+  const view = page.getByTestId('containers-view');
+  await expect(view.getByTestId('engine-local')).toContainText('NVIDIA runtime: no');
+  await view.getByTestId('place-session').selectOption({ index: 1 });
+  await view.getByTestId('place-image').fill(image);
+  await view.getByTestId('place-submit').click();
+
+  await page.goto(sessionUrl);
+  await session.send('!echo "in $(hostname) as $(id -u)"');
+  await expect(session.transcript).toContainText(new RegExp(`in [0-9a-f]{12} as ${uid}`), { timeout: 60_000 });
+
+  await page.getByTestId('nav-containers').click();
+  const row = view.locator('[data-testid^="container-ses"]').first();
+  await expect(row).toContainText('running');
+  await expect(row.getByTestId('container-stats')).toContainText(/CPU \d+\.\d% · \d+ MiB \/ 8\.0 GiB|CPU \d+\.\d% · \d+ MiB \/ [\d.]+ GiB/, { timeout: 30_000 });
+  mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: 'test-results/containers-view.png' });
+  await row.getByTestId('container-stop').click();
+  await expect(row).toContainText('exited', { timeout: 30_000 });
+  const id = (await new Docker({ socketPath: '/var/run/docker.sock' }).listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).find((c) => c.Labels['dev.flightdeck.workspace'] === repo.path)!;
+  expect(id.State).toBe('exited');
+  await new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(id.Id).remove({ force: true });
+});
