@@ -6,7 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FeatureRunEvent } from '../../../../src-preload/contract';
 import type { AppServices } from '../../../../src-main/app/services';
 import { newFeatureState, writeState } from '../../../../src-main/features/state';
@@ -17,7 +18,10 @@ import { startTestApp } from '../../../support/app';
 import { gitIn, makeRepo, tempDir } from '../../../support/temp';
 import { saveTestProfile } from '../../agents/harness';
 
-export const FAKE_GH_DIR = resolve(__dirname, '../../../fixtures/gh');
+/** This folder; import.meta rather than __dirname so the benches (tsx, ESM) can import these helpers too. */
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+export const FAKE_GH_DIR = resolve(HERE, '../../../fixtures/gh');
 
 export type Remote = 'none' | 'bare' | 'github';
 
@@ -149,7 +153,7 @@ export async function runHarness(script: Script, o: { dataDir?: string; coderEnv
 
 /** PATH with the scripted gh first, and its scenario folder (outside /tmp, which the sandbox replaces). */
 export function withFakeGh(scenario: unknown): { env: Record<string, string>; dir: string; cleanup(): void } {
-  const base = resolve(__dirname, '../../../../test-results');
+  const base = resolve(HERE, '../../../../test-results');
   mkdirSync(base, { recursive: true });
   const dir = execFileSync('mktemp', ['-d', join(base, 'fake-gh-XXXXXX')], { encoding: 'utf8' }).trim();
   writeFileSync(join(dir, 'scenario.json'), JSON.stringify(scenario));
