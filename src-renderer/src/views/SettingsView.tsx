@@ -2,6 +2,7 @@ import type { Theme } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
 import { AgentSettingsPanel, ProvidersPanel } from '../agents/ProvidersPanel';
 import { ClaudeCodePanel } from '../coder/ClaudeCodePanel';
+import { BudgetsPanel } from '../budgets/BudgetsPanel';
 import { TerminalRendererSetting } from '../terminals/TerminalSettings';
 
 const THEMES: Array<{ value: Theme; label: string }> = [
@@ -65,6 +66,7 @@ export function SettingsView() {
       <ProvidersPanel />
       <AgentSettingsPanel />
       <ClaudeCodePanel />
+      <BudgetsPanel />
       <div className="panel">
         <h3>Data</h3>
         <div className="setting-row">
