@@ -40,17 +40,18 @@ async function main(): Promise<void> {
     .exec({ Cmd: input.cmd, User: input.user, WorkingDir: input.workdir, Tty: true, AttachStdin: true, AttachStdout: true, AttachStderr: true, Env: [`TERM=${process.env.TERM ?? 'xterm-256color'}`, 'COLORTERM=truecolor'] })
     .catch((e: unknown) => fail(engineError(e, label).message));
   const stream = await exec.start({ hijack: true, stdin: true, Tty: true }).catch((e: unknown) => fail(engineError(e, label).message));
-  const resize = () => {
+  const resize = async () => {
     const w = process.stdout.columns;
     const h = process.stdout.rows;
     // A resize the engine refuses (the exec just ended) changes nothing worth reporting.
-    if (w && h) exec.resize({ w, h }).catch(() => undefined);
+    if (w && h) await exec.resize({ w, h }).catch(() => undefined);
   };
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
-  process.stdin.pipe(stream);
   stream.pipe(process.stdout);
-  process.stdout.on('resize', resize);
-  resize();
+  process.stdout.on('resize', () => void resize());
+  // The TTY has the terminal's size before the first keystroke reaches the shell.
+  await resize();
+  process.stdin.pipe(stream);
   await new Promise<void>((resolve) => {
     stream.on('end', resolve);
     stream.on('close', resolve);

@@ -44,7 +44,7 @@ describe('container terminals', () => {
     app.terminals.onOutput(t.id, (d) => (out += d));
     const placed = app.containers.forSession(session.id)!;
     app.terminals.write(t.id, 'echo "[$(hostname)|$(id -u)|$(pwd)|$(stty size)]"; echo typed > typed.txt\r');
-    await waitFor(() => out.includes(`[${placed.id.slice(0, 12)}|${AGENT_UID}|/app/volumes/workspace|30 100]`), 'the shell output', 30_000, 50);
+    await waitFor(() => out.includes(`[${placed.id.slice(0, 12)}|${AGENT_UID}|/app/volumes/workspace|30 100]`), 'the shell output', 60_000, 50);
     app.terminals.resize(t.id, 120, 40);
     await new Promise((r) => setTimeout(r, 300));
     app.terminals.write(t.id, 'echo "size=$(stty size)"; exit 7\r');
