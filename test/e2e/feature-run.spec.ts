@@ -175,6 +175,18 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
   await expect(projectTimeline).not.toContainText(OTHER);
   await shot(page, 'test-results/project-timeline.png');
 
+  // A narrow window: the feature view and its tabs fit, nothing wider than the pane.
+  await page.getByTestId('inbox-button').click();
+  await page.getByTestId('inbox-entry').first().click();
+  await page.setViewportSize({ width: 700, height: 800 });
+  for (const tab of ['overview', 'changes', 'timeline'] as const) {
+    await page.getByTestId(`feature-tab-${tab}`).click();
+    await expect(page.getByTestId(`feature-tab-${tab}`)).toHaveAttribute('aria-selected', 'true');
+    const [scroll, client] = await page.locator('.main').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(scroll, `feature view (${tab}) wider than its pane at 700 px`).toBeLessThanOrEqual(client!);
+  }
+  await page.screenshot({ path: 'test-results/feature-view-narrow.png' });
+
   // On disk: the phase's commit is on the branch, the main checkout untouched.
   const wt = join(repo.path, '.trees', SLUG);
   expect(git(wt, 'log', '--format=%s', 'main..HEAD')).toContain(`feat(${SLUG}): library`);

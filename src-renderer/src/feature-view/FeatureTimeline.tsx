@@ -39,7 +39,7 @@ export function FeatureTimeline({ phases, marks, projectId, running }: { phases:
           <>
             <div className="chart" style={{ height: Math.max(120, rows.length * 36 + 50) }} data-testid="phase-chart">
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={rows} layout="vertical" margin={{ left: 8, right: 16, top: 8, bottom: 8 }}>
+                <BarChart data={rows} layout="vertical" margin={{ left: 8, right: 16, top: 18, bottom: 8 }}>
                   <CartesianGrid strokeDasharray="3 3" horizontal={false} />
                   <XAxis type="number" tickFormatter={(v: number) => duration(v)} />
                   <YAxis type="category" dataKey="name" width={110} />
