@@ -75,4 +75,17 @@ export default tseslint.config(
       ],
     },
   },
+  // The containers' pure core (engine addresses, errors, create options, stats, build progress): no Node APIs, no dockerode.
+  {
+    files: ['src-main/containers/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...NODE_BUILTINS.map((name) => ({ name, message: 'containers/core is pure: no Node built-ins (put I/O in src-main/containers/).' })), { name: 'electron', message: 'containers/core is pure.' }, { name: 'dockerode', message: 'containers/core is pure: engine calls live in src-main/containers/.' }],
+          patterns: [{ group: ['node:*'], message: 'containers/core is pure: no Node built-ins (put I/O in src-main/containers/).' }, { group: ['**/src-renderer/**'], message: 'Main never imports renderer code.' }],
+        },
+      ],
+    },
+  },
 );
