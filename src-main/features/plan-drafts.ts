@@ -26,7 +26,7 @@ export const StoredDraft = z.object({
   root: z.string(),
   profile: z.string().nullable(),
   model: z.string().nullable(),
-  /** Chat messages sent so far; the first one carries the Planner's instructions. */
+  /** Chat messages sent so far (the Planner's brief is its session's instructions, not a message). */
   messagesSent: z.number().int().nonnegative(),
   revisions: z.array(PlanRevision),
 });

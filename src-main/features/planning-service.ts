@@ -134,7 +134,9 @@ export class PlanningService {
     const analyzePrompt = templates.render('init/analyze_repo', ctx);
     const base = { root, ...(o.projectId ? { projectId: o.projectId } : {}), executor: o.executor, ...(o.profile ? { profile: o.profile } : {}), ...(o.model ? { model: o.model } : {}) };
 
-    const planner = this.o.driver.createSession({ ...base, role: 'planner', title: `Init ${repoName}: analysis` });
+    // The setup's standing brief is each session's instructions (its system prompt), the step the message.
+    const instructions = templates.render('init/system', ctx);
+    const planner = this.o.driver.createSession({ ...base, role: 'planner', instructions, title: `Init ${repoName}: analysis` });
     const analysisTurn = await this.o.driver.runTurn(planner.id, analyzePrompt, { ...(o.signal ? { signal: o.signal } : {}) });
     requireCompleted(analysisTurn, 'The repository analysis');
     const analysis = analysisTurn.finalText.trim();
@@ -142,7 +144,7 @@ export class PlanningService {
     const setupPrompt = templates.render('init/setup_project', { ...ctx, analysis: analysis === '' ? '(the analysis came back empty)' : analysis });
     // The Coder role runs with approvals bypassed as the seed's profiles do (its role guard still
     // blocks the dangerous commands); it is told to change nothing, Flightdeck writes the files.
-    const coder = this.o.driver.createSession({ ...base, role: 'coder', mode: 'yolo', title: `Init ${repoName}: setup` });
+    const coder = this.o.driver.createSession({ ...base, role: 'coder', mode: 'yolo', instructions, title: `Init ${repoName}: setup` });
     const setupTurn = await this.o.driver.runTurn(coder.id, setupPrompt, { ...(o.signal ? { signal: o.signal } : {}) });
     requireCompleted(setupTurn, 'The project setup');
 
@@ -188,10 +190,14 @@ export class PlanningService {
     await this.checkNewFeature(root, o.slug, config);
     const open = this.openDraftFor(root, o.slug);
     if (open) throw new AppError('conflict', `The feature "${o.slug}" is already being planned (draft ${open.draft.id}); continue that one or discard it.`, { draftId: open.draft.id });
+    // The Planner's standing brief (its role, how to discuss, the /approve contract) is the
+    // session's instructions: in the system prompt of every turn, never in a chat message.
+    const instructions = this.templates(root, config).render('plan/system', await planContextOf(root, o.slug));
     const session = this.o.driver.createSession({
       root,
       projectId: o.projectId,
       role: 'planner',
+      instructions,
       executor: o.executor,
       ...(o.profile ? { profile: o.profile } : {}),
       ...(o.model ? { model: o.model } : {}),
@@ -232,9 +238,7 @@ export class PlanningService {
   async send(draftId: string, message: string, o: { signal?: AbortSignal } = {}): Promise<TurnReport> {
     return this.exclusive(draftId, async (d) => {
       requireOpen(d);
-      const { templates } = await this.projectSetup(d.root);
-      const input = d.messagesSent === 0 ? templates.render('plan/first_message', { ...(await this.planContext(d)), message }) : message;
-      const report = await this.o.driver.runTurn(d.draft.sessionId, input, o);
+      const report = await this.o.driver.runTurn(d.draft.sessionId, message, o);
       this.save({ ...d, messagesSent: d.messagesSent + 1 });
       return report;
     });
@@ -244,11 +248,7 @@ export class PlanningService {
   async approveDraft(draftId: string, o: { signal?: AbortSignal } = {}): Promise<{ draft: PlanDraft; revision: PlanRevision }> {
     return this.exclusive(draftId, async (d) => {
       requireOpen(d);
-      return this.generate(d, o, async (templates, context) => {
-        // Approving without any chat: the Planner gets its instructions with the request.
-        const intro = d.messagesSent === 0 ? `${templates.render('plan/system', context)}\n\n---\n\n` : '';
-        return { prompt: intro + templates.render('plan/approve', context), comments: [] };
-      });
+      return this.generate(d, o, async (templates, context) => ({ prompt: templates.render('plan/approve', context), comments: [] }));
     });
   }
 
@@ -394,13 +394,7 @@ export class PlanningService {
   }
 
   private async planContext(d: StoredDraft): Promise<Record<string, unknown>> {
-    let overview = '';
-    try {
-      overview = (await readFileNoWaitAsync(join(d.root, FEATURES_DIR, OVERVIEW_FILE), 'utf8')).slice(0, OVERVIEW_MAX_CHARS);
-    } catch {
-      // No overview (init skipped it or the user deleted it): the Planner explores without one.
-    }
-    return { slug: d.draft.slug, repo_name: basename(d.root), overview };
+    return planContextOf(d.root, d.draft.slug);
   }
 
   /** Runs the design turn (`make` builds its prompt) and the verification turn; saves the revision. */
@@ -470,4 +464,15 @@ function requireCurrent(d: StoredDraft, revision: number): PlanRevision {
 
 function withNewline(s: string): string {
   return s.endsWith('\n') ? s : `${s}\n`;
+}
+
+/** The variables of the plan templates: the feature, the repository and its overview (bounded). */
+async function planContextOf(root: string, slug: string): Promise<Record<string, unknown>> {
+  let overview = '';
+  try {
+    overview = (await readFileNoWaitAsync(join(root, FEATURES_DIR, OVERVIEW_FILE), 'utf8')).slice(0, OVERVIEW_MAX_CHARS);
+  } catch {
+    // No overview (init skipped it or the user deleted it): the Planner explores without one.
+  }
+  return { slug, repo_name: basename(root), overview };
 }

@@ -40,6 +40,16 @@ worktree:
 A sample project exporting the answer. Tests run with vitest (npm test).
 </overview_md>`;
 
+/** A recorded request's system prompt, as text (a string or content blocks). */
+function systemOf(body: unknown): string {
+  return JSON.stringify((body as { system?: unknown }).system ?? '');
+}
+
+/** A recorded request's chat messages, as text. */
+function messagesOf(body: unknown): string {
+  return JSON.stringify((body as { messages?: unknown }).messages ?? []);
+}
+
 /** Repository state outside .git and .trees: what "nothing written before approval" compares. */
 function repoSnapshot(repo: string): string {
   return [gitIn(repo, 'status', '--porcelain', '--ignored'), gitIn(repo, 'branch', '--list'), gitIn(repo, 'worktree', 'list', '--porcelain')].join('\n---\n');
@@ -70,6 +80,11 @@ describe('feature init', () => {
     expect(tools(analysis!.body)).not.toContain('write');
     expect(tools(analysis!.body)).not.toContain('bash');
     expect(tools(setup!.body)).toContain('bash');
+    // The setup brief is both sessions' system prompt, not part of their messages.
+    for (const r of [analysis!, setup!]) {
+      expect(systemOf(r.body)).toContain('You are setting up Flightdeck');
+      expect(messagesOf(r.body)).not.toContain('You are setting up Flightdeck');
+    }
     // The prompt carried the repository's tree and its package.json.
     expect(analysis!.userText).toContain('index.js');
     expect(analysis!.userText).toContain('"test": "vitest run"');
@@ -131,10 +146,13 @@ describe('feature plan with the built-in executor', () => {
     expect(draft.executor).toBe(executor);
     const first = await call<{ outcome: string; text: string }>(h.app, 'features.plan.send', { draftId: draft.id, message: 'I want users to log in' });
     expect(first).toMatchObject({ outcome: 'completed', text: 'Password or OAuth?' });
-    // The first message carries the Planner's instructions and the project overview.
-    const firstPrompt = h.server.mainRequests()[0]!.userText!;
-    expect(firstPrompt).toContain('You are the Planner of Flightdeck');
-    expect(firstPrompt).toContain('OVERVIEW-MARKER');
+    // The Planner's brief and the project overview are in the system prompt; the first chat
+    // message is exactly what the user typed.
+    const firstRequest = h.server.mainRequests()[0]!;
+    expect(systemOf(firstRequest.body)).toContain('You are the Planner of Flightdeck');
+    expect(systemOf(firstRequest.body)).toContain('OVERVIEW-MARKER');
+    expect(firstRequest.userText).toBe('I want users to log in');
+    expect(messagesOf(firstRequest.body)).not.toContain('You are the Planner of Flightdeck');
     expect((await call<{ text: string }>(h.app, 'features.plan.send', { draftId: draft.id, message: 'Password, please' })).text).toContain('scrypt');
 
     const v1 = await call<{ draft: PlanDraft; revision: PlanRevision }>(h.app, 'features.plan.approveDraft', { draftId: draft.id });
@@ -244,8 +262,13 @@ describe('feature plan with the Claude Code executor', () => {
     const v1 = await call<{ revision: PlanRevision }>(h.app, 'features.plan.approveDraft', { draftId: draft.id });
     expect(v1.revision).toMatchObject({ number: 1, designMd: DESIGN_SPEC, verificationMd: VERIFICATION_PLAN, phasesFound: true });
     // The same Claude Code session was resumed: the /approve request carries the chat before it.
-    const approveBody = JSON.stringify(h.server.mainRequests().find((r) => r.userText?.includes('approved the design we discussed'))!.body);
-    expect(approveBody).toContain('Password or OAuth?');
+    const approveRequest = h.server.mainRequests().find((r) => r.userText?.includes('approved the design we discussed'))!;
+    expect(JSON.stringify(approveRequest.body)).toContain('Password or OAuth?');
+    // The Planner's brief is in Claude Code's system prompt on every turn, never a chat message.
+    for (const r of [h.server.mainRequests()[0]!, approveRequest]) {
+      expect(systemOf(r.body)).toContain('You are the Planner of Flightdeck');
+      expect(messagesOf(r.body)).not.toContain('You are the Planner of Flightdeck');
+    }
     expect(repoSnapshot(h.repo)).toBe(snapshot);
     const done = await call<{ feature: FinalizedFeature }>(h.app, 'features.plan.approve', {
       draftId: draft.id,
@@ -280,8 +303,11 @@ describe('feature plan drafts', () => {
       call(h.app, 'features.plan.approve', { draftId: draft.id, revision: 1, designMd: v1.revision.designMd, verificationMd: VERIFICATION_PLAN, phases: [], executor: 'builtin' }),
     ).rejects.toMatchObject({ message: expect.stringContaining('plan error: the design spec has no development phases') });
     expect(repoSnapshot(h.repo)).toBe(snapshot);
-    // Approving without chat sent the Planner its instructions with the request.
-    expect(h.server.mainRequests()[0]!.userText).toContain('You are the Planner of Flightdeck');
+    // Approving without chat: the brief is still in the system prompt of both turns, not in a message.
+    for (const r of h.server.mainRequests()) {
+      expect(systemOf(r.body)).toContain('You are the Planner of Flightdeck');
+      expect(messagesOf(r.body)).not.toContain('You are the Planner of Flightdeck');
+    }
     const discarded = await call<{ draft: PlanDraft }>(h.app, 'features.plan.discard', { draftId: draft.id });
     expect(discarded.draft.status).toBe('discarded');
     await expect(call(h.app, 'features.plan.get', { draftId: draft.id })).rejects.toMatchObject({ code: 'not_found' });

@@ -43,7 +43,7 @@ describe('PromptTemplates', () => {
     const init = { repo_name: 'r', repo_tree: 'a\nb', file_samples: [{ path: 'a', content: 'x' }], detected_checks: ['npm test'], analysis: 'A' };
     for (const name of ['init/system', 'init/analyze_repo', 'init/setup_project']) expect(t.render(name, init).length).toBeGreaterThan(50);
     const plan = { slug: 's', repo_name: 'r', overview: '', message: 'hi', design_spec: 'd', verification_plan: 'v', checks: [], revision: 1, edited: false, comments: [{ doc: 'design', quote: 'a\nb', text: 'why?' }, { doc: null, quote: null, text: 'overall' }] };
-    for (const name of ['plan/system', 'plan/first_message', 'plan/approve', 'plan/verification', 'plan/revise']) expect(t.render(name, plan).length).toBeGreaterThan(50);
+    for (const name of ['plan/system', 'plan/approve', 'plan/verification', 'plan/revise']) expect(t.render(name, plan).length).toBeGreaterThan(50);
     const revise = t.render('plan/revise', plan);
     expect(revise).toContain('> a\n> b');
     expect(revise).toContain('on the whole plan');
@@ -54,8 +54,9 @@ describe('PromptTemplates', () => {
     const t = projectTemplates(dir, ['over', 'missing-folder']);
     expect(t.resolve('plan/system')).toBe(join(dir, 'over', 'plan', 'system.j2'));
     expect(t.render('plan/system', { slug: 'x' })).toBe('OVERRIDDEN for x');
-    // first_message includes plan/system: the override is used there too.
-    expect(t.render('plan/first_message', { slug: 'x', message: 'hello' })).toMatch(/^OVERRIDDEN for x[\s\S]*hello/);
+    // A template including plan/system gets the override too.
+    put('over/plan/revise.j2', '{% include "plan/system.j2" %} / revise {{ revision }}');
+    expect(t.render('plan/revise', { slug: 'x', revision: 2 })).toBe('OVERRIDDEN for x / revise 2');
     // Templates not overridden still come from the built-in set.
     expect(t.resolve('plan/approve')).toBe(join(builtinPromptsDir(), 'plan', 'approve.j2'));
   });
