@@ -38,6 +38,12 @@ test('a session placed in a container runs its command there; the Containers vie
   await page.getByTestId('nav-containers').click();
   const view = page.getByTestId('containers-view');
   await expect(view.getByTestId('engine-local')).toContainText('NVIDIA runtime: no');
+  // An engine that is down says why, with a Retry, and does not hide the others.
+  await view.getByTestId('engine-add-name').fill('gone');
+  await view.getByTestId('engine-add-host').fill('unix:///tmp/flightdeck-e2e-gone.sock');
+  await view.getByTestId('engine-add').click();
+  await expect(view.getByTestId('engine-gone')).toContainText(/not reachable.*Start Docker/);
+  await expect(view.getByTestId('engine-gone').getByTestId('engine-retry')).toBeVisible();
   await view.getByTestId('place-session').selectOption({ index: 1 });
   await view.getByTestId('place-image').fill(image);
   await view.getByTestId('place-submit').click();

@@ -34,6 +34,7 @@ export function ContainersView() {
   const [generation, setGeneration] = useState(0);
   const [build, setBuild] = useState<Build | null>(null);
   const [place, setPlace] = useState({ sessionId: '', image: AGENT_IMAGE, gpus: 'none' as 'none' | 'all', network: 'bridge' as 'bridge' | 'host' | 'none' });
+  const [adding, setAdding] = useState({ name: '', host: '', tlsVerify: false, certDir: '' });
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
 
   useEffect(() => {
@@ -102,6 +103,25 @@ export function ContainersView() {
     }
   };
 
+  const addEngine = async () => {
+    try {
+      await client.invoke('containers.engines.add', { name: adding.name.trim(), host: adding.host.trim(), ...(adding.tlsVerify ? { tlsVerify: true } : {}), ...(adding.certDir.trim() ? { certDir: adding.certDir.trim() } : {}) });
+      setAdding({ name: '', host: '', tlsVerify: false, certDir: '' });
+      reload();
+    } catch (e) {
+      toastError('Could not add the engine', e);
+    }
+  };
+
+  const removeEngine = async (name: string) => {
+    try {
+      await client.invoke('containers.engines.remove', { name });
+      reload();
+    } catch (e) {
+      toastError(`Could not remove the engine ${name}`, e);
+    }
+  };
+
   const placeSession = async () => {
     try {
       await client.invoke('containers.placement.set', { sessionId: place.sessionId, placement: { image: place.image, gpus: { kind: place.gpus }, network: place.network } });
@@ -135,12 +155,31 @@ export function ContainersView() {
                 </span>
               ) : (
                 <span className="error-text" role="alert">
-                  {e.error?.message} <button className="link-button" onClick={reload}>Retry</button>
+                  {e.error?.message}{' '}
+                  <button className="link-button" onClick={reload} data-testid="engine-retry">
+                    Retry
+                  </button>
                 </span>
+              )}
+              {e.spec.source === 'user' && (
+                <button className="link-button" onClick={() => void removeEngine(e.spec.name)} aria-label={`Remove the engine ${e.spec.name}`}>
+                  Remove
+                </button>
               )}
             </li>
           ))}
         </ul>
+        <div className="form-row" style={{ display: 'flex', gap: 8, flexWrap: 'wrap', alignItems: 'center' }}>
+          <input aria-label="Engine name" placeholder="name (gpu-box)" value={adding.name} onChange={(e) => setAdding({ ...adding, name: e.target.value })} data-testid="engine-add-name" />
+          <input aria-label="Engine address" placeholder="tcp://host:2376 or ssh://user@host" size={34} value={adding.host} onChange={(e) => setAdding({ ...adding, host: e.target.value })} data-testid="engine-add-host" />
+          <label>
+            <input type="checkbox" checked={adding.tlsVerify} onChange={(e) => setAdding({ ...adding, tlsVerify: e.target.checked })} /> Verify TLS
+          </label>
+          <input aria-label="Certificate folder" placeholder="certificate folder (ca.pem, cert.pem, key.pem)" size={30} value={adding.certDir} onChange={(e) => setAdding({ ...adding, certDir: e.target.value })} />
+          <button className="button" disabled={!adding.name.trim() || !adding.host.trim()} onClick={() => void addEngine()} data-testid="engine-add">
+            Add engine
+          </button>
+        </div>
       </section>
 
       <section style={SECTION}>
