@@ -35,6 +35,8 @@ export interface FeatureSummary {
   worktreePath: string | null;
   turns: number;
   costUsd: number;
+  /** The phase current_phase points at (running, next, or the failed one); null when all are done. */
+  currentPhase: CurrentPhase | null;
   createdAt: string | null;
   updatedAt: string | null;
   statePath: string | null;
@@ -428,6 +430,21 @@ function nameOf(root: string): string {
   return root.split(/[\\/]/).filter(Boolean).pop() ?? root;
 }
 
+export interface CurrentPhase {
+  name: string;
+  index: number;
+  count: number;
+  status: FeatureState['phases'][number]['status'];
+  startedAt: string | null;
+}
+
+/** The phase state.yml's current_phase points at, for the board; null once every phase is done. */
+export function currentPhaseOf(s: FeatureState): CurrentPhase | null {
+  const p = s.phases[s.current_phase];
+  if (!p) return null;
+  return { name: p.name, index: s.current_phase, count: s.phases.length, status: p.status, startedAt: p.started_at };
+}
+
 export function summaryOf(projectId: string | null, r: FeatureRow): FeatureSummary {
   const s = r.state;
   return {
@@ -441,6 +458,7 @@ export function summaryOf(projectId: string | null, r: FeatureRow): FeatureSumma
     worktreePath: s?.git.worktree_path ?? null,
     turns: s?.total.turns ?? 0,
     costUsd: s?.total.cost_usd ?? 0,
+    currentPhase: s ? currentPhaseOf(s) : null,
     createdAt: s?.feature.created_at ?? null,
     updatedAt: s?.feature.updated_at ?? null,
     statePath: r.statePath,

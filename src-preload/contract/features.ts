@@ -147,6 +147,19 @@ export const FeatureSummary = z.object({
   worktreePath: z.string().nullable(),
   turns: z.number(),
   costUsd: z.number(),
+  /**
+   * The phase state.yml's current_phase points at — running or next to run, or the one that
+   * failed — for the board's cards; null when every phase is done or no state was ever read.
+   */
+  currentPhase: z
+    .object({
+      name: z.string(),
+      index: z.number().int().nonnegative(),
+      count: z.number().int().nonnegative(),
+      status: z.enum(['pending', 'running', 'completed', 'failed']),
+      startedAt: z.string().nullable(),
+    })
+    .nullable(),
   createdAt: z.string().nullable(),
   updatedAt: z.string().nullable(),
   statePath: z.string().nullable(),

@@ -277,7 +277,7 @@ const FeatureCard = memo(function FeatureCard({
             <Icon name="alert" size={12} /> {card.problem}
           </span>
         ) : card.phase ? (
-          <PhaseLine phase={card.phase} />
+          <PhaseLine phase={card.phase} status={card.status} />
         ) : (
           <span className="muted truncate">{STATUS_TEXT[card.status]}</span>
         )}
@@ -289,13 +289,16 @@ const FeatureCard = memo(function FeatureCard({
   );
 });
 
-/** The phase in progress; a running one spins and counts its time (the only timer, and only on cards in view). */
-function PhaseLine({ phase }: { phase: NonNullable<BoardCard['phase']> }) {
+/** The current phase; a running one spins and counts its time (the only timer, and only on cards in view). */
+function PhaseLine({ phase, status }: { phase: NonNullable<BoardCard['phase']>; status: BoardCard['status'] }) {
   const now = useNow(phase.running && phase.startedAt !== null);
+  const lead = phase.failed ? 'failed in' : status === 'planned' ? 'next:' : null;
   return (
-    <span className="fc-phase truncate" data-testid="feature-phase">
+    <span className={`fc-phase truncate ${phase.failed ? 'fc-failed' : ''}`} data-testid="feature-phase" title={phase.position ? `phase ${phase.position}` : undefined}>
       {phase.running && <Icon name="refresh" size={12} className="spin" />}
+      {lead && <span className="muted">{lead}</span>}
       <span className="truncate">{phase.name}</span>
+      {phase.position && <span className="muted fc-position">{phase.position}</span>}
       {phase.running && phase.startedAt !== null && <span className="muted fc-elapsed">{elapsed(now - phase.startedAt)}</span>}
     </span>
   );

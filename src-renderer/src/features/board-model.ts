@@ -28,8 +28,8 @@ export interface BoardCard {
   slug: string;
   status: 'planned' | 'in_progress' | 'completed' | 'failed' | 'merged';
   branch: string;
-  /** The phase running now or next (null when all are done or there are none). */
-  phase: { name: string; running: boolean; startedAt: number | null } | null;
+  /** The phase running now, next to run, or failed (null when all are done or nothing is known). */
+  phase: { name: string; running: boolean; startedAt: number | null; failed: boolean; position: string | null } | null;
   costUsd: number;
   turns: number;
   /** Approvals or questions waiting for the user. */
@@ -169,10 +169,7 @@ export function toBoardCards(
         slug: f.slug,
         status,
         branch: f.branch ?? '',
-        phase:
-          live && live.phase
-            ? { name: live.phase, running: live.status === 'running', startedAt: phaseStartedAt.get(live.id) ?? live.startedAt }
-            : null,
+        phase: phaseOf(f, live, phaseStartedAt),
         costUsd: f.costUsd,
         turns: f.turns,
         waiting: pending + (live?.status === 'waiting' ? 1 : 0),
@@ -182,4 +179,19 @@ export function toBoardCards(
     }
   }
   return cards;
+}
+
+/**
+ * A live run's phase wins (it moves before the state file is written); otherwise the state
+ * file's current phase. A phase the file says is running without a live run is not shown as
+ * running: nothing is (the run was cancelled or the app stopped; resume continues it).
+ */
+function phaseOf(f: ProjectFeatures['features'][number], live: FeatureRunInfo | null, startedAt: ReadonlyMap<string, number>): BoardCard['phase'] {
+  const cur = f.currentPhase;
+  const position = (name: string) => (cur && cur.name === name ? `${cur.index + 1}/${cur.count}` : null);
+  if (live && live.phase) {
+    return { name: live.phase, running: live.status === 'running', startedAt: startedAt.get(live.id) ?? live.startedAt, failed: false, position: position(live.phase) };
+  }
+  if (!cur || f.status === 'completed' || f.status === 'merged') return null;
+  return { name: cur.name, running: false, startedAt: null, failed: cur.status === 'failed', position: position(cur.name) };
 }

@@ -40,7 +40,7 @@ describe('board columns', () => {
   });
 
   it('filters by project and by every word of the text (slug, project, branch, phase; any case)', () => {
-    const x = card('add-auth', { projectId: 'p2', projectName: 'Billing', phase: { name: 'transport-layer', running: true, startedAt: 0 } });
+    const x = card('add-auth', { projectId: 'p2', projectName: 'Billing', phase: { name: 'transport-layer', running: true, startedAt: 0, failed: false, position: null } });
     expect(matches(x, { projectId: 'p2', text: '' })).toBe(true);
     expect(matches(x, { projectId: 'p1', text: '' })).toBe(false);
     expect(matches(x, { projectId: null, text: 'AUTH billing' })).toBe(true);
@@ -92,6 +92,7 @@ describe('cards from the host', () => {
     worktreePath: `.trees/${slug}`,
     turns: 3,
     costUsd: 0.25,
+    currentPhase: { name: 'types', index: 0, count: 4, status: 'pending', startedAt: null },
     createdAt: '2026-11-23T10:00:00.000Z',
     updatedAt: '2026-11-23T10:05:00.000Z',
     statePath: `/repos/shop/.trees/${slug}/.flightdeck/${slug}/state.yml`,
@@ -117,6 +118,9 @@ describe('cards from the host', () => {
   it('a running feature shows its phase, running, timed from its PhaseStarting event', () => {
     const [c] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [run('auth')], new Map(), new Map([['frun-auth00001', 7000]]));
     expect(c).toMatchObject({ key: '/repos/shop/auth', status: 'in_progress', phase: { name: 'transport-layer', running: true, startedAt: 7000 }, costUsd: 0.25, waiting: 0 });
+    // Its place among the phases when the state file is at the same phase.
+    const [d] = toBoardCards([project([summary('auth', { status: 'in_progress', currentPhase: { name: 'transport-layer', index: 1, count: 4, status: 'running', startedAt: null } })])], [run('auth')], new Map(), new Map());
+    expect(d!.phase?.position).toBe('2/4');
     expect(columnOf(c!)).toBe('in_progress');
   });
 
@@ -133,11 +137,23 @@ describe('cards from the host', () => {
     const [done] = toBoardCards([project([summary('auth', { status: 'completed' })])], [run('auth', { status: 'completed' })], new Map(), new Map());
     expect(done).toMatchObject({ status: 'completed', phase: null });
     const [queued] = toBoardCards([project([summary('auth')])], [run('auth', { status: 'queued', phase: null })], new Map(), new Map());
-    expect(queued).toMatchObject({ status: 'in_progress', phase: null });
+    expect(queued).toMatchObject({ status: 'in_progress', phase: { name: 'types', running: false } });
+  });
+
+  it('without a live run the state file says where the feature is: next for planned, the failed phase, nothing once done', () => {
+    const [planned] = toBoardCards([project([summary('a')])], [], new Map(), new Map());
+    expect(planned!.phase).toEqual({ name: 'types', running: false, startedAt: null, failed: false, position: '1/4' });
+    const [failed] = toBoardCards([project([summary('a', { status: 'failed', currentPhase: { name: 'verify', index: 3, count: 4, status: 'failed', startedAt: '2026-11-23T10:00:00Z' } })])], [], new Map(), new Map());
+    expect(failed!.phase).toMatchObject({ name: 'verify', failed: true, running: false, position: '4/4' });
+    // The file says running but no run holds it (cancelled, app stopped): not shown as running.
+    const [stale] = toBoardCards([project([summary('a', { status: 'in_progress', currentPhase: { name: 'api', index: 1, count: 4, status: 'running', startedAt: '2026-11-23T10:00:00Z' } })])], [], new Map(), new Map());
+    expect(stale!.phase).toMatchObject({ name: 'api', running: false });
+    const [done] = toBoardCards([project([summary('a', { status: 'completed', currentPhase: null })])], [], new Map(), new Map());
+    expect(done!.phase).toBeNull();
   });
 
   it('a feature whose state was never readable is a failed card carrying the problem', () => {
-    const [c] = toBoardCards([project([summary('broken', { status: null, source: null, branch: null, problem: { kind: 'yaml', message: 'state.yml:3: bad indentation', path: null, line: 3 } })])], [], new Map(), new Map());
+    const [c] = toBoardCards([project([summary('broken', { status: null, source: null, branch: null, currentPhase: null, problem: { kind: 'yaml', message: 'state.yml:3: bad indentation', path: null, line: 3 } })])], [], new Map(), new Map());
     expect(c).toMatchObject({ status: 'failed', branch: '', problem: 'state.yml:3: bad indentation' });
   });
 
