@@ -323,6 +323,17 @@ export class AgentService {
     return this.toSession(this.record(id));
   }
 
+  /**
+   * Replaces a session's standing instructions (main process only, never from the renderer): a
+   * capability whose brief changes between turns (the mailbox's layered context of each task)
+   * sets it before the turn; both executors read it at the start of every turn.
+   */
+  setInstructions(id: string, instructions: string): void {
+    const s = this.record(id);
+    const { instructions: _old, ...rest } = s.state;
+    this.sessions.update(s.id, { state: instructions ? { ...rest, instructions: instructions.slice(0, MAX_SESSION_INSTRUCTIONS) } : rest });
+  }
+
   listSessions(projectId?: string): Session[] {
     return this.sessions.list(projectId).map((s) => this.toSession(s));
   }

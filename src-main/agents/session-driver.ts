@@ -89,12 +89,15 @@ export class SessionDriver {
   /**
    * Runs one input to its end. An abort of `signal` cancels the turn (the report then says
    * `cancelled`); it never throws for a turn that failed — the report carries the outcome.
+   * `instructions`, when given, replace the session's standing instructions first.
    */
-  async runTurn(sessionId: string, input: string, o: { signal?: AbortSignal } = {}): Promise<TurnReport> {
+  async runTurn(sessionId: string, input: string, o: { signal?: AbortSignal; instructions?: string } = {}): Promise<TurnReport> {
     const started = Date.now();
     if (o.signal?.aborted) {
       return { sessionId, turnId: '', outcome: 'cancelled', text: '', finalText: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0, modelCalls: 0, durationMs: 0, message: 'Cancelled before the agent was asked.' };
     }
+    // New standing instructions from this turn on (a continued mailbox session's next task brings its own context).
+    if (o.instructions !== undefined) this.agents.setInstructions(sessionId, o.instructions);
     const fromSeq = this.agents.sink.lastSeq(sessionId) + 1;
     const onAbort = () => this.agents.cancel(sessionId);
     o.signal?.addEventListener('abort', onAbort, { once: true });

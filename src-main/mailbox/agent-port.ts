@@ -26,8 +26,8 @@ export function driverAgentPort(o: { driver: SessionDriver; hub: EventHub; mode?
       // No projectId: the engine derives it from the folder, and a project id would put the session in the project's own folder instead of the workspace.
       return o.driver.createSession({ root: workspace, role: 'coder', executor, mode: o.mode ?? MAILBOX_AGENT_MODE, title, ...(o.profile ? { profile: o.profile } : {}) }).id;
     },
-    async runTurn(sessionId, input, { signal }) {
-      const r = await o.driver.runTurn(sessionId, input, { signal });
+    async runTurn(sessionId, input, { signal, instructions }) {
+      const r = await o.driver.runTurn(sessionId, input, { signal, instructions });
       return { ...r, toolCalls: r.toolCalls.map((c) => ({ tool: c.tool, input: c.input, output: c.output, isError: c.isError })) };
     },
     subscribe(listener) {

@@ -29,7 +29,7 @@ import { ensureMailbox, loadCommandFile, markProcessed, rejectCommandFile, type 
 import { checkMissionUpdate, ensureMission, readClaudercPrompt, readMission } from './mission';
 import { LOG_SUMMARY_LINES, extractJudgement, formatDetailedReport, formatReport, reportStatus, type CheckFact, type TaskFacts, type ToolCallFact } from './report';
 import { endSession, newSession, readSessionFile, recordTurn, writeSessionFile, type SessionFile } from './session-file';
-import { taskPrompt } from './task-prompt';
+import { taskInstructions, taskPrompt } from './task-prompt';
 import { snapshotWorkspace, workspaceChanges } from './workspace-facts';
 
 /** The format's default task timeout: ten minutes, adjustable per mailbox and per command (`timeout`). */
@@ -46,7 +46,8 @@ const MAX_LOG_LINE = 400;
 /** What the processor needs from the agent engine (an adapter over the SessionDriver; tests may use the real one). */
 export interface MailboxAgentPort {
   createSession(o: { workspace: string; projectId: string | null; title: string; engine: string | undefined }): string;
-  runTurn(sessionId: string, input: string, o: { signal: AbortSignal }): Promise<MailboxTurn>;
+  /** `instructions`: the session's standing instructions from this turn on (its system prompt). */
+  runTurn(sessionId: string, input: string, o: { signal: AbortSignal; instructions: string }): Promise<MailboxTurn>;
   /** Live events of every session; returns the unsubscribe. */
   subscribe(listener: (e: AgentEvent) => void): () => void;
 }
@@ -578,7 +579,10 @@ export class MailboxProcessor {
       const warnings = [...context.warnings, ...(clauderc.warning ? [clauderc.warning] : [])];
       for (const w of warnings) debug(`warning: ${w}`);
       debug(`context: ${context.files.filter((f) => f.enabled).length} files, ${context.bytes} bytes${clauderc.prompt ? '; .clauderc systemPrompt used' : ''}`);
-      const input = taskPrompt({ command: cmd, context: context.text, clauderc: clauderc.prompt, missionCreated });
+      // The rules, the project's systemPrompt and the layered context are standing instructions
+      // (the system prompt of the turn); the task's own text is the chat message.
+      const instructions = taskInstructions({ context: context.text, clauderc: clauderc.prompt, missionCreated });
+      const input = taskPrompt(cmd);
       const shared = this.enterWorkspace(workspace);
       try {
         const before = await snapshotWorkspace(workspace);
@@ -591,7 +595,7 @@ export class MailboxProcessor {
         const live = this.follow(cmd.id, session.session_id);
         let turn: MailboxTurn;
         try {
-          turn = await this.o.agent.runTurn(session.session_id, input, { signal });
+          turn = await this.o.agent.runTurn(session.session_id, input, { signal, instructions });
         } catch (e) {
           turn = { sessionId: session.session_id, outcome: 'failed', text: '', finalText: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, modelCalls: 0, message: (e as Error).message };
         } finally {

@@ -90,6 +90,19 @@ describe.each([
     expect(JSON.stringify(h.app.agents.messages.live(s.id))).not.toContain('ZEBRA-7');
   });
 
+  it('a turn given new instructions uses them from that turn on (a continued mailbox task brings its own context)', async () => {
+    h = await harness([{ blocks: [{ type: 'text', text: 'one' }] }, { blocks: [{ type: 'text', text: 'two' }] }]);
+    const s = h.app.driver.createSession({ root: h.repo, role: 'coder', executor, mode: 'yolo', instructions: 'OLD-BRIEF-1' });
+    await h.app.driver.runTurn(s.id, 'first');
+    await h.app.driver.runTurn(s.id, 'second', { instructions: 'NEW-BRIEF-2' });
+    const systems = h.server.mainRequests().map((r) => JSON.stringify((r.body as { system?: unknown }).system ?? ''));
+    expect(systems).toHaveLength(2);
+    expect(systems[0]).toContain('OLD-BRIEF-1');
+    expect(systems[1]).toContain('NEW-BRIEF-2');
+    expect(systems[1]).not.toContain('OLD-BRIEF-1');
+    expect(JSON.stringify(h.app.agents.messages.live(s.id))).not.toContain('BRIEF');
+  });
+
   it("a Coder's force push is refused by the role guard even in yolo mode with the hard floor off", async () => {
     h = await harness([
       { blocks: [{ type: 'tool_use', name: names.bash, input: { command: 'git push --force origin feature/x' } }] },

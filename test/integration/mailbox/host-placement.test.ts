@@ -2,9 +2,10 @@
  * The mailbox end to end on the host placement: real services, the real SessionDriver and
  * agent loop, the scripted model server, command files dropped into a seed-style root.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mailboxLayout } from '../../../src-main/mailbox/layout';
 import { missionTemplate } from '../../../src-main/mailbox/mission';
 import { parseSessionFile } from '../../../src-main/mailbox/session-file';
 import type { Script } from '../../fixtures/model-server/index.js';
@@ -76,8 +77,19 @@ describe('mailbox on the host placement', () => {
     const calls = JSON.parse(toolJson![2]!) as { tool: string; input: { path: string } }[];
     expect(calls.map((c) => [c.tool, c.input.path])).toEqual([['write', 'hello.py'], ['write', 'AGENT_MISSION.md']]);
     expect(detailed.text).toMatch(/- 模型请求: 3/);
+    // The behaviour rules are the system prompt of every request of the turn; the message is the task.
+    const helloRequests = h.server.mainRequests();
+    for (const r of helloRequests) {
+      expect(systemOf(r.body)).toContain('Conventional Commits');
+      expect(messagesOf(r.body)).not.toContain('Conventional Commits');
+    }
+    expect(helloRequests[0]!.userText).toMatch(/^# 任务 task-hello \(new\)\n\n## 任务描述\n\nTASK-HELLO/);
 
     // continue: the same session, turn 2; the mission is not updated this time and the report says so.
+    // A context file for this task only: the continued session's instructions are renewed with it.
+    const taskContext = mailboxLayout(root).taskContext('task-tests');
+    mkdirSync(taskContext, { recursive: true });
+    writeFileSync(join(taskContext, 'style.md'), '---\ntitle: Test style\n---\nTASK-CONTEXT-MARKER: use pytest.\n');
     dropCommand(root, 'tests.md', commandText({ id: 'task-tests', type: 'continue', session: session.session_id, task: 'TASK-TESTS: 添加单元测试' }));
     await until(() => existsSync(join(root, 'commands/processed/tests.md')), 'tests.md in processed/');
     const s2 = parseSessionFile(readFileSync(join(root, 'sessions', sessions[0]!), 'utf8'), 'x');
@@ -89,6 +101,10 @@ describe('mailbox on the host placement', () => {
     expect(r2.text).toContain('| test_hello.py | 创建 | by write |');
     // The continued turn is in the same agent session (its transcript holds both tasks).
     expect(h.app.agents.getSession(session.session_id).turnCount).toBe(2);
+    const testsRequest = h.server.mainRequests().find((r) => r.userText?.includes('TASK-TESTS'))!;
+    expect(systemOf(testsRequest.body)).toContain('TASK-CONTEXT-MARKER');
+    expect(messagesOf(testsRequest.body)).not.toContain('TASK-CONTEXT-MARKER');
+    expect(systemOf(helloRequests[0]!.body)).not.toContain('TASK-CONTEXT-MARKER');
 
     // end: status ended; a later continue is rejected.
     dropCommand(root, 'end.md', commandText({ id: 'task-end', type: 'end', session: session.session_id, task: '结束会话' }));
@@ -215,3 +231,13 @@ describe('mailbox on the host placement', () => {
     expect(parseSessionFile(readFileSync(join(root, 'sessions', `${r.fm.session_id}.json`), 'utf8'), 'x')).toMatchObject({ turn_count: 1, status: 'active' });
   }, 60_000);
 });
+
+/** A recorded request's system prompt, as text. */
+function systemOf(body: unknown): string {
+  return JSON.stringify((body as { system?: unknown }).system ?? '');
+}
+
+/** A recorded request's chat messages, as text. */
+function messagesOf(body: unknown): string {
+  return JSON.stringify((body as { messages?: unknown }).messages ?? []);
+}

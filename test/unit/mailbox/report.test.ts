@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommandFile } from '../../../src-main/mailbox/command-file';
 import { checkMissionUpdate, missionTemplate, readClaudercPrompt } from '../../../src-main/mailbox/mission';
 import { extractJudgement, formatDetailedReport, formatReport, reportStatus, type TaskFacts } from '../../../src-main/mailbox/report';
-import { taskPrompt } from '../../../src-main/mailbox/task-prompt';
+import { taskInstructions, taskPrompt } from '../../../src-main/mailbox/task-prompt';
 import { tempDir } from '../../support/temp';
 
 const cmd = (() => {
@@ -101,7 +101,7 @@ describe('mission and behaviour rules', () => {
     expect(checkMissionUpdate(before, null).exists).toBe(false);
   });
 
-  it('reads .clauderc systemPrompt, including the format’s own multi-line string, and puts it and the rules in the prompt', () => {
+  it('reads .clauderc systemPrompt, including the format’s own multi-line string, and puts it, the rules and the context in the instructions, the task in the message', () => {
     const d = tempDir();
     try {
       mkdirSync(d.path, { recursive: true });
@@ -110,10 +110,14 @@ describe('mission and behaviour rules', () => {
       expect(r).toEqual({ prompt: '你是维护者。\n1. 文档先于代码', warning: null });
       writeFileSync(join(d.path, '.clauderc'), '{ nope');
       expect(readClaudercPrompt(d.path).warning).toMatch(/not valid JSON/);
-      const p = taskPrompt({ command: cmd, context: '# Context\n\nCTX', clauderc: 'CUSTOM RULE', missionCreated: true });
-      for (const part of ['文档先于代码', 'Conventional Commits', 'CUSTOM RULE', 'CTX', 'Do the thing', '## 约束条件', 'No network', '```json']) expect(p).toContain(part);
-      expect(p.indexOf('CUSTOM RULE')).toBeLessThan(p.indexOf('CTX'));
-      expect(p.indexOf('CTX')).toBeLessThan(p.indexOf('Do the thing'));
+      const i = taskInstructions({ context: '# Context\n\nCTX', clauderc: 'CUSTOM RULE', missionCreated: true });
+      for (const part of ['文档先于代码', 'Conventional Commits', 'CUSTOM RULE', 'CTX', 'AGENT_MISSION.md', 'just created']) expect(i).toContain(part);
+      expect(i.indexOf('Conventional Commits')).toBeLessThan(i.indexOf('CUSTOM RULE'));
+      expect(i.indexOf('CUSTOM RULE')).toBeLessThan(i.indexOf('CTX'));
+      expect(i).not.toContain('Do the thing');
+      const p = taskPrompt(cmd);
+      for (const part of ['## 任务描述', 'Do the thing', '## 约束条件', 'No network', '```json']) expect(p).toContain(part);
+      for (const part of ['Conventional Commits', 'CUSTOM RULE', 'CTX', '行为准则']) expect(p).not.toContain(part);
     } finally {
       d.cleanup();
     }
