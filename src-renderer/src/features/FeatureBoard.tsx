@@ -292,12 +292,12 @@ const FeatureCard = memo(function FeatureCard({
 /** The current phase; a running one spins and counts its time (the only timer, and only on cards in view). */
 function PhaseLine({ phase, status }: { phase: NonNullable<BoardCard['phase']>; status: BoardCard['status'] }) {
   const now = useNow(phase.running && phase.startedAt !== null);
-  const lead = phase.failed ? 'failed in' : status === 'planned' ? 'next:' : null;
+  // The column already says planned or failed; the words go to the tooltip so the name keeps the room.
+  const what = phase.failed ? 'failed in phase' : status === 'planned' ? 'starts with phase' : phase.running ? 'running phase' : 'at phase';
   return (
-    <span className={`fc-phase truncate ${phase.failed ? 'fc-failed' : ''}`} data-testid="feature-phase" title={phase.position ? `phase ${phase.position}` : undefined}>
+    <span className={`fc-phase ${phase.failed ? 'fc-failed' : ''}`} data-testid="feature-phase" title={`${what} ${phase.name}${phase.position ? ` (${phase.position})` : ''}`}>
       {phase.running && <Icon name="refresh" size={12} className="spin" />}
-      {lead && <span className="muted">{lead}</span>}
-      <span className="truncate">{phase.name}</span>
+      <span className="truncate fc-phase-name">{phase.name}</span>
       {phase.position && <span className="muted fc-position">{phase.position}</span>}
       {phase.running && phase.startedAt !== null && <span className="muted fc-elapsed">{elapsed(now - phase.startedAt)}</span>}
     </span>
