@@ -52,9 +52,9 @@ export function PlanChatView({ draftId }: { draftId: string }) {
       return true;
     }
     if (images.length > 0) return sendInput(draft.sessionId, text, images);
-    // Through the plan, not straight to the session: the first message carries the Planner's
-    // instructions and the project overview. The answer streams into the transcript; the call
-    // itself returns only when the turn ends, so the composer is not held until then.
+    // Through the plan, not straight to the session: the plan orders its chat turns and the
+    // writing of a revision one after the other. The answer streams into the transcript; the
+    // call itself returns only when the turn ends, so the composer is not held until then.
     client.invoke('features.plan.send', { draftId, message: text }).catch((e: unknown) => toastError('The Planner did not answer', e));
     return true;
   };
