@@ -1,6 +1,6 @@
 /**
- * Sessions in worktrees, the pure part: the name proposed for a session's worktree, the web
- * page where a pull request is opened by hand (from origin's URL), and the merge commit messages.
+ * Sessions in worktrees, the pure part: the name proposed for a session's worktree and the merge
+ * commit messages (the page where a pull request is opened by hand is git/forge.ts's compareUrl).
  * No I/O here; SessionWorktreeService does the git and gh calls.
  */
 import { MAX_SLUG_LENGTH } from '../worktrees/worktree-model';
@@ -21,34 +21,6 @@ export function suggestSessionSlug(now: Date, taken: (slug: string) => boolean):
     const next = `${first}-${n}`;
     if (!taken(next)) return next;
   }
-}
-
-/** A remote's host and `owner/name` path, from the URL forms git accepts; null for a local path or an unknown form. */
-export function parseRemoteUrl(url: string): { host: string; path: string } | null {
-  const u = url.trim();
-  // scp-like: git@github.com:owner/repo.git
-  const scp = /^(?:[^@/\s]+@)?([^:/\s]+):(?!\/)([^\s]+?)(?:\.git)?\/?$/.exec(u);
-  if (scp && !/^[a-z]+:\/\//i.test(u)) return scp[1]!.length > 1 ? { host: scp[1]!, path: scp[2]! } : null; // "C:" is a Windows drive, not a host.
-  const m = /^(?:https?|ssh|git):\/\/(?:[^@/\s]+@)?([^/:\s]+)(?::\d+)?\/([^\s]+?)(?:\.git)?\/?$/i.exec(u);
-  return m ? { host: m[1]!, path: m[2]! } : null;
-}
-
-/**
- * Where a pull request from `branch` into `base` is opened in a browser: GitHub's compare page
- * (GitHub Enterprise and Gitea use the same form), GitLab's new merge request page, Bitbucket's
- * new pull request page. Null when the remote has no web page (a local path, a file URL).
- */
-export function compareUrl(remoteUrl: string, base: string, branch: string): string | null {
-  const r = parseRemoteUrl(remoteUrl);
-  if (!r || !r.path.includes('/')) return null;
-  const web = `https://${r.host}/${r.path}`;
-  if (/(^|\.)gitlab\./i.test(r.host)) {
-    return `${web}/-/merge_requests/new?merge_request%5Bsource_branch%5D=${encodeURIComponent(branch)}&merge_request%5Btarget_branch%5D=${encodeURIComponent(base)}`;
-  }
-  if (/(^|\.)bitbucket\.org$/i.test(r.host)) return `${web}/pull-requests/new?source=${encodeURIComponent(branch)}&dest=${encodeURIComponent(base)}`;
-  // Branch names keep their slashes in GitHub's compare path (feature/x), so only the rest is escaped.
-  const ref = (b: string) => b.split('/').map(encodeURIComponent).join('/');
-  return `${web}/compare/${ref(base)}...${ref(branch)}?expand=1`;
 }
 
 /** The message of a merge commit, as `git merge` would write it. */

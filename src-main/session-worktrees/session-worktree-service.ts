@@ -23,7 +23,8 @@ import { FeatureError } from '../features/errors';
 import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps } from '../features/git-ops';
 import { TREES_DIR, type RemoveResult, type WorktreeManager } from '../worktrees/worktree-manager';
 import { parseStatusZ, parseWorktreeList, slugProblem, validateSlug } from '../worktrees/worktree-model';
-import { compareUrl, isMissingIdentity, listNames, mergeMessage, pullRequestText, squashMessage, suggestSessionSlug } from './session-worktree-model';
+import { compareUrl } from '../git/forge';
+import { isMissingIdentity, listNames, mergeMessage, pullRequestText, squashMessage, suggestSessionSlug } from './session-worktree-model';
 import { SessionWorktreeRepo } from './session-worktree-repo';
 
 /** The remote a session's branch is pushed to (the one `git clone` sets up). */

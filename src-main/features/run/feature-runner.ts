@@ -26,7 +26,8 @@ import { readState, updateState, type FeatureState, type PhaseRecord } from '../
 import { projectTemplates, type PromptTemplates } from '../templates';
 import { runBudgetRefusal } from '../../budgets/budget-model';
 import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } from './answers';
-import { compareUrl, findPrUrl } from './delivery';
+import { compareUrl } from '../../git/forge';
+import { findPrUrl } from './delivery';
 import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
 import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
 import { branchDiff, headCommit, progressSince, pushRemote } from './run-git';

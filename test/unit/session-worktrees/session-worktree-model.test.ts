@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareUrl, isMissingIdentity, parseRemoteUrl, pullRequestText, squashMessage, suggestSessionSlug } from '../../../src-main/session-worktrees/session-worktree-model';
+import { isMissingIdentity, pullRequestText, squashMessage, suggestSessionSlug } from '../../../src-main/session-worktrees/session-worktree-model';
 import { requests } from '../../../src-preload/contract';
 
 describe('session worktree names', () => {
@@ -8,25 +8,6 @@ describe('session worktree names', () => {
     expect(suggestSessionSlug(at, () => false)).toBe('session-20261123-0905');
     const taken = new Set(['session-20261123-0905', 'session-20261123-0905-2']);
     expect(suggestSessionSlug(at, (s) => taken.has(s))).toBe('session-20261123-0905-3');
-  });
-});
-
-describe('compare URLs', () => {
-  it('reads the URL forms git accepts', () => {
-    expect(parseRemoteUrl('git@github.com:acme/widgets.git')).toEqual({ host: 'github.com', path: 'acme/widgets' });
-    expect(parseRemoteUrl('https://github.com/acme/widgets')).toEqual({ host: 'github.com', path: 'acme/widgets' });
-    expect(parseRemoteUrl('https://user@github.example.com:8443/team/app.git/')).toEqual({ host: 'github.example.com', path: 'team/app' });
-    expect(parseRemoteUrl('ssh://git@gitlab.com/group/sub/project.git')).toEqual({ host: 'gitlab.com', path: 'group/sub/project' });
-    for (const local of ['/srv/git/app.git', '../origin', 'file:///srv/git/app.git', 'C:\\repos\\app', '', 'not a url']) expect(parseRemoteUrl(local)).toBeNull();
-  });
-
-  it("builds GitHub's compare page, GitLab's and Bitbucket's new request pages, and nothing for a local remote", () => {
-    expect(compareUrl('git@github.com:acme/widgets.git', 'main', 'feature/session-1')).toBe('https://github.com/acme/widgets/compare/main...feature/session-1?expand=1');
-    expect(compareUrl('https://github.com/acme/widgets.git', 'release/2.0', 'feature/a#b')).toBe('https://github.com/acme/widgets/compare/release/2.0...feature/a%23b?expand=1');
-    expect(compareUrl('git@gitlab.com:group/app.git', 'main', 'feature/x')).toBe('https://gitlab.com/group/app/-/merge_requests/new?merge_request%5Bsource_branch%5D=feature%2Fx&merge_request%5Btarget_branch%5D=main');
-    expect(compareUrl('https://bitbucket.org/team/app.git', 'main', 'feature/x')).toBe('https://bitbucket.org/team/app/pull-requests/new?source=feature%2Fx&dest=main');
-    expect(compareUrl('/tmp/origin.git', 'main', 'feature/x')).toBeNull();
-    expect(compareUrl('https://example.com/single', 'main', 'feature/x')).toBeNull();
   });
 });
 

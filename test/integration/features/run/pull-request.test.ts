@@ -80,7 +80,7 @@ describe('feature run: the pull request with gh', () => {
   it('pushes and shows the compare URL when gh is installed but not logged in', async () => {
     useGh({ prs: [], authenticated: false });
     const r = await runWith([]);
-    expect(r.delivery).toEqual({ kind: 'compare', remote: 'origin', url: 'https://github.com/acme/widgets/compare/main...feature%2Fwidget?expand=1' });
+    expect(r.delivery).toEqual({ kind: 'compare', remote: 'origin', url: 'https://github.com/acme/widgets/compare/main...feature/widget?expand=1' });
     expect(ghCalls()).toEqual([['auth', 'status']]);
     expect(gitIn(repo!.origin!, 'branch', '--list', 'feature/widget').trim()).toBe('feature/widget');
   }, 120_000);

@@ -45,7 +45,7 @@ describe('feature run: review rounds and verify attempts', () => {
     const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'calc' })).done;
     expect(r.message).toBeNull();
     expect(r.outcome).toBe('completed');
-    expect(r.delivery).toEqual({ kind: 'compare', remote: 'origin', url: 'https://github.com/acme/widgets/compare/main...feature%2Fcalc?expand=1' });
+    expect(r.delivery).toEqual({ kind: 'compare', remote: 'origin', url: 'https://github.com/acme/widgets/compare/main...feature/calc?expand=1' });
     expect(h.server.pendingTurns()).toBe(0);
 
     await h.app.events.whenFlushed();

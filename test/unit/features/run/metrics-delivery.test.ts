@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareUrl, findPrUrl, parseRemoteUrl } from '../../../../src-main/features/run/delivery';
+import { findPrUrl } from '../../../../src-main/features/run/delivery';
 import { addToPhase, CumulativeTracker } from '../../../../src-main/features/run/metrics';
 import { newFeatureState, sumPhases } from '../../../../src-main/features/state';
 
@@ -32,23 +32,11 @@ describe('CumulativeTracker (cumulative figures → per-interaction deltas)', ()
   });
 });
 
-describe('PR and compare URLs', () => {
+describe('PR URLs (compare pages: test/unit/git/forge.test.ts)', () => {
   it('finds the last PR URL in text or tool output', () => {
     expect(findPrUrl('Opened https://github.com/o/r/pull/41 then https://github.com/o/r/pull/42.')).toEqual({ url: 'https://github.com/o/r/pull/42', number: 42 });
     expect(findPrUrl('MR: https://gitlab.com/g/sub/r/-/merge_requests/7')).toEqual({ url: 'https://gitlab.com/g/sub/r/-/merge_requests/7', number: 7 });
     expect(findPrUrl('see https://github.com/o/r/pulls and https://github.com/o/r/pull/3/files')).toBeNull();
     expect(findPrUrl('nothing here')).toBeNull();
-  });
-
-  it('parses remote forms and builds each forge compare page', () => {
-    expect(parseRemoteUrl('git@github.com:o/r.git')).toEqual({ host: 'github.com', path: 'o/r', forge: 'github' });
-    expect(parseRemoteUrl('ssh://git@gitlab.example.com:2222/g/sub/r.git')).toEqual({ host: 'gitlab.example.com', path: 'g/sub/r', forge: 'gitlab' });
-    expect(parseRemoteUrl('/tmp/origin.git')).toBeNull();
-    expect(parseRemoteUrl('file:///tmp/origin.git')).toBeNull();
-    expect(compareUrl('https://github.com/o/r.git', 'main', 'feature/x')).toBe('https://github.com/o/r/compare/main...feature%2Fx?expand=1');
-    expect(compareUrl('git@gitlab.com:g/r.git', 'main', 'feature/x')).toBe('https://gitlab.com/g/r/-/compare/main...feature%2Fx');
-    expect(compareUrl('https://bitbucket.org/o/r.git', 'main', 'feature/x')).toBe('https://bitbucket.org/o/r/pull-requests/new?source=feature%2Fx&dest=main');
-    expect(compareUrl('https://codeberg.org/o/r.git', 'main', 'feature/x')).toBe('https://codeberg.org/o/r/compare/main...feature%2Fx');
-    expect(compareUrl('https://git.example.com/o/r.git', 'main', 'x')).toBeNull();
   });
 });
