@@ -4,6 +4,8 @@ import type { Session } from '../../../src-preload/contract/agents';
 import { Modal } from '../components/Modal';
 import { useAppStore, useClient } from '../store';
 import { plural } from '../lib/format';
+import { ContainerPlacementFields, engineFacts, useEngines } from '../containers/ContainerPlacementFields';
+import { emptyPlacementForm, readPlacementForm, type PlacementForm } from '../containers/placement-form';
 import './session-worktrees.css';
 
 /**
@@ -22,6 +24,16 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
   const [busy, setBusy] = useState(false);
   /** The host's refusal (an invalid or taken name, a failed git call), shown in the dialog. */
   const [startError, setStartError] = useState<string | null>(null);
+  /** Where its commands run: on this machine (the default) or in a container. */
+  const [runsOn, setRunsOn] = useState<'host' | 'container'>('host');
+  const [ctr, setCtr] = useState<PlacementForm>(() => emptyPlacementForm());
+  const { engines, error: enginesError } = useEngines(runsOn === 'container');
+  // The first engine that answers (the current one comes first) is the default.
+  useEffect(() => {
+    const first = engines?.find((e) => e.info)?.spec.name;
+    if (first) setCtr((f) => (f.engine ? f : { ...f, engine: first }));
+  }, [engines]);
+  const inContainer = runsOn === 'container' ? readPlacementForm(ctr, engineFacts(engines, ctr.engine)) : null;
 
   useEffect(() => {
     let live = true;
@@ -42,7 +54,7 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
 
   const git = probe?.kind === 'git' ? probe : null;
   // The name's rule is the host's (it answers with the rule when the name breaks it); empty is the only thing caught here.
-  const canStart = probe !== null && !busy && !(placement === 'worktree' && (git?.worktreeProblem || slug.trim() === ''));
+  const canStart = probe !== null && !busy && !(placement === 'worktree' && (git?.worktreeProblem || slug.trim() === '')) && (inContainer === null || inContainer.placement !== null);
 
   const start = async (e?: FormEvent) => {
     e?.preventDefault();
@@ -51,6 +63,17 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
     setStartError(null);
     try {
       const session = await client.invoke('sessionWorktrees.start', { projectId, placement, ...(placement === 'worktree' ? { slug: slug.trim() } : {}) });
+      if (inContainer?.placement) {
+        try {
+          await client.invoke('containers.placement.set', { sessionId: session.id, placement: inContainer.placement });
+        } catch (err) {
+          // The session exists but would run on the host: say so instead of opening it as if placed.
+          upsert(session, null);
+          setStartError(`The session was created but not placed in a container: ${err instanceof Error ? err.message : String(err)}. Place it from the Containers view before its first command.`);
+          setBusy(false);
+          return;
+        }
+      }
       upsert(session, null);
       onStarted(session);
     } catch (err) {
@@ -138,6 +161,25 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
                 </ul>
               </div>
             )}
+          </fieldset>
+        )}
+        {probe && (
+          <fieldset className="placement-options" aria-label="Where its commands run">
+            <label className={`placement-choice ${runsOn === 'host' ? 'selected' : ''}`} data-testid="runs-on-host">
+              <input type="radio" name="runs-on" value="host" checked={runsOn === 'host'} onChange={() => setRunsOn('host')} />
+              <span>
+                <strong>On this machine</strong>
+                <span className="placement-help muted small">Commands run here, in the session&apos;s sandbox.</span>
+              </span>
+            </label>
+            <label className={`placement-choice ${runsOn === 'container' ? 'selected' : ''}`} data-testid="runs-on-container">
+              <input type="radio" name="runs-on" value="container" checked={runsOn === 'container'} onChange={() => setRunsOn('container')} />
+              <span>
+                <strong>In a container</strong>
+                <span className="placement-help muted small">Commands run in a Docker container with the folder mounted; it starts at the first command.</span>
+              </span>
+            </label>
+            {runsOn === 'container' && <ContainerPlacementFields form={ctr} onChange={setCtr} engines={engines} enginesError={enginesError} />}
           </fieldset>
         )}
         {startError && (
