@@ -58,6 +58,10 @@ export class ContainerRunner implements CommandRunner {
       onStdout: push(0),
       onStderr: push(1),
     });
+    if (placed.remote) {
+      // A remote workspace's commits come back after each command; the state (an error too) is recorded and shown, the command's result stands.
+      await this.containers.syncWorkspace(this.sessionId).catch(() => undefined);
+    }
     return { exitCode: r.exitCode, signal: r.signal, output: out.text(), truncated: out.truncated, stdout: streams[0]!.text(), stderr: streams[1]!.text(), timedOut: r.timedOut };
   }
 }

@@ -40,6 +40,8 @@ import { NVIDIA_SMI_ARGS, parseNvidiaSmi, parseStats, type ContainerStats, type 
 import { discoverEngines, Engine, type EngineInfo } from './engines';
 import { emptyProgress, type BuildProgress } from './core/build-progress';
 import { AGENT_IMAGE, buildImage } from './images';
+import { workspaceVolumeName, type WorkspaceSyncState } from './core/workspace-sync';
+import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, type ContainerExec, type RemoteWorkspace } from './remote-workspace';
 
 /** `docker stop`'s grace before SIGKILL: an agent's process has time to flush, a hung one does not hold quitting. */
 const STOP_GRACE_S = 5;
@@ -74,6 +76,8 @@ export interface SessionContainer {
   local: boolean;
   /** The host folder mounted at the workspace path (local engines), or null. */
   worktree: string | null;
+  /** Remote engines: the worktree and branch the workspace volume was seeded from, where its commits come back (null: bind-mounted, or re-attached). */
+  remote: { worktree: string; branch: string; user: { uid: number; gid: number } } | null;
   taskTimeoutMs: number;
   gpus: GpuRequest;
   network: NetworkMode;
@@ -110,6 +114,8 @@ export interface ManagedContainer {
   ownerPid: number | null;
   keep: boolean;
   createdAt: number;
+  /** Remote workspaces: how the container's branch compares with the session's (null: bind-mounted, or not synced yet). */
+  workspaceSync: WorkspaceSyncState | null;
 }
 
 /** A session's choice to run in a container: what `place` needs besides the session's own worktree. */
@@ -200,6 +206,8 @@ export interface ContainerServiceOptions {
   engines?: () => readonly EngineSpec[];
   ownerPid?: number;
   ownerId?: string;
+  /** Hears every new sync state of a remote workspace (the app: an event to the UI). */
+  onSyncState?: (sessionId: string, state: WorkspaceSyncState) => void;
 }
 
 /** The app instance a data folder is: containers of another Flightdeck on the same engine are never touched. */
@@ -217,6 +225,7 @@ export class ContainerService {
   private placementStore: PlacementStore | undefined;
   private readonly engineStore: EngineStore;
   private readonly builds = new Map<string, AbortController>();
+  private readonly syncStates = new Map<string, WorkspaceSyncState>();
 
   constructor(private readonly o: ContainerServiceOptions) {
     this.instance = instanceId(o.dataDir);
@@ -331,9 +340,6 @@ export class ContainerService {
       const engine = this.engine(req.engine);
       const info = await engine.info();
       await this.requireImage(engine, req.image);
-      if (!engine.local) {
-        throw new AppError('invalid_input', `${engine.label} is a remote engine: a session's worktree cannot be mounted there. Use a local engine for this session.`, { reason: 'remote_workspace' });
-      }
       let st;
       try {
         st = statSync(req.worktree);
@@ -348,6 +354,12 @@ export class ContainerService {
       const network = req.network ?? 'bridge';
       const gpus = req.gpus ?? { kind: 'none' };
       const taskTimeoutMs = req.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
+      // Nothing of this machine can be mounted on a remote engine: the workspace is a volume seeded from the branch.
+      const branch = engine.local ? null : await currentBranch(req.worktree);
+      const volume = workspaceVolumeName(this.instance, req.sessionId);
+      if (branch !== null) {
+        await engine.call('the workspace volume', (d) => d.createVolume({ Name: volume, Labels: { [LABEL.managed]: '1', [LABEL.instance]: this.instance, [LABEL.session]: req.sessionId } }));
+      }
       const opts = createOptions({
         image: req.image,
         instance: this.instance,
@@ -356,7 +368,7 @@ export class ContainerService {
         featureId: req.featureId ?? null,
         owner: { pid: this.ownerPid, id: this.ownerId },
         user,
-        workspace: { kind: 'bind', hostPath: req.worktree },
+        workspace: branch === null ? { kind: 'bind', hostPath: req.worktree } : { kind: 'volume', name: volume },
         mailbox: req.mailbox ?? null,
         limits,
         network,
@@ -375,10 +387,56 @@ export class ContainerService {
         await engine.call('the container removal', () => c.remove({ force: true })).catch(() => undefined);
         throw e;
       }
-      const placed: SessionContainer = { sessionId: req.sessionId, engine: engine.spec.name, id: c.id, name: String(opts.name), image: req.image, local: engine.local, worktree: req.worktree, taskTimeoutMs, gpus, network };
+      const remote = branch === null ? null : { worktree: req.worktree, branch, user };
+      if (remote) {
+        try {
+          await seedRemoteWorkspace(this.remoteWorkspace(req.sessionId, engine, c, remote));
+        } catch (e) {
+          // A container without its workspace is of no use to the session; the volume stays (it may hold an earlier placement's commits).
+          await engine.call('the container removal', () => c.remove({ force: true })).catch(() => undefined);
+          throw e;
+        }
+      }
+      const placed: SessionContainer = { sessionId: req.sessionId, engine: engine.spec.name, id: c.id, name: String(opts.name), image: req.image, local: engine.local, worktree: remote ? null : req.worktree, remote, taskTimeoutMs, gpus, network };
       this.placed.set(req.sessionId, placed);
       this.o.logger.info('container started', { sessionId: req.sessionId, engine: engine.spec.name, container: c.id.slice(0, 12) });
       return placed;
+    });
+  }
+
+  private remoteWorkspace(sessionId: string, engine: Engine, c: Docker.Container, r: NonNullable<SessionContainer['remote']>): RemoteWorkspace {
+    const exec: ContainerExec = async (cmd, timeoutMs) => {
+      let stdout = '';
+      let stderr = '';
+      const res = await this.execIn(engine, c, { cmd, workdir: CONTAINER_PATHS.workspace, timeoutMs, onStdout: (t) => (stdout += t), onStderr: (t) => (stderr += t) });
+      return { exitCode: res.exitCode, stdout, stderr };
+    };
+    return { sessionId, worktree: r.worktree, branch: r.branch, engine, container: c, user: r.user, exec };
+  }
+
+  /** The last sync state of a session's remote workspace (null: bind-mounted, or never synced). */
+  workspaceSyncState(sessionId: string): WorkspaceSyncState | null {
+    return this.syncStates.get(sessionId) ?? null;
+  }
+
+  /**
+   * Brings a remote session's commits back to its branch (fast-forward only when nothing local
+   * is lost) and records the state. A bind-mounted session is always in sync (its worktree is
+   * the container's). Syncs of one session run one at a time.
+   */
+  async syncWorkspace(sessionId: string): Promise<WorkspaceSyncState> {
+    const { engine, c, placed } = this.container(sessionId);
+    if (!placed.remote) {
+      if (placed.worktree) return { state: 'in_sync', message: null, branch: null, localHead: null, remoteHead: null, at: Date.now() };
+      throw new AppError('unavailable', `Session ${sessionId}'s container was re-attached after a restart: place the session again to sync its workspace.`, { reason: 'remote_workspace' });
+    }
+    const remote = placed.remote;
+    return this.lock.run(`sync:${sessionId}`, async () => {
+      const state = await syncRemoteWorkspace(this.remoteWorkspace(sessionId, engine, c, remote));
+      this.syncStates.set(sessionId, state);
+      this.o.onSyncState?.(sessionId, state);
+      if (state.state === 'error') this.o.logger.warn('remote workspace sync failed', { sessionId, error: state.message });
+      return state;
     });
   }
 
@@ -412,6 +470,10 @@ export class ContainerService {
    */
   async exec(sessionId: string, o: ExecOptions): Promise<ExecResult> {
     const { engine, c } = this.container(sessionId);
+    return this.execIn(engine, c, o);
+  }
+
+  private async execIn(engine: Engine, c: Docker.Container, o: ExecOptions): Promise<ExecResult> {
     const pidFile = `/tmp/.flightdeck-exec-${randomBytes(8).toString('hex')}`;
     const prelude = 'echo $$ > "$1"; shift; mkdir -p "$HOME" 2>/dev/null; exec "$@"';
     const env = Object.entries(o.env ?? {}).map(([k, v]) => `${k}=${v}`);
@@ -503,6 +565,7 @@ export class ContainerService {
           ownerPid: Number.isFinite(pid) ? pid : null,
           keep: l[LABEL.keep] === '1',
           createdAt: r.Created * 1000,
+          workspaceSync: this.syncStates.get(l[LABEL.session] ?? '') ?? null,
         });
       }
     }
@@ -555,6 +618,7 @@ export class ContainerService {
       image: c.image,
       local: this.engine(c.engine).local,
       worktree: ws.startsWith('volume:') ? null : ws,
+      remote: null,
       taskTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TASK_TIMEOUT_MS,
       gpus: gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []),
       network: (ins.HostConfig.NetworkMode as NetworkMode | undefined) ?? 'bridge',
@@ -737,9 +801,11 @@ export class ContainerService {
   /** The container path of a host path inside the session's worktree, or null when it is outside. */
   containerPath(sessionId: string, hostPath: string): string | null {
     const p = this.placed.get(sessionId);
-    if (!p?.worktree) return null;
-    if (hostPath === p.worktree) return CONTAINER_PATHS.workspace;
-    if (hostPath.startsWith(p.worktree + '/')) return CONTAINER_PATHS.workspace + hostPath.slice(p.worktree.length);
+    // A remote workspace is a clone of the worktree: the same relative paths.
+    const root = p?.worktree ?? p?.remote?.worktree;
+    if (!root) return null;
+    if (hostPath === root) return CONTAINER_PATHS.workspace;
+    if (hostPath.startsWith(root + '/')) return CONTAINER_PATHS.workspace + hostPath.slice(root.length);
     return null;
   }
 }

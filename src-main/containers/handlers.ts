@@ -28,5 +28,6 @@ export function registerContainerHandlers(router: Router, containers: ContainerS
     buildId: containers.startImageBuild({ ...(engine ? { engine } : {}), ...(tag ? { tag } : {}) }, (u) => hub.publish('containers.images.progress', u)),
   }));
   router.handle('containers.images.cancel', ({ buildId }) => ({ cancelled: containers.cancelImageBuild(buildId) }));
+  router.handle('containers.workspace.sync', ({ sessionId }) => containers.syncWorkspace(sessionId));
   router.handle('containers.images.remove', async ({ engine, ref }) => (await removeImage(containers.engine(engine), ref), { ok: true as const }));
 }

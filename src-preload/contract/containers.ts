@@ -70,6 +70,18 @@ export const ContainerEngineEntry = z.object({
 });
 export type ContainerEngineEntry = z.infer<typeof ContainerEngineEntry>;
 
+/** How a remote workspace's branch (in the container's volume) compares with the session's local branch. */
+export const WorkspaceSyncState = z.object({
+  state: z.enum(['in_sync', 'remote_ahead', 'local_ahead', 'diverged', 'error']),
+  /** Why the local branch was not fast-forwarded, or what failed. */
+  message: z.string().nullable(),
+  branch: z.string().nullable(),
+  localHead: z.string().nullable(),
+  remoteHead: z.string().nullable(),
+  at: z.number(),
+});
+export type WorkspaceSyncState = z.infer<typeof WorkspaceSyncState>;
+
 export const ManagedContainer = z.object({
   id: z.string(),
   name: z.string(),
@@ -84,6 +96,8 @@ export const ManagedContainer = z.object({
   ownerPid: z.number().nullable(),
   keep: z.boolean(),
   createdAt: z.number(),
+  /** Remote workspaces: the last sync state (null: bind-mounted, or not synced yet). */
+  workspaceSync: WorkspaceSyncState.nullable(),
 });
 export type ManagedContainer = z.infer<typeof ManagedContainer>;
 
@@ -135,10 +149,12 @@ export const containerRequests = {
   'containers.images.list': request(z.object({ engine: EngineName.optional() }).strict(), z.array(ContainerImage), "An engine's local images."),
   'containers.images.build': request(z.object({ engine: EngineName.optional(), tag: z.string().min(1).max(300).optional() }).strict(), z.object({ buildId: z.string() }), "Build the agent image on an engine; progress arrives as containers.images.progress."),
   'containers.images.cancel': request(z.object({ buildId: z.string().min(1).max(100) }).strict(), z.object({ cancelled: z.boolean() }), 'Cancel an image build.'),
+  'containers.workspace.sync': request(BySession, WorkspaceSyncState, "Bring a remote session's commits back: fast-forward its branch when nothing local is lost, else report how they differ."),
   'containers.images.remove': request(z.object({ engine: EngineName.optional(), ref: z.string().min(1).max(500) }).strict(), Ok, 'Remove a local image.'),
 } as const;
 
 export const containerEvents = {
+  'containers.workspace.syncState': event(z.object({ sessionId: z.string(), state: WorkspaceSyncState }), "A remote session's workspace was synced (or failed to)."),
   'containers.images.progress': event(
     z.object({ buildId: z.string(), engine: z.string(), tag: z.string(), progress: ImageBuildProgress, done: z.boolean(), error: z.object({ code: z.string(), message: z.string() }).nullable() }),
     'An image build advanced, finished or failed.',

@@ -23,6 +23,8 @@ export interface TestImageOptions {
   node?: boolean;
   /** The claude CLI at /usr/local/bin/claude. */
   claude?: boolean;
+  /** The host's git at /usr/bin/git (and as git's exec path, where it starts its own subcommands). */
+  git?: boolean;
 }
 
 function libsOf(binary: string): string[] {
@@ -39,6 +41,11 @@ function hostBinaries(o: TestImageOptions): Array<{ from: string; to: string }> 
   const bins = [{ from: realpathSync('/bin/bash'), to: '/bin/bash' }];
   if (o.node) bins.push({ from: realpathSync(execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim()), to: '/usr/local/bin/node' });
   if (o.claude) bins.push({ from: realpathSync(CLAUDE_BIN), to: '/usr/local/bin/claude' });
+  if (o.git) {
+    const hostGit = realpathSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim());
+    const execPath = execFileSync(hostGit, ['--exec-path'], { encoding: 'utf8' }).trim();
+    bins.push({ from: hostGit, to: '/usr/bin/git' }, { from: hostGit, to: `${execPath}/git` });
+  }
   return bins;
 }
 
@@ -75,7 +82,8 @@ export function ensureTestImage(o: TestImageOptions = {}): string {
   if (imageExists(ref)) return ref;
   const root = tempDir('fd-rootfs-');
   try {
-    for (const d of ['bin', 'sbin', 'usr/bin', 'usr/local/bin', 'etc', 'tmp', 'home/agent', 'root', 'proc', 'sys', 'dev']) mkdirSync(join(root.path, d), { recursive: true });
+    // usr/share/git-core/templates: git init/clone warn without it (an empty one is enough).
+    for (const d of ['bin', 'sbin', 'usr/bin', 'usr/local/bin', 'usr/share/git-core/templates', 'etc', 'tmp', 'home/agent', 'root', 'proc', 'sys', 'dev']) mkdirSync(join(root.path, d), { recursive: true });
     chmodSync(join(root.path, 'tmp'), 0o1777);
     chmodSync(join(root.path, 'home/agent'), 0o777);
     for (const f of files) {

@@ -9,7 +9,7 @@ function octal(n: number, width: number): string {
   return `${n.toString(8).padStart(width - 1, '0')}\0`;
 }
 
-function header(name: string, size: number, mode: number, uid: number, gid: number, mtime: number): Uint8Array {
+function header(name: string, size: number, mode: number, uid: number, gid: number, mtime: number, type: '0' | '5' = '0'): Uint8Array {
   const h = new Uint8Array(BLOCK);
   const enc = new TextEncoder();
   const put = (s: string, off: number, len: number) => h.set(enc.encode(s).subarray(0, len), off);
@@ -28,7 +28,7 @@ function header(name: string, size: number, mode: number, uid: number, gid: numb
   put(octal(size, 12), 124, 12);
   put(octal(mtime, 12), 136, 12);
   put('        ', 148, 8);
-  put('0', 156, 1);
+  put(type, 156, 1);
   put('ustar\0', 257, 6);
   put('00', 263, 2);
   put(prefix, 345, 155);
@@ -38,11 +38,19 @@ function header(name: string, size: number, mode: number, uid: number, gid: numb
   return h;
 }
 
-/** The archive bytes: each file (path relative to the extraction folder) with its content, mode and owner. */
-export function tarFiles(files: ReadonlyArray<{ name: string; content: string; mode: number; uid: number; gid: number }>, mtime = Math.floor(Date.now() / 1000)): Uint8Array {
+/**
+ * The archive bytes: each file (path relative to the extraction folder) with its content, mode and
+ * owner. `dir: true` makes a directory entry (no content): extracting it over an existing folder,
+ * a volume's mount point, gives that folder the entry's owner.
+ */
+export function tarFiles(files: ReadonlyArray<{ name: string; content: string | Uint8Array; mode: number; uid: number; gid: number; dir?: boolean }>, mtime = Math.floor(Date.now() / 1000)): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const f of files) {
-    const body = new TextEncoder().encode(f.content);
+    if (f.dir) {
+      parts.push(header(f.name, 0, f.mode, f.uid, f.gid, mtime, '5'));
+      continue;
+    }
+    const body = typeof f.content === 'string' ? new TextEncoder().encode(f.content) : f.content;
     parts.push(header(f.name, body.length, f.mode, f.uid, f.gid, mtime), body, new Uint8Array((BLOCK - (body.length % BLOCK)) % BLOCK));
   }
   parts.push(new Uint8Array(BLOCK * 2));
@@ -53,4 +61,24 @@ export function tarFiles(files: ReadonlyArray<{ name: string; content: string; m
     o += p.length;
   }
   return out;
+}
+
+/**
+ * The first regular file of an archive (what `getArchive` returns for one file's path), or null.
+ * Only ustar/GNU headers are read: a PAX or long-name header before it is skipped as its own entry.
+ */
+export function firstFileOfTar(tar: Uint8Array): { name: string; content: Uint8Array } | null {
+  const dec = new TextDecoder();
+  let off = 0;
+  while (off + BLOCK <= tar.length) {
+    const h = tar.subarray(off, off + BLOCK);
+    if (h.every((b) => b === 0)) return null;
+    const name = dec.decode(h.subarray(0, 100)).replace(/\0.*$/s, '');
+    const size = parseInt(dec.decode(h.subarray(124, 136)).replace(/\0.*$/s, '').trim() || '0', 8);
+    const type = String.fromCharCode(h[156]!);
+    const body = off + BLOCK;
+    if (type === '0' || type === '\0') return { name, content: tar.subarray(body, body + size) };
+    off = body + Math.ceil(size / BLOCK) * BLOCK;
+  }
+  return null;
 }

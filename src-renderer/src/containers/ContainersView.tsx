@@ -18,6 +18,15 @@ const CELL = { padding: '4px 12px 4px 0', verticalAlign: 'middle' } as const;
 
 type Build = { buildId: string; line: string; fraction: number; done: boolean; error: string | null };
 
+/** How a remote workspace's state reads in a container's row. */
+const SYNC_LABEL: Record<NonNullable<ManagedContainer['workspaceSync']>['state'], string> = {
+  in_sync: 'in sync',
+  remote_ahead: 'container ahead',
+  local_ahead: 'local branch ahead',
+  diverged: 'diverged',
+  error: 'sync failed',
+};
+
 /**
  * Docker engines and Flightdeck's containers: each engine with what it offers (or why it cannot
  * be reached, with a Retry), the app's containers with status and live CPU / memory, a shell in
@@ -75,6 +84,24 @@ export function ContainersView() {
       }),
     [client],
   );
+
+  // A remote workspace's sync state changes after each of its commands: the row follows.
+  useEffect(
+    () =>
+      client.on('containers.workspace.syncState', (u) => {
+        setContainers((cs) => cs.map((c) => (c.sessionId === u.sessionId ? { ...c, workspaceSync: u.state } : c)));
+      }),
+    [client],
+  );
+
+  const syncWorkspace = async (c: ManagedContainer) => {
+    try {
+      const state = await client.invoke('containers.workspace.sync', { sessionId: c.sessionId });
+      setContainers((cs) => cs.map((x) => (x.id === c.id ? { ...x, workspaceSync: state } : x)));
+    } catch (e) {
+      toastError(`Could not sync the workspace of ${c.name}`, e);
+    }
+  };
 
   const act = async (what: 'stop' | 'remove', c: ManagedContainer) => {
     try {
@@ -195,10 +222,18 @@ export function ContainersView() {
                   <td style={CELL}>{c.engine}</td>
                   <td style={CELL}>{c.state}</td>
                   <td style={CELL}>{sessions.find((x) => x.id === c.sessionId)?.title ?? c.sessionId}</td>
+                  <td style={CELL} data-testid="container-workspace-sync" title={c.workspaceSync?.message ?? undefined}>
+                    {c.workspaceSync ? `Workspace: ${SYNC_LABEL[c.workspaceSync.state]}${c.workspaceSync.message ? ` — ${c.workspaceSync.message}` : ''}` : engines?.find((e) => e.spec.name === c.engine)?.info?.local === false ? 'Workspace: not synced yet' : ''}
+                  </td>
                   <td style={CELL} data-testid="container-stats">{s ? `CPU ${s.cpuPercent.toFixed(1)}% · ${bytes(s.memoryBytes)}${s.memoryLimitBytes ? ` / ${bytes(s.memoryLimitBytes)}` : ''}${s.gpus.map((g) => ` · GPU${g.index} ${g.utilizationPercent}%`).join('')}` : c.status}</td>
                   <td style={CELL}>
                     {c.state === 'running' && (
                       <>
+                        {(c.workspaceSync || engines?.find((e) => e.spec.name === c.engine)?.info?.local === false) && (
+                          <button className="button" onClick={() => void syncWorkspace(c)} data-testid="container-sync">
+                            Sync commits
+                          </button>
+                        )}
                         <button className="button" onClick={() => void shell(c)}>
                           <Icon name="terminal" /> Shell
                         </button>

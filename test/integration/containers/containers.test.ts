@@ -242,7 +242,7 @@ describe('engines that cannot answer', () => {
 });
 
 describe('a remote engine over tcp://127.0.0.1', () => {
-  it('answers with its information and refuses to bind-mount a local worktree', async () => {
+  it('answers with its information and refuses a worktree that is not on a branch (its workspace is seeded from one)', async () => {
     const port = 23000 + (process.pid % 1000);
     const socat = spawn('socat', [`TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr`, 'UNIX-CONNECT:/var/run/docker.sock'], { stdio: 'ignore' });
     try {
@@ -261,6 +261,7 @@ describe('a remote engine over tcp://127.0.0.1', () => {
       const svc = service([remote]);
       const err = await svc.place({ sessionId: 'ses_remote', worktree: worktree(), image }).catch((x: unknown) => x);
       expect((err as AppError).details?.reason).toBe('remote_workspace');
+      expect((err as AppError).message).toContain('not on a branch');
     } finally {
       socat.kill('SIGTERM');
     }

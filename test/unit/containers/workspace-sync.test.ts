@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { firstFileOfTar, tarFiles } from '../../../src-main/containers/core/tar';
+import { compareHeads, remoteRef, syncMessage, workspaceVolumeName } from '../../../src-main/containers/core/workspace-sync';
+
+describe('compareHeads', () => {
+  const h = (o: Partial<Parameters<typeof compareHeads>[0]>) => compareHeads({ local: 'a', remote: 'b', localContainsRemote: false, remoteContainsLocal: false, ...o });
+  it('names each relation of the two heads', () => {
+    expect(h({ remote: 'a' })).toBe('in_sync');
+    expect(h({ remoteContainsLocal: true })).toBe('remote_ahead');
+    expect(h({ localContainsRemote: true })).toBe('local_ahead');
+    expect(h({})).toBe('diverged');
+  });
+});
+
+describe('syncMessage', () => {
+  it('says why a fast-forward did not happen, and nothing when in sync', () => {
+    expect(syncMessage('in_sync', 'work', null)).toBeNull();
+    expect(syncMessage('remote_ahead', 'work', null)).toBeNull();
+    expect(syncMessage('remote_ahead', 'work', 'dirty')).toContain('uncommitted changes');
+    expect(syncMessage('remote_ahead', 'work', 'not_checked_out')).toContain('work is not checked out');
+    expect(syncMessage('diverged', 'work', null)).toContain('Nothing was overwritten');
+  });
+});
+
+describe('names', () => {
+  it('keeps session ids usable as a volume name and a ref', () => {
+    expect(workspaceVolumeName('abc', 'ses 1/x')).toBe('flightdeck-ws-abc-ses_1_x');
+    expect(remoteRef('ses_1')).toBe('refs/flightdeck/remote/ses_1');
+  });
+});
+
+describe('tar', () => {
+  it('writes binary files and directory entries, and reads the first file back', () => {
+    const bytes = new Uint8Array([0, 1, 2, 255, 10, 0]);
+    const tar = tarFiles([
+      { name: 'app/volumes/workspace', content: '', mode: 0o755, uid: 1000, gid: 1000, dir: true },
+      { name: 'tmp/x.bundle', content: bytes, mode: 0o600, uid: 1000, gid: 1000 },
+    ]);
+    expect(String.fromCharCode(tar[156]!)).toBe('5');
+    const f = firstFileOfTar(tar)!;
+    expect(f.name).toBe('tmp/x.bundle');
+    expect([...f.content]).toEqual([...bytes]);
+    expect(firstFileOfTar(new Uint8Array(1024))).toBeNull();
+  });
+});
