@@ -39,11 +39,11 @@ import { registerWorktreeHandlers } from '../worktrees/handlers';
 import { registerFeatureReviewHandlers } from '../features/review-handlers';
 import { InboxService } from '../inbox/inbox-service';
 import { registerInboxHandlers } from '../inbox/handlers';
+import { SessionWorktreeService } from '../session-worktrees/session-worktree-service';
+import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import { FeatureService } from '../features/feature-service';
 import { registerFeatureListHandlers } from '../features/list-handlers';
 import { prepareNewWorktree, worktreeEnv } from '../worktrees/worktree-prepare';
-import { SessionWorktreeService } from '../session-worktrees/session-worktree-service';
-import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -90,12 +90,12 @@ export class AppServices {
   readonly coder: CoderService;
   /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
   readonly driver: SessionDriver;
+  /** Notices of finished, failed and waiting features (and the desktop notifications made from them). */
+  readonly inbox: InboxService;
   /** Feature runs: phases, review, verify, PR; the queue; crash resume (see docs/features.md). */
   readonly featureRuns: FeatureRunService;
   /** Daily spend budgets, asked before every model call (see docs/features.md). */
   readonly budgets: BudgetService;
-  /** Notices of finished, failed and waiting features (and the desktop notifications made from them). */
-  readonly inbox: InboxService;
   /** Features' init, planning chat, plan drafts and finalize (see docs/features.md). */
   readonly planning: PlanningService;
   /** Autopilot runs: a goal and an acceptance command worked towards in a worktree (see docs/autopilot.md). */
@@ -113,10 +113,10 @@ export class AppServices {
       return prepareNewWorktree({ root, worktree: entry.path, runner: this.terminals, owner: { ...(projectId ? { projectId } : {}), worktreePath: entry.path } });
     },
   });
-  /** Features' list, status and clean over the feature index (see docs/features.md). */
-  readonly features: FeatureService;
   /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
   readonly sessionWorktrees: SessionWorktreeService;
+  /** Features' list, status and clean over the feature index (see docs/features.md). */
+  readonly features: FeatureService;
   /** The disk under the database: full-disk episodes, writes kept in memory until space returns. */
   readonly storage: StorageHealth;
   readonly dbPath: string;
@@ -242,7 +242,7 @@ export class AppServices {
     this.coder.placementLaunch = (id) => (this.containers.placement(id) ? () => this.containers.claudeLaunch(id) : null);
     registerContainerHandlers(this.router, this.containers, this.hub);
     this.driver = new SessionDriver(this.agents, this.coder);
-    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers, worktrees: this.worktrees });
+    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers });
     registerMailboxHandlers(this.router, this.mailbox, this.hub);
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
@@ -376,16 +376,16 @@ export class AppServices {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
-    this.featureRuns.start();
     this.inbox.start();
+    this.featureRuns.start();
     // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
     this.worktrees.start();
     this.planning.start();
     this.autopilot.start();
-    this.features.start();
     this.sessionWorktrees.start();
+    this.features.start();
     const tick = () => {
       this.backupIfDue().catch((e: unknown) => {
         // A backup that fails (full disk, damaged file) is retried at the next tick; the live data is untouched.
@@ -413,9 +413,9 @@ export class AppServices {
     this.featureRuns.dispose();
     // Before the agents: runs in progress are recorded as paused while the database is open.
     this.autopilot.dispose();
-    this.sessionWorktrees.dispose();
     // Closes the state file watchers; a reconcile still running finds the database closed and only logs it.
     void this.features.dispose();
+    this.sessionWorktrees.dispose();
     this.planning.dispose();
     this.worktrees.dispose();
     this.changes.dispose();
