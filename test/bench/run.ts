@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   agents: () => import('./agents'),
   board: () => import('./board'),
   coder: () => import('./coder'),
+  containers: () => import('./containers'),
   'feature-runs': () => import('./feature-runs'),
   terminals: () => import('./terminals'),
   worktrees: () => import('./worktrees'),
