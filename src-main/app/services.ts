@@ -242,7 +242,7 @@ export class AppServices {
     this.coder.placementLaunch = (id) => (this.containers.placement(id) ? () => this.containers.claudeLaunch(id) : null);
     registerContainerHandlers(this.router, this.containers, this.hub);
     this.driver = new SessionDriver(this.agents, this.coder);
-    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers });
+    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers, worktrees: this.worktrees });
     registerMailboxHandlers(this.router, this.mailbox, this.hub);
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));

@@ -4,10 +4,12 @@
  * listing reports and ADRs across mailboxes.
  *
  * A project's mailbox is `<data folder>/mailboxes/<project id>` unless configured elsewhere; its
- * agent works in the project's folder. A seed-style `volumes/` folder (`--root DIR`) is used as
- * it is, with the agent working in `DIR/workspace`.
+ * agent works in one long-lived worktree of the project (`.trees/mailbox`, branch
+ * `<prefix>/mailbox`), created on first use and reused by every task, never in the user's
+ * checkout. A seed-style `volumes/` folder (`--root DIR`) is used as it is, with the agent
+ * working in `DIR/workspace`.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
@@ -25,6 +27,7 @@ import type { Logger } from '../platform/logger';
 import { readFileNoWait } from '../platform/read-no-wait';
 import type { ProjectService } from '../projects/project-service';
 import type { SettingsService } from '../settings/settings-service';
+import { TREES_DIR, type WorktreeManager } from '../worktrees/worktree-manager';
 import { listAdrs, parseAdr, type Adr } from './adr';
 import { driverAgentPort } from './agent-port';
 import { formatCommandFile, type CommandType, type Placement } from './command-file';
@@ -35,6 +38,11 @@ import { REPORT_STATUSES, type ReportStatus } from './report';
 
 export const MAILBOXES_FOLDER = 'mailboxes';
 export const GLOBAL_CONTEXT_FOLDER = 'context/global';
+/**
+ * The name of a project mailbox's worktree (`.trees/mailbox`, branch `<prefix>/mailbox`): one for
+ * all its tasks, so AGENT_MISSION.md and docs/decisions accumulate in one place.
+ */
+export const MAILBOX_WORKTREE = 'mailbox';
 const SETTINGS_KEY = 'mailbox.settings';
 
 export interface MailboxSettings {
@@ -146,6 +154,8 @@ export interface MailboxServiceOptions {
   sessionExists?: (sessionId: string) => boolean;
   /** The containers service: when given, tasks can run with `placement: container`. */
   containers?: SessionPlacer;
+  /** The app's worktree manager: a project mailbox's worktree is made through it (its setup, its lock). */
+  worktrees: Pick<WorktreeManager, 'create'>;
 }
 
 export class MailboxService {
@@ -204,7 +214,20 @@ export class MailboxService {
     }
     const p = this.o.projects.get(target.projectId);
     const root = this.settings().roots[p.id] ?? join(this.o.dataDir, MAILBOXES_FOLDER, p.id);
-    return { root, workspace: p.path, projectId: p.id, projectName: p.name };
+    return { root, workspace: join(p.path, TREES_DIR, MAILBOX_WORKTREE), projectId: p.id, projectName: p.name };
+  }
+
+  /**
+   * Creates a project mailbox's worktree unless it is there (a worktree has a `.git` file). The
+   * `.trees/` ignore entry goes to `.git/info/exclude`, so the user's checkout is not changed.
+   */
+  private async ensureWorktree(projectPath: string, workspace: string): Promise<void> {
+    if (existsSync(join(workspace, '.git'))) return;
+    const { entry } = await this.o.worktrees.create(projectPath, MAILBOX_WORKTREE, { ignoreIn: 'exclude' });
+    // The project folder is inside the repository rather than its top: the worktree went to the top's .trees/.
+    if (!existsSync(workspace) || realpathSync(workspace) !== entry.path) {
+      throw new AppError('conflict', `The mailbox worktree was created at ${entry.path}, not at ${workspace}: add the repository's top folder as the project.`);
+    }
   }
 
   /** Every mailbox Flightdeck knows: each project's (existing ones only). */
@@ -224,9 +247,11 @@ export class MailboxService {
   processor(target: MailboxTarget, over: Partial<MailboxProcessorOptions> = {}): MailboxProcessor {
     const m = this.resolve(target);
     const s = this.settings();
+    const projectPath = m.projectId ? this.o.projects.get(m.projectId).path : null;
     return new MailboxProcessor({
       root: m.root,
       workspace: m.workspace,
+      ...(projectPath ? { ensureWorkspace: () => this.ensureWorktree(projectPath, m.workspace) } : {}),
       projectId: m.projectId,
       agent: driverAgentPort({ driver: this.o.driver, hub: this.o.hub }),
       globalContextDir: this.globalContextDir,

@@ -90,6 +90,11 @@ export interface MailboxProcessorOptions {
   root: string;
   /** Where `new` sessions work; default `<root>/workspace`. */
   workspace?: string;
+  /**
+   * Makes sure `workspace` exists before a task runs in it (a project mailbox's worktree, created
+   * on first use); absent = the folder is simply created. A failure fails the task with its message.
+   */
+  ensureWorkspace?: () => Promise<void>;
   projectId?: string | null;
   agent: MailboxAgentPort;
   /** The global context layer's folder (`<data folder>/context/global`). */
@@ -157,11 +162,14 @@ export class MailboxProcessor {
   private readonly elsewhere = new Set<string>();
   /** Tasks running per workspace, and whether each shared its workspace with another at some point (its file list is then narrowed). */
   private readonly inWorkspace = new Map<string, Set<{ overlapped: boolean }>>();
+  /** The `ensureWorkspace` call in flight, shared by tasks starting meanwhile. */
+  private ensuring: Promise<void> | null = null;
 
   constructor(private readonly o: MailboxProcessorOptions) {
     this.layout = ensureMailbox(o.root);
     this.workspace = o.workspace ?? this.layout.folders.workspace;
-    mkdirSync(this.workspace, { recursive: true });
+    // A worktree is made by git, not by mkdir (git refuses to add one over a folder that is not empty).
+    if (!o.ensureWorkspace) mkdirSync(this.workspace, { recursive: true });
     this.journal = new Journal(o.root);
     this.timeoutMs = o.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
     this.stableMs = o.stableMs ?? DEFAULT_STABLE_MS;
@@ -221,6 +229,20 @@ export class MailboxProcessor {
     return names.filter((n) => !isTemporaryName(n) && n.toLowerCase().endsWith('.md') && ![...this.live.values()].some((t) => t.file === n) && !this.ownedElsewhere(n));
   }
 
+
+  /** Runs the `ensureWorkspace` hook (one at a time: two tasks starting together create the worktree once); the failure's message, or null. */
+  private async ensureWorkspace(): Promise<string | null> {
+    if (!this.o.ensureWorkspace) return null;
+    this.ensuring ??= this.o.ensureWorkspace().finally(() => {
+      this.ensuring = null;
+    });
+    try {
+      await this.ensuring;
+      return null;
+    } catch (e) {
+      return `The mailbox's workspace ${this.workspace} could not be prepared: ${(e as Error).message}; the task did not run.`;
+    }
+  }
 
   private enterWorkspace(workspace: string): { overlapped: boolean; leave(): void } {
     const set = this.inWorkspace.get(workspace) ?? new Set();
@@ -531,8 +553,10 @@ export class MailboxProcessor {
     let failure: string | null = null;
     const placementName = cmd.placement ?? this.o.defaultPlacement ?? 'host';
     const placement = this.placements[placementName];
+    const workspaceProblem = await this.ensureWorkspace();
     if (cmd.commandType === 'new') {
       if (!placement) failure = `The ${placementName} placement is not available in this Flightdeck (${placementName === 'container' ? 'no container engine is set up' : 'unknown placement'}); the task did not run.`;
+      failure ??= workspaceProblem;
       let sessionId: string | null = null;
       if (!failure) {
         try {
@@ -562,6 +586,7 @@ export class MailboxProcessor {
       }
       session = s;
       if (!placement) failure = `The ${placementName} placement is not available in this Flightdeck; the task did not run.`;
+      failure ??= workspaceProblem;
     }
     if (failure) {
       const facts = this.emptyFacts(cmd, entry.file, session.session_id, session, startedAt, new Date());

@@ -57,7 +57,9 @@ test('create a task from the UI, watch it run, read its report, follow it to the
   await expect(mb.reportRows.first()).toContainText('GREETING-TASK');
   await expect(page.getByTestId('mailbox-running')).toHaveCount(0);
   expect(readdirSync(join(host.dataDir, 'mailboxes')).length).toBe(1);
-  expect(existsSync(join(repo.path, 'hello.txt'))).toBe(true);
+  // The agent worked in the mailbox's worktree, never in the user's checkout.
+  expect(existsSync(join(repo.path, '.trees', 'mailbox', 'hello.txt'))).toBe(true);
+  expect(existsSync(join(repo.path, 'hello.txt'))).toBe(false);
   await page.screenshot({ path: 'test-results/mailbox-reports.png', fullPage: true });
 
   // Filters and full-text search: words from inside the report narrow the list, others empty it.
