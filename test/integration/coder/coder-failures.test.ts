@@ -17,9 +17,11 @@ describe('Coder failures, each with its error_kind', () => {
   it('idle_timeout: the server stalls longer than `timeout`', async () => {
     h = await coderHarness([{ fault: { kind: 'stall', ms: 15_000 }, blocks: [{ type: 'text', text: 'late' }] }]);
     let pid = 0;
-    const r = await h.run({ timeout: 2, max_duration: 30 }, { onSpawn: (p) => (pid = p) });
+    // 6 s of silence: longer than the CLI's own start-up on a loaded machine (it announces its
+    // session first), far shorter than the 15 s stall.
+    const r = await h.run({ timeout: 6, max_duration: 30 }, { onSpawn: (p) => (pid = p) });
     expect(groupAlive(pid)).toBe(false);
-    expect(r).toMatchObject({ success: false, tool: 'coder', error_kind: 'idle_timeout', error_detail: { idle_timeout_s: 2, max_duration_s: 30, retries: 0 } });
+    expect(r).toMatchObject({ success: false, tool: 'coder', error_kind: 'idle_timeout', error_detail: { idle_timeout_s: 6, max_duration_s: 30, retries: 0 } });
     if (r.success) throw new Error('unreachable');
     // SIGTERM: the CLI exits 143 on its own, or is reported as signalled (null).
     expect([143, null]).toContain(r.error_detail.exit_code);
@@ -33,7 +35,8 @@ describe('Coder failures, each with its error_kind', () => {
     // A slow stream: output every 300 ms keeps the idle timer fed, but the whole reply takes far longer.
     h = await coderHarness([{ delayMs: 300, blocks: [{ type: 'text', text: 'x'.repeat(400) }, { type: 'thinking', thinking: 'y'.repeat(400) }, { type: 'text', text: 'z'.repeat(400) }] }]);
     const started = Date.now();
-    const r = await h.run({ timeout: 2, max_duration: 2 });
+    // The idle limit is far above the total one: only max_duration can end this run, however slowly the CLI starts.
+    const r = await h.run({ timeout: 20, max_duration: 2 });
     expect(r).toMatchObject({ success: false, error_kind: 'timeout', error_detail: { max_duration_s: 2 } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
   });

@@ -67,17 +67,20 @@ describe('image builds', () => {
 
   it('cancelling stops the build and leaves no image', async () => {
     const tag = `flightdeck-test-cancel:${process.pid}`;
+    // A sleep only this build runs: another test run on the same engine cannot be mistaken for it.
+    const sleep = `sleep ${200 + (process.pid % 700)}`;
     const ac = new AbortController();
-    const err = await buildImage(engine, { context: context(`FROM ${base}\nRUN sleep 120\n`), tag, signal: ac.signal, onProgress: (p) => p.step === 2 && ac.abort() }).catch((e: unknown) => e);
+    const err = await buildImage(engine, { context: context(`FROM ${base}\nRUN ${sleep}\n`), tag, signal: ac.signal, onProgress: (p) => p.step === 2 && ac.abort() }).catch((e: unknown) => e);
     expect((err as AppError).details?.reason).toBe('cancelled');
     // The engine stops the build when the request goes away; the RUN container is removed.
-    for (let i = 0; i < 100; i++) {
-      const running = await docker.listContainers({ filters: { ancestor: [base] } });
-      if (!running.some((c) => c.Command.includes('sleep 120'))) break;
+    // …asynchronously: wait (bounded) until it is gone, stopped ones included.
+    for (let i = 0; i < 150; i++) {
+      const any = await docker.listContainers({ all: true, filters: { ancestor: [base] } });
+      if (!any.some((c) => c.Command.includes(sleep))) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const left = await docker.listContainers({ all: true, filters: { ancestor: [base] } });
-    expect(left.filter((c) => c.Command.includes('sleep 120'))).toEqual([]);
+    expect(left.filter((c) => c.Command.includes(sleep))).toEqual([]);
     expect((await listImages(engine)).some((i) => i.tags.includes(tag))).toBe(false);
   }, 120_000);
 });
