@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AgentMode, FeatureExecutor, ProfileName, type PlanRevision } from '../../../src-preload/contract';
-import type { AppServices } from '../../app/services';
-import { FeatureError, isFeatureError } from '../../features/errors';
+import { FeatureError } from '../../features/errors';
 import { extractPhases } from '../../features/plan-model';
 import type { RunAgent } from '../../features/state';
 import { UsageError, type CliContext } from '../command';
+import { featureProject, typedFeatureErrors } from './feature-support';
 
 /** Flags of init and plan (added to the `feature` command's own). */
 export const PLANNING_FLAGS = {
@@ -45,23 +45,7 @@ function agentFlags(ctx: CliContext): RunAgent {
   return { executor: executor.data, profile: profile ?? null, model: model ?? null, mode: mode.data };
 }
 
-/** The main checkout of --repo (default: the current folder) and its project, added when new. */
-async function project(ctx: CliContext, app: AppServices): Promise<{ root: string; projectId: string }> {
-  const repo = resolve(str(ctx, 'repo') ?? process.cwd());
-  const root = await app.worktrees.repoRoot(repo);
-  const known = app.projects.list().find((p) => p.path === root);
-  const p = known ?? (await app.projects.add(root));
-  return { root, projectId: p.id };
-}
 
-/** A features failure leaves as a typed error (`<kind> error: path:line: …`, exit 1). */
-async function typed<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    throw isFeatureError(e) ? e.toAppError() : e;
-  }
-}
 
 function readDoc(flag: string, path: string): string {
   try {
@@ -74,9 +58,9 @@ function readDoc(flag: string, path: string): string {
 export async function featureInit(ctx: CliContext, args: string[]): Promise<number> {
   if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]}`);
   const agent = agentFlags(ctx);
-  return typed(async () => {
+  return typedFeatureErrors(async () => {
     const app = await ctx.openApp();
-    const { root, projectId } = await project(ctx, app);
+    const { root, projectId } = await featureProject(ctx, app);
     const r = await app.planning.init({ repo: root, projectId, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined, signal: ctx.signal });
     if (ctx.json) {
       ctx.out(JSON.stringify(r));
@@ -120,9 +104,9 @@ export async function featurePlan(ctx: CliContext, args: string[]): Promise<numb
   }
   if (!messages.length && !approve && !done) throw new UsageError('feature plan needs --spec FILE --verification FILE, or --message TEXT (with --approve and --done to finish)');
   if (messages.some((m) => m.trim() === '')) throw new UsageError('--message needs text');
-  return typed(async () => {
+  return typedFeatureErrors(async () => {
     const app = await ctx.openApp();
-    const { root, projectId } = await project(ctx, app);
+    const { root, projectId } = await featureProject(ctx, app);
     const planning = app.planning;
     // A draft of this feature started earlier (here or in the app) is continued.
     const draft = planning.openDraftFor(root, slug)?.draft ?? (await planning.startPlan({ repo: root, projectId, slug, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined }));
@@ -154,11 +138,11 @@ export async function featurePlan(ctx: CliContext, args: string[]): Promise<numb
 }
 
 async function planFromFiles(ctx: CliContext, slug: string, designMd: string, verificationMd: string, agent: RunAgent): Promise<number> {
-  return typed(async () => {
+  return typedFeatureErrors(async () => {
     const phases = extractPhases(designMd);
     if (!phases.found) throw new FeatureError('plan', phases.problem ?? 'the design spec has no development phases', { path: resolve(str(ctx, 'spec')!) });
     const app = await ctx.openApp();
-    const { root } = await project(ctx, app);
+    const { root } = await featureProject(ctx, app);
     const feature = await app.planning.finalize({ repo: root, slug, designMd, verificationMd, phases: phases.phases.map((p) => p.title), agent });
     if (ctx.json) ctx.out(JSON.stringify({ feature }));
     else printFinalized(ctx, feature);

@@ -3,15 +3,13 @@
  * planned feature to its end (or resume it), stop one, and merge a locally completed one, through
  * the same FeatureRunService as the app.
  */
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { RunExecutor, type Delivery, type FeatureRunEvent, type RunEventData } from '../../../src-preload/contract';
-import type { AppServices } from '../../app/services';
 import type { AutoAnswer } from '../../approvals/gate';
-import { isFeatureError } from '../../features/errors';
 import type { RunResult } from '../../features/run/feature-runner';
 import { UsageError, type CliContext } from '../command';
 import { promptApproval } from './chat-support';
+import { featureProject, typedFeatureErrors } from './feature-support';
 
 /** Flags of run, cancel and merge (added to the `feature` command's own; `executor`, `approve` and `yes` are shared). */
 export const RUN_FLAGS = { squash: false } as const;
@@ -26,22 +24,7 @@ const EXIT_CANCELLED = 130;
 const APPROVE = ['ask', 'allow', 'deny'] as const;
 type ApproveMode = (typeof APPROVE)[number];
 
-async function projectOf(ctx: CliContext, app: AppServices): Promise<{ root: string; projectId: string }> {
-  const repo = resolve(typeof ctx.flags.repo === 'string' ? ctx.flags.repo : process.cwd());
-  const root = await app.worktrees.repoRoot(repo);
-  const known = app.projects.list().find((p) => p.path === root);
-  const p = known ?? (await app.projects.add(root));
-  return { root, projectId: p.id };
-}
 
-async function typed<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (isFeatureError(e)) throw e.toAppError();
-    throw e;
-  }
-}
 
 function money(n: number): string {
   return `$${n.toFixed(4)}`;
@@ -115,7 +98,7 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
   if (executorFlag && !executorFlag.success) throw new UsageError(`--executor takes ${RunExecutor.options.join('|')}`);
 
   const app = await ctx.openApp();
-  const { root } = await projectOf(ctx, app);
+  const { root } = await featureProject(ctx, app);
   const tty = process.stdin.isTTY === true && process.stderr.isTTY === true;
   let runId = '';
   let waiting: string | null = null;
@@ -141,7 +124,7 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
   ctx.signal.addEventListener('abort', onInt, { once: true });
   const started = Date.now();
   try {
-    const info = await typed(() => app.featureRuns.enqueue({
+    const info = await typedFeatureErrors(() => app.featureRuns.enqueue({
         projectPath: root,
         slug,
         ...(executorFlag?.success ? { executor: executorFlag.data } : {}),
@@ -184,7 +167,7 @@ export async function featureCancel(ctx: CliContext, args: string[]): Promise<nu
   if (!slug) throw new UsageError('feature cancel needs the SLUG of a running feature');
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   const app = await ctx.openApp();
-  const { root } = await projectOf(ctx, app);
+  const { root } = await featureProject(ctx, app);
   const r = app.featureRuns.requestCancel(root, slug);
   if (r === 'none') {
     ctx.err(`flightdeck: ${slug} is not running.`);
@@ -200,8 +183,8 @@ export async function featureMerge(ctx: CliContext, args: string[]): Promise<num
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   const squash = ctx.flags.squash === true;
   const app = await ctx.openApp();
-  const { root } = await projectOf(ctx, app);
-  const plan = await typed(() => app.featureRuns.merge({ projectPath: root, slug, squash, confirm: false }));
+  const { root } = await featureProject(ctx, app);
+  const plan = await typedFeatureErrors(() => app.featureRuns.merge({ projectPath: root, slug, squash, confirm: false }));
   let confirmed = ctx.flags.yes === true;
   if (!confirmed) {
     if (!process.stdin.isTTY) {
@@ -219,7 +202,7 @@ export async function featureMerge(ctx: CliContext, args: string[]): Promise<num
       return 1;
     }
   }
-  const r = await typed(() => app.featureRuns.merge({ projectPath: root, slug, squash, confirm: true }));
+  const r = await typedFeatureErrors(() => app.featureRuns.merge({ projectPath: root, slug, squash, confirm: true }));
   if (ctx.json) ctx.out(JSON.stringify(r));
   else ctx.out(`${r.message} ${r.base} is now at ${r.commit?.slice(0, 8) ?? '?'}.`);
   return 0;
