@@ -8,6 +8,7 @@
  * Input (environment, no secrets): FLIGHTDECK_BRIDGE = JSON { engine: EngineSpec, container,
  * user, workdir, cmd }. Exits with the exec's exit code.
  */
+import { execFileSync } from 'node:child_process';
 import Docker from 'dockerode';
 import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
@@ -46,7 +47,17 @@ async function main(): Promise<void> {
     // A resize the engine refuses (the exec just ended) changes nothing worth reporting.
     if (w && h) await exec.resize({ w, h }).catch(() => undefined);
   };
-  if (process.stdin.isTTY) process.stdin.setRawMode(true);
+  if (process.stdin.isTTY) {
+    process.stdin.setRawMode(true);
+    // libuv's raw mode keeps ONLCR on, but the container's own TTY already ends lines with
+    // \r\n: without this every line would reach the terminal as \r\r\n. stty acts on its stdin,
+    // which is this pty. Cosmetic if it fails (no stty): lines then carry one extra \r.
+    try {
+      execFileSync('stty', ['-onlcr'], { stdio: ['inherit', 'ignore', 'ignore'], timeout: 5_000 });
+    } catch {
+      // Output stays readable; only the line ends have one \r more.
+    }
+  }
   stream.pipe(process.stdout);
   process.stdout.on('resize', () => void resize());
   // The TTY has the terminal's size before the first keystroke reaches the shell.

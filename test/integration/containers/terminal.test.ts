@@ -50,6 +50,9 @@ describe('container terminals', () => {
     app.terminals.write(t.id, 'echo "size=$(stty size)"; exit 7\r');
     const ended = await app.terminals.whenExited(t.id);
     expect(out).toContain('size=40 120');
+    // Line ends arrive once, as the container's TTY wrote them (not \r\r\n through a second ONLCR).
+    expect(out).toContain('size=40 120\r\n');
+    expect(out).not.toContain('\r\r\n');
     expect(ended.exitCode).toBe(7);
     expect(readFileSync(join(repo.path, 'typed.txt'), 'utf8')).toBe('typed\n');
     expect(statSync(join(repo.path, 'typed.txt')).uid).toBe(AGENT_UID);
