@@ -368,7 +368,7 @@ export class ContainerService {
         featureId: req.featureId ?? null,
         owner: { pid: this.ownerPid, id: this.ownerId },
         user,
-        workspace: branch === null ? { kind: 'bind', hostPath: req.worktree } : { kind: 'volume', name: volume },
+        workspace: branch === null ? { kind: 'bind', hostPath: req.worktree } : { kind: 'volume', name: volume, worktree: req.worktree, branch },
         mailbox: req.mailbox ?? null,
         limits,
         network,
@@ -610,6 +610,11 @@ export class ContainerService {
     const labels = ins.Config.Labels ?? {};
     const ws = labels[LABEL.workspace] ?? '';
     const timeout = Number(labels[LABEL.taskTimeoutMs]);
+    // A remote workspace keeps syncing after a restart: its local side is in the labels, its user in the config.
+    const [uid, gid] = (ins.Config.User ?? '').split(':').map(Number);
+    const remoteWorktree = labels[LABEL.remoteWorktree];
+    const remoteBranch = labels[LABEL.remoteBranch];
+    const remote = ws.startsWith('volume:') && remoteWorktree && remoteBranch && Number.isInteger(uid) && Number.isInteger(gid) ? { worktree: remoteWorktree, branch: remoteBranch, user: { uid: uid!, gid: gid! } } : null;
     this.placed.set(c.sessionId, {
       sessionId: c.sessionId,
       engine: c.engine,
@@ -618,7 +623,7 @@ export class ContainerService {
       image: c.image,
       local: this.engine(c.engine).local,
       worktree: ws.startsWith('volume:') ? null : ws,
-      remote: null,
+      remote,
       taskTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TASK_TIMEOUT_MS,
       gpus: gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []),
       network: (ins.HostConfig.NetworkMode as NetworkMode | undefined) ?? 'bridge',
@@ -638,12 +643,25 @@ export class ContainerService {
     await engine.call('the container kill', () => c.kill());
   }
 
-  /** Removes the session's container (running or not); its worktree stays. */
+  /**
+   * Removes the session's container (running or not); its worktree stays. A remote workspace's
+   * volume goes with it only once its commits are all on the local branch (synced first);
+   * otherwise the volume is kept, so placing the session again brings them back.
+   */
   async remove(sessionId: string): Promise<void> {
+    const remote = this.placed.get(sessionId)?.remote ?? null;
+    const synced = remote ? await this.syncWorkspace(sessionId).catch((e: unknown) => ({ state: 'error' as const, message: String(e) })) : null;
     await this.lock.run(sessionId, async () => {
       const { engine, c } = this.container(sessionId);
       await engine.call('the container removal', () => c.remove({ force: true }));
       this.placed.delete(sessionId);
+      if (!remote) return;
+      const volume = workspaceVolumeName(this.instance, sessionId);
+      if (synced?.state === 'in_sync' || synced?.state === 'local_ahead') {
+        await engine.call('the workspace volume removal', (d) => d.getVolume(volume).remove()).catch((e: unknown) => this.o.logger.warn('workspace volume not removed', { sessionId, volume, error: e }));
+      } else {
+        this.o.logger.warn('workspace volume kept: it holds commits not on the local branch', { sessionId, volume, state: synced?.state, message: synced?.message });
+      }
     });
   }
 

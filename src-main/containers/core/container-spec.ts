@@ -18,6 +18,9 @@ export const LABEL = {
   keep: 'dev.flightdeck.keep',
   workspace: 'dev.flightdeck.workspace',
   taskTimeoutMs: 'dev.flightdeck.task-timeout-ms',
+  /** A remote workspace's local side (worktree path and branch), so a re-attached container can still sync. */
+  remoteWorktree: 'dev.flightdeck.remote-worktree',
+  remoteBranch: 'dev.flightdeck.remote-branch',
 } as const;
 
 /** Seed 004 §4.2: where the agent finds its folders inside the container. */
@@ -65,7 +68,7 @@ export interface ContainerRequest {
   /** The host uid/gid files in the workspace should keep. */
   user: { uid: number; gid: number };
   /** Local engine: the worktree's host path, bind-mounted. Remote engine: a volume name. */
-  workspace: { kind: 'bind'; hostPath: string } | { kind: 'volume'; name: string };
+  workspace: { kind: 'bind'; hostPath: string } | { kind: 'volume'; name: string; worktree?: string; branch?: string };
   mailbox: MailboxMounts | null;
   limits: ContainerLimits;
   network: NetworkMode;
@@ -169,6 +172,7 @@ export function createOptions(r: ContainerRequest): Record<string, unknown> {
     [LABEL.keep]: r.keep ? '1' : '0',
     [LABEL.workspace]: r.workspace.kind === 'bind' ? r.workspace.hostPath : `volume:${r.workspace.name}`,
     [LABEL.taskTimeoutMs]: String(r.taskTimeoutMs),
+    ...(r.workspace.kind === 'volume' && r.workspace.worktree && r.workspace.branch ? { [LABEL.remoteWorktree]: r.workspace.worktree, [LABEL.remoteBranch]: r.workspace.branch } : {}),
   };
   const mounts: Array<Record<string, unknown>> = [
     r.workspace.kind === 'bind'

@@ -134,5 +134,8 @@ describe('a session on a remote engine', () => {
     expect(gitIn(repo, 'log', '-1', '--format=%s', remoteRef(SESSION))).toBe('agent: fourth line');
     expect(s.remoteHead).toBe(gitIn(repo, 'rev-parse', remoteRef(SESSION)));
     expect(existsSync(join(repo, '.git'))).toBe(true);
+    // Removing the container keeps the volume: it holds a commit the local branch does not have.
+    await svc.remove(SESSION);
+    expect((await docker.listVolumes()).Volumes?.some((v) => v.Name === workspaceVolumeName(svc.instance, SESSION))).toBe(true);
   }, 180_000);
 });

@@ -107,4 +107,31 @@ describe('an engine over ssh://', () => {
     expect(readFileSync(join(repo, 'remote.txt'), 'utf8')).toBe('made on the remote\n');
     expect(svc.workspaceSyncState(SESSION)?.state).toBe('in_sync');
   }, 180_000);
+
+  it('a kept remote container re-attached after a restart still brings its commits back', async () => {
+    const image = ensureTestImage({ git: true });
+    const data = tempDir('fd-ssh-keep-data-');
+    dirs.push(data);
+    // The first process pretends to be another pid, so the restarted service sees its owner gone.
+    const first = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [engine], ownerPid: 2 ** 22 + 3, ownerId: 'gone' });
+    const placed = await first.place({ sessionId: 'ses_ssh_keep', worktree: repo, image, limits: SMALL, engine: 'gpu-box', keep: true });
+    await first.shutdown();
+    try {
+      const second = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [engine] });
+      expect(await second.reap()).toEqual([]);
+      expect(second.forSession('ses_ssh_keep')?.id).toBe(placed.id);
+      const c = await second.exec('ses_ssh_keep', { cmd: ['sh', '-c', 'echo after-restart > restart.txt && git add restart.txt && git commit -qm "agent: after restart"'], workdir: '/app/volumes/workspace', timeoutMs: 60_000 });
+      expect(c.exitCode).toBe(0);
+      const synced = await second.syncWorkspace('ses_ssh_keep');
+      expect(synced.state).toBe('in_sync');
+      expect(gitIn(repo, 'log', '-1', '--format=%s', 'work')).toBe('agent: after restart');
+      expect(readFileSync(join(repo, 'restart.txt'), 'utf8')).toBe('after-restart\n');
+      // Everything is on the local branch: the workspace volume goes with the container.
+      await second.remove('ses_ssh_keep');
+      expect((await docker.listVolumes()).Volumes?.some((v) => v.Name === workspaceVolumeName(second.instance, 'ses_ssh_keep'))).toBe(false);
+    } finally {
+      await docker.getContainer(placed.id).remove({ force: true }).catch(() => undefined);
+      await docker.getVolume(workspaceVolumeName(first.instance, 'ses_ssh_keep')).remove({ force: true }).catch(() => undefined);
+    }
+  }, 180_000);
 });
