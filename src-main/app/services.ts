@@ -23,6 +23,7 @@ import { MailboxService } from '../mailbox/mailbox-service';
 import { registerMailboxHandlers } from '../mailbox/handlers';
 import { SessionDriver } from '../agents/session-driver';
 import { FeatureRunService } from '../features/run/run-service';
+import { runContainers } from '../features/run/run-containers';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
 import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
@@ -247,7 +248,7 @@ export class AppServices {
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
     registerBudgetHandlers(this.router, this.budgets);
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, dataDir: options.dataDir });
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning') });

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import { AgentMode } from '../../src-preload/contract';
+import { AgentMode, RunPlacement } from '../../src-preload/contract';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { FeatureError, ioError } from './errors';
@@ -92,13 +92,15 @@ export type PrInfo = z.output<typeof PrInfo>;
 /**
  * How the feature's run drives its agents, chosen when the plan was approved: the executor (the
  * built-in loop or Claude Code), the provider profile and model (null: the project's defaults)
- * and the approval mode of the run's sessions.
+ * and the approval mode of the run's sessions, and where they work (`placement`: absent = on the
+ * host, so files written before it existed keep their meaning; kept absent when absent).
  */
 export const RunAgent = z.strictObject({
   executor: z.enum(['builtin', 'claude-code']),
   profile: z.string().min(1).nullable().default(null),
   model: z.string().min(1).nullable().default(null),
   mode: AgentMode.default('auto-edit'),
+  placement: RunPlacement.optional(),
 });
 export type RunAgent = z.output<typeof RunAgent>;
 

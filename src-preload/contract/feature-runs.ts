@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { event, request } from './define';
+import { ContainerPlacement } from './containers';
 import { ProjectId } from './projects';
 
 /** The rule itself (lowercase letters, digits, single hyphens, ≤ 64) is checked in main with its message. */
@@ -19,6 +20,17 @@ export type FeatureRunId = z.infer<typeof FeatureRunId>;
 
 export const RunExecutor = z.enum(['builtin', 'claude-code']);
 export type RunExecutor = z.infer<typeof RunExecutor>;
+
+/**
+ * Where a run's agent session works: on the host (the default), or in a Docker container with
+ * the containers' own placement fields (docs/containers.md); the image defaults to the agent
+ * image. Strict, so a misspelt field in state.yml is an error rather than silently ignored.
+ */
+export const RunPlacement = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('host') }).strict(),
+  ContainerPlacement.extend({ kind: z.literal('container'), image: ContainerPlacement.shape.image.optional() }).strict(),
+]);
+export type RunPlacement = z.infer<typeof RunPlacement>;
 
 export const ReviewSeverity = z.enum(['critical', 'major', 'minor', 'info']);
 export type ReviewSeverity = z.infer<typeof ReviewSeverity>;
@@ -168,9 +180,9 @@ export type MergeResult = z.infer<typeof MergeResult>;
 
 export const featureRunRequests = {
   'featureRuns.start': request(
-    z.object({ projectId: ProjectId, slug: Slug, executor: RunExecutor.optional() }).strict(),
+    z.object({ projectId: ProjectId, slug: Slug, executor: RunExecutor.optional(), placement: RunPlacement.optional() }).strict(),
     FeatureRunInfo,
-    'Run (or resume) a planned or in-progress feature; queued when the parallel limit is reached.',
+    'Run (or resume) a planned or in-progress feature; queued when the parallel limit is reached. A placement overrides the one in state.yml.',
   ),
   'featureRuns.cancel': request(z.object({ projectId: ProjectId, slug: Slug }).strict(), z.object({ cancelled: z.boolean() }), 'Cancel a queued or running feature run; the worktree and state stay consistent and a later run resumes.'),
   'featureRuns.list': request(z.object({}).strict(), z.object({ runs: z.array(FeatureRunInfo), limit: z.number().int().positive() }), 'The queued and running feature runs (and the latest finished ones).'),

@@ -4,16 +4,17 @@
  * the same FeatureRunService as the app.
  */
 import { createInterface } from 'node:readline/promises';
-import { RunExecutor, type Delivery, type FeatureRunEvent, type RunEventData } from '../../../src-preload/contract';
+import { RunExecutor, RunPlacement, type Delivery, type FeatureRunEvent, type RunEventData } from '../../../src-preload/contract';
 import type { AutoAnswer } from '../../approvals/gate';
 import type { RunResult } from '../../features/run/feature-runner';
 import { UsageError, type CliContext } from '../command';
+import { parseGpus } from '../../containers/core/container-spec';
 import { promptApproval } from './chat-support';
 import { featureProject, typedFeatureErrors } from './feature-support';
 
 /** Flags of run, cancel and merge (added to the `feature` command's own; `executor`, `approve` and `yes` are shared). */
-export const RUN_FLAGS = { squash: false } as const;
-export const RUN_USAGE = 'feature run SLUG [--repo DIR] [--executor builtin|claude-code] [--approve ask|allow|deny] [--json] | feature cancel SLUG [--repo DIR] | feature merge SLUG [--repo DIR] [--squash] [--yes]';
+export const RUN_FLAGS = { squash: false, placement: true, engine: true, gpus: true, image: true } as const;
+export const RUN_USAGE = 'feature run SLUG [--repo DIR] [--executor builtin|claude-code] [--approve ask|allow|deny] [--placement host|container [--engine NAME] [--gpus none|all|N|IDS] [--image REF]] [--json] | feature cancel SLUG [--repo DIR] | feature merge SLUG [--repo DIR] [--squash] [--yes]';
 
 /** Exit codes of `feature run`: completed, failed, waiting for a human (an approval --approve does not settle), cancelled (Ctrl-C). */
 export const EXIT_COMPLETED = 0;
@@ -83,6 +84,25 @@ function answerer(mode: ApproveMode, tty: boolean, wait: (message: string) => vo
   return (a) => promptApproval(a, (s) => process.stderr.write(s));
 }
 
+/** --placement and its container flags (over agent.placement of state.yml); undefined: the file decides. */
+function placementFlags(ctx: CliContext): RunPlacement | undefined {
+  const kind = ctx.flags.placement;
+  if (kind !== undefined && kind !== 'host' && kind !== 'container') throw new UsageError('--placement takes host|container');
+  const containerFlags = (['engine', 'gpus', 'image'] as const).filter((f) => ctx.flags[f] !== undefined);
+  if (containerFlags.length > 0 && kind !== 'container') throw new UsageError(`--${containerFlags[0]} goes with --placement container`);
+  if (kind === undefined) return undefined;
+  if (kind === 'host') return { kind: 'host' };
+  const candidate = {
+    kind,
+    ...(typeof ctx.flags.engine === 'string' ? { engine: ctx.flags.engine } : {}),
+    ...(typeof ctx.flags.gpus === 'string' ? { gpus: parseGpus(ctx.flags.gpus) } : {}),
+    ...(typeof ctx.flags.image === 'string' ? { image: ctx.flags.image } : {}),
+  };
+  const parsed = RunPlacement.safeParse(candidate);
+  if (!parsed.success) throw new UsageError(`invalid placement: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'placement'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
 export async function featureRun(ctx: CliContext, args: string[]): Promise<number> {
   const [slug, ...rest] = args;
   if (!slug) throw new UsageError('feature run needs the SLUG of a planned feature');
@@ -96,6 +116,7 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
   const executorFlag = typeof ctx.flags.executor === 'string' ? RunExecutor.safeParse(ctx.flags.executor) : null;
   if (executorFlag && !executorFlag.success) throw new UsageError(`--executor takes ${RunExecutor.options.join('|')}`);
+  const placement = placementFlags(ctx);
 
   const app = await ctx.openApp();
   const { root } = await featureProject(ctx, app);
@@ -128,6 +149,7 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
         projectPath: root,
         slug,
         ...(executorFlag?.success ? { executor: executorFlag.data } : {}),
+        ...(placement ? { placement } : {}),
         // The run's session gets the --approve answer before it can ask anything.
         onSession: (id) => {
           sessions.push(id);

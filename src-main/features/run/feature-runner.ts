@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { AgentMode, CheckOutcome, Delivery, PhaseStats, ReviewIssue, RunEventData, RunOutcome, VerifyItem } from '../../../src-preload/contract';
+import { AppError, type AgentMode, type CheckOutcome, type ContainerPlacement, type Delivery, type PhaseStats, type ReviewIssue, type RunEventData, type RunOutcome, type RunPlacement, type VerifyItem } from '../../../src-preload/contract';
 import type { CallGuards } from '../../agents/call-guard';
 import type { ExecutorName, SessionDriver, TurnReport } from '../../agents/session-driver';
 import type { Logger } from '../../platform/logger';
@@ -27,6 +27,7 @@ import { projectTemplates, type PromptTemplates } from '../templates';
 import { runBudgetRefusal } from '../../budgets/budget-model';
 import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } from './answers';
 import { compareUrl } from '../../git/forge';
+import { AGENT_IMAGE } from '../../containers/images';
 import { findPrUrl } from './delivery';
 import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
 import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
@@ -54,8 +55,20 @@ export interface CheckRequest {
   signal: AbortSignal;
 }
 
+/**
+ * What a run placed in a container needs of the containers service: place the session and start
+ * its container at once (so an engine or image problem fails the run before any turn), and
+ * remove it when the run ends (a run's session is never used again).
+ */
+export interface RunContainers {
+  place(req: { sessionId: string; worktree: string; projectId: string | null; featureId: string; placement: ContainerPlacement }): Promise<void>;
+  release(sessionId: string): Promise<void>;
+}
+
 export interface RunnerDeps {
   driver: Pick<SessionDriver, 'createSession' | 'runTurn'>;
+  /** Absent where no containers service exists: a container placement then fails the run. */
+  containers?: RunContainers;
   guards: CallGuards;
   /** The session's cumulative figures (every model call recorded so far). */
   sessionCost(sessionId: string): SessionCost;
@@ -76,6 +89,8 @@ export interface RunRequest {
   /** Overrides the executor chosen when the plan was approved. */
   executor?: ExecutorName;
   mode?: AgentMode;
+  /** Overrides the placement in state.yml (absent in both: on the host). */
+  placement?: RunPlacement;
   signal: AbortSignal;
 }
 
@@ -173,7 +188,14 @@ export class FeatureRunner {
     const phases = this.state.phases.map((p) => ({ name: p.name, kind: p.kind, status: p.status }));
     this.d.emit({ type: 'RunStarting', phases: [...phases, { name: 'create-pr', kind: 'pr', status: 'pending' }], startIndex: point.index ?? this.state.phases.length, executor, resumed: point.index !== null && (point.index > 0 || point.interrupted) });
 
+    const placement = effectivePlacement(agent?.placement, this.req.placement);
+    let placed = false;
     try {
+      if (placement.kind === 'container') {
+        // Released in any case: a refused placement is recorded for the session too.
+        placed = this.d.containers !== undefined;
+        await this.placeInContainer(placement);
+      }
       if (point.index !== null) {
         for (let i = point.index; i < this.state.phases.length; i++) {
           this.throwIfCancelled();
@@ -197,6 +219,29 @@ export class FeatureRunner {
       return { outcome, message, delivery: null, totals, state: this.state };
     } finally {
       removeGuard();
+      if (placed) {
+        await this.d.containers!.release(this.sessionId).catch((e: unknown) => {
+          // The run's outcome stands; a container left behind is reaped at the next start or by `containers reap`.
+          this.d.logger.warn('could not remove the run container', { slug: this.req.slug, error: e });
+        });
+      }
+    }
+  }
+
+  /**
+   * Places the run's session in a container and starts it before the first turn. Any refusal
+   * (engine down, image missing, no GPU runtime) fails the run with the engine's message: the
+   * agent never falls back to running on the host.
+   */
+  private async placeInContainer(p: Extract<RunPlacement, { kind: 'container' }>): Promise<void> {
+    if (!this.d.containers) throw new AppError('unavailable', 'This feature run is placed in a container, but containers are not available here; run it from Flightdeck or the CLI, or set agent.placement to host.');
+    const { kind: _kind, ...rest } = p;
+    const placement: ContainerPlacement = { ...rest, image: p.image ?? AGENT_IMAGE };
+    try {
+      await this.d.containers.place({ sessionId: this.sessionId, worktree: this.worktree, projectId: this.req.projectId, featureId: this.req.slug, placement });
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      throw new AppError(e instanceof AppError ? e.code : 'unavailable', `The run's container could not start (${placement.image}): ${why}`, e instanceof AppError ? e.details : undefined);
     }
   }
 
@@ -492,6 +537,16 @@ export class FeatureRunner {
     this.d.logger.warn('no pull request could be opened', { slug: this.req.slug, reason: created.ok ? 'gh printed no URL' : created.message });
     return null;
   }
+}
+
+/**
+ * The run's placement: the request's (the CLI's flags, the app's start) over state.yml's, field by
+ * field when both are containers (`--gpus all` keeps the file's limits); on the host when neither says.
+ */
+export function effectivePlacement(fromState: RunPlacement | undefined, fromRequest: RunPlacement | undefined): RunPlacement {
+  if (!fromRequest) return fromState ?? { kind: 'host' };
+  if (fromRequest.kind === 'container' && fromState?.kind === 'container') return { ...fromState, ...fromRequest };
+  return fromRequest;
 }
 
 function cumulative(c: SessionCost): Usage {

@@ -16,9 +16,9 @@ async function features<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function registerFeatureRunHandlers(router: Router, runs: FeatureRunService, projects: ProjectService): void {
-  router.handle('featureRuns.start', ({ projectId, slug, executor }) =>
+  router.handle('featureRuns.start', ({ projectId, slug, executor, placement }) =>
     features(async () => {
-      const { done, ...info } = await runs.enqueue({ projectPath: projects.get(projectId).path, slug, ...(executor ? { executor } : {}) });
+      const { done, ...info } = await runs.enqueue({ projectPath: projects.get(projectId).path, slug, ...(executor ? { executor } : {}), ...(placement ? { placement } : {}) });
       // The outcome arrives as run events; nobody waits on it here.
       void done;
       return info;

@@ -7,7 +7,7 @@
  * first phase that is not completed.
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, type FeatureRunEvent, type FeatureRunInfo, type FeatureRunStatus, type MergeResult, type RunEventData, type RunExecutor } from '../../../src-preload/contract';
+import { AppError, type FeatureRunEvent, type FeatureRunInfo, type FeatureRunStatus, type MergeResult, type RunEventData, type RunExecutor, type RunPlacement } from '../../../src-preload/contract';
 import type { AgentService } from '../../agents/agent-service';
 import type { SessionDriver } from '../../agents/session-driver';
 import type { EventHub } from '../../bridge/event-hub';
@@ -24,7 +24,7 @@ import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps } from '../git-ops
 import { activeStatePath, scanFeatures } from '../scanner';
 import { readState, updateState } from '../state';
 import { makeCheckRunner } from './checks';
-import { FeatureRunner, type RunAbortReason, type RunResult, type SessionCost } from './feature-runner';
+import { FeatureRunner, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
 import { localMerge, planLocalMerge } from './run-git';
 import { RunRepo, toInfo, type RunRow } from './run-repo';
 
@@ -46,6 +46,8 @@ export interface FeatureRunServiceOptions {
   agents: AgentService;
   driver: Pick<SessionDriver, 'createSession' | 'runTurn'>;
   terminals: TerminalService;
+  /** Places runs' sessions in containers (agent.placement); absent: a container placement fails the run. */
+  containers?: RunContainers;
   dataDir: string;
   git?: GitOps;
   gh?: GhOps;
@@ -55,6 +57,7 @@ interface LiveRun {
   row: RunRow;
   projectId: string | null;
   mode?: import('../../../src-preload/contract').AgentMode;
+  placement?: RunPlacement;
   onSession?: (sessionId: string) => void;
   controller: AbortController;
   done: Promise<RunResult>;
@@ -146,7 +149,7 @@ export class FeatureRunService {
    * Queues a run of the feature (it starts at once while fewer than the limit run). Refused when
    * the feature is already queued or running here or in another live Flightdeck process.
    */
-  async enqueue(o: { projectPath: string; slug: string; executor?: RunExecutor; mode?: LiveRun['mode']; /** Called with the run's agent session as soon as it exists (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void }): Promise<FeatureRunInfo & { done: Promise<RunResult> }> {
+  async enqueue(o: { projectPath: string; slug: string; executor?: RunExecutor; mode?: LiveRun['mode']; /** Overrides agent.placement of state.yml. */ placement?: RunPlacement; /** Called with the run's agent session as soon as it exists (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void }): Promise<FeatureRunInfo & { done: Promise<RunResult> }> {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
     const key = featureKey(o.projectPath, o.slug);
     if ([...this.running.values(), ...this.queue].some((r) => featureKey(r.row.projectPath, r.row.slug) === key)) {
@@ -178,7 +181,7 @@ export class FeatureRunService {
     let resolve!: (r: RunResult) => void;
     const done = new Promise<RunResult>((r) => (resolve = r));
     const project = this.o.projects.list().find((p) => p.path === o.projectPath);
-    const live: LiveRun = { row, projectId: project?.id ?? null, ...(o.mode ? { mode: o.mode } : {}), ...(o.onSession ? { onSession: o.onSession } : {}), controller: new AbortController(), done, resolve };
+    const live: LiveRun = { row, projectId: project?.id ?? null, ...(o.mode ? { mode: o.mode } : {}), ...(o.placement ? { placement: o.placement } : {}), ...(o.onSession ? { onSession: o.onSession } : {}), controller: new AbortController(), done, resolve };
     this.queue.push(live);
     this.pump();
     if (this.queue.includes(live)) this.emit(row, { type: 'Queued', position: this.queue.indexOf(live) + 1 });
@@ -263,6 +266,7 @@ export class FeatureRunService {
           },
           runTurn: (sid, input, opts) => this.o.driver.runTurn(sid, input, opts),
         },
+        ...(this.o.containers ? { containers: this.o.containers } : {}),
         guards: this.o.agents.callGuards,
         sessionCost: (sid) => this.sessionCost(sid),
         git: this.git,
@@ -278,7 +282,7 @@ export class FeatureRunService {
         now: () => new Date(),
         logger: this.o.logger,
       },
-      { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, executor: row.executor, ...(live.mode ? { mode: live.mode } : {}), signal: live.controller.signal },
+      { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, executor: row.executor, ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), signal: live.controller.signal },
     );
     let result: RunResult;
     try {
