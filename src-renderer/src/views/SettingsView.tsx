@@ -3,6 +3,7 @@ import { useAppStore } from '../store';
 import { AgentSettingsPanel, ProvidersPanel } from '../agents/ProvidersPanel';
 import { ClaudeCodePanel } from '../coder/ClaudeCodePanel';
 import { BudgetsPanel } from '../budgets/BudgetsPanel';
+import { EnginesSettings } from '../containers/EnginesSettings';
 import { TerminalRendererSetting } from '../terminals/TerminalSettings';
 
 const THEMES: Array<{ value: Theme; label: string }> = [
@@ -67,6 +68,7 @@ export function SettingsView() {
       <AgentSettingsPanel />
       <ClaudeCodePanel />
       <BudgetsPanel />
+      <EnginesSettings />
       <div className="panel">
         <h3>Data</h3>
         <div className="setting-row">
