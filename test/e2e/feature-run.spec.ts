@@ -4,6 +4,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server/index';
 import { startHost, type RunningHost } from './support/host';
+import { ensureTestImage } from '../support/container-image';
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { BoardPage } from './poms/board';
 import { FeaturesPage } from './poms/features';
 import { makeRepo } from '../support/temp';
@@ -32,6 +35,11 @@ const SCRIPT: Script = [
   text('Phase done: sum.mjs and its test.'),
   text('Reviewed the diff.\n\n```yaml\nissues: []\n```'),
   text('Walked the plan.\n\n```yaml\nresult: pass\nitems:\n  - item: sum(2, 3) is 5\n    result: pass\n```'),
+  // The second feature, run in a container: the command records where it ran.
+  { blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'hostname > where.txt' } }] },
+  text('Recorded the host name.'),
+  text('Nothing to fix.\n\n```yaml\nissues: []\n```'),
+  text('Checked.\n\n```yaml\nresult: pass\nitems: []\n```'),
 ];
 
 let host: RunningHost;
@@ -65,7 +73,14 @@ function plannedFeature(root: string): void {
   // A second feature, planned and never started: the board shows two columns in use.
   const other = join(root, '.trees', OTHER);
   git(root, 'worktree', 'add', '-q', '-b', `feature/${OTHER}`, other, 'main');
-  writeState(activeStatePath(root, OTHER), newFeatureState({ slug: OTHER, now: new Date(), worktreePath: `.trees/${OTHER}`, branch: `feature/${OTHER}`, baseBranch: 'main', devPhases: ['docs'] }));
+  const otherSpecs = join(other, '.flightdeck', OTHER, 'specs');
+  mkdirSync(otherSpecs, { recursive: true });
+  writeFileSync(join(otherSpecs, 'design.md'), '# Design\n\nRecord where the agent runs.\n\n## Development Phases\n\n### Phase 1: docs\n\nwhere.txt.\n');
+  writeFileSync(join(otherSpecs, 'verification.md'), '# Verification\n\n- where.txt exists\n');
+  const otherState = newFeatureState({ slug: OTHER, now: new Date(), worktreePath: `.trees/${OTHER}`, branch: `feature/${OTHER}`, baseBranch: 'main', devPhases: ['docs'] });
+  writeState(activeStatePath(root, OTHER), { ...otherState, agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
+  git(other, 'add', '.');
+  git(other, 'commit', '-qm', `feat(${OTHER}): initialize planning artifacts`);
 }
 
 test.beforeAll(async () => {
@@ -126,6 +141,10 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
 
   // Start it, then go back to the board: the finish arrives while something else is in front.
   await page.getByTestId('feature-run').click();
+  // Where the agent works: this machine is the default.
+  await expect(page.getByTestId('run-dialog')).toBeVisible();
+  await expect(page.getByTestId('run-on-host').locator('input')).toBeChecked();
+  await page.getByTestId('run-dialog-start').click();
   await page.goBack();
   await expect(features.board).toBeVisible();
   await expect(features.column('completed').locator(`[data-slug="${SLUG}"]`)).toBeVisible({ timeout: 120_000 });
@@ -191,4 +210,24 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
   const wt = join(repo.path, '.trees', SLUG);
   expect(git(wt, 'log', '--format=%s', 'main..HEAD')).toContain(`feat(${SLUG}): library`);
   expect(git(repo.path, 'status', '--porcelain')).toBe('');
+});
+
+test('run the other planned feature in a container: its command runs there, its file lands in the worktree', async ({ page }) => {
+  test.setTimeout(240_000);
+  const image = ensureTestImage();
+  const features = new FeaturesPage(page);
+  await new BoardPage(page).open(host.url);
+  await features.card(OTHER).click();
+  await page.getByTestId('feature-run').click();
+  const dialog = page.getByTestId('run-dialog');
+  await dialog.getByTestId('run-on-container').click();
+  await expect(dialog.getByTestId('ctr-engine')).not.toHaveValue('');
+  await dialog.getByTestId('ctr-image').fill(image);
+  await dialog.screenshot({ path: 'test-results/feature-run-dialog-container.png' });
+  await dialog.getByTestId('run-dialog-start').click();
+  await expect(page.getByTestId('feature-status')).toHaveText('completed', { timeout: 180_000 });
+  const where = readFileSync(join(repo.path, '.trees', OTHER, 'where.txt'), 'utf8').trim();
+  // The container's host name (its short id), not this machine's.
+  expect(where).toMatch(/^[0-9a-f]{12}$/);
+  expect(where).not.toBe(hostname());
 });

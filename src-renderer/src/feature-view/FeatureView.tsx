@@ -8,6 +8,7 @@ import { ChangesPanel } from '../changes/ChangesPanel';
 import { shortPath, usd } from '../lib/format';
 import { duration, featureHistory, pipelineChips, type FeatureHistory } from './feature-model';
 import { FeatureTimeline } from './FeatureTimeline';
+import { RunDialog } from './RunDialog';
 import './feature-view.css';
 
 type Tab = 'overview' | 'changes' | 'timeline';
@@ -80,7 +81,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   const setView = useAppStore((s) => s.setView);
   const { project, detail, runs, events, error, reload } = useFeature(projectId, slug);
   const [tab, setTab] = useState<Tab>('overview');
-  const [confirm, setConfirm] = useState<null | 'cancel' | 'merge'>(null);
+  const [confirm, setConfirm] = useState<null | 'run' | 'cancel' | 'merge'>(null);
   const [busy, setBusy] = useState(false);
   const history = useMemo(() => featureHistory(events), [events]);
   const latest = runs[0] ?? null;
@@ -140,7 +141,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
         </div>
         <div className="view-actions">
           {canRun && (
-            <button className="button primary" disabled={busy} data-testid="feature-run" onClick={() => void act(runLabel, () => client.invoke('featureRuns.start', { projectId, slug }))}>
+            <button className="button primary" disabled={busy} data-testid="feature-run" onClick={() => setConfirm('run')}>
               {runLabel}
             </button>
           )}
@@ -197,6 +198,16 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
         {tab === 'changes' && <BranchChanges projectId={projectId} slug={slug} live={active} />}
         {tab === 'timeline' && <FeatureTimeline phases={state?.phases ?? []} marks={history.marks} projectId={projectId} running={active} />}
       </div>
+      {confirm === 'run' && (
+        <RunDialog
+          title={runLabel}
+          onClose={() => setConfirm(null)}
+          onStart={async (placement) => {
+            setConfirm(null);
+            await act(runLabel, () => client.invoke('featureRuns.start', { projectId, slug, placement }));
+          }}
+        />
+      )}
       {confirm === 'cancel' && (
         <ConfirmDialog
           title={`Cancel the run of ${slug}?`}
