@@ -129,6 +129,7 @@ export class FeatureService {
   private readonly gh: GhOps;
   private readonly gitOps: GitOps;
   private offProjects: (() => void) | null = null;
+  private disposed = false;
   private watching = false;
 
   constructor(private readonly o: FeatureServiceOptions) {
@@ -152,7 +153,12 @@ export class FeatureService {
     if (this.watching) return;
     this.watching = true;
     this.offProjects = this.o.hub?.subscribe((e) => {
-      if (e.topic === 'projects.changed') void this.syncWatchers();
+      if (e.topic === 'projects.changed') {
+        this.syncWatchers().catch((err: unknown) => {
+          // The app is closing (the database is gone) or git failed: the next list reconciles anyway.
+          if (!this.disposed) this.o.log.warn('feature index refresh failed', { error: err });
+        });
+      }
     }) ?? null;
     await this.syncWatchers();
   }
@@ -167,6 +173,8 @@ export class FeatureService {
 
   private async syncWatchers(): Promise<void> {
     const roots = (await this.projectRoots()).filter((p) => p.root !== null).map((p) => p.root!);
+    // Disposed while git answered: the database may be closed already.
+    if (this.disposed) return;
     // A project removed from Flightdeck leaves no rows behind (its files are not touched).
     this.index.forgetExcept(roots);
     this.index.watch(roots);
@@ -179,6 +187,7 @@ export class FeatureService {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
     this.offProjects?.();
     this.offProjects = null;
     await this.index.dispose();
