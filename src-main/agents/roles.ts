@@ -1,5 +1,5 @@
 /**
- * Seed 003 §3.2's agent roles as tool switches. The Planner explores (read, glob, grep); the
+ * The features' agent roles as tool switches. The Planner explores (read, glob, grep); the
  * Coder also writes and runs commands, under the role guard (policy/role-guard.ts). Neither
  * starts a nested Claude Code run (`coder`): the caller already chose the executor.
  */

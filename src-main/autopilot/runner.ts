@@ -38,7 +38,7 @@ export interface RunnerDeps {
   onChange(run: RunRecord, iteration: AutopilotIteration | null): void;
 }
 
-/** The facts of step A as the text every prompt gets (seed: the runner collects them, the model does not guess). */
+/** The facts of step A as the text every prompt gets (the runner collects them; the model does not guess). */
 export function snapshotText(facts: WorkspaceFacts, plan: string | null, state: RunState): string {
   const failures = Object.entries(state.failures).map(([k, v]) => `${k === NO_STEP ? 'no step' : `STEP_ID=${k}`}: ${v}`);
   const last = state.lastVerification;
@@ -67,7 +67,7 @@ export function planFacts(text: string | null): PlanFacts & { problems: string[]
   return { valid: problems.length === 0, nextStepId: steps.next?.id ?? null, backlogCount: steps.backlog.length, blockedCount: steps.blocked.length, problems };
 }
 
-/** What a human reads in Notes when a step blocks (the seed: the reason and the decision point). */
+/** What a human reads in Notes when a step blocks (the reason and the decision point). */
 export function blockDecision(summary: string, testCmd: string): string {
   const firstFailure = summary.split('\n').map((l) => l.trim()).find((l) => /fail|error|assert|not ok|expected/i.test(l)) ?? summary.split('\n').find((l) => l.trim())?.trim() ?? '';
   const clipped = firstFailure.length > 200 ? `${firstFailure.slice(0, 200)}…` : firstFailure;

@@ -38,7 +38,7 @@ export interface WorkspaceFacts {
   testSetup: string[];
 }
 
-/** The files that tell a model how the project's tests run (seed: pytest.ini / package.json / pyproject.toml). */
+/** The files that tell a model how the project's tests run (pytest.ini / package.json / pyproject.toml). */
 const TEST_SETUP_FILES = ['package.json', 'pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'go.mod', 'Cargo.toml', 'Makefile', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'deno.json'];
 
 export async function detectTestSetup(root: string): Promise<string[]> {

@@ -143,7 +143,7 @@ const HEADER = [
 ].join('\n');
 
 /**
- * The config init writes: the seed's defaults, the detected checks and setup merged with the
+ * The config init writes: the documented defaults, the detected checks and setup merged with the
  * model's proposal (`proposalYaml`, the text of its `<config_yml>` block, or null). The checks
  * are the detected ones followed by the model's additional ones; an invalid proposal is ignored
  * with a note. The result always validates.

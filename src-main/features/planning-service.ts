@@ -1,5 +1,5 @@
 /**
- * init, plan and finalize of features (seed 003 §4.1, §4.2).
+ * init, plan and finalize of features.
  *
  * - init asks the Planner to analyse the repository and the Coder to propose the setup, then
  *   writes `.flightdeck/config.yml` itself (detected checks merged with the proposal, validated),
@@ -35,7 +35,7 @@ import { newFeatureState, STATE_FILE, writeState, type RunAgent } from './state'
 import { projectTemplates, type PromptTemplates } from './templates';
 
 export const OVERVIEW_FILE = 'overview.md';
-/** The one commit finalize makes (seed 003 §4.2), so every feature branch starts the same way. */
+/** The one commit finalize makes, so every feature branch starts the same way. */
 export const planCommitMessage = (slug: string): string => `feat(${slug}): initialize planning artifacts`;
 /** The overview given to the Planner is cut here: it is context, not the subject. */
 const OVERVIEW_MAX_CHARS = 20_000;
@@ -142,7 +142,7 @@ export class PlanningService {
     const analysis = analysisTurn.finalText.trim();
 
     const setupPrompt = templates.render('init/setup_project', { ...ctx, analysis: analysis === '' ? '(the analysis came back empty)' : analysis });
-    // The Coder role runs with approvals bypassed as the seed's profiles do (its role guard still
+    // The Coder role runs with approvals bypassed as the workflow's agent profiles do (its role guard still
     // blocks the dangerous commands); it is told to change nothing, Flightdeck writes the files.
     const coder = this.o.driver.createSession({ ...base, role: 'coder', mode: 'yolo', instructions, title: `Init ${repoName}: setup` });
     const setupTurn = await this.o.driver.runTurn(coder.id, setupPrompt, { ...(o.signal ? { signal: o.signal } : {}) });

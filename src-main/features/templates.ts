@@ -14,7 +14,7 @@ import nunjucks from 'nunjucks';
 import { appRoot } from '../platform/paths';
 import { FeatureError } from './errors';
 
-/** File extension of a template: the Jinja one the seed's templates use. */
+/** File extension of a template: the Jinja one. */
 export const TEMPLATE_EXT = '.j2';
 /** `plan/approve`, `run/dev_phase`: a path of lowercase words under the prompts folder, never leaving it. */
 const TEMPLATE_NAME_RE = /^[a-z0-9_-]+(\/[a-z0-9_-]+)*$/;

@@ -20,7 +20,7 @@ export type ContextLayer = (typeof CONTEXT_LAYERS)[number];
 /** A context file larger than this is left out with a warning: context is notes, not a data dump, and every byte goes to the model on every task. */
 export const MAX_CONTEXT_FILE_BYTES = 256 * 1024;
 
-/** The project layer inside a workspace (the seed's `workspace/.context/`). */
+/** The project layer inside a workspace (`workspace/.context/`). */
 export const WORKSPACE_CONTEXT_FOLDER = '.context';
 
 export interface ContextFile {

@@ -1,7 +1,7 @@
 /**
  * The processing journal: one small JSON file per command id in `<root>/.flightdeck/journal/`,
  * so each command file runs exactly once even across restarts and with two watchers on one
- * mailbox. It lives in the mailbox (not the database) because a seed-style `--root` folder can
+ * mailbox. It lives in the mailbox (not the database) because a mailbox-layout `--root` folder can
  * be processed from any data folder, and the record must travel with the commands it covers.
  *
  * A command is claimed by creating its entry exclusively (`O_EXCL`): of two watchers only one

@@ -6,7 +6,7 @@
  * A project's mailbox is `<data folder>/mailboxes/<project id>` unless configured elsewhere; its
  * agent works in one long-lived worktree of the project (`.trees/mailbox`, branch
  * `<prefix>/mailbox`), created on first use and reused by every task, never in the user's
- * checkout. A seed-style `volumes/` folder (`--root DIR`) is used as it is, with the agent
+ * checkout. A mailbox-layout `volumes/` folder (`--root DIR`) is used as it is, with the agent
  * working in `DIR/workspace`.
  */
 import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';

@@ -35,9 +35,9 @@ import {
   type PorcelainWorktree,
 } from './worktree-model';
 
-/** The folder, relative to the main checkout, that holds Flightdeck's worktrees (seed layout). */
+/** The folder, relative to the main checkout, that holds Flightdeck's worktrees. */
 export const TREES_DIR = '.trees';
-/** The seed's default `git.branch_prefix`. */
+/** The default `git.branch_prefix`. */
 export const DEFAULT_BRANCH_PREFIX = 'feature';
 /**
  * Retries of a git write that found a lock file (another git is writing): a user's commit or an

@@ -86,7 +86,7 @@ export const Delivery = z.discriminatedUnion('kind', [
 ]);
 export type Delivery = z.infer<typeof Delivery>;
 
-/** The seed's run events (RunStarting … RunFinished), plus Queued for the visible queue. */
+/** The run events (RunStarting … RunFinished), plus Queued for the visible queue. */
 export const RunEventData = z.discriminatedUnion('type', [
   z.object({ type: z.literal('Queued'), position: z.number().int().positive() }),
   z.object({

@@ -128,7 +128,7 @@ async function loop(ctx: TurnContext): Promise<TurnEnd> {
 
 /**
  * A session with a role (a feature's or autopilot's Planner / Coder) is offered only its role's
- * tools, as seed 003 §3.2 defines them. A user's own session keeps seeing switched-off tools: the
+ * tools, as the features' workflow defines them. A user's own session keeps seeing switched-off tools: the
  * refusal tells the model the user turned them off, which it can explain.
  */
 function offeredTools(s: { disabledTools: readonly string[]; state: { role?: string } }): typeof TOOL_SPECS {

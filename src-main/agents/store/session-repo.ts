@@ -63,7 +63,7 @@ export interface SessionState {
   instructions?: string;
 }
 
-/** Seed 003's agent roles: the Planner reads, the Coder reads, writes and runs commands under a guard. */
+/** The features' agent roles: the Planner reads, the Coder reads, writes and runs commands under a guard. */
 export const AGENT_ROLES = ['planner', 'coder'] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
 

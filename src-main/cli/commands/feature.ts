@@ -7,7 +7,7 @@ import { featureInit, featurePlan, PLANNING_FLAGS, PLANNING_USAGE } from './feat
 import { featureCancel, featureMerge, featureRun, RUN_FLAGS, RUN_USAGE } from './feature-run';
 
 /**
- * `feature …`: features of seed 003's workflow. Each subcommand is its own function in
+ * `feature …`: features: a planned change worked in its own worktree, from plan to pull request. Each subcommand is its own function in
  * SUBCOMMANDS (list, status, clean here; init and plan alongside), all taking the command's
  * context and their positional arguments.
  */
@@ -21,7 +21,7 @@ function noMoreArgs(args: string[], from: number): void {
   if (args.length > from) throw new UsageError(`unexpected argument: ${args[from]}`);
 }
 
-// ---- formatting (seed 003's tables) -------------------------------------------------------------
+// ---- formatting (the status and list tables) -------------------------------------------------------------
 
 const STATUS_MARK: Record<string, string> = { planned: '○ planned', in_progress: '◐ in progress', completed: '● completed', failed: '✗ failed', merged: '✔ merged' };
 const PHASE_MARK: Record<string, string> = { pending: '○ pending', running: '◐ running', completed: '● completed', failed: '✗ failed' };

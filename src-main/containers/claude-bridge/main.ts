@@ -7,7 +7,7 @@
  *   file of the apiKeyHelper) are copied into the container at the same paths (0600, owned by
  *   the container user) and removed after;
  * - the settings lose their `sandbox` block (the container is the sandbox) and the permission
- *   mode becomes bypassPermissions as seed 004 says, while the PreToolUse hook still decides
+ *   mode becomes bypassPermissions (the container is the sandboxed boundary), while the PreToolUse hook still decides
  *   every tool call on the host (the same approval dialog as any other run);
  * - loopback endpoints (the hook server, a local model server) are reached through relays on
  *   the engine's bridge gateway (`host.docker.internal` inside); host networking needs none;

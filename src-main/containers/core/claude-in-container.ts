@@ -53,7 +53,7 @@ export function keyFileOf(helper: unknown): string | null {
 }
 
 export interface ContainerRun {
-  /** The CLI's arguments inside: the permission mode is bypassPermissions (seed 004); the hook still decides. */
+  /** The CLI's arguments inside: the permission mode is bypassPermissions (the container is the sandbox); the hook still decides. */
   args: string[];
   /** The --settings file, parsed, without its `sandbox` block (the container is the sandbox). */
   settings: { path: string; content: Record<string, unknown> } | null;

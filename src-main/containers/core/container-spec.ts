@@ -1,6 +1,6 @@
 /**
  * The create options of an agent session's container, decided from the request alone (pure):
- * labels, user, security options, limits, network, mounts (seed 004's directory map), GPUs.
+ * labels, user, security options, limits, network, mounts (the agent mailbox's directory map), GPUs.
  * Secrets never go here: whatever is in these options shows in `docker inspect`. Credentials
  * reach the agent process in the environment of an exec (see ../container-service).
  */
@@ -23,7 +23,7 @@ export const LABEL = {
   remoteBranch: 'dev.flightdeck.remote-branch',
 } as const;
 
-/** Seed 004 §4.2: where the agent finds its folders inside the container. */
+/** The agent mailbox's directory map: where the agent finds its folders inside the container. */
 export const CONTAINER_PATHS = {
   workspace: '/app/volumes/workspace',
   commands: '/app/volumes/commands/pending',
@@ -35,7 +35,7 @@ export const CONTAINER_PATHS = {
 /** The agent's HOME: under /tmp (always writable) because the run uid may have no home in the image. */
 export const CONTAINER_HOME = '/tmp/flightdeck-home';
 
-/** Seed 004 §5: a task runs at most 10 minutes unless the settings say otherwise. */
+/** The agent mailbox's default: a task runs at most 10 minutes unless the settings say otherwise. */
 export const DEFAULT_TASK_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** bridge (default), host, none: as the contract declares them. */

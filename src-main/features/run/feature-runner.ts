@@ -1,5 +1,5 @@
 /**
- * One feature's run (seed 003 §4.3): load and check `state.yml`, then run the phases from the
+ * One feature's run: load and check `state.yml`, then run the phases from the
  * first one that is not completed — each development phase, the review rounds, the verify
  * attempts with the real checks — and deliver the work (a PR with gh, else the pushed branch's
  * compare page, else completed locally). A Coder agent session does the work through the
@@ -35,7 +35,7 @@ import { branchDiff, headCommit, progressSince, pushRemote } from './run-git';
 
 /** How much of a failing check's output goes into the fix prompt and the event: the end, where the failure is. */
 const CHECK_OUTPUT_TAIL_CHARS = 6_000;
-/** The default approval mode of a run's sessions: the Coder edits and runs commands without asking (seed: bypass permissions), under the role guard and the hard floor. */
+/** The default approval mode of a run's sessions: the Coder edits and runs commands without asking (bypass permissions), under the role guard and the hard floor. */
 const DEFAULT_RUN_MODE: AgentMode = 'yolo';
 
 export interface SessionCost {

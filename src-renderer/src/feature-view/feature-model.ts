@@ -12,7 +12,7 @@ export interface PipelineChip {
   state: ChipState;
 }
 
-/** The pipeline of seed 003 §4.3: each phase, then the pull request step. */
+/** A feature run's pipeline: each phase, then the pull request step. */
 export function pipelineChips(phases: readonly FeaturePhaseView[], delivery: Delivery | null, running: boolean, failedAtPr: boolean): PipelineChip[] {
   const chips: PipelineChip[] = phases.map((p) => ({
     name: p.name,

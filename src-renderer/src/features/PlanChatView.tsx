@@ -8,7 +8,7 @@ import { PlanHeader } from './PlanHeader';
 import { usePlanDraft } from './use-plan-draft';
 import './features.css';
 
-/** What the composer takes as "write the plan now" (the seed's chat command). */
+/** What the composer takes as "write the plan now" (the planning chat's command). */
 const APPROVE_COMMAND = /^\/approve\s*$/i;
 
 /**
