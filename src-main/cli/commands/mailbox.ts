@@ -256,17 +256,25 @@ export const taskCommand: CliCommand = {
   },
 };
 
+/**
+ * `<name> list [--project ID | --root DIR]`: the items of one mailbox (a project's or a folder
+ * used as it is), or of every project mailbox when neither is given.
+ */
+async function listOf<T>(ctx: CliContext, name: string, inTarget: (t: Awaited<ReturnType<typeof resolveTarget>>) => T[], all: (m: ReturnType<typeof service>) => T[]): Promise<T[]> {
+  const [sub, ...rest] = ctx.args;
+  if (sub !== 'list') throw new UsageError(sub === undefined ? `${name} needs a subcommand: list` : `unknown ${name} subcommand "${sub}"`);
+  if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+  const targeted = ctx.flags.project !== undefined || ctx.flags.root !== undefined;
+  return targeted ? inTarget(await resolveTarget(ctx)) : all(service(await ctx.openApp()));
+}
+
 export const reportsCommand: CliCommand = {
   name: 'reports',
   summary: 'List the task reports of a mailbox (or of every project mailbox).',
   usage: 'reports list [--project ID | --root DIR] [--json]',
   flags: { ...TARGET_FLAGS },
   async run(ctx) {
-    const [sub, ...rest] = ctx.args;
-    if (sub !== 'list') throw new UsageError(sub === undefined ? 'reports needs a subcommand: list' : `unknown reports subcommand "${sub}"`);
-    if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
-    const any = ctx.flags.project !== undefined || ctx.flags.root !== undefined;
-    const list = any ? listReportsIn(await resolveTarget(ctx)) : service(await ctx.openApp()).listReports();
+    const list = await listOf(ctx, 'reports', listReportsIn, (m) => m.listReports());
     list.sort((a, b) => (a.reportDate < b.reportDate ? 1 : a.reportDate > b.reportDate ? -1 : 0));
     if (ctx.json) ctx.out(JSON.stringify(list));
     else if (list.length === 0) ctx.out('no reports');
@@ -281,11 +289,7 @@ export const adrCommand: CliCommand = {
   usage: 'adr list [--project ID | --root DIR] [--json]',
   flags: { ...TARGET_FLAGS },
   async run(ctx) {
-    const [sub, ...rest] = ctx.args;
-    if (sub !== 'list') throw new UsageError(sub === undefined ? 'adr needs a subcommand: list' : `unknown adr subcommand "${sub}"`);
-    if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
-    const any = ctx.flags.project !== undefined || ctx.flags.root !== undefined;
-    const list = any ? listAdrsIn(await resolveTarget(ctx)) : service(await ctx.openApp()).listAdrs();
+    const list = await listOf(ctx, 'adr', listAdrsIn, (m) => m.listAdrs());
     if (ctx.json) ctx.out(JSON.stringify(list));
     else if (list.length === 0) ctx.out('no ADRs');
     else for (const a of list) ctx.out(`ADR-${String(a.number).padStart(4, '0')}  ${a.title}  ${a.file}`);

@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { FeatureDetail, FeatureRunEvent, FeatureRunInfo } from '../../../src-preload/contract';
+import type { Delivery, FeatureDetail, FeatureRunEvent, FeatureRunInfo } from '../../../src-preload/contract';
 import type { FeatureDiff } from '../../../src-preload/contract/feature-review';
 import { useAppStore, useClient } from '../store';
 import { Missing } from '../components/Missing';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ChangesPanel } from '../changes/ChangesPanel';
 import { shortPath, usd } from '../lib/format';
-import { duration, featureHistory, pipelineChips, type FeatureHistory } from './feature-model';
+import { deliveryOf, duration, featureHistory, mergeEvents, pipelineChips, type FeatureHistory } from './feature-model';
 import { FeatureTimeline } from './FeatureTimeline';
 import { RunDialog } from './RunDialog';
 import './feature-view.css';
@@ -31,17 +31,21 @@ function useFeature(projectId: string, slug: string) {
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  const fetched = useRef(new Set<string>());
 
   useEffect(() => {
     let live = true;
     (async () => {
       try {
         const [d, h] = await Promise.all([client.invoke('features.status', { projectId, slug }), client.invoke('featureRuns.history', { projectId, slug })]);
-        const all = (await Promise.all(h.runs.map((r) => client.invoke('featureRuns.events', { runId: r.id, fromSeq: 1 })))).flatMap((x) => x.events);
+        // A run's stored events are read once; after that its events arrive live (featureRuns.event).
+        const fresh = h.runs.filter((r) => !fetched.current.has(r.id));
+        const stored = (await Promise.all(fresh.map((r) => client.invoke('featureRuns.events', { runId: r.id, fromSeq: 1 })))).flatMap((x) => x.events);
         if (!live) return;
+        for (const r of fresh) fetched.current.add(r.id);
         setDetail(d);
         setRuns(h.runs);
-        setEvents(all);
+        setEvents((prev) => mergeEvents(prev, stored));
         setError(null);
       } catch (e) {
         if (live) setError(e instanceof Error ? e.message : String(e));
@@ -56,7 +60,7 @@ function useFeature(projectId: string, slug: string) {
     const offs = [
       client.on('featureRuns.event', (e) => {
         if (e.slug !== slug || (project && e.projectPath !== project.path)) return;
-        setEvents((prev) => (prev.some((p) => p.runId === e.runId && p.seq === e.seq) ? prev : [...prev, e]));
+        setEvents((prev) => mergeEvents(prev, [e]));
         // Phase boundaries and the end change the state file: read the status again.
         if (e.data.type === 'PhaseCompleted' || e.data.type === 'RunFinished' || e.data.type === 'RunStarting' || e.data.type === 'PhaseStarting') reload();
       }),
@@ -108,7 +112,9 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   const status = state?.status ?? detail?.feature.status ?? null;
   const canRun = !active && (status === 'planned' || status === 'in_progress' || status === 'failed');
   const runLabel = status === 'planned' ? 'Start run' : status === 'failed' ? 'Retry phase' : 'Resume';
-  const local = history.delivery?.kind === 'local' && status === 'completed';
+  // Where the work went: the runs' own word, else the PR the state file records.
+  const delivery = deliveryOf(history, state?.pr ?? null);
+  const local = delivery?.kind === 'local' && status === 'completed';
 
   const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
     const i = TABS.findIndex((t) => t.id === tab);
@@ -167,7 +173,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
           {detail.feature.problem.message}
         </p>
       )}
-      <Delivered history={history} pr={state?.pr ?? null} />
+      <Delivered delivery={delivery} />
       {latest && latest.message && latest.status !== 'completed' && (
         <p className={`feature-run-message ${latest.status === 'failed' ? 'error' : 'muted'}`} data-testid="feature-run-message">
           {latest.message}
@@ -194,7 +200,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
         ))}
       </div>
       <div role="tabpanel" id={`feature-panel-${tab}`} aria-labelledby={`feature-tab-${tab}`}>
-        {tab === 'overview' && <Overview detail={detail} history={history} running={active} />}
+        {tab === 'overview' && <Overview detail={detail} history={history} delivery={delivery} running={active} />}
         {tab === 'changes' && <BranchChanges projectId={projectId} slug={slug} live={active} />}
         {tab === 'timeline' && <FeatureTimeline phases={state?.phases ?? []} marks={history.marks} projectId={projectId} running={active} />}
       </div>
@@ -226,18 +232,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   );
 }
 
-function Delivered({ history, pr }: { history: FeatureHistory; pr: { url: string; number: number; title: string } | null }) {
-  const d = history.delivery;
-  if (pr) {
-    return (
-      <p className="feature-delivery" data-testid="feature-delivery">
-        Pull request{' '}
-        <a href={pr.url} target="_blank" rel="noreferrer">
-          #{pr.number} {pr.title}
-        </a>
-      </p>
-    );
-  }
+function Delivered({ delivery: d }: { delivery: Delivery | null }) {
   if (!d) return null;
   return (
     <p className="feature-delivery" data-testid="feature-delivery">
@@ -266,7 +261,7 @@ function Delivered({ history, pr }: { history: FeatureHistory; pr: { url: string
   );
 }
 
-function Overview({ detail, history, running }: { detail: FeatureDetail | null; history: FeatureHistory; running: boolean }) {
+function Overview({ detail, history, delivery, running }: { detail: FeatureDetail | null; history: FeatureHistory; delivery: Delivery | null; running: boolean }) {
   const sessions = useAppStore((s) => s.sessions);
   const setView = useAppStore((s) => s.setView);
   const showTerminal = useAppStore((s) => s.showTerminal);
@@ -281,7 +276,7 @@ function Overview({ detail, history, running }: { detail: FeatureDetail | null; 
   if (!state) return <p className="muted">No readable state file for this feature.</p>;
   const lastRun = history.runs.at(-1);
   const failedAtPr = lastRun?.outcome === 'failed' && state.phases.every((p) => p.status === 'completed');
-  const chips = pipelineChips(state.phases, history.delivery ?? (state.pr ? { kind: 'pr', url: state.pr.url, number: state.pr.number, title: state.pr.title } : null), running, failedAtPr);
+  const chips = pipelineChips(state.phases, delivery, running, failedAtPr);
   const worktree = detail.git?.worktreePath ?? null;
   const agentSessions = worktree ? sessions.filter((s) => s.root === worktree).sort((a, b) => b.updatedAt - a.updatedAt) : [];
   return (

@@ -128,6 +128,18 @@ export function featureHistory(events: readonly FeatureRunEvent[]): FeatureHisto
   return { rounds, attempts, runs: [...runs.values()], delivery, marks };
 }
 
+/** `more` added to `known`, each event once (a run's stored events and its live ones overlap). */
+export function mergeEvents(known: readonly FeatureRunEvent[], more: readonly FeatureRunEvent[]): FeatureRunEvent[] {
+  const seen = new Set(known.map((e) => `${e.runId}#${e.seq}`));
+  const added = more.filter((e) => !seen.has(`${e.runId}#${e.seq}`) && seen.add(`${e.runId}#${e.seq}`));
+  return added.length === 0 ? (known as FeatureRunEvent[]) : [...known, ...added];
+}
+
+/** Where the feature's work went: what its runs reported, else the pull request its state file records. */
+export function deliveryOf(history: Pick<FeatureHistory, 'delivery'>, pr: { url: string; number: number; title: string } | null): Delivery | null {
+  return history.delivery ?? (pr ? { kind: 'pr', url: pr.url, number: pr.number, title: pr.title } : null);
+}
+
 export interface TimelineRow {
   name: string;
   status: FeaturePhaseView['status'];

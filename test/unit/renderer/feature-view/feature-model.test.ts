@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FeaturePhaseView, FeatureRunEvent } from '../../../../src-preload/contract';
-import { duration, featureHistory, pipelineChips, projectTimelineRows, timelineRows } from '../../../../src-renderer/src/feature-view/feature-model';
+import { deliveryOf, duration, featureHistory, mergeEvents, pipelineChips, projectTimelineRows, timelineRows } from '../../../../src-renderer/src/feature-view/feature-model';
 
 const phase = (name: string, status: FeaturePhaseView['status'], started: string | null, completed: string | null, cost = 0, kind: 'dev' | 'quality' = 'dev'): FeaturePhaseView => ({
   name,
@@ -112,5 +112,22 @@ describe('projectTimelineRows', () => {
       ['first', 0, 300, 2],
       ['later', 600, 120, 1.5],
     ]);
+  });
+});
+
+describe('mergeEvents and deliveryOf', () => {
+  it('keeps each run event once, whether it came stored or live', () => {
+    const a = ev('frun-cccccc', 1, { type: 'CreatingPr' });
+    const b = ev('frun-cccccc', 2, { type: 'CreatingPr' });
+    const merged = mergeEvents([a], [a, b, b]);
+    expect(merged.map((e) => e.seq)).toEqual([a.seq, b.seq]);
+    expect(mergeEvents(merged, [a])).toBe(merged);
+  });
+
+  it("prefers what the runs reported, else the state file's PR", () => {
+    const pr = { url: 'https://github.com/o/r/pull/7', number: 7, title: 'Add sum' };
+    expect(deliveryOf({ delivery: null }, pr)).toEqual({ kind: 'pr', ...pr });
+    expect(deliveryOf({ delivery: { kind: 'local' } }, pr)).toEqual({ kind: 'local' });
+    expect(deliveryOf({ delivery: null }, null)).toBeNull();
   });
 });
