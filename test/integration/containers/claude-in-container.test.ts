@@ -14,7 +14,8 @@ import { silentLogger } from '../../../src-main/platform/logger';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server/index';
 import { ensureTestImage } from '../../support/container-image';
 import { makeRepo, tempDir } from '../../support/temp';
-import { CLAUDE_BIN, TEST_KEY } from '../coder/support';
+import { CLAUDE_BIN } from '../coder/support';
+import { saveTestProfile, TEST_KEY } from '../agents/harness';
 
 const AGENT_UID = 1000;
 let image: string;
@@ -35,18 +36,7 @@ beforeAll(async () => {
   });
   app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
   app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 60, maxDurationS: 180 });
-  app.agents.profiles.save({
-    name: 'scripted',
-    label: 'Scripted server',
-    preset: 'custom',
-    baseUrl: server.url,
-    model: 'glm-4.7',
-    maxTokens: 4_096,
-    contextWindow: 200_000,
-    prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-    apiKey: TEST_KEY,
-    makeDefault: true,
-  } as never);
+  saveTestProfile(app, server.url, { model: 'glm-4.7' });
 }, 180_000);
 
 afterAll(async () => {
