@@ -97,7 +97,9 @@ test.afterAll(async () => {
 });
 
 async function shot(page: Page, path: string): Promise<void> {
-  for (const b of await page.locator('.toasts').getByRole('button', { name: 'Dismiss' }).all()) await b.click();
+  // Toasts close on their own too: click whichever is first until none is left (bounded), never a stale one.
+  const dismiss = page.locator('.toasts').getByRole('button', { name: 'Dismiss' });
+  for (let i = 0; i < 10 && (await dismiss.count()) > 0; i++) await dismiss.first().click({ timeout: 2_000 }).catch(() => undefined);
   const size = page.viewportSize()!;
   const height = await page.locator('.main').evaluate((el) => el.scrollHeight);
   await page.setViewportSize({ width: size.width, height: Math.min(3000, height + 80) });
