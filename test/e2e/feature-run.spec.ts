@@ -42,6 +42,10 @@ const SCRIPT: Script = [
   text('Checked.\n\n```yaml\nresult: pass\nitems: []\n```'),
 ];
 
+// The second test goes on in the project the first one added, with the model's next replies:
+// one story in two steps, run in order in one worker (a failure of the first skips the second).
+test.describe.configure({ mode: 'serial' });
+
 let host: RunningHost;
 let model: ModelServer;
 let repo: { path: string; cleanup(): void };
