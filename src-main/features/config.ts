@@ -1,12 +1,13 @@
 /**
  * The project's features config, `.flightdeck/config.yml`: which model and budget a feature
  * run uses, the checks run after each phase, extra prompt template folders, git and review
- * settings, and how new worktrees are prepared. Strict: an unknown key (usually a typo) or a
- * wrong type is an error naming the key path and line, never silently ignored. Loading only
- * reads; the file is never rewritten here.
+ * settings, how new worktrees are prepared, and where feature runs work by default. Strict: an
+ * unknown key (usually a typo) or a wrong type is an error naming the key path and line, never
+ * silently ignored. Loading only reads; the file is never rewritten here.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
+import { RunPlacement } from '../../src-preload/contract';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { FeatureError, ioError } from './errors';
 import { parseYamlFile } from './yaml-file';
@@ -30,6 +31,11 @@ export const AgentConfig = z.strictObject({
   max_budget_usd: z.number().positive().default(20.0),
   max_retries: z.number().int().nonnegative().default(3),
   max_turns: z.number().int().positive().default(100),
+  /**
+   * Where the project's feature runs work unless the feature's state.yml or the run request says
+   * otherwise: the same shape (and strictness) as state.yml's `agent.placement`. Absent: on the host.
+   */
+  placement: RunPlacement.optional(),
 });
 
 export const PromptsConfig = z.strictObject({

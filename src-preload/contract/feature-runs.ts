@@ -184,6 +184,11 @@ export const featureRunRequests = {
     FeatureRunInfo,
     'Run (or resume) a planned or in-progress feature; queued when the parallel limit is reached. A placement overrides the one in state.yml.',
   ),
+  'featureRuns.defaultPlacement': request(
+    z.object({ projectId: ProjectId, slug: Slug }).strict(),
+    z.object({ placement: RunPlacement, from: z.array(z.enum(['feature', 'project'])) }),
+    "Where a run of the feature works unless its start says otherwise: state.yml's agent.placement over the project config's (field by field between containers), else on the host; `from` names the files that said so.",
+  ),
   'featureRuns.cancel': request(z.object({ projectId: ProjectId, slug: Slug }).strict(), z.object({ cancelled: z.boolean() }), 'Cancel a queued or running feature run; the worktree and state stay consistent and a later run resumes.'),
   'featureRuns.list': request(z.object({}).strict(), z.object({ runs: z.array(FeatureRunInfo), limit: z.number().int().positive() }), 'The queued and running feature runs (and the latest finished ones).'),
   'featureRuns.events': request(

@@ -23,6 +23,7 @@ import { FeatureError } from '../errors';
 import type { GhOps, GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
 import { readState, updateState, type FeatureState, type PhaseRecord } from '../state';
+import { effectivePlacement } from '../placement';
 import { projectTemplates, type PromptTemplates } from '../templates';
 import { runBudgetRefusal } from '../../budgets/budget-model';
 import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } from './answers';
@@ -89,7 +90,7 @@ export interface RunRequest {
   /** Overrides the executor chosen when the plan was approved. */
   executor?: ExecutorName;
   mode?: AgentMode;
-  /** Overrides the placement in state.yml (absent in both: on the host). */
+  /** Overrides the placement in state.yml and config.yml (absent in all: on the host). */
   placement?: RunPlacement;
   signal: AbortSignal;
 }
@@ -188,7 +189,7 @@ export class FeatureRunner {
     const phases = this.state.phases.map((p) => ({ name: p.name, kind: p.kind, status: p.status }));
     this.d.emit({ type: 'RunStarting', phases: [...phases, { name: 'create-pr', kind: 'pr', status: 'pending' }], startIndex: point.index ?? this.state.phases.length, executor, resumed: point.index !== null && (point.index > 0 || point.interrupted) });
 
-    const placement = effectivePlacement(agent?.placement, this.req.placement);
+    const placement = effectivePlacement(agent?.placement, this.req.placement, this.config.agent.placement);
     let placed = false;
     try {
       if (placement.kind === 'container') {
@@ -539,15 +540,8 @@ export class FeatureRunner {
   }
 }
 
-/**
- * The run's placement: the request's (the CLI's flags, the app's start) over state.yml's, field by
- * field when both are containers (`--gpus all` keeps the file's limits); on the host when neither says.
- */
-export function effectivePlacement(fromState: RunPlacement | undefined, fromRequest: RunPlacement | undefined): RunPlacement {
-  if (!fromRequest) return fromState ?? { kind: 'host' };
-  if (fromRequest.kind === 'container' && fromState?.kind === 'container') return { ...fromState, ...fromRequest };
-  return fromRequest;
-}
+// The run's placement (request over state.yml over config.yml): ../placement.ts, re-exported for the run's callers.
+export { effectivePlacement };
 
 function cumulative(c: SessionCost): Usage {
   return { ...ZERO_USAGE, turns: c.calls, costUsd: c.usd, inputTokens: c.inputTokens, outputTokens: c.outputTokens };

@@ -3,6 +3,7 @@ import type { BudgetService } from '../../budgets/budget-service';
 import type { Router } from '../../bridge/router';
 import type { ProjectService } from '../../projects/project-service';
 import { isFeatureError } from '../errors';
+import { featureDefaultPlacement } from '../placement';
 import type { FeatureRunService } from './run-service';
 
 /** A features error crosses the bridge with its kind, path and line. */
@@ -24,6 +25,7 @@ export function registerFeatureRunHandlers(router: Router, runs: FeatureRunServi
       return info;
     }),
   );
+  router.handle('featureRuns.defaultPlacement', ({ projectId, slug }) => features(() => featureDefaultPlacement(projects.get(projectId).path, slug)));
   router.handle('featureRuns.cancel', async ({ projectId, slug }) => ({ cancelled: runs.cancel(projects.get(projectId).path, slug) }));
   router.handle('featureRuns.list', async () => ({ runs: runs.list(), limit: runs.maxParallel() }));
   router.handle('featureRuns.events', async ({ runId, fromSeq }) => ({ events: runs.events(runId, fromSeq) }));
