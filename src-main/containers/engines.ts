@@ -5,6 +5,7 @@
  * or never answers becomes a clear message instead of a hang.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { Agent as HttpsAgent } from 'node:https';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -65,7 +66,10 @@ export function dockerOptions(spec: EngineSpec, env: NodeJS.ProcessEnv = process
         ...(ca ? { ca } : {}),
         ...(cert ? { cert } : {}),
         ...(key ? { key } : {}),
-        ...(spec.tls.verify ? {} : { checkServerIdentity: () => undefined }),
+        // Without verify (the Docker CLI's `--tls`, a context's SkipTLSVerify): encrypted, but the
+        // engine's certificate is taken as it is. docker-modem passes no rejectUnauthorized of its
+        // own, so it goes on the connection's agent (whose options win over the request's).
+        ...(spec.tls.verify ? {} : { checkServerIdentity: () => undefined, agent: new HttpsAgent({ rejectUnauthorized: false }) }),
       } as Docker.DockerOptions;
     }
     case 'ssh':

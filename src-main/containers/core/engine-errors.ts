@@ -45,6 +45,31 @@ const TLS_CODES = /^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGN
 /** ssh2's error levels (client-socket, client-timeout, client-authentication, protocol, handshake). */
 const SSH_LEVELS = new Set(['client-socket', 'client-timeout', 'client-authentication', 'client-dns', 'protocol', 'handshake']);
 
+/** OpenSSL's own words in a Node TLS error ("…:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:…" → the last part). */
+function opensslReason(msg: string): string {
+  const m = /SSL routines:[^:]*:([^:]+)/.exec(msg);
+  return (m?.[1] ?? msg).trim();
+}
+
+/**
+ * What went wrong in a TLS handshake with an engine, in the terms of the certificate folder
+ * (ca.pem, cert.pem, key.pem), and what to do. The side that refused decides the fix: our
+ * ca.pem does not vouch for the engine's certificate, or the engine (`--tlsverify`) refused our
+ * client certificate or got none.
+ */
+export function tlsCause(code: string, msg: string): string {
+  const why = opensslReason(msg);
+  if (/^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?)$/.test(code)) {
+    return `the engine's certificate is not signed by the CA in ca.pem (${why}). Put the CA that signed the engine's certificate in ca.pem`;
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the engine's certificate is not for this host name (${why}). Use the host name the certificate was made for, or a certificate made for this one`;
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `the engine's certificate is not valid now (${why}). Renew it on the engine`;
+  if (/alert (certificate required|handshake failure|bad certificate|unknown ca|certificate unknown|certificate revoked|certificate expired|access denied)/i.test(msg)) {
+    return `the engine refused the client certificate (${why}): it requires one signed by its CA. Put that client certificate and its key in cert.pem and key.pem in the certificate folder`;
+  }
+  return `${why}. Check the engine's certificates (ca.pem, cert.pem, key.pem in the certificate folder)`;
+}
+
 /**
  * `e` (a dockerode/docker-modem/ssh2/Node error) as the AppError the user reads. `engine` is the
  * engine's name and address for the message. AppErrors pass through.
@@ -71,7 +96,7 @@ export function engineError(e: unknown, engine: string): AppError {
     return make('unavailable', 'engine_down', `The Docker engine ${engine} is not reachable (${code}). Start Docker (or dockerd) there, or pick another engine, then retry.`);
   }
   if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(code) || (/certificate|SSL routines|TLS/i.test(msg) && status === null)) {
-    return make('unavailable', 'tls', `The TLS connection to ${engine} failed: ${msg}. Check the engine's certificates (ca.pem, cert.pem, key.pem in the certificate folder), then retry.`);
+    return make('unavailable', 'tls', `The TLS connection to ${engine} failed: ${tlsCause(code, msg)}, then retry.`);
   }
   if (status === 400 && /client version .* is too (new|old)|minimum supported API version/i.test(msg)) {
     return make('unavailable', 'api_too_old', `The Docker engine ${engine} refused Flightdeck's API version: ${msg}. Upgrade the engine to Docker 20.10 or newer.`);
