@@ -11,6 +11,14 @@
  * already used) live in `checkCommandAgainstState`.
  */
 import { LineCounter, parseDocument, isMap, isScalar, stringify } from 'yaml';
+import {
+  MAX_CONTAINER_CPUS,
+  MAX_CONTAINER_PIDS,
+  MIN_CONTAINER_CPUS,
+  MIN_CONTAINER_MEMORY_BYTES,
+  MIN_CONTAINER_PIDS,
+  parseMemorySize,
+} from '../../src-preload/contract/containers';
 import { AppError } from '../../src-preload/contract/errors';
 
 /**
@@ -48,10 +56,25 @@ export type CommandType = (typeof COMMAND_TYPES)[number];
 export const PLACEMENTS = ['host', 'container'] as const;
 export type Placement = (typeof PLACEMENTS)[number];
 
+export const NETWORKS = ['bridge', 'host', 'none'] as const;
+export type Network = (typeof NETWORKS)[number];
+
+/**
+ * The keys that shape the task's container (besides `gpus`, which predates them and keeps its
+ * meaning everywhere). They mean something only with `placement: container`: written with any
+ * other placement, or on an end command, the file is rejected naming the key rather than the
+ * setting being silently ignored.
+ */
+export const CONTAINER_KEYS = ['container_engine', 'image', 'memory', 'cpus', 'pids', 'network'] as const;
+
+/** Longest image reference and Docker engine name (the containers contract's bounds). */
+const MAX_IMAGE_LENGTH = 500;
+const MAX_ENGINE_NAME_LENGTH = 64;
+
 export type GpuRequest = { kind: 'all' } | { kind: 'count'; count: number } | { kind: 'ids'; ids: string[] };
 
 /** The front-matter keys this module knows; any other key is kept in `extra` with a warning. */
-const KNOWN_KEYS = ['id', 'created_at', 'session_id', 'command_type', 'project', 'placement', 'engine', 'gpus', 'timeout'] as const;
+const KNOWN_KEYS = ['id', 'created_at', 'session_id', 'command_type', 'project', 'placement', 'engine', 'gpus', 'timeout', ...CONTAINER_KEYS] as const;
 
 export type SectionName = 'task' | 'constraints' | 'expectedOutput';
 
@@ -88,6 +111,7 @@ export type ProblemCode =
   | 'invalid_key'
   | 'missing_field'
   | 'invalid_field'
+  | 'container_key_without_container'
   | 'unknown_command_type'
   | 'session_id_for_new'
   | 'session_id_required'
@@ -127,6 +151,15 @@ export interface CommandFile {
   engine?: string;
   gpus?: GpuRequest;
   timeoutMs?: number;
+  /** `container_engine`: the Docker engine (Settings → Engines) the task's container runs on. */
+  containerEngine?: string;
+  /** `image`: the container's image (a local one; Flightdeck never pulls). */
+  image?: string;
+  /** `memory` (`8g`, `512m` or bytes), `cpus` and `pids`: the container's limits. */
+  memoryBytes?: number;
+  cpus?: number;
+  pids?: number;
+  network?: Network;
   /** Front-matter keys Flightdeck does not know, kept as written (a warning names each). */
   extra: Record<string, unknown>;
 }
@@ -378,6 +411,8 @@ function validateFields(values: Map<string, unknown>, lines: Map<string, number>
     else out.timeoutMs = t;
   }
 
+  validateContainerKeys(values, bad, out);
+
   for (const [key, value] of values) {
     if ((KNOWN_KEYS as readonly string[]).includes(key)) continue;
     out.extra[key] = value;
@@ -385,6 +420,75 @@ function validateFields(values: Map<string, unknown>, lines: Map<string, number>
     warnings.push({ code: 'unknown_key', field: key, value: quoteValue(value), line, message: `${at(line)}the front-matter key "${key}" is not one Flightdeck knows; it is kept but has no effect.` });
   }
   return problems.length > 0 ? undefined : out;
+}
+
+export type ContainerKey = (typeof CONTAINER_KEYS)[number];
+export type ContainerFields = Pick<CommandFile, 'containerEngine' | 'image' | 'memoryBytes' | 'cpus' | 'pids' | 'network'>;
+
+/**
+ * The container keys given as text, as the CLI's flags give them: the same rules and messages
+ * as in a command file (with `placement: container` taken as given).
+ */
+export function parseContainerKeys(raw: Partial<Record<ContainerKey, string>>): { ok: true; fields: ContainerFields } | { ok: false; problems: string[] } {
+  const values = new Map<string, unknown>(Object.entries(raw).filter(([, v]) => v !== undefined));
+  values.set('placement', 'container');
+  const problems: string[] = [];
+  const out: Omit<CommandFile, 'task'> = { id: '', createdAt: '', createdAtMs: 0, commandType: 'new', sessionId: null, extra: {} };
+  validateContainerKeys(values, (_code, _field, _value, why) => problems.push(why), out);
+  if (problems.length > 0) return { ok: false, problems };
+  const { containerEngine, image, memoryBytes, cpus, pids, network } = out;
+  return { ok: true, fields: { ...(containerEngine !== undefined ? { containerEngine } : {}), ...(image !== undefined ? { image } : {}), ...(memoryBytes !== undefined ? { memoryBytes } : {}), ...(cpus !== undefined ? { cpus } : {}), ...(pids !== undefined ? { pids } : {}), ...(network !== undefined ? { network } : {}) } };
+}
+
+/** The container keys: each value checked on its own, then whether the command may carry them at all. */
+function validateContainerKeys(values: Map<string, unknown>, bad: (code: ProblemCode, field: string, value: unknown, why: string) => void, out: Omit<CommandFile, 'task'>): void {
+  const engine = values.get('container_engine');
+  if (values.has('container_engine')) {
+    if (typeof engine !== 'string' || engine.trim() === '' || engine.length > MAX_ENGINE_NAME_LENGTH) bad('invalid_field', 'container_engine', engine, `container_engine is ${quoteValue(engine)}; it must name a Docker engine as listed in Settings → Engines or by \`containers engines\` (e.g. "local"), at most ${MAX_ENGINE_NAME_LENGTH} characters.`);
+    else out.containerEngine = engine;
+  }
+  const image = values.get('image');
+  if (values.has('image')) {
+    if (typeof image !== 'string' || image.trim() === '' || /\s/.test(image) || image.length > MAX_IMAGE_LENGTH) bad('invalid_field', 'image', image, `image is ${quoteValue(image)}; it must be a local image reference without spaces, such as "flightdeck-agent:latest".`);
+    else out.image = image;
+  }
+  const memory = values.get('memory');
+  if (values.has('memory')) {
+    const bytes = typeof memory === 'number' ? (Number.isInteger(memory) && memory > 0 ? memory : null) : typeof memory === 'string' ? parseMemorySize(memory) : null;
+    if (bytes === null) bad('invalid_field', 'memory', memory, `memory is ${quoteValue(memory)}; it must be a size such as "512m", "8g", "1.5GiB" or a number of bytes.`);
+    else if (bytes < MIN_CONTAINER_MEMORY_BYTES) bad('invalid_field', 'memory', memory, `memory is ${quoteValue(memory)} (${bytes} bytes); the engine refuses less than 6 MiB ("6m"). A bare number is bytes: write "512m" for 512 MiB.`);
+    else if (!Number.isSafeInteger(bytes)) bad('invalid_field', 'memory', memory, `memory is ${quoteValue(memory)}; that is more memory than any machine has.`);
+    else out.memoryBytes = bytes;
+  }
+  const cpus = values.get('cpus');
+  if (values.has('cpus')) {
+    const n = typeof cpus === 'number' ? cpus : typeof cpus === 'string' && /^\s*\d*\.?\d+\s*$/.test(cpus) ? Number(cpus) : NaN;
+    if (!Number.isFinite(n) || n < MIN_CONTAINER_CPUS || n > MAX_CONTAINER_CPUS) bad('invalid_field', 'cpus', cpus, `cpus is ${quoteValue(cpus)}; it must be a number of CPUs from ${MIN_CONTAINER_CPUS} to ${MAX_CONTAINER_CPUS}, such as 2 or 0.5.`);
+    else out.cpus = n;
+  }
+  const pids = values.get('pids');
+  if (values.has('pids')) {
+    const n = typeof pids === 'number' ? pids : typeof pids === 'string' && /^\s*\d+\s*$/.test(pids) ? Number(pids) : NaN;
+    if (!Number.isInteger(n) || n < MIN_CONTAINER_PIDS || n > MAX_CONTAINER_PIDS) bad('invalid_field', 'pids', pids, `pids is ${quoteValue(pids)}; it must be a whole number of processes from ${MIN_CONTAINER_PIDS} to ${MAX_CONTAINER_PIDS}, such as 4096.`);
+    else out.pids = n;
+  }
+  const network = values.get('network');
+  if (values.has('network')) {
+    if (typeof network !== 'string' || !(NETWORKS as readonly string[]).includes(network)) bad('invalid_field', 'network', network, `network is ${quoteValue(network)}; it must be bridge, host or none.`);
+    else out.network = network as Network;
+  }
+
+  // Only a container has these settings: anywhere else they would be silently ignored.
+  const placement = values.get('placement');
+  const type = values.get('command_type');
+  for (const key of CONTAINER_KEYS) {
+    if (!values.has(key)) continue;
+    if (type === 'end') bad('container_key_without_container', key, values.get(key), `${key} is a container setting, but an end command runs no agent turn; remove ${key}.`);
+    else if (placement !== 'container') {
+      const says = values.has('placement') ? `says placement: ${typeof placement === 'string' ? placement : quoteValue(placement)}` : 'has no "placement: container"';
+      bad('container_key_without_container', key, values.get(key), `${key} is a container setting, but this command ${says}; add "placement: container" or remove ${key}.`);
+    }
+  }
 }
 
 /** "a continue", "an end". */
@@ -559,6 +663,12 @@ export function formatCommandFile(input: CommandFileInput): string {
   if (input.engine !== undefined) fm.engine = input.engine;
   if (input.gpus !== undefined) fm.gpus = input.gpus.kind === 'all' ? 'all' : input.gpus.kind === 'count' ? input.gpus.count : input.gpus.ids;
   if (input.timeoutMs !== undefined) fm.timeout = input.timeoutMs % 1000 === 0 ? input.timeoutMs / 1000 : `${input.timeoutMs}ms`;
+  if (input.containerEngine !== undefined) fm.container_engine = input.containerEngine;
+  if (input.image !== undefined) fm.image = input.image;
+  if (input.memoryBytes !== undefined) fm.memory = formatMemory(input.memoryBytes);
+  if (input.cpus !== undefined) fm.cpus = input.cpus;
+  if (input.pids !== undefined) fm.pids = input.pids;
+  if (input.network !== undefined) fm.network = input.network;
   for (const [k, v] of Object.entries(input.extra ?? {})) if (!(k in fm)) fm[k] = v;
   if (input.commandType === 'new' && input.sessionId) throw new AppError('invalid_input', `A new command starts a new session; it cannot name session ${quoteValue(input.sessionId)}.`);
 
@@ -579,6 +689,12 @@ export function formatCommandFile(input: CommandFileInput): string {
     throw new AppError('invalid_input', 'This command cannot be written: a section contains a line starting with "## " that would be read as a new section (indent it or put it in a code block), or a code block (```) that is never closed and would swallow the next section.');
   }
   return text;
+}
+
+/** A byte count as the largest whole binary unit (`8g`, `512m`, `64k`), else the bytes: read back to the same number. */
+export function formatMemory(bytes: number): string | number {
+  for (const [unit, size] of [['t', 1024 ** 4], ['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
+  return bytes;
 }
 
 /** What the mailbox knows when a command arrives: its sessions and the command ids already seen. */

@@ -1,17 +1,21 @@
 /**
  * The container placement of mailbox tasks: the task's session is placed in a Docker container
- * (containers/), so its commands run there with the workspace mounted, and with the GPUs the
- * command file asks for. The placement stays with the session, so a later `continue` runs in the
- * same kind of container; the container itself is kept or stopped by the containers service.
+ * (containers/), so its commands run there with the workspace mounted, and with the engine,
+ * image, GPUs, limits and network the command file asks for. The placement stays with the
+ * session, so a later `continue` runs in the same container. A `continue` that names other
+ * container settings changes the session's placement from that task on (its container is
+ * replaced, the workspace kept), and its report says what changed.
  */
-import type { ContainerGpuRequest, ContainerPlacement } from '../../src-preload/contract';
-import type { GpuRequest } from './command-file';
+import { ContainerPlacement, type ContainerGpuRequest } from '../../src-preload/contract';
+import type { CommandFile, GpuRequest } from './command-file';
 import type { TaskPlacement } from './processor';
 
 /** What the mailbox needs of the containers service. */
 export interface SessionPlacer {
   setPlacement(sessionId: string, p: ContainerPlacement | null): Promise<void>;
   placement(sessionId: string): ContainerPlacement | null;
+  /** The named Docker engine; throws a clear error (naming the known ones) when there is none. */
+  engine(name: string): unknown;
 }
 
 /** A command file's `gpus` as the containers service reads it (`0` GPUs = none). */
@@ -21,20 +25,69 @@ export function containerGpus(g: GpuRequest): ContainerGpuRequest {
   return { kind: 'ids', ids: g.ids };
 }
 
+/**
+ * The placement a command asks for on top of the session's current one (null: a session not
+ * placed yet): only the keys the file gives change, so a `continue` that names nothing keeps
+ * everything. Pure.
+ */
+export function wantedPlacement(cmd: CommandFile, current: ContainerPlacement | null, defaultImage: string): ContainerPlacement {
+  const limits = {
+    ...(current?.limits ?? {}),
+    ...(cmd.memoryBytes !== undefined ? { memoryBytes: cmd.memoryBytes } : {}),
+    ...(cmd.cpus !== undefined ? { cpus: cmd.cpus } : {}),
+    ...(cmd.pids !== undefined ? { pids: cmd.pids } : {}),
+  };
+  return ContainerPlacement.parse({
+    ...(current ?? {}),
+    image: cmd.image ?? current?.image ?? defaultImage,
+    ...(cmd.containerEngine !== undefined ? { engine: cmd.containerEngine } : {}),
+    ...(cmd.gpus ? { gpus: containerGpus(cmd.gpus) } : {}),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    ...(cmd.network !== undefined ? { network: cmd.network } : {}),
+    ...(cmd.timeoutMs ? { taskTimeoutMs: cmd.timeoutMs } : {}),
+  });
+}
+
+function show(field: string, v: unknown): string {
+  if (v === undefined || v === null) return 'the default';
+  if (field === 'memoryBytes' && typeof v === 'number') return v % 1024 ** 3 === 0 ? `${v / 1024 ** 3} GiB` : `${Math.round(v / 1024 ** 2)} MiB`;
+  if (field === 'gpus' && typeof v === 'object') {
+    const g = v as ContainerGpuRequest;
+    return g.kind === 'count' ? `${g.count}` : g.kind === 'ids' ? g.ids.join(',') : g.kind;
+  }
+  if (field === 'taskTimeoutMs' && typeof v === 'number') return `${Math.round(v / 1000)} s`;
+  return String(v);
+}
+
+const CHANGE_NAMES: Record<string, string> = { engine: 'engine', image: 'image', gpus: 'GPUs', memoryBytes: 'memory', cpus: 'CPUs', pids: 'processes', network: 'network' };
+
+/** What differs between two placements, as "memory 8 GiB → 512 MiB" (the task time limit is left out: it changes no container). */
+export function placementChanges(before: ContainerPlacement, after: ContainerPlacement): string[] {
+  const out: string[] = [];
+  const flat = (p: ContainerPlacement): Record<string, unknown> => ({ engine: p.engine, image: p.image, gpus: p.gpus ?? { kind: 'none' }, ...p.limits, network: p.network });
+  const a = flat(before);
+  const b = flat(after);
+  for (const k of Object.keys(CHANGE_NAMES)) if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) out.push(`${CHANGE_NAMES[k]} ${show(k, a[k])} → ${show(k, b[k])}`);
+  return out;
+}
+
 export function containerTaskPlacement(containers: SessionPlacer, image: () => string): TaskPlacement {
   return {
     name: 'container',
     async prepare(ctx) {
+      // An engine name that does not exist fails the task here, with the known names, before
+      // anything about the session changes.
+      if (ctx.command.containerEngine !== undefined) containers.engine(ctx.command.containerEngine);
       const current = containers.placement(ctx.sessionId);
-      const wanted: ContainerPlacement = {
-        ...(current ?? {}),
-        image: current?.image ?? image(),
-        ...(ctx.command.gpus ? { gpus: containerGpus(ctx.command.gpus) } : {}),
-        ...(ctx.command.timeoutMs ? { taskTimeoutMs: ctx.command.timeoutMs } : {}),
-      };
+      const wanted = wantedPlacement(ctx.command, current, image());
+      const notes: string[] = [];
       // Only a change replaces the session's container (setPlacement removes a running one).
-      if (JSON.stringify(current) !== JSON.stringify(wanted)) await containers.setPlacement(ctx.sessionId, wanted);
-      return { workspace: ctx.workspace, label: `container (${wanted.image})`, async release() {} };
+      if (JSON.stringify(current) !== JSON.stringify(wanted)) {
+        await containers.setPlacement(ctx.sessionId, wanted);
+        const changed = current ? placementChanges(current, wanted) : [];
+        if (changed.length > 0) notes.push(`This command changed the session's container settings (${changed.join(', ')}): its container was replaced for this task, with the workspace kept; later tasks of the session keep the new settings.`);
+      }
+      return { workspace: ctx.workspace, label: `container (${wanted.image})`, notes, async release() {} };
     },
   };
 }

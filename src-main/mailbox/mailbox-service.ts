@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, statSync,
 import { randomUUID } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
+import type { ContainerGpuRequest, ContainerLimits } from '../../src-preload/contract/containers';
 import { git } from '../git/git';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, type ContextFolders, type ContextLayer } from './context';
@@ -30,7 +31,7 @@ import type { SettingsService } from '../settings/settings-service';
 import { TREES_DIR, type WorktreeManager } from '../worktrees/worktree-manager';
 import { listAdrs, parseAdr, type Adr } from './adr';
 import { driverAgentPort } from './agent-port';
-import { formatCommandFile, type CommandType, type Placement } from './command-file';
+import { formatCommandFile, type CommandFileInput, type CommandType, type Network, type Placement } from './command-file';
 import { Journal } from './journal';
 import { ensureMailbox, mailboxLayout } from './layout';
 import { DEFAULT_TASK_TIMEOUT_MS, MailboxProcessor, type MailboxChange, type MailboxProcessorOptions, type TaskPlacement } from './processor';
@@ -76,6 +77,31 @@ export interface NewTaskInput {
   placement?: Placement;
   timeoutMs?: number;
   engine?: string;
+  /** With `placement: container`: the container's Docker engine, image, GPUs, limits and network (written as the command file's keys). */
+  container?: TaskContainerInput;
+}
+
+/** A task's container settings as the app and the CLI give them; every field optional (the session's or the mailbox's default applies). */
+export interface TaskContainerInput {
+  engine?: string;
+  image?: string;
+  gpus?: ContainerGpuRequest;
+  limits?: Partial<ContainerLimits>;
+  network?: Network;
+}
+
+/** The command-file fields of a task's container settings (`gpus: none` is written as `gpus: 0`). */
+export function containerCommandFields(c: TaskContainerInput): Pick<CommandFileInput, 'containerEngine' | 'image' | 'gpus' | 'memoryBytes' | 'cpus' | 'pids' | 'network'> {
+  const g = c.gpus;
+  return {
+    ...(c.engine ? { containerEngine: c.engine } : {}),
+    ...(c.image ? { image: c.image } : {}),
+    ...(g ? { gpus: g.kind === 'none' ? { kind: 'count' as const, count: 0 } : g.kind === 'all' ? { kind: 'all' as const } : g.kind === 'count' ? { kind: 'count' as const, count: g.count } : { kind: 'ids' as const, ids: g.ids } } : {}),
+    ...(c.limits?.memoryBytes != null ? { memoryBytes: c.limits.memoryBytes } : {}),
+    ...(c.limits?.cpus != null ? { cpus: c.limits.cpus } : {}),
+    ...(c.limits?.pids != null ? { pids: c.limits.pids } : {}),
+    ...(c.network ? { network: c.network } : {}),
+  };
 }
 
 export interface ReportSummary {
@@ -431,6 +457,7 @@ export function writeTaskFile(m: ResolvedMailbox, input: NewTaskInput, now = new
     ...(input.placement ? { placement: input.placement } : {}),
     ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
     ...(input.engine ? { engine: input.engine } : {}),
+    ...(input.container ? containerCommandFields(input.container) : {}),
     ...(m.projectId ? { project: m.projectId } : {}),
   });
   const file = join(layout.folders.commandsPending, `${id}.md`);

@@ -72,10 +72,14 @@ export interface PlacementContext {
   sessionId: string;
 }
 
-/** Prepares the place a task's turn runs in; `release` runs after the turn (stop a container…). */
+/**
+ * Prepares the place a task's turn runs in; `release` runs after the turn (stop a container…).
+ * `notes` are said in the task's report (e.g. a continue that changed the session's container).
+ * A throw fails the task with its message, before the agent's turn.
+ */
 export interface TaskPlacement {
   readonly name: Placement;
-  prepare(ctx: PlacementContext): Promise<{ workspace: string; label: string; release(): Promise<void> }>;
+  prepare(ctx: PlacementContext): Promise<{ workspace: string; label: string; notes?: string[]; release(): Promise<void> }>;
 }
 
 /** The host placement: the agent works in the workspace directly. */
@@ -594,14 +598,22 @@ export class MailboxProcessor {
       return this.writeReports(entry, cmd, facts);
     }
 
-    const placed = await placement!.prepare({ command: cmd, root: this.o.root, workspace: session.workspace, sessionId: session.session_id });
+    let placed: Awaited<ReturnType<TaskPlacement['prepare']>>;
+    try {
+      placed = await placement!.prepare({ command: cmd, root: this.o.root, workspace: session.workspace, sessionId: session.session_id });
+    } catch (e) {
+      const facts = this.emptyFacts(cmd, entry.file, session.session_id, session, startedAt, new Date());
+      facts.message = `The ${placementName} placement could not be set up: ${(e as Error).message} The task did not run.`;
+      debug(facts.message);
+      return this.writeReports(entry, cmd, facts);
+    }
     try {
       const workspace = placed.workspace;
       const missionCreated = ensureMission(workspace, startedAt);
       const missionBefore = readMission(workspace);
       const context = loadContext(contextFolders({ globalDir: this.o.globalContextDir ?? null, root: this.o.root, workspace, taskId: cmd.id }));
       const clauderc = readClaudercPrompt(workspace);
-      const warnings = [...context.warnings, ...(clauderc.warning ? [clauderc.warning] : [])];
+      const warnings = [...(placed.notes ?? []), ...context.warnings, ...(clauderc.warning ? [clauderc.warning] : [])];
       for (const w of warnings) debug(`warning: ${w}`);
       debug(`context: ${context.files.filter((f) => f.enabled).length} files, ${context.bytes} bytes${clauderc.prompt ? '; .clauderc systemPrompt used' : ''}`);
       // The rules, the project's systemPrompt and the layered context are standing instructions

@@ -18,10 +18,35 @@ export const ContainerGpuRequest = z.discriminatedUnion('kind', [
 ]);
 export type ContainerGpuRequest = z.infer<typeof ContainerGpuRequest>;
 
+/** The engine refuses a memory limit below 6 MiB. */
+export const MIN_CONTAINER_MEMORY_BYTES = 6 * 1024 * 1024;
+/** The engine's CPU quota goes down to a hundredth of a CPU; more than 1024 CPUs is a typo. */
+export const MIN_CONTAINER_CPUS = 0.01;
+export const MAX_CONTAINER_CPUS = 1024;
+/** Below this a shell with a few tools cannot start. */
+export const MIN_CONTAINER_PIDS = 16;
+/** The kernel's default pid_max ceiling on 64-bit Linux: more is never granted. */
+export const MAX_CONTAINER_PIDS = 4_194_304;
+
+const MEMORY_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4, tib: 1024 ** 4 };
+
+/**
+ * A memory size as Docker reads it (`512m`, `8g`, `1.5GiB`, or a byte count; binary units:
+ * 1g = 1024 MiB); null when it is not one. Shared by the placement forms and the mailbox's
+ * command files so a size means the same everywhere.
+ */
+export function parseMemorySize(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
+  if (!m) return null;
+  const unit = MEMORY_UNITS[m[2]!.toLowerCase()];
+  if (unit === undefined) return null;
+  return Math.floor(Number(m[1]) * unit);
+}
+
 export const ContainerLimits = z.object({
-  memoryBytes: z.number().int().min(6 * 1024 * 1024).nullable(),
-  cpus: z.number().min(0.01).max(1024).nullable(),
-  pids: z.number().int().min(16).nullable(),
+  memoryBytes: z.number().int().min(MIN_CONTAINER_MEMORY_BYTES).nullable(),
+  cpus: z.number().min(MIN_CONTAINER_CPUS).max(MAX_CONTAINER_CPUS).nullable(),
+  pids: z.number().int().min(MIN_CONTAINER_PIDS).nullable(),
 });
 export type ContainerLimits = z.infer<typeof ContainerLimits>;
 

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import { ProjectId } from './projects';
+import { ContainerGpuRequest, ContainerLimits, ContainerNetworkMode, ContainerPlacement } from './containers';
 
 /** Command ids become file names (letters, digits, ".", "_", "-"). */
 export const CommandId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'not a command id');
@@ -17,6 +18,22 @@ export const ContextLayer = z.enum(['global', 'project', 'task']);
 export type ContextLayer = z.infer<typeof ContextLayer>;
 /** Context files are Markdown files directly in their layer's folder. */
 export const ContextFileName = z.string().regex(/^[A-Za-z0-9\u4e00-\u9fff][\w\u4e00-\u9fff. -]{0,100}\.md$/, 'a context file is a name ending in .md (letters, digits, "-", "_", ".", spaces)');
+
+/**
+ * A task's container settings (the containers contract's types); each optional, the session's
+ * or the mailbox's defaults fill the rest. Written as the command file's container keys, which
+ * go with placement "container" only (the writer refuses them otherwise, naming the key).
+ */
+export const TaskContainer = z
+  .object({
+    engine: ContainerPlacement.shape.engine,
+    image: ContainerPlacement.shape.image.optional(),
+    gpus: ContainerGpuRequest.optional(),
+    limits: ContainerLimits.partial().optional(),
+    network: ContainerNetworkMode.optional(),
+  })
+  .strict();
+export type TaskContainer = z.infer<typeof TaskContainer>;
 
 export const ReportSummary = z.object({
   projectId: z.string().nullable(),
@@ -77,6 +94,8 @@ export const mailboxRequests = {
         constraints: Text.optional(),
         expectedOutput: Text.optional(),
         placement: z.enum(['host', 'container']).optional(),
+        /** With placement "container": the container's engine, image, GPUs, limits and network (the session's or the mailbox's defaults fill the rest). */
+        container: TaskContainer.optional(),
       })
       .strict(),
     z.object({ commandId: z.string(), file: z.string() }),

@@ -11,9 +11,10 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from
 import { AppError } from '../../../src-preload/contract';
 import type { AppServices } from '../../app/services';
 import type { CommandType, Placement } from '../../mailbox/command-file';
-import { parseTimeout } from '../../mailbox/command-file';
+import { parseContainerKeys, parseTimeout } from '../../mailbox/command-file';
+import { parseGpus } from '../../containers/core/container-spec';
 import { ensureMailbox, mailboxLayout } from '../../mailbox/layout';
-import { listAdrsIn, listReportsIn, writeTaskFile, type MailboxService, type MailboxTarget, type ResolvedMailbox } from '../../mailbox/mailbox-service';
+import { listAdrsIn, listReportsIn, writeTaskFile, type MailboxService, type TaskContainerInput, type MailboxTarget, type ResolvedMailbox } from '../../mailbox/mailbox-service';
 import type { MailboxChange } from '../../mailbox/processor';
 import { listSessionFiles } from '../../mailbox/session-file';
 import { UsageError, type CliCommand, type CliContext } from '../command';
@@ -195,11 +196,34 @@ async function tailLogs(ctx: CliContext): Promise<number> {
   return 0;
 }
 
+const CONTAINER_FLAGS = { 'container-engine': true, image: true, gpus: true, memory: true, cpus: true, pids: true, network: true } as const;
+
+/** The container flags of `task`, checked by the command file's own rules; they go with --placement container. */
+function containerFlags(ctx: CliContext, placement: unknown): TaskContainerInput | undefined {
+  const given = Object.keys(CONTAINER_FLAGS).filter((f) => ctx.flags[f] !== undefined);
+  if (given.length === 0) return undefined;
+  if (placement !== 'container') throw new UsageError(`--${given[0]} goes with --placement container`);
+  const text = (f: string) => (typeof ctx.flags[f] === 'string' ? ctx.flags[f] : undefined);
+  const r = parseContainerKeys({ container_engine: text('container-engine'), image: text('image'), memory: text('memory'), cpus: text('cpus'), pids: text('pids'), network: text('network') });
+  if (!r.ok) throw new UsageError(r.problems.join(' '));
+  const { containerEngine, image, memoryBytes, cpus, pids, network } = r.fields;
+  const gpus = text('gpus');
+  return {
+    ...(containerEngine !== undefined ? { engine: containerEngine } : {}),
+    ...(image !== undefined ? { image } : {}),
+    ...(gpus !== undefined ? { gpus: parseGpus(gpus) } : {}),
+    ...(memoryBytes !== undefined || cpus !== undefined || pids !== undefined ? { limits: { ...(memoryBytes !== undefined ? { memoryBytes } : {}), ...(cpus !== undefined ? { cpus } : {}), ...(pids !== undefined ? { pids } : {}) } } : {}),
+    ...(network !== undefined ? { network } : {}),
+  };
+}
+
 export const taskCommand: CliCommand = {
   name: 'task',
   summary: 'Write a command file into a mailbox: a new task, a continuation of a session, or its end.',
-  usage: 'task new "TEXT" (--project ID | --root DIR) [--placement host|container] [--timeout 10m] [--constraints TEXT] [--expected TEXT]  |  task continue SESSION_ID "TEXT" …  |  task end SESSION_ID …',
-  flags: { ...TARGET_FLAGS, placement: true, timeout: true, constraints: true, expected: true, engine: true },
+  usage:
+    'task new "TEXT" (--project ID | --root DIR) [--placement host|container [--container-engine NAME] [--image REF] [--gpus none|all|N|IDS] [--memory 8g] [--cpus N] [--pids N] [--network bridge|host|none]] [--timeout 10m] [--constraints TEXT] [--expected TEXT]  |  task continue SESSION_ID "TEXT" …  |  task end SESSION_ID …',
+  // --engine is the agent engine (the command file's `engine`); the Docker engine is --container-engine.
+  flags: { ...TARGET_FLAGS, placement: true, timeout: true, constraints: true, expected: true, engine: true, ...CONTAINER_FLAGS },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     let commandType: CommandType;
@@ -232,6 +256,7 @@ export const taskCommand: CliCommand = {
       if (typeof v === 'string') throw new UsageError(`--timeout ${ctx.flags.timeout}: ${v}`);
       timeoutMs = v;
     }
+    const container = containerFlags(ctx, placement);
     const t = target(ctx);
     // A --root mailbox is written without the app: the same file a script would drop.
     const svc = 'root' in t ? null : service(await ctx.openApp());
@@ -245,6 +270,7 @@ export const taskCommand: CliCommand = {
       ...(placement ? { placement: placement as Placement } : {}),
       ...(timeoutMs ? { timeoutMs } : {}),
       ...(typeof ctx.flags.engine === 'string' ? { engine: ctx.flags.engine } : {}),
+      ...(container ? { container } : {}),
     };
     const r = svc ? svc.writeTask(t, input) : writeTaskFile(await resolveTarget(ctx), input);
     if (ctx.json) ctx.out(JSON.stringify(r));

@@ -3,18 +3,19 @@
  * ContainerPlacement (src-preload/contract/containers.ts) with one clear message per field that
  * does not fit. Pure: no client, no React, so the rules are unit-tested and the dialog only shows.
  */
-import type { ContainerGpuRequest, ContainerNetworkMode, ContainerPlacement } from '../../../src-preload/contract/containers';
+import {
+  MAX_CONTAINER_PIDS as MAX_PIDS,
+  MIN_CONTAINER_CPUS as MIN_CPUS,
+  MIN_CONTAINER_MEMORY_BYTES as MIN_MEMORY_BYTES,
+  MIN_CONTAINER_PIDS as MIN_PIDS,
+  parseMemorySize,
+  type ContainerGpuRequest,
+  type ContainerNetworkMode,
+  type ContainerPlacement,
+} from '../../../src-preload/contract/containers';
 
 /** The agent image the app builds (src-main/containers/images.ts AGENT_IMAGE). */
 export const DEFAULT_AGENT_IMAGE = 'flightdeck-agent:latest';
-/** The engine refuses a memory limit below 6 MiB (the contract's minimum says the same). */
-const MIN_MEMORY_BYTES = 6 * 1024 * 1024;
-/** The engine's CPU quota goes down to a hundredth of a CPU. */
-const MIN_CPUS = 0.01;
-/** Below this a shell with a few tools cannot start (the contract's minimum). */
-const MIN_PIDS = 16;
-/** The kernel's default pid_max ceiling on 64-bit Linux: more is never granted. */
-const MAX_PIDS = 4_194_304;
 /** The contract's bound on a GPU count or id list. */
 const MAX_GPUS = 64;
 /** What the engine's NVIDIA device request accepts as a device id (index, GPU UUID, MIG id). */
@@ -50,16 +51,8 @@ export function emptyPlacementForm(engine = ''): PlacementForm {
   return { engine, image: DEFAULT_AGENT_IMAGE, gpus: 'none', gpuCount: '1', gpuIds: '', memory: '', cpus: '', pids: '', network: 'bridge' };
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4, tib: 1024 ** 4 };
-
-/** A memory size as Docker reads it (binary units: 1g = 1024 MiB); null when it is not one. */
-export function parseMemory(text: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
-  if (!m) return null;
-  const unit = UNITS[m[2]!.toLowerCase()];
-  if (unit === undefined) return null;
-  return Math.floor(Number(m[1]) * unit);
-}
+/** A memory size as Docker reads it (the contract's parser, shared with the mailbox's command files). */
+export const parseMemory = parseMemorySize;
 
 function formatBytes(n: number): string {
   return n >= 1024 ** 3 ? `${Math.round((n / 1024 ** 3) * 10) / 10} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
