@@ -207,6 +207,8 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
       {confirm === 'run' && (
         <RunDialog
           title={runLabel}
+          projectId={projectId}
+          slug={slug}
           onClose={() => setConfirm(null)}
           onStart={async (placement) => {
             setConfirm(null);

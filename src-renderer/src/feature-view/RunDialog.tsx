@@ -1,18 +1,47 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { RunPlacement } from '../../../src-preload/contract';
 import { Modal } from '../components/Modal';
 import { ContainerPlacementFields, engineFacts, useEngines } from '../containers/ContainerPlacementFields';
 import { emptyPlacementForm, readPlacementForm, type PlacementForm } from '../containers/placement-form';
+import { useClient } from '../store';
+import { formOfPlacement, originText } from './run-placement';
 
 /**
  * Before a feature runs: where its agent works — on this machine (the default, in its sandbox)
- * or in a container (engine, image, GPUs, limits, network). The choice holds for this run; the
- * feature's state file may carry a default (agent.placement).
+ * or in a container (engine, image, GPUs, limits, network). The choice holds for this run. It
+ * starts from the feature's default (agent.placement in its state.yml, over the project's in
+ * .flightdeck/config.yml) and says where that came from.
  */
-export function RunDialog({ title, onStart, onClose }: { title: string; onStart(placement: RunPlacement): Promise<void>; onClose(): void }) {
+export function RunDialog({ title, projectId, slug, onStart, onClose }: { title: string; projectId: string; slug: string; onStart(placement: RunPlacement): Promise<void>; onClose(): void }) {
+  const client = useClient();
   const [runsOn, setRunsOn] = useState<'host' | 'container'>('host');
   const [form, setForm] = useState<PlacementForm>(() => emptyPlacementForm());
   const [busy, setBusy] = useState(false);
+  /** Where the prefilled choice came from, or why the default could not be read. */
+  const [origin, setOrigin] = useState<{ text: string; problem: boolean } | null>(null);
+  /** Once the user changed the choice, a default arriving late does not overwrite it. */
+  const touched = useRef(false);
+  useEffect(() => {
+    let live = true;
+    client.invoke('featureRuns.defaultPlacement', { projectId, slug }).then(
+      (d) => {
+        if (!live) return;
+        setOrigin({ text: originText(d.from), problem: false });
+        if (touched.current) return;
+        const prefill = formOfPlacement(d.placement);
+        setRunsOn(prefill.runsOn);
+        // A default without an engine takes the first engine that answers, as the form does.
+        setForm((f) => ({ ...prefill.form, engine: prefill.form.engine || f.engine }));
+      },
+      // The run itself refuses a broken state file or config with the same message; the user can still choose here.
+      (e: unknown) => live && setOrigin({ text: `The default placement could not be read: ${e instanceof Error ? e.message : String(e)}`, problem: true }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, projectId, slug]);
+  const choose = (where: 'host' | 'container') => ((touched.current = true), setRunsOn(where));
+  const edit = (f: PlacementForm) => ((touched.current = true), setForm(f));
   const { engines, error } = useEngines(runsOn === 'container');
   useEffect(() => {
     const first = engines?.find((e) => e.info)?.spec.name;
@@ -50,21 +79,26 @@ export function RunDialog({ title, onStart, onClose }: { title: string; onStart(
       <form id="run-dialog-form" className="placement-form" onSubmit={(e) => void submit(e)}>
         <fieldset className="placement-options" aria-label="Where the agent works">
           <label className={`placement-choice ${runsOn === 'host' ? 'selected' : ''}`} data-testid="run-on-host">
-            <input type="radio" name="run-on" value="host" checked={runsOn === 'host'} onChange={() => setRunsOn('host')} />
+            <input type="radio" name="run-on" value="host" checked={runsOn === 'host'} onChange={() => choose('host')} />
             <span>
               <strong>On this machine</strong>
               <span className="placement-help muted small">The agent works in the feature&apos;s worktree, in its sandbox.</span>
             </span>
           </label>
           <label className={`placement-choice ${runsOn === 'container' ? 'selected' : ''}`} data-testid="run-on-container">
-            <input type="radio" name="run-on" value="container" checked={runsOn === 'container'} onChange={() => setRunsOn('container')} />
+            <input type="radio" name="run-on" value="container" checked={runsOn === 'container'} onChange={() => choose('container')} />
             <span>
               <strong>In a container</strong>
               <span className="placement-help muted small">The agent&apos;s commands run in a Docker container with the worktree mounted; checks still run here.</span>
             </span>
           </label>
-          {runsOn === 'container' && <ContainerPlacementFields form={form} onChange={setForm} engines={engines} enginesError={error} />}
+          {runsOn === 'container' && <ContainerPlacementFields form={form} onChange={edit} engines={engines} enginesError={error} />}
         </fieldset>
+        {origin && (
+          <p className={`small ${origin.problem ? 'error' : 'muted'}`} role={origin.problem ? 'alert' : undefined} data-testid="run-dialog-default">
+            {origin.text}
+          </p>
+        )}
       </form>
     </Modal>
   );
