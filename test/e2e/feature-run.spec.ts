@@ -147,8 +147,9 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
 
   // Start it, then go back to the board: the finish arrives while something else is in front.
   await page.getByTestId('feature-run').click();
-  // Where the agent works: this machine is the default.
+  // Where the agent works: this machine is the default when neither the feature nor the project says otherwise.
   await expect(page.getByTestId('run-dialog')).toBeVisible();
+  await expect(page.getByTestId('run-dialog-default')).toContainText("Neither the feature nor this project's config sets a placement");
   await expect(page.getByTestId('run-on-host').locator('input')).toBeChecked();
   await page.getByTestId('run-dialog-start').click();
   await page.goBack();
@@ -218,17 +219,24 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
   expect(git(repo.path, 'status', '--porcelain')).toBe('');
 });
 
-test('run the other planned feature in a container: its command runs there, its file lands in the worktree', async ({ page }) => {
+test("the project's config places runs in a container: the dialog starts from it, the command runs there, its file lands in the worktree", async ({ page }) => {
   test.setTimeout(240_000);
   const image = ensureTestImage();
+  // The project's default placement for its feature runs, committed on main like any config change.
+  const config = join(repo.path, '.flightdeck', 'config.yml');
+  writeFileSync(config, `${readFileSync(config, 'utf8').replace('  max_turns: 50\n', `  max_turns: 50\n  placement: { kind: container, image: "${image}", limits: { memoryBytes: 268435456 } }\n`)}`);
+  git(repo.path, 'commit', '-qam', 'run features in a container');
   const features = new FeaturesPage(page);
   await new BoardPage(page).open(host.url);
   await features.card(OTHER).click();
   await page.getByTestId('feature-run').click();
   const dialog = page.getByTestId('run-dialog');
-  await dialog.getByTestId('run-on-container').click();
+  // Prefilled from the project's config, and saying so; nothing to choose.
+  await expect(dialog.getByTestId('run-dialog-default')).toHaveText("Prefilled from this project's config (agent.placement in .flightdeck/config.yml).");
+  await expect(dialog.getByTestId('run-on-container').locator('input')).toBeChecked();
   await expect(dialog.getByTestId('ctr-engine')).not.toHaveValue('');
-  await dialog.getByTestId('ctr-image').fill(image);
+  await expect(dialog.getByTestId('ctr-image')).toHaveValue(image);
+  await expect(dialog.getByTestId('ctr-memory')).toHaveValue('256m');
   await dialog.screenshot({ path: 'test-results/feature-run-dialog-container.png' });
   await dialog.getByTestId('run-dialog-start').click();
   await expect(page.getByTestId('feature-status')).toHaveText('completed', { timeout: 180_000 });

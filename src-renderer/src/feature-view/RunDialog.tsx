@@ -77,6 +77,11 @@ export function RunDialog({ title, projectId, slug, onStart, onClose }: { title:
       }
     >
       <form id="run-dialog-form" className="placement-form" onSubmit={(e) => void submit(e)}>
+        {origin && (
+          <p className={`small ${origin.problem ? 'error' : 'muted'}`} role={origin.problem ? 'alert' : undefined} data-testid="run-dialog-default">
+            {origin.text}
+          </p>
+        )}
         <fieldset className="placement-options" aria-label="Where the agent works">
           <label className={`placement-choice ${runsOn === 'host' ? 'selected' : ''}`} data-testid="run-on-host">
             <input type="radio" name="run-on" value="host" checked={runsOn === 'host'} onChange={() => choose('host')} />
@@ -94,11 +99,6 @@ export function RunDialog({ title, projectId, slug, onStart, onClose }: { title:
           </label>
           {runsOn === 'container' && <ContainerPlacementFields form={form} onChange={edit} engines={engines} enginesError={error} />}
         </fieldset>
-        {origin && (
-          <p className={`small ${origin.problem ? 'error' : 'muted'}`} role={origin.problem ? 'alert' : undefined} data-testid="run-dialog-default">
-            {origin.text}
-          </p>
-        )}
       </form>
     </Modal>
   );
