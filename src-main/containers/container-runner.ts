@@ -57,6 +57,8 @@ export class ContainerRunner implements CommandRunner {
       signal: opts.signal,
       onStdout: push(0),
       onStderr: push(1),
+      // Shown live in the container's agent console, next to its shells in the terminal grid.
+      console: { command: opts.title ?? opts.command },
     });
     if (placed.remote) {
       // A remote workspace's commits come back after each command; the state (an error too) is recorded and shown, the command's result stands.

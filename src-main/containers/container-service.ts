@@ -40,6 +40,8 @@ import { NVIDIA_SMI_ARGS, parseNvidiaSmi, parseStats, type ContainerStats, type 
 import { discoverEngines, Engine, type EngineInfo } from './engines';
 import { emptyProgress, type BuildProgress } from './core/build-progress';
 import { AGENT_IMAGE, buildImage } from './images';
+import { commandFooter, commandHeader, hasConsole } from './core/console';
+import { containerConsole, type ConsoleWriter } from './console-writer';
 import { workspaceVolumeName, type WorkspaceSyncState } from './core/workspace-sync';
 import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, type ContainerExec, type RemoteWorkspace } from './remote-workspace';
 
@@ -81,6 +83,8 @@ export interface SessionContainer {
   taskTimeoutMs: number;
   gpus: GpuRequest;
   network: NetworkMode;
+  /** The container has the agent console (./core/console); one made by an older Flightdeck has not. */
+  console: boolean;
 }
 
 export interface ExecOptions {
@@ -92,6 +96,8 @@ export interface ExecOptions {
   signal?: AbortSignal;
   onStdout?: (text: string) => void;
   onStderr?: (text: string) => void;
+  /** The agent's own command: shown in the agent console with its output and how it ended. */
+  console?: { command: string };
 }
 
 export interface ExecResult {
@@ -226,6 +232,8 @@ export class ContainerService {
   private readonly engineStore: EngineStore;
   private readonly builds = new Map<string, AbortController>();
   private readonly syncStates = new Map<string, WorkspaceSyncState>();
+  /** Writers into the agent consoles, by container id. */
+  private readonly consoles = new Map<string, ConsoleWriter>();
 
   constructor(private readonly o: ContainerServiceOptions) {
     this.instance = instanceId(o.dataDir);
@@ -397,7 +405,7 @@ export class ContainerService {
           throw e;
         }
       }
-      const placed: SessionContainer = { sessionId: req.sessionId, engine: engine.spec.name, id: c.id, name: String(opts.name), image: req.image, local: engine.local, worktree: remote ? null : req.worktree, remote, taskTimeoutMs, gpus, network };
+      const placed: SessionContainer = { sessionId: req.sessionId, engine: engine.spec.name, id: c.id, name: String(opts.name), image: req.image, local: engine.local, worktree: remote ? null : req.worktree, remote, taskTimeoutMs, gpus, network, console: true };
       this.placed.set(req.sessionId, placed);
       this.o.logger.info('container started', { sessionId: req.sessionId, engine: engine.spec.name, container: c.id.slice(0, 12) });
       return placed;
@@ -442,7 +450,10 @@ export class ContainerService {
 
   private async removeByName(engine: Engine, name: string): Promise<void> {
     const found = await engine.call('the container list', (d) => d.listContainers({ all: true, filters: { name: [`^/${name}$`] } }));
-    for (const f of found) await engine.call('the container removal', (d) => d.getContainer(f.Id).remove({ force: true }));
+    for (const f of found) {
+      await engine.call('the container removal', (d) => d.getContainer(f.Id).remove({ force: true }));
+      this.closeConsole(f.Id);
+    }
   }
 
   private async requireImage(engine: Engine, image: string): Promise<void> {
@@ -469,8 +480,34 @@ export class ContainerService {
    * timeout or a cancel can signal the whole group from a second exec, on any engine.
    */
   async exec(sessionId: string, o: ExecOptions): Promise<ExecResult> {
-    const { engine, c } = this.container(sessionId);
-    return this.execIn(engine, c, o);
+    const { engine, c, placed } = this.container(sessionId);
+    const con = o.console && placed.console ? this.consoleOf(placed, engine) : null;
+    if (!con || !o.console) return this.execIn(engine, c, o);
+    const rel = o.workdir?.startsWith(`${CONTAINER_PATHS.workspace}/`) ? o.workdir.slice(CONTAINER_PATHS.workspace.length + 1) : undefined;
+    con.write(commandHeader(o.console.command, rel));
+    try {
+      const r = await this.execIn(engine, c, { ...o, onStdout: (t) => (con.write(t), o.onStdout?.(t)), onStderr: (t) => (con.write(t), o.onStderr?.(t)) });
+      con.write(commandFooter(r, o.timeoutMs));
+      return r;
+    } catch (e) {
+      con.write(`\x1b[31m[not run: ${e instanceof Error ? e.message : String(e)}]\x1b[0m\n`);
+      throw e;
+    }
+  }
+
+  /** The writer into a container's agent console, opened on first use. */
+  private consoleOf(placed: SessionContainer, engine: Engine): ConsoleWriter {
+    let w = this.consoles.get(placed.id);
+    if (!w) {
+      w = containerConsole(engine.docker.getContainer(placed.id), (e) => this.o.logger.warn('the agent console could not be written', { sessionId: placed.sessionId, error: e }));
+      this.consoles.set(placed.id, w);
+    }
+    return w;
+  }
+
+  private closeConsole(containerId: string): void {
+    this.consoles.get(containerId)?.close();
+    this.consoles.delete(containerId);
   }
 
   private async execIn(engine: Engine, c: Docker.Container, o: ExecOptions): Promise<ExecResult> {
@@ -627,6 +664,7 @@ export class ContainerService {
       taskTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TASK_TIMEOUT_MS,
       gpus: gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []),
       network: (ins.HostConfig.NetworkMode as NetworkMode | undefined) ?? 'bridge',
+      console: hasConsole(ins),
     });
   }
 
@@ -654,6 +692,7 @@ export class ContainerService {
     await this.lock.run(sessionId, async () => {
       const { engine, c } = this.container(sessionId);
       await engine.call('the container removal', () => c.remove({ force: true }));
+      this.closeConsole(c.id);
       this.placed.delete(sessionId);
       if (!remote) return;
       const volume = workspaceVolumeName(this.instance, sessionId);
@@ -666,9 +705,10 @@ export class ContainerService {
   }
 
   async logs(sessionId: string): Promise<string> {
-    const { engine, c } = this.container(sessionId);
+    const { engine, c, placed } = this.container(sessionId);
     const buf = (await engine.call('the container logs', () => c.logs({ stdout: true, stderr: true, tail: LOG_TAIL_LINES, follow: false }))) as unknown as Buffer;
-    return demuxBuffer(buf);
+    // A TTY's log (the agent console) is one raw stream; without a TTY the engine multiplexes stdout and stderr.
+    return placed.console ? buf.toString('utf8') : demuxBuffer(buf);
   }
 
   async inspect(sessionId: string): Promise<Docker.ContainerInspectInfo> {
@@ -733,6 +773,7 @@ export class ContainerService {
         }
       }),
     );
+    for (const id of [...this.consoles.keys()]) this.closeConsole(id);
     this.placed.clear();
   }
 
@@ -745,20 +786,35 @@ export class ContainerService {
     const placed = await this.ensure(sessionId);
     const engine = this.engine(placed.engine);
     const ins = await engine.call('the container inspection', (d) => d.getContainer(placed.id).inspect());
-    const entry = bridgeEntry('exec-bridge', 'container-exec.js');
     const bridge = { engine: engine.spec, container: placed.id, user: ins.Config.User, workdir: CONTAINER_PATHS.workspace, cmd: ['sh', '-c', 'if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi'] };
-    const base = childEnv('minimal', this.o.env ?? process.env, entry.env);
+    return this.spawnBridge(placed, bridge, `${placed.name} (container)`, size);
+  }
+
+  /**
+   * The agent console of the session's container in the terminal grid: the exec bridge in
+   * attach mode (`docker attach`, read-only, replaying what the console already showed), with
+   * the same flow control, scrollback and replay as any terminal.
+   */
+  async openConsole(sessionId: string, size: { cols: number; rows: number } = { cols: 80, rows: 24 }): Promise<TerminalInfo> {
+    if (!this.o.terminals) throw new AppError('unavailable', 'The agent console needs the terminal grid (the app); from a shell, `docker attach` the container.');
+    const placed = await this.ensure(sessionId);
+    if (!placed.console) throw new AppError('unavailable', `${placed.name} was made by an earlier Flightdeck and has no agent console; remove it (the session places a new one at its next command) to get one.`, { reason: 'no_console' });
+    return this.spawnBridge(placed, { engine: this.engine(placed.engine).spec, container: placed.id, attach: true }, `${placed.name} (agent console)`, size);
+  }
+
+  private spawnBridge(placed: SessionContainer, bridge: object, title: string, size: { cols: number; rows: number }): Promise<TerminalInfo> {
+    const entry = bridgeEntry('exec-bridge', 'container-exec.js');
     // ssh engines authenticate through the user's agent, as the docker CLI does.
     const agent = (this.o.env ?? process.env).SSH_AUTH_SOCK;
-    return this.o.terminals.spawn({
+    return this.o.terminals!.spawn({
       file: process.execPath,
       args: [...entry.execArgv, entry.script],
       cwd: placed.worktree ?? tmpdir(),
       kind: 'shell',
-      title: `${placed.name} (container)`,
+      title,
       env: { FLIGHTDECK_BRIDGE: JSON.stringify(bridge), ...(agent ? { SSH_AUTH_SOCK: agent } : {}) },
-      baseEnv: base,
-      owner: { sessionId },
+      baseEnv: childEnv('minimal', this.o.env ?? process.env, entry.env),
+      owner: { sessionId: placed.sessionId },
       ...size,
     });
   }

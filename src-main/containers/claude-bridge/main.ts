@@ -11,7 +11,9 @@
  *   every tool call on the host (the same approval dialog as any other run);
  * - loopback endpoints (the hook server, a local model server) are reached through relays on
  *   the engine's bridge gateway (`host.docker.internal` inside); host networking needs none;
- * - the model credential stays in the key file; nothing secret is in the exec's arguments.
+ * - the model credential stays in the key file; nothing secret is in the exec's arguments;
+ * - what the CLI does (its text, tool calls and results) is written, readable, to the
+ *   container's agent console (../core/console) when the container has one.
  *
  * Input (environment): FLIGHTDECK_BRIDGE = JSON ClaudeBridgeInput.
  */
@@ -19,12 +21,15 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createConnection, createServer, type Server } from 'node:net';
 import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
 import Docker from 'dockerode';
 import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
 import { containerArgs, containerEnvFor, hostPaths, loopbackTarget, type ClaudeBridgeInput } from '../core/claude-in-container';
 import { tarFiles } from '../core/tar';
 import { dockerOptions } from '../engines';
+import { claudeConsoleText, hasConsole } from '../core/console';
+import { containerConsole } from '../console-writer';
 
 /** Between the CLI's SIGTERM and SIGKILL inside the container (the executor's own grace is outside). */
 const KILL_GRACE_S = 2;
@@ -206,6 +211,10 @@ async function main(): Promise<void> {
   out.pipe(process.stdout);
   err.pipe(process.stderr);
   docker.modem.demuxStream(stream, out, err);
+  // The console is a view: it never holds up or fails the run (its writer queues and drops).
+  const ins = await container.inspect().catch(() => null);
+  const con = ins && hasConsole(ins) ? containerConsole(container) : null;
+  if (con) createInterface({ input: out, crlfDelay: Infinity }).on('line', (line) => con.write(claudeConsoleText(line)));
   // The prompt: stdin to the exec, then end-of-input (half-close) so the CLI starts.
   process.stdin.on('data', (b: Buffer) => stream.write(b));
   process.stdin.on('end', () => stream.end());
@@ -236,6 +245,7 @@ async function main(): Promise<void> {
   // Cleanup is best effort: the files are 0600 in the container's /tmp and go with the container.
   if (rm) await rm.start({ hijack: true, stdin: false }).then((s) => new Promise((resolve) => (s.on('end', resolve), s.on('close', resolve), s.resume()))).catch(() => undefined);
   for (const s of relays) s.close();
+  await con?.close();
   out.end();
   err.end();
   process.exitCode = typeof r.ExitCode === 'number' ? r.ExitCode : 1;

@@ -4,6 +4,7 @@
  * Secrets never go here: whatever is in these options shows in `docker inspect`. Credentials
  * reach the agent process in the environment of an exec (see ../container-service).
  */
+import { CONSOLE_COMMAND, CONSOLE_LOG_CONFIG } from './console';
 import { AppError, type ContainerGpuRequest, type ContainerLimits as ContractLimits, type ContainerNetworkMode } from '../../../src-preload/contract';
 
 /** The label prefix of everything Flightdeck creates; `managed` marks a container as ours. */
@@ -152,12 +153,6 @@ export function containerName(sessionId: string): string {
   return `flightdeck-${sessionId.replace(/[^A-Za-z0-9_.-]/g, '-')}`.slice(0, 128);
 }
 
-/**
- * The long-running process of the container: it does nothing; the agent's commands arrive as
- * execs. `sleep` with the largest value every sleep accepts (busybox has no `infinity`); the
- * engine's init (tini) makes it stop at once on SIGTERM.
- */
-const IDLE_COMMAND = ['sleep', '2147483647'];
 
 export function createOptions(r: ContainerRequest): Record<string, unknown> {
   if (r.workspace.kind === 'bind' && !r.localEngine) throw new AppError('invalid_input', 'A remote engine cannot bind-mount a folder of this machine; its workspace is a volume.');
@@ -194,6 +189,7 @@ export function createOptions(r: ContainerRequest): Record<string, unknown> {
     AutoRemove: false,
     RestartPolicy: { Name: 'no' },
     DeviceRequests: deviceRequests(r.gpus),
+    LogConfig: CONSOLE_LOG_CONFIG,
   };
   if (r.limits.memoryBytes !== null) {
     host.Memory = r.limits.memoryBytes;
@@ -206,14 +202,16 @@ export function createOptions(r: ContainerRequest): Record<string, unknown> {
   return {
     name: containerName(r.sessionId),
     Image: r.image,
-    Cmd: IDLE_COMMAND,
+    // The agent console (./console): the agent's commands arrive as execs, and what they do is written to this process's TTY.
+    Cmd: CONSOLE_COMMAND,
     User: `${r.user.uid}:${r.user.gid}`,
     WorkingDir: CONTAINER_PATHS.workspace,
     // Only non-secret settings; credentials go to each exec.
     Env: [`HOME=${CONTAINER_HOME}`, 'PAGER=cat', 'GIT_PAGER=cat', 'GIT_TERMINAL_PROMPT=0'],
     Labels: labels,
-    Tty: false,
-    OpenStdin: false,
+    Tty: true,
+    OpenStdin: true,
+    StdinOnce: false,
     HostConfig: host,
   };
 }

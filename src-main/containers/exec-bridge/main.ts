@@ -5,8 +5,13 @@
  * unacknowledged characters, scrollback, replay, throttled resizes) therefore applies unchanged:
  * when the pty is paused this process stops being read, and the exec stream backs up to the engine.
  *
+ * With `attach`, it shows the container's agent console instead (../core/console): a read-only
+ * `docker attach` of the main process's TTY, replaying what it already showed; keys typed in the
+ * terminal go nowhere (the agent is driven from the session, not from here).
+ *
  * Input (environment, no secrets): FLIGHTDECK_BRIDGE = JSON { engine: EngineSpec, container,
- * user, workdir, cmd }. Exits with the exec's exit code.
+ * user, workdir, cmd } or { engine, container, attach: true }. Exits with the exec's exit code
+ * (0 when an attached console ends with its container).
  */
 import { execFileSync } from 'node:child_process';
 import Docker from 'dockerode';
@@ -14,12 +19,43 @@ import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
 import { dockerOptions } from '../engines';
 
-interface BridgeInput {
-  engine: EngineSpec;
-  container: string;
-  user: string;
-  workdir: string;
-  cmd: string[];
+type BridgeInput = { engine: EngineSpec; container: string } & ({ attach: true } | { attach?: undefined; user: string; workdir: string; cmd: string[] });
+
+/**
+ * libuv's raw mode keeps ONLCR on, but the container's own TTY already ends lines with \r\n:
+ * without this every line would reach the terminal as \r\r\n. stty acts on its stdin, which is
+ * this pty.
+ */
+function rawPty(): void {
+  if (!process.stdin.isTTY) return;
+  process.stdin.setRawMode(true);
+  try {
+    execFileSync('stty', ['-onlcr'], { stdio: ['inherit', 'ignore', 'ignore'], timeout: 5_000 });
+  } catch {
+    // Cosmetic if it fails (no stty): lines then carry one extra \r.
+  }
+}
+
+function waitEnd(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    stream.on('end', resolve);
+    stream.on('close', resolve);
+    stream.on('error', () => resolve());
+  });
+}
+
+/** The agent console: read-only, from the start of what the engine kept. */
+async function attachConsole(docker: Docker, input: BridgeInput, label: string): Promise<never> {
+  const c = docker.getContainer(input.container);
+  const stream = await c.attach({ stream: true, stdout: true, stderr: true, logs: true }).catch((e: unknown) => fail(engineError(e, label).message));
+  rawPty();
+  process.stdout.write(`\x1b[2mAgent console of ${input.container.slice(0, 12)} on ${label} (read-only): the agent's commands and their output as they run.\x1b[0m\r\n`);
+  stream.pipe(process.stdout);
+  // Typed keys are read and dropped: the pty must not fill up, and nothing here drives the agent.
+  process.stdin.resume();
+  await waitEnd(stream);
+  process.stdout.write('\r\n\x1b[2m[the container stopped]\x1b[0m\r\n');
+  process.exit(0);
 }
 
 function fail(message: string): never {
@@ -36,6 +72,7 @@ async function main(): Promise<void> {
   }
   const docker = new Docker(dockerOptions(input.engine));
   const label = `"${input.engine.name}" (${input.engine.host})`;
+  if (input.attach) return attachConsole(docker, input, label);
   const exec = await docker
     .getContainer(input.container)
     .exec({ Cmd: input.cmd, User: input.user, WorkingDir: input.workdir, Tty: true, AttachStdin: true, AttachStdout: true, AttachStderr: true, Env: [`TERM=${process.env.TERM ?? 'xterm-256color'}`, 'COLORTERM=truecolor'] })
@@ -47,27 +84,13 @@ async function main(): Promise<void> {
     // A resize the engine refuses (the exec just ended) changes nothing worth reporting.
     if (w && h) await exec.resize({ w, h }).catch(() => undefined);
   };
-  if (process.stdin.isTTY) {
-    process.stdin.setRawMode(true);
-    // libuv's raw mode keeps ONLCR on, but the container's own TTY already ends lines with
-    // \r\n: without this every line would reach the terminal as \r\r\n. stty acts on its stdin,
-    // which is this pty. Cosmetic if it fails (no stty): lines then carry one extra \r.
-    try {
-      execFileSync('stty', ['-onlcr'], { stdio: ['inherit', 'ignore', 'ignore'], timeout: 5_000 });
-    } catch {
-      // Output stays readable; only the line ends have one \r more.
-    }
-  }
+  rawPty();
   stream.pipe(process.stdout);
   process.stdout.on('resize', () => void resize());
   // The TTY has the terminal's size before the first keystroke reaches the shell.
   await resize();
   process.stdin.pipe(stream);
-  await new Promise<void>((resolve) => {
-    stream.on('end', resolve);
-    stream.on('close', resolve);
-    stream.on('error', () => resolve());
-  });
+  await waitEnd(stream);
   const r = await exec.inspect().catch(() => ({ ExitCode: 1 }));
   process.exit(typeof r.ExitCode === 'number' ? r.ExitCode : 1);
 }

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
+import { plainText } from '../../../src-main/terminals/agent-command-runner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
@@ -75,5 +76,11 @@ describe('Claude Code in a container', () => {
     const placed = app.containers.forSession(s.id)!;
     const ins = await new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(placed.id).inspect();
     expect(JSON.stringify(ins)).not.toContain(TEST_KEY);
+    // The agent console shows the run readably: the CLI starting, its tool call, its end (and never the key).
+    const consoleText = plainText(await app.containers.logs(s.id));
+    expect(consoleText).toContain('claude started');
+    expect(consoleText).toMatch(/● Write\(\/app\/volumes\/workspace\/src\/new\.ts\)/);
+    expect(consoleText).toMatch(/claude done · \d+ turns/);
+    expect(consoleText).not.toContain(TEST_KEY);
   }, 180_000);
 });

@@ -1,13 +1,15 @@
 /**
  * A shell in a session's container, opened in the terminal grid: typed input runs inside the
  * container (its hostname, the owner's uid, the workspace path), a resize reaches the container's
- * TTY, output arrives through the terminal service, and the exit code comes back.
+ * TTY, output arrives through the terminal service, and the exit code comes back. And the agent
+ * console: the container's own TTY, attached read-only, showing the agent's commands as they run.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../../../src-main/app/services';
+import { ContainerRunner } from '../../../src-main/containers/container-runner';
 import { ensureTestImage } from '../../support/container-image';
 import { startTestApp } from '../../support/app';
 import { waitFor } from '../../support/processes';
@@ -57,4 +59,46 @@ describe('container terminals', () => {
     expect(readFileSync(join(repo.path, 'typed.txt'), 'utf8')).toBe('typed\n');
     expect(statSync(join(repo.path, 'typed.txt')).uid).toBe(AGENT_UID);
   }, 90_000);
+});
+
+describe('the agent console', () => {
+  const run = (runner: ContainerRunner, command: string) => runner.run({ cwd: repo.path, command, env: {}, timeoutMs: 30_000, signal: new AbortController().signal });
+
+  it("shows the agent's commands and their output live, read-only, replaying what came before; docker logs has the same", async () => {
+    const session = app.agents.createSession({ root: repo.path });
+    await app.containers.setPlacement(session.id, { image });
+    const runner = new ContainerRunner(app.containers, session.id);
+    // Before the console is opened: replayed from the engine's log when it is.
+    expect((await run(runner, 'echo before-open')).exitCode).toBe(0);
+    const t = await app.containers.openConsole(session.id, { cols: 100, rows: 30 });
+    expect(t.title).toContain('agent console');
+    let out = '';
+    app.terminals.onOutput(t.id, (d) => (out += d));
+    await waitFor(() => out.includes('before-open\r\n'), 'the replayed command', 30_000, 50);
+    expect(out).toContain('$ \x1b[0mecho before-open');
+
+    // Live: a command that prints control characters (text here, not a ^C or a ^S to the console), then fails.
+    const r = await run(runner, "printf 'ctl:\\003\\023:end\\n'; echo to-stderr >&2; exit 3");
+    expect(r.exitCode).toBe(3);
+    await waitFor(() => out.includes('[exit 3]'), 'the live command and its exit', 30_000, 50);
+    expect(out).toContain('ctl:\x03\x13:end\r\n');
+    expect(out).toContain('to-stderr\r\n');
+
+    // Typed keys go nowhere: the console does not drive anything.
+    app.terminals.write(t.id, 'echo typed > typed-in-console.txt\r');
+    expect((await run(runner, 'echo after-typing')).exitCode).toBe(0);
+    await waitFor(() => out.includes('after-typing\r\n'), 'the next command', 30_000, 50);
+    expect(existsSync(join(repo.path, 'typed-in-console.txt'))).toBe(false);
+    expect(out).not.toContain('echo typed');
+
+    const logs = await app.containers.logs(session.id);
+    expect(logs).toContain('before-open');
+    expect(logs).toContain('[exit 3]');
+
+    // The console ends with its container.
+    await app.containers.stop(session.id);
+    const ended = await app.terminals.whenExited(t.id);
+    expect(ended.exitCode).toBe(0);
+    expect(out).toContain('[the container stopped]');
+  }, 120_000);
 });

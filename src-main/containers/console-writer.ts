@@ -1,0 +1,109 @@
+/**
+ * Writes into an agent container's console (./core/console): a stdin-only `docker attach` of
+ * the container's main process, opened on the first write and reopened after a failure. The
+ * console is a view: writing to it never delays or fails the agent's work, so text is queued
+ * while the attach opens and dropped (with a mark saying so) when the engine does not keep up.
+ */
+import type Docker from 'dockerode';
+
+/** Text held while the attach opens or the engine lags; past it, text is dropped and marked. */
+const MAX_PENDING_BYTES = 1024 * 1024;
+/** How long closing waits for the last text to reach the engine. */
+const CLOSE_WAIT_MS = 2_000;
+
+type Sink = NodeJS.WritableStream & { writableLength?: number; destroy?: () => void };
+
+export class ConsoleWriter {
+  private sink: Sink | null = null;
+  private opening = false;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private dropped = false;
+  private closed = false;
+  private ended: () => void = () => undefined;
+
+  constructor(
+    private readonly open: () => Promise<Sink>,
+    private readonly onError: (e: unknown) => void = () => undefined,
+  ) {}
+
+  write(text: string): void {
+    if (this.closed || !text) return;
+    const sink = this.sink;
+    if (sink && (sink.writableLength ?? 0) < MAX_PENDING_BYTES) {
+      if (this.dropped) {
+        this.dropped = false;
+        sink.write('\n\x1b[33m[console: some output was dropped here; the transcript has all of it]\x1b[0m\n');
+      }
+      sink.write(text);
+      return;
+    }
+    if (sink || this.pendingBytes + text.length > MAX_PENDING_BYTES) {
+      this.dropped = true;
+      return;
+    }
+    this.pending.push(text);
+    this.pendingBytes += text.length;
+    if (!this.opening) void this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    this.opening = true;
+    try {
+      const sink = await this.open();
+      // Nothing is read from a stdin-only attach; reading lets its end be seen.
+      (sink as { resume?: () => void }).resume?.();
+      // The engine closed the attach (container stopped, engine restarted): the next write reopens.
+      const lost = () => {
+        if (this.sink === sink) this.sink = null;
+      };
+      sink.on('error', lost);
+      sink.on('close', lost);
+      sink.on('end', lost);
+      this.sink = sink;
+      const queued = this.pending.join('');
+      this.pending = [];
+      this.pendingBytes = 0;
+      if (queued) sink.write(queued);
+      // Closed while opening: what was written before the close still goes out.
+      if (this.closed) this.finish();
+    } catch (e) {
+      // No console now (engine away, container gone): what was queued is dropped, the agent goes on.
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.onError(e);
+      if (this.closed) this.ended();
+    } finally {
+      this.opening = false;
+    }
+  }
+
+  /**
+   * Ends the writer once what was written has gone out (text written after is ignored); resolves
+   * when it has, or after CLOSE_WAIT_MS at most (a console never holds up the end of a run).
+   */
+  close(): Promise<void> {
+    this.closed = true;
+    const done = new Promise<void>((resolve) => {
+      this.ended = resolve;
+      setTimeout(resolve, CLOSE_WAIT_MS).unref?.();
+    });
+    if (!this.opening) this.finish();
+    return done;
+  }
+
+  private finish(): void {
+    this.pending = [];
+    const sink = this.sink;
+    this.sink = null;
+    const ended = this.ended;
+    if (!sink) return ended();
+    // Ending a stdin-only attach leaves the container's stdin open (StdinOnce is false): the console keeps running.
+    sink.end(() => ended());
+  }
+}
+
+/** A writer into the console of `container` (which must have been created with the console). */
+export function containerConsole(container: Docker.Container, onError?: (e: unknown) => void): ConsoleWriter {
+  return new ConsoleWriter(async () => (await container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true })) as unknown as Sink, onError);
+}

@@ -1,0 +1,124 @@
+/**
+ * The agent console: the TTY of an agent container's main process, where the agent's work is
+ * written as it happens: each command the built-in loop runs (its command line, its output, how
+ * it ended) and Claude Code's stream (its text, its tool calls and their results). The main
+ * process is `cat` on a raw TTY: what the host writes to its stdin (docker attach) comes out on
+ * the TTY, so `docker attach`, `docker logs` and the terminal grid's console show the same thing.
+ *
+ * Pure: the main process's command and the text written for each event.
+ */
+
+/**
+ * The container's main process. `raw -echo` so bytes pass through unchanged (a ^C or ^S in a
+ * command's output is text, not a signal or a pause) and are not echoed twice; `opost onlcr`
+ * so a command's bare \n still starts a new line at column 0. `cat` stops at once on SIGTERM
+ * (the engine's init forwards it), like the `sleep` it replaces.
+ */
+export const CONSOLE_COMMAND = ['sh', '-c', 'stty raw -echo opost onlcr 2>/dev/null; exec cat'];
+
+/** Whether a container was created with the agent console (a TTY whose stdin stays open). */
+export function hasConsole(ins: { Config: { Tty?: boolean; OpenStdin?: boolean } }): boolean {
+  return ins.Config.Tty === true && ins.Config.OpenStdin === true;
+}
+
+/** A bounded container log: the console of a long session must not fill the engine's disk. */
+export const CONSOLE_LOG_CONFIG = { Type: 'json-file', Config: { 'max-size': '8m', 'max-file': '2' } } as const;
+
+const BOLD_CYAN = '\x1b[1;36m';
+const DIM = '\x1b[2m';
+const RED = '\x1b[31m';
+const YELLOW = '\x1b[33m';
+const RESET = '\x1b[0m';
+
+/** Lines of a tool result shown in the console; the transcript has the whole of it. */
+const RESULT_LINES = 8;
+/** A tool call's argument summary, at most this long. */
+const SUMMARY_CHARS = 160;
+
+/** The line that introduces a command (each line of a multi-line command is shown). */
+export function commandHeader(command: string, cwd?: string): string {
+  const lines = command.replace(/\r\n?/g, '\n').split('\n');
+  const prompt = `${BOLD_CYAN}${cwd ? `${cwd} ` : ''}$ ${RESET}`;
+  return `\n${prompt}${lines.join(`\n${BOLD_CYAN}> ${RESET}`)}\n`;
+}
+
+/** How a command ended, when it did not simply succeed (a success says nothing, as in a shell). */
+export function commandFooter(r: { exitCode: number | null; signal: string | null; timedOut: boolean }, timeoutMs?: number): string {
+  if (r.timedOut) return `${YELLOW}[timed out${timeoutMs ? ` after ${Math.round(timeoutMs / 1000)} s` : ''}; stopped]${RESET}\n`;
+  if (r.exitCode === null) return `${YELLOW}[stopped${r.signal ? ` by ${r.signal}` : ''}]${RESET}\n`;
+  if (r.exitCode !== 0) return `${RED}[exit ${r.exitCode}]${RESET}\n`;
+  return '';
+}
+
+/** A tool call's arguments as one short line: the command, the path, the pattern, else compact JSON. */
+export function toolSummary(input: unknown): string {
+  let s: string;
+  if (input && typeof input === 'object') {
+    const o = input as Record<string, unknown>;
+    const key = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description'].find((k) => typeof o[k] === 'string');
+    s = key ? String(o[key]) : JSON.stringify(o);
+  } else {
+    s = JSON.stringify(input) ?? '';
+  }
+  s = s.replace(/\s*\n\s*/g, ' ⏎ ');
+  return s.length > SUMMARY_CHARS ? `${s.slice(0, SUMMARY_CHARS - 1)}…` : s;
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((c) => (c && typeof c === 'object' && typeof (c as { text?: unknown }).text === 'string' ? (c as { text: string }).text : '')).join('');
+  return '';
+}
+
+function clip(text: string): string {
+  const lines = text.replace(/\s+$/, '').split('\n');
+  const shown = lines.slice(0, RESULT_LINES).join('\n');
+  return lines.length > RESULT_LINES ? `${shown}\n… ${lines.length - RESULT_LINES} more lines` : shown;
+}
+
+/**
+ * One line of Claude Code's stream-json output as console text (empty for what a person need
+ * not see: partial deltas, hook notices, malformed lines).
+ */
+export function claudeConsoleText(line: string): string {
+  let ev: Record<string, unknown>;
+  try {
+    ev = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return '';
+  }
+  if (!ev || typeof ev !== 'object') return '';
+  const message = ev.message as { content?: unknown } | undefined;
+  const blocks = Array.isArray(message?.content) ? (message.content as Array<Record<string, unknown>>) : [];
+  switch (ev.type) {
+    case 'system':
+      if (ev.subtype !== 'init') return '';
+      return `${DIM}claude started${typeof ev.model === 'string' ? ` · ${ev.model}` : ''}${typeof ev.permissionMode === 'string' ? ` · ${ev.permissionMode}` : ''}${RESET}\n`;
+    case 'assistant': {
+      let out = '';
+      for (const b of blocks) {
+        if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) out += `${b.text.replace(/\s+$/, '')}\n`;
+        else if (b.type === 'tool_use') out += `${BOLD_CYAN}● ${String(b.name)}${RESET}(${toolSummary(b.input)})\n`;
+      }
+      return out;
+    }
+    case 'user': {
+      let out = '';
+      for (const b of blocks) {
+        if (b.type !== 'tool_result') continue;
+        const text = clip(resultText(b.content));
+        const body = text ? text.split('\n').map((l) => `  ${l}`).join('\n') : '  (no output)';
+        out += `${b.is_error === true ? RED : DIM}${body}${RESET}\n`;
+      }
+      return out;
+    }
+    case 'result': {
+      const turns = typeof ev.num_turns === 'number' ? ` · ${ev.num_turns} turns` : '';
+      const cost = typeof ev.total_cost_usd === 'number' ? ` · $${ev.total_cost_usd.toFixed(4)}` : '';
+      if (ev.is_error === true || (typeof ev.subtype === 'string' && ev.subtype !== 'success')) return `${RED}claude ended: ${String(ev.subtype ?? 'error')}${turns}${cost}${RESET}\n`;
+      return `${DIM}claude done${turns}${cost}${RESET}\n`;
+    }
+    default:
+      return '';
+  }
+}

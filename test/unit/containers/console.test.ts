@@ -1,0 +1,129 @@
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { claudeConsoleText, commandFooter, commandHeader, hasConsole, toolSummary } from '../../../src-main/containers/core/console';
+import { ConsoleWriter } from '../../../src-main/containers/console-writer';
+import { plainText as plain } from '../../../src-main/terminals/agent-command-runner';
+
+
+describe('agent console text', () => {
+  it('shows a command with its continuation lines and its folder, and how it ended unless it succeeded', () => {
+    expect(plain(commandHeader('cd src &&\nmake', 'pkg'))).toBe('\npkg $ cd src &&\n> make\n');
+    expect(commandFooter({ exitCode: 0, signal: null, timedOut: false })).toBe('');
+    expect(plain(commandFooter({ exitCode: 2, signal: null, timedOut: false }))).toBe('[exit 2]\n');
+    expect(plain(commandFooter({ exitCode: null, signal: 'SIGTERM', timedOut: true }, 600_000))).toBe('[timed out after 600 s; stopped]\n');
+    expect(plain(commandFooter({ exitCode: null, signal: 'SIGKILL', timedOut: false }))).toBe('[stopped by SIGKILL]\n');
+  });
+
+  it("renders Claude Code's stream: start, text, tool calls with their argument, clipped results, the end", () => {
+    expect(plain(claudeConsoleText(JSON.stringify({ type: 'system', subtype: 'init', model: 'claude-x', permissionMode: 'bypassPermissions' })))).toBe('claude started · claude-x · bypassPermissions\n');
+    const assistant = { type: 'assistant', message: { content: [{ type: 'text', text: 'Writing it.\n' }, { type: 'tool_use', name: 'Bash', input: { command: 'npm test\n  --silent', description: 'run' } }] } };
+    expect(plain(claudeConsoleText(JSON.stringify(assistant)))).toBe('Writing it.\n● Bash(npm test ⏎ --silent)\n');
+    const long = Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n');
+    const result = { type: 'user', message: { content: [{ type: 'tool_result', content: [{ type: 'text', text: long }], is_error: false }] } };
+    const shown = plain(claudeConsoleText(JSON.stringify(result)));
+    expect(shown).toContain('  line 7\n');
+    expect(shown).not.toContain('line 8\n');
+    expect(shown).toContain('… 4 more lines');
+    expect(plain(claudeConsoleText(JSON.stringify({ type: 'result', subtype: 'success', num_turns: 3, total_cost_usd: 0.01234 })))).toBe('claude done · 3 turns · $0.0123\n');
+    expect(plain(claudeConsoleText(JSON.stringify({ type: 'result', subtype: 'error_max_turns', is_error: true, num_turns: 9 })))).toBe('claude ended: error_max_turns · 9 turns\n');
+    expect(claudeConsoleText('not json')).toBe('');
+    expect(claudeConsoleText(JSON.stringify({ type: 'stream_event', event: {} }))).toBe('');
+  });
+
+  it('summarises a tool call by its command, path or pattern, bounded', () => {
+    expect(toolSummary({ file_path: '/w/a.ts', content: 'x' })).toBe('/w/a.ts');
+    expect(toolSummary({ pattern: 'TODO' })).toBe('TODO');
+    expect(toolSummary({ a: 1 })).toBe('{"a":1}');
+    expect(toolSummary({ command: 'x'.repeat(500) })).toHaveLength(160);
+  });
+
+  it('knows a container with the console from one made before it', () => {
+    expect(hasConsole({ Config: { Tty: true, OpenStdin: true } })).toBe(true);
+    expect(hasConsole({ Config: { Tty: false, OpenStdin: false } })).toBe(false);
+  });
+});
+
+describe('ConsoleWriter', () => {
+  it('queues text while the attach opens, writes it in order, and flushes on close', async () => {
+    const sink = new PassThrough();
+    let got = '';
+    sink.on('data', (b: Buffer) => (got += b.toString()));
+    let opens = 0;
+    const w = new ConsoleWriter(async () => {
+      opens++;
+      await new Promise((r) => setTimeout(r, 20));
+      return sink;
+    });
+    w.write('a');
+    w.write('b');
+    await w.close();
+    expect(got).toBe('ab');
+    expect(opens).toBe(1);
+    w.write('after close');
+    expect(got).toBe('ab');
+  });
+
+  it('reopens after the engine closed the attach, and a failed open loses only that text', async () => {
+    const sinks: Recorder[] = [];
+    let fail = false;
+    const w = new ConsoleWriter(async () => {
+      if (fail) throw new Error('engine away');
+      const s = recorder();
+      sinks.push(s);
+      return s;
+    }, () => undefined);
+    w.write('one');
+    await tick();
+    sinks[0]!.destroy();
+    await tick();
+    fail = true;
+    w.write('lost');
+    await tick();
+    fail = false;
+    w.write('two');
+    await tick();
+    expect(sinks.map((s) => s.text)).toEqual(['one', 'two']);
+  });
+
+  it('drops text the engine does not take, and says so where it resumes', async () => {
+    const sink = recorder();
+    const w = new ConsoleWriter(async () => sink);
+    w.write('x');
+    await tick();
+    // The engine stops taking text: a megabyte waits unwritten, and what comes next is dropped.
+    sink.stuck = true;
+    w.write('y'.repeat(1024 * 1024));
+    w.write('LOST-TEXT');
+    sink.release();
+    await tick();
+    w.write('z');
+    await tick();
+    expect(sink.text).not.toContain('LOST-TEXT');
+    expect(sink.text).toMatch(/y\n.*some output was dropped here.*\n.*z$/s);
+  });
+});
+
+type Recorder = Writable & { text: string; stuck: boolean; release: () => void };
+
+/** A sink that records what reached it and can stop taking text, as a stalled engine does. */
+function recorder(): Recorder {
+  let held: (() => void) | null = null;
+  const r = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      r.text += chunk.toString();
+      if (r.stuck) held = cb;
+      else cb();
+    },
+  }) as Recorder;
+  r.text = '';
+  r.stuck = false;
+  r.release = () => {
+    r.stuck = false;
+    const cb = held;
+    held = null;
+    cb?.();
+  };
+  return r;
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 10));
