@@ -7,11 +7,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import Docker from 'dockerode';
+import type { MailboxChange } from '../../../src-main/mailbox/processor';
 import { ensureTestImage } from '../../support/container-image';
 import { commandText, dropCommand, mailboxHarness, readReport, until, type MailboxHarness } from './support';
 
 /** The test image runs commands as this user; the workspace must be theirs to write. */
 const AGENT_UID = 1000;
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 let image: string;
 let h: MailboxHarness | undefined;
 
@@ -59,4 +62,62 @@ describe('mailbox on the container placement', () => {
     await until(() => existsSync(join(root, 'commands/processed/again.md')), 'again.md processed', 120_000);
     expect(readFileSync(join(p.workspace, 'again.txt'), 'utf8').trim()).toBe(host);
   }, 300_000);
+
+  it('gives the container exactly the command file’s memory, CPUs, processes and network; a continue that changes them says so and gets a new container', async () => {
+    h = await mailboxHarness([
+      { match: { userPattern: 'LIMITED-TASK' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'echo limited > limited.txt' } }] },
+      { match: { userPattern: 'limited.txt' }, blocks: [{ type: 'text', text: 'Limited.' }] },
+      { match: { userPattern: 'MORE-MEMORY' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'echo more > more.txt' } }] },
+      { match: { userPattern: 'more.txt' }, blocks: [{ type: 'text', text: 'More.' }] },
+    ]);
+    // The mailbox's default image is not the one used: the file's `image` is.
+    h.app.mailbox.updateSettings({ containerImage: 'flightdeck-no-such-image:never' });
+    const p = h.processor({ placements: h.app.mailbox.placements });
+    const root = h.root;
+    execFileSync('chown', ['-R', `${AGENT_UID}:${AGENT_UID}`, p.workspace]);
+    p.start();
+
+    const engine = h.app.containers.engine().spec.name;
+    dropCommand(root, 'limited.md', commandText({ id: 'task-limited', task: 'LIMITED-TASK', extra: `placement: container\ncontainer_engine: ${engine}\nimage: ${image}\nmemory: 256m\ncpus: 0.5\npids: 200\nnetwork: none\n` }));
+    await until(() => existsSync(join(root, 'commands/processed/limited.md')), 'limited.md processed', 150_000);
+    const report = readReport(join(root, 'reports/pending/report-task-limited.md'), false);
+    expect(report.fm.status).toBe('SUCCESS');
+    expect(readFileSync(join(p.workspace, 'limited.txt'), 'utf8')).toBe('limited\n');
+    const sessionId = report.fm.session_id;
+    expect(h.app.containers.placement(sessionId)).toEqual({ engine, image, limits: { memoryBytes: 256 * 1024 ** 2, cpus: 0.5, pids: 200 }, network: 'none' });
+    const first = h.app.containers.forSession(sessionId)!;
+    const hc = (await docker.getContainer(first.id).inspect()).HostConfig;
+    expect({ Memory: hc.Memory, NanoCpus: hc.NanoCpus, PidsLimit: hc.PidsLimit, NetworkMode: hc.NetworkMode }).toEqual({ Memory: 256 * 1024 ** 2, NanoCpus: 5e8, PidsLimit: 200, NetworkMode: 'none' });
+
+    // A continue with other settings: the session's container is replaced, and the report says what changed.
+    dropCommand(root, 'more.md', commandText({ id: 'task-more', type: 'continue', session: sessionId, task: 'MORE-MEMORY', extra: 'placement: container\nmemory: 512m\nnetwork: bridge\n' }));
+    await until(() => existsSync(join(root, 'commands/processed/more.md')), 'more.md processed', 150_000);
+    const more = readReport(join(root, 'reports/pending/report-task-more.md'), false);
+    expect(more.fm.status).toBe('SUCCESS');
+    expect(more.text).toContain("- This command changed the session's container settings (memory 256 MiB → 512 MiB, network none → bridge): its container was replaced for this task, with the workspace kept; later tasks of the session keep the new settings.");
+    const second = h.app.containers.forSession(sessionId)!;
+    expect(second.id).not.toBe(first.id);
+    const hc2 = (await docker.getContainer(second.id).inspect()).HostConfig;
+    expect({ Memory: hc2.Memory, NanoCpus: hc2.NanoCpus, PidsLimit: hc2.PidsLimit, NetworkMode: hc2.NetworkMode }).toEqual({ Memory: 512 * 1024 ** 2, NanoCpus: 5e8, PidsLimit: 200, NetworkMode: 'bridge' });
+    await expect(docker.getContainer(first.id).inspect()).rejects.toThrow(/no such container/i);
+  }, 300_000);
+
+  it('an unknown container_engine fails the task with a report naming the engines there are', async () => {
+    h = await mailboxHarness([]);
+    const changes: MailboxChange[] = [];
+    const p = h.processor({ placements: h.app.mailbox.placements, onChange: (e) => changes.push(e) });
+    const root = h.root;
+    p.start();
+    dropCommand(root, 'nope.md', commandText({ id: 'task-nope', task: 'never runs', extra: `placement: container\ncontainer_engine: no-such-engine\nimage: ${image}\n` }));
+    await until(() => existsSync(join(root, 'commands/processed/nope.md')), 'nope.md processed', 60_000);
+    const report = readReport(join(root, 'reports/pending/report-task-nope.md'), false);
+    expect(report.fm.status).toBe('FAILED');
+    const known = h.app.containers.engine().spec.name;
+    expect(report.text).toContain(`The container placement could not be set up: There is no Docker engine named "no-such-engine". Known: ${known}`);
+    expect(report.text).toContain('The task did not run.');
+    expect(changes).toContainEqual(expect.objectContaining({ kind: 'finished', commandId: 'task-nope', status: 'FAILED' }));
+    // Nothing was placed and no model was asked.
+    expect(h.app.containers.placement(report.fm.session_id)).toBeNull();
+    expect(h.server.mainRequests()).toEqual([]);
+  }, 120_000);
 });
