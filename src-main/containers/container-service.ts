@@ -382,6 +382,7 @@ export class ContainerService {
         network,
         gpus,
         localEngine: engine.local,
+        hostGateway: engine.local && network === 'bridge' ? await engine.hostGateway(info) : null,
         keep: req.keep ?? false,
         taskTimeoutMs,
       });

@@ -150,6 +150,23 @@ export class Engine {
       product: podman ? 'podman' : 'docker',
     };
   }
+
+  /**
+   * Where `host.docker.internal` points in a bridge container of this (local) engine: Docker's
+   * `host-gateway` (20.10+). Podman 4 writes that word into /etc/hosts as it is (the name then
+   * resolves to nothing), so there it is the bridge network's gateway — the address Podman's own
+   * host.containers.internal names. Null when the engine shows no gateway (the name is left out).
+   */
+  async hostGateway(info: EngineInfo): Promise<string | null> {
+    if (info.product !== 'podman') return 'host-gateway';
+    const net = (await this.call('the bridge network', (d) => d.getNetwork('bridge').inspect())) as BridgeNetwork;
+    return net.IPAM?.Config?.find((c) => c.Gateway)?.Gateway ?? null;
+  }
+}
+
+/** The bridge network as the engine's API describes it (the parts read here). */
+interface BridgeNetwork {
+  IPAM?: { Config?: Array<{ Gateway?: string }> };
 }
 
 export interface DiscoverOptions {

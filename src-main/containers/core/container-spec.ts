@@ -76,6 +76,8 @@ export interface ContainerRequest {
   gpus: GpuRequest;
   /** The engine runs on this machine (bind mounts, host gateway). */
   localEngine: boolean;
+  /** Where HOST_GATEWAY_NAME points on a local bridge network: Docker's `host-gateway` (the default), an address (Podman), or null for none. */
+  hostGateway?: string | null;
   keep: boolean;
   taskTimeoutMs: number;
 }
@@ -198,7 +200,8 @@ export function createOptions(r: ContainerRequest): Record<string, unknown> {
   }
   if (r.limits.cpus !== null) host.NanoCpus = Math.round(r.limits.cpus * 1e9);
   if (r.limits.pids !== null) host.PidsLimit = r.limits.pids;
-  if (r.localEngine && r.network === 'bridge') host.ExtraHosts = [`${HOST_GATEWAY_NAME}:host-gateway`];
+  const gateway = r.hostGateway === undefined ? 'host-gateway' : r.hostGateway;
+  if (r.localEngine && r.network === 'bridge' && gateway !== null) host.ExtraHosts = [`${HOST_GATEWAY_NAME}:${gateway}`];
   return {
     name: containerName(r.sessionId),
     Image: r.image,
