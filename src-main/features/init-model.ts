@@ -4,7 +4,7 @@
  * the model's proposal. The model's proposal is taken only where it validates; everything else
  * falls back to what was detected, so init always yields a valid config. No I/O.
  */
-import { parse as parseYaml, stringify } from 'yaml';
+import { Document, isMap, parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { CONFIG_VERSION, defaultConfig, parseConfig, type FeaturesConfig } from './config';
 
@@ -137,6 +137,21 @@ function dedupe(list: readonly string[]): string[] {
   return out;
 }
 
+/**
+ * Written commented out inside `agent:`, so a project sees how to place its feature runs in a
+ * container (and can uncomment it as it is); absent, runs work on this machine.
+ */
+const PLACEMENT_EXAMPLE = [
+  ' Where feature runs work unless the feature or the run says otherwise (docs/features.md,',
+  ' "Placement"); absent: on this machine. To run them in a Docker container, uncomment:',
+  ' placement:',
+  '   kind: container',
+  '   image: flightdeck-agent:latest',
+  '   engine: local               # a name from Settings → Engines; left out: the default engine',
+  '   gpus: { kind: none }        # or { kind: all } | { kind: count, count: 2 } | { kind: ids, ids: ["0"] }',
+  '   network: bridge             # bridge | host | none',
+].join('\n');
+
 const HEADER = [
   '# Flightdeck features config (see docs/features.md for every key and its default).',
   '# Written by "feature init" from the repository and the agents\' proposal; edit freely.',
@@ -186,7 +201,10 @@ export function buildInitConfig(detected: Detected, proposalYaml: string | null,
     review: defaults.review,
     worktree: { ...defaults.worktree, setup },
   };
-  const text = `${HEADER}\n${stringify(doc, { lineWidth: 0 })}`;
+  const yaml = new Document(doc);
+  const agent = yaml.get('agent', true);
+  if (isMap(agent)) agent.comment = PLACEMENT_EXAMPLE;
+  const text = `${HEADER}\n${yaml.toString({ lineWidth: 0 })}`;
   // Round-trip through the loader: what is written is exactly what loads.
   const config = parseConfig(text, path);
   return { text, config, notes };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunPlacement } from '../../../src-preload/contract';
 import { parseConfig } from '../../../src-main/features/config';
+import { buildInitConfig } from '../../../src-main/features/init-model';
 import { FeatureError } from '../../../src-main/features/errors';
 import { defaultPlacement, effectivePlacement, projectDefaultPlacement } from '../../../src-main/features/placement';
 
@@ -54,6 +55,20 @@ describe('config.yml agent.placement', () => {
     // A host placement has no container fields.
     const host = refusal('agent:\n  placement:\n    kind: host\n    image: img:1\n');
     expect(host.message).toMatch(/config\.yml:4: unknown key "agent\.placement\.image"/);
+  });
+});
+
+describe('the config init writes', () => {
+  it('carries agent.placement commented out: absent as written, a container placement once uncommented', () => {
+    const r = buildInitConfig({ checks: ['npm test'], setup: [], toolchains: [] }, null, PATH);
+    expect(r.config.agent.placement).toBeUndefined();
+    expect(r.text).toMatch(/^ {2}# placement:$/m);
+    const uncommented = r.text.replace(/^ {2}# (placement:| {2})/gm, '  $1');
+    expect(uncommented).not.toBe(r.text);
+    const c = parseConfig(uncommented, PATH);
+    expect(c.agent.placement).toEqual({ kind: 'container', image: 'flightdeck-agent:latest', engine: 'local', gpus: { kind: 'none' }, network: 'bridge' });
+    // Everything else stays as init wrote it.
+    expect({ ...c, agent: { ...c.agent, placement: undefined } }).toEqual({ ...r.config, agent: { ...r.config.agent, placement: undefined } });
   });
 });
 
