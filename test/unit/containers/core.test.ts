@@ -86,6 +86,12 @@ describe('engine errors', () => {
     expect(engineError(Object.assign(new Error('connect EACCES'), { code: 'EACCES' }), '"x"').message).toContain('docker group');
     expect(reason(Object.assign(new Error('connect ENOENT'), { code: 'ENOENT' }))).toBe('engine_down');
     expect(reason(Object.assign(new Error('self signed'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toBe('tls');
+    const tlsMessage = (code: string, message: string) => engineError(Object.assign(new Error(message), { code }), '"x"').message;
+    expect(tlsMessage('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames")).toContain('not for this host name');
+    expect(tlsMessage('CERT_HAS_EXPIRED', 'certificate has expired')).toContain('not valid now');
+    expect(tlsMessage('ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', '80:error:0A000412:SSL routines:ssl3_read_bytes:sslv3 alert bad certificate:../ssl/record/rec_layer_s3.c:1601:')).toBe(
+      'The TLS connection to "x" failed: the engine refused the client certificate (sslv3 alert bad certificate): it requires one signed by its CA. Put that client certificate and its key in cert.pem and key.pem in the certificate folder, then retry.',
+    );
     expect(reason(Object.assign(new Error('All configured authentication methods failed'), { level: 'client-authentication' }))).toBe('ssh');
     expect(engineError(Object.assign(new Error('x'), { level: 'client-authentication' }), '"x"').message).toContain('ssh-add');
     expect(reason({ statusCode: 400, json: { message: 'client version 1.41 is too new. Maximum supported API version is 1.40' } })).toBe('api_too_old');
@@ -136,6 +142,13 @@ describe('container options', () => {
     expect(o.Env.some((e) => /KEY|TOKEN|SECRET/.test(e))).toBe(false);
     expect(o.Labels['dev.flightdeck.keep']).toBe('1');
     expect(() => createOptions({ ...req, localEngine: false })).toThrow(/remote engine cannot bind-mount/);
+  });
+
+  it("points host.docker.internal at Docker's host-gateway, or at the address given (Podman's bridge gateway), or nowhere", () => {
+    const hosts = (r: Partial<ContainerRequest>) => (createOptions({ ...req, network: 'bridge', ...r }) as { HostConfig: { ExtraHosts?: string[] } }).HostConfig.ExtraHosts;
+    expect(hosts({})).toEqual(['host.docker.internal:host-gateway']);
+    expect(hosts({ hostGateway: '10.88.0.1' })).toEqual(['host.docker.internal:10.88.0.1']);
+    expect(hosts({ hostGateway: null })).toBeUndefined();
   });
 
   it('turns GPU requests into the NVIDIA device request', () => {
