@@ -4,7 +4,7 @@
  * the precedence request > state.yml > config.yml > host, merged field by field between
  * container placements.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,6 +69,15 @@ describe('the config init writes', () => {
     expect(c.agent.placement).toEqual({ kind: 'container', image: 'flightdeck-agent:latest', engine: 'local', gpus: { kind: 'none' }, network: 'bridge' });
     // Everything else stays as init wrote it.
     expect({ ...c, agent: { ...c.agent, placement: undefined } }).toEqual({ ...r.config, agent: { ...r.config.agent, placement: undefined } });
+  });
+});
+
+describe('the documented example config', () => {
+  it("carries the same commented agent.placement, which parses once uncommented", () => {
+    const block = /```yaml\n# \.flightdeck\/config\.yml\n([\s\S]*?)```/.exec(readFileSync('docs/features.md', 'utf8'))![1]!;
+    expect(parseConfig(block, 'docs').agent.placement).toBeUndefined();
+    const uncommented = block.replace(/^ {2}# (placement:| {2})/gm, '  $1');
+    expect(parseConfig(uncommented, 'docs').agent.placement).toEqual({ kind: 'container', image: 'flightdeck-agent:latest', engine: 'local', gpus: { kind: 'none' }, network: 'bridge' });
   });
 });
 
