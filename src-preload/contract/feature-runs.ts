@@ -182,7 +182,7 @@ export const featureRunRequests = {
   'featureRuns.start': request(
     z.object({ projectId: ProjectId, slug: Slug, executor: RunExecutor.optional(), placement: RunPlacement.optional() }).strict(),
     FeatureRunInfo,
-    'Run (or resume) a planned or in-progress feature; queued when the parallel limit is reached. A placement overrides the one in state.yml.',
+    'Run (or resume) a planned or in-progress feature; queued when the parallel limit is reached. A placement overrides the one in state.yml and the project config.',
   ),
   'featureRuns.defaultPlacement': request(
     z.object({ projectId: ProjectId, slug: Slug }).strict(),

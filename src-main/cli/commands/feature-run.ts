@@ -84,7 +84,7 @@ function answerer(mode: ApproveMode, tty: boolean, wait: (message: string) => vo
   return (a) => promptApproval(a, (s) => process.stderr.write(s));
 }
 
-/** --placement and its container flags (over agent.placement of state.yml); undefined: the file decides. */
+/** --placement and its container flags (over agent.placement of state.yml, then of config.yml); undefined: the files decide. */
 function placementFlags(ctx: CliContext): RunPlacement | undefined {
   const kind = ctx.flags.placement;
   if (kind !== undefined && kind !== 'host' && kind !== 'container') throw new UsageError('--placement takes host|container');

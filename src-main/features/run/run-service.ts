@@ -149,7 +149,7 @@ export class FeatureRunService {
    * Queues a run of the feature (it starts at once while fewer than the limit run). Refused when
    * the feature is already queued or running here or in another live Flightdeck process.
    */
-  async enqueue(o: { projectPath: string; slug: string; executor?: RunExecutor; mode?: LiveRun['mode']; /** Overrides agent.placement of state.yml. */ placement?: RunPlacement; /** Called with the run's agent session as soon as it exists (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void }): Promise<FeatureRunInfo & { done: Promise<RunResult> }> {
+  async enqueue(o: { projectPath: string; slug: string; executor?: RunExecutor; mode?: LiveRun['mode']; /** Overrides agent.placement of state.yml and config.yml. */ placement?: RunPlacement; /** Called with the run's agent session as soon as it exists (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void }): Promise<FeatureRunInfo & { done: Promise<RunResult> }> {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
     const key = featureKey(o.projectPath, o.slug);
     if ([...this.running.values(), ...this.queue].some((r) => featureKey(r.row.projectPath, r.row.slug) === key)) {
