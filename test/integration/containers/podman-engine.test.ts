@@ -7,7 +7,7 @@
  * its stats and is removed.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,20 @@ beforeAll(async () => {
   writeFileSync(join(worktree, 'README.md'), 'hello from the host\n');
 }, 120_000);
 
+/** Host pids whose command line names something under `folder` (this test's Podman and what it started). */
+function processesUnder(folder: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(`${folder}/`)) pids.push(Number(name));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return pids;
+}
+
 afterAll(async () => {
   await svc?.shutdown();
   if (service && service.exitCode === null && service.signalCode === null) {
@@ -77,6 +91,9 @@ afterAll(async () => {
     service.kill('SIGTERM');
     await exited;
   }
+  // Podman keeps a conmon per exec for minutes (exit_command_delay) so that a client can still
+  // read the exec's exit code, and conmon waits through SIGTERM; this test's storage goes now, so they go too.
+  if (dir) for (const pid of processesUnder(dir)) process.kill(pid, 'SIGKILL');
   for (const x of dirs) x.cleanup();
 }, 60_000);
 
