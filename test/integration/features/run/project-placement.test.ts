@@ -6,7 +6,7 @@
  * project field by field, the run request overrides both, and a host request or a host feature
  * keeps the run on this machine although the project's default is a container.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -17,6 +17,7 @@ import { activeStatePath } from '../../../../src-main/features/scanner';
 import { readState, writeState } from '../../../../src-main/features/state';
 import { ensureTestImage } from '../../../support/container-image';
 import { gitIn } from '../../../support/temp';
+import { call } from '../support';
 import { bash, CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, runHarness, text, VERIFY_PASS, type RunHarness, type RunRepo } from './support';
 
 const MEMORY = 256 * 1024 * 1024;
@@ -146,4 +147,24 @@ describe('the project config places feature runs', () => {
     expect(results[1]).toContain(hostname());
     expect(asked).toHaveLength(3);
   }, 180_000);
+
+  it('featureRuns.defaultPlacement: what the run dialog starts from, and whose it is; a broken config says where', async () => {
+    const project: RunPlacement = { kind: 'container', image: 'proj:1', network: 'none' };
+    repo = makeRunRepo({ remote: 'none', config: configWithPlacement(project, ['true']) });
+    await planFeature(repo.repo, 'demo', ['file']);
+    h = await runHarness([]);
+    const { id: projectId } = await h.app.projects.add(repo.repo);
+    const ask = () => call<{ placement: RunPlacement; from: string[] }>(h!.app, 'featureRuns.defaultPlacement', { projectId, slug: 'demo' });
+
+    expect(await ask()).toEqual({ placement: project, from: ['project'] });
+    await setFeaturePlacement(repo, 'demo', { kind: 'container', image: 'feat:1' });
+    expect(await ask()).toEqual({ placement: { kind: 'container', image: 'feat:1', network: 'none' }, from: ['feature', 'project'] });
+    await setFeaturePlacement(repo, 'demo', { kind: 'host' });
+    expect(await ask()).toEqual({ placement: { kind: 'host' }, from: ['feature'] });
+
+    const config = join(repo.repo, '.flightdeck', 'config.yml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('network":"none"', 'network":"wifi"'));
+    await expect(ask()).rejects.toMatchObject({ code: 'invalid_input', details: { kind: 'config', path: config, line: 7 } });
+    await expect(ask()).rejects.toThrow(/config\.yml:7: agent\.placement\.network/);
+  }, 60_000);
 });
