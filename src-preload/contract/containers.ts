@@ -171,6 +171,11 @@ export const containerRequests = {
   'containers.stats': request(BySession, ContainerStats, "One sample of a session's container: CPU, memory, processes, per-GPU use when GPUs are assigned."),
   'containers.reap': request(z.object({ engine: EngineName.optional() }).strict(), z.array(ManagedContainer), 'Remove containers whose Flightdeck process is gone (kept ones are re-attached).'),
   'containers.terminal.open': request(z.object({ sessionId: SessionRef, cols: z.number().int().min(2).max(1000), rows: z.number().int().min(2).max(1000) }).strict(), TerminalInfo, "A shell in a session's container, in the terminal grid."),
+  'containers.console.open': request(
+    z.object({ sessionId: SessionRef, cols: z.number().int().min(2).max(1000), rows: z.number().int().min(2).max(1000) }).strict(),
+    TerminalInfo,
+    "The agent console of a session's container (its main process's TTY: the agent's commands and output as they run), read-only in the terminal grid.",
+  ),
   'containers.images.list': request(z.object({ engine: EngineName.optional() }).strict(), z.array(ContainerImage), "An engine's local images."),
   'containers.images.build': request(z.object({ engine: EngineName.optional(), tag: z.string().min(1).max(300).optional() }).strict(), z.object({ buildId: z.string() }), "Build the agent image on an engine; progress arrives as containers.images.progress."),
   'containers.images.cancel': request(z.object({ buildId: z.string().min(1).max(100) }).strict(), z.object({ cancelled: z.boolean() }), 'Cancel an image build.'),

@@ -6,6 +6,7 @@ import Docker from 'dockerode';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { SessionPage } from './poms/session';
+import { TerminalsPage } from './poms/terminals';
 import { runCli } from '../../src-main/cli/main';
 import { ensureTestImage } from '../support/container-image';
 import { makeRepo, tempDir } from '../support/temp';
@@ -17,7 +18,7 @@ test.afterAll(async () => {
   cleanups.forEach((c) => c());
 });
 
-test('a session placed in a container runs its command there; the Containers view shows it live and stops it', async ({ page }) => {
+test("a session placed in a container runs its command there; its agent console shows the agent's commands live; the Containers view shows it and stops it", async ({ page }) => {
   test.setTimeout(180_000);
   const image = ensureTestImage();
   const repo = makeRepo('fd-e2e-ctr-');
@@ -31,6 +32,8 @@ test('a session placed in a container runs its command there; the Containers vie
   host = await startHost({ dataDir: data.path });
   const board = new BoardPage(page);
   await board.open(host.url);
+  const terms = new TerminalsPage(page);
+  await terms.useCompatibleRendering();
   const session = new SessionPage(page);
   await session.startFromProject(basename(repo.path), 'checkout');
   const sessionUrl = page.url();
@@ -52,11 +55,29 @@ test('a session placed in a container runs its command there; the Containers vie
   await session.send('!echo "in $(hostname) as $(id -u)"');
   await expect(session.transcript).toContainText(new RegExp(`in [0-9a-f]{12} as ${uid}`), { timeout: 60_000 });
 
+  // The session's header offers its agent console: the container's own TTY, with what already ran.
+  await expect(page.getByTestId('session-container')).toBeVisible();
+  mkdirSync('test-results', { recursive: true });
+  await page.getByTestId('session-header').screenshot({ path: 'test-results/container-session-header.png' });
+  await page.getByTestId('session-container-console').click();
+  const consolePane = terms.panes.filter({ hasText: 'agent console' }).first();
+  await expect(terms.screen(consolePane)).toContainText('$ echo "in $(hostname) as $(id -u)"', { timeout: 30_000 });
+  await expect(terms.screen(consolePane)).toContainText(new RegExp(`in [0-9a-f]{12} as ${uid}`));
+  // Live: the next command appears while the console is open, its failure marked.
+  await page.goto(sessionUrl);
+  await session.send('!echo live-$((6*7)); exit 4');
+  // Not read-only (it exits with a status): asked first, on the host, like any placement.
+  await session.approveOnce();
+  await expect(session.transcript).toContainText('live-42', { timeout: 60_000 });
+  await terms.navItem.click();
+  await expect(terms.screen(consolePane)).toContainText('live-42', { timeout: 30_000 });
+  await expect(terms.screen(consolePane)).toContainText('[exit 4]');
+  await page.screenshot({ path: 'test-results/container-agent-console.png' });
+
   await page.getByTestId('nav-containers').click();
   const row = view.locator('[data-testid^="container-ses"]').first();
   await expect(row).toContainText('running');
   await expect(row.getByTestId('container-stats')).toContainText(/CPU \d+\.\d% · \d+ MiB \/ 8\.0 GiB|CPU \d+\.\d% · \d+ MiB \/ [\d.]+ GiB/, { timeout: 30_000 });
-  mkdirSync('test-results', { recursive: true });
   await page.screenshot({ path: 'test-results/containers-view.png' });
   await row.getByTestId('container-stop').click();
   await expect(row).toContainText('exited', { timeout: 30_000 });

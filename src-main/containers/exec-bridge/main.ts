@@ -49,7 +49,8 @@ async function attachConsole(docker: Docker, input: BridgeInput, label: string):
   const c = docker.getContainer(input.container);
   const stream = await c.attach({ stream: true, stdout: true, stderr: true, logs: true }).catch((e: unknown) => fail(engineError(e, label).message));
   rawPty();
-  process.stdout.write(`\x1b[2mAgent console of ${input.container.slice(0, 12)} on ${label} (read-only): the agent's commands and their output as they run.\x1b[0m\r\n`);
+  // No cursor: nothing is typed here.
+  process.stdout.write(`\x1b[?25l\x1b[2mAgent console of ${input.container.slice(0, 12)} on ${input.engine.name}, read-only: the agent's commands and their output as they run.\x1b[0m\r\n`);
   stream.pipe(process.stdout);
   // Typed keys are read and dropped: the pty must not fill up, and nothing here drives the agent.
   process.stdin.resume();

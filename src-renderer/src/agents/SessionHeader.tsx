@@ -9,6 +9,7 @@ import { SandboxBadge, SandboxControl } from './SandboxControl';
 import { ChangesButton } from '../changes/SessionChanges';
 import { SessionIdentity } from '../sessions/SessionIdentity';
 import { SessionWorktreeBar } from '../session-worktrees/SessionWorktreeBar';
+import { SessionContainerButtons } from '../containers/ContainerTerminalButtons';
 
 export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
   { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
@@ -76,6 +77,7 @@ export function SessionHeader({ session }: { session: Session }) {
         <ApproveBadge session={session} />
         <SandboxBadge session={session} />
         <span className="spacer" />
+        <SessionContainerButtons sessionId={session.id} status={session.status} />
         <ChangesButton session={session} />
         <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · ↑ ${c.inputTokens.toLocaleString()} in · ↓ ${c.outputTokens.toLocaleString()} out · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
           <span className="cost-tokens">↑ {tokens(c.inputTokens)}</span>

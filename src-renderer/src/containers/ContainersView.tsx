@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { ContainerEngineEntry, ContainerStats, ManagedContainer } from '../../../src-preload/contract/containers';
 import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
+import { useOpenContainerTerminal } from './ContainerTerminalButtons';
 
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
@@ -35,7 +36,6 @@ const SYNC_LABEL: Record<NonNullable<ManagedContainer['workspaceSync']>['state']
 export function ContainersView() {
   const client = useClient();
   const toastError = useAppStore((s) => s.toastError);
-  const setView = useAppStore((s) => s.setView);
   const sessions = useAppStore((s) => s.sessions);
   const [engines, setEngines] = useState<ContainerEngineEntry[] | null>(null);
   const [containers, setContainers] = useState<ManagedContainer[]>([]);
@@ -112,14 +112,7 @@ export function ContainersView() {
     reload();
   };
 
-  const shell = async (c: ManagedContainer) => {
-    try {
-      await client.invoke('containers.terminal.open', { sessionId: c.sessionId, cols: 100, rows: 30 });
-      setView({ name: 'terminals' });
-    } catch (e) {
-      toastError(`Could not open a shell in ${c.name}`, e);
-    }
-  };
+  const openTerminal = useOpenContainerTerminal();
 
   const startBuild = async () => {
     try {
@@ -234,7 +227,10 @@ export function ContainersView() {
                             Sync commits
                           </button>
                         )}
-                        <button className="button" onClick={() => void shell(c)}>
+                        <button className="button" onClick={() => void openTerminal(c.sessionId, 'console', c.name)} title="The agent's commands and their output as they run (read-only)" data-testid="container-console">
+                          <Icon name="terminal" /> Console
+                        </button>
+                        <button className="button" onClick={() => void openTerminal(c.sessionId, 'shell', c.name)} data-testid="container-shell">
                           <Icon name="terminal" /> Shell
                         </button>
                         <button className="button" onClick={() => void act('stop', c)} data-testid="container-stop">

@@ -65,6 +65,8 @@ export interface TerminalsSlice {
   loadTerminals(): Promise<void>;
   /** Opens a shell and shows it in the Terminals view; resolves to its id (null on failure, already toasted). */
   openTerminal(target: OpenTarget): Promise<string | null>;
+  /** Shows a terminal the main process just opened (a container's shell or agent console) in the Terminals view. */
+  adoptTerminal(info: TerminalInfo): void;
   showTerminal(id: string, pane?: number): void;
   clearPane(pane: number): void;
   focusPane(pane: number): void;
@@ -110,14 +112,17 @@ export const createTerminalsSlice: SliceCreator<TerminalsSlice> = (set, get, cli
     async openTerminal(target) {
       try {
         const info = await client.invoke('terminals.create', { target, cols: 100, rows: 30 });
-        set((s) => ({ terminals: s.terminals.some((t) => t.id === info.id) ? s.terminals : [...s.terminals, info] }));
-        get().showTerminal(info.id);
-        get().setView({ name: 'terminals' });
+        get().adoptTerminal(info);
         return info.id;
       } catch (e) {
         get().toastError('Could not open a terminal', e);
         return null;
       }
+    },
+    adoptTerminal(info) {
+      set((s) => ({ terminals: s.terminals.some((t) => t.id === info.id) ? s.terminals : [...s.terminals, info] }));
+      get().showTerminal(info.id);
+      get().setView({ name: 'terminals' });
     },
     showTerminal(id, pane) {
       const panes = [...get().terminalPanes];
