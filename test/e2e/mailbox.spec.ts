@@ -1,9 +1,13 @@
 import { test, expect } from '@playwright/test';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Docker from 'dockerode';
+import { parseCommandFile } from '../../src-main/mailbox/command-file';
+import { ensureTestImage } from '../support/container-image';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server/index';
 import { missionTemplate } from '../../src-main/mailbox/mission';
 import { startHost, type RunningHost } from './support/host';
+import { dismissToasts } from './support/toasts';
 import { BoardPage } from './poms/board';
 import { MailboxPage } from './poms/mailbox';
 import { makeRepo } from '../support/temp';
@@ -22,6 +26,9 @@ test.beforeAll(async () => {
     { ...write('hello.txt', 'Hello from the mailbox\n', 'GREETING-TASK'), fault: { kind: 'stall' as const, ms: 3_000 } },
     write('docs/decisions/ADR-0001-greet-in-plain-text.md', ADR, 'Created hello.txt'),
     write('AGENT_MISSION.md', mission, 'Created docs/decisions/ADR-0001'),
+    // The container task: one command in the container, then the answer.
+    { match: { userPattern: 'CONTAINER-TASK' }, blocks: [{ type: 'tool_use' as const, name: 'bash', input: { command: 'echo in-container > where.txt' } }] },
+    { match: { userPattern: 'where.txt' }, blocks: [{ type: 'text', text: 'Wrote where.txt in the container.' }] },
     {
       match: { userPattern: 'Overwrote AGENT_MISSION.md' },
       blocks: [{ type: 'text', text: 'Wrote the greeting.\n```json\n{"summary":"Wrote hello.txt with a greeting and recorded ADR-0001.","features":["hello.txt"],"decisions":[{"decision":"plain text","reason":"simple"}],"progress":"greeting 100%","next_steps":["translate the greeting"],"tags":["greeting","e2e"]}\n```' }],
@@ -115,4 +122,94 @@ test('create a task from the UI, watch it run, read its report, follow it to the
   await expect(page.getByTestId('context-preview')).toContainText('## Project context: Greeting style');
   await expect(page.getByTestId('context-size')).toContainText('bytes');
   await page.screenshot({ path: 'test-results/mailbox-context.png', fullPage: true });
+});
+
+test('a task placed in a container: its engine, image, limits and network typed into the form reach the command file and the container', async ({ page }) => {
+  test.setTimeout(240_000);
+  const image = ensureTestImage();
+  const repo2 = makeRepo('fd-e2e-mailbox-ctr-');
+  const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+  let sessionId: string | undefined;
+  try {
+    // The narrow window the app supports: every container field must fit it.
+    await page.setViewportSize({ width: 700, height: 800 });
+    const board = new BoardPage(page);
+    await board.open(host.url);
+    const project = await board.addProject(repo2.path);
+    const mb = new MailboxPage(page);
+    await mb.open();
+    await mb.chooseProject(project);
+    await mb.tab('task');
+
+    // Everything from the keyboard.
+    await page.getByTestId('task-text').focus();
+    await page.keyboard.type('CONTAINER-TASK: write where.txt');
+    await page.getByTestId('task-placement').focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(page.getByTestId('task-placement')).toHaveValue('container');
+    const fields = page.getByTestId('task-form').getByTestId('container-fields');
+    await expect(fields.getByTestId('ctr-engine')).toHaveValue('local');
+    await expect(fields.getByTestId('ctr-engine-help')).toContainText('NVIDIA runtime: no');
+    await fields.getByTestId('ctr-image').focus();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type(image);
+    await fields.getByTestId('ctr-memory').focus();
+    await page.keyboard.type('2m');
+    await expect(fields.getByTestId('ctr-memory-help')).toHaveText('At least 6 MiB (the engine refuses less).');
+    await expect(page.getByTestId('task-submit')).toBeDisabled();
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('256m');
+    await expect(fields.getByTestId('ctr-memory-help')).toHaveText('Default 8 GiB');
+    await fields.getByTestId('ctr-cpus').focus();
+    await page.keyboard.type('1');
+    await fields.getByTestId('ctr-pids').focus();
+    await page.keyboard.type('8');
+    await expect(fields.getByTestId('ctr-pids-help')).toHaveText('From 16 to 4194304 processes.');
+    await page.keyboard.type('0');
+    await fields.getByTestId('ctr-network').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await expect(fields.getByTestId('ctr-network')).toHaveValue('none');
+    await expect(page.getByTestId('task-submit')).toBeEnabled();
+
+    // Nothing of the form is out of the 700 px window or scrolls sideways.
+    const box = (await page.getByTestId('task-form').boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(700);
+    const [scroll, client] = await page.locator('.main').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(scroll).toBeLessThanOrEqual(client!);
+    expect(await page.getByTestId('task-form').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await dismissToasts(page);
+    await page.screenshot({ path: 'test-results/mailbox-task-container-700.png', fullPage: true });
+    // The whole form at the same width (the view scrolls inside the window, so a taller one shows it all).
+    await page.setViewportSize({ width: 700, height: 1150 });
+    await page.screenshot({ path: 'test-results/mailbox-task-container.png', fullPage: true });
+
+    await page.getByTestId('task-submit').focus();
+    await page.keyboard.press('Enter');
+    await expect(mb.reportRows.filter({ hasText: 'CONTAINER-TASK' })).toHaveCount(1, { timeout: 120_000 });
+    await expect(mb.reportRows.filter({ hasText: 'CONTAINER-TASK' })).toContainText('SUCCESS');
+
+    // The command file the form wrote holds every setting.
+    const boxes = readdirSync(join(host.dataDir, 'mailboxes')).map((d) => join(host.dataDir, 'mailboxes', d));
+    const processed = boxes.flatMap((b) => (existsSync(join(b, 'commands/processed')) ? readdirSync(join(b, 'commands/processed')).map((n) => join(b, 'commands/processed', n)) : []));
+    const file = processed.find((f) => readFileSync(f, 'utf8').includes('CONTAINER-TASK'))!;
+    expect(file).toBeDefined();
+    const parsed = parseCommandFile(readFileSync(file));
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.command).toMatchObject({ placement: 'container', containerEngine: 'local', image, memoryBytes: 256 * 1024 ** 2, cpus: 1, pids: 80, network: 'none', gpus: { kind: 'count', count: 0 } });
+    expect(readFileSync(file, 'utf8')).toContain('\nmemory: 256m\ncpus: 1\npids: 80\nnetwork: none\n');
+    expect(readFileSync(join(repo2.path, '.trees', 'mailbox', 'where.txt'), 'utf8')).toBe('in-container\n');
+
+    // And the session's container has them.
+    const report = readFileSync(join(file, '../../../reports/pending', `report-${parsed.command.id}.md`), 'utf8');
+    sessionId = /^session_id: "([^"]+)"$/m.exec(report)![1]!;
+    const [c] = await docker.listContainers({ all: true, filters: { label: [`dev.flightdeck.session=${sessionId}`] } });
+    expect(c).toBeDefined();
+    const hc = (await docker.getContainer(c!.Id).inspect()).HostConfig;
+    expect({ Memory: hc.Memory, NanoCpus: hc.NanoCpus, PidsLimit: hc.PidsLimit, NetworkMode: hc.NetworkMode }).toEqual({ Memory: 256 * 1024 ** 2, NanoCpus: 1e9, PidsLimit: 80, NetworkMode: 'none' });
+  } finally {
+    if (sessionId) for (const c of await docker.listContainers({ all: true, filters: { label: [`dev.flightdeck.session=${sessionId}`] } })) await docker.getContainer(c.Id).remove({ force: true });
+    repo2.cleanup();
+  }
 });

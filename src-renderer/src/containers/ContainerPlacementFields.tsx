@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ContainerEngineEntry, ContainerNetworkMode } from '../../../src-preload/contract/containers';
 import { useClient } from '../store';
-import { readPlacementForm, type EngineFacts, type GpuChoice, type PlacementForm } from './placement-form';
+import { emptyPlacementForm, readPlacementForm, type EngineFacts, type GpuChoice, type PlacementForm } from './placement-form';
 import './containers.css';
 
 /** The engines (and the chosen engine's images) once "In a container" is chosen: not before, so a host session never waits on Docker. */
@@ -21,6 +21,28 @@ export function useEngines(active: boolean): { engines: ContainerEngineEntry[] |
     };
   }, [active, client, engines]);
   return { engines, error };
+}
+
+/**
+ * A placement form's state with the engines it needs (looked up once `active`), the first
+ * engine that answers (the current one comes first) as the default, and the form read into a
+ * placement (null while not active). Shared by every form that offers "in a container".
+ */
+export function usePlacementForm(active: boolean): {
+  form: PlacementForm;
+  setForm(f: PlacementForm): void;
+  engines: ContainerEngineEntry[] | null;
+  enginesError: string | null;
+  read: ReturnType<typeof readPlacementForm> | null;
+} {
+  const [form, setForm] = useState<PlacementForm>(() => emptyPlacementForm());
+  const { engines, error } = useEngines(active);
+  useEffect(() => {
+    const first = engines?.find((e) => e.info)?.spec.name;
+    if (first) setForm((f) => (f.engine ? f : { ...f, engine: first }));
+  }, [engines]);
+  const read = active ? readPlacementForm(form, engineFacts(engines, form.engine)) : null;
+  return { form, setForm, engines, enginesError: error, read };
 }
 
 export function engineFacts(engines: ContainerEngineEntry[] | null, name: string): EngineFacts | null {

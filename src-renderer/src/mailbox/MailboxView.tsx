@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { AdrSummary, ContextFileView, ContextLayer, MailboxStatus, ReportDetail, ReportStatus, ReportSummary } from '../../../src-preload/contract';
 import { Markdown } from '../agents/Markdown';
+import { ContainerPlacementFields, usePlacementForm } from '../containers/ContainerPlacementFields';
 import { useAppStore, useClient } from '../store';
 import './mailbox.css';
 
@@ -407,6 +408,10 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
   const [expected, setExpected] = useState('');
   const [placement, setPlacement] = useState<'host' | 'container'>('host');
   const [busy, setBusy] = useState(false);
+  // A new session's container: engine, image, GPUs, limits and network, as in the new-session dialog.
+  const inContainer = type === 'new' && placement === 'container';
+  const ctr = usePlacementForm(inContainer);
+  const container = ctr.read?.placement;
   useEffect(() => {
     client
       .invoke('mailbox.status', { projectId })
@@ -425,6 +430,7 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
         ...(constraints.trim() ? { constraints } : {}),
         ...(expected.trim() ? { expectedOutput: expected } : {}),
         ...(type === 'new' ? { placement } : {}),
+        ...(inContainer && container ? { container: { ...(container.engine ? { engine: container.engine } : {}), image: container.image, ...(container.gpus ? { gpus: container.gpus } : {}), ...(container.limits ? { limits: container.limits } : {}), ...(container.network ? { network: container.network } : {}) } } : {}),
       })
       .then(() => {
         setTask('');
@@ -435,7 +441,7 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
       .catch((e: unknown) => onError('Could not create the task', e))
       .finally(() => setBusy(false));
   };
-  const ready = (type === 'end' || task.trim() !== '') && (type === 'new' || sessionId !== '');
+  const ready = (type === 'end' || task.trim() !== '') && (type === 'new' || sessionId !== '') && (!inContainer || !!container);
   return (
     <form
       className="mailbox-task-form"
@@ -452,7 +458,7 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
       )}
       <label>
         Command{' '}
-        <select value={type} onChange={(e) => setType(e.target.value as typeof type)} data-testid="task-type">
+        <select className="input" value={type} onChange={(e) => setType(e.target.value as typeof type)} data-testid="task-type">
           <option value="new">new — start a session</option>
           <option value="continue">continue — another turn of a session</option>
           <option value="end">end — end a session</option>
@@ -461,7 +467,7 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
       {type !== 'new' && (
         <label>
           Session{' '}
-          <select value={sessionId} onChange={(e) => setSessionId(e.target.value)} data-testid="task-session">
+          <select className="input" value={sessionId} onChange={(e) => setSessionId(e.target.value)} data-testid="task-session">
             <option value="">Choose…</option>
             {active.map((s) => (
               <option key={s.sessionId} value={s.sessionId}>
@@ -473,25 +479,26 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
       )}
       <label>
         任务描述 / Task
-        <textarea value={task} onChange={(e) => setTask(e.target.value)} rows={6} data-testid="task-text" />
+        <textarea className="input" value={task} onChange={(e) => setTask(e.target.value)} rows={6} data-testid="task-text" />
       </label>
       <label>
         约束条件 / Constraints (optional)
-        <textarea value={constraints} onChange={(e) => setConstraints(e.target.value)} rows={3} />
+        <textarea className="input" value={constraints} onChange={(e) => setConstraints(e.target.value)} rows={3} />
       </label>
       <label>
         预期输出 / Expected output (optional)
-        <textarea value={expected} onChange={(e) => setExpected(e.target.value)} rows={3} />
+        <textarea className="input" value={expected} onChange={(e) => setExpected(e.target.value)} rows={3} />
       </label>
       {type === 'new' && (
         <label>
           Placement{' '}
-          <select value={placement} onChange={(e) => setPlacement(e.target.value as typeof placement)}>
-            <option value="host">host</option>
-            <option value="container">container</option>
+          <select className="input" value={placement} onChange={(e) => setPlacement(e.target.value as typeof placement)} data-testid="task-placement">
+            <option value="host">host — in the mailbox&apos;s worktree on this machine</option>
+            <option value="container">container — in a Docker container with the worktree mounted</option>
           </select>
         </label>
       )}
+      {inContainer && <ContainerPlacementFields form={ctr.form} onChange={ctr.setForm} engines={ctr.engines} enginesError={ctr.enginesError} />}
       <button className="button primary" type="submit" disabled={!ready || busy} data-testid="task-submit">
         Create task
       </button>

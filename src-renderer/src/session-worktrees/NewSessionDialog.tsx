@@ -4,8 +4,7 @@ import type { Session } from '../../../src-preload/contract/agents';
 import { Modal } from '../components/Modal';
 import { useAppStore, useClient } from '../store';
 import { plural } from '../lib/format';
-import { ContainerPlacementFields, engineFacts, useEngines } from '../containers/ContainerPlacementFields';
-import { emptyPlacementForm, readPlacementForm, type PlacementForm } from '../containers/placement-form';
+import { ContainerPlacementFields, usePlacementForm } from '../containers/ContainerPlacementFields';
 import './session-worktrees.css';
 
 /**
@@ -26,14 +25,7 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
   const [startError, setStartError] = useState<string | null>(null);
   /** Where its commands run: on this machine (the default) or in a container. */
   const [runsOn, setRunsOn] = useState<'host' | 'container'>('host');
-  const [ctr, setCtr] = useState<PlacementForm>(() => emptyPlacementForm());
-  const { engines, error: enginesError } = useEngines(runsOn === 'container');
-  // The first engine that answers (the current one comes first) is the default.
-  useEffect(() => {
-    const first = engines?.find((e) => e.info)?.spec.name;
-    if (first) setCtr((f) => (f.engine ? f : { ...f, engine: first }));
-  }, [engines]);
-  const inContainer = runsOn === 'container' ? readPlacementForm(ctr, engineFacts(engines, ctr.engine)) : null;
+  const { form: ctr, setForm: setCtr, engines, enginesError, read: inContainer } = usePlacementForm(runsOn === 'container');
 
   useEffect(() => {
     let live = true;
