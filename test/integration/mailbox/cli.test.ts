@@ -5,9 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeAdr } from '../../../src-main/mailbox/adr';
+import { parseCommandFile } from '../../../src-main/mailbox/command-file';
 import { ensureMailbox } from '../../../src-main/mailbox/layout';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index.js';
 import { startTestApp } from '../../support/app';
@@ -82,6 +83,29 @@ describe('mailbox CLI', () => {
     expect((await cli('task', 'new', 'x', '--root', box, '--placement', 'vm')).code).toBe(2);
     expect((await cli('mailbox', 'run', '--once')).code).toBe(2);
   }, 120_000);
+
+  it('task new --placement container writes the container flags as the command file’s keys; bad ones are refused with the file’s reasons', async () => {
+    const box = tempDir('fd-mbx-cli-ctr-');
+    cleanups.push(() => box.cleanup());
+    ensureMailbox(box.path);
+    const made = await cli('task', 'new', 'train it', '--root', box.path, '--placement', 'container', '--container-engine', 'gpu-box', '--image', 'flightdeck-agent:cuda', '--gpus', '2', '--memory', '1.5g', '--cpus', '0.5', '--pids', '512', '--network', 'host', '--engine', 'claude-code', '--json');
+    expect(made.err).toBe('');
+    expect(made.code).toBe(0);
+    const { file } = JSON.parse(made.out) as { file: string };
+    const parsed = parseCommandFile(readFileSync(file));
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    expect(parsed.command).toMatchObject({ placement: 'container', engine: 'claude-code', containerEngine: 'gpu-box', image: 'flightdeck-agent:cuda', gpus: { kind: 'count', count: 2 }, memoryBytes: 1536 * 1024 ** 2, cpus: 0.5, pids: 512, network: 'host' });
+
+    const noPlacement = await cli('task', 'new', 'x', '--root', box.path, '--memory', '8g');
+    expect(noPlacement.code).toBe(2);
+    expect(noPlacement.err).toContain('--memory goes with --placement container');
+    const bad = await cli('task', 'new', 'x', '--root', box.path, '--placement', 'container', '--memory', '2m', '--network', 'nat');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('memory is "2m" (2097152 bytes); the engine refuses less than 6 MiB');
+    expect(bad.err).toContain('network is "nat"; it must be bridge, host or none.');
+    // Nothing but the first file was written.
+    expect(ls(join(box.path, 'commands/pending'))).toEqual([basename(file)]);
+  }, 60_000);
 
   it('a watcher killed in the middle of a task: the next run reports it as interrupted and runs nothing twice', async () => {
     const { server, data, box } = await setup([
