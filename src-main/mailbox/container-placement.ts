@@ -59,12 +59,12 @@ function show(field: string, v: unknown): string {
   return String(v);
 }
 
-const CHANGE_NAMES: Record<string, string> = { engine: 'engine', image: 'image', gpus: 'GPUs', memoryBytes: 'memory', cpus: 'CPUs', pids: 'processes', network: 'network' };
+const CHANGE_NAMES: Record<string, string> = { engine: 'engine', image: 'image', gpus: 'GPUs', memoryBytes: 'memory', cpus: 'CPUs', pids: 'processes', network: 'network', taskTimeoutMs: 'time limit' };
 
-/** What differs between two placements, as "memory 8 GiB → 512 MiB" (the task time limit is left out: it changes no container). */
+/** What differs between two placements, as "memory 8 GiB → 512 MiB" (any difference replaces the container, the time limit included: it is one of its labels). */
 export function placementChanges(before: ContainerPlacement, after: ContainerPlacement): string[] {
   const out: string[] = [];
-  const flat = (p: ContainerPlacement): Record<string, unknown> => ({ engine: p.engine, image: p.image, gpus: p.gpus ?? { kind: 'none' }, ...p.limits, network: p.network });
+  const flat = (p: ContainerPlacement): Record<string, unknown> => ({ engine: p.engine, image: p.image, gpus: p.gpus ?? { kind: 'none' }, ...p.limits, network: p.network, taskTimeoutMs: p.taskTimeoutMs });
   const a = flat(before);
   const b = flat(after);
   for (const k of Object.keys(CHANGE_NAMES)) if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) out.push(`${CHANGE_NAMES[k]} ${show(k, a[k])} → ${show(k, b[k])}`);
