@@ -42,6 +42,7 @@ import { emptyProgress, type BuildProgress } from './core/build-progress';
 import { AGENT_IMAGE, buildImage } from './images';
 import { commandFooter, commandHeader, hasConsole } from './core/console';
 import { containerConsole, type ConsoleWriter } from './console-writer';
+import { plainText } from '../terminals/agent-command-runner';
 import { workspaceVolumeName, type WorkspaceSyncState } from './core/workspace-sync';
 import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, type ContainerExec, type RemoteWorkspace } from './remote-workspace';
 
@@ -706,10 +707,18 @@ export class ContainerService {
   }
 
   async logs(sessionId: string): Promise<string> {
-    const { engine, c, placed } = this.container(sessionId);
-    const buf = (await engine.call('the container logs', () => c.logs({ stdout: true, stderr: true, tail: LOG_TAIL_LINES, follow: false }))) as unknown as Buffer;
+    const { placed } = this.container(sessionId);
+    return this.logsOf(placed);
+  }
+
+  /** The end of a listed container's log (any process's) as plain text: its agent console, colours and line ends as a reader wants them. */
+  async logsOf(c: Pick<ManagedContainer, 'engine' | 'id'>): Promise<string> {
+    const engine = this.engine(c.engine);
+    const ct = engine.docker.getContainer(c.id);
+    const ins = await engine.call('the container inspection', () => ct.inspect());
+    const buf = (await engine.call('the container logs', () => ct.logs({ stdout: true, stderr: true, tail: LOG_TAIL_LINES, follow: false }))) as unknown as Buffer;
     // A TTY's log (the agent console) is one raw stream; without a TTY the engine multiplexes stdout and stderr.
-    return placed.console ? buf.toString('utf8') : demuxBuffer(buf);
+    return plainText(hasConsole(ins) ? buf.toString('utf8') : demuxBuffer(buf));
   }
 
   async inspect(sessionId: string): Promise<Docker.ContainerInspectInfo> {

@@ -79,6 +79,16 @@ test("a session placed in a container runs its command there; its agent console 
   await expect(row).toContainText('running');
   await expect(row.getByTestId('container-stats')).toContainText(/CPU \d+\.\d% · \d+ MiB \/ 8\.0 GiB|CPU \d+\.\d% · \d+ MiB \/ [\d.]+ GiB/, { timeout: 30_000 });
   await page.screenshot({ path: 'test-results/containers-view.png' });
+  // Its log is the console's text, plain; Inspect is the engine's description, secrets redacted.
+  await row.getByTestId('container-logs').click();
+  const logs = page.getByTestId('container-logs-dialog');
+  await expect(logs.getByTestId('container-logs-text')).toContainText('$ echo live-$((6*7)); exit 4');
+  await expect(logs.getByTestId('container-logs-text')).toContainText('[exit 4]');
+  await page.screenshot({ path: 'test-results/container-logs.png' });
+  await logs.getByRole('radio', { name: 'Inspect' }).click();
+  await expect(logs.getByTestId('container-logs-text')).toContainText('"dev.flightdeck.managed": "1"');
+  await page.keyboard.press('Escape');
+  await expect(logs).toBeHidden();
   await row.getByTestId('container-stop').click();
   await expect(row).toContainText('exited', { timeout: 30_000 });
   const id = (await new Docker({ socketPath: '/var/run/docker.sock' }).listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).find((c) => c.Labels['dev.flightdeck.workspace'] === repo.path)!;

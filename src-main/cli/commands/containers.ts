@@ -15,8 +15,8 @@ function size(bytes: number): string {
  */
 export const containersCommand: CliCommand = {
   name: 'containers',
-  summary: 'Docker engines and agent containers: list engines, list containers and their stats, reap orphans, build the agent image.',
-  usage: 'containers engines | ps | stats | reap | image-build [--tag REF] [--context DIR] | engine-add NAME HOST [--tls-verify] [--cert-dir DIR] | engine-remove NAME  [--engine NAME]',
+  summary: "Docker engines and agent containers: list engines, list containers, their stats and logs (the agent console's text), reap orphans, build the agent image.",
+  usage: 'containers engines | ps | stats | logs SESSION | reap | image-build [--tag REF] [--context DIR] | engine-add NAME HOST [--tls-verify] [--cert-dir DIR] | engine-remove NAME  [--engine NAME]',
   flags: { engine: true, tag: true, context: true, 'tls-verify': false, 'cert-dir': true },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
@@ -57,6 +57,15 @@ export const containersCommand: CliCommand = {
         if (ctx.json) ctx.out(JSON.stringify(rows));
         else if (rows.length === 0) ctx.out('No running Flightdeck containers.');
         else for (const r of rows) ctx.out(`${r.name}  CPU ${r.stats.cpuPercent.toFixed(1)}%  memory ${size(r.stats.memoryBytes)}${r.stats.memoryLimitBytes ? ` / ${size(r.stats.memoryLimitBytes)}` : ''}  ${r.stats.pids} processes`);
+        return 0;
+      }
+      case 'logs': {
+        const [session, ...more] = rest;
+        if (!session || more.length > 0) throw new UsageError('containers logs needs the SESSION id (or container name) of one container');
+        const c = (await svc.list(engineName)).find((x) => x.sessionId === session || x.name === session);
+        if (!c) throw new AppError('not_found', `No Flightdeck container belongs to session "${session}"${engineName ? ` on ${engineName}` : ''}. List them with: containers ps`);
+        const text = await svc.logsOf(c);
+        ctx.out(ctx.json ? JSON.stringify({ name: c.name, engine: c.engine, text }) : text.replace(/\n$/, ''));
         return 0;
       }
       case 'reap': {

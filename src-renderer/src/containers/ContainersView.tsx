@@ -3,6 +3,7 @@ import type { ContainerEngineEntry, ContainerStats, ManagedContainer } from '../
 import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
 import { useOpenContainerTerminal } from './ContainerTerminalButtons';
+import { ContainerLogsDialog } from './ContainerLogsDialog';
 
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
@@ -113,6 +114,7 @@ export function ContainersView() {
   };
 
   const openTerminal = useOpenContainerTerminal();
+  const [logsOf, setLogsOf] = useState<ManagedContainer | null>(null);
 
   const startBuild = async () => {
     try {
@@ -238,6 +240,9 @@ export function ContainersView() {
                         </button>
                       </>
                     )}
+                    <button className="button" onClick={() => setLogsOf(c)} data-testid="container-logs">
+                      Logs
+                    </button>
                     <button className="button" onClick={() => void act('remove', c)}>
                       <Icon name="trash" /> Remove
                     </button>
@@ -294,6 +299,7 @@ export function ContainersView() {
           Build the agent image
         </button>
       </section>
+      {logsOf && <ContainerLogsDialog container={logsOf} onClose={() => setLogsOf(null)} />}
     </div>
   );
 }

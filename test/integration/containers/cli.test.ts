@@ -65,6 +65,17 @@ describe('containers CLI', () => {
     expect(ps.out).toMatch(/^flightdeck-ses_cli {2}local {2}running .* session ses_cli /);
     const stats = JSON.parse((await cli('containers', 'stats', '--json', '--data-dir', data)).out) as Array<{ sessionId: string; stats: { memoryLimitBytes: number } }>;
     expect(stats.map((s) => [s.sessionId, s.stats.memoryLimitBytes])).toEqual([['ses_cli', 256 * 1024 * 1024]]);
+    // The log is the agent console's text, plain: the command and its output (written asynchronously, hence the retries).
+    let logs = '';
+    for (let i = 0; i < 20 && !logs.includes('from-the-agent\nfrom-the-agent'); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 250));
+      logs = (await cli('containers', 'logs', 'ses_cli', '--data-dir', data)).out;
+    }
+    expect(logs).toContain('$ echo from-the-agent\nfrom-the-agent');
+    expect(logs).not.toContain('\x1b[');
+    const none = await cli('containers', 'logs', 'ses_nope', '--data-dir', data);
+    expect(none.code).not.toBe(0);
+    expect(none.err).toContain('No Flightdeck container belongs to session "ses_nope"');
     expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('No orphaned containers.');
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
