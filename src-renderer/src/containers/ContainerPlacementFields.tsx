@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type Dispatch, type SetStateAction } from 'react';
 import type { ContainerEngineEntry, ContainerNetworkMode } from '../../../src-preload/contract/containers';
 import { useClient } from '../store';
 import { emptyPlacementForm, readPlacementForm, type EngineFacts, type GpuChoice, type PlacementForm } from './placement-form';
@@ -30,7 +30,7 @@ export function useEngines(active: boolean): { engines: ContainerEngineEntry[] |
  */
 export function usePlacementForm(active: boolean): {
   form: PlacementForm;
-  setForm(f: PlacementForm): void;
+  setForm: Dispatch<SetStateAction<PlacementForm>>;
   engines: ContainerEngineEntry[] | null;
   enginesError: string | null;
   read: ReturnType<typeof readPlacementForm> | null;

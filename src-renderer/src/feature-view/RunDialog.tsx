@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { RunPlacement } from '../../../src-preload/contract';
 import { Modal } from '../components/Modal';
-import { ContainerPlacementFields, engineFacts, useEngines } from '../containers/ContainerPlacementFields';
-import { emptyPlacementForm, readPlacementForm, type PlacementForm } from '../containers/placement-form';
+import { ContainerPlacementFields, usePlacementForm } from '../containers/ContainerPlacementFields';
+import type { PlacementForm } from '../containers/placement-form';
 import { useClient } from '../store';
 import { formOfPlacement, originText } from './run-placement';
 
@@ -15,7 +15,7 @@ import { formOfPlacement, originText } from './run-placement';
 export function RunDialog({ title, projectId, slug, onStart, onClose }: { title: string; projectId: string; slug: string; onStart(placement: RunPlacement): Promise<void>; onClose(): void }) {
   const client = useClient();
   const [runsOn, setRunsOn] = useState<'host' | 'container'>('host');
-  const [form, setForm] = useState<PlacementForm>(() => emptyPlacementForm());
+  const { form, setForm, engines, enginesError: error, read: container } = usePlacementForm(runsOn === 'container');
   const [busy, setBusy] = useState(false);
   /** Where the prefilled choice came from, or why the default could not be read. */
   const [origin, setOrigin] = useState<{ text: string; problem: boolean } | null>(null);
@@ -39,15 +39,9 @@ export function RunDialog({ title, projectId, slug, onStart, onClose }: { title:
     return () => {
       live = false;
     };
-  }, [client, projectId, slug]);
+  }, [client, projectId, slug, setForm]);
   const choose = (where: 'host' | 'container') => ((touched.current = true), setRunsOn(where));
   const edit = (f: PlacementForm) => ((touched.current = true), setForm(f));
-  const { engines, error } = useEngines(runsOn === 'container');
-  useEffect(() => {
-    const first = engines?.find((e) => e.info)?.spec.name;
-    if (first) setForm((f) => (f.engine ? f : { ...f, engine: first }));
-  }, [engines]);
-  const container = runsOn === 'container' ? readPlacementForm(form, engineFacts(engines, form.engine)) : null;
   const ready = !busy && (container === null || container.placement !== null);
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
