@@ -1,5 +1,5 @@
 /**
- * The new-session dialog's container fields as the user types them, read into a
+ * The container fields (new-session dialog, feature run dialog, mailbox task form) as the user types them, read into a
  * ContainerPlacement (src-preload/contract/containers.ts) with one clear message per field that
  * does not fit. Pure: no client, no React, so the rules are unit-tested and the dialog only shows.
  */
