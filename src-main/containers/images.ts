@@ -3,11 +3,14 @@
  * build arguments, with progress (./core/build-progress) and a cancel; listed and removed.
  * Flightdeck never pulls: a missing image is an error that offers this build.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import { appRoot } from '../platform/paths';
 import { applyBuildMessage, emptyProgress, JsonLines, type BuildProgress } from './core/build-progress';
+import { LABEL } from './core/container-spec';
 import { engineError } from './core/engine-errors';
+import { baseImageMissing, containerInRefusal, dockerfileBases, imageHasTags, imageInUse } from './core/images';
 import type { Engine } from './engines';
 
 /** The tag the app builds and uses unless the user chooses another image. */
@@ -41,6 +44,7 @@ export async function buildImage(engine: Engine, o: BuildOptions = {}): Promise<
   const tag = o.tag ?? AGENT_IMAGE;
   const context = o.context ?? agentImageContext();
   let progress = emptyProgress();
+  await requireBases(engine, context);
   let stream: NodeJS.ReadableStream;
   try {
     stream = await engine.docker.buildImage({ context, src: ['.'] }, { t: tag, buildargs: { ...hostUserBuildArgs(), ...o.buildArgs }, rm: true, forcerm: true, ...(o.signal ? { abortSignal: o.signal } : {}) });
@@ -65,6 +69,31 @@ export async function buildImage(engine: Engine, o: BuildOptions = {}): Promise<
   return { imageId: ins.Id, tag };
 }
 
+/**
+ * Refuses a build whose base images are not on the engine: the engine would pull them from a
+ * registry by itself (gigabytes for the agent image's CUDA base, or a DNS error offline).
+ * Flightdeck never pulls silently, so the user is told which image to pull.
+ */
+async function requireBases(engine: Engine, context: string): Promise<void> {
+  let dockerfile: string;
+  try {
+    dockerfile = readFileSync(join(context, 'Dockerfile'), 'utf8');
+  } catch {
+    // No readable Dockerfile: the engine's own error ("Cannot locate specified Dockerfile") says it.
+    return;
+  }
+  const missing: string[] = [];
+  for (const ref of dockerfileBases(dockerfile)) {
+    try {
+      await engine.call('the base image lookup', (d) => d.getImage(ref).inspect());
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'not_found') missing.push(ref);
+      else throw e;
+    }
+  }
+  if (missing.length > 0) throw baseImageMissing(missing, engine.label);
+}
+
 export interface ImageSummary {
   id: string;
   tags: string[];
@@ -77,6 +106,24 @@ export async function listImages(engine: Engine): Promise<ImageSummary[]> {
   return rows.map((r) => ({ id: r.Id, tags: (r.RepoTags ?? []).filter((t) => t !== '<none>:<none>'), sizeBytes: r.Size, createdAt: r.Created * 1000 }));
 }
 
+/**
+ * Removes a tag (the image goes with its last tag) or an untagged image by id. The engine's
+ * refusal because a container uses the image names that container (with its session when it is
+ * one of Flightdeck's) instead of the engine's bare id.
+ */
 export async function removeImage(engine: Engine, ref: string): Promise<void> {
-  await engine.call('the image removal', (d) => d.getImage(ref).remove());
+  try {
+    await engine.call('the image removal', (d) => d.getImage(ref).remove());
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'conflict') throw e;
+    const said = typeof e.details?.engineMessage === 'string' ? e.details.engineMessage : e.message;
+    const id = containerInRefusal(said);
+    if (id) {
+      // The container may be gone by now (removed in between): the refusal then names its id alone.
+      const c = await engine.call('the container inspection', (d) => d.getContainer(id).inspect()).catch(() => null);
+      throw imageInUse(ref, engine.label, { id, name: c ? c.Name.replace(/^\//, '') : id, running: c ? c.State.Running : /running container/i.test(said), sessionId: c?.Config.Labels?.[LABEL.session] ?? null }, said);
+    }
+    if (/referenced in multiple repositories/i.test(said)) throw imageHasTags(ref, engine.label, said);
+    throw e;
+  }
 }

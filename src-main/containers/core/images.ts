@@ -1,0 +1,75 @@
+/**
+ * What the image list and builds need to say, without an engine: the base images a Dockerfile
+ * builds on (checked before a build so the engine never pulls one silently) and the user's
+ * reading of an engine's refusal to remove an image.
+ */
+import { AppError } from '../../../src-preload/contract';
+
+/**
+ * The images a Dockerfile's `FROM` lines name, in order, without `scratch`, earlier stages
+ * (`FROM base AS build` … `FROM build`) and references made of build arguments (`FROM $BASE`,
+ * which only the engine can resolve).
+ */
+export function dockerfileBases(dockerfile: string): string[] {
+  const stages = new Set<string>();
+  const bases: string[] = [];
+  // Line continuations join a FROM with its flags; comments and parser directives are skipped.
+  const lines = dockerfile.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
+  for (const line of lines) {
+    const m = /^\s*FROM\s+(.+)$/i.exec(line);
+    if (!m) continue;
+    const words = m[1]!.trim().split(/\s+/).filter((w) => !w.startsWith('--'));
+    const ref = words[0];
+    if (!ref) continue;
+    const asIdx = words.findIndex((w) => w.toLowerCase() === 'as');
+    const stage = asIdx > 0 ? words[asIdx + 1] : undefined;
+    if (ref.toLowerCase() !== 'scratch' && !ref.includes('$') && !stages.has(ref.toLowerCase()) && !bases.includes(ref)) bases.push(ref);
+    if (stage) stages.add(stage.toLowerCase());
+  }
+  return bases;
+}
+
+/** The container an engine names when it refuses to remove an image one uses (Docker and Podman word it alike). */
+export function containerInRefusal(engineMessage: string): string | null {
+  return /container ([0-9a-f]{12,64})\b/i.exec(engineMessage)?.[1] ?? null;
+}
+
+export interface ImageUser {
+  id: string;
+  /** Without Docker's leading slash. */
+  name: string;
+  running: boolean;
+  /** The Flightdeck session the container belongs to, when it is one of the app's. */
+  sessionId: string | null;
+}
+
+/** The engine refused to remove `ref` because `user` (a container) uses it. */
+export function imageInUse(ref: string, engine: string, user: ImageUser, engineMessage: string): AppError {
+  const what = `the ${user.running ? 'running' : 'stopped'} container ${user.name}${user.sessionId ? ` (session ${user.sessionId})` : ''}`;
+  const fix = user.sessionId ? 'remove that container first (Containers view)' : `remove that container first (docker rm${user.running ? ' -f' : ''} ${user.name})`;
+  return new AppError('conflict', `The image ${ref} is in use by ${what} on ${engine}: ${fix}, then retry.`, {
+    reason: 'image_in_use',
+    engine,
+    container: user,
+    engineMessage,
+  });
+}
+
+/** The engine refused to remove an image by id because several tags name it. */
+export function imageHasTags(ref: string, engine: string, engineMessage: string): AppError {
+  return new AppError('conflict', `The image ${ref} on ${engine} has several tags: remove them one at a time (the image goes with its last tag).`, {
+    reason: 'image_tagged',
+    engine,
+    engineMessage,
+  });
+}
+
+/** A base image the build needs is not on the engine: say which, and how to get it, rather than letting the engine pull it. */
+export function baseImageMissing(bases: string[], engine: string): AppError {
+  const list = bases.join(', ');
+  return new AppError('not_found', `The base image ${list} is not on ${engine}. Flightdeck never pulls images by itself: pull it there first (${bases.map((b) => `docker pull ${b}`).join('; ')}), then build again.`, {
+    reason: 'base_image_missing',
+    engine,
+    images: bases,
+  });
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../src-preload/contract';
+import { baseImageMissing, containerInRefusal, dockerfileBases, imageInUse } from '../../../src-main/containers/core/images';
+
+describe('dockerfileBases', () => {
+  it('names each base image once, without scratch, earlier stages or build-argument references', () => {
+    const df = [
+      '# syntax=docker/dockerfile:1',
+      'ARG BASE=debian:12',
+      'FROM --platform=linux/amd64 nvidia/cuda:12.1.1-runtime-ubuntu22.04 AS build',
+      'RUN make',
+      'from build as test',
+      'FROM $BASE',
+      'FROM scratch',
+      'FROM \\',
+      '  busybox:1.36',
+      'FROM nvidia/cuda:12.1.1-runtime-ubuntu22.04',
+      'COPY --from=build /out /out',
+    ].join('\n');
+    expect(dockerfileBases(df)).toEqual(['nvidia/cuda:12.1.1-runtime-ubuntu22.04', 'busybox:1.36']);
+  });
+});
+
+describe('image removal refusals', () => {
+  it("finds the container in Docker's two wordings", () => {
+    expect(containerInRefusal('conflict: unable to remove repository reference "x:y" (must force) - container 8a176bb78ac3 is using its referenced image 4366dd7f5cc4')).toBe('8a176bb78ac3');
+    expect(containerInRefusal('conflict: unable to delete 4366dd7f5cc4 (cannot be forced) - image is being used by running container 8a176bb78ac3')).toBe('8a176bb78ac3');
+    expect(containerInRefusal('conflict: unable to delete 4366dd7f5cc4 (must be forced) - image is referenced in multiple repositories')).toBeNull();
+  });
+
+  it("names the container, its state and session, and what to do", () => {
+    const e = imageInUse('fd:1', 'local (unix:///var/run/docker.sock)', { id: 'abc', name: 'flightdeck-ses_1', running: true, sessionId: 'ses_1' }, 'conflict …');
+    expect(e).toBeInstanceOf(AppError);
+    expect(e.code).toBe('conflict');
+    expect(e.details?.reason).toBe('image_in_use');
+    expect(e.message).toBe('The image fd:1 is in use by the running container flightdeck-ses_1 (session ses_1) on local (unix:///var/run/docker.sock): remove that container first (Containers view), then retry.');
+    expect(imageInUse('fd:1', 'local', { id: 'abc', name: 'web', running: false, sessionId: null }, '').message).toMatch(/stopped container web on local: remove that container first \(docker rm web\)/);
+  });
+
+  it('a missing base image says which one and how to pull it', () => {
+    const e = baseImageMissing(['nvidia/cuda:12.1.1-runtime-ubuntu22.04'], 'local');
+    expect(e.details?.reason).toBe('base_image_missing');
+    expect(e.message).toMatch(/^The base image nvidia\/cuda:12\.1\.1-runtime-ubuntu22\.04 is not on local\. Flightdeck never pulls .*docker pull nvidia\/cuda:12\.1\.1-runtime-ubuntu22\.04/);
+  });
+});
