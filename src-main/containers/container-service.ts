@@ -324,6 +324,24 @@ export class ContainerService {
     if (this.placed.has(sessionId)) await this.remove(sessionId);
   }
 
+  /**
+   * Whether the session's container outlives quitting (re-attached at the next start): the
+   * placement's choice when it makes one (the user may change it while the container runs),
+   * else what the container was created with.
+   */
+  private keeps(sessionId: string, labels: Record<string, string>): boolean {
+    return this.placement(sessionId)?.keep ?? labels[LABEL.keep] === '1';
+  }
+
+  /** Keep the session's container running after quitting (or not); takes effect at the next quit, the container is not replaced. */
+  setKeep(sessionId: string, keep: boolean): Placement {
+    const p = this.placement(sessionId);
+    if (!p) throw new AppError('not_found', `Session ${sessionId} is not placed in a container.`);
+    const next = { ...p, keep };
+    this.store.save({ ...this.store.load(), [sessionId]: next });
+    return next;
+  }
+
   /** The session's running container, started from its placement when there is none. */
   async ensure(sessionId: string): Promise<SessionContainer> {
     const live = this.placed.get(sessionId);
@@ -602,7 +620,7 @@ export class ContainerService {
           featureId: l[LABEL.feature] || null,
           instance: l[LABEL.instance] ?? '',
           ownerPid: Number.isFinite(pid) ? pid : null,
-          keep: l[LABEL.keep] === '1',
+          keep: this.keeps(l[LABEL.session] ?? '', l),
           createdAt: r.Created * 1000,
           workspaceSync: this.syncStates.get(l[LABEL.session] ?? '') ?? null,
         });
@@ -776,7 +794,7 @@ export class ContainerService {
         try {
           const { engine, c } = this.container(p.sessionId);
           const ins = await engine.call('the container inspection', () => c.inspect());
-          if (ins.Config.Labels?.[LABEL.keep] === '1') return;
+          if (this.keeps(p.sessionId, ins.Config.Labels ?? {})) return;
           await engine.call('the container removal', () => c.remove({ force: true }));
         } catch (e) {
           this.o.logger.warn('could not stop a container on quit', { sessionId: p.sessionId, error: e });

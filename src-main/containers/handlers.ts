@@ -23,6 +23,7 @@ export function registerContainerHandlers(router: Router, containers: ContainerS
   router.handle('containers.stats', ({ sessionId }) => containers.stats(sessionId));
   router.handle('containers.reap', ({ engine }) => containers.reap(engine));
   router.handle('containers.terminal.open', ({ sessionId, cols, rows }) => containers.openTerminal(sessionId, { cols, rows }));
+  router.handle('containers.keep.set', ({ sessionId, keep }) => containers.setKeep(sessionId, keep));
   router.handle('containers.console.open', ({ sessionId, cols, rows }) => containers.openConsole(sessionId, { cols, rows }));
   router.handle('containers.images.list', ({ engine }) => listImages(containers.engine(engine)));
   router.handle('containers.images.build', ({ engine, tag }) => ({

@@ -163,6 +163,11 @@ export const containerRequests = {
   'containers.list': request(z.object({ engine: EngineName.optional() }).strict(), z.array(ManagedContainer), "This app's containers on one engine or all reachable ones."),
   'containers.placement.get': request(BySession, ContainerPlacement.nullable(), "A session's container placement (null: on the host)."),
   'containers.placement.set': request(z.object({ sessionId: SessionRef, placement: ContainerPlacement.nullable() }).strict(), ContainerPlacement.nullable(), 'Place a session in a container (or back on the host); takes effect at its next command.'),
+  'containers.keep.set': request(
+    z.object({ sessionId: SessionRef, keep: z.boolean() }).strict(),
+    ContainerPlacement,
+    "Keep a session's container running after Flightdeck quits (re-attached at the next start), or not; the container is not replaced.",
+  ),
   'containers.stop': request(BySession, Ok, "Stop a session's container (its worktree stays)."),
   'containers.kill': request(BySession, Ok, "Kill a session's container."),
   'containers.remove': request(BySession, Ok, "Remove a session's container (its worktree stays)."),

@@ -25,7 +25,8 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(async () => {
-  const left = await docker.listContainers({ all: true, filters: { label: ['dev.flightdeck.session=ses_keep', 'dev.flightdeck.session=ses_quit'] } });
+  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit'];
+  const left = (await docker.listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).filter((c) => mine.includes(c.Labels['dev.flightdeck.session'] ?? ''));
   for (const c of left) await docker.getContainer(c.Id).remove({ force: true });
   data.cleanup();
   wt.cleanup();
@@ -54,5 +55,30 @@ describe('quit and restart', () => {
     expect(r.output.trim()).toBe(kept.id.slice(0, 12));
     await second.remove('ses_keep');
     expect(await exists(kept.id)).toBe(false);
+  }, 90_000);
+
+  it('a choice to keep (or not) made while the container runs takes effect at quit, without replacing it', async () => {
+    let stored: Record<string, unknown> = { ses_late_keep: { image, limits: SMALL }, ses_late_quit: { image, limits: SMALL, keep: true } };
+    const store = { load: () => stored as never, save: (v: Record<string, unknown>) => (stored = v) };
+    const info = () => ({ root: wt.path, projectId: null });
+    const first = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: info, ownerPid: 2 ** 22 + 2, ownerId: 'gone' });
+    const keep = await first.ensure('ses_late_keep');
+    const quit = await first.ensure('ses_late_quit');
+    first.setKeep('ses_late_keep', true);
+    first.setKeep('ses_late_quit', false);
+    // The same containers: keeping is decided at quit, not by re-creating them.
+    expect(first.forSession('ses_late_keep')?.id).toBe(keep.id);
+    expect((await first.list()).filter((c) => c.sessionId.startsWith('ses_late_')).map((c) => [c.sessionId, c.keep]).sort()).toEqual([
+      ['ses_late_keep', true],
+      ['ses_late_quit', false],
+    ]);
+    await first.shutdown();
+    expect(await exists(keep.id)).toBe(true);
+    expect(await exists(quit.id)).toBe(false);
+    const second = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: info });
+    expect(await second.reap()).toEqual([]);
+    expect(second.forSession('ses_late_keep')?.id).toBe(keep.id);
+    await second.remove('ses_late_keep');
+    expect(() => second.setKeep('ses_nowhere', true)).toThrow(/not placed in a container/);
   }, 90_000);
 });
