@@ -89,6 +89,13 @@ test("a session placed in a container runs its command there; its agent console 
   await expect(logs.getByTestId('container-logs-text')).toContainText('"dev.flightdeck.managed": "1"');
   await page.keyboard.press('Escape');
   await expect(logs).toBeHidden();
+  // Keeping it past quitting is the user's choice, changed while it runs and remembered.
+  await row.getByTestId('container-keep').check();
+  await view.getByTestId('containers-refresh').click();
+  await expect(row.getByTestId('container-keep')).toBeChecked();
+  await row.getByTestId('container-keep').uncheck();
+  await view.getByTestId('containers-refresh').click();
+  await expect(row.getByTestId('container-keep')).not.toBeChecked();
   await row.getByTestId('container-stop').click();
   await expect(row).toContainText('exited', { timeout: 30_000 });
   const id = (await new Docker({ socketPath: '/var/run/docker.sock' }).listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).find((c) => c.Labels['dev.flightdeck.workspace'] === repo.path)!;

@@ -4,11 +4,10 @@ import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
 import { useOpenContainerTerminal } from './ContainerTerminalButtons';
 import { ContainerLogsDialog } from './ContainerLogsDialog';
+import { AGENT_IMAGE, ImagesSection } from './ImagesSection';
 
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
-/** The agent image the app builds (src-main/containers/images.ts AGENT_IMAGE). */
-const AGENT_IMAGE = 'flightdeck-agent:latest';
 
 function bytes(n: number): string {
   return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
@@ -17,8 +16,6 @@ function bytes(n: number): string {
 /** Room between the view's sections and table cells (the view has no stylesheet of its own). */
 const SECTION = { marginBottom: 24 } as const;
 const CELL = { padding: '4px 12px 4px 0', verticalAlign: 'middle' } as const;
-
-type Build = { buildId: string; line: string; fraction: number; done: boolean; error: string | null };
 
 /** How a remote workspace's state reads in a container's row. */
 const SYNC_LABEL: Record<NonNullable<ManagedContainer['workspaceSync']>['state'], string> = {
@@ -32,7 +29,7 @@ const SYNC_LABEL: Record<NonNullable<ManagedContainer['workspaceSync']>['state']
 /**
  * Docker engines and Flightdeck's containers: each engine with what it offers (or why it cannot
  * be reached, with a Retry), the app's containers with status and live CPU / memory, a shell in
- * one, stop and remove; the agent image build with its progress; placing a session in a container.
+ * one, stop and remove; placing a session in a container; the engines' images (ImagesSection).
  */
 export function ContainersView() {
   const client = useClient();
@@ -42,7 +39,6 @@ export function ContainersView() {
   const [containers, setContainers] = useState<ManagedContainer[]>([]);
   const [stats, setStats] = useState<Record<string, ContainerStats>>({});
   const [generation, setGeneration] = useState(0);
-  const [build, setBuild] = useState<Build | null>(null);
   const [place, setPlace] = useState({ sessionId: '', image: AGENT_IMAGE, gpus: 'none' as 'none' | 'all', network: 'bridge' as 'bridge' | 'host' | 'none' });
   const [adding, setAdding] = useState({ name: '', host: '', tlsVerify: false, certDir: '' });
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
@@ -78,14 +74,6 @@ export function ContainersView() {
     };
   }, [client, containers]);
 
-  useEffect(
-    () =>
-      client.on('containers.images.progress', (u) => {
-        setBuild((b) => (b && b.buildId === u.buildId ? { ...b, line: u.progress.line, fraction: u.progress.fraction, done: u.done, error: u.error?.message ?? null } : b));
-      }),
-    [client],
-  );
-
   // A remote workspace's sync state changes after each of its commands: the row follows.
   useEffect(
     () =>
@@ -114,16 +102,18 @@ export function ContainersView() {
   };
 
   const openTerminal = useOpenContainerTerminal();
-  const [logsOf, setLogsOf] = useState<ManagedContainer | null>(null);
-
-  const startBuild = async () => {
+  const setKeep = async (c: ManagedContainer, keep: boolean) => {
+    // The box follows the click at once; a refusal puts it back and says why.
+    const mark = (k: boolean) => setContainers((cs) => cs.map((x) => (x.id === c.id ? { ...x, keep: k } : x)));
+    mark(keep);
     try {
-      const { buildId } = await client.invoke('containers.images.build', {});
-      setBuild({ buildId, line: 'Starting…', fraction: 0, done: false, error: null });
+      await client.invoke('containers.keep.set', { sessionId: c.sessionId, keep });
     } catch (e) {
-      toastError('Could not start the image build', e);
+      mark(!keep);
+      toastError(`Could not change whether ${c.name} is kept`, e);
     }
   };
+  const [logsOf, setLogsOf] = useState<ManagedContainer | null>(null);
 
   const addEngine = async () => {
     try {
@@ -240,6 +230,9 @@ export function ContainersView() {
                         </button>
                       </>
                     )}
+                    <label className="container-keep" title="Keep this container running when Flightdeck quits; the next start re-attaches it to its session">
+                      <input type="checkbox" checked={c.keep} onChange={(e) => void setKeep(c, e.target.checked)} data-testid="container-keep" /> Keep after quit
+                    </label>
                     <button className="button" onClick={() => setLogsOf(c)} data-testid="container-logs">
                       Logs
                     </button>
@@ -281,24 +274,7 @@ export function ContainersView() {
         </div>
       </section>
 
-      <section style={SECTION}>
-        <h2>Agent image</h2>
-        <p>
-          <code>{AGENT_IMAGE}</code>: CUDA 12.1 runtime, Node, the claude CLI, git, Python 3 and build tools, with your user's ids. Flightdeck never pulls images by itself.
-        </p>
-        {build && !build.done && (
-          <div data-testid="image-build-progress">
-            <progress max={1} value={build.fraction} /> <span>{build.line}</span>{' '}
-            <button className="button" onClick={() => void client.invoke('containers.images.cancel', { buildId: build.buildId })}>
-              Cancel
-            </button>
-          </div>
-        )}
-        {build?.done && <p role="status">{build.error ? `The build failed: ${build.error}` : 'The image is built.'}</p>}
-        <button className="button" disabled={build !== null && !build.done} onClick={() => void startBuild()} data-testid="image-build">
-          Build the agent image
-        </button>
-      </section>
+      <ImagesSection engines={engines} />
       {logsOf && <ContainerLogsDialog container={logsOf} onClose={() => setLogsOf(null)} />}
     </div>
   );
