@@ -131,7 +131,7 @@ export function ImagesSection({ engines }: { engines: ContainerEngineEntry[] | n
         <div className="images-toolbar">
           <label className="images-engine">
             Engine{' '}
-            <select value={engine} onChange={(e) => setChosen(e.target.value)} disabled={building} data-testid="image-engine">
+            <select className="input" value={engine} onChange={(e) => setChosen(e.target.value)} disabled={building} data-testid="image-engine">
               {reachable.map((e) => (
                 <option key={e.spec.name} value={e.spec.name}>
                   {e.spec.name}
