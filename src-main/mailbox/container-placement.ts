@@ -8,7 +8,7 @@
  */
 import { ContainerPlacement, type ContainerGpuRequest } from '../../src-preload/contract';
 import type { CommandFile, GpuRequest } from './command-file';
-import type { TaskPlacement } from './processor';
+import type { ProjectContainerDefault, TaskPlacement } from './processor';
 
 /** What the mailbox needs of the containers service. */
 export interface SessionPlacer {
@@ -16,6 +16,12 @@ export interface SessionPlacer {
   placement(sessionId: string): ContainerPlacement | null;
   /** The named Docker engine; throws a clear error (naming the known ones) when there is none. */
   engine(name: string): unknown;
+}
+
+/** A project's default container placement as a full one: the mailbox's image when it names none. */
+function projectBase(d: ProjectContainerDefault, image: string): ContainerPlacement {
+  const { kind: _kind, ...fields } = d;
+  return ContainerPlacement.parse({ ...fields, image: fields.image ?? image });
 }
 
 /** A command file's `gpus` as the containers service reads it (`0` GPUs = none). */
@@ -74,13 +80,17 @@ export function placementChanges(before: ContainerPlacement, after: ContainerPla
 export function containerTaskPlacement(containers: SessionPlacer, image: () => string): TaskPlacement {
   return {
     name: 'container',
+    holds: (sessionId) => containers.placement(sessionId) !== null,
     async prepare(ctx) {
       // An engine name that does not exist fails the task here, with the known names, before
       // anything about the session changes.
       if (ctx.command.containerEngine !== undefined) containers.engine(ctx.command.containerEngine);
       const current = containers.placement(ctx.sessionId);
-      const wanted = wantedPlacement(ctx.command, current, image());
+      // A session placed for the first time starts from its project's container settings, if it has any.
+      const base = current ?? (ctx.projectDefault ? projectBase(ctx.projectDefault, image()) : null);
+      const wanted = wantedPlacement(ctx.command, base, image());
       const notes: string[] = [];
+      if (!current && ctx.projectDefault) notes.push(`The container started from this project's default placement (.flightdeck/config.yml), with what this command sets on top.`);
       // Only a change replaces the session's container (setPlacement removes a running one).
       if (JSON.stringify(current) !== JSON.stringify(wanted)) {
         await containers.setPlacement(ctx.sessionId, wanted);

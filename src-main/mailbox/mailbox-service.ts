@@ -19,6 +19,7 @@ import { writeFileAtomic } from '../platform/atomic-file';
 import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, type ContextFolders, type ContextLayer } from './context';
 import { readMission } from './mission';
 import { containerTaskPlacement, type SessionPlacer } from './container-placement';
+import { projectDefaultPlacement } from '../features/placement';
 import { AGENT_IMAGE } from '../containers/images';
 import { listSessionFiles } from './session-file';
 import { parse as parseYaml } from 'yaml';
@@ -283,6 +284,7 @@ export class MailboxService {
       globalContextDir: this.globalContextDir,
       placements: this.placements,
       defaultPlacement: s.defaultPlacement,
+      ...(projectPath ? { projectPlacement: () => projectDefaultPlacement(projectPath) } : {}),
       taskTimeoutMs: s.taskTimeoutMs,
       logger: this.o.logger.child('mailbox'),
       onChange: (e) => {

@@ -18,7 +18,7 @@ import { appendFileSync, closeSync, existsSync, fstatSync, lstatSync, mkdirSync,
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
-import type { AgentEvent } from '../../src-preload/contract';
+import type { AgentEvent, RunPlacement } from '../../src-preload/contract';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { KeyedLock } from '../platform/keyed-lock';
 import type { Logger } from '../platform/logger';
@@ -65,11 +65,16 @@ export interface MailboxTurn {
   message: string | null;
 }
 
+/** A project's default container placement (the image may be left to the mailbox's setting). */
+export type ProjectContainerDefault = Extract<RunPlacement, { kind: 'container' }>;
+
 export interface PlacementContext {
   command: CommandFile;
   root: string;
   workspace: string;
   sessionId: string;
+  /** The project's default container settings (its `.flightdeck/config.yml`), for a session not placed yet. */
+  projectDefault?: ProjectContainerDefault | null;
 }
 
 /**
@@ -79,6 +84,8 @@ export interface PlacementContext {
  */
 export interface TaskPlacement {
   readonly name: Placement;
+  /** Whether the session already works here (a `continue` that names no placement stays where its session is). */
+  holds?(sessionId: string): boolean;
   prepare(ctx: PlacementContext): Promise<{ workspace: string; label: string; notes?: string[]; release(): Promise<void> }>;
 }
 
@@ -105,6 +112,12 @@ export interface MailboxProcessorOptions {
   globalContextDir?: string | null;
   placements?: Partial<Record<Placement, TaskPlacement>>;
   defaultPlacement?: Placement;
+  /**
+   * The project's default placement (its `.flightdeck/config.yml` `agent.placement`), read at
+   * each task: over the mailbox's own default, under what the command file says. A config that
+   * does not load fails the task with its message (never a silent fall back to the host).
+   */
+  projectPlacement?: () => Promise<RunPlacement | null>;
   taskTimeoutMs?: number;
   pollMs?: number;
   stableMs?: number;
@@ -527,6 +540,25 @@ export class MailboxProcessor {
     };
   }
 
+  /**
+   * Where a task runs: what its command file says; else, for a `continue`, where its session
+   * already is; else the project's default (with its container settings); else the mailbox's.
+   */
+  private async choosePlacement(cmd: CommandFile): Promise<{ name: Placement; projectDefault: ProjectContainerDefault | null } | { problem: string }> {
+    let project: RunPlacement | null = null;
+    try {
+      project = (await this.o.projectPlacement?.()) ?? null;
+    } catch (e) {
+      return { problem: `The project's default placement could not be read: ${(e as Error).message} The task did not run.` };
+    }
+    const projectDefault = project?.kind === 'container' ? project : null;
+    if (cmd.placement) return { name: cmd.placement, projectDefault };
+    if (cmd.commandType === 'continue' && cmd.sessionId) {
+      for (const p of Object.values(this.placements)) if (p?.holds?.(cmd.sessionId)) return { name: p.name, projectDefault };
+    }
+    return { name: project?.kind ?? this.o.defaultPlacement ?? 'host', projectDefault };
+  }
+
   /** The body of a task; `launch` wraps it with the session lock and the time limit. */
   private async execute(entry: JournalEntry, cmd: CommandFile, signal: AbortSignal, timedOut: () => boolean, sessionCreated: (id: string) => void): Promise<void> {
     const startedAt = new Date();
@@ -555,7 +587,14 @@ export class MailboxProcessor {
     // new / continue: find or create the session.
     let session: SessionFile;
     let failure: string | null = null;
-    const placementName = cmd.placement ?? this.o.defaultPlacement ?? 'host';
+    const chosen = await this.choosePlacement(cmd);
+    if ('problem' in chosen) {
+      const facts = this.emptyFacts(cmd, entry.file, cmd.sessionId ?? '(none)', cmd.sessionId ? readSessionFile(this.o.root, cmd.sessionId) : undefined, startedAt, new Date());
+      facts.message = chosen.problem;
+      debug(chosen.problem);
+      return this.writeReports(entry, cmd, facts);
+    }
+    const placementName = chosen.name;
     const placement = this.placements[placementName];
     const workspaceProblem = await this.ensureWorkspace();
     if (cmd.commandType === 'new') {
@@ -600,7 +639,7 @@ export class MailboxProcessor {
 
     let placed: Awaited<ReturnType<TaskPlacement['prepare']>>;
     try {
-      placed = await placement!.prepare({ command: cmd, root: this.o.root, workspace: session.workspace, sessionId: session.session_id });
+      placed = await placement!.prepare({ command: cmd, root: this.o.root, workspace: session.workspace, sessionId: session.session_id, projectDefault: chosen.projectDefault });
     } catch (e) {
       const facts = this.emptyFacts(cmd, entry.file, session.session_id, session, startedAt, new Date());
       facts.message = `The ${placementName} placement could not be set up: ${(e as Error).message} The task did not run.`;

@@ -4,12 +4,14 @@
  * built test image, the scripted model server); a `continue` stays in the container.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import Docker from 'dockerode';
 import type { MailboxChange } from '../../../src-main/mailbox/processor';
 import { ensureTestImage } from '../../support/container-image';
+import { tempDir } from '../../support/temp';
+import { projectDefaultPlacement } from '../../../src-main/features/placement';
 import { commandText, dropCommand, mailboxHarness, readReport, until, type MailboxHarness } from './support';
 
 /** The test image runs commands as this user; the workspace must be theirs to write. */
@@ -61,6 +63,8 @@ describe('mailbox on the container placement', () => {
     dropCommand(root, 'again.md', commandText({ id: 'task-again', type: 'continue', session: sessionId, task: 'TASK-AGAIN' }));
     await until(() => existsSync(join(root, 'commands/processed/again.md')), 'again.md processed', 120_000);
     expect(readFileSync(join(p.workspace, 'again.txt'), 'utf8').trim()).toBe(host);
+    // …and its report says where it ran.
+    expect(readReport(join(root, 'reports/pending/detailed-report-task-again.md'), true).text).toContain(`- 运行位置: container (${image})`);
   }, 300_000);
 
   it('gives the container exactly the command file’s memory, CPUs, processes and network; a continue that changes them says so and gets a new container', async () => {
@@ -100,6 +104,46 @@ describe('mailbox on the container placement', () => {
     const hc2 = (await docker.getContainer(second.id).inspect()).HostConfig;
     expect({ Memory: hc2.Memory, NanoCpus: hc2.NanoCpus, PidsLimit: hc2.PidsLimit, NetworkMode: hc2.NetworkMode }).toEqual({ Memory: 512 * 1024 ** 2, NanoCpus: 5e8, PidsLimit: 200, NetworkMode: 'bridge' });
     await expect(docker.getContainer(first.id).inspect()).rejects.toThrow(/no such container/i);
+  }, 300_000);
+
+  it("a task that names no placement runs where its project's config.yml says, with its container settings; a broken config fails the task instead of running it on the host", async () => {
+    h = await mailboxHarness([
+      { match: { userPattern: 'PROJECT-DEFAULT' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'hostname > project.txt' } }] },
+      { match: { userPattern: 'project.txt' }, blocks: [{ type: 'text', text: 'Placed by the project.' }] },
+    ]);
+    const repo = tempDir('fd-mbx-proj-');
+    const config = join(repo.path, '.flightdeck', 'config.yml');
+    mkdirSync(dirname(config), { recursive: true });
+    writeFileSync(config, `version: 1\nagent:\n  placement:\n    kind: container\n    image: ${image}\n    limits: { memoryBytes: ${256 * 1024 ** 2}, pids: 300 }\n    network: none\n`);
+    h.app.mailbox.updateSettings({ containerImage: 'flightdeck-no-such-image:never' });
+    const p = h.processor({ placements: h.app.mailbox.placements, projectPlacement: () => projectDefaultPlacement(repo.path) });
+    const root = h.root;
+    execFileSync('chown', ['-R', `${AGENT_UID}:${AGENT_UID}`, p.workspace]);
+    p.start();
+    try {
+      dropCommand(root, 'proj.md', commandText({ id: 'task-proj', task: 'PROJECT-DEFAULT' }));
+      await until(() => existsSync(join(root, 'commands/processed/proj.md')), 'proj.md processed', 150_000);
+      const report = readReport(join(root, 'reports/pending/detailed-report-task-proj.md'), true);
+      expect(report.fm.status).toBe('SUCCESS');
+      expect(report.text).toContain(`- 运行位置: container (${image})`);
+      expect(report.text).toContain("The container started from this project's default placement (.flightdeck/config.yml)");
+      const placed = h.app.containers.forSession(report.fm.session_id)!;
+      expect(readFileSync(join(p.workspace, 'project.txt'), 'utf8').trim()).toBe(placed.id.slice(0, 12));
+      const hc = (await docker.getContainer(placed.id).inspect()).HostConfig;
+      expect({ Memory: hc.Memory, PidsLimit: hc.PidsLimit, NetworkMode: hc.NetworkMode }).toEqual({ Memory: 256 * 1024 ** 2, PidsLimit: 300, NetworkMode: 'none' });
+
+      // A typo in the project's config: the task fails with the config's message, nothing runs on the host.
+      writeFileSync(config, `version: 1\nagent:\n  placement:\n    kind: container\n    netwrok: none\n`);
+      const asked = h.server.mainRequests().length;
+      dropCommand(root, 'broken.md', commandText({ id: 'task-broken', task: 'never runs' }));
+      await until(() => existsSync(join(root, 'commands/processed/broken.md')), 'broken.md processed', 60_000);
+      const broken = readReport(join(root, 'reports/pending/report-task-broken.md'), false);
+      expect(broken.fm.status).toBe('FAILED');
+      expect(broken.text).toMatch(/The project's default placement could not be read: .*config\.yml:5.*netwrok/);
+      expect(h.server.mainRequests().length).toBe(asked);
+    } finally {
+      repo.cleanup();
+    }
   }, 300_000);
 
   it('an unknown container_engine fails the task with a report naming the engines there are', async () => {
