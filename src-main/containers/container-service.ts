@@ -853,21 +853,22 @@ export class ContainerService {
    * Starts an image build (the agent image unless `context` says otherwise) and returns its id
    * at once; `onUpdate` hears each step, then the end (done, or the error the user reads).
    */
-  startImageBuild(o: { engine?: string; tag?: string; context?: string }, onUpdate: (u: { buildId: string; engine: string; tag: string; progress: BuildProgress; done: boolean; error: { code: string; message: string } | null }) => void): string {
+  startImageBuild(o: { engine?: string; tag?: string; context?: string; pullBase?: boolean }, onUpdate: (u: { buildId: string; engine: string; tag: string; progress: BuildProgress; done: boolean; error: { code: string; message: string; reason?: string } | null }) => void): string {
     const engine = this.engine(o.engine);
     const buildId = `build_${randomBytes(6).toString('hex')}`;
     const tag = o.tag ?? AGENT_IMAGE;
     const ac = new AbortController();
     this.builds.set(buildId, ac);
     let last = emptyProgress();
-    void buildImage(engine, { tag, signal: ac.signal, ...(o.context ? { context: o.context } : {}), onProgress: (p) => {
+    void buildImage(engine, { tag, signal: ac.signal, ...(o.context ? { context: o.context } : {}), ...(o.pullBase ? { pullBase: true } : {}), onProgress: (p) => {
       last = p;
       onUpdate({ buildId, engine: engine.spec.name, tag, progress: p, done: false, error: null });
     } })
       .then(() => onUpdate({ buildId, engine: engine.spec.name, tag, progress: { ...last, fraction: 1 }, done: true, error: null }))
       .catch((e: unknown) => {
         const err = engineError(e, engine.label);
-        onUpdate({ buildId, engine: engine.spec.name, tag, progress: last, done: true, error: { code: err.code, message: err.message } });
+        const reason = typeof err.details?.reason === 'string' ? err.details.reason : undefined;
+        onUpdate({ buildId, engine: engine.spec.name, tag, progress: last, done: true, error: { code: err.code, message: err.message, ...(reason ? { reason } : {}) } });
       })
       .finally(() => this.builds.delete(buildId));
     return buildId;

@@ -26,8 +26,8 @@ export function registerContainerHandlers(router: Router, containers: ContainerS
   router.handle('containers.keep.set', ({ sessionId, keep }) => containers.setKeep(sessionId, keep));
   router.handle('containers.console.open', ({ sessionId, cols, rows }) => containers.openConsole(sessionId, { cols, rows }));
   router.handle('containers.images.list', ({ engine }) => listImages(containers.engine(engine)));
-  router.handle('containers.images.build', ({ engine, tag }) => ({
-    buildId: containers.startImageBuild({ ...(engine ? { engine } : {}), ...(tag ? { tag } : {}) }, (u) => hub.publish('containers.images.progress', u)),
+  router.handle('containers.images.build', ({ engine, tag, pullBase }) => ({
+    buildId: containers.startImageBuild({ ...(engine ? { engine } : {}), ...(tag ? { tag } : {}), ...(pullBase ? { pullBase } : {}) }, (u) => hub.publish('containers.images.progress', u)),
   }));
   router.handle('containers.images.cancel', ({ buildId }) => ({ cancelled: containers.cancelImageBuild(buildId) }));
   router.handle('containers.workspace.sync', ({ sessionId }) => containers.syncWorkspace(sessionId));

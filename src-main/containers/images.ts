@@ -27,6 +27,8 @@ export interface BuildOptions {
   buildArgs?: Record<string, string>;
   signal?: AbortSignal;
   onProgress?: (p: BuildProgress) => void;
+  /** The user asked for it: the engine may pull the Dockerfile's base images (shown in the progress). */
+  pullBase?: boolean;
 }
 
 /** The host user's ids as the agent image's build arguments (root gets the image's default 1000). */
@@ -44,7 +46,7 @@ export async function buildImage(engine: Engine, o: BuildOptions = {}): Promise<
   const tag = o.tag ?? AGENT_IMAGE;
   const context = o.context ?? agentImageContext();
   let progress = emptyProgress();
-  await requireBases(engine, context);
+  if (!o.pullBase) await requireBases(engine, context);
   let stream: NodeJS.ReadableStream;
   try {
     stream = await engine.docker.buildImage({ context, src: ['.'] }, { t: tag, buildargs: { ...hostUserBuildArgs(), ...o.buildArgs }, rm: true, forcerm: true, ...(o.signal ? { abortSignal: o.signal } : {}) });

@@ -182,7 +182,11 @@ export const containerRequests = {
     "The agent console of a session's container (its main process's TTY: the agent's commands and output as they run), read-only in the terminal grid.",
   ),
   'containers.images.list': request(z.object({ engine: EngineName.optional() }).strict(), z.array(ContainerImage), "An engine's local images."),
-  'containers.images.build': request(z.object({ engine: EngineName.optional(), tag: z.string().min(1).max(300).optional() }).strict(), z.object({ buildId: z.string() }), "Build the agent image on an engine; progress arrives as containers.images.progress."),
+  'containers.images.build': request(
+    z.object({ engine: EngineName.optional(), tag: z.string().min(1).max(300).optional(), pullBase: z.boolean().optional() }).strict(),
+    z.object({ buildId: z.string() }),
+    "Build the agent image on an engine; progress arrives as containers.images.progress. Without pullBase a base image the engine lacks is refused (reason base_image_missing); with it, the engine pulls it (the user asked).",
+  ),
   'containers.images.cancel': request(z.object({ buildId: z.string().min(1).max(100) }).strict(), z.object({ cancelled: z.boolean() }), 'Cancel an image build.'),
   'containers.workspace.sync': request(BySession, WorkspaceSyncState, "Bring a remote session's commits back: fast-forward its branch when nothing local is lost, else report how they differ."),
   'containers.images.remove': request(z.object({ engine: EngineName.optional(), ref: z.string().min(1).max(500) }).strict(), Ok, 'Remove a local image.'),
@@ -191,7 +195,7 @@ export const containerRequests = {
 export const containerEvents = {
   'containers.workspace.syncState': event(z.object({ sessionId: z.string(), state: WorkspaceSyncState }), "A remote session's workspace was synced (or failed to)."),
   'containers.images.progress': event(
-    z.object({ buildId: z.string(), engine: z.string(), tag: z.string(), progress: ImageBuildProgress, done: z.boolean(), error: z.object({ code: z.string(), message: z.string() }).nullable() }),
+    z.object({ buildId: z.string(), engine: z.string(), tag: z.string(), progress: ImageBuildProgress, done: z.boolean(), error: z.object({ code: z.string(), message: z.string(), reason: z.string().optional() }).nullable() }),
     'An image build advanced, finished or failed.',
   ),
 } as const;

@@ -1,4 +1,5 @@
 import { test, expect } from '@playwright/test';
+import { lookup } from 'node:dns/promises';
 import { mkdirSync } from 'node:fs';
 import Docker from 'dockerode';
 import { startHost, type RunningHost } from './support/host';
@@ -107,6 +108,14 @@ test('the Images section lists the engine’s images, removes a tag from the key
     await expect(result).toContainText(`The build on local failed: The base image ${cuda} is not on "local"`, { timeout: 30_000 });
     await expect(result).toContainText(`docker pull ${cuda}`);
     await expect(section.getByTestId('image-build')).toBeEnabled();
+    // Asked for by name, the pull is the engine's to try. Only where no registry answers (as here):
+    // elsewhere this would download gigabytes. The engine's own failure is what the user reads.
+    const offline = await lookup('registry-1.docker.io').then(() => false, () => true);
+    if (offline) {
+      await section.getByTestId('image-build-pull').click();
+      await expect(result).toContainText(/The build on local failed: .*registry-1\.docker\.io/, { timeout: 60_000 });
+      await expect(section.getByTestId('image-build-pull')).toBeHidden();
+    }
   }
 
   // A 700 px window: the table still fits (no horizontal scroll), its buttons reachable.

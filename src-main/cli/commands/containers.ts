@@ -16,8 +16,8 @@ function size(bytes: number): string {
 export const containersCommand: CliCommand = {
   name: 'containers',
   summary: "Docker engines and agent containers: list engines, list containers, their stats and logs (the agent console's text), reap orphans, build the agent image.",
-  usage: 'containers engines | ps | stats | logs SESSION | reap | image-build [--tag REF] [--context DIR] | engine-add NAME HOST [--tls-verify] [--cert-dir DIR] | engine-remove NAME  [--engine NAME]',
-  flags: { engine: true, tag: true, context: true, 'tls-verify': false, 'cert-dir': true },
+  usage: 'containers engines | ps | stats | logs SESSION | reap | image-build [--tag REF] [--context DIR] [--pull] | engine-add NAME HOST [--tls-verify] [--cert-dir DIR] | engine-remove NAME  [--engine NAME]',
+  flags: { engine: true, tag: true, context: true, pull: false, 'tls-verify': false, 'cert-dir': true },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     const engineName = typeof ctx.flags.engine === 'string' ? ctx.flags.engine : undefined;
@@ -82,6 +82,8 @@ export const containersCommand: CliCommand = {
         const r = await buildImage(svc.engine(engineName), {
           tag,
           ...(typeof ctx.flags.context === 'string' ? { context: ctx.flags.context } : {}),
+          // Asked for by name: the engine may pull the Dockerfile's base image.
+          ...(ctx.flags.pull === true ? { pullBase: true } : {}),
           signal: ctx.signal,
           onProgress: (p) => {
             // Progress goes to stderr so --json stdout stays one JSON value.

@@ -67,7 +67,7 @@ export function imageHasTags(ref: string, engine: string, engineMessage: string)
 /** A base image the build needs is not on the engine: say which, and how to get it, rather than letting the engine pull it. */
 export function baseImageMissing(bases: string[], engine: string): AppError {
   const list = bases.join(', ');
-  return new AppError('not_found', `The base image ${list} is not on ${engine}. Flightdeck never pulls images by itself: pull it there first (${bases.map((b) => `docker pull ${b}`).join('; ')}), then build again.`, {
+  return new AppError('not_found', `The base image ${list} is not on ${engine}. Flightdeck never pulls images by itself: pull it there first (${bases.map((b) => `docker pull ${b}`).join('; ')}), or build again allowing the pull (Pull the base and build; \`containers image-build --pull\`).`, {
     reason: 'base_image_missing',
     engine,
     images: bases,

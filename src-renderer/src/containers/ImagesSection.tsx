@@ -14,7 +14,7 @@ const AGENT_REPO = 'flightdeck-agent';
 const SHORT_ID = 12;
 
 type ContainerImage = OutputOf<'containers.images.list'>[number];
-type Build = { buildId: string; engine: string; line: string; fraction: number; done: boolean; error: string | null };
+type Build = { buildId: string; engine: string; line: string; fraction: number; done: boolean; error: string | null; reason: string | null };
 
 /** One row per tag, as `docker images` lists them; an untagged image is one row named by its id. */
 interface ImageRow {
@@ -90,17 +90,18 @@ export function ImagesSection({ engines }: { engines: ContainerEngineEntry[] | n
   useEffect(
     () =>
       client.on('containers.images.progress', (u) => {
-        setBuild((b) => (b && b.buildId === u.buildId ? { ...b, line: u.progress.line || b.line, fraction: u.progress.fraction, done: u.done, error: u.error?.message ?? null } : b));
+        setBuild((b) => (b && b.buildId === u.buildId ? { ...b, line: u.progress.line || b.line, fraction: u.progress.fraction, done: u.done, error: u.error?.message ?? null, reason: u.error?.reason ?? null } : b));
         // A finished build (or one that failed after tagging nothing) changes the engine's list.
         if (u.done) reload();
       }),
     [client, reload],
   );
 
-  const startBuild = async () => {
+  /** `pullBase`: the user asked for the base image to be pulled (never done unasked). */
+  const startBuild = async (pullBase = false) => {
     try {
-      const { buildId } = await client.invoke('containers.images.build', { engine });
-      setBuild({ buildId, engine, line: 'Starting…', fraction: 0, done: false, error: null });
+      const { buildId } = await client.invoke('containers.images.build', { engine, ...(pullBase ? { pullBase } : {}) });
+      setBuild({ buildId, engine, line: pullBase ? 'Pulling the base image, then building…' : 'Starting…', fraction: 0, done: false, error: null, reason: null });
     } catch (e) {
       toastError('Could not start the image build', e);
     }
@@ -160,6 +161,14 @@ export function ImagesSection({ engines }: { engines: ContainerEngineEntry[] | n
       {build?.done && (
         <p className={build.error ? 'images-error' : undefined} role={build.error ? 'alert' : 'status'} data-testid="image-build-result">
           {build.error ? `The build on ${build.engine} failed: ${build.error}` : `${AGENT_IMAGE} is built on ${build.engine}.`}
+          {build.reason === 'base_image_missing' && build.engine === engine && (
+            <>
+              {' '}
+              <button className="button" onClick={() => void startBuild(true)} data-testid="image-build-pull">
+                Pull the base and build
+              </button>
+            </>
+          )}
         </p>
       )}
       {engine && images === null && <p>Reading the images of {engine}…</p>}

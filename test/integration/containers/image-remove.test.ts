@@ -58,7 +58,7 @@ describe('image removal', () => {
   }, 60_000);
 });
 
-describe('builds never pull', () => {
+describe('builds never pull unasked', () => {
   it('a base image that is not local is refused before the build starts', async () => {
     const d = tempDir('fd-build-absent-');
     cleanups.push(async () => d.cleanup());
@@ -69,6 +69,13 @@ describe('builds never pull', () => {
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).details).toMatchObject({ reason: 'base_image_missing', images: [absent] });
     expect((err as AppError).message).toContain(`docker pull ${absent}`);
+    expect((await listImages(engine)).some((i) => i.tags.includes(`${REPO}:built`))).toBe(false);
+
+    // Asked for (pullBase), the engine is left to pull it: its own refusal comes back (no such image in any registry reachable here).
+    const pulled = await buildImage(engine, { context: d.path, tag: `${REPO}:built`, pullBase: true }).catch((e: unknown) => e);
+    expect(pulled).toBeInstanceOf(AppError);
+    expect((pulled as AppError).details?.reason).toBe('build_failed');
+    expect((pulled as AppError).message).toMatch(/^The image build failed: /);
     expect((await listImages(engine)).some((i) => i.tags.includes(`${REPO}:built`))).toBe(false);
   }, 60_000);
 });
