@@ -25,10 +25,10 @@ import { createInterface } from 'node:readline';
 import Docker from 'dockerode';
 import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
-import { containerArgs, containerEnvFor, hostPaths, loopbackTarget, type ClaudeBridgeInput } from '../core/claude-in-container';
+import { containerArgs, containerEnvFor, hostPaths, keyFileOf, loopbackTarget, type ClaudeBridgeInput } from '../core/claude-in-container';
 import { tarFiles } from '../core/tar';
 import { dockerOptions } from '../engines';
-import { claudeConsoleText, hasConsole } from '../core/console';
+import { claudeConsoleText, hasConsole, redactSecrets } from '../core/console';
 import { containerConsole } from '../console-writer';
 
 /** Between the CLI's SIGTERM and SIGKILL inside the container (the executor's own grace is outside). */
@@ -164,6 +164,8 @@ async function main(): Promise<void> {
 
   const plan = containerArgs(args, (p) => readFileSync(p, 'utf8'));
   const extraFiles: Array<{ path: string; content: string }> = [];
+  // What must never reach the console (kept in the engine's log): the model key and the hook's token.
+  const secrets: string[] = [];
   const settings = plan.settings;
   if (settings) {
     const hooks = (settings.content.hooks as { PreToolUse?: Array<{ hooks?: Array<{ url?: string }> }> } | undefined)?.PreToolUse ?? [];
@@ -181,11 +183,20 @@ async function main(): Promise<void> {
         // "blocked", and a blocked hook lets the tool run): inside, the hook is a bash command that
         // posts to the relay and fails closed (exit 2 blocks the tool) on any error.
         const auth = (hook.headers as Record<string, string> | undefined)?.Authorization ?? '';
+        secrets.push(auth, auth.replace(/^Bearer\s+/i, ''));
         const script = hookScript(gw, r.port, `${target.pathname}${target.search}`, auth);
         const scriptPath = `${settingsDir(settings.path)}/approval-hook.sh`;
         extraFiles.push({ path: scriptPath, content: script });
         list[i] = { type: 'command', command: `bash '${scriptPath}'`, ...(typeof hook.timeout === 'number' ? { timeout: hook.timeout } : {}) };
       }
+    }
+  }
+  const keyFile = keyFileOf(settings?.content.apiKeyHelper);
+  if (keyFile) {
+    try {
+      secrets.push(readFileSync(keyFile, 'utf8').trim());
+    } catch {
+      // Unreadable here means the CLI cannot read it either: the run fails on its own, with nothing to redact.
     }
   }
   const env = containerEnvFor(process.env, input.home);
@@ -214,7 +225,7 @@ async function main(): Promise<void> {
   // The console is a view: it never holds up or fails the run (its writer queues and drops).
   const ins = await container.inspect().catch(() => null);
   const con = ins && hasConsole(ins) ? containerConsole(container) : null;
-  if (con) createInterface({ input: out, crlfDelay: Infinity }).on('line', (line) => con.write(claudeConsoleText(line)));
+  if (con) createInterface({ input: out, crlfDelay: Infinity }).on('line', (line) => con.write(redactSecrets(claudeConsoleText(line), secrets)));
   // The prompt: stdin to the exec, then end-of-input (half-close) so the CLI starts.
   process.stdin.on('data', (b: Buffer) => stream.write(b));
   process.stdin.on('end', () => stream.end());

@@ -16,6 +16,19 @@
  */
 export const CONSOLE_COMMAND = ['sh', '-c', 'stty raw -echo opost onlcr 2>/dev/null; exec cat'];
 
+/** Secrets shorter than this are not looked for (a short string would redact ordinary text). */
+const MIN_SECRET_CHARS = 8;
+
+/**
+ * Text with every occurrence of the given secrets (the model key, the approval hook's token)
+ * replaced: the console is kept in the engine's log, where no credential belongs.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= MIN_SECRET_CHARS) out = out.split(s).join('[redacted]');
+  return out;
+}
+
 /** Whether a container was created with the agent console (a TTY whose stdin stays open). */
 export function hasConsole(ins: { Config: { Tty?: boolean; OpenStdin?: boolean } }): boolean {
   return ins.Config.Tty === true && ins.Config.OpenStdin === true;

@@ -32,7 +32,8 @@ beforeAll(async () => {
   server = await startModelServer({
     script: [
       { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: '/app/volumes/workspace/src/new.ts', content: 'export const x = 1;\n' } }] },
-      { match: { userPattern: 'File created successfully' }, blocks: [{ type: 'text', text: 'Wrote src/new.ts.' }] },
+      // The model repeats the key (as a confused model might): the console, kept in the engine's log, must not.
+      { match: { userPattern: 'File created successfully' }, blocks: [{ type: 'text', text: `Wrote src/new.ts. The key was ${TEST_KEY}.` }] },
     ],
   });
   app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
@@ -81,6 +82,7 @@ describe('Claude Code in a container', () => {
     expect(consoleText).toContain('claude started');
     expect(consoleText).toMatch(/● Write\(\/app\/volumes\/workspace\/src\/new\.ts\)/);
     expect(consoleText).toMatch(/claude done · \d+ turns/);
+    expect(consoleText).toContain('Wrote src/new.ts. The key was [redacted].');
     expect(consoleText).not.toContain(TEST_KEY);
   }, 180_000);
 });

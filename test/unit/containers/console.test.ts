@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { claudeConsoleText, commandFooter, commandHeader, hasConsole, toolSummary } from '../../../src-main/containers/core/console';
+import { claudeConsoleText, commandFooter, commandHeader, hasConsole, redactSecrets, toolSummary } from '../../../src-main/containers/core/console';
 import { ConsoleWriter } from '../../../src-main/containers/console-writer';
 import { plainText as plain } from '../../../src-main/terminals/agent-command-runner';
 
@@ -35,6 +35,11 @@ describe('agent console text', () => {
     expect(toolSummary({ pattern: 'TODO' })).toBe('TODO');
     expect(toolSummary({ a: 1 })).toBe('{"a":1}');
     expect(toolSummary({ command: 'x'.repeat(500) })).toHaveLength(160);
+  });
+
+  it('redacts every occurrence of each secret, and ignores ones too short to look for', () => {
+    expect(redactSecrets('key sk-ant-abc123456 and again sk-ant-abc123456; token Bearer t0k3n-xyz', ['sk-ant-abc123456', 't0k3n-xyz', ''])).toBe('key [redacted] and again [redacted]; token Bearer [redacted]');
+    expect(redactSecrets('a short abc', ['abc'])).toBe('a short abc');
   });
 
   it('knows a container with the console from one made before it', () => {
