@@ -225,7 +225,7 @@ async function main(): Promise<void> {
   // The console is a view: it never holds up or fails the run (its writer queues and drops).
   const ins = await container.inspect().catch(() => null);
   const con = ins && hasConsole(ins) ? containerConsole(container) : null;
-  if (con) createInterface({ input: out, crlfDelay: Infinity }).on('line', (line) => con.write(redactSecrets(claudeConsoleText(line), secrets)));
+  if (con) createInterface({ input: out, crlfDelay: Infinity }).on('line', (line) => con.write(redactSecrets(claudeConsoleText(line, secrets), secrets)));
   // The prompt: stdin to the exec, then end-of-input (half-close) so the CLI starts.
   process.stdin.on('data', (b: Buffer) => stream.write(b));
   process.stdin.on('end', () => stream.end());

@@ -89,18 +89,29 @@ function clip(text: string): string {
   return lines.length > RESULT_LINES ? `${shown}\n… ${lines.length - RESULT_LINES} more lines` : shown;
 }
 
+/** `v` with `secrets` redacted in every string it holds (keys included). */
+function redactDeep(v: unknown, secrets: readonly string[]): unknown {
+  if (typeof v === 'string') return redactSecrets(v, secrets);
+  if (Array.isArray(v)) return v.map((x) => redactDeep(x, secrets));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactSecrets(k, secrets), redactDeep(x, secrets)]));
+  return v;
+}
+
 /**
  * One line of Claude Code's stream-json output as console text (empty for what a person need
- * not see: partial deltas, hook notices, malformed lines).
+ * not see: partial deltas, hook notices, malformed lines). `secrets` are redacted in the event
+ * before it is rendered: a tool call's summary and a result are cut to a few characters and
+ * lines, and a cut through a secret would leave its first part where no redaction finds it.
  */
-export function claudeConsoleText(line: string): string {
-  let ev: Record<string, unknown>;
+export function claudeConsoleText(line: string, secrets: readonly string[] = []): string {
+  let parsed: unknown;
   try {
-    ev = JSON.parse(line) as Record<string, unknown>;
+    parsed = JSON.parse(line);
   } catch {
     return '';
   }
-  if (!ev || typeof ev !== 'object') return '';
+  if (!parsed || typeof parsed !== 'object') return '';
+  const ev = (secrets.length > 0 ? redactDeep(parsed, secrets) : parsed) as Record<string, unknown>;
   const message = ev.message as { content?: unknown } | undefined;
   const blocks = Array.isArray(message?.content) ? (message.content as Array<Record<string, unknown>>) : [];
   switch (ev.type) {

@@ -42,6 +42,17 @@ describe('agent console text', () => {
     expect(redactSecrets('a short abc', ['abc'])).toBe('a short abc');
   });
 
+  it('redacts a secret before a tool call is cut short, so no first part of it is left', () => {
+    const key = 'sk-ant-api03-' + 'Q'.repeat(60);
+    const line = JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `${'x'.repeat(140)} curl -H "x-api-key: ${key}"` } }] } });
+    const shown = claudeConsoleText(line, [key]);
+    expect(shown).toContain('● Bash');
+    // Cut at 160 characters, the key would straddle the cut: its prefix must not be there either.
+    expect(shown).not.toContain('sk-ant-api03');
+    const result = JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', content: [{ type: 'text', text: `KEY=${key}` }] }] } });
+    expect(plain(claudeConsoleText(result, [key]))).toBe('  KEY=[redacted]\n');
+  });
+
   it('knows a container with the console from one made before it', () => {
     expect(hasConsole({ Config: { Tty: true, OpenStdin: true } })).toBe(true);
     expect(hasConsole({ Config: { Tty: false, OpenStdin: false } })).toBe(false);
