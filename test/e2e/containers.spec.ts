@@ -59,6 +59,14 @@ test("a session placed in a container runs its command there; its agent console 
   await expect(page.getByTestId('session-container')).toBeVisible();
   mkdirSync('test-results', { recursive: true });
   await page.getByTestId('session-header').screenshot({ path: 'test-results/container-session-header.png' });
+  // A 700 px window: the header row keeps the console button and still fits.
+  const wide = page.viewportSize()!;
+  await page.setViewportSize({ width: 700, height: wide.height });
+  await expect(page.getByTestId('session-container-console')).toBeVisible();
+  const [scroll, width] = await page.locator('.session-title').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  expect(scroll).toBeLessThanOrEqual(width!);
+  await page.getByTestId('session-header').screenshot({ path: 'test-results/container-session-header-700.png' });
+  await page.setViewportSize(wide);
   await page.getByTestId('session-container-console').click();
   const consolePane = terms.panes.filter({ hasText: 'agent console' }).first();
   await expect(terms.screen(consolePane)).toContainText('$ echo "in $(hostname) as $(id -u)"', { timeout: 30_000 });

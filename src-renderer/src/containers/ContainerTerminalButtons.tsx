@@ -44,7 +44,8 @@ export function SessionContainerButtons({ sessionId, status }: { sessionId: stri
   return (
     <span className="container-buttons" data-testid="session-container">
       <button className="button small" title={`${where}: open its agent console, the agent's commands and output as they run`} onClick={() => void open(sessionId, 'console')} data-testid="session-container-console">
-        <Icon name="terminal" size={14} /> Container console
+        <Icon name="terminal" size={14} /> <span className="wide-label">Container console</span>
+        <span className="narrow-label">Console</span>
       </button>
       <button className="button small" title={`${where}: open a shell in it`} onClick={() => void open(sessionId, 'shell')} data-testid="session-container-shell">
         Shell
