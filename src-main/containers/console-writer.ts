@@ -5,6 +5,7 @@
  * while the attach opens and dropped (with a mark saying so) when the engine does not keep up.
  */
 import type Docker from 'dockerode';
+import { ENGINE_CALL_DEADLINE_MS, withDeadline } from './engines';
 
 /** Text held while the attach opens or the engine lags; past it, text is dropped and marked. */
 const MAX_PENDING_BYTES = 1024 * 1024;
@@ -25,6 +26,8 @@ export class ConsoleWriter {
   constructor(
     private readonly open: () => Promise<Sink>,
     private readonly onError: (e: unknown) => void = () => undefined,
+    /** An attach that never answers (a wedged engine) would otherwise leave the writer opening forever, queuing and dropping everything after. */
+    private readonly openDeadlineMs: number = ENGINE_CALL_DEADLINE_MS,
   ) {}
 
   write(text: string): void {
@@ -49,8 +52,9 @@ export class ConsoleWriter {
 
   private async connect(): Promise<void> {
     this.opening = true;
+    const opening = this.open();
     try {
-      const sink = await this.open();
+      const sink = await withDeadline(opening, this.openDeadlineMs, () => new Error(`the agent console's attach did not open within ${this.openDeadlineMs / 1000} s`));
       // Nothing is read from a stdin-only attach; reading lets its end be seen.
       (sink as { resume?: () => void }).resume?.();
       // The engine closed the attach (container stopped, engine restarted): the next write reopens.
@@ -69,6 +73,8 @@ export class ConsoleWriter {
       if (this.closed) this.finish();
     } catch (e) {
       // No console now (engine away, container gone): what was queued is dropped, the agent goes on.
+      // An attach that opens after its deadline is closed at once (the next write opens a new one).
+      opening.then((late) => late !== this.sink && late.destroy?.(), () => undefined);
       this.pending = [];
       this.pendingBytes = 0;
       this.onError(e);

@@ -101,6 +101,34 @@ describe('ConsoleWriter', () => {
     expect(sinks.map((s) => s.text)).toEqual(['one', 'two']);
   });
 
+  it('gives up an attach that does not open within its deadline: the next write opens a new one, and the late one is closed', async () => {
+    const sinks: Recorder[] = [];
+    let arriveLate: ((s: Recorder) => void) | null = null;
+    const errors: unknown[] = [];
+    const w = new ConsoleWriter(
+      () => {
+        const s = recorder();
+        sinks.push(s);
+        // The first attach hangs (a wedged engine); later ones open at once.
+        return sinks.length === 1 ? new Promise<Recorder>((r) => (arriveLate = r)) : Promise.resolve(s);
+      },
+      (e) => errors.push(e),
+      50,
+    );
+    w.write('lost while the engine hangs');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(String(errors[0])).toMatch(/did not open within/);
+    w.write('after');
+    await tick();
+    expect(sinks).toHaveLength(2);
+    expect(sinks[1]!.text).toBe('after');
+    arriveLate!(sinks[0]!);
+    await tick();
+    expect(sinks[0]!.destroyed).toBe(true);
+    expect(sinks[0]!.text).toBe('');
+    await w.close();
+  });
+
   it('drops text the engine does not take, and says so where it resumes', async () => {
     const sink = recorder();
     const w = new ConsoleWriter(async () => sink);
