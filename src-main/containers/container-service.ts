@@ -52,6 +52,8 @@ const STOP_GRACE_S = 5;
 const EXEC_KILL_GRACE_S = 2;
 /** Logs returned by `logs()`: the tail a person reads, not the whole history. */
 const LOG_TAIL_LINES = 2000;
+/** `details.reason` of an exec refused because the session's container was removed outside Flightdeck. */
+const CONTAINER_GONE = 'container_gone';
 
 export interface PlaceRequest {
   sessionId: string;
@@ -500,6 +502,32 @@ export class ContainerService {
    * timeout or a cancel can signal the whole group from a second exec, on any engine.
    */
   async exec(sessionId: string, o: ExecOptions): Promise<ExecResult> {
+    const gone = this.container(sessionId).placed;
+    try {
+      return await this.execMirrored(sessionId, o);
+    } catch (e) {
+      if (!(e instanceof AppError && e.details?.reason === CONTAINER_GONE)) throw e;
+      // Removed outside Flightdeck (`docker rm -f`): the command never started, so it runs in a
+      // new container from the session's placement (the worktree is mounted again; a remote
+      // workspace's volume outlives its container). Without this every later command failed.
+      this.o.logger.warn('the session\'s container was removed outside Flightdeck; placing a new one', { sessionId, container: gone.id.slice(0, 12) });
+      this.forget(sessionId, gone.id);
+      try {
+        await this.ensure(sessionId);
+      } catch (again) {
+        throw new AppError('unavailable', `${gone.name} was removed outside Flightdeck and a new container could not start: ${again instanceof Error ? again.message : String(again)}`, { reason: CONTAINER_GONE });
+      }
+      return this.execMirrored(sessionId, o);
+    }
+  }
+
+  /** Drops what this process holds of a container that no longer exists (if it is still the session's). */
+  private forget(sessionId: string, containerId: string): void {
+    this.closeConsole(containerId);
+    if (this.placed.get(sessionId)?.id === containerId) this.placed.delete(sessionId);
+  }
+
+  private async execMirrored(sessionId: string, o: ExecOptions): Promise<ExecResult> {
     const { engine, c, placed } = this.container(sessionId);
     const con = o.console && placed.console ? this.consoleOf(placed, engine) : null;
     if (!con || !o.console) return this.execIn(engine, c, o);
@@ -534,9 +562,14 @@ export class ContainerService {
     const pidFile = `/tmp/.flightdeck-exec-${randomBytes(8).toString('hex')}`;
     const prelude = 'echo $$ > "$1"; shift; mkdir -p "$HOME" 2>/dev/null; exec "$@"';
     const env = Object.entries(o.env ?? {}).map(([k, v]) => `${k}=${v}`);
-    const ex = await engine.call('the exec creation', () =>
-      c.exec({ Cmd: ['sh', '-c', prelude, 'flightdeck-exec', pidFile, ...o.cmd], AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false, Env: env, ...(o.workdir ? { WorkingDir: o.workdir } : {}) }),
-    );
+    const ex = await engine
+      .call('the exec creation', () =>
+        c.exec({ Cmd: ['sh', '-c', prelude, 'flightdeck-exec', pidFile, ...o.cmd], AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false, Env: env, ...(o.workdir ? { WorkingDir: o.workdir } : {}) }),
+      )
+      .catch((e: unknown) => {
+        // 404 on creating an exec: the container itself is gone (nothing was started).
+        throw e instanceof AppError && e.code === 'not_found' ? new AppError('not_found', `The container ${c.id.slice(0, 12)} no longer exists: ${e.message}`, { ...e.details, reason: CONTAINER_GONE }) : e;
+      });
     const stream = await engine.call('the exec start', () => ex.start({ hijack: true, stdin: false }));
     const out = new PassThrough();
     const err = new PassThrough();
@@ -711,9 +744,11 @@ export class ContainerService {
     const synced = remote ? await this.syncWorkspace(sessionId).catch((e: unknown) => ({ state: 'error' as const, message: String(e) })) : null;
     await this.lock.run(sessionId, async () => {
       const { engine, c } = this.container(sessionId);
-      await engine.call('the container removal', () => c.remove({ force: true }));
-      this.closeConsole(c.id);
-      this.placed.delete(sessionId);
+      await engine.call('the container removal', () => c.remove({ force: true })).catch((e: unknown) => {
+        // Already removed outside Flightdeck (`docker rm`): what was asked is done.
+        if (!(e instanceof AppError && e.code === 'not_found')) throw e;
+      });
+      this.forget(sessionId, c.id);
       if (!remote) return;
       const volume = workspaceVolumeName(this.instance, sessionId);
       if (synced?.state === 'in_sync' || synced?.state === 'local_ahead') {

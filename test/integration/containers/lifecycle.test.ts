@@ -25,7 +25,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(async () => {
-  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit'];
+  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit', 'ses_gone'];
   const left = (await docker.listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).filter((c) => mine.includes(c.Labels['dev.flightdeck.session'] ?? ''));
   for (const c of left) await docker.getContainer(c.Id).remove({ force: true });
   data.cleanup();
@@ -80,5 +80,24 @@ describe('quit and restart', () => {
     expect(second.forSession('ses_late_keep')?.id).toBe(keep.id);
     await second.remove('ses_late_keep');
     expect(() => second.setKeep('ses_nowhere', true)).toThrow(/not placed in a container/);
+  }, 90_000);
+
+  it('a container removed by hand (docker rm -f) is replaced at the next command, which runs with the worktree intact; removing it again is not an error', async () => {
+    let stored: Record<string, unknown> = { ses_gone: { image, limits: SMALL } };
+    const store = { load: () => stored as never, save: (v: Record<string, unknown>) => (stored = v) };
+    const svc = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: () => ({ root: wt.path, projectId: null }) });
+    const run = (command: string) => new ContainerRunner(svc, 'ses_gone').run({ cwd: wt.path, command, env: {}, timeoutMs: 20_000, signal: new AbortController().signal });
+    expect((await run('echo kept > gone-test.txt')).exitCode).toBe(0);
+    const first = svc.forSession('ses_gone')!;
+    await docker.getContainer(first.id).remove({ force: true });
+    const r = await run('cat gone-test.txt; hostname');
+    expect(r.exitCode).toBe(0);
+    const second = svc.forSession('ses_gone')!;
+    expect(second.id).not.toBe(first.id);
+    expect(r.output.trim().split('\n')).toEqual(['kept', second.id.slice(0, 12)]);
+    await docker.getContainer(second.id).remove({ force: true });
+    await svc.remove('ses_gone');
+    expect(svc.forSession('ses_gone')).toBeNull();
+    await svc.shutdown();
   }, 90_000);
 });
