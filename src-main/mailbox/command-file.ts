@@ -17,6 +17,7 @@ import {
   MIN_CONTAINER_CPUS,
   MIN_CONTAINER_MEMORY_BYTES,
   MIN_CONTAINER_PIDS,
+  memorySizeText,
   parseMemorySize,
 } from '../../src-preload/contract/containers';
 import { AppError } from '../../src-preload/contract/errors';
@@ -693,8 +694,7 @@ export function formatCommandFile(input: CommandFileInput): string {
 
 /** A byte count as the largest whole binary unit (`8g`, `512m`, `64k`), else the bytes: read back to the same number. */
 export function formatMemory(bytes: number): string | number {
-  for (const [unit, size] of [['t', 1024 ** 4], ['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
-  return bytes;
+  return bytes % 1024 === 0 ? memorySizeText(bytes) : bytes;
 }
 
 /** What the mailbox knows when a command arrives: its sessions and the command ids already seen. */

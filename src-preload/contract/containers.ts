@@ -43,6 +43,16 @@ export function parseMemorySize(text: string): number | null {
   return Math.floor(Number(m[1]) * unit);
 }
 
+/**
+ * A byte count as the largest whole binary unit (`8g`, `512m`, `64k`), else its digits: the
+ * inverse of parseMemorySize (it reads the text back to the same number), for the forms and
+ * files a size is written into.
+ */
+export function memorySizeText(bytes: number): string {
+  for (const [unit, size] of [['t', MEMORY_UNITS.t!], ['g', MEMORY_UNITS.g!], ['m', MEMORY_UNITS.m!], ['k', MEMORY_UNITS.k!]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
+  return String(bytes);
+}
+
 export const ContainerLimits = z.object({
   memoryBytes: z.number().int().min(MIN_CONTAINER_MEMORY_BYTES).nullable(),
   cpus: z.number().min(MIN_CONTAINER_CPUS).max(MAX_CONTAINER_CPUS).nullable(),

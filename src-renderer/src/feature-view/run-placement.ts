@@ -3,20 +3,13 @@
  * project config's, from `featureRuns.defaultPlacement`) turned back into the dialog's fields,
  * and the sentence saying where that default came from. Pure, so it is unit-tested without React.
  */
-import type { RunPlacement } from '../../../src-preload/contract';
+import { memorySizeText, type RunPlacement } from '../../../src-preload/contract';
 import { emptyPlacementForm, type GpuChoice, type PlacementForm } from '../containers/placement-form';
 
 export type PlacementOrigin = 'feature' | 'project';
 
-const MIB = 1024 ** 2;
-const GIB = 1024 ** 3;
-
 /** A byte count as the memory field writes it (8g, 512m), exact, so reading it back gives the same bytes. */
-export function memoryText(bytes: number): string {
-  if (bytes % GIB === 0) return `${bytes / GIB}g`;
-  if (bytes % MIB === 0) return `${bytes / MIB}m`;
-  return String(bytes);
-}
+export const memoryText = memorySizeText;
 
 /**
  * The dialog's choice and fields for a default placement. Fields the default leaves out keep
