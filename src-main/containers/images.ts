@@ -10,7 +10,7 @@ import { appRoot } from '../platform/paths';
 import { applyBuildMessage, emptyProgress, JsonLines, type BuildProgress } from './core/build-progress';
 import { LABEL } from './core/container-spec';
 import { engineError } from './core/engine-errors';
-import { baseImageMissing, containerInRefusal, dockerfileBases, imageHasTags, imageInUse } from './core/images';
+import { baseImageMissing, containerInRefusal, dockerfileBases, imageHasTags, imageInUse, requireImageRef } from './core/images';
 import type { Engine } from './engines';
 
 /** The tag the app builds and uses unless the user chooses another image. */
@@ -114,6 +114,7 @@ export async function listImages(engine: Engine): Promise<ImageSummary[]> {
  * one of Flightdeck's) instead of the engine's bare id.
  */
 export async function removeImage(engine: Engine, ref: string): Promise<void> {
+  requireImageRef(ref);
   try {
     await engine.call('the image removal', (d) => d.getImage(ref).remove());
   } catch (e) {

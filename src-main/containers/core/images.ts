@@ -29,6 +29,18 @@ export function dockerfileBases(dockerfile: string): string[] {
   return bases;
 }
 
+/**
+ * An image reference (`name[:tag][@digest]`, or an id) fit to be put in an engine's URL path:
+ * dockerode does not encode it, and over tcp:// the client resolves `..` before sending, so
+ * `x/../../containers/<id>` would reach another endpoint (an image removal would remove a
+ * container). Docker's own grammar never has `..`, a query or a fragment in a reference.
+ */
+export function requireImageRef(ref: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/.test(ref) || /(^|\/)\.\.?(\/|$)|\/\//.test(ref)) {
+    throw new AppError('invalid_input', `${JSON.stringify(ref)} is not an image reference (name[:tag][@digest] or an image id).`, { reason: 'bad_image_ref' });
+  }
+}
+
 /** The container an engine names when it refuses to remove an image one uses (Docker and Podman word it alike). */
 export function containerInRefusal(engineMessage: string): string | null {
   return /container ([0-9a-f]{12,64})\b/i.exec(engineMessage)?.[1] ?? null;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src-preload/contract';
 import { baseImageMissing, containerInRefusal, dockerfileBases, imageInUse } from '../../../src-main/containers/core/images';
+import type { Engine } from '../../../src-main/containers/engines';
+import { removeImage } from '../../../src-main/containers/images';
 
 describe('dockerfileBases', () => {
   it('names each base image once, without scratch, earlier stages or build-argument references', () => {
@@ -41,5 +43,18 @@ describe('image removal refusals', () => {
     const e = baseImageMissing(['nvidia/cuda:12.1.1-runtime-ubuntu22.04'], 'local');
     expect(e.details?.reason).toBe('base_image_missing');
     expect(e.message).toMatch(/^The base image nvidia\/cuda:12\.1\.1-runtime-ubuntu22\.04 is not on local\. Flightdeck never pulls .*docker pull nvidia\/cuda:12\.1\.1-runtime-ubuntu22\.04/);
+  });
+});
+
+describe('removeImage', () => {
+  it('refuses a reference that would reach another endpoint of the engine, before any call', async () => {
+    let calls = 0;
+    const engine = { call: async () => void calls++, label: 'local' } as unknown as Engine;
+    for (const ref of ['x/../../containers/0123456789ab', '../version', 'a?force=1', 'a#b', 'a b', '', 'a//b', './a']) {
+      await expect(removeImage(engine, ref), ref).rejects.toMatchObject({ code: 'invalid_input', details: { reason: 'bad_image_ref' } });
+    }
+    expect(calls).toBe(0);
+    for (const ref of ['flightdeck-agent:latest', 'localhost:5000/team/img:1.2', 'sha256:0123abcd', '0123456789ab', 'nvidia/cuda:12.1.1-runtime-ubuntu22.04', 'img@sha256:0123abcd']) await removeImage(engine, ref);
+    expect(calls).toBe(6);
   });
 });
