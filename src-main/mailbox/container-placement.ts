@@ -77,6 +77,17 @@ export function placementChanges(before: ContainerPlacement, after: ContainerPla
   return out;
 }
 
+/**
+ * Whether two placements say the same thing, whatever the order of their keys: a stored one
+ * may have its keys in another order than `wantedPlacement`'s parse gives (the Containers
+ * view's Keep after quit adds `keep` last), and an order alone must not replace a container.
+ */
+export function samePlacement(a: ContainerPlacement, b: ContainerPlacement): boolean {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, x]) => [k, canonical(x)])) : v;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
 export function containerTaskPlacement(containers: SessionPlacer, image: () => string): TaskPlacement {
   return {
     name: 'container',
@@ -92,7 +103,7 @@ export function containerTaskPlacement(containers: SessionPlacer, image: () => s
       const notes: string[] = [];
       if (!current && ctx.projectDefault) notes.push(`The container started from this project's default placement (.flightdeck/config.yml), with what this command sets on top.`);
       // Only a change replaces the session's container (setPlacement removes a running one).
-      if (JSON.stringify(current) !== JSON.stringify(wanted)) {
+      if (!current || !samePlacement(current, wanted)) {
         await containers.setPlacement(ctx.sessionId, wanted);
         const changed = current ? placementChanges(current, wanted) : [];
         if (changed.length > 0) notes.push(`This command changed the session's container settings (${changed.join(', ')}): its container was replaced for this task, with the workspace kept; later tasks of the session keep the new settings.`);

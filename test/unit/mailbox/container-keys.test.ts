@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatCommandFile, formatMemory, parseCommandFile, parseContainerKeys, type CommandFile, type CommandFileInput } from '../../../src-main/mailbox/command-file';
-import { placementChanges, wantedPlacement } from '../../../src-main/mailbox/container-placement';
+import { containerTaskPlacement, placementChanges, wantedPlacement } from '../../../src-main/mailbox/container-placement';
 import { containerCommandFields } from '../../../src-main/mailbox/mailbox-service';
 import { isAppError } from '../../../src-preload/contract/errors';
 
@@ -167,5 +167,19 @@ describe('the placement a command asks for', () => {
     expect(placementChanges(current, { ...current, limits: { ...current.limits, memoryBytes: 512 * MiB } })).toEqual(['memory 1 GiB → 512 MiB']);
     expect(placementChanges({ image: 'a' }, { image: 'a', network: 'host', gpus: { kind: 'count', count: 2 } })).toEqual(['GPUs none → 2', 'network the default → host']);
     expect(placementChanges({ image: 'a', taskTimeoutMs: 600_000 }, { image: 'a', taskTimeoutMs: 90_000 })).toEqual(['time limit 600 s → 90 s']);
+  });
+});
+
+describe('a continue that names no container settings', () => {
+  it('keeps the container when the stored placement has its keys in another order (Keep after quit adds keep last)', async () => {
+    // As setKeep stores it: the placement the mailbox wrote, then `keep` appended.
+    const stored = { image: 'agent:1', taskTimeoutMs: 600_000, keep: true };
+    const replaced: unknown[] = [];
+    const placement = containerTaskPlacement({ placement: () => stored, setPlacement: async (_s, p) => void replaced.push(p), engine: () => ({}) }, () => 'agent:1');
+    const r = await placement.prepare({ command: parsed('placement: container\n', 'continue', 's-1'), root: '/m', workspace: '/w', sessionId: 's-1' });
+    expect(replaced).toEqual([]);
+    expect(r.notes).toEqual([]);
+    await placement.prepare({ command: parsed('placement: container\ncpus: 2\n', 'continue', 's-1'), root: '/m', workspace: '/w', sessionId: 's-1' });
+    expect(replaced).toEqual([{ ...stored, limits: { cpus: 2 } }]);
   });
 });
