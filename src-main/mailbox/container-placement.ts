@@ -93,13 +93,13 @@ export function containerTaskPlacement(containers: SessionPlacer, image: () => s
     name: 'container',
     holds: (sessionId) => containers.placement(sessionId) !== null,
     async prepare(ctx) {
-      // An engine name that does not exist fails the task here, with the known names, before
-      // anything about the session changes.
-      if (ctx.command.containerEngine !== undefined) containers.engine(ctx.command.containerEngine);
       const current = containers.placement(ctx.sessionId);
       // A session placed for the first time starts from its project's container settings, if it has any.
       const base = current ?? (ctx.projectDefault ? projectBase(ctx.projectDefault, image()) : null);
       const wanted = wantedPlacement(ctx.command, base, image());
+      // An engine name that does not exist (the command file's, or the project config's) fails
+      // the task here, with the known names, before anything about the session changes.
+      if (wanted.engine !== undefined) containers.engine(wanted.engine);
       const notes: string[] = [];
       if (!current && ctx.projectDefault) notes.push(`The container started from this project's default placement (.flightdeck/config.yml), with what this command sets on top.`);
       // Only a change replaces the session's container (setPlacement removes a running one).

@@ -183,3 +183,24 @@ describe('a continue that names no container settings', () => {
     expect(replaced).toEqual([{ ...stored, limits: { cpus: 2 } }]);
   });
 });
+
+describe('an unknown engine', () => {
+  it("fails the task before the session is placed, whether the command file or the project's config names it", async () => {
+    const placed: unknown[] = [];
+    const placer = {
+      placement: () => null,
+      setPlacement: async (_s: string, p: unknown) => void placed.push(p),
+      engine: (name: string) => {
+        if (name !== 'local') throw new Error(`There is no engine "${name}" (known: local).`);
+        return {};
+      },
+    };
+    const placement = containerTaskPlacement(placer, () => 'agent:1');
+    const ctx = { root: '/m', workspace: '/w', sessionId: 's-1' };
+    await expect(placement.prepare({ ...ctx, command: parsed('placement: container\ncontainer_engine: nope\n') })).rejects.toThrow(/no engine "nope"/);
+    await expect(placement.prepare({ ...ctx, command: parsed('placement: container\n'), projectDefault: { kind: 'container', engine: 'gone' } })).rejects.toThrow(/no engine "gone"/);
+    expect(placed).toEqual([]);
+    await placement.prepare({ ...ctx, command: parsed('placement: container\n'), projectDefault: { kind: 'container', engine: 'local' } });
+    expect(placed).toEqual([{ engine: 'local', image: 'agent:1' }]);
+  });
+});
