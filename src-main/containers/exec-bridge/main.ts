@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import Docker from 'dockerode';
 import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
-import { dockerOptions } from '../engines';
+import { dockerOptions, ENGINE_CALL_DEADLINE_MS, withDeadline } from '../engines';
 
 type BridgeInput = { engine: EngineSpec; container: string } & ({ attach: true } | { attach?: undefined; user: string; workdir: string; cmd: string[] });
 
@@ -55,8 +55,17 @@ async function attachConsole(docker: Docker, input: BridgeInput, label: string):
   // Typed keys are read and dropped: the pty must not fill up, and nothing here drives the agent.
   process.stdin.resume();
   await waitEnd(stream);
-  process.stdout.write('\r\n\x1b[2m[the container stopped]\x1b[0m\r\n');
-  process.exit(0);
+  // Why it ended, as the engine tells it now: stopped, removed by hand, or the engine went away.
+  const why = await withDeadline(c.inspect(), ENGINE_CALL_DEADLINE_MS, () => new Error(`no answer within ${ENGINE_CALL_DEADLINE_MS / 1000} s`)).then(
+    // `docker rm -f` kills the container first: its attach ends while the engine is still removing it.
+    (ins) => ({ text: ins.State.Running ? 'the engine closed the console; open it again' : ins.State.Status === 'removing' ? 'the container was removed' : 'the container stopped', code: 0 }),
+    (e: unknown) => {
+      const err = engineError(e, label);
+      return err.details?.reason === 'not_found' ? { text: 'the container was removed', code: 0 } : { text: err.message, code: 1 };
+    },
+  );
+  process.stdout.write(`\r\n\x1b[2m[${why.text}]\x1b[0m\r\n`);
+  process.exit(why.code);
 }
 
 function fail(message: string): never {

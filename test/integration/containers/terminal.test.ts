@@ -101,4 +101,18 @@ describe('the agent console', () => {
     expect(ended.exitCode).toBe(0);
     expect(out).toContain('[the container stopped]');
   }, 120_000);
+
+  it('says so when its container is removed by hand while it is open', async () => {
+    const session = app.agents.createSession({ root: repo.path });
+    await app.containers.setPlacement(session.id, { image });
+    expect((await run(new ContainerRunner(app.containers, session.id), 'echo placed')).exitCode).toBe(0);
+    const t = await app.containers.openConsole(session.id, { cols: 100, rows: 30 });
+    let out = '';
+    app.terminals.onOutput(t.id, (d) => (out += d));
+    await waitFor(() => out.includes('placed\r\n'), 'the replayed command', 30_000, 50);
+    execFileSync('docker', ['rm', '-f', app.containers.forSession(session.id)!.id], { stdio: 'ignore' });
+    const ended = await app.terminals.whenExited(t.id);
+    expect(ended.exitCode).toBe(0);
+    expect(out).toContain('[the container was removed]');
+  }, 120_000);
 });
