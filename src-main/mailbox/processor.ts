@@ -545,6 +545,12 @@ export class MailboxProcessor {
    * already is; else the project's default (with its container settings); else the mailbox's.
    */
   private async choosePlacement(cmd: CommandFile): Promise<{ name: Placement; projectDefault: ProjectContainerDefault | null } | { problem: string }> {
+    // The project's config is read only where it can matter: a task that names the host needs
+    // none of it (a broken config.yml must not fail it), nor does a continue of a placed session.
+    if (cmd.placement && cmd.placement !== 'container') return { name: cmd.placement, projectDefault: null };
+    if (!cmd.placement && cmd.commandType === 'continue' && cmd.sessionId) {
+      for (const p of Object.values(this.placements)) if (p?.holds?.(cmd.sessionId)) return { name: p.name, projectDefault: null };
+    }
     let project: RunPlacement | null = null;
     try {
       project = (await this.o.projectPlacement?.()) ?? null;
@@ -553,9 +559,6 @@ export class MailboxProcessor {
     }
     const projectDefault = project?.kind === 'container' ? project : null;
     if (cmd.placement) return { name: cmd.placement, projectDefault };
-    if (cmd.commandType === 'continue' && cmd.sessionId) {
-      for (const p of Object.values(this.placements)) if (p?.holds?.(cmd.sessionId)) return { name: p.name, projectDefault };
-    }
     return { name: project?.kind ?? this.o.defaultPlacement ?? 'host', projectDefault };
   }
 

@@ -110,6 +110,7 @@ describe('mailbox on the container placement', () => {
     h = await mailboxHarness([
       { match: { userPattern: 'PROJECT-DEFAULT' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'hostname > project.txt' } }] },
       { match: { userPattern: 'project.txt' }, blocks: [{ type: 'text', text: 'Placed by the project.' }] },
+      { match: { userPattern: 'HOST-ANYWAY' }, blocks: [{ type: 'text', text: 'On the host.' }] },
     ]);
     const repo = tempDir('fd-mbx-proj-');
     const config = join(repo.path, '.flightdeck', 'config.yml');
@@ -141,6 +142,11 @@ describe('mailbox on the container placement', () => {
       expect(broken.fm.status).toBe('FAILED');
       expect(broken.text).toMatch(/The project's default placement could not be read: .*config\.yml:5.*netwrok/);
       expect(h.server.mainRequests().length).toBe(asked);
+
+      // A task that names the host needs nothing of the project's placement: the broken config does not fail it.
+      dropCommand(root, 'host.md', commandText({ id: 'task-host', task: 'HOST-ANYWAY', extra: 'placement: host\n' }));
+      await until(() => existsSync(join(root, 'commands/processed/host.md')), 'host.md processed', 60_000);
+      expect(readReport(join(root, 'reports/pending/report-task-host.md'), false).fm.status).toBe('SUCCESS');
     } finally {
       repo.cleanup();
     }
