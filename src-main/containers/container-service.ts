@@ -697,6 +697,11 @@ export class ContainerService {
   }
 
   private reattach(c: ManagedContainer, ins: Docker.ContainerInspectInfo): void {
+    this.placed.set(c.sessionId, this.described(c, ins));
+  }
+
+  /** A listed container as this process uses a session's container, from its labels and configuration. */
+  private described(c: ManagedContainer, ins: Docker.ContainerInspectInfo): SessionContainer {
     const labels = ins.Config.Labels ?? {};
     const ws = labels[LABEL.workspace] ?? '';
     const timeout = Number(labels[LABEL.taskTimeoutMs]);
@@ -705,7 +710,7 @@ export class ContainerService {
     const remoteWorktree = labels[LABEL.remoteWorktree];
     const remoteBranch = labels[LABEL.remoteBranch];
     const remote = ws.startsWith('volume:') && remoteWorktree && remoteBranch && Number.isInteger(uid) && Number.isInteger(gid) ? { worktree: remoteWorktree, branch: remoteBranch, user: { uid: uid!, gid: gid! } } : null;
-    this.placed.set(c.sessionId, {
+    return {
       sessionId: c.sessionId,
       engine: c.engine,
       id: c.id,
@@ -718,7 +723,25 @@ export class ContainerService {
       gpus: gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []),
       network: (ins.HostConfig.NetworkMode as NetworkMode | undefined) ?? 'bridge',
       console: hasConsole(ins),
-    });
+    };
+  }
+
+  /**
+   * The container a terminal (shell or console) of the session opens in: this process's; else a
+   * running one of this data folder that another Flightdeck process (a CLI feature run) placed —
+   * placing anew would remove that one by its name under the other process's commands; else
+   * one started from the placement.
+   */
+  private async terminalTarget(sessionId: string): Promise<SessionContainer> {
+    const live = this.placed.get(sessionId);
+    if (live) return live;
+    const p = this.placement(sessionId);
+    if (p) {
+      const engine = this.engine(p.engine);
+      const other = (await this.list(engine.spec.name)).find((c) => c.sessionId === sessionId && c.state === 'running');
+      if (other) return this.described(other, await engine.call('the container inspection', (d) => d.getContainer(other.id).inspect()));
+    }
+    return this.ensure(sessionId);
   }
 
   async stop(sessionId: string): Promise<void> {
@@ -846,7 +869,7 @@ export class ContainerService {
    */
   async openTerminal(sessionId: string, size: { cols: number; rows: number } = { cols: 80, rows: 24 }): Promise<TerminalInfo> {
     if (!this.o.terminals) throw new AppError('unavailable', 'Container shells need the terminal grid (the app), not the CLI.');
-    const placed = await this.ensure(sessionId);
+    const placed = await this.terminalTarget(sessionId);
     const engine = this.engine(placed.engine);
     const ins = await engine.call('the container inspection', (d) => d.getContainer(placed.id).inspect());
     const bridge = { engine: engine.spec, container: placed.id, user: ins.Config.User, workdir: CONTAINER_PATHS.workspace, cmd: ['sh', '-c', 'if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi'] };
@@ -860,7 +883,7 @@ export class ContainerService {
    */
   async openConsole(sessionId: string, size: { cols: number; rows: number } = { cols: 80, rows: 24 }): Promise<TerminalInfo> {
     if (!this.o.terminals) throw new AppError('unavailable', 'The agent console needs the terminal grid (the app); from a shell, `docker attach` the container.');
-    const placed = await this.ensure(sessionId);
+    const placed = await this.terminalTarget(sessionId);
     if (!placed.console) throw new AppError('unavailable', `${placed.name} was made by an earlier Flightdeck and has no agent console; remove it (the session places a new one at its next command) to get one.`, { reason: 'no_console' });
     return this.spawnBridge(placed, { engine: this.engine(placed.engine).spec, container: placed.id, attach: true }, `${placed.name} (agent console)`, size);
   }

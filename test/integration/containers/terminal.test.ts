@@ -9,11 +9,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppServices } from '../../../src-main/app/services';
+import Docker from 'dockerode';
 import { ContainerRunner } from '../../../src-main/containers/container-runner';
+import { ContainerService } from '../../../src-main/containers/container-service';
+import { silentLogger } from '../../../src-main/platform/logger';
 import { ensureTestImage } from '../../support/container-image';
 import { startTestApp } from '../../support/app';
 import { waitFor } from '../../support/processes';
-import { makeRepo } from '../../support/temp';
+import { makeRepo, tempDir } from '../../support/temp';
 
 const AGENT_UID = 1000;
 let image: string;
@@ -114,5 +117,38 @@ describe('the agent console', () => {
     const ended = await app.terminals.whenExited(t.id);
     expect(ended.exitCode).toBe(0);
     expect(out).toContain('[the container was removed]');
+  }, 120_000);
+
+  it('opens on the container another Flightdeck process of the same data folder placed (a CLI run) without replacing it', async () => {
+    const data = tempDir('fd-ctr-other-');
+    let stored: Record<string, unknown> = { ses_other: { image } };
+    const common = {
+      dataDir: data.path,
+      logger: silentLogger,
+      engines: () => [{ name: 'local', source: 'default' as const, host: 'unix:///var/run/docker.sock', tls: null }],
+      placements: { load: () => stored as never, save: (v: Record<string, unknown>) => (stored = v) },
+      sessionInfo: () => ({ root: repo.path, projectId: null }),
+    };
+    const owner = new ContainerService(common);
+    const viewer = new ContainerService({ ...common, terminals: app.terminals });
+    try {
+      expect((await run(new ContainerRunner(owner, 'ses_other'), 'echo from-the-owner')).exitCode).toBe(0);
+      const id = owner.forSession('ses_other')!.id;
+      for (const open of [() => viewer.openConsole('ses_other', { cols: 100, rows: 30 }), () => viewer.openTerminal('ses_other', { cols: 100, rows: 30 })]) {
+        const t = await open();
+        let out = '';
+        app.terminals.onOutput(t.id, (d) => (out += d));
+        app.terminals.write(t.id, 'hostname\r');
+        await waitFor(() => out.includes('from-the-owner\r\n') || out.includes(`${id.slice(0, 12)}\r\n`), 'the owner container', 30_000, 50);
+        app.terminals.kill(t.id);
+      }
+      expect(viewer.forSession('ses_other')).toBeNull();
+      expect((await new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(id).inspect()).State.Running).toBe(true);
+      expect(owner.forSession('ses_other')?.id).toBe(id);
+    } finally {
+      await owner.shutdown();
+      await viewer.shutdown();
+      data.cleanup();
+    }
   }, 120_000);
 });
