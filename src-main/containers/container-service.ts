@@ -782,9 +782,18 @@ export class ContainerService {
     });
   }
 
+  /** The session's container log: this process's container, else the one another Flightdeck process of this data folder placed (as the Containers view lists it). */
   async logs(sessionId: string): Promise<string> {
-    const { placed } = this.container(sessionId);
-    return this.logsOf(placed);
+    return this.logsOf(await this.listedOrOwn(sessionId));
+  }
+
+  private async listedOrOwn(sessionId: string): Promise<Pick<ManagedContainer, 'engine' | 'id'>> {
+    const own = this.placed.get(sessionId);
+    if (own) return own;
+    const p = this.placement(sessionId);
+    const listed = (await this.list(p ? this.engine(p.engine).spec.name : undefined)).find((c) => c.sessionId === sessionId);
+    if (!listed) throw new AppError('not_found', `Session ${sessionId} has no container.`);
+    return listed;
   }
 
   /** The end of a listed container's log (any process's) as plain text: its agent console, colours and line ends as a reader wants them. */
@@ -798,8 +807,8 @@ export class ContainerService {
   }
 
   async inspect(sessionId: string): Promise<Docker.ContainerInspectInfo> {
-    const { engine, c } = this.container(sessionId);
-    return redactInspect(await engine.call('the container inspection', () => c.inspect()));
+    const c = await this.listedOrOwn(sessionId);
+    return redactInspect(await this.engine(c.engine).call('the container inspection', (d) => d.getContainer(c.id).inspect()));
   }
 
   /** One sample of a listed container (any process's): CPU, memory, processes. */

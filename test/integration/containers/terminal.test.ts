@@ -142,6 +142,9 @@ describe('the agent console', () => {
         await waitFor(() => out.includes('from-the-owner\r\n') || out.includes(`${id.slice(0, 12)}\r\n`), 'the owner container', 30_000, 50);
         app.terminals.kill(t.id);
       }
+      // The Containers view's Logs and Inspect of that row too.
+      expect(await viewer.logs('ses_other')).toContain('$ echo from-the-owner\nfrom-the-owner');
+      expect((await viewer.inspect('ses_other')).Id).toBe(id);
       expect(viewer.forSession('ses_other')).toBeNull();
       expect((await new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(id).inspect()).State.Running).toBe(true);
       expect(owner.forSession('ses_other')?.id).toBe(id);
