@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_MAX_BYTES, FLOW_HIGH_WATERMARK_CHARS } from '../../../src-main/terminals/constants';
@@ -24,12 +25,14 @@ describe('50 MB through the full path', () => {
   it('arrives byte-exact at a headless xterm that acks, with bounded memory in the main process', { timeout: 240_000 }, async () => {
     const file = join(dir.path, 'flood.txt');
     const expected = await writeFloodFile(file, FLOOD_BYTES);
-    // The command waits (echo off) until the view is attached, then prints the file raw: what
-    // arrives must be exactly the file.
-    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(file)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+    // The command waits until the view is attached, then prints the file raw: what arrives must be
+    // exactly the file. The signal is a file, not a typed line: a line typed before the shell had
+    // turned echo off came back as 4 extra bytes ("go\r\n") under load.
+    const go = join(dir.path, 'go');
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}`], cwd: dir.path, kind: 'command', title: 'flood' });
     const view = new HeadlessView(h.client, info.id, { keepText: false });
     await view.attach();
-    await h.client.invoke('terminals.write', { id: info.id, data: 'go\r' });
+    writeFileSync(go, '');
 
     let peakInFlight = 0;
     const sampler = setInterval(() => {
