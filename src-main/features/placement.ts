@@ -21,7 +21,11 @@ const HOST: RunPlacement = { kind: 'host' };
 /** `over` on top of `base`: field by field when both are containers, else the one that is there. */
 export function overPlacement(base: RunPlacement | undefined, over: RunPlacement | undefined): RunPlacement | undefined {
   if (!over) return base;
-  if (over.kind === 'container' && base?.kind === 'container') return { ...base, ...over };
+  if (over.kind === 'container' && base?.kind === 'container') {
+    // Limits too go key by key (memory from the project, processes from the feature), as the mailbox merges them.
+    const limits = base.limits || over.limits ? { ...base.limits, ...over.limits } : undefined;
+    return { ...base, ...over, ...(limits ? { limits } : {}) };
+  }
   return over;
 }
 

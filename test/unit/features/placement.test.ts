@@ -95,6 +95,9 @@ describe('placement precedence', () => {
     expect(effectivePlacement(feature, undefined, project)).toEqual({ kind: 'container', engine: 'remote', image: 'feat:1', limits: { cpus: 4 }, network: 'none', gpus: { kind: 'all' } });
     expect(effectivePlacement({ kind: 'host' }, undefined, project)).toEqual({ kind: 'host' });
     expect(effectivePlacement(feature, undefined, { kind: 'host' })).toBe(feature);
+    // Limits key by key: the project's CPUs stay under the feature's memory.
+    expect(effectivePlacement({ ...feature, limits: { memoryBytes: 2 ** 30 } }, undefined, project)).toMatchObject({ limits: { cpus: 4, memoryBytes: 2 ** 30 } });
+    expect(effectivePlacement({ ...feature, limits: { cpus: 1 } }, { kind: 'container', limits: { pids: 64 } }, project)).toMatchObject({ limits: { cpus: 1, pids: 64 } });
   });
 
   it('the request over both, field by field between containers', () => {
