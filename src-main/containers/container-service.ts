@@ -54,6 +54,8 @@ const EXEC_KILL_GRACE_S = 2;
 const LOG_TAIL_LINES = 2000;
 /** `details.reason` of an exec refused because the session's container was removed outside Flightdeck. */
 const CONTAINER_GONE = 'container_gone';
+/** An exec refused because the container is stopped (the user's Stop, the engine restarted). */
+const CONTAINER_STOPPED = 'container_stopped';
 
 export interface PlaceRequest {
   sessionId: string;
@@ -506,6 +508,19 @@ export class ContainerService {
     try {
       return await this.execMirrored(sessionId, o);
     } catch (e) {
+      if (e instanceof AppError && e.details?.reason === CONTAINER_STOPPED) {
+        // Stopped (the Stop button, the engine restarted): the session's next command starts it
+        // again, as it started it the first time. The command never began, so it runs now.
+        this.o.logger.info('the session\'s container was stopped; starting it again for its next command', { sessionId, container: gone.id.slice(0, 12) });
+        const { engine, c } = this.container(sessionId);
+        await engine.call('the container start', () =>
+          c.start().catch((err: { statusCode?: number }) => {
+            // 304: started meanwhile (another command got there first), which is what was wanted.
+            if (err.statusCode !== 304) throw err;
+          }),
+        );
+        return this.execMirrored(sessionId, o);
+      }
       if (!(e instanceof AppError && e.details?.reason === CONTAINER_GONE)) throw e;
       // Removed outside Flightdeck (`docker rm -f`): the command never started, so it runs in a
       // new container from the session's placement (the worktree is mounted again; a remote
@@ -568,7 +583,10 @@ export class ContainerService {
       )
       .catch((e: unknown) => {
         // 404 on creating an exec: the container itself is gone (nothing was started).
-        throw e instanceof AppError && e.code === 'not_found' ? new AppError('not_found', `The container ${c.id.slice(0, 12)} no longer exists: ${e.message}`, { ...e.details, reason: CONTAINER_GONE }) : e;
+        if (e instanceof AppError && e.code === 'not_found') throw new AppError('not_found', `The container ${c.id.slice(0, 12)} no longer exists: ${e.message}`, { ...e.details, reason: CONTAINER_GONE });
+        // 409 "is not running": stopped (nothing was started either).
+        if (e instanceof AppError && e.code === 'conflict' && /is not running/i.test(e.message)) throw new AppError('conflict', e.message, { ...e.details, reason: CONTAINER_STOPPED });
+        throw e;
       });
     const stream = await engine.call('the exec start', () => ex.start({ hijack: true, stdin: false }));
     const out = new PassThrough();

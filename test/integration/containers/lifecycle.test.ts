@@ -25,7 +25,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(async () => {
-  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit', 'ses_gone'];
+  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit', 'ses_gone', 'ses_stopped'];
   const left = (await docker.listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).filter((c) => mine.includes(c.Labels['dev.flightdeck.session'] ?? ''));
   for (const c of left) await docker.getContainer(c.Id).remove({ force: true });
   data.cleanup();
@@ -99,5 +99,24 @@ describe('quit and restart', () => {
     await svc.remove('ses_gone');
     expect(svc.forSession('ses_gone')).toBeNull();
     await svc.shutdown();
+  }, 90_000);
+
+  it('a stopped container (the Stop button) starts again at the next command, the same container', async () => {
+    let stored: Record<string, unknown> = { ses_stopped: { image, limits: SMALL } };
+    const store = { load: () => stored as never, save: (v: Record<string, unknown>) => (stored = v) };
+    const svc = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: () => ({ root: wt.path, projectId: null }) });
+    const run = (command: string) => new ContainerRunner(svc, 'ses_stopped').run({ cwd: wt.path, command, env: {}, timeoutMs: 20_000, signal: new AbortController().signal });
+    try {
+      expect((await run('true')).exitCode).toBe(0);
+      const placed = svc.forSession('ses_stopped')!;
+      await svc.stop('ses_stopped');
+      expect((await docker.getContainer(placed.id).inspect()).State.Running).toBe(false);
+      const r = await run('hostname');
+      expect(r.exitCode).toBe(0);
+      expect(r.output.trim()).toBe(placed.id.slice(0, 12));
+      expect(svc.forSession('ses_stopped')?.id).toBe(placed.id);
+    } finally {
+      await svc.shutdown();
+    }
   }, 90_000);
 });
