@@ -5,13 +5,15 @@ import { emptyPlacementForm, readPlacementForm, type EngineFacts, type GpuChoice
 import './containers.css';
 
 /** The engines (and the chosen engine's images) once "In a container" is chosen: not before, so a host session never waits on Docker. */
-export function useEngines(active: boolean): { engines: ContainerEngineEntry[] | null; error: string | null } {
+export function useEngines(active: boolean, generation = 0): { engines: ContainerEngineEntry[] | null; error: string | null } {
   const client = useClient();
   const [engines, setEngines] = useState<ContainerEngineEntry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Asked once active, and again at each new `generation` (a Test or an added engine).
   useEffect(() => {
-    if (!active || engines !== null) return;
+    if (!active) return;
     let live = true;
+    setError(null);
     client.invoke('containers.engines.list', {}).then(
       (e) => live && setEngines(e),
       (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)),
@@ -19,7 +21,7 @@ export function useEngines(active: boolean): { engines: ContainerEngineEntry[] |
     return () => {
       live = false;
     };
-  }, [active, client, engines]);
+  }, [active, client, generation]);
   return { engines, error };
 }
 

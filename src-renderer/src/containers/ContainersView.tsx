@@ -4,6 +4,7 @@ import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
 import { useOpenContainerTerminal } from './ContainerTerminalButtons';
 import { ContainerLogsDialog } from './ContainerLogsDialog';
+import { AddEngineForm, useRemoveEngine } from './AddEngineForm';
 import { AGENT_IMAGE, ImagesSection } from './ImagesSection';
 
 /** How often a running container's CPU and memory are sampled while the view is open. */
@@ -40,7 +41,6 @@ export function ContainersView() {
   const [stats, setStats] = useState<Record<string, ContainerStats>>({});
   const [generation, setGeneration] = useState(0);
   const [place, setPlace] = useState({ sessionId: '', image: AGENT_IMAGE, gpus: 'none' as 'none' | 'all', network: 'bridge' as 'bridge' | 'host' | 'none' });
-  const [adding, setAdding] = useState({ name: '', host: '', tlsVerify: false, certDir: '' });
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
 
   useEffect(() => {
@@ -115,24 +115,7 @@ export function ContainersView() {
   };
   const [logsOf, setLogsOf] = useState<ManagedContainer | null>(null);
 
-  const addEngine = async () => {
-    try {
-      await client.invoke('containers.engines.add', { name: adding.name.trim(), host: adding.host.trim(), ...(adding.tlsVerify ? { tlsVerify: true } : {}), ...(adding.certDir.trim() ? { certDir: adding.certDir.trim() } : {}) });
-      setAdding({ name: '', host: '', tlsVerify: false, certDir: '' });
-      reload();
-    } catch (e) {
-      toastError('Could not add the engine', e);
-    }
-  };
-
-  const removeEngine = async (name: string) => {
-    try {
-      await client.invoke('containers.engines.remove', { name });
-      reload();
-    } catch (e) {
-      toastError(`Could not remove the engine ${name}`, e);
-    }
-  };
+  const removeEngine = useRemoveEngine(reload);
 
   const placeSession = async () => {
     try {
@@ -168,30 +151,23 @@ export function ContainersView() {
               ) : (
                 <span className="error-text" role="alert">
                   {e.error?.message}{' '}
-                  <button className="link-button" onClick={reload} data-testid="engine-retry">
+                  <button className="link" onClick={reload} data-testid="engine-retry">
                     Retry
                   </button>
                 </span>
               )}
               {e.spec.source === 'user' && (
-                <button className="link-button" onClick={() => void removeEngine(e.spec.name)} aria-label={`Remove the engine ${e.spec.name}`}>
+              <>
+                {' '}
+                <button className="link" onClick={() => void removeEngine(e.spec.name)} aria-label={`Remove the engine ${e.spec.name}`}>
                   Remove
                 </button>
+              </>
               )}
             </li>
           ))}
         </ul>
-        <div className="form-row" style={{ display: 'flex', gap: 8, flexWrap: 'wrap', alignItems: 'center' }}>
-          <input aria-label="Engine name" placeholder="name (gpu-box)" value={adding.name} onChange={(e) => setAdding({ ...adding, name: e.target.value })} data-testid="engine-add-name" />
-          <input aria-label="Engine address" placeholder="tcp://host:2376 or ssh://user@host" size={34} value={adding.host} onChange={(e) => setAdding({ ...adding, host: e.target.value })} data-testid="engine-add-host" />
-          <label>
-            <input type="checkbox" checked={adding.tlsVerify} onChange={(e) => setAdding({ ...adding, tlsVerify: e.target.checked })} /> Verify TLS
-          </label>
-          <input aria-label="Certificate folder" placeholder="certificate folder (ca.pem, cert.pem, key.pem)" size={30} value={adding.certDir} onChange={(e) => setAdding({ ...adding, certDir: e.target.value })} />
-          <button className="button" disabled={!adding.name.trim() || !adding.host.trim()} onClick={() => void addEngine()} data-testid="engine-add">
-            Add engine
-          </button>
-        </div>
+        <AddEngineForm onAdded={reload} />
       </section>
 
       <section style={SECTION}>
@@ -249,8 +225,8 @@ export function ContainersView() {
 
       <section style={SECTION}>
         <h2>Place a session in a container</h2>
-        <div className="form-row" style={{ display: 'flex', gap: 8, flexWrap: 'wrap' }}>
-          <select aria-label="Session" value={place.sessionId} onChange={(e) => setPlace({ ...place, sessionId: e.target.value })} data-testid="place-session">
+        <div className="form-row add-engine">
+          <select className="input select" aria-label="Session" value={place.sessionId} onChange={(e) => setPlace({ ...place, sessionId: e.target.value })} data-testid="place-session">
             <option value="">Choose a session…</option>
             {sessions.map((s) => (
               <option key={s.id} value={s.id}>
@@ -258,12 +234,12 @@ export function ContainersView() {
               </option>
             ))}
           </select>
-          <input aria-label="Image" value={place.image} onChange={(e) => setPlace({ ...place, image: e.target.value })} data-testid="place-image" />
-          <select aria-label="GPUs" value={place.gpus} onChange={(e) => setPlace({ ...place, gpus: e.target.value as 'none' | 'all' })}>
+          <input className="input" aria-label="Image" value={place.image} onChange={(e) => setPlace({ ...place, image: e.target.value })} data-testid="place-image" />
+          <select className="input select" aria-label="GPUs" value={place.gpus} onChange={(e) => setPlace({ ...place, gpus: e.target.value as 'none' | 'all' })}>
             <option value="none">No GPU</option>
             <option value="all">All GPUs</option>
           </select>
-          <select aria-label="Network" value={place.network} onChange={(e) => setPlace({ ...place, network: e.target.value as 'bridge' | 'host' | 'none' })}>
+          <select className="input select" aria-label="Network" value={place.network} onChange={(e) => setPlace({ ...place, network: e.target.value as 'bridge' | 'host' | 'none' })}>
             <option value="bridge">Bridge network</option>
             <option value="host">Host network</option>
             <option value="none">No network</option>

@@ -1,16 +1,24 @@
 import { useState } from 'react';
 import { useAppStore } from '../store';
 import { useEngines } from './ContainerPlacementFields';
+import { AddEngineForm, useRemoveEngine } from './AddEngineForm';
 
 /**
  * Settings → Engines: the Docker-compatible engines this app can place agents on, with what
- * they are and whether they can run GPU work. Checked when the user asks (Docker is never
- * contacted just to open Settings); adding engines, images and builds are in the Containers view.
+ * they are and whether they can run GPU work, checked when the user asks (Docker is never
+ * contacted just to open Settings) and again on Test; a tcp:// or ssh:// engine is added (and
+ * tested by the list that follows) or removed here. Images and containers are in the Containers view.
  */
 export function EnginesSettings() {
   const setView = useAppStore((s) => s.setView);
   const [asked, setAsked] = useState(false);
-  const { engines, error } = useEngines(asked);
+  const [generation, setGeneration] = useState(0);
+  const { engines, error } = useEngines(asked, generation);
+  const recheck = () => {
+    setAsked(true);
+    setGeneration((g) => g + 1);
+  };
+  const removeEngine = useRemoveEngine(recheck);
   return (
     <div className="panel" data-testid="engines-settings">
       <h3>Container engines</h3>
@@ -39,12 +47,26 @@ export function EnginesSettings() {
               ) : (
                 <span className="error">· {e.error?.message ?? 'unreachable'}</span>
               )}
+              {e.spec.source === 'user' && (
+                <>
+                  {' '}
+                  <button type="button" className="link small" onClick={() => void removeEngine(e.spec.name)} aria-label={`Remove the engine ${e.spec.name}`}>
+                    Remove
+                  </button>
+                </>
+              )}
             </li>
           ))}
         </ul>
       )}
+      {asked && (
+        <button type="button" className="button small" onClick={recheck} data-testid="engines-test">
+          Test connections
+        </button>
+      )}
+      <AddEngineForm onAdded={recheck} />
       <button type="button" className="link small" onClick={() => setView({ name: 'containers' })} data-testid="engines-manage">
-        Add engines, build or choose images, and see running containers →
+        Build or choose images, and see running containers →
       </button>
     </div>
   );
