@@ -136,7 +136,8 @@ export const ManagedContainer = z.object({
 });
 export type ManagedContainer = z.infer<typeof ManagedContainer>;
 
-export const ContainerGpuStat = z.object({ index: z.number(), name: z.string(), utilizationPercent: z.number(), memoryUsedMiB: z.number(), memoryTotalMiB: z.number() });
+/** A figure is null when nvidia-smi cannot give it (`[N/A]`: MIG instances, some boards). */
+export const ContainerGpuStat = z.object({ index: z.number(), name: z.string(), utilizationPercent: z.number().nullable(), memoryUsedMiB: z.number().nullable(), memoryTotalMiB: z.number().nullable() });
 
 export const ContainerStats = z.object({
   cpuPercent: z.number(),

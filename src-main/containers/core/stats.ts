@@ -2,12 +2,20 @@
  * Container resource figures from the engine's stats stream and from `nvidia-smi` (pure).
  */
 
+/** One GPU's figures; null where nvidia-smi reports a field as `[N/A]` or `[Not Supported]` (MIG, some boards). */
 export interface GpuStat {
   index: number;
   name: string;
-  utilizationPercent: number;
-  memoryUsedMiB: number;
-  memoryTotalMiB: number;
+  utilizationPercent: number | null;
+  memoryUsedMiB: number | null;
+  memoryTotalMiB: number | null;
+}
+
+/** A figure nvidia-smi could not give (`[N/A]`, `[Not Supported]`, `N/A`) is unknown, not zero; anything else must be a number. */
+function figure(text: string): number | null | undefined {
+  if (/^\[?(N\/A|Not Supported|Unknown Error)\]?$/i.test(text)) return null;
+  const n = Number(text);
+  return text !== '' && Number.isFinite(n) ? n : undefined;
 }
 
 export interface ContainerStats {
@@ -66,9 +74,11 @@ export function parseNvidiaSmi(csv: string): GpuStat[] {
     const f = line.split(',').map((x) => x.trim());
     if (f.length !== 5) continue;
     const [index, name, util, used, total] = f as [string, string, string, string, string];
-    const nums = [index, util, used, total].map(Number);
-    if (nums.some((n) => !Number.isFinite(n)) || index === '') continue;
-    out.push({ index: nums[0]!, name, utilizationPercent: nums[1]!, memoryUsedMiB: nums[2]!, memoryTotalMiB: nums[3]! });
+    const i = Number(index);
+    const [u, m, t] = [util, used, total].map(figure);
+    // A GPU whose figures are unknown is still listed (it is assigned); a malformed line is not.
+    if (index === '' || !Number.isInteger(i) || u === undefined || m === undefined || t === undefined) continue;
+    out.push({ index: i, name, utilizationPercent: u, memoryUsedMiB: m, memoryTotalMiB: t });
   }
   return out;
 }

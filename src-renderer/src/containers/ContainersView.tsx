@@ -14,6 +14,13 @@ function bytes(n: number): string {
   return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
 }
 
+/** One GPU's use as the row shows it; a figure nvidia-smi could not give is "n/a", not 0. */
+function gpuText(g: ContainerStats['gpus'][number]): string {
+  const util = g.utilizationPercent === null ? 'n/a' : `${g.utilizationPercent}%`;
+  const memory = g.memoryUsedMiB !== null && g.memoryTotalMiB !== null ? ` ${bytes(g.memoryUsedMiB * 2 ** 20)} / ${bytes(g.memoryTotalMiB * 2 ** 20)}` : '';
+  return `GPU${g.index} ${util}${memory}`;
+}
+
 /** Room between the view's sections and table cells (the view has no stylesheet of its own). */
 const SECTION = { marginBottom: 24 } as const;
 const CELL = { padding: '4px 12px 4px 0', verticalAlign: 'middle' } as const;
@@ -186,7 +193,7 @@ export function ContainersView() {
                   <td style={CELL} data-testid="container-workspace-sync" title={c.workspaceSync?.message ?? undefined}>
                     {c.workspaceSync ? `Workspace: ${SYNC_LABEL[c.workspaceSync.state]}${c.workspaceSync.message ? ` — ${c.workspaceSync.message}` : ''}` : engines?.find((e) => e.spec.name === c.engine)?.info?.local === false ? 'Workspace: not synced yet' : ''}
                   </td>
-                  <td style={CELL} data-testid="container-stats">{s ? `CPU ${s.cpuPercent.toFixed(1)}% · ${bytes(s.memoryBytes)}${s.memoryLimitBytes ? ` / ${bytes(s.memoryLimitBytes)}` : ''}${s.gpus.map((g) => ` · GPU${g.index} ${g.utilizationPercent}%`).join('')}` : c.status}</td>
+                  <td style={CELL} data-testid="container-stats">{s ? `CPU ${s.cpuPercent.toFixed(1)}% · ${bytes(s.memoryBytes)}${s.memoryLimitBytes ? ` / ${bytes(s.memoryLimitBytes)}` : ''}${s.gpus.map((g) => ` · ${gpuText(g)}`).join('')}` : c.status}</td>
                   <td style={CELL}>
                     {c.state === 'running' && (
                       <>

@@ -190,6 +190,11 @@ describe('stats', () => {
 
   it('reads nvidia-smi CSV and skips garbage', () => {
     expect(parseNvidiaSmi('0, NVIDIA GeForce RTX 3080, 57, 4012, 10240\ngarbage\n1, A100, x, 1, 2\n')).toEqual([{ index: 0, name: 'NVIDIA GeForce RTX 3080', utilizationPercent: 57, memoryUsedMiB: 4012, memoryTotalMiB: 10240 }]);
+    // MIG and some boards report figures as [N/A]: the GPU stays listed, its unknown figures are null (not 0).
+    expect(parseNvidiaSmi('0, NVIDIA A100-SXM4-40GB, [N/A], 3, 40960\n1, NVIDIA T4, [Not Supported], [N/A], [N/A]\n')).toEqual([
+      { index: 0, name: 'NVIDIA A100-SXM4-40GB', utilizationPercent: null, memoryUsedMiB: 3, memoryTotalMiB: 40960 },
+      { index: 1, name: 'NVIDIA T4', utilizationPercent: null, memoryUsedMiB: null, memoryTotalMiB: null },
+    ]);
   });
 });
 
