@@ -123,6 +123,8 @@ export class FeatureIndex {
   private readonly readiness = new Map<string, Promise<void>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly repoProblems = new Map<string, IndexProblem[]>();
+  /** Repositories that stopped being projects: a scan that ends after that writes nothing. */
+  private readonly forgotten = new Set<string>();
   private disposed = false;
 
   constructor(private readonly o: FeatureIndexOptions) {
@@ -135,6 +137,8 @@ export class FeatureIndex {
     return this.lock.run(repoRoot, async () => {
       const scan = await scanFeatures(repoRoot);
       if (this.disposed) return { rows: this.repo.forRepo(repoRoot), problems: [] };
+      // The project left Flightdeck while this scan ran (or a watcher's late timer fired): its rows stay dropped.
+      if (this.forgotten.has(repoRoot)) return { rows: [], problems: [] };
       const previous = this.repo.forRepo(repoRoot);
       const { rows, repoProblems } = reconcileRows(repoRoot, previous, scan, (this.o.now ?? Date.now)());
       this.repoProblems.set(repoRoot, repoProblems);
@@ -154,7 +158,13 @@ export class FeatureIndex {
   /** Forgets repositories that are no longer projects (their files are left alone). */
   forgetExcept(keep: readonly string[]): void {
     const wanted = new Set(keep);
-    for (const root of this.repo.repoRoots()) if (!wanted.has(root)) this.repo.replaceRepo(root, []);
+    for (const root of wanted) this.forgotten.delete(root);
+    // Those with rows, and those being watched (a first scan may still be running).
+    for (const root of new Set([...this.repo.repoRoots(), ...this.watchers.keys()])) {
+      if (wanted.has(root)) continue;
+      this.forgotten.add(root);
+      this.repo.replaceRepo(root, []);
+    }
   }
 
   /**

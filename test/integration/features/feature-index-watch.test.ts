@@ -72,6 +72,21 @@ describe('the index follows state files changed outside Flightdeck', () => {
 });
 
 describe('projects leaving Flightdeck', () => {
+  it('a scan still running when its project leaves writes nothing (the rows stay dropped)', async () => {
+    const idx = features.index;
+    await idx.reconcile(repo.path);
+    expect(idx.cached(repo.path).rows.length).toBeGreaterThan(0);
+    // The scan reads files asynchronously: the project is forgotten before it ends.
+    const scanning = idx.reconcile(repo.path);
+    idx.forgetExcept([]);
+    await scanning;
+    expect(idx.cached(repo.path).rows).toEqual([]);
+    // Back as a project: scanned again.
+    idx.forgetExcept([repo.path]);
+    await idx.reconcile(repo.path);
+    expect(idx.cached(repo.path).rows.length).toBeGreaterThan(0);
+  });
+
   it('a removed project stops being watched and its rows are dropped; its files stay', async () => {
     const projectId = (await features.list())[0]!.projectId!;
     expect(features.index.cached(repo.path).rows.length).toBeGreaterThan(0);
