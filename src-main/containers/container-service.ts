@@ -333,8 +333,8 @@ export class ContainerService {
    * placement's choice when it makes one (the user may change it while the container runs),
    * else what the container was created with.
    */
-  private keeps(sessionId: string, labels: Record<string, string>): boolean {
-    return this.placement(sessionId)?.keep ?? labels[LABEL.keep] === '1';
+  private keeps(stored: Placement | undefined, labels: Record<string, string>): boolean {
+    return stored?.keep ?? labels[LABEL.keep] === '1';
   }
 
   /** Keep the session's container running after quitting (or not); takes effect at the next quit, the container is not replaced. */
@@ -647,6 +647,8 @@ export class ContainerService {
   async list(engineName?: string, o: { localOnly?: boolean } = {}): Promise<ManagedContainer[]> {
     const specs = engineName ? [this.engine(engineName).spec] : this.engineSpecs().filter((s) => !o.localOnly || isLocalEngine(s));
     const out: ManagedContainer[] = [];
+    // Read once for every row (the app's store is a settings row).
+    const placements = this.store.load();
     for (const spec of specs) {
       let rows: Docker.ContainerInfo[];
       try {
@@ -671,7 +673,7 @@ export class ContainerService {
           featureId: l[LABEL.feature] || null,
           instance: l[LABEL.instance] ?? '',
           ownerPid: Number.isFinite(pid) ? pid : null,
-          keep: this.keeps(l[LABEL.session] ?? '', l),
+          keep: this.keeps(placements[l[LABEL.session] ?? ''], l),
           createdAt: r.Created * 1000,
           workspaceSync: this.syncStates.get(l[LABEL.session] ?? '') ?? null,
         });
@@ -874,12 +876,14 @@ export class ContainerService {
    */
   async shutdown(): Promise<void> {
     for (const ac of this.builds.values()) ac.abort();
+    // Read once for every container (the app's store is a settings row).
+    const placements = this.store.load();
     await Promise.all(
       [...this.placed.values()].map(async (p) => {
         try {
           const { engine, c } = this.container(p.sessionId);
           const ins = await engine.call('the container inspection', () => c.inspect());
-          if (this.keeps(p.sessionId, ins.Config.Labels ?? {})) return;
+          if (this.keeps(placements[p.sessionId], ins.Config.Labels ?? {})) return;
           await engine.call('the container removal', () => c.remove({ force: true }));
         } catch (e) {
           this.o.logger.warn('could not stop a container on quit', { sessionId: p.sessionId, error: e });
