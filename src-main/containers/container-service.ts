@@ -513,12 +513,7 @@ export class ContainerService {
         // again, as it started it the first time. The command never began, so it runs now.
         this.o.logger.info('the session\'s container was stopped; starting it again for its next command', { sessionId, container: gone.id.slice(0, 12) });
         const { engine, c } = this.container(sessionId);
-        await engine.call('the container start', () =>
-          c.start().catch((err: { statusCode?: number }) => {
-            // 304: started meanwhile (another command got there first), which is what was wanted.
-            if (err.statusCode !== 304) throw err;
-          }),
-        );
+        await this.start(engine, c);
         return this.execMirrored(sessionId, o);
       }
       if (!(e instanceof AppError && e.details?.reason === CONTAINER_GONE)) throw e;
@@ -752,6 +747,32 @@ export class ContainerService {
    * placing anew would remove that one by its name under the other process's commands; else
    * one started from the placement.
    */
+  /**
+   * The container's description, started again first when it is stopped (the Stop button, an
+   * engine restart): what opens a shell, the console or a Claude Code run needs it running, as
+   * a command does (exec starts it on the engine's "is not running").
+   */
+  private async running(placed: SessionContainer): Promise<Docker.ContainerInspectInfo> {
+    const engine = this.engine(placed.engine);
+    const c = engine.docker.getContainer(placed.id);
+    const ins = await engine.call('the container inspection', () => c.inspect());
+    if (ins.State.Running) return ins;
+    await this.start(engine, c);
+    return engine.call('the container inspection', () => c.inspect());
+  }
+
+  /** Starts a stopped container; one started meanwhile (304) is what was wanted. */
+  private start(engine: Engine, c: Docker.Container): Promise<void> {
+    return engine.call('the container start', () =>
+      c.start().then(
+        () => undefined,
+        (err: { statusCode?: number }) => {
+          if (err.statusCode !== 304) throw err;
+        },
+      ),
+    );
+  }
+
   private async terminalTarget(sessionId: string): Promise<SessionContainer> {
     const live = this.placed.get(sessionId);
     if (live) return live;
@@ -902,7 +923,7 @@ export class ContainerService {
     if (!this.o.terminals) throw new AppError('unavailable', 'Container shells need the terminal grid (the app), not the CLI.');
     const placed = await this.terminalTarget(sessionId);
     const engine = this.engine(placed.engine);
-    const ins = await engine.call('the container inspection', (d) => d.getContainer(placed.id).inspect());
+    const ins = await this.running(placed);
     const bridge = { engine: engine.spec, container: placed.id, user: ins.Config.User, workdir: CONTAINER_PATHS.workspace, cmd: ['sh', '-c', 'if command -v bash >/dev/null; then exec bash -l; else exec sh -l; fi'] };
     return this.spawnBridge(placed, bridge, `${placed.name} (container)`, size);
   }
@@ -916,6 +937,7 @@ export class ContainerService {
     if (!this.o.terminals) throw new AppError('unavailable', 'The agent console needs the terminal grid (the app); from a shell, `docker attach` the container.');
     const placed = await this.terminalTarget(sessionId);
     if (!placed.console) throw new AppError('unavailable', `${placed.name} was made by an earlier Flightdeck and has no agent console; remove it (the session places a new one at its next command) to get one.`, { reason: 'no_console' });
+    await this.running(placed);
     return this.spawnBridge(placed, { engine: this.engine(placed.engine).spec, container: placed.id, attach: true }, `${placed.name} (agent console)`, size);
   }
 
@@ -978,7 +1000,7 @@ export class ContainerService {
   async claudeLaunch(sessionId: string): Promise<{ path: string; env: Record<string, string> }> {
     const placed = await this.ensure(sessionId);
     const engine = this.engine(placed.engine);
-    const ins = await engine.call('the container inspection', (d) => d.getContainer(placed.id).inspect());
+    const ins = await this.running(placed);
     const entry = bridgeEntry('claude-bridge', 'claude-in-container.js');
     const dir = join(this.o.dataDir, 'run');
     mkdirSync(dir, { recursive: true, mode: 0o700 });

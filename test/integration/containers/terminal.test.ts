@@ -103,6 +103,14 @@ describe('the agent console', () => {
     const ended = await app.terminals.whenExited(t.id);
     expect(ended.exitCode).toBe(0);
     expect(out).toContain('[the container stopped]');
+
+    // Opened again on the stopped container: it is started (as a command would), with what it showed before.
+    const again = await app.containers.openConsole(session.id, { cols: 100, rows: 30 });
+    let replay = '';
+    app.terminals.onOutput(again.id, (d) => (replay += d));
+    await waitFor(() => replay.includes('after-typing\r\n'), 'the console of the restarted container', 30_000, 50);
+    expect((await new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(app.containers.forSession(session.id)!.id).inspect()).State.Running).toBe(true);
+    app.terminals.kill(again.id);
   }, 120_000);
 
   it('says so when its container is removed by hand while it is open', async () => {
