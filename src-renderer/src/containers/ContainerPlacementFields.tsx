@@ -1,4 +1,4 @@
-import { useEffect, useState, type Dispatch, type SetStateAction } from 'react';
+import { useEffect, useRef, useState, type Dispatch, type SetStateAction } from 'react';
 import type { ContainerEngineEntry, ContainerNetworkMode } from '../../../src-preload/contract/containers';
 import { useClient } from '../store';
 import { emptyPlacementForm, readPlacementForm, type EngineFacts, type GpuChoice, type PlacementForm } from './placement-form';
@@ -9,18 +9,20 @@ export function useEngines(active: boolean, generation = 0): { engines: Containe
   const client = useClient();
   const [engines, setEngines] = useState<ContainerEngineEntry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The generation last asked for: a form switched to "container" and back asks once, not each time
+  // (an ssh engine's answer takes a handshake).
+  const asked = useRef<number | null>(null);
   // Asked once active, and again at each new `generation` (a Test or an added engine).
   useEffect(() => {
-    if (!active) return;
-    let live = true;
+    if (!active || asked.current === generation) return;
+    asked.current = generation;
     setError(null);
+    // Not cancelled on cleanup: the question is asked once per generation, so its answer is kept
+    // (an unmounted form's state update is dropped by React).
     client.invoke('containers.engines.list', {}).then(
-      (e) => live && setEngines(e),
-      (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)),
+      (e) => asked.current === generation && setEngines(e),
+      (e: unknown) => asked.current === generation && setError(e instanceof Error ? e.message : String(e)),
     );
-    return () => {
-      live = false;
-    };
   }, [active, client, generation]);
   return { engines, error };
 }
