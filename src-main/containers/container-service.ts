@@ -897,8 +897,16 @@ export class ContainerService {
    */
   async shutdown(): Promise<void> {
     for (const ac of this.builds.values()) ac.abort();
-    // Read once for every container (the app's store is a settings row).
-    const placements = this.store.load();
+    // Read once for every container (the app's store is a settings row), and only when there are
+    // any: quitting must go on, so a store that cannot be read (closed first) leaves the labels to decide.
+    let placements: Record<string, Placement> = {};
+    if (this.placed.size > 0) {
+      try {
+        placements = this.store.load();
+      } catch (e) {
+        this.o.logger.warn('container placements unreadable on quit; the containers\' own labels decide what is kept', { error: e });
+      }
+    }
     await Promise.all(
       [...this.placed.values()].map(async (p) => {
         try {
