@@ -49,3 +49,35 @@ export function processExists(pid: number): boolean {
     return false;
   }
 }
+
+/** Pids of the processes in process group `pgid` (field 5 of /proc/PID/stat), zombies left out. */
+export function groupMembers(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') pids.push(Number(name));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return pids;
+}
+
+/**
+ * SIGKILLs a process group and waits until every process in it has ended (a zombie counts as
+ * ended). The leader's exit is not enough: `tsx` runs the CLI in a child node process of its own,
+ * and a killed process with a large heap can take a while to finish exiting on a loaded machine,
+ * still looking alive to whoever checks for its owner.
+ */
+export async function killGroup(pgid: number, timeoutMs = 30_000): Promise<void> {
+  const members = groupMembers(pgid);
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+  await waitFor(() => members.every((pid) => !isAlive(pid)), `process group ${pgid} to end`, timeoutMs);
+}

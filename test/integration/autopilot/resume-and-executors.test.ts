@@ -6,7 +6,7 @@ import { readSteps } from '../../../src-main/autopilot/plan';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server/index.js';
 import { cli } from '../../support/cli';
 import { startTestApp } from '../../support/app';
-import { isAlive, waitFor } from '../../support/processes';
+import { killGroup, waitFor } from '../../support/processes';
 import { makeRepo, tempDir } from '../../support/temp';
 import { saveTestProfile } from '../agents/harness';
 import { autopilotHarness, logLines, plan, SUM_JS, SUM_TEST, turn, write, type AutopilotHarness } from './support';
@@ -58,11 +58,8 @@ describe('autopilot resume after the process is killed', () => {
     // In S3 with the execute request held by the server: the moment to pull the plug.
     await waitFor(() => lines().some((l) => l.phase === 'S3_EXECUTE_STEP') && server.mainRequests().length === 3, 'the execute prompt in flight', 60_000);
     const runId = lines()[0]!.runId;
-    // The whole process group: tsx runs the CLI in a node process of its own.
-    const exited = new Promise((r) => child.once('exit', r));
-    process.kill(-child.pid!, 'SIGKILL');
-    await exited;
-    await waitFor(() => !isAlive(child.pid!), 'the CLI process to die', 10_000);
+    // The whole process group: tsx runs the CLI in a node process of its own, the run's owner.
+    await killGroup(child.pid!);
 
     const listed = await cli('autopilot', 'list', '--json', '--data-dir', data.path);
     const before = (JSON.parse(listed.out) as Array<{ id: string; status: string; message: string; state: { phase: string } }>).find((r) => r.id === runId)!;

@@ -14,6 +14,7 @@ import { startModelServer, type ModelServer, type Script } from '../../fixtures/
 import { startTestApp } from '../../support/app';
 import { cli } from '../../support/cli';
 import { runCli } from '../../../src-main/cli/main';
+import { killGroup } from '../../support/processes';
 import { tempDir } from '../../support/temp';
 import { saveTestProfile } from '../agents/harness';
 import { commandText, dropCommand, ls, readReport, until } from './support';
@@ -122,8 +123,7 @@ describe('mailbox CLI', () => {
       }
     });
     await until(() => server.mainRequests().some((r) => r.userText?.includes('TASK-KILLED')), 'the task reached the model', 90_000);
-    process.kill(-child.pid!, 'SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await killGroup(child.pid!);
     expect(ls(join(box, 'commands/pending'))).toEqual(['killed.md']);
 
     dropCommand(box, 'next.md', commandText({ id: 'task-next', task: 'TASK-NEXT' }));
