@@ -12,6 +12,16 @@ const MAX_PENDING_BYTES = 1024 * 1024;
 /** How long closing waits for the last text to reach the engine. */
 const CLOSE_WAIT_MS = 2_000;
 
+/**
+ * The engine reads an attach's stdin for its detach sequence (Ctrl-P Ctrl-Q by default, for
+ * Docker and Podman alike) and closes the attach when it meets it: a command that printed those
+ * two bytes would cut the console off, losing the rest of what was written with them. The
+ * attach asks for no other sequence, so showing every Ctrl-P as `^P` means none can form.
+ */
+export function consoleSafe(text: string): string {
+  return text.includes('\x10') ? text.split('\x10').join('^P') : text;
+}
+
 type Sink = NodeJS.WritableStream & { writableLength?: number; destroy?: () => void };
 
 export class ConsoleWriter {
@@ -30,8 +40,9 @@ export class ConsoleWriter {
     private readonly openDeadlineMs: number = ENGINE_CALL_DEADLINE_MS,
   ) {}
 
-  write(text: string): void {
-    if (this.closed || !text) return;
+  write(raw: string): void {
+    if (this.closed || !raw) return;
+    const text = consoleSafe(raw);
     const sink = this.sink;
     if (sink && (sink.writableLength ?? 0) < MAX_PENDING_BYTES) {
       if (this.dropped) {

@@ -80,11 +80,13 @@ describe('the agent console', () => {
     await waitFor(() => out.includes('before-open\r\n'), 'the replayed command', 30_000, 50);
     expect(out).toContain('$ \x1b[0mecho before-open');
 
-    // Live: a command that prints control characters (text here, not a ^C or a ^S to the console), then fails.
-    const r = await run(runner, "printf 'ctl:\\003\\023:end\\n'; echo to-stderr >&2; exit 3");
+    // Live: a command that prints control characters (text here, not a ^C or a ^S to the console,
+    // and not the engine's detach sequence, which would close the attach), then fails.
+    const r = await run(runner, "printf 'ctl:\\003\\023:end\\n'; printf 'detach:\\020\\021:kept\\n'; echo to-stderr >&2; exit 3");
     expect(r.exitCode).toBe(3);
     await waitFor(() => out.includes('[exit 3]'), 'the live command and its exit', 30_000, 50);
     expect(out).toContain('ctl:\x03\x13:end\r\n');
+    expect(out).toContain('detach:^P\x11:kept\r\n');
     expect(out).toContain('to-stderr\r\n');
 
     // Typed keys go nowhere: the console does not drive anything.

@@ -79,6 +79,17 @@ describe('ConsoleWriter', () => {
     expect(got).toBe('ab');
   });
 
+  it('shows Ctrl-P as ^P, so output holding the engine\'s detach sequence (Ctrl-P Ctrl-Q) cannot close the attach', async () => {
+    const sink = new PassThrough();
+    let got = '';
+    sink.on('data', (b: Buffer) => (got += b.toString()));
+    const w = new ConsoleWriter(async () => sink);
+    w.write('a\x10\x11b\n');
+    w.write('\x10\x10\x03 rest\n');
+    await w.close();
+    expect(got).toBe('a^P\x11b\n^P^P\x03 rest\n');
+  });
+
   it('reopens after the engine closed the attach, and a failed open loses only that text', async () => {
     const sinks: Recorder[] = [];
     let fail = false;
