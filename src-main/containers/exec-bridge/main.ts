@@ -10,7 +10,8 @@
  * terminal go nowhere (the agent is driven from the session, not from here).
  *
  * Input (environment, no secrets): FLIGHTDECK_BRIDGE = JSON { engine: EngineSpec, container,
- * user, workdir, cmd } or { engine, container, attach: true }. Exits with the exec's exit code
+ * user, workdir, cmd } or { engine, container, attach: true }. Exits 125 when the terminal could
+ * not be opened (the engine refused or did not answer in time), else with the exec's exit code
  * (0 when an attached console ends with its container).
  */
 import { execFileSync } from 'node:child_process';
@@ -19,7 +20,8 @@ import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
 import { dockerOptions, ENGINE_CALL_DEADLINE_MS, withDeadline } from '../engines';
 
-type BridgeInput = { engine: EngineSpec; container: string } & ({ attach: true } | { attach?: undefined; user: string; workdir: string; cmd: string[] });
+/** `deadlineMs`: how long opening may take (the engine deadline unless given; tests give a short one). */
+type BridgeInput = { engine: EngineSpec; container: string; deadlineMs?: number } & ({ attach: true } | { attach?: undefined; user: string; workdir: string; cmd: string[] });
 
 /**
  * libuv's raw mode keeps ONLCR on, but the container's own TTY already ends lines with \r\n:
@@ -36,6 +38,20 @@ function rawPty(): void {
   }
 }
 
+class NoAnswer extends Error {}
+
+/**
+ * An engine call that opens the terminal, under the engine deadline: a wedged engine (a remote
+ * one whose ssh link hangs, a daemon stuck on a lock) says so in the terminal instead of leaving
+ * it blank for as long as it stays open.
+ */
+function opened<T>(p: Promise<T>, input: BridgeInput, label: string, what: string): Promise<T> {
+  const ms = input.deadlineMs ?? ENGINE_CALL_DEADLINE_MS;
+  return withDeadline(p, ms, () => new NoAnswer(`The container engine ${label} did not ${what} within ${ms / 1000} s: check that it is running and reachable, then open the terminal again.`)).catch((e: unknown) =>
+    fail(e instanceof NoAnswer ? e.message : engineError(e, label).message),
+  );
+}
+
 function waitEnd(stream: NodeJS.ReadableStream): Promise<void> {
   return new Promise<void>((resolve) => {
     stream.on('end', resolve);
@@ -47,7 +63,7 @@ function waitEnd(stream: NodeJS.ReadableStream): Promise<void> {
 /** The agent console: read-only, from the start of what the engine kept. */
 async function attachConsole(docker: Docker, input: BridgeInput, label: string): Promise<never> {
   const c = docker.getContainer(input.container);
-  const stream = await c.attach({ stream: true, stdout: true, stderr: true, logs: true }).catch((e: unknown) => fail(engineError(e, label).message));
+  const stream = await opened(c.attach({ stream: true, stdout: true, stderr: true, logs: true }), input, label, 'open the console');
   rawPty();
   // No cursor: nothing is typed here.
   process.stdout.write(`\x1b[?25l\x1b[2mAgent console of ${input.container.slice(0, 12)} on ${input.engine.name}, read-only: the agent's commands and their output as they run.\x1b[0m\r\n`);
@@ -83,11 +99,15 @@ async function main(): Promise<void> {
   const docker = new Docker(dockerOptions(input.engine));
   const label = `"${input.engine.name}" (${input.engine.host})`;
   if (input.attach) return attachConsole(docker, input, label);
-  const exec = await docker
-    .getContainer(input.container)
-    .exec({ Cmd: input.cmd, User: input.user, WorkingDir: input.workdir, Tty: true, AttachStdin: true, AttachStdout: true, AttachStderr: true, Env: [`TERM=${process.env.TERM ?? 'xterm-256color'}`, 'COLORTERM=truecolor'] })
-    .catch((e: unknown) => fail(engineError(e, label).message));
-  const stream = await exec.start({ hijack: true, stdin: true, Tty: true }).catch((e: unknown) => fail(engineError(e, label).message));
+  const exec = await opened(
+    docker
+      .getContainer(input.container)
+      .exec({ Cmd: input.cmd, User: input.user, WorkingDir: input.workdir, Tty: true, AttachStdin: true, AttachStdout: true, AttachStderr: true, Env: [`TERM=${process.env.TERM ?? 'xterm-256color'}`, 'COLORTERM=truecolor'] }),
+    input,
+    label,
+    'create the shell',
+  );
+  const stream = await opened(exec.start({ hijack: true, stdin: true, Tty: true }), input, label, 'start the shell');
   const resize = async () => {
     const w = process.stdout.columns;
     const h = process.stdout.rows;
