@@ -5,6 +5,7 @@
  * while the attach opens and dropped (with a mark saying so) when the engine does not keep up.
  */
 import type Docker from 'dockerode';
+import { CONSOLE_PROBE } from './core/console';
 import { ENGINE_CALL_DEADLINE_MS, withDeadline } from './engines';
 
 /** Text held while the attach opens or the engine lags; past it, text is dropped and marked. */
@@ -24,6 +25,9 @@ export function consoleSafe(text: string): string {
 
 type Sink = NodeJS.WritableStream & { writableLength?: number; destroy?: () => void };
 
+/** The container has no console to write to (its image has no `stty`): the writer stops for good. */
+export class ConsoleOff extends Error {}
+
 export class ConsoleWriter {
   private sink: Sink | null = null;
   private opening = false;
@@ -31,6 +35,7 @@ export class ConsoleWriter {
   private pendingBytes = 0;
   private dropped = false;
   private closed = false;
+  private off = false;
   private ended: () => void = () => undefined;
 
   constructor(
@@ -41,7 +46,7 @@ export class ConsoleWriter {
   ) {}
 
   write(raw: string): void {
-    if (this.closed || !raw) return;
+    if (this.closed || this.off || !raw) return;
     const text = consoleSafe(raw);
     const sink = this.sink;
     if (sink && (sink.writableLength ?? 0) < MAX_PENDING_BYTES) {
@@ -88,6 +93,7 @@ export class ConsoleWriter {
       opening.then((late) => late !== this.sink && late.destroy?.(), () => undefined);
       this.pending = [];
       this.pendingBytes = 0;
+      if (e instanceof ConsoleOff) this.off = true;
       this.onError(e);
       if (this.closed) this.ended();
     } finally {
@@ -120,7 +126,33 @@ export class ConsoleWriter {
   }
 }
 
-/** A writer into the console of `container` (which must have been created with the console). */
+/**
+ * Whether the console of `container` is live (./core/console): one exec of CONSOLE_PROBE. Its
+ * image decides, so the answer holds for the container's life.
+ */
+export async function consoleLive(container: Docker.Container): Promise<boolean> {
+  const ex = await container.exec({ Cmd: CONSOLE_PROBE, AttachStdout: true, AttachStderr: true });
+  const stream = await ex.start({ hijack: true, stdin: false });
+  await new Promise<void>((resolve) => {
+    stream.on('end', resolve);
+    stream.on('close', resolve);
+    stream.on('error', () => resolve());
+    stream.resume();
+  });
+  return (await ex.inspect()).ExitCode === 0;
+}
+
+/** A writer into the console of `container` (which must have been created with the console); it first asks whether the console is live. */
 export function containerConsole(container: Docker.Container, onError?: (e: unknown) => void): ConsoleWriter {
-  return new ConsoleWriter(async () => (await container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true })) as unknown as Sink, onError);
+  let live: Promise<boolean> | undefined;
+  return new ConsoleWriter(async () => {
+    live ??= consoleLive(container);
+    // An engine that failed the question is asked again at the next open.
+    const answer = await live.catch((e: unknown) => {
+      live = undefined;
+      throw e;
+    });
+    if (!answer) throw new ConsoleOff(`${container.id.slice(0, 12)} has no agent console: its image has no stty`);
+    return (await container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true })) as unknown as Sink;
+  }, onError);
 }

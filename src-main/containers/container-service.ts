@@ -41,7 +41,7 @@ import { discoverEngines, Engine, type EngineInfo } from './engines';
 import { emptyProgress, type BuildProgress } from './core/build-progress';
 import { AGENT_IMAGE, buildImage } from './images';
 import { commandFooter, commandHeader, hasConsole } from './core/console';
-import { containerConsole, type ConsoleWriter } from './console-writer';
+import { ConsoleOff, consoleLive, containerConsole, type ConsoleWriter } from './console-writer';
 import { plainText } from '../terminals/agent-command-runner';
 import { workspaceVolumeName, type WorkspaceSyncState } from './core/workspace-sync';
 import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, type ContainerExec, type RemoteWorkspace } from './remote-workspace';
@@ -557,7 +557,9 @@ export class ContainerService {
   private consoleOf(placed: SessionContainer, engine: Engine): ConsoleWriter {
     let w = this.consoles.get(placed.id);
     if (!w) {
-      w = containerConsole(engine.docker.getContainer(placed.id), (e) => this.o.logger.warn('the agent console could not be written', { sessionId: placed.sessionId, error: e }));
+      w = containerConsole(engine.docker.getContainer(placed.id), (e) =>
+        e instanceof ConsoleOff ? this.o.logger.info('no agent console in this container', { sessionId: placed.sessionId, reason: e.message }) : this.o.logger.warn('the agent console could not be written', { sessionId: placed.sessionId, error: e }),
+      );
       this.consoles.set(placed.id, w);
     }
     return w;
@@ -946,7 +948,11 @@ export class ContainerService {
     const placed = await this.terminalTarget(sessionId);
     if (!placed.console) throw new AppError('unavailable', `${placed.name} was made by an earlier Flightdeck and has no agent console; remove it (the session places a new one at its next command) to get one.`, { reason: 'no_console' });
     await this.running(placed);
-    return this.spawnBridge(placed, { engine: this.engine(placed.engine).spec, container: placed.id, attach: true }, `${placed.name} (agent console)`, size);
+    const engine = this.engine(placed.engine);
+    if (!(await engine.call('the console check', () => consoleLive(engine.docker.getContainer(placed.id))))) {
+      throw new AppError('unavailable', `${placed.name} has no agent console: its image (${placed.image}) has no stty, which the console needs to show output unchanged. The session's transcript has every command and its output; a Shell opens as usual.`, { reason: 'no_stty' });
+    }
+    return this.spawnBridge(placed, { engine: engine.spec, container: placed.id, attach: true }, `${placed.name} (agent console)`, size);
   }
 
   private spawnBridge(placed: SessionContainer, bridge: object, title: string, size: { cols: number; rows: number }): Promise<TerminalInfo> {

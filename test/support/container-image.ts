@@ -25,6 +25,11 @@ export interface TestImageOptions {
   claude?: boolean;
   /** The host's git at /usr/bin/git (and as git's exec path, where it starts its own subcommands). */
   git?: boolean;
+  /**
+   * busybox applets left out (an image without `stty`, say). Debian's busybox sh runs every
+   * applet it has, linked or not, so with these the image's /bin/sh is bash.
+   */
+  without?: string[];
 }
 
 function libsOf(binary: string): string[] {
@@ -92,7 +97,8 @@ export function ensureTestImage(o: TestImageOptions = {}): string {
       chmodSync(join(root.path, f.to), 0o755);
     }
     const applets = execFileSync(BUSYBOX, ['--list'], { encoding: 'utf8' }).split('\n').filter(Boolean);
-    for (const a of applets) {
+    if (o.without?.length) symlinkSync('bash', join(root.path, 'bin/sh'));
+    for (const a of applets.filter((x) => !o.without?.includes(x))) {
       const link = join(root.path, 'bin', a);
       if (!existsSync(link)) symlinkSync('busybox', link);
     }

@@ -12,9 +12,22 @@
  * The container's main process. `raw -echo` so bytes pass through unchanged (a ^C or ^S in a
  * command's output is text, not a signal or a pause) and are not echoed twice; `opost onlcr`
  * so a command's bare \n still starts a new line at column 0. `cat` stops at once on SIGTERM
- * (the engine's init forwards it), like the `sleep` it replaces.
+ * (the engine's init forwards it).
+ *
+ * An image without `stty` cannot have the console: on a cooked TTY a ^C or ^D written to it
+ * would end `cat`, and with it the container and the agent's work. The main process then only
+ * idles (`sleep` with the largest value every sleep accepts; busybox has no `infinity`), deaf to
+ * the TTY's ^C, ^\ and ^Z (a `docker attach` left with ^C), and nothing is written to it: the
+ * writer asks first (CONSOLE_PROBE).
  */
-export const CONSOLE_COMMAND = ['sh', '-c', 'stty raw -echo opost onlcr 2>/dev/null; exec cat'];
+export const CONSOLE_COMMAND = [
+  'sh',
+  '-c',
+  'if stty raw -echo opost onlcr 2>/dev/null; then exec cat; fi; trap "" INT QUIT TSTP; echo "[no agent console: this image has no stty]"; exec sleep 2147483647',
+];
+
+/** An exec that succeeds where CONSOLE_COMMAND runs the console (the image has `stty`). */
+export const CONSOLE_PROBE = ['sh', '-c', 'command -v stty >/dev/null 2>&1'];
 
 /** Secrets shorter than this are not looked for (a short string would redact ordinary text). */
 const MIN_SECRET_CHARS = 8;

@@ -115,6 +115,28 @@ describe('the agent console', () => {
     app.terminals.kill(again.id);
   }, 120_000);
 
+  it('is off in an image without stty: nothing is written to its cooked TTY, a ^C there ends nothing, and opening it says why', async () => {
+    const bare = ensureTestImage({ without: ['stty'] });
+    const session = app.agents.createSession({ root: repo.path });
+    await app.containers.setPlacement(session.id, { image: bare });
+    const runner = new ContainerRunner(app.containers, session.id);
+    // On a cooked TTY this output would be a ^C (a SIGINT) and a ^D (an end of input) for the main process.
+    expect((await run(runner, "printf 'a\\003b\\004\\n'; echo second")).exitCode).toBe(0);
+    expect((await run(runner, 'echo still-here')).exitCode).toBe(0);
+    const container = new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(app.containers.forSession(session.id)!.id);
+    // A ^C typed in a `docker attach` reaches the idle main process's TTY: it is ignored.
+    const attached = (await container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true })) as unknown as NodeJS.ReadWriteStream;
+    attached.write('\x03\x1c');
+    await new Promise((r) => setTimeout(r, 500));
+    attached.end();
+    expect((await container.inspect()).State).toMatchObject({ Running: true, Restarting: false });
+    await expect(app.containers.openConsole(session.id, { cols: 100, rows: 30 })).rejects.toMatchObject({ code: 'unavailable', details: { reason: 'no_stty' } });
+    const logs = await app.containers.logs(session.id);
+    expect(logs).toContain('[no agent console: this image has no stty]');
+    expect(logs).not.toContain('still-here');
+    expect((await run(runner, 'echo after-the-attach')).exitCode).toBe(0);
+  }, 120_000);
+
   it('says so when its container is removed by hand while it is open', async () => {
     const session = app.agents.createSession({ root: repo.path });
     await app.containers.setPlacement(session.id, { image });

@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { claudeConsoleText, commandFooter, commandHeader, hasConsole, redactSecrets, toolSummary } from '../../../src-main/containers/core/console';
-import { ConsoleWriter } from '../../../src-main/containers/console-writer';
+import { ConsoleOff, ConsoleWriter } from '../../../src-main/containers/console-writer';
 import { plainText as plain } from '../../../src-main/terminals/agent-command-runner';
 
 
@@ -88,6 +88,26 @@ describe('ConsoleWriter', () => {
     w.write('\x10\x10\x03 rest\n');
     await w.close();
     expect(got).toBe('a^P\x11b\n^P^P\x03 rest\n');
+  });
+
+  it('stops for good on a container without a console: no second open, nothing queued', async () => {
+    let opens = 0;
+    const errors: unknown[] = [];
+    const w = new ConsoleWriter(
+      async () => {
+        opens++;
+        throw new ConsoleOff('no stty');
+      },
+      (e) => errors.push(e),
+    );
+    w.write('one');
+    await new Promise((r) => setTimeout(r, 10));
+    w.write('two');
+    w.write('three');
+    await w.close();
+    expect(opens).toBe(1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(ConsoleOff);
   });
 
   it('reopens after the engine closed the attach, and a failed open loses only that text', async () => {
