@@ -6,6 +6,47 @@
 import { AppError } from '../../../src-preload/contract';
 
 /**
+ * The instructions of a Dockerfile, one string each: continuation lines joined (with the escape
+ * character its `# escape=` directive chooses, `\` by default), comments skipped, and heredoc
+ * bodies (`RUN <<EOF` … `EOF`, BuildKit's syntax) left out, so a line inside one that happens to
+ * start with FROM is not taken for an instruction.
+ */
+export function dockerfileInstructions(dockerfile: string): string[] {
+  const lines = dockerfile.split(/\r?\n/);
+  let escape = '\\';
+  // Parser directives: only at the very top, before any instruction, comment or blank line.
+  for (const line of lines) {
+    const d = /^#\s*([a-z]+)\s*=\s*(\S+)\s*$/i.exec(line);
+    if (!d) break;
+    if (d[1]!.toLowerCase() === 'escape' && (d[2] === '`' || d[2] === '\\')) escape = d[2];
+  }
+  const out: string[] = [];
+  const heredocs: Array<{ word: string; stripTabs: boolean }> = [];
+  let logical = '';
+  for (const line of lines) {
+    if (heredocs.length > 0) {
+      const h = heredocs[0]!;
+      if ((h.stripTabs ? line.replace(/^\t+/, '') : line) === h.word) heredocs.shift();
+      continue;
+    }
+    if (/^\s*#/.test(line)) continue;
+    const trimmed = line.replace(/\s+$/, '');
+    if (trimmed.endsWith(escape)) {
+      logical += `${trimmed.slice(0, -1)} `;
+      continue;
+    }
+    logical += line;
+    if (logical.trim()) {
+      out.push(logical.trim());
+      for (const m of logical.matchAll(/<<(-?)(["']?)([A-Za-z_][A-Za-z0-9_]*)\2/g)) heredocs.push({ word: m[3]!, stripTabs: m[1] === '-' });
+    }
+    logical = '';
+  }
+  if (logical.trim()) out.push(logical.trim());
+  return out;
+}
+
+/**
  * The images a Dockerfile's `FROM` lines name, in order, without `scratch`, earlier stages
  * (`FROM base AS build` … `FROM build`) and references made of build arguments (`FROM $BASE`,
  * which only the engine can resolve).
@@ -13,10 +54,8 @@ import { AppError } from '../../../src-preload/contract';
 export function dockerfileBases(dockerfile: string): string[] {
   const stages = new Set<string>();
   const bases: string[] = [];
-  // Line continuations join a FROM with its flags; comments and parser directives are skipped.
-  const lines = dockerfile.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
-  for (const line of lines) {
-    const m = /^\s*FROM\s+(.+)$/i.exec(line);
+  for (const instruction of dockerfileInstructions(dockerfile)) {
+    const m = /^FROM\s+(.+)$/i.exec(instruction);
     if (!m) continue;
     const words = m[1]!.trim().split(/\s+/).filter((w) => !w.startsWith('--'));
     const ref = words[0];

@@ -21,6 +21,28 @@ describe('dockerfileBases', () => {
     ].join('\n');
     expect(dockerfileBases(df)).toEqual(['nvidia/cuda:12.1.1-runtime-ubuntu22.04', 'busybox:1.36']);
   });
+
+  it('skips heredoc bodies and comments inside continuations, and honours the escape directive', () => {
+    const df = [
+      '# escape=`',
+      'FROM debian:12 AS base',
+      'RUN <<EOF cat > /etc/motd && <<-"END" sh',
+      'FROM not-an-image:1',
+      'EOF',
+      '\tFROM nor-this:2',
+      '\tEND',
+      'RUN echo `',
+      '# FROM a-comment:3',
+      '  done',
+      'FROM `',
+      '  busybox:1.36',
+      'COPY <<EOF /x',
+      'FROM inside:4',
+      'EOF',
+      'FROM alpine:3.20',
+    ].join('\n');
+    expect(dockerfileBases(df)).toEqual(['debian:12', 'busybox:1.36', 'alpine:3.20']);
+  });
 });
 
 describe('image removal refusals', () => {
