@@ -20,6 +20,7 @@ import { containerEvents, containerRequests } from './containers';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
+export * from './units';
 export * from './define';
 export * from './app';
 export * from './projects';

@@ -97,6 +97,6 @@ test('the new-session dialog places a session in a container: fields validated a
   await page.getByTestId('nav-containers').click();
   const row = page.getByTestId('containers-view').locator('[data-testid^="container-ses"]').first();
   await expect(row).toContainText('running');
-  await expect(row.getByTestId('container-stats')).toContainText(/CPU \d+\.\d% · \d+ MiB \/ 256 MiB/, { timeout: 30_000 });
+  await expect(row.getByTestId('container-stats')).toContainText(/CPU \d+\.\d% · [\d.]+ (KiB|MiB) \/ 256 MiB/, { timeout: 30_000 });
   await page.screenshot({ path: 'test-results/new-session-container-stats.png' });
 });

@@ -1,13 +1,7 @@
-import { AppError } from '../../../src-preload/contract';
+import { AppError, formatBytes } from '../../../src-preload/contract';
 import { ContainerService } from '../../containers/container-service';
 import { AGENT_IMAGE, buildImage } from '../../containers/images';
 import { UsageError, type CliCommand } from '../command';
-
-const GIB = 1024 ** 3;
-
-function size(bytes: number): string {
-  return bytes >= GIB ? `${(bytes / GIB).toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
-}
 
 /**
  * Docker engines and Flightdeck's containers on them: list engines with what they offer, list
@@ -35,7 +29,7 @@ export const containersCommand: CliCommand = {
         else if (all.length === 0) ctx.out('No Docker engine found. Install Docker (or Podman), set DOCKER_HOST, or add one: containers engine-add NAME tcp://HOST:2376 | ssh://USER@HOST');
         else {
           for (const e of all) {
-            if (e.info) ctx.out(`${e.spec.name}  ${e.spec.host}  ${e.info.product} ${e.info.version} (API ${e.info.apiVersion})  ${e.info.os} ${e.info.arch}  ${e.info.cpus} CPUs  ${size(e.info.memoryBytes)}  NVIDIA runtime: ${e.info.nvidia ? 'yes' : 'no'}${e.info.local ? '' : '  remote'}`);
+            if (e.info) ctx.out(`${e.spec.name}  ${e.spec.host}  ${e.info.product} ${e.info.version} (API ${e.info.apiVersion})  ${e.info.os} ${e.info.arch}  ${e.info.cpus} CPUs  ${formatBytes(e.info.memoryBytes)}  NVIDIA runtime: ${e.info.nvidia ? 'yes' : 'no'}${e.info.local ? '' : '  remote'}`);
             else ctx.out(`${e.spec.name}  ${e.spec.host}  unreachable: ${e.error?.message ?? ''}`);
           }
         }
@@ -56,7 +50,7 @@ export const containersCommand: CliCommand = {
         for (const c of running) rows.push({ ...c, stats: await svc.statsOf(c) });
         if (ctx.json) ctx.out(JSON.stringify(rows));
         else if (rows.length === 0) ctx.out('No running Flightdeck containers.');
-        else for (const r of rows) ctx.out(`${r.name}  CPU ${r.stats.cpuPercent.toFixed(1)}%  memory ${size(r.stats.memoryBytes)}${r.stats.memoryLimitBytes ? ` / ${size(r.stats.memoryLimitBytes)}` : ''}  ${r.stats.pids} processes`);
+        else for (const r of rows) ctx.out(`${r.name}  CPU ${r.stats.cpuPercent.toFixed(1)}%  memory ${formatBytes(r.stats.memoryBytes)}${r.stats.memoryLimitBytes ? ` / ${formatBytes(r.stats.memoryLimitBytes)}` : ''}  ${r.stats.pids} processes`);
         return 0;
       }
       case 'logs': {

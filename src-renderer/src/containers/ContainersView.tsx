@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ContainerEngineEntry, ContainerStats, ManagedContainer } from '../../../src-preload/contract/containers';
+import { formatBytes as bytes } from '../../../src-preload/contract/units';
 import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
 import { useOpenContainerTerminal } from './ContainerTerminalButtons';
@@ -9,10 +10,6 @@ import { AGENT_IMAGE, ImagesSection } from './ImagesSection';
 
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
-
-function bytes(n: number): string {
-  return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
-}
 
 /** One GPU's use as the row shows it; a figure nvidia-smi could not give is "n/a", not 0. */
 function gpuText(g: ContainerStats['gpus'][number]): string {

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { formatBytes } from '../../../src-preload/contract/units';
 import { useAppStore } from '../store';
 import { useEngines } from './ContainerPlacementFields';
 import { AddEngineForm, useRemoveEngine } from './AddEngineForm';
@@ -42,7 +43,7 @@ export function EnginesSettings() {
               <strong>{e.spec.name}</strong> <span className="mono muted">{e.spec.host}</span>{' '}
               {e.info ? (
                 <span>
-                  · {e.info.product} {e.info.version} · {e.info.os} · {e.info.cpus} CPUs · {Math.round(e.info.memoryBytes / 2 ** 30)} GiB · NVIDIA runtime: {e.info.nvidia ? 'yes' : 'no'}
+                  · {e.info.product} {e.info.version} · {e.info.os} · {e.info.cpus} CPUs · {formatBytes(e.info.memoryBytes)} · NVIDIA runtime: {e.info.nvidia ? 'yes' : 'no'}
                 </span>
               ) : (
                 <span className="error">· {e.error?.message ?? 'unreachable'}</span>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { OutputOf } from '../../../src-preload/contract';
 import type { ContainerEngineEntry } from '../../../src-preload/contract/containers';
+import { formatBytes } from '../../../src-preload/contract/units';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Icon } from '../components/Icon';
 import { useAppStore, useClient } from '../store';
@@ -25,12 +26,6 @@ interface ImageRow {
 
 function shortId(id: string): string {
   return id.replace(/^sha256:/, '').slice(0, SHORT_ID);
-}
-
-function size(n: number): string {
-  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GiB`;
-  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  return `${Math.max(1, Math.round(n / 1024))} KiB`;
 }
 
 function day(ms: number): string {
@@ -196,7 +191,7 @@ export function ImagesSection({ engines }: { engines: ContainerEngineEntry[] | n
                 <td>
                   <code>{shortId(r.image.id)}</code>
                 </td>
-                <td className="images-num">{size(r.image.sizeBytes)}</td>
+                <td className="images-num">{formatBytes(r.image.sizeBytes)}</td>
                 <td className="images-num" title={new Date(r.image.createdAt).toLocaleString()}>
                   {day(r.image.createdAt)}
                 </td>
@@ -232,7 +227,7 @@ function RemovalText({ row, engine }: { row: ImageRow; engine: string }) {
   return (
     <>
       <p>
-        Removes the image {row.tag ? <code>{row.tag}</code> : 'without a tag'} ({shortId(row.image.id)}, {size(row.image.sizeBytes)}) from {engine}. Layers other images share stay.
+        Removes the image {row.tag ? <code>{row.tag}</code> : 'without a tag'} ({shortId(row.image.id)}, {formatBytes(row.image.sizeBytes)}) from {engine}. Layers other images share stay.
       </p>
       {row.tag && isAgentTag(row.tag) && <p>Sessions placed in a container with this image cannot start until it is built again.</p>}
       <p>The engine refuses while a container uses the image; Flightdeck never pulls it back.</p>

@@ -13,6 +13,7 @@ import {
   type ContainerNetworkMode,
   type ContainerPlacement,
 } from '../../../src-preload/contract/containers';
+import { formatBytes } from '../../../src-preload/contract/units';
 
 /** The agent image the app builds (src-main/containers/images.ts AGENT_IMAGE). */
 export const DEFAULT_AGENT_IMAGE = 'flightdeck-agent:latest';
@@ -53,10 +54,6 @@ export function emptyPlacementForm(engine = ''): PlacementForm {
 
 /** A memory size as Docker reads it (the contract's parser, shared with the mailbox's command files). */
 export const parseMemory = parseMemorySize;
-
-function formatBytes(n: number): string {
-  return n >= 1024 ** 3 ? `${Math.round((n / 1024 ** 3) * 10) / 10} GiB` : `${Math.round(n / 1024 ** 2)} MiB`;
-}
 
 /**
  * The placement the form describes, or the messages of the fields that do not fit. `engine`

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { WorktreeArchive, WorktreeEntry } from '../../../src-preload/contract/worktrees';
+import { formatBytes } from '../../../src-preload/contract/units';
 import { useAppStore, useClient } from '../store';
 import { BridgeError } from '../../../src-preload/client/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -7,18 +8,6 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 interface Listing {
   worktrees: WorktreeEntry[];
   archives: WorktreeArchive[];
-}
-
-/** Disk use as people read it: 512 B, 3.4 MiB, 1.2 GiB. */
-export function diskSize(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
 }
 
 /** The newest archive of each slug that has no worktree now: the ones worth offering to restore. */
@@ -98,7 +87,7 @@ export function WorktreeList({ projectId }: { projectId: string }) {
               {typeof w.diskBytes === 'number' && (
                 <span className="muted" data-testid={`worktree-disk-${w.slug}`}>
                   {' '}
-                  {diskSize(w.diskBytes)}
+                  {formatBytes(w.diskBytes)}
                 </span>
               )}
               {typeof w.port === 'number' && <span className="badge"> PORT {w.port}</span>}{' '}
