@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ContainerEngineEntry, ContainerStats, ManagedContainer } from '../../../src-preload/contract/containers';
-import { formatBytes as bytes } from '../../../src-preload/contract/units';
+import { formatBytes } from '../../../src-preload/contract/units';
+import { statsText } from './stats-text';
 import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
 import { useOpenContainerTerminal } from './ContainerTerminalButtons';
@@ -11,12 +12,6 @@ import { AGENT_IMAGE, ImagesSection } from './ImagesSection';
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
 
-/** One GPU's use as the row shows it; a figure nvidia-smi could not give is "n/a", not 0. */
-function gpuText(g: ContainerStats['gpus'][number]): string {
-  const util = g.utilizationPercent === null ? 'n/a' : `${g.utilizationPercent}%`;
-  const memory = g.memoryUsedMiB !== null && g.memoryTotalMiB !== null ? ` ${bytes(g.memoryUsedMiB * 2 ** 20)} / ${bytes(g.memoryTotalMiB * 2 ** 20)}` : '';
-  return `GPU${g.index} ${util}${memory}`;
-}
 
 /** Room between the view's sections and table cells (the view has no stylesheet of its own). */
 const SECTION = { marginBottom: 24 } as const;
@@ -149,7 +144,7 @@ export function ContainersView() {
               <strong>{e.spec.name}</strong> <code>{e.spec.host}</code>{' '}
               {e.info ? (
                 <span>
-                  {e.info.product} {e.info.version} · {e.info.os} · {e.info.cpus} CPUs · {bytes(e.info.memoryBytes)} · NVIDIA runtime: {e.info.nvidia ? 'yes' : 'no'}
+                  {e.info.product} {e.info.version} · {e.info.os} · {e.info.cpus} CPUs · {formatBytes(e.info.memoryBytes)} · NVIDIA runtime: {e.info.nvidia ? 'yes' : 'no'}
                   {e.info.local ? '' : ' · remote'}
                 </span>
               ) : (
@@ -190,7 +185,7 @@ export function ContainersView() {
                   <td style={CELL} data-testid="container-workspace-sync" title={c.workspaceSync?.message ?? undefined}>
                     {c.workspaceSync ? `Workspace: ${SYNC_LABEL[c.workspaceSync.state]}${c.workspaceSync.message ? ` — ${c.workspaceSync.message}` : ''}` : engines?.find((e) => e.spec.name === c.engine)?.info?.local === false ? 'Workspace: not synced yet' : ''}
                   </td>
-                  <td style={CELL} data-testid="container-stats">{s ? `CPU ${s.cpuPercent.toFixed(1)}% · ${bytes(s.memoryBytes)}${s.memoryLimitBytes ? ` / ${bytes(s.memoryLimitBytes)}` : ''}${s.gpus.map((g) => ` · ${gpuText(g)}`).join('')}` : c.status}</td>
+                  <td style={CELL} data-testid="container-stats">{s ? statsText(s) : c.status}</td>
                   <td style={CELL}>
                     {c.state === 'running' && (
                       <>
