@@ -13,7 +13,7 @@
  * - the result is sorted by slug.
  * An unreadable or malformed state file is reported as a problem, never thrown.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FEATURES_DIR } from './config';
 import { FeatureError, ioError, isFeatureError } from './errors';
@@ -60,11 +60,59 @@ async function subfolders(dir: string, problems: FeatureError[]): Promise<string
   }
 }
 
+/** State files read at once by a scan. */
+const READ_CONCURRENCY = 8;
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Parsed state files, by path, kept while the file's identity and times are unchanged: a list
+ * re-reads a thousand features on each call, and reading, parsing and validating each costs far
+ * more than the one stat that shows it did not change. As git does with its index, a file
+ * changed within RACY_MS of being looked at is not kept (a second change within the file
+ * system's clock tick could keep its size and times); every later change moves its times past
+ * that, so a kept entry is never stale. Atomic writes (how Flightdeck writes) also give a new inode.
+ */
+const parsedStates = new Map<string, { key: string; state: FeatureState }>();
+const RACY_MS = 2_000;
+const MAX_PARSED_STATES = 20_000;
+
+async function readStateCached(path: string): Promise<FeatureState> {
+  let key: string | null = null;
+  try {
+    const st = await stat(path, { bigint: true });
+    if (st.isFile()) {
+      key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+      const hit = parsedStates.get(path);
+      if (hit?.key === key) return structuredClone(hit.state);
+      if (Date.now() - Number(st.mtimeMs) < RACY_MS || Date.now() - Number(st.ctimeMs) < RACY_MS) key = null;
+    }
+  } catch {
+    // Missing or unreadable: readState says which, as a problem the scan reports.
+  }
+  const state = await readState(path);
+  if (key !== null) {
+    if (parsedStates.size >= MAX_PARSED_STATES) parsedStates.delete(parsedStates.keys().next().value!);
+    parsedStates.set(path, { key, state: structuredClone(state) });
+  } else {
+    parsedStates.delete(path);
+  }
+  return state;
+}
+
 /** The state at `path`, or undefined when there is none; other failures become problems. */
 async function tryRead(path: string, folderName: string, problems: FeatureError[]): Promise<FeatureState | undefined> {
   let state: FeatureState;
   try {
-    state = await readState(path);
+    state = await readStateCached(path);
   } catch (e) {
     if (isFeatureError(e) && e.kind === 'state' && (e.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
       // A folder without a state file (a plain worktree, a prompts folder) is no feature.
@@ -86,15 +134,18 @@ export async function scanFeatures(repoRoot: string): Promise<ScanResult> {
   const problems: FeatureError[] = [];
   const bySlug = new Map<string, ScannedFeature>();
 
-  for (const slug of await subfolders(join(repoRoot, FEATURES_DIR), problems)) {
-    const statePath = mergedStatePath(repoRoot, slug);
-    const state = await tryRead(statePath, slug, problems);
-    if (state) bySlug.set(slug, { slug, source: 'merged', statePath, state: { ...state, status: 'merged' } });
-  }
-  for (const slug of await subfolders(join(repoRoot, TREES_DIR), problems)) {
-    const statePath = activeStatePath(repoRoot, slug);
-    const state = await tryRead(statePath, slug, problems);
-    if (state) bySlug.set(slug, { slug, source: 'active', statePath, state });
+  const merged = await subfolders(join(repoRoot, FEATURES_DIR), problems);
+  const active = await subfolders(join(repoRoot, TREES_DIR), problems);
+  // Read a few at a time (each read is several file-system calls); problems keep the folders' order.
+  const reads = await mapLimit([...merged.map((slug) => ({ slug, source: 'merged' as const, statePath: mergedStatePath(repoRoot, slug) })), ...active.map((slug) => ({ slug, source: 'active' as const, statePath: activeStatePath(repoRoot, slug) }))], READ_CONCURRENCY, async (f) => {
+    const own: FeatureError[] = [];
+    return { ...f, state: await tryRead(f.statePath, f.slug, own), problems: own };
+  });
+  for (const r of reads) {
+    problems.push(...r.problems);
+    if (!r.state) continue;
+    // Merged records first, then active copies: the active one wins a slug both have.
+    bySlug.set(r.slug, { slug: r.slug, source: r.source, statePath: r.statePath, state: r.source === 'merged' ? { ...r.state, status: 'merged' } : r.state });
   }
 
   const features = [...bySlug.values()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));

@@ -1,0 +1,73 @@
+/**
+ * The scanner keeps parsed state files while they are unchanged, and never serves a changed one
+ * from what it kept: a file changed in place with the same size, replaced atomically, or replaced
+ * by a FIFO is read again. readState is wrapped so the reads can be counted.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { activeStatePath, scanFeatures } from '../../../src-main/features/scanner';
+import * as stateModule from '../../../src-main/features/state';
+import { newFeatureState, writeState } from '../../../src-main/features/state';
+
+vi.mock('../../../src-main/features/state', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../src-main/features/state')>();
+  return { ...actual, readState: vi.fn(actual.readState) };
+});
+const reads = vi.mocked(stateModule.readState);
+
+let repo: string;
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'fd-scan-cache-'));
+  reads.mockClear();
+});
+afterEach(() => rmSync(repo, { recursive: true, force: true }));
+
+const put = (slug: string, branch: string) => {
+  writeState(activeStatePath(repo, slug), newFeatureState({ slug, now: new Date('2026-02-10T10:30:00Z'), worktreePath: `.trees/${slug}`, branch, baseBranch: 'main', devPhases: ['one'] }));
+};
+const titles = async () => (await scanFeatures(repo)).features.map((f) => f.state.git.branch);
+
+describe('scanner cache', () => {
+  it('reads an unchanged file once, and a changed one again however it changed', async () => {
+    put('alpha', 'Title AAAA');
+    put('beta', 'Title BBBB');
+    // Just written: too recent to keep (a second write in the same clock tick could look the same).
+    expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
+    expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
+    expect(reads).toHaveBeenCalledTimes(4);
+
+    await new Promise((r) => setTimeout(r, 2_100));
+    reads.mockClear();
+    expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
+    expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
+    // Old enough now: kept after the first of these scans.
+    expect(reads).toHaveBeenCalledTimes(2);
+
+    // In place, same size, its modification time put back: the change time still differs.
+    const path = activeStatePath(repo, 'alpha');
+    const before = readFileSync(path, 'utf8');
+    writeFileSync(path, before.replace('Title AAAA', 'Title ZZZZ'));
+    utimesSync(path, new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
+    expect(await titles()).toEqual(['Title ZZZZ', 'Title BBBB']);
+
+    // Replaced atomically (a new inode), as Flightdeck writes.
+    put('beta', 'Title YYYY');
+    expect(await titles()).toEqual(['Title ZZZZ', 'Title YYYY']);
+
+    // A kept result is a copy: changing what a scan returned changes nothing kept.
+    await new Promise((r) => setTimeout(r, 2_100));
+    await scanFeatures(repo);
+    (await scanFeatures(repo)).features[0]!.state.git.branch = 'mutated';
+    expect(await titles()).toEqual(['Title ZZZZ', 'Title YYYY']);
+
+    // No longer a regular file (a FIFO in its place): reported as a problem, not served from what was kept.
+    rmSync(path);
+    execFileSync('mkfifo', [path]);
+    const scan = await scanFeatures(repo);
+    expect(scan.features.map((f) => f.slug)).toEqual(['beta']);
+    expect(scan.problems).toHaveLength(1);
+  }, 30_000);
+});
