@@ -20,7 +20,9 @@ export function StatusBar() {
       <ApprovalNotifications />
       {info && (
         <>
-          <span title={info.dataDir}>Data: {shortPath(info.dataDir)}</span>
+          <span className="statusbar-data" title={info.dataDir}>
+            Data: {shortPath(info.dataDir)}
+          </span>
           <span>{info.runtime === 'electron' ? 'Desktop' : 'Browser mode'}</span>
           <span>v{info.version}</span>
         </>
