@@ -854,26 +854,41 @@ export class ContainerService {
     return redactInspect(await this.engine(c.engine).call('the container inspection', (d) => d.getContainer(c.id).inspect()));
   }
 
-  /** One sample of a listed container (any process's): CPU, memory, processes. */
+  /**
+   * One sample of a listed container (any process's: a CLI run's, a kept one): CPU, memory,
+   * processes, and per-GPU figures when GPUs were assigned to it (its device request says so).
+   */
   async statsOf(c: Pick<ManagedContainer, 'engine' | 'id'>): Promise<ContainerStats> {
     const engine = this.engine(c.engine);
-    return parseStats(await engine.call('the container stats', (d) => d.getContainer(c.id).stats({ stream: false })));
+    const ct = engine.docker.getContainer(c.id);
+    const [raw, ins] = await Promise.all([engine.call('the container stats', () => ct.stats({ stream: false })), engine.call('the container inspection', () => ct.inspect())]);
+    const gpus = gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []);
+    return parseStats(raw, gpus.kind !== 'none' && ins.State.Running ? await this.gpuStatsIn(engine, ct, c.id) : []);
   }
 
-  /** One sample of CPU and memory (and per-GPU figures when the session has GPUs). */
+  /**
+   * One sample of CPU and memory (and per-GPU figures when the session has GPUs): of this
+   * process's container of the session, else of the one another Flightdeck process placed.
+   */
   async stats(sessionId: string): Promise<ContainerStats> {
+    if (!this.placed.has(sessionId)) return this.statsOf(await this.listedOrOwn(sessionId));
     const { engine, c, placed } = this.container(sessionId);
     const raw = await engine.call('the container stats', () => c.stats({ stream: false }));
-    return parseStats(raw, placed.gpus.kind === 'none' ? [] : await this.gpuStats(sessionId));
+    return parseStats(raw, placed.gpus.kind === 'none' ? [] : await this.gpuStatsIn(engine, c, placed.id));
   }
 
-  /** Per-GPU utilisation and memory from `nvidia-smi` inside the container; empty when it cannot run. */
+  /** Per-GPU utilisation and memory from `nvidia-smi` inside the session's container; empty when it cannot run. */
   async gpuStats(sessionId: string): Promise<GpuStat[]> {
+    const { engine, c, placed } = this.container(sessionId);
+    return this.gpuStatsIn(engine, c, placed.id);
+  }
+
+  private async gpuStatsIn(engine: Engine, c: Docker.Container, id: string): Promise<GpuStat[]> {
     let csv = '';
     try {
-      await this.exec(sessionId, { cmd: ['nvidia-smi', ...NVIDIA_SMI_ARGS], timeoutMs: 10_000, onStdout: (t) => (csv += t) });
+      await this.execIn(engine, c, { cmd: ['nvidia-smi', ...NVIDIA_SMI_ARGS], timeoutMs: 10_000, onStdout: (t) => (csv += t) });
     } catch (e) {
-      this.o.logger.warn('nvidia-smi failed in a container', { sessionId, error: e });
+      this.o.logger.warn('nvidia-smi failed in a container', { container: id.slice(0, 12), error: e });
     }
     return parseNvidiaSmi(csv);
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import { TerminalInfo } from './terminals';
+import { formatBytes } from './units';
 
 /** Sessions are named by the agents contract's ids; bounded here only. */
 const SessionRef = z.string().min(1).max(200);
@@ -138,6 +139,13 @@ export type ManagedContainer = z.infer<typeof ManagedContainer>;
 
 /** A figure is null when nvidia-smi cannot give it (`[N/A]`: MIG instances, some boards). */
 export const ContainerGpuStat = z.object({ index: z.number(), name: z.string(), utilizationPercent: z.number().nullable(), memoryUsedMiB: z.number().nullable(), memoryTotalMiB: z.number().nullable() });
+
+/** One GPU's use as the Containers view and the CLI write it; a figure nvidia-smi could not give is "n/a", never 0. */
+export function gpuUseText(g: z.infer<typeof ContainerGpuStat>): string {
+  const util = g.utilizationPercent === null ? 'n/a' : `${g.utilizationPercent}%`;
+  const memory = g.memoryUsedMiB !== null && g.memoryTotalMiB !== null ? ` ${formatBytes(g.memoryUsedMiB * 2 ** 20)} / ${formatBytes(g.memoryTotalMiB * 2 ** 20)}` : '';
+  return `GPU${g.index} ${util}${memory}`;
+}
 
 export const ContainerStats = z.object({
   cpuPercent: z.number(),

@@ -1,4 +1,4 @@
-import { AppError, formatBytes } from '../../../src-preload/contract';
+import { AppError, formatBytes, gpuUseText } from '../../../src-preload/contract';
 import { ContainerService } from '../../containers/container-service';
 import { AGENT_IMAGE, buildImage } from '../../containers/images';
 import { UsageError, type CliCommand } from '../command';
@@ -50,7 +50,7 @@ export const containersCommand: CliCommand = {
         for (const c of running) rows.push({ ...c, stats: await svc.statsOf(c) });
         if (ctx.json) ctx.out(JSON.stringify(rows));
         else if (rows.length === 0) ctx.out('No running Flightdeck containers.');
-        else for (const r of rows) ctx.out(`${r.name}  CPU ${r.stats.cpuPercent.toFixed(1)}%  memory ${formatBytes(r.stats.memoryBytes)}${r.stats.memoryLimitBytes ? ` / ${formatBytes(r.stats.memoryLimitBytes)}` : ''}  ${r.stats.pids} processes`);
+        else for (const r of rows) ctx.out(`${r.name}  CPU ${r.stats.cpuPercent.toFixed(1)}%  memory ${formatBytes(r.stats.memoryBytes)}${r.stats.memoryLimitBytes ? ` / ${formatBytes(r.stats.memoryLimitBytes)}` : ''}  ${r.stats.pids} processes${r.stats.gpus.map((g) => `  ${gpuUseText(g)}`).join('')}`);
         return 0;
       }
       case 'logs': {

@@ -60,7 +60,7 @@ export function ContainersView() {
       for (const c of running) {
         client.invoke('containers.stats', { sessionId: c.sessionId }).then(
           (s) => live && setStats((prev) => ({ ...prev, [c.id]: s })),
-          // A container of another Flightdeck process has no stats here; the row shows its status instead.
+          // A sample that fails (the container just ended, the engine is away): the row shows its status instead.
           () => undefined,
         );
       }

@@ -151,7 +151,7 @@ describe('the agent console', () => {
     expect(out).toContain('[the container was removed]');
   }, 120_000);
 
-  it('opens on the container another Flightdeck process of the same data folder placed (a CLI run) without replacing it', async () => {
+  it('opens on the container another Flightdeck process of the same data folder placed (a CLI run) without replacing it, and samples its stats', async () => {
     const data = tempDir('fd-ctr-other-');
     let stored: Record<string, unknown> = { ses_other: { image } };
     const common = {
@@ -177,6 +177,11 @@ describe('the agent console', () => {
       // The Containers view's Logs and Inspect of that row too.
       expect(await viewer.logs('ses_other')).toContain('$ echo from-the-owner\nfrom-the-owner');
       expect((await viewer.inspect('ses_other')).Id).toBe(id);
+      // And its stats (the view showed only its own containers' figures): no GPUs asked of it, none shown.
+      const stats = await viewer.stats('ses_other');
+      expect(stats.memoryBytes).toBeGreaterThan(0);
+      expect(stats.pids).toBeGreaterThan(0);
+      expect(stats.gpus).toEqual([]);
       expect(viewer.forSession('ses_other')).toBeNull();
       expect((await new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(id).inspect()).State.Running).toBe(true);
       expect(owner.forSession('ses_other')?.id).toBe(id);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gpuText, statsText } from '../../../../src-renderer/src/containers/stats-text';
+import { gpuUseText as gpuText } from '../../../../src-preload/contract/containers';
+import { statsText } from '../../../../src-renderer/src/containers/stats-text';
 
 const MIB = 2 ** 20;
 
