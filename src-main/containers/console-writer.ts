@@ -13,11 +13,14 @@ const MAX_PENDING_BYTES = 1024 * 1024;
 /** How long closing waits for the last text to reach the engine. */
 const CLOSE_WAIT_MS = 2_000;
 
+/** The detach sequence the writer's attach asks for (Docker's default; Podman's unless its containers.conf says otherwise). */
+const DETACH_KEYS = 'ctrl-p,ctrl-q';
+
 /**
- * The engine reads an attach's stdin for its detach sequence (Ctrl-P Ctrl-Q by default, for
- * Docker and Podman alike) and closes the attach when it meets it: a command that printed those
- * two bytes would cut the console off, losing the rest of what was written with them. The
- * attach asks for no other sequence, so showing every Ctrl-P as `^P` means none can form.
+ * The engine reads an attach's stdin for its detach sequence and closes the attach when it meets
+ * it: a command that printed Ctrl-P Ctrl-Q would cut the console off, losing the rest of what was
+ * written with them. The attach asks for exactly that sequence (DETACH_KEYS), so showing every
+ * Ctrl-P as `^P` means none can form.
  */
 export function consoleSafe(text: string): string {
   return text.includes('\x10') ? text.split('\x10').join('^P') : text;
@@ -127,32 +130,50 @@ export class ConsoleWriter {
 }
 
 /**
- * Whether the console of `container` is live (./core/console): one exec of CONSOLE_PROBE. Its
- * image decides, so the answer holds for the container's life.
+ * Whether the console of `container` is live (./core/console): one exec of CONSOLE_PROBE, under
+ * a deadline (a wedged engine must not leave the question pending for the container's life).
+ * An engine that gives no exit code has not answered: that throws, and the next open asks again.
  */
-export async function consoleLive(container: Docker.Container): Promise<boolean> {
-  const ex = await container.exec({ Cmd: CONSOLE_PROBE, AttachStdout: true, AttachStderr: true });
-  const stream = await ex.start({ hijack: true, stdin: false });
-  await new Promise<void>((resolve) => {
-    stream.on('end', resolve);
-    stream.on('close', resolve);
-    stream.on('error', () => resolve());
-    stream.resume();
-  });
-  return (await ex.inspect()).ExitCode === 0;
+export async function consoleLive(container: Docker.Container, deadlineMs: number = ENGINE_CALL_DEADLINE_MS): Promise<boolean> {
+  let abandoned = false;
+  let stream: (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
+  const ask = async (): Promise<boolean> => {
+    const ex = await container.exec({ Cmd: CONSOLE_PROBE, AttachStdout: true, AttachStderr: true });
+    stream = (await ex.start({ hijack: true, stdin: false })) as typeof stream;
+    if (abandoned) stream!.destroy?.();
+    await new Promise<void>((resolve) => {
+      stream!.on('end', resolve);
+      stream!.on('close', resolve);
+      stream!.on('error', () => resolve());
+      stream!.resume();
+    });
+    const code = (await ex.inspect()).ExitCode;
+    if (typeof code !== 'number') throw new Error('the engine gave no exit code for the console check');
+    return code === 0;
+  };
+  try {
+    return await withDeadline(ask(), deadlineMs, () => new Error(`the console check got no answer within ${deadlineMs / 1000} s`));
+  } finally {
+    abandoned = true;
+    stream?.destroy?.();
+  }
 }
 
-/** A writer into the console of `container` (which must have been created with the console); it first asks whether the console is live. */
+/**
+ * A writer into the console of `container` (which must have been created with the console); it
+ * first asks whether the console is live. The attach names the detach sequence the writer
+ * escapes (consoleSafe): Podman would otherwise use its containers.conf's, which may be another.
+ */
 export function containerConsole(container: Docker.Container, onError?: (e: unknown) => void): ConsoleWriter {
   let live: Promise<boolean> | undefined;
   return new ConsoleWriter(async () => {
     live ??= consoleLive(container);
-    // An engine that failed the question is asked again at the next open.
+    // A question that failed or got no answer in time is asked again at the next open.
     const answer = await live.catch((e: unknown) => {
       live = undefined;
       throw e;
     });
-    if (!answer) throw new ConsoleOff(`${container.id.slice(0, 12)} has no agent console: its image has no stty`);
-    return (await container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true })) as unknown as Sink;
+    if (!answer) throw new ConsoleOff(`${container.id.slice(0, 12)} has no agent console: its image's stty is missing or refused a raw TTY`);
+    return (await container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true, detachKeys: DETACH_KEYS })) as unknown as Sink;
   }, onError);
 }

@@ -965,7 +965,7 @@ export class ContainerService {
     await this.running(placed);
     const engine = this.engine(placed.engine);
     if (!(await engine.call('the console check', () => consoleLive(engine.docker.getContainer(placed.id))))) {
-      throw new AppError('unavailable', `${placed.name} has no agent console: its image (${placed.image}) has no stty. The transcript has every command and its output, and Shell works as usual.`, { reason: 'no_stty' });
+      throw new AppError('unavailable', `${placed.name} has no agent console: its image (${placed.image}) has no stty that sets up a raw TTY. The transcript has every command and its output, and Shell works as usual.`, { reason: 'no_stty' });
     }
     return this.spawnBridge(placed, { engine: engine.spec, container: placed.id, attach: true }, `${placed.name} (agent console)`, size);
   }

@@ -30,6 +30,8 @@ export interface TestImageOptions {
    * applet it has, linked or not, so with these the image's /bin/sh is bash.
    */
   without?: string[];
+  /** Extra files (image path → content), executable. */
+  files?: Record<string, string>;
 }
 
 function libsOf(binary: string): string[] {
@@ -101,6 +103,10 @@ export function ensureTestImage(o: TestImageOptions = {}): string {
     for (const a of applets.filter((x) => !o.without?.includes(x))) {
       const link = join(root.path, 'bin', a);
       if (!existsSync(link)) symlinkSync('busybox', link);
+    }
+    for (const [to, content] of Object.entries(o.files ?? {})) {
+      mkdirSync(join(root.path, dirname(to)), { recursive: true });
+      writeFileSync(join(root.path, to), content, { mode: 0o755 });
     }
     writeFileSync(join(root.path, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\nagent:x:1000:1000:agent:/home/agent:/bin/bash\n');
     writeFileSync(join(root.path, 'etc/group'), 'root:x:0:\nagent:x:1000:\n');

@@ -8,26 +8,38 @@
  * Pure: the main process's command and the text written for each event.
  */
 
+/** Where the main process records whether its TTY is the console (`raw`) or not (`off`). */
+export const CONSOLE_MARKER = '/tmp/.flightdeck-console';
+
 /**
  * The container's main process. `raw -echo` so bytes pass through unchanged (a ^C or ^S in a
  * command's output is text, not a signal or a pause) and are not echoed twice; `opost onlcr`
  * so a command's bare \n still starts a new line at column 0. `cat` stops at once on SIGTERM
  * (the engine's init forwards it).
  *
- * An image without `stty` cannot have the console: on a cooked TTY a ^C or ^D written to it
- * would end `cat`, and with it the container and the agent's work. The main process then only
- * idles (`sleep` with the largest value every sleep accepts; busybox has no `infinity`), deaf to
- * the TTY's ^C, ^\ and ^Z (a `docker attach` left with ^C), and nothing is written to it: the
- * writer asks first (CONSOLE_PROBE).
+ * Where `stty` is missing or refuses those settings there is no console: on a cooked TTY a ^C
+ * or ^D written to it would end `cat`, and with it the container and the agent's work. The main
+ * process then only idles (`sleep` with the largest value every sleep accepts; busybox has no
+ * `infinity`), deaf to the TTY's ^C, ^\ and ^Z (a `docker attach` left with ^C), and nothing
+ * is written to it: it records which it is in CONSOLE_MARKER, and the writer asks first
+ * (CONSOLE_PROBE).
  */
 export const CONSOLE_COMMAND = [
   'sh',
   '-c',
-  'if stty raw -echo opost onlcr 2>/dev/null; then exec cat; fi; trap "" INT QUIT TSTP; echo "[no agent console: this image has no stty]"; exec sleep 2147483647',
+  `if stty raw -echo opost onlcr 2>/dev/null; then echo raw > ${CONSOLE_MARKER} 2>/dev/null; exec cat; fi; echo off > ${CONSOLE_MARKER} 2>/dev/null; trap "" INT QUIT TSTP; echo "[no agent console: stty is missing or refused a raw TTY]"; exec sleep 2147483647`,
 ];
 
-/** An exec that succeeds where CONSOLE_COMMAND runs the console (the image has `stty`). */
-export const CONSOLE_PROBE = ['sh', '-c', 'command -v stty >/dev/null 2>&1'];
+/**
+ * An exec that succeeds where CONSOLE_COMMAND runs the console: it reads the marker, waiting a
+ * few seconds for a main process that has only just started to write it; without one (a /tmp
+ * it could not write) whether the image has `stty` decides.
+ */
+export const CONSOLE_PROBE = [
+  'sh',
+  '-c',
+  `i=0; while [ ! -s ${CONSOLE_MARKER} ] && [ $i -lt 10 ]; do sleep 0.5 2>/dev/null || sleep 1; i=$((i + 1)); done; if [ -s ${CONSOLE_MARKER} ]; then read -r m < ${CONSOLE_MARKER}; [ "$m" = raw ]; else command -v stty >/dev/null 2>&1; fi`,
+];
 
 /** Secrets shorter than this are not looked for (a short string would redact ordinary text). */
 const MIN_SECRET_CHARS = 8;

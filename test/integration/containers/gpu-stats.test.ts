@@ -5,9 +5,10 @@
  * would be asked, with the CSV that tool prints, and refuses any other arguments. The product's
  * path is real: the exec in the container, the output read back, the CSV parsed.
  *
- * `stats()` asks nvidia-smi only for a session that has GPUs, and placing one needs the NVIDIA
- * runtime, so the per-GPU figures are checked through `gpuStats` (what `stats()` calls) and
- * `stats()` is checked not to run nvidia-smi for a session without GPUs.
+ * `stats()` and `statsOf()` ask nvidia-smi only for a container that has GPUs, and placing one
+ * needs the NVIDIA runtime, so the per-GPU figures are checked through `gpuStats` (the same exec
+ * and parsing those two use) and `stats()` is checked not to run nvidia-smi for a session
+ * without GPUs. Which containers have GPUs (`gpusOf`, from the device request) is unit-tested.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -115,8 +115,12 @@ describe('the agent console', () => {
     app.terminals.kill(again.id);
   }, 120_000);
 
-  it('is off in an image without stty: nothing is written to its cooked TTY, a ^C there ends nothing, and opening it says why', async () => {
-    const bare = ensureTestImage({ without: ['stty'] });
+  it.each([
+    ['has no stty', { without: ['stty'] }],
+    // `command -v stty` finds it; only the main process's own attempt tells.
+    ['has an stty that refuses a raw TTY', { without: ['stty'], files: { '/bin/stty': '#!/bin/sh\necho "stty: not a tty" >&2\nexit 1\n' } }],
+  ])('is off in an image that %s: nothing is written to its cooked TTY, a ^C there ends nothing, and opening it says why', async (_what, options) => {
+    const bare = ensureTestImage(options);
     const session = app.agents.createSession({ root: repo.path });
     await app.containers.setPlacement(session.id, { image: bare });
     const runner = new ContainerRunner(app.containers, session.id);
@@ -132,7 +136,7 @@ describe('the agent console', () => {
     expect((await container.inspect()).State).toMatchObject({ Running: true, Restarting: false });
     await expect(app.containers.openConsole(session.id, { cols: 100, rows: 30 })).rejects.toMatchObject({ code: 'unavailable', details: { reason: 'no_stty' } });
     const logs = await app.containers.logs(session.id);
-    expect(logs).toContain('[no agent console: this image has no stty]');
+    expect(logs).toContain('[no agent console: stty is missing or refused a raw TTY]');
     expect(logs).not.toContain('still-here');
     expect((await run(runner, 'echo after-the-attach')).exitCode).toBe(0);
   }, 120_000);

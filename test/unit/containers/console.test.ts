@@ -1,7 +1,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { claudeConsoleText, commandFooter, commandHeader, hasConsole, redactSecrets, toolSummary } from '../../../src-main/containers/core/console';
-import { ConsoleOff, ConsoleWriter } from '../../../src-main/containers/console-writer';
+import type Docker from 'dockerode';
+import { ConsoleOff, ConsoleWriter, consoleLive, containerConsole } from '../../../src-main/containers/console-writer';
 import { plainText as plain } from '../../../src-main/terminals/agent-command-runner';
 
 
@@ -202,3 +203,53 @@ function recorder(): Recorder {
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 10));
+
+describe('the console check', () => {
+  /** A container whose execs answer as `answers` says, one per exec; the attach records its options. */
+  function fakeContainer(answers: Array<'hang' | 'fail' | number | null>, attached: PassThrough, attachOptions: unknown[]): Docker.Container {
+    let n = 0;
+    return {
+      id: 'c0ffee000000000000',
+      exec: async () => {
+        const a = answers[n++];
+        if (a === 'hang') return new Promise(() => undefined);
+        if (a === 'fail') throw new Error('engine away');
+        return {
+          start: async () => {
+            const s = new PassThrough();
+            setImmediate(() => s.end());
+            return s;
+          },
+          inspect: async () => ({ ExitCode: a }),
+        };
+      },
+      attach: async (o: unknown) => {
+        attachOptions.push(o);
+        return attached;
+      },
+    } as unknown as Docker.Container;
+  }
+
+  it('gives up a check the engine never answers, and takes no exit code for an answer', async () => {
+    await expect(consoleLive(fakeContainer(['hang'], new PassThrough(), []), 100)).rejects.toThrow('the console check got no answer within 0.1 s');
+    await expect(consoleLive(fakeContainer([null], new PassThrough(), []), 100)).rejects.toThrow('the engine gave no exit code');
+    expect(await consoleLive(fakeContainer([0], new PassThrough(), []), 100)).toBe(true);
+    expect(await consoleLive(fakeContainer([1], new PassThrough(), []), 100)).toBe(false);
+  });
+
+  it('asks again after a failed check, then attaches naming the detach sequence it escapes', async () => {
+    const sink = new PassThrough();
+    let got = '';
+    sink.on('data', (b: Buffer) => (got += b.toString()));
+    const options: unknown[] = [];
+    const errors: unknown[] = [];
+    const w = containerConsole(fakeContainer(['fail', 0], sink, options), (e) => errors.push(e));
+    w.write('lost while the engine was away');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(errors).toHaveLength(1);
+    w.write('a\x10\x11b');
+    await w.close();
+    expect(got).toBe('a^P\x11b');
+    expect(options).toEqual([expect.objectContaining({ stdin: true, stdout: false, detachKeys: 'ctrl-p,ctrl-q' })]);
+  });
+});
