@@ -6,6 +6,39 @@
 import { AppError } from '../../../src-preload/contract';
 
 /**
+ * The heredocs an instruction opens, as BuildKit reads them: only RUN, COPY and ADD have any, and
+ * only a whole word (outside quotes) of the form `<<WORD`, `<<-WORD`, `<<"WORD"` or `<<'WORD'`
+ * opens one; `<<<` (a here-string), `$((1<<N))` or `<<EOF` inside a quoted string do not.
+ */
+function heredocsOf(instruction: string): Array<{ word: string; stripTabs: boolean }> {
+  if (!/^(RUN|COPY|ADD)\s/i.test(instruction)) return [];
+  const words: string[] = [];
+  let word = '';
+  let quote: string | null = null;
+  for (const ch of instruction) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      word += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      word += ch;
+    } else if (/\s/.test(ch)) {
+      if (word) words.push(word);
+      word = '';
+    } else {
+      word += ch;
+    }
+  }
+  if (word) words.push(word);
+  const out: Array<{ word: string; stripTabs: boolean }> = [];
+  for (const w of words) {
+    const m = /^\d*<<(-?)(["']?)([A-Za-z_][A-Za-z0-9_]*)\2$/.exec(w);
+    if (m) out.push({ word: m[3]!, stripTabs: m[1] === '-' });
+  }
+  return out;
+}
+
+/**
  * The instructions of a Dockerfile, one string each: continuation lines joined (with the escape
  * character its `# escape=` directive chooses, `\` by default), comments skipped, and heredoc
  * bodies (`RUN <<EOF` … `EOF`, BuildKit's syntax) left out, so a line inside one that happens to
@@ -38,7 +71,7 @@ export function dockerfileInstructions(dockerfile: string): string[] {
     logical += line;
     if (logical.trim()) {
       out.push(logical.trim());
-      for (const m of logical.matchAll(/<<(-?)(["']?)([A-Za-z_][A-Za-z0-9_]*)\2/g)) heredocs.push({ word: m[3]!, stripTabs: m[1] === '-' });
+      heredocs.push(...heredocsOf(logical.trim()));
     }
     logical = '';
   }

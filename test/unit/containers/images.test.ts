@@ -43,6 +43,22 @@ describe('dockerfileBases', () => {
     ].join('\n');
     expect(dockerfileBases(df)).toEqual(['debian:12', 'busybox:1.36', 'alpine:3.20']);
   });
+
+  it('opens a heredoc only where BuildKit does: a whole <<WORD of RUN, COPY or ADD, outside quotes', () => {
+    const df = [
+      'FROM a:1',
+      'RUN cat <<<"here-string"',
+      'RUN echo "use <<EOF"',
+      "LABEL note=\"a<<b\"",
+      'RUN echo $((1<<BITS))',
+      'CMD ["sh","-c","cat <<EOF"]',
+      'run 2<<-ERR cat',
+      '\tFROM inside-err:1',
+      '\tERR',
+      'FROM b:2',
+    ].join('\n');
+    expect(dockerfileBases(df)).toEqual(['a:1', 'b:2']);
+  });
 });
 
 describe('image removal refusals', () => {
