@@ -6,7 +6,7 @@
  * container settings changes the session's placement from that task on (its container is
  * replaced, the workspace kept), and its report says what changed.
  */
-import { ContainerPlacement, formatBytes, type ContainerGpuRequest } from '../../src-preload/contract';
+import { ContainerPlacement, formatBytesExact, type ContainerGpuRequest } from '../../src-preload/contract';
 import type { CommandFile, GpuRequest } from './command-file';
 import type { ProjectContainerDefault, TaskPlacement } from './processor';
 
@@ -56,7 +56,7 @@ export function wantedPlacement(cmd: CommandFile, current: ContainerPlacement | 
 
 function show(field: string, v: unknown): string {
   if (v === undefined || v === null) return 'the default';
-  if (field === 'memoryBytes' && typeof v === 'number') return formatBytes(v);
+  if (field === 'memoryBytes' && typeof v === 'number') return formatBytesExact(v);
   if (field === 'gpus' && typeof v === 'object') {
     const g = v as ContainerGpuRequest;
     return g.kind === 'count' ? `${g.count}` : g.kind === 'ids' ? g.ids.join(',') : g.kind;

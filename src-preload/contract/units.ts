@@ -3,20 +3,35 @@ const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
 
 /**
  * A byte count as people read it, the one way every view and the CLI write sizes (disk use,
- * images, memory): `512 B`, `3.4 KiB`, `256 MiB`, `1.5 GiB`. One decimal below 10 of a unit
+ * images, memory): `512 B`, `3.4 KiB`, `15.5 GiB`, `256 MiB`. One decimal below 100 of a unit
  * (dropped when it is 0), whole numbers from there; never `0 MiB` for a few hundred KiB.
+ * `down` rounds down, for what something has (15.96 GiB of memory is not "16 GiB" when 16g
+ * would be refused).
  */
-export function formatBytes(n: number): string {
+export function formatBytes(n: number, rounding: 'nearest' | 'down' = 'nearest'): string {
   if (!Number.isFinite(n) || n < 0) return '?';
-  let v = n;
+  const round = rounding === 'down' ? Math.floor : Math.round;
+  let v = round(n);
   let i = 0;
   while (v >= 1024 && i < UNITS.length - 1) {
     v /= 1024;
     i++;
   }
-  if (i === 0) return `${Math.round(v)} B`;
+  if (i === 0) return `${v} B`;
+  const shown = v < 100 ? round(v * 10) / 10 : round(v);
   // 1023.96 MiB rounds to 1024: say 1 GiB instead.
-  if (Math.round(v) >= 1024 && i < UNITS.length - 1) return `1 ${UNITS[i + 1]}`;
-  const shown = v < 10 ? Math.round(v * 10) / 10 : Math.round(v);
+  if (shown >= 1024 && i < UNITS.length - 1) return `1 ${UNITS[i + 1]}`;
   return `${shown} ${UNITS[i]}`;
+}
+
+/**
+ * A byte count in the largest binary unit that holds it whole (`8 GiB`, `1280 MiB`, `1000 B`):
+ * for a limit someone set, where two different values must never read the same.
+ */
+export function formatBytesExact(n: number): string {
+  for (let i = UNITS.length - 1; i > 0; i--) {
+    const unit = 1024 ** i;
+    if (n >= unit && n % unit === 0) return `${n / unit} ${UNITS[i]}`;
+  }
+  return `${n} B`;
 }

@@ -90,7 +90,7 @@ export function readPlacementForm(
     const bytes = parseMemory(f.memory);
     if (bytes === null) errors.memory = 'A size like 512m, 8g or 1.5GiB.';
     else if (bytes < MIN_MEMORY_BYTES) errors.memory = 'At least 6 MiB (the engine refuses less).';
-    else if (engine && engine.memoryBytes > 0 && bytes > engine.memoryBytes) errors.memory = `The engine has ${formatBytes(engine.memoryBytes)}.`;
+    else if (engine && engine.memoryBytes > 0 && bytes > engine.memoryBytes) errors.memory = `The engine has ${formatBytes(engine.memoryBytes, 'down')}.`;
     else limits.memoryBytes = bytes;
   }
   if (f.cpus.trim() !== '') {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes } from '../../../src-preload/contract/units';
+import { formatBytes, formatBytesExact } from '../../../src-preload/contract/units';
 
 describe('formatBytes', () => {
-  it('writes sizes in binary units: a decimal below 10 of a unit, whole numbers from there', () => {
+  it('writes sizes in binary units: a decimal below 100 of a unit, whole numbers from there', () => {
     expect(formatBytes(0)).toBe('0 B');
     expect(formatBytes(1023)).toBe('1023 B');
     expect(formatBytes(1024)).toBe('1 KiB');
@@ -12,7 +12,10 @@ describe('formatBytes', () => {
     expect(formatBytes(1.5 * 1024 ** 3)).toBe('1.5 GiB');
     expect(formatBytes(8 * 1024 ** 3)).toBe('8 GiB');
     expect(formatBytes(7.96 * 1024 ** 3)).toBe('8 GiB');
-    expect(formatBytes(12.6 * 1024 ** 4)).toBe('13 TiB');
+    expect(formatBytes(12.6 * 1024 ** 4)).toBe('12.6 TiB');
+    expect(formatBytes(15.5 * 1024 ** 3)).toBe('15.5 GiB');
+    expect(formatBytes(123.4 * 1024 ** 2)).toBe('123 MiB');
+    expect(formatBytes(1023.6)).toBe('1 KiB');
   });
 
   it('says 1 of the next unit rather than 1024 of this one, and ? for what is not a size', () => {
@@ -20,5 +23,19 @@ describe('formatBytes', () => {
     expect(formatBytes(1024 * 1024 - 10)).toBe('1 MiB');
     expect(formatBytes(-1)).toBe('?');
     expect(formatBytes(Number.NaN)).toBe('?');
+  });
+
+  it('rounds down what something has, so a size it would refuse is not what it reads', () => {
+    expect(formatBytes(15.96 * 1024 ** 3, 'down')).toBe('15.9 GiB');
+    expect(formatBytes(15.96 * 1024 ** 3)).toBe('16 GiB');
+    expect(formatBytes(1024 ** 3 - 1, 'down')).toBe('1023 MiB');
+  });
+
+  it('writes a limit exactly, in the largest unit that holds it whole', () => {
+    expect(formatBytesExact(8 * 1024 ** 3)).toBe('8 GiB');
+    expect(formatBytesExact(1280 * 1024 ** 2)).toBe('1280 MiB');
+    expect(formatBytesExact(1300 * 1024 ** 2)).toBe('1300 MiB');
+    expect(formatBytesExact(6 * 1024 ** 2 + 512)).toBe('6291968 B');
+    expect(formatBytesExact(1000)).toBe('1000 B');
   });
 });

@@ -165,6 +165,9 @@ describe('the placement a command asks for', () => {
     expect(next).toEqual({ ...current, limits: { memoryBytes: GiB, cpus: 0.5 }, network: 'bridge' });
     expect(placementChanges(current, next)).toEqual(['CPUs 2 → 0.5', 'network none → bridge']);
     expect(placementChanges(current, { ...current, limits: { ...current.limits, memoryBytes: 512 * MiB } })).toEqual(['memory 1 GiB → 512 MiB']);
+    // Two limits that differ never read the same.
+    expect(placementChanges(current, { ...current, limits: { ...current.limits, memoryBytes: 1280 * MiB } })).toEqual(['memory 1 GiB → 1280 MiB']);
+    expect(placementChanges({ ...current, limits: { memoryBytes: 1280 * MiB } }, { ...current, limits: { memoryBytes: 1300 * MiB } })).toEqual(['memory 1280 MiB → 1300 MiB']);
     expect(placementChanges({ image: 'a' }, { image: 'a', network: 'host', gpus: { kind: 'count', count: 2 } })).toEqual(['GPUs none → 2', 'network the default → host']);
     expect(placementChanges({ image: 'a', taskTimeoutMs: 600_000 }, { image: 'a', taskTimeoutMs: 90_000 })).toEqual(['time limit 600 s → 90 s']);
   });
