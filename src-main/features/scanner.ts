@@ -98,7 +98,14 @@ async function readStateCached(path: string): Promise<FeatureState> {
   } catch {
     // Missing or unreadable: readState says which, as a problem the scan reports.
   }
-  const state = await readState(path);
+  let state: FeatureState;
+  try {
+    state = await readState(path);
+  } catch (e) {
+    // Gone or broken: nothing of it stays kept.
+    parsedStates.delete(path);
+    throw e;
+  }
   if (key !== null) {
     if (parsedStates.size >= MAX_PARSED_STATES) parsedStates.delete(parsedStates.keys().next().value!);
     parsedStates.set(path, { key, state: structuredClone(state) });
