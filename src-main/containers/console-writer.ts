@@ -5,7 +5,7 @@
  * while the attach opens and dropped (with a mark saying so) when the engine does not keep up.
  */
 import type Docker from 'dockerode';
-import { CONSOLE_PROBE } from './core/console';
+import { CONSOLE_PROBE, CONSOLE_PROBE_STATUS } from './core/console';
 import { ENGINE_CALL_DEADLINE_MS, withDeadline } from './engines';
 
 /** Text held while the attach opens or the engine lags; past it, text is dropped and marked. */
@@ -130,9 +130,10 @@ export class ConsoleWriter {
 }
 
 /**
- * Whether the console of `container` is live (./core/console): one exec of CONSOLE_PROBE, under
- * a deadline (a wedged engine must not leave the question pending for the container's life).
- * An engine that gives no exit code has not answered: that throws, and the next open asks again.
+ * Whether the console of `container` can be written to (./core/console): one exec of
+ * CONSOLE_PROBE, under a deadline (a wedged engine must not leave the question pending). Live or
+ * off is an answer; anything else (no exit code, a main process not yet raw) throws, and the next
+ * open asks again.
  */
 export async function consoleLive(container: Docker.Container, deadlineMs: number = ENGINE_CALL_DEADLINE_MS): Promise<boolean> {
   let abandoned = false;
@@ -148,8 +149,10 @@ export async function consoleLive(container: Docker.Container, deadlineMs: numbe
       stream!.resume();
     });
     const code = (await ex.inspect()).ExitCode;
-    if (typeof code !== 'number') throw new Error('the engine gave no exit code for the console check');
-    return code === 0;
+    if (code === CONSOLE_PROBE_STATUS.live) return true;
+    if (code === CONSOLE_PROBE_STATUS.off) return false;
+    // No exit code, or the main process has not set its TTY raw yet: not an answer; the next open asks again.
+    throw new Error(typeof code === 'number' ? 'the console is not ready yet' : 'the engine gave no exit code for the console check');
   };
   try {
     return await withDeadline(ask(), deadlineMs, () => new Error(`the console check got no answer within ${deadlineMs / 1000} s`));
@@ -165,15 +168,10 @@ export async function consoleLive(container: Docker.Container, deadlineMs: numbe
  * escapes (consoleSafe): Podman would otherwise use its containers.conf's, which may be another.
  */
 export function containerConsole(container: Docker.Container, onError?: (e: unknown) => void): ConsoleWriter {
-  let live: Promise<boolean> | undefined;
+  // Asked at every open, not once: an open follows the first write or the loss of the attach,
+  // and a lost attach may mean a restarted container whose new main process is not raw yet.
   return new ConsoleWriter(async () => {
-    live ??= consoleLive(container);
-    // A question that failed or got no answer in time is asked again at the next open.
-    const answer = await live.catch((e: unknown) => {
-      live = undefined;
-      throw e;
-    });
-    if (!answer) throw new ConsoleOff(`${container.id.slice(0, 12)} has no agent console: its image's stty is missing or refused a raw TTY`);
+    if (!(await consoleLive(container))) throw new ConsoleOff(`${container.id.slice(0, 12)} has no agent console: its image's stty is missing or refused a raw TTY`);
     return (await container.attach({ stream: true, stdin: true, stdout: false, stderr: false, hijack: true, detachKeys: DETACH_KEYS })) as unknown as Sink;
   }, onError);
 }

@@ -8,7 +8,10 @@
  * Pure: the main process's command and the text written for each event.
  */
 
-/** Where the main process records whether its TTY is the console (`raw`) or not (`off`). */
+/**
+ * Where the main process records whether its TTY is the console: `raw PID` (PID: its own, which
+ * `cat` keeps) or `off`.
+ */
 export const CONSOLE_MARKER = '/tmp/.flightdeck-console';
 
 /**
@@ -27,18 +30,24 @@ export const CONSOLE_MARKER = '/tmp/.flightdeck-console';
 export const CONSOLE_COMMAND = [
   'sh',
   '-c',
-  `if stty raw -echo opost onlcr 2>/dev/null; then echo raw > ${CONSOLE_MARKER} 2>/dev/null; exec cat; fi; echo off > ${CONSOLE_MARKER} 2>/dev/null; trap "" INT QUIT TSTP; echo "[no agent console: stty is missing or refused a raw TTY]"; exec sleep 2147483647`,
+  `if stty raw -echo opost onlcr 2>/dev/null; then echo "raw $$" > ${CONSOLE_MARKER} 2>/dev/null; exec cat; fi; echo off > ${CONSOLE_MARKER} 2>/dev/null; trap "" INT QUIT TSTP; echo "[no agent console: stty is missing or refused a raw TTY]"; exec sleep 2147483647`,
 ];
 
+/** CONSOLE_PROBE's exit statuses. */
+export const CONSOLE_PROBE_STATUS = { live: 0, off: 1, notYet: 2 } as const;
+
 /**
- * An exec that succeeds where CONSOLE_COMMAND runs the console: it reads the marker, waiting a
- * few seconds for a main process that has only just started to write it; without one (a /tmp
- * it could not write) whether the image has `stty` decides.
+ * An exec that tells whether the console can be written to now (CONSOLE_PROBE_STATUS): `raw`
+ * counts only while the process that wrote it is `cat` — after a restart the marker is the
+ * previous run's until the new main process has set its TTY raw (written before that, a ^C in
+ * a command's output would still be a signal). It waits a few seconds for a main process that
+ * has only just started. Without any marker (a /tmp it could not write) whether the image has
+ * `stty` decides.
  */
 export const CONSOLE_PROBE = [
   'sh',
   '-c',
-  `i=0; while [ ! -s ${CONSOLE_MARKER} ] && [ $i -lt 10 ]; do sleep 0.5 2>/dev/null || sleep 1; i=$((i + 1)); done; if [ -s ${CONSOLE_MARKER} ]; then read -r m < ${CONSOLE_MARKER}; [ "$m" = raw ]; else command -v stty >/dev/null 2>&1; fi`,
+  `i=0; while [ $i -lt 10 ]; do if [ -s ${CONSOLE_MARKER} ]; then read -r m p < ${CONSOLE_MARKER}; [ "$m" = off ] && exit 1; [ "$m" = raw ] && [ -n "$p" ] && read -r c < "/proc/$p/comm" 2>/dev/null && [ "$c" = cat ] && exit 0; fi; sleep 0.5 2>/dev/null || sleep 1; i=$((i + 1)); done; [ -s ${CONSOLE_MARKER} ] && exit 2; command -v stty >/dev/null 2>&1 || exit 1`,
 ];
 
 /** Secrets shorter than this are not looked for (a short string would redact ordinary text). */

@@ -12,6 +12,8 @@ import type { AppServices } from '../../../src-main/app/services';
 import Docker from 'dockerode';
 import { ContainerRunner } from '../../../src-main/containers/container-runner';
 import { ContainerService } from '../../../src-main/containers/container-service';
+import { consoleLive } from '../../../src-main/containers/console-writer';
+import { CONSOLE_MARKER } from '../../../src-main/containers/core/console';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { ensureTestImage } from '../../support/container-image';
 import { startTestApp } from '../../support/app';
@@ -139,6 +141,23 @@ describe('the agent console', () => {
     expect(logs).toContain('[no agent console: stty is missing or refused a raw TTY]');
     expect(logs).not.toContain('still-here');
     expect((await run(runner, 'echo after-the-attach')).exitCode).toBe(0);
+  }, 120_000);
+
+  it("is written to only while the marker's process is the raw cat: a restarted container's stale marker is not an answer", async () => {
+    const session = app.agents.createSession({ root: repo.path });
+    await app.containers.setPlacement(session.id, { image });
+    const runner = new ContainerRunner(app.containers, session.id);
+    expect((await run(runner, 'echo placed')).exitCode).toBe(0);
+    const container = new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(app.containers.forSession(session.id)!.id);
+    expect(await consoleLive(container)).toBe(true);
+    // As after a restart before the new main process ran stty: the marker names a process that is not cat.
+    expect((await run(runner, `echo "raw 1" > ${CONSOLE_MARKER}`)).exitCode).toBe(0);
+    await expect(consoleLive(container)).rejects.toThrow('the console is not ready yet');
+    // A real restart: the new main process writes its own marker.
+    await app.containers.stop(session.id);
+    expect((await run(runner, 'echo restarted')).exitCode).toBe(0);
+    expect(await consoleLive(container)).toBe(true);
+    expect(await app.containers.logs(session.id)).toContain('restarted');
   }, 120_000);
 
   it('says so when its container is removed by hand while it is open', async () => {

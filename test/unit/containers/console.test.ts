@@ -230,11 +230,13 @@ describe('the console check', () => {
     } as unknown as Docker.Container;
   }
 
-  it('gives up a check the engine never answers, and takes no exit code for an answer', async () => {
+  it('gives up a check the engine never answers, and takes neither no exit code nor a console not raw yet for an answer', async () => {
     await expect(consoleLive(fakeContainer(['hang'], new PassThrough(), []), 100)).rejects.toThrow('the console check got no answer within 0.1 s');
     await expect(consoleLive(fakeContainer([null], new PassThrough(), []), 100)).rejects.toThrow('the engine gave no exit code');
     expect(await consoleLive(fakeContainer([0], new PassThrough(), []), 100)).toBe(true);
     expect(await consoleLive(fakeContainer([1], new PassThrough(), []), 100)).toBe(false);
+    // The main process has not set its TTY raw yet (a restart): not an answer either.
+    await expect(consoleLive(fakeContainer([2], new PassThrough(), []), 100)).rejects.toThrow('the console is not ready yet');
   });
 
   it('asks again after a failed check, then attaches naming the detach sequence it escapes', async () => {
