@@ -157,7 +157,8 @@ describe('the agent console', () => {
     await app.containers.stop(session.id);
     expect((await run(runner, 'echo restarted')).exitCode).toBe(0);
     expect(await consoleLive(container)).toBe(true);
-    expect(await app.containers.logs(session.id)).toContain('restarted');
+    // The command that restarted it shows whole, once the new main process is raw.
+    expect(await app.containers.logs(session.id)).toContain('$ echo restarted\nrestarted');
   }, 120_000);
 
   it('says so when its container is removed by hand while it is open', async () => {
