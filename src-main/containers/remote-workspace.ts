@@ -130,7 +130,14 @@ export async function syncRemoteWorkspace(w: RemoteWorkspace): Promise<Workspace
     if (head !== w.branch) return { ...base, state, message: syncMessage(state, w.branch, 'not_checked_out'), localHead: local, remoteHead: remote };
     const dirty = (await git(['status', '--porcelain', '--untracked-files=all'], { cwd: w.worktree })).trim() !== '';
     if (dirty) return { ...base, state, message: syncMessage(state, w.branch, 'dirty'), localHead: local, remoteHead: remote };
-    await git(['merge', '--ff-only', '--quiet', remote], { cwd: w.worktree, timeoutMs: WORKSPACE_GIT_TIMEOUT_MS });
+    try {
+      // --no-overwrite-ignore: a file git ignores here (a .env) that the container committed (its
+      // clone has none of this machine's excludes) must not replace the user's copy.
+      await git(['merge', '--ff-only', '--no-overwrite-ignore', '--quiet', remote], { cwd: w.worktree, timeoutMs: WORKSPACE_GIT_TIMEOUT_MS });
+    } catch (e) {
+      if (e instanceof Error && /would be overwritten by merge/.test(e.message)) return { ...base, state, message: syncMessage(state, w.branch, 'ignored_files'), localHead: local, remoteHead: remote };
+      throw e;
+    }
     return { ...base, state: 'in_sync', message: null, localHead: remote, remoteHead: remote };
   } catch (e) {
     return { ...base, state: 'error', message: e instanceof Error ? e.message : String(e), localHead: null, remoteHead: null };

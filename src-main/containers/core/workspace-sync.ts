@@ -45,7 +45,7 @@ export function compareHeads(h: { local: string; remote: string; localContainsRe
 }
 
 /** The message of a compared state that was not resolved (null when there is nothing to say). */
-export function syncMessage(state: Exclude<WorkspaceSyncStateKind, 'error'>, branch: string, blocker: 'dirty' | 'not_checked_out' | null): string | null {
+export function syncMessage(state: Exclude<WorkspaceSyncStateKind, 'error'>, branch: string, blocker: 'dirty' | 'not_checked_out' | 'ignored_files' | null): string | null {
   switch (state) {
     case 'in_sync':
       return null;
@@ -55,6 +55,7 @@ export function syncMessage(state: Exclude<WorkspaceSyncStateKind, 'error'>, bra
       return `${branch} and the container's branch both have new commits. Nothing was overwritten; merge the container's commits from its ref by hand.`;
     case 'remote_ahead':
       if (blocker === 'dirty') return `The container has new commits, but the worktree has uncommitted changes: commit or stash them, then sync again.`;
+      if (blocker === 'ignored_files') return `The container has new commits with files that git ignores in the worktree (a .env, say) and that exist there: nothing was changed. Move those files aside, then sync again.`;
       if (blocker === 'not_checked_out') return `The container has new commits, but ${branch} is not checked out in the session's worktree: they wait in the container's ref.`;
       return null;
   }

@@ -116,6 +116,24 @@ describe('a session on a remote engine', () => {
     expect(readFileSync(join(repo, 'agent.txt'), 'utf8')).toBe('made in the container\ntwo\nthree\n');
   }, 180_000);
 
+  it("never replaces a file git ignores here (a .env) with the container's committed copy", async () => {
+    // Ignored on this machine only: the container's clone has none of its excludes, so the agent can commit one.
+    writeFileSync(join(repo, '.git/info/exclude'), '.env\n.env.mine\n');
+    writeFileSync(join(repo, '.env'), 'SECRET=the-users\n');
+    const local = gitIn(repo, 'rev-parse', 'work');
+    expect((await run('echo SECRET=the-agents > .env && git add .env && git commit -qm "agent: env"')).exitCode).toBe(0);
+    const s = svc.workspaceSyncState(SESSION)!;
+    expect(s.state).toBe('remote_ahead');
+    expect(s.message).toContain('files that git ignores');
+    expect(readFileSync(join(repo, '.env'), 'utf8')).toBe('SECRET=the-users\n');
+    expect(gitIn(repo, 'rev-parse', 'work')).toBe(local);
+    // Moved aside by the user (to a name also ignored): the next sync brings the commit.
+    execFileSync('mv', [join(repo, '.env'), join(repo, '.env.mine')]);
+    expect((await svc.syncWorkspace(SESSION)).state).toBe('in_sync');
+    expect(gitIn(repo, 'log', '-1', '--format=%s', 'work')).toBe('agent: env');
+    expect(readFileSync(join(repo, '.env.mine'), 'utf8')).toBe('SECRET=the-users\n');
+  }, 180_000);
+
   it('reports a divergence and overwrites nothing when the local branch moved meanwhile', async () => {
     writeFileSync(join(repo, 'local.txt'), 'made on the host\n');
     gitIn(repo, 'add', 'local.txt');
