@@ -44,7 +44,7 @@ import { commandFooter, commandHeader, hasConsole } from './core/console';
 import { ConsoleOff, consoleLive, containerConsole, type ConsoleWriter } from './console-writer';
 import { plainText } from '../terminals/agent-command-runner';
 import { workspaceVolumeName, type WorkspaceSyncState } from './core/workspace-sync';
-import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, type ContainerExec, type RemoteWorkspace } from './remote-workspace';
+import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, unsyncedWork, type ContainerExec, type RemoteWorkspace } from './remote-workspace';
 
 /** `docker stop`'s grace before SIGKILL: an agent's process has time to flush, a hung one does not hold quitting. */
 const STOP_GRACE_S = 5;
@@ -436,6 +436,11 @@ export class ContainerService {
     });
   }
 
+  private unsyncedWork(sessionId: string, remote: NonNullable<SessionContainer['remote']>): Promise<string | null> {
+    const { engine, c } = this.container(sessionId);
+    return unsyncedWork(this.remoteWorkspace(sessionId, engine, c, remote));
+  }
+
   private remoteWorkspace(sessionId: string, engine: Engine, c: Docker.Container, r: NonNullable<SessionContainer['remote']>): RemoteWorkspace {
     const exec: ContainerExec = async (cmd, timeoutMs) => {
       let stdout = '';
@@ -808,6 +813,8 @@ export class ContainerService {
   async remove(sessionId: string): Promise<void> {
     const remote = this.placed.get(sessionId)?.remote ?? null;
     const synced = remote ? await this.syncWorkspace(sessionId).catch((e: unknown) => ({ state: 'error' as const, message: String(e) })) : null;
+    // The sync compares the branch's commits only: uncommitted files, stashes or other branches in the clone are the agent's work too.
+    const leftover = remote && (synced?.state === 'in_sync' || synced?.state === 'local_ahead') ? await this.unsyncedWork(sessionId, remote) : null;
     await this.lock.run(sessionId, async () => {
       const { engine, c } = this.container(sessionId);
       await engine.call('the container removal', () => c.remove({ force: true })).catch((e: unknown) => {
@@ -817,7 +824,9 @@ export class ContainerService {
       this.forget(sessionId, c.id);
       if (!remote) return;
       const volume = workspaceVolumeName(this.instance, sessionId);
-      if (synced?.state === 'in_sync' || synced?.state === 'local_ahead') {
+      if (leftover !== null) {
+        this.o.logger.warn('workspace volume kept: the clone in it holds work not on its branch', { sessionId, volume, leftover });
+      } else if (synced?.state === 'in_sync' || synced?.state === 'local_ahead') {
         await engine.call('the workspace volume removal', (d) => d.getVolume(volume).remove()).catch((e: unknown) => this.o.logger.warn('workspace volume not removed', { sessionId, volume, error: e }));
       } else {
         this.o.logger.warn('workspace volume kept: it holds commits not on the local branch', { sessionId, volume, state: synced?.state, message: synced?.message });

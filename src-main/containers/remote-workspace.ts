@@ -94,6 +94,23 @@ async function isAncestor(worktree: string, a: string, b: string): Promise<boole
 }
 
 /**
+ * What in the container's clone is not on its branch, as lines (uncommitted or untracked files,
+ * stashes, a HEAD or other branches with commits the branch lacks), or null when there is
+ * nothing: a sync compares the branch's commits only, and the volume must not be removed while
+ * the agent's work outside them is there. A check that cannot run says so (the volume is kept).
+ */
+export async function unsyncedWork(w: RemoteWorkspace): Promise<string | null> {
+  const script = [
+    'git status --porcelain --untracked-files=all | head -n 5',
+    'git stash list | head -n 3 | sed "s/^/stash: /"',
+    'for h in HEAD $(git for-each-ref --format="%(refname:short)" refs/heads); do git merge-base --is-ancestor "$h" "refs/heads/$1" || echo "commits on $h"; done',
+  ].join('; ');
+  const r = await w.exec(['sh', '-c', script, 'flightdeck-unsynced', w.branch], WORKSPACE_GIT_TIMEOUT_MS).catch((e: unknown) => ({ exitCode: null, stdout: '', stderr: e instanceof Error ? e.message : String(e) }));
+  if (r.exitCode !== 0) return `the check could not run: ${r.stderr.trim() || `exit ${String(r.exitCode)}`}`;
+  return r.stdout.trim() || null;
+}
+
+/**
  * Brings the container's commits back: bundle inside, download, fetch into the session's remote
  * ref, then compare with the local branch and fast-forward it only when that loses nothing.
  * Returns the resulting state; failures are an `error` state, not a throw (the caller records it).

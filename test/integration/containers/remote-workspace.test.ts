@@ -29,6 +29,7 @@ let svc: ContainerService;
 let repo: string;
 const events: WorkspaceSyncState[] = [];
 const dirs: Array<{ cleanup(): void }> = [];
+const cleanVolumes: string[] = [];
 
 function gitIn(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=Host User', '-c', 'user.email=host@example.test', ...args], { cwd, encoding: 'utf8' }).trim();
@@ -68,6 +69,7 @@ afterAll(async () => {
   await svc?.shutdown();
   socat?.kill('SIGTERM');
   if (svc) await docker.getVolume(workspaceVolumeName(svc.instance, SESSION)).remove({ force: true }).catch(() => undefined);
+  for (const v of cleanVolumes) await docker.getVolume(v).remove({ force: true }).catch(() => undefined);
   for (const d of dirs) d.cleanup();
 });
 
@@ -156,4 +158,33 @@ describe('a session on a remote engine', () => {
     await svc.remove(SESSION);
     expect((await docker.listVolumes()).Volumes?.some((v) => v.Name === workspaceVolumeName(svc.instance, SESSION))).toBe(true);
   }, 180_000);
+
+  it("keeps the workspace volume while the agent's work in it is not all on the branch: uncommitted files, a stash, another branch", async () => {
+    const session = 'ses_remote_ws_wip';
+    const r = tempDir('fd-remote-wip-');
+    dirs.push(r);
+    gitIn(r.path, 'init', '-q', '-b', 'work');
+    writeFileSync(join(r.path, 'README.md'), 'wip repo\n');
+    gitIn(r.path, 'add', 'README.md');
+    gitIn(r.path, 'commit', '-qm', 'host: first');
+    const volume = workspaceVolumeName(svc.instance, session);
+    cleanVolumes.push(volume);
+    const volumeExists = async () => (await docker.listVolumes()).Volumes?.some((v) => v.Name === volume) ?? false;
+    const runIn = async (command: string) => (await new ContainerRunner(svc, session).run({ cwd: r.path, command, env: {}, timeoutMs: 60_000, signal: new AbortController().signal })).exitCode;
+    const git = 'git -c user.name=Agent -c user.email=agent@example.test';
+    for (const leftover of ['echo draft > wip.txt', `echo draft > wip.txt && git add wip.txt && ${git} stash -q`, `${git} checkout -qb side && echo side > side.txt && git add side.txt && ${git} commit -qm side && git checkout -q work`]) {
+      await svc.place({ sessionId: session, worktree: r.path, image, limits: SMALL, engine: 'remote' });
+      expect(await runIn(leftover)).toBe(0);
+      // In sync as far as the branch goes: only the clean-up check tells.
+      expect(svc.workspaceSyncState(session)!.state).toBe('in_sync');
+      await svc.remove(session);
+      expect(await volumeExists()).toBe(true);
+      // Cleared for the next round (the clone is the same volume's).
+      await svc.place({ sessionId: session, worktree: r.path, image, limits: SMALL, engine: 'remote' });
+      expect(await runIn(`rm -f wip.txt side.txt; git stash clear; git branch -D side 2>/dev/null; git status --porcelain`)).toBe(0);
+      await svc.remove(session);
+      expect(await volumeExists()).toBe(false);
+    }
+  }, 300_000);
 });
+
