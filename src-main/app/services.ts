@@ -48,7 +48,7 @@ import { prepareNewWorktree, worktreeEnv } from '../worktrees/worktree-prepare';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
-import { ContainerService, type Placement } from '../containers/container-service';
+import { ContainerService, settingsPlacementStore } from '../containers/container-service';
 import { ContainerRunner } from '../containers/container-runner';
 import { registerContainerHandlers } from '../containers/handlers';
 
@@ -231,7 +231,7 @@ export class AppServices {
       dataDir: options.dataDir,
       logger: log.child('containers'),
       terminals: this.terminals,
-      placements: { load: () => this.settings.getInternal<Record<string, Placement>>('containers.placements') ?? {}, save: (all) => this.settings.setInternal('containers.placements', all) },
+      placements: settingsPlacementStore(this.settings),
       sessionInfo: (id) => {
         const s = this.agents.sessions.get(id);
         return s ? { root: s.root, projectId: s.projectId } : null;

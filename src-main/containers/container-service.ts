@@ -138,6 +138,11 @@ export interface PlacementStore {
   save(all: Record<string, Placement>): void;
 }
 
+/** The stored placements (Keep after quit included) in the app's settings: the app and the CLI read the same row. */
+export function settingsPlacementStore(settings: { getInternal<T>(key: string): T | undefined; setInternal(key: string, value: unknown): void }): PlacementStore {
+  return { load: () => settings.getInternal<Record<string, Placement>>('containers.placements') ?? {}, save: (all) => settings.setInternal('containers.placements', all) };
+}
+
 /** File name of the user's engines in the data folder: the app and the CLI (which needs no database) share it. */
 const ENGINES_FILE = 'container-engines.json';
 

@@ -6,7 +6,10 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContainerService } from '../../../src-main/containers/container-service';
+import { EventHub } from '../../../src-main/bridge/event-hub';
+import { ContainerService, settingsPlacementStore } from '../../../src-main/containers/container-service';
+import { SettingsService } from '../../../src-main/settings/settings-service';
+import { databasePath, openDatabase } from '../../../src-main/store/db';
 import { removeImage } from '../../../src-main/containers/images';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { execFileSync } from 'node:child_process';
@@ -77,8 +80,21 @@ describe('containers CLI', () => {
     expect(none.code).not.toBe(0);
     expect(none.err).toContain('No Flightdeck container belongs to session "ses_nope"');
     expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('No orphaned containers.');
+    // Keep after quit, turned on in the app (the stored placement; the container's label still says no).
+    const keep = (on: boolean) => {
+      const db = openDatabase(databasePath(data));
+      try {
+        settingsPlacementStore(new SettingsService(db, new EventHub())).save({ ses_cli: { image, keep: on } });
+      } finally {
+        db.close();
+      }
+    };
+    keep(true);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
+    expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('No orphaned containers.');
+    expect((await cli('containers', 'ps', '--data-dir', data)).out).toMatch(/^flightdeck-ses_cli {2}local {2}running .* session ses_cli {2}kept /);
+    keep(false);
     expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('Removed 1 orphaned container(s): flightdeck-ses_cli');
     expect((await cli('containers', 'ps', '--data-dir', data)).out).toBe('No Flightdeck containers.');
   }, 90_000);
