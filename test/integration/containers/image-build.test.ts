@@ -73,10 +73,12 @@ describe('image builds', () => {
     const err = await buildImage(engine, { context: context(`FROM ${base}\nRUN ${sleep}\n`), tag, signal: ac.signal, onProgress: (p) => p.step === 2 && ac.abort() }).catch((e: unknown) => e);
     expect((err as AppError).details?.reason).toBe('cancelled');
     // The engine stops the build when the request goes away; the RUN container is removed.
-    // …asynchronously: wait (bounded) until it is gone, stopped ones included.
+    // …asynchronously, and on a loaded engine it may even be created after the cancel: wait
+    // (bounded) until it is gone, stopped ones included, looking no sooner than 3 s after the cancel.
+    const cancelledAt = Date.now();
     for (let i = 0; i < 150; i++) {
       const any = await docker.listContainers({ all: true, filters: { ancestor: [base] } });
-      if (!any.some((c) => c.Command.includes(sleep))) break;
+      if (!any.some((c) => c.Command.includes(sleep)) && Date.now() - cancelledAt >= 3_000) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const left = await docker.listContainers({ all: true, filters: { ancestor: [base] } });
