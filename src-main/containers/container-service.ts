@@ -482,9 +482,24 @@ export class ContainerService {
     });
   }
 
+  /**
+   * Makes room for a session's container name: one this instance left (a crash, an earlier
+   * placement, a container this process is replacing) is removed. One that is not this data
+   * folder's, or whose Flightdeck process is still running (the app and a CLI run share a data
+   * folder), is refused instead: removing it would pull the container from under that process.
+   */
   private async removeByName(engine: Engine, name: string): Promise<void> {
     const found = await engine.call('the container list', (d) => d.listContainers({ all: true, filters: { name: [`^/${name}$`] } }));
     for (const f of found) {
+      const labels = f.Labels ?? {};
+      if (labels[LABEL.managed] !== '1' || labels[LABEL.instance] !== this.instance) {
+        throw new AppError('conflict', `A container named ${name} on ${engine.label} is not this Flightdeck data folder's; it was left alone. Remove or rename it (docker rm -f ${name}) to place the session.`, { reason: 'name_taken', container: f.Id.slice(0, 12) });
+      }
+      const pid = Number(labels[LABEL.ownerPid]);
+      const ours = pid === this.ownerPid && (labels[LABEL.ownerId] ?? null) === this.ownerId;
+      if (!ours && Number.isInteger(pid) && ownerAlive(pid, labels[LABEL.ownerId] ?? null)) {
+        throw new AppError('conflict', `${name} is in use by another Flightdeck process of this data folder (pid ${pid}, a CLI run or another window); it was left alone. Let that run end or stop it, then try again.`, { reason: 'in_use', container: f.Id.slice(0, 12), ownerPid: pid });
+      }
       await engine.call('the container removal', (d) => d.getContainer(f.Id).remove({ force: true }));
       this.closeConsole(f.Id);
     }

@@ -3,12 +3,13 @@
  * container survives, is re-attached to its session by the next start (commands run in it
  * again), and is reaped once its session's process is gone without it being kept.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerRunner } from '../../../src-main/containers/container-runner';
 import { ContainerService } from '../../../src-main/containers/container-service';
 import { silentLogger } from '../../../src-main/platform/logger';
+import { processStartTicks } from '../../../src-main/platform/process-identity';
 import { ensureTestImage } from '../../support/container-image';
 import { tempDir } from '../../support/temp';
 
@@ -25,7 +26,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(async () => {
-  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit', 'ses_gone', 'ses_stopped'];
+  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit', 'ses_gone', 'ses_stopped', 'ses_busy', 'ses_elsewhere'];
   const left = (await docker.listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).filter((c) => mine.includes(c.Labels['dev.flightdeck.session'] ?? ''));
   for (const c of left) await docker.getContainer(c.Id).remove({ force: true });
   data.cleanup();
@@ -119,4 +120,38 @@ describe('quit and restart', () => {
       await svc.shutdown();
     }
   }, 90_000);
+
+  it("never removes a container another live Flightdeck process placed, or another data folder's, to place a session of the same name", async () => {
+    const sleeper = spawn('sleep', ['120'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      // Another process of this data folder (a CLI run): alive for as long as `sleep` runs.
+      const other = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], ownerPid: sleeper.pid!, ownerId: `${sleeper.pid}@${processStartTicks(sleeper.pid!)}` });
+      const theirs = await other.place({ sessionId: 'ses_busy', worktree: wt.path, image, limits: SMALL });
+      const mine = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL] });
+      await expect(mine.place({ sessionId: 'ses_busy', worktree: wt.path, image, limits: SMALL })).rejects.toMatchObject({ code: 'conflict', details: { reason: 'in_use' } });
+      expect((await docker.getContainer(theirs.id).inspect()).State.Running).toBe(true);
+      // Once that process is gone its container is an orphan: placing replaces it.
+      sleeper.kill('SIGKILL');
+      await new Promise((r) => sleeper.once('exit', r));
+      const placed = await mine.place({ sessionId: 'ses_busy', worktree: wt.path, image, limits: SMALL });
+      expect(placed.id).not.toBe(theirs.id);
+      expect(await exists(theirs.id)).toBe(false);
+      await mine.remove('ses_busy');
+
+      // Another data folder's container of the same name is not this one's to remove.
+      const elsewhereData = tempDir('fd-ctr-life-other-');
+      try {
+        const elsewhere = new ContainerService({ dataDir: elsewhereData.path, logger: silentLogger, engines: () => [LOCAL] });
+        const foreign = await elsewhere.place({ sessionId: 'ses_elsewhere', worktree: wt.path, image, limits: SMALL });
+        await expect(mine.place({ sessionId: 'ses_elsewhere', worktree: wt.path, image, limits: SMALL })).rejects.toMatchObject({ code: 'conflict', details: { reason: 'name_taken' } });
+        expect(await exists(foreign.id)).toBe(true);
+        await elsewhere.remove('ses_elsewhere');
+      } finally {
+        elsewhereData.cleanup();
+      }
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  }, 120_000);
 });
