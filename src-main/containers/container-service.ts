@@ -37,7 +37,7 @@ import {
   type NetworkMode,
 } from './core/container-spec';
 import { NVIDIA_SMI_ARGS, parseNvidiaSmi, parseStats, type ContainerStats, type GpuStat } from './core/stats';
-import { discoverEngines, Engine, type EngineInfo } from './engines';
+import { discoverEngines, Engine, withDeadline, type EngineInfo } from './engines';
 import { emptyProgress, type BuildProgress } from './core/build-progress';
 import { AGENT_IMAGE, buildImage } from './images';
 import { commandFooter, commandHeader, hasConsole } from './core/console';
@@ -619,8 +619,13 @@ export class ContainerService {
     engine.docker.modem.demuxStream(stream, out, err);
     let timedOut = false;
     let stopping: Promise<void> | null = null;
+    // Once the command is being stopped, its stream gets the kill's grace and one engine deadline
+    // to end: an engine whose connection dropped silently (ssh, tcp) must not hold the caller forever.
+    let giveUp: NodeJS.Timeout | undefined;
+    let armGiveUp: (() => void) | null = null;
     const stop = () => {
       stopping ??= this.killExec(engine, c, pidFile).catch((e: unknown) => this.o.logger.warn('could not signal a command in its container', { error: e }));
+      armGiveUp?.();
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -634,9 +639,18 @@ export class ContainerService {
         stream.on('end', resolve);
         stream.on('close', resolve);
         stream.on('error', reject);
+        armGiveUp = () => {
+          giveUp ??= setTimeout(() => {
+            this.o.logger.warn('a stopped command\'s stream did not end; leaving it', { container: c.id.slice(0, 12) });
+            (stream as { destroy?: () => void }).destroy?.();
+            resolve();
+          }, EXEC_KILL_GRACE_S * 1000 + engine.deadlineMs);
+        };
+        if (stopping) armGiveUp();
       });
     } finally {
       clearTimeout(timer);
+      clearTimeout(giveUp);
       o.signal?.removeEventListener('abort', onAbort);
     }
     const rest = [decoders[0]!.end(), decoders[1]!.end()];
@@ -655,11 +669,16 @@ export class ContainerService {
     const script = `p=$(cat "$1" 2>/dev/null) || exit 0; kill -TERM -"$p" 2>/dev/null; i=0; while kill -0 "$p" 2>/dev/null && [ $i -lt ${EXEC_KILL_GRACE_S * 10} ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -"$p" 2>/dev/null; exit 0`;
     const ex = await engine.call('the command stop', () => c.exec({ Cmd: ['sh', '-c', script, 'flightdeck-kill', pidFile], AttachStdout: true, AttachStderr: true }));
     const s = await engine.call('the command stop', () => ex.start({ hijack: true, stdin: false }));
-    await new Promise<void>((resolve) => {
+    const ended = new Promise<void>((resolve) => {
       s.on('end', resolve);
       s.on('close', resolve);
       s.on('error', () => resolve());
       s.resume();
+    });
+    // The script ends within its grace; a connection that dropped silently would never say so.
+    await withDeadline(ended, EXEC_KILL_GRACE_S * 1000 + engine.deadlineMs, () => new Error('the command stop got no answer')).catch((e: unknown) => {
+      (s as { destroy?: () => void }).destroy?.();
+      throw e;
     });
   }
 

@@ -122,10 +122,30 @@ export async function syncRemoteWorkspace(w: RemoteWorkspace): Promise<Workspace
     if (made.exitCode !== 0) throw new AppError('unavailable', `The container could not bundle ${w.branch}: ${(made.stderr || made.stdout).trim() || `exit ${made.exitCode}`}`);
     const stream = (await w.engine.call('the workspace download', () => w.container.getArchive({ path: OUT_BUNDLE_PATH }))) as NodeJS.ReadableStream;
     const chunks: Buffer[] = [];
+    // Any size, but never a stall longer than the engine deadline: a connection that dropped
+    // silently would otherwise hold the session's sync lock (and every later command) for good.
     await new Promise<void>((resolve, reject) => {
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', resolve);
-      stream.on('error', reject);
+      let idle: NodeJS.Timeout;
+      const arm = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          (stream as { destroy?: () => void }).destroy?.();
+          reject(new AppError('unavailable', `The download of the container's commits from ${w.engine.label} stalled for ${w.engine.deadlineMs / 1000} s.`));
+        }, w.engine.deadlineMs);
+      };
+      arm();
+      stream.on('data', (c: Buffer) => {
+        chunks.push(c);
+        arm();
+      });
+      stream.on('end', () => {
+        clearTimeout(idle);
+        resolve();
+      });
+      stream.on('error', (e) => {
+        clearTimeout(idle);
+        reject(e);
+      });
     });
     const file = firstFileOfTar(Buffer.concat(chunks));
     if (!file) throw new AppError('internal', "The engine's archive of the container's bundle held no file.");

@@ -43,3 +43,25 @@ describe('tar', () => {
     expect(firstFileOfTar(new Uint8Array(1024))).toBeNull();
   });
 });
+
+describe('syncRemoteWorkspace', () => {
+  it('gives up a download of the container\'s commits that stalls, and says so (the sync lock is not held for good)', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { syncRemoteWorkspace } = await import('../../../src-main/containers/remote-workspace');
+    const stalled = new PassThrough();
+    stalled.write(Buffer.alloc(512));
+    const w = {
+      sessionId: 'ses_stall',
+      worktree: '/nonexistent',
+      branch: 'work',
+      user: { uid: 1000, gid: 1000 },
+      exec: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
+      engine: { label: '"remote" (tcp://gone:2375)', deadlineMs: 100, call: <T>(_what: string, fn: () => Promise<T>) => fn() },
+      container: { getArchive: async () => stalled },
+    };
+    const s = await syncRemoteWorkspace(w as unknown as Parameters<typeof syncRemoteWorkspace>[0]);
+    expect(s.state).toBe('error');
+    expect(s.message).toBe('The download of the container\'s commits from "remote" (tcp://gone:2375) stalled for 0.1 s.');
+    expect(stalled.destroyed).toBe(true);
+  });
+});
