@@ -6,7 +6,7 @@
  * are serialized by a per-session lock.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,6 +18,7 @@ import { childEnv } from '../platform/child-process';
 import { appRoot } from '../platform/paths';
 import type { Logger } from '../platform/logger';
 import { writeFileAtomic } from '../platform/atomic-file';
+import { readFileNoWait } from '../platform/read-no-wait';
 import { KeyedLock } from '../platform/keyed-lock';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import { engineError } from './core/engine-errors';
@@ -50,6 +51,8 @@ import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, unsyncedWork, 
 const STOP_GRACE_S = 5;
 /** Between a command's SIGTERM and SIGKILL (the host runner's grace, for the same reasons). */
 const EXEC_KILL_GRACE_S = 2;
+/** Owner leases of re-attached containers, in the data folder (see leasedElsewhere). */
+const LEASES_DIR = 'container-owners';
 /** Logs returned by `logs()`: the tail a person reads, not the whole history. */
 const LOG_TAIL_LINES = 2000;
 /** `details.reason` of an exec refused because the session's container was removed outside Flightdeck. */
@@ -497,11 +500,12 @@ export class ContainerService {
       }
       const pid = Number(labels[LABEL.ownerPid]);
       const ours = pid === this.ownerPid && (labels[LABEL.ownerId] ?? null) === this.ownerId;
-      if (!ours && Number.isInteger(pid) && ownerAlive(pid, labels[LABEL.ownerId] ?? null)) {
+      if ((!ours && Number.isInteger(pid) && ownerAlive(pid, labels[LABEL.ownerId] ?? null)) || this.leasedElsewhere(f.Id)) {
         throw new AppError('conflict', `${name} is in use by another Flightdeck process of this data folder (pid ${pid}, a CLI run or another window); it was left alone. Let that run end or stop it, then try again.`, { reason: 'in_use', container: f.Id.slice(0, 12), ownerPid: pid });
       }
       await engine.call('the container removal', (d) => d.getContainer(f.Id).remove({ force: true }));
       this.closeConsole(f.Id);
+      this.clearLease(f.Id);
     }
   }
 
@@ -559,6 +563,7 @@ export class ContainerService {
   /** Drops what this process holds of a container that no longer exists (if it is still the session's). */
   private forget(sessionId: string, containerId: string): void {
     this.closeConsole(containerId);
+    this.clearLease(containerId);
     if (this.placed.get(sessionId)?.id === containerId) this.placed.delete(sessionId);
   }
 
@@ -724,7 +729,51 @@ export class ContainerService {
   }
 
   private ownerOf(c: ManagedContainer, labels: Record<string, string>): boolean {
-    return c.ownerPid !== null && ownerAlive(c.ownerPid, labels[LABEL.ownerId] ?? null);
+    return (c.ownerPid !== null && ownerAlive(c.ownerPid, labels[LABEL.ownerId] ?? null)) || this.leasedElsewhere(c.id);
+  }
+
+  // ---- owner leases ----------------------------------------------------------------------
+  // A container's labels name the process that placed it, and labels cannot change. A kept
+  // container re-attached after a restart is used by another process than its label says: that
+  // process records itself in a lease (a file per container in the data folder), so another
+  // Flightdeck process of the data folder (a CLI run) does not take it for an orphan and reap or
+  // replace it while it is in use.
+
+  private leasePath(containerId: string): string | null {
+    return /^[0-9a-f]{12,64}$/.test(containerId) ? join(this.o.dataDir, LEASES_DIR, containerId) : null;
+  }
+
+  private writeLease(containerId: string): void {
+    const path = this.leasePath(containerId);
+    if (!path) return;
+    try {
+      mkdirSync(join(this.o.dataDir, LEASES_DIR), { recursive: true, mode: 0o700 });
+      writeFileAtomic(path, `${this.ownerPid} ${this.ownerId}\n`, { mode: 0o600 });
+    } catch (e) {
+      this.o.logger.warn('could not record the container\'s owner', { container: containerId.slice(0, 12), error: e });
+    }
+  }
+
+  /** Whether a live process other than this one holds the container's lease. */
+  private leasedElsewhere(containerId: string): boolean {
+    const path = this.leasePath(containerId);
+    if (!path) return false;
+    let text: string;
+    try {
+      text = readFileNoWait(path, 'utf8');
+    } catch {
+      return false; // No lease (the usual case), or not a regular file: the labels decide.
+    }
+    const [pidText, id] = text.trim().split(' ');
+    const pid = Number(pidText);
+    if (!Number.isInteger(pid) || pid <= 0) return false;
+    if (pid === this.ownerPid && id === this.ownerId) return false;
+    return ownerAlive(pid, id ?? null);
+  }
+
+  private clearLease(containerId: string): void {
+    const path = this.leasePath(containerId);
+    if (path) rmSync(path, { force: true });
   }
 
   /**
@@ -746,6 +795,7 @@ export class ContainerService {
           continue;
         }
         await engine.call('the container removal', (d) => d.getContainer(c.id).remove({ force: true }));
+        this.clearLease(c.id);
       } catch (e) {
         // Removed meanwhile (by its own process on quit, or by hand): nothing left to reap.
         if (e instanceof AppError && e.code === 'not_found') continue;
@@ -759,6 +809,7 @@ export class ContainerService {
 
   private reattach(c: ManagedContainer, ins: Docker.ContainerInspectInfo): void {
     this.placed.set(c.sessionId, this.described(c, ins));
+    this.writeLease(c.id);
   }
 
   /** A listed container as this process uses a session's container, from its labels and configuration. */

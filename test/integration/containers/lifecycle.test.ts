@@ -26,7 +26,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(async () => {
-  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit', 'ses_gone', 'ses_stopped', 'ses_busy', 'ses_elsewhere'];
+  const mine = ['ses_keep', 'ses_quit', 'ses_late_keep', 'ses_late_quit', 'ses_gone', 'ses_stopped', 'ses_busy', 'ses_elsewhere', 'ses_leased'];
   const left = (await docker.listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).filter((c) => mine.includes(c.Labels['dev.flightdeck.session'] ?? ''));
   for (const c of left) await docker.getContainer(c.Id).remove({ force: true });
   data.cleanup();
@@ -150,6 +150,36 @@ describe('quit and restart', () => {
       } finally {
         elsewhereData.cleanup();
       }
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('a kept container re-attached by a process that still runs is not an orphan to another process of the data folder, even once no longer kept', async () => {
+    let stored: Record<string, unknown> = { ses_leased: { image, limits: SMALL, keep: true } };
+    const store = { load: () => stored as never, save: (v: Record<string, unknown>) => (stored = v) };
+    const info = () => ({ root: wt.path, projectId: null });
+    const first = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: info, ownerPid: 2 ** 22 + 4, ownerId: 'gone' });
+    const kept = await first.ensure('ses_leased');
+    await first.shutdown();
+    const sleeper = spawn('sleep', ['120'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      // The app after a restart (a live process other than this test's): it re-attaches the kept container.
+      const app = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: info, ownerPid: sleeper.pid!, ownerId: `${sleeper.pid}@${processStartTicks(sleeper.pid!)}` });
+      expect(await app.reap()).toEqual([]);
+      expect(app.forSession('ses_leased')?.id).toBe(kept.id);
+      // The user turns Keep off; a CLI run of the same data folder starts meanwhile.
+      app.setKeep('ses_leased', false);
+      const cli = new ContainerService({ dataDir: data.path, logger: silentLogger, engines: () => [LOCAL], placements: store, sessionInfo: info });
+      expect(await cli.reap()).toEqual([]);
+      expect(await exists(kept.id)).toBe(true);
+      await expect(cli.place({ sessionId: 'ses_leased', worktree: wt.path, image, limits: SMALL })).rejects.toMatchObject({ code: 'conflict', details: { reason: 'in_use' } });
+      // Once the app is gone, it is an orphan like any other.
+      sleeper.kill('SIGKILL');
+      await new Promise((r) => sleeper.once('exit', r));
+      expect((await cli.reap()).map((c) => c.id)).toEqual([kept.id]);
+      expect(await exists(kept.id)).toBe(false);
     } finally {
       sleeper.kill('SIGKILL');
     }
