@@ -832,18 +832,12 @@ export class ContainerService {
       worktree: ws.startsWith('volume:') ? null : ws,
       remote,
       taskTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TASK_TIMEOUT_MS,
-      gpus: gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []),
+      gpus: gpusOfContainer(ins),
       network: (ins.HostConfig.NetworkMode as NetworkMode | undefined) ?? 'bridge',
       console: hasConsole(ins),
     };
   }
 
-  /**
-   * The container a terminal (shell or console) of the session opens in: this process's; else a
-   * running one of this data folder that another Flightdeck process (a CLI feature run) placed —
-   * placing anew would remove that one by its name under the other process's commands; else
-   * one started from the placement.
-   */
   /**
    * The container's description, started again first when it is stopped (the Stop button, an
    * engine restart): what opens a shell, the console or a Claude Code run needs it running, as
@@ -870,6 +864,12 @@ export class ContainerService {
     );
   }
 
+  /**
+   * The container a terminal (shell or console) of the session opens in: this process's; else a
+   * running one of this data folder that another Flightdeck process (a CLI feature run) placed —
+   * placing anew would remove that one by its name under the other process's commands; else
+   * one started from the placement.
+   */
   private async terminalTarget(sessionId: string): Promise<SessionContainer> {
     const live = this.placed.get(sessionId);
     if (live) return live;
@@ -1154,6 +1154,11 @@ export class ContainerService {
 }
 
 /** The GPU request a container was created with, read back from its device requests (re-attach). */
+/** The GPUs a container was created with, from its device request (which never changes). */
+function gpusOfContainer(ins: Docker.ContainerInspectInfo): GpuRequest {
+  return gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []);
+}
+
 export function gpusOf(requests: ReadonlyArray<{ Count?: number; DeviceIDs?: string[] }>): GpuRequest {
   const r = requests[0];
   if (!r) return { kind: 'none' };
