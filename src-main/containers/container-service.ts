@@ -245,6 +245,8 @@ export class ContainerService {
   private readonly engineStore: EngineStore;
   private readonly builds = new Map<string, AbortController>();
   private readonly syncStates = new Map<string, WorkspaceSyncState>();
+  /** Whether a listed container (another process's) has GPUs, by container id: see statsOf. */
+  private readonly listedHasGpus = new Map<string, boolean>();
   /** Writers into the agent consoles, by container id. */
   private readonly consoles = new Map<string, ConsoleWriter>();
 
@@ -960,9 +962,14 @@ export class ContainerService {
   async statsOf(c: Pick<ManagedContainer, 'engine' | 'id'>): Promise<ContainerStats> {
     const engine = this.engine(c.engine);
     const ct = engine.docker.getContainer(c.id);
-    const [raw, ins] = await Promise.all([engine.call('the container stats', () => ct.stats({ stream: false })), engine.call('the container inspection', () => ct.inspect())]);
-    const gpus = gpusOf((ins.HostConfig as { DeviceRequests?: Array<{ Count?: number; DeviceIDs?: string[] }> | null }).DeviceRequests ?? []);
-    return parseStats(raw, gpus.kind !== 'none' && ins.State.Running ? await this.gpuStatsIn(engine, ct, c.id) : []);
+    const raw = await engine.call('the container stats', () => ct.stats({ stream: false }));
+    // Whether it has GPUs is asked once per container (its device request never changes), not at each sample.
+    let hasGpus = this.listedHasGpus.get(c.id);
+    if (hasGpus === undefined) {
+      hasGpus = gpusOfContainer(await engine.call('the container inspection', () => ct.inspect())).kind !== 'none';
+      this.listedHasGpus.set(c.id, hasGpus);
+    }
+    return parseStats(raw, hasGpus ? await this.gpuStatsIn(engine, ct, c.id) : []);
   }
 
   /**
