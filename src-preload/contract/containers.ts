@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import { TerminalInfo } from './terminals';
-import { formatBytes } from './units';
+import { formatBytes, wholeUnit } from './units';
 
 /** Sessions are named by the agents contract's ids; bounded here only. */
 const SessionRef = z.string().min(1).max(200);
@@ -50,8 +50,9 @@ export function parseMemorySize(text: string): number | null {
  * files a size is written into.
  */
 export function memorySizeText(bytes: number): string {
-  for (const [unit, size] of [['t', MEMORY_UNITS.t!], ['g', MEMORY_UNITS.g!], ['m', MEMORY_UNITS.m!], ['k', MEMORY_UNITS.k!]] as const) if (bytes % size === 0) return `${bytes / size}${unit}`;
-  return String(bytes);
+  // Docker's suffixes go up to t (TiB).
+  const w = wholeUnit(bytes, 4);
+  return w ? `${w.value}${'kmgt'[w.unit - 1]}` : String(bytes);
 }
 
 export const ContainerLimits = z.object({

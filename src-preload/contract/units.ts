@@ -25,13 +25,22 @@ export function formatBytes(n: number, rounding: 'nearest' | 'down' = 'nearest')
 }
 
 /**
+ * The largest binary unit (1: KiB … `maxUnit`) that holds `n` whole, with the count of it; null
+ * when none does (a count of bytes that is no multiple of 1024).
+ */
+export function wholeUnit(n: number, maxUnit = UNITS.length - 1): { value: number; unit: number } | null {
+  for (let i = maxUnit; i > 0; i--) {
+    const size = 1024 ** i;
+    if (n >= size && n % size === 0) return { value: n / size, unit: i };
+  }
+  return null;
+}
+
+/**
  * A byte count in the largest binary unit that holds it whole (`8 GiB`, `1280 MiB`, `1000 B`):
  * for a limit someone set, where two different values must never read the same.
  */
 export function formatBytesExact(n: number): string {
-  for (let i = UNITS.length - 1; i > 0; i--) {
-    const unit = 1024 ** i;
-    if (n >= unit && n % unit === 0) return `${n / unit} ${UNITS[i]}`;
-  }
-  return `${n} B`;
+  const w = wholeUnit(n);
+  return w ? `${w.value} ${UNITS[w.unit]}` : `${n} B`;
 }

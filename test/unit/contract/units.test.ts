@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatBytesExact } from '../../../src-preload/contract/units';
+import { memorySizeText, parseMemorySize } from '../../../src-preload/contract/containers';
+import { formatBytes, formatBytesExact, wholeUnit } from '../../../src-preload/contract/units';
 
 describe('formatBytes', () => {
   it('writes sizes in binary units: a decimal below 100 of a unit, whole numbers from there', () => {
@@ -37,5 +38,15 @@ describe('formatBytes', () => {
     expect(formatBytesExact(1300 * 1024 ** 2)).toBe('1300 MiB');
     expect(formatBytesExact(6 * 1024 ** 2 + 512)).toBe('6291968 B');
     expect(formatBytesExact(1000)).toBe('1000 B');
+  });
+
+  it('finds the largest whole unit once, for the exact text and for the memory sizes files hold (read back to the same number)', () => {
+    expect(wholeUnit(1536 * 1024 ** 2)).toEqual({ value: 1536, unit: 2 });
+    expect(wholeUnit(1000)).toBeNull();
+    expect(wholeUnit(1024 ** 5, 4)).toEqual({ value: 1024, unit: 4 });
+    for (const [bytes, text] of [[8 * 1024 ** 3, '8g'], [1280 * 1024 ** 2, '1280m'], [64 * 1024, '64k'], [2 * 1024 ** 4, '2t'], [1024 ** 5, '1024t'], [6291968, '6291968']] as const) {
+      expect(memorySizeText(bytes)).toBe(text);
+      expect(parseMemorySize(text)).toBe(bytes);
+    }
   });
 });
