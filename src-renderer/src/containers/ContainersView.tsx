@@ -12,7 +12,6 @@ import { AGENT_IMAGE, ImagesSection } from './ImagesSection';
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
 
-
 /** Room between the view's sections and table cells (the view has no stylesheet of its own). */
 const SECTION = { marginBottom: 24 } as const;
 const CELL = { padding: '4px 12px 4px 0', verticalAlign: 'middle' } as const;
@@ -156,12 +155,12 @@ export function ContainersView() {
                 </span>
               )}
               {e.spec.source === 'user' && (
-              <>
-                {' '}
-                <button className="link" onClick={() => void removeEngine(e.spec.name)} aria-label={`Remove the engine ${e.spec.name}`}>
-                  Remove
-                </button>
-              </>
+                <>
+                  {' '}
+                  <button className="link" onClick={() => void removeEngine(e.spec.name)} aria-label={`Remove the engine ${e.spec.name}`}>
+                    Remove
+                  </button>
+                </>
               )}
             </li>
           ))}
