@@ -92,6 +92,22 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
   }
 }
 
+/** The package.json scripts that run this CLI (`npm run cli -- …`, `npm run serve`). */
+const CLI_SCRIPTS = new Set(['cli', 'serve']);
+
+/**
+ * Where the user typed the command, when npm moved us away from it. `npm run cli` (or
+ * `npm --prefix ~/flightdeck run cli` from a repository) runs the script in Flightdeck's own
+ * folder and keeps the caller's in INIT_CWD; without this, `--repo .`, `--cwd .` and every
+ * relative path named Flightdeck's folder instead of the user's. Only for our own scripts:
+ * a test runner's INIT_CWD (npm test) says nothing about where a spawned CLI should work.
+ */
+export function callerDirectory(env: NodeJS.ProcessEnv, cwd: string): string | null {
+  const init = env.INIT_CWD;
+  if (!init || !CLI_SCRIPTS.has(env.npm_lifecycle_event ?? '') || init === cwd) return null;
+  return init;
+}
+
 /**
  * The CLI as a process (`bin/flightdeck.mjs`, `tsx src-main/cli/main.ts`): the standard streams
  * guarded so a reader that goes away (`… | head`, a closed terminal) stops the command quietly
@@ -100,6 +116,15 @@ export async function runCli(argv: string[], io: CliIo, signal: AbortSignal = ne
  * skip every cleanup (a running turn, a `claude` process group, temporary folders).
  */
 export async function runCliProcess(argv: string[]): Promise<number> {
+  const caller = callerDirectory(process.env, process.cwd());
+  if (caller !== null) {
+    try {
+      process.chdir(caller);
+    } catch {
+      // The caller's folder is gone or unreadable: relative paths then name Flightdeck's own
+      // folder, as they did before, and the command's own checks report what is missing.
+    }
+  }
   const stop = new AbortController();
   const io = guardStdio(() => stop.abort('EPIPE on stdout'));
   const onHangup = () => stop.abort('SIGHUP');
