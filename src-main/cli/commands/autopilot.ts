@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AppError, AutopilotExecutor, type AutopilotRun } from '../../../src-preload/contract';
+import { AppError, AutopilotExecutor, formatUsd, type AutopilotRun } from '../../../src-preload/contract';
 import { formatProblem, parsePlan, readSteps, validatePlan } from '../../autopilot/plan';
 import { UsageError, type CliCommand, type CliContext } from '../command';
 
@@ -224,7 +224,7 @@ export const autopilotCommand: CliCommand = {
         } else {
           for (const r of runs) {
             const where = r.status === 'stopped' ? (r.state.exitReason ?? 'stopped') : `${r.status} in ${r.state.phase}`;
-            ctx.out(`${r.id}  ${where}  iteration ${r.state.iteration}/${r.state.limits.maxIters}  $${r.costUsd.toFixed(4)}  ${r.goal}  (${r.worktree})`);
+            ctx.out(`${r.id}  ${where}  iteration ${r.state.iteration}/${r.state.limits.maxIters}  ${formatUsd(r.costUsd)}  ${r.goal}  (${r.worktree})`);
           }
         }
         return 0;

@@ -4,7 +4,7 @@
  * the same FeatureRunService as the app.
  */
 import { createInterface } from 'node:readline/promises';
-import { RunExecutor, RunPlacement, type Delivery, type FeatureRunEvent, type RunEventData } from '../../../src-preload/contract';
+import { formatUsd, RunExecutor, RunPlacement, type Delivery, type FeatureRunEvent, type RunEventData } from '../../../src-preload/contract';
 import type { AutoAnswer } from '../../approvals/gate';
 import type { RunResult } from '../../features/run/feature-runner';
 import { UsageError, type CliContext } from '../command';
@@ -27,10 +27,6 @@ type ApproveMode = (typeof APPROVE)[number];
 
 
 
-function money(n: number): string {
-  return `$${n.toFixed(4)}`;
-}
-
 function duration(secs: number): string {
   const s = Math.round(secs);
   if (s < 60) return `${s}s`;
@@ -48,7 +44,7 @@ export function describeEvent(d: RunEventData): string | null {
     case 'PhaseStarting':
       return `▶ ${d.name}${d.resumed ? ' (resumed)' : ''}`;
     case 'PhaseCompleted':
-      return `${d.success ? '✓' : '✗'} ${d.name}  ${duration(d.stats.durationSecs)}  ${d.stats.turns} turns  ${money(d.stats.costUsd)}${d.commit ? `  ${d.commit.slice(0, 8)}` : ''}${d.message ? `\n  ${d.message}` : ''}`;
+      return `${d.success ? '✓' : '✗'} ${d.name}  ${duration(d.stats.durationSecs)}  ${d.stats.turns} turns  ${formatUsd(d.stats.costUsd)}${d.commit ? `  ${d.commit.slice(0, 8)}` : ''}${d.message ? `\n  ${d.message}` : ''}`;
     case 'ReviewRound':
       return `  review round ${d.round}: ${!d.parsed ? 'no readable answer' : d.issues.length === 0 ? 'clean' : d.issues.map((i) => `${i.severity} ${i.file}${i.line ? `:${i.line}` : ''}`).join(', ')}`;
     case 'VerifyAttempt':
@@ -178,7 +174,7 @@ function printSummary(ctx: CliContext, slug: string, r: RunResult, elapsed: numb
   const status = r.outcome === 'completed' ? 'Completed' : r.outcome === 'waiting' ? 'Waiting for a human' : r.outcome === 'cancelled' ? 'Cancelled' : 'Failed';
   ctx.out('');
   ctx.out(`Feature run: ${slug} [${status}]`);
-  ctx.out(`Total: ${duration(elapsed)}, ${r.totals.turns} turns, ${money(r.totals.costUsd)} USD (all phases: ${duration(r.totals.durationSecs)} of agent time)`);
+  ctx.out(`Total: ${duration(elapsed)}, ${r.totals.turns} turns, ${formatUsd(r.totals.costUsd)} USD (all phases: ${duration(r.totals.durationSecs)} of agent time)`);
   if (r.delivery) ctx.out(deliveryLine(r.delivery).replace('SLUG', slug));
   if (r.outcome === 'waiting' && waiting) ctx.out(waiting);
   else if (r.outcome !== 'completed' && r.message) ctx.out(r.message);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { formatBytes } from '../../../src-preload/contract';
+import { formatBytes, formatUsd } from '../../../src-preload/contract';
 import { createInterface } from 'node:readline/promises';
 import type { CleanReport, FeatureDetail, FeatureSummary, ProjectFeatures } from '../../features/feature-service';
 import { isFeatureError } from '../../features/errors';
@@ -34,12 +34,11 @@ export function formatDuration(secs: number): string {
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-const money = (n: number, digits = 2) => `$${n.toFixed(digits)}`;
 const RULE = '─'.repeat(78);
 
 function featureLine(f: FeatureSummary): string {
   const status = f.status ? (STATUS_MARK[f.status] ?? f.status) : '? unreadable';
-  return `${f.slug.padEnd(22)} ${status.padEnd(14)} ${(f.branch ?? '').padEnd(26)} ${String(f.turns).padStart(5)} ${money(f.costUsd).padStart(8)}`;
+  return `${f.slug.padEnd(22)} ${status.padEnd(14)} ${(f.branch ?? '').padEnd(26)} ${String(f.turns).padStart(5)} ${formatUsd(f.costUsd).padStart(8)}`;
 }
 
 function printProject(ctx: CliContext, p: ProjectFeatures, withHeader: boolean): void {
@@ -125,14 +124,14 @@ function printStatus(ctx: CliContext, d: FeatureDetail): void {
   const width = Math.max(12, ...s.phases.map((p) => p.name.length + 1));
   ctx.out(`${'Phase'.padEnd(width)} ${'Status'.padEnd(12)} ${'Turns'.padStart(5)} ${'Cost'.padStart(8)} ${'Duration'.padStart(9)}`);
   for (const p of s.phases) {
-    ctx.out(`${p.name.padEnd(width)} ${(PHASE_MARK[p.status] ?? p.status).padEnd(12)} ${String(p.turns).padStart(5)} ${money(p.cost_usd).padStart(8)} ${formatDuration(p.duration_secs).padStart(9)}`);
+    ctx.out(`${p.name.padEnd(width)} ${(PHASE_MARK[p.status] ?? p.status).padEnd(12)} ${String(p.turns).padStart(5)} ${formatUsd(p.cost_usd).padStart(8)} ${formatDuration(p.duration_secs).padStart(9)}`);
   }
   if (s.pr) ctx.out(`\nPR:         #${s.pr.number} ${s.pr.title} (${s.pr.url})`);
   ctx.out('');
   ctx.out('Summary');
   ctx.out(THIN);
   ctx.out(`Total turns:    ${s.total.turns}`);
-  ctx.out(`Total cost:     ${money(s.total.cost_usd, 4)} USD`);
+  ctx.out(`Total cost:     ${formatUsd(s.total.cost_usd)} USD`);
   ctx.out(`Total duration: ${formatDuration(s.total.duration_secs)}`);
   ctx.out(`Tokens:         ${d.tokens.input_tokens} in / ${d.tokens.output_tokens} out`);
   ctx.out(DOUBLE);

@@ -111,7 +111,7 @@ describe('feature status', () => {
     expect(text.out).toMatch(/type-defs\s+● completed\s+5\s+\$0\.42\s+2m 13s/);
     expect(text.out).toMatch(/review\s+○ pending\s+0\s+\$0\.00\s+0s/);
     expect(text.out).toContain('Total turns:    17');
-    expect(text.out).toContain('Total cost:     $2.2700 USD');
+    expect(text.out).toContain('Total cost:     $2.27 USD');
     expect(text.out).toContain('Total duration: 7m 43s');
     expect(text.out).toContain('Tokens:         7000 in / 3000 out');
     expect(text.out).toContain('dirty (0 changed, 1 untracked)');

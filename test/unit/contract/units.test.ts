@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memorySizeText, parseMemorySize } from '../../../src-preload/contract/containers';
-import { formatBytes, formatBytesExact, wholeUnit } from '../../../src-preload/contract/units';
+import { formatBytes, formatBytesExact, formatUsd, wholeUnit } from '../../../src-preload/contract/units';
 
 describe('formatBytes', () => {
   it('writes sizes in binary units: a decimal below 100 of a unit, whole numbers from there', () => {
@@ -48,5 +48,18 @@ describe('formatBytes', () => {
       expect(memorySizeText(bytes)).toBe(text);
       expect(parseMemorySize(text)).toBe(bytes);
     }
+  });
+});
+
+describe('formatUsd', () => {
+  it('keeps a small cost readable instead of rounding it to nothing (the CLI printed $0.00 for $0.0048)', () => {
+    expect(formatUsd(0.0048)).toBe('$0.0048');
+    expect(formatUsd(0.003)).toBe('$0.003');
+    expect(formatUsd(0.42)).toBe('$0.42');
+    expect(formatUsd(2.27)).toBe('$2.27');
+    expect(formatUsd(1234.5)).toBe('$1,234.50');
+    expect(formatUsd(0)).toBe('$0.00');
+    expect(formatUsd(0.00001)).toBe('<$0.0001');
+    expect(formatUsd(Number.NaN)).toBe('$0.00');
   });
 });
