@@ -43,6 +43,28 @@ function readCert(dir: string | null, file: string): Buffer | undefined {
 }
 
 /** dockerode's connection options for an engine (certificates read from its folder). */
+/** The variables docker-modem reads on its own, behind the options it is given. */
+const DOCKER_CLIENT_ENV = ['DOCKER_HOST', 'DOCKER_TLS_VERIFY', 'DOCKER_CERT_PATH', 'DOCKER_PATH_PREFIX', 'DOCKER_CLIENT_TIMEOUT'] as const;
+
+/**
+ * A client for exactly the engine `spec` names. docker-modem starts from DOCKER_HOST (and its
+ * TLS variables) and lays the given options over it, so with DOCKER_HOST naming a remote engine
+ * the local socket's client went to the remote host — and "local" was reported unreachable
+ * while it answered. DOCKER_HOST is already an engine of its own (envEngine); no other spec
+ * may inherit it, so the client is built with those variables out of sight. The constructor
+ * is synchronous, so nothing else can observe the environment meanwhile.
+ */
+export function dockerClient(spec: EngineSpec): Docker {
+  const options = dockerOptions(spec);
+  const saved = DOCKER_CLIENT_ENV.map((k) => [k, process.env[k]] as const);
+  for (const [k] of saved) delete process.env[k];
+  try {
+    return new Docker(options);
+  } finally {
+    for (const [k, v] of saved) if (v !== undefined) process.env[k] = v;
+  }
+}
+
 export function dockerOptions(spec: EngineSpec, env: NodeJS.ProcessEnv = process.env): Docker.DockerOptions {
   const a = parseEngineHost(spec.host, spec.tls !== null);
   // Pinned: newer engines accept older clients; an engine older than this refuses with a message we translate.
@@ -110,7 +132,7 @@ export class Engine {
     readonly spec: EngineSpec,
     readonly deadlineMs = ENGINE_CALL_DEADLINE_MS,
   ) {
-    this.docker = new Docker(dockerOptions(spec));
+    this.docker = dockerClient(spec);
     this.local = isLocalEngine(spec);
   }
 

@@ -22,12 +22,11 @@ import { createServer as createHttpServer, request as httpRequest } from 'node:h
 import { createConnection, createServer, type Server } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { createInterface } from 'node:readline';
-import Docker from 'dockerode';
 import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
 import { containerArgs, containerEnvFor, hostPaths, keyFileOf, loopbackTarget, type ClaudeBridgeInput } from '../core/claude-in-container';
 import { tarFiles } from '../core/tar';
-import { dockerOptions } from '../engines';
+import { dockerClient } from '../engines';
 import { claudeConsoleText, hasConsole, redactSecrets } from '../core/console';
 import { containerConsole } from '../console-writer';
 
@@ -130,7 +129,7 @@ async function main(): Promise<void> {
   }
   const engine: EngineSpec = input.engine;
   const label = `"${engine.name}" (${engine.host})`;
-  const docker = new Docker(dockerOptions(engine));
+  const docker = dockerClient(engine);
   const container = docker.getContainer(input.container);
   const args = process.argv.slice(2);
 

@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import Docker from 'dockerode';
 import type { EngineSpec } from '../core/engine-spec';
 import { engineError } from '../core/engine-errors';
-import { dockerOptions, ENGINE_CALL_DEADLINE_MS, withDeadline } from '../engines';
+import { dockerClient, ENGINE_CALL_DEADLINE_MS, withDeadline } from '../engines';
 
 /** `deadlineMs`: how long opening may take (the engine deadline unless given; tests give a short one). */
 type BridgeInput = { engine: EngineSpec; container: string; deadlineMs?: number } & ({ attach: true } | { attach?: undefined; user: string; workdir: string; cmd: string[] });
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   } catch {
     fail('flightdeck container shell: no container given.');
   }
-  const docker = new Docker(dockerOptions(input.engine));
+  const docker = dockerClient(input.engine);
   const label = `"${input.engine.name}" (${input.engine.host})`;
   if (input.attach) return attachConsole(docker, input, label);
   const exec = await opened(
