@@ -691,8 +691,12 @@ export class ContainerService {
 
   // ---- lifecycle --------------------------------------------------------------------------
 
-  /** This instance's containers on one engine (all engines when none is named); unreachable engines are skipped. */
-  async list(engineName?: string, o: { localOnly?: boolean } = {}): Promise<ManagedContainer[]> {
+  /**
+   * This data folder's containers on every engine (or the one named). An engine that does not
+   * answer is skipped so the others still list; pass `unreachable` to learn which were, so a
+   * caller never reports "no containers" for an engine it could not ask.
+   */
+  async list(engineName?: string, o: { localOnly?: boolean; unreachable?: Array<{ engine: string; message: string }> } = {}): Promise<ManagedContainer[]> {
     const specs = engineName ? [this.engine(engineName).spec] : this.engineSpecs().filter((s) => !o.localOnly || isLocalEngine(s));
     const out: ManagedContainer[] = [];
     // Read once for every row (the app's store is a settings row).
@@ -704,6 +708,7 @@ export class ContainerService {
       } catch (e) {
         if (engineName) throw e;
         // Listing across engines: one engine being down must not hide the others' containers.
+        o.unreachable?.push({ engine: spec.name, message: e instanceof Error ? e.message : String(e) });
         continue;
       }
       for (const r of rows) {

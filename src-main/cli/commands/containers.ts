@@ -53,11 +53,15 @@ async function subcommand(ctx: CliContext, svc: ContainerService, sub: string | 
     }
     case 'ps': {
       noArgs();
-      const list = await svc.list(engineName);
+      const unreachable: Array<{ engine: string; message: string }> = [];
+      const list = await svc.list(engineName, { unreachable });
+      // An engine that did not answer is not an engine without containers: say so, exit 1.
+      for (const u of unreachable) ctx.err(`error: the engine ${u.engine} is unreachable, so its containers are not listed: ${u.message}`);
       if (ctx.json) ctx.out(JSON.stringify(list));
-      else if (list.length === 0) ctx.out('No Flightdeck containers.');
+      else if (list.length === 0 && unreachable.length === 0) ctx.out('No Flightdeck containers.');
+      else if (list.length === 0) ctx.out('No Flightdeck containers on the engines that answered.');
       else for (const c of list) ctx.out(`${c.name}  ${c.engine}  ${c.state}  ${c.status}  session ${c.sessionId}${c.keep ? '  kept' : ''}  ${c.image}`);
-      return 0;
+      return unreachable.length > 0 ? 1 : 0;
     }
     case 'stats': {
       noArgs();

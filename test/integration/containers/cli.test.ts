@@ -57,6 +57,25 @@ describe('containers CLI', () => {
     expect((await cli('containers', 'engine-remove', 'gone', '--data-dir', data)).code).toBe(0);
   }, 60_000);
 
+  it('ps against an engine that does not answer says so and exits 1, instead of "No Flightdeck containers"', async () => {
+    expect((await cli('containers', 'engine-add', 'down', 'unix:///tmp/flightdeck-down.sock', '--data-dir', data)).code).toBe(0);
+    try {
+      const all = await cli('containers', 'ps', '--data-dir', data);
+      expect(all.code).toBe(1);
+      expect(all.err).toMatch(/^error: the engine down is unreachable, so its containers are not listed: .*not reachable/);
+      expect(all.out).not.toBe('No Flightdeck containers.');
+      const one = await cli('containers', 'ps', '--engine', 'down', '--data-dir', data);
+      expect(one.code).toBe(1);
+      expect(one.err).toMatch(/not reachable/);
+      expect(one.out).toBe('');
+    } finally {
+      expect((await cli('containers', 'engine-remove', 'down', '--data-dir', data)).code).toBe(0);
+    }
+    // With every engine answering, an empty list is the plain answer again.
+    const ok = await cli('containers', 'ps', '--engine', 'local', '--data-dir', data);
+    expect(ok.code).toBe(0);
+  }, 60_000);
+
   it('ps, stats and reap a container whose process was killed', async () => {
     const wt = tempDir('fd-ctr-cli-wt-');
     dirs.push(wt);
