@@ -27,6 +27,7 @@ import { runContainers } from '../features/run/run-containers';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
 import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
+import type { RepositoryTemplatesPolicy } from '../features/templates';
 import { registerPlanningHandlers } from '../features/plan-handlers';
 import { AutopilotService } from '../autopilot/autopilot-service';
 import { registerAutopilotHandlers } from '../autopilot/handlers';
@@ -73,6 +74,11 @@ export interface HostOptions {
   storageRetry?: { baseMs: number; maxMs: number };
   /** Environment overrides for every Claude Code run (tests: a temp HOME, no CLI-side API retries). */
   coderEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whether a repository's own prompt templates (`prompts.extra_dirs`, `.flightdeck/prompts`) are
+   * used: workspace trust's decision. Absent: never (the user's folder and the built-in set only).
+   */
+  repositoryTemplates?: RepositoryTemplatesPolicy;
 }
 
 /**
@@ -248,12 +254,12 @@ export class AppServices {
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
     registerBudgetHandlers(this.router, this.budgets);
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir });
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
-    this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning') });
+    this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
     registerPlanningHandlers(this.router, this.planning, this.projects);
-    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot') });
+    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
     registerAutopilotHandlers(this.router, this.autopilot);
     this.changes = new ChangesService({
       hub: this.hub,

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, AutopilotStartInput, type AutopilotIteration, type AutopilotPlanView, type AutopilotRun } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import { loadConfig } from '../features/config';
+import type { RepositoryTemplatesPolicy } from '../features/templates';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
 import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
@@ -33,6 +34,8 @@ export interface AutopilotServiceOptions {
   driver: () => DriverLike;
   dataDir: string;
   logger: Logger;
+  /** Whether a repository's own prompt templates are used (workspace trust); absent: never. */
+  repositoryTemplates?: RepositoryTemplatesPolicy;
 }
 
 export type RunListener = (run: AutopilotRun, iteration: AutopilotIteration | null) => void;
@@ -307,7 +310,7 @@ export class AutopilotService {
       {
         store: this.store,
         agent,
-        prompts: new AutopilotPrompts({ worktree: r.worktree, dataDir: this.o.dataDir }),
+        prompts: new AutopilotPrompts({ worktree: r.worktree, dataDir: this.o.dataDir, useRepositoryTemplates: this.o.repositoryTemplates?.(r.repo) ?? false }),
         logger: this.o.logger,
         onChange: (run, iteration) => this.emit(publicRun(run), iteration),
       },

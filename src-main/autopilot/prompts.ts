@@ -5,8 +5,8 @@ import { PromptTemplates } from '../features/templates';
 /**
  * The autopilot's three prompts (plan update, execute, fix or re-plan), rendered by the shared
  * prompt engine (src-main/features/templates.ts): the built-in ones are
- * `resources/prompts/autopilot/*.j2`; a repository overrides one with a file of the same name
- * under `.flightdeck/prompts/autopilot/`, a user for every repository under
+ * `resources/prompts/autopilot/*.j2`; a trusted repository overrides one with a file of the same
+ * name under `.flightdeck/prompts/autopilot/`, a user for every repository under
  * `<data folder>/prompts/autopilot/`. The first folder that has the file wins.
  */
 
@@ -34,21 +34,29 @@ export interface PromptVars {
   fix_or_replan: { iteration: number; testCmd: string; step: PromptStep | null; exitCode: number | null; output: string; attempt: number; maxAttempts: number };
 }
 
-/** The override folders of a run, most specific first (the built-in set comes after them). */
-export function overrideDirs(o: { worktree: string; dataDir?: string }): string[] {
-  const dirs = [join(o.worktree, '.flightdeck', 'prompts')];
-  if (o.dataDir) dirs.push(join(o.dataDir, 'prompts'));
-  return dirs;
+/** The repository's override folder in a run's worktree (searched only when the repository is trusted). */
+export const REPOSITORY_PROMPTS_DIR = join('.flightdeck', 'prompts');
+
+export interface AutopilotPromptsOptions {
+  worktree: string;
+  dataDir?: string;
+  builtinDir?: string;
+  /** Whether the worktree's `.flightdeck/prompts` is searched (workspace trust); absent: never. */
+  useRepositoryTemplates?: boolean;
 }
 
 export class AutopilotPrompts {
-  constructor(private readonly o: { worktree: string; dataDir?: string; builtinDir?: string }) {}
+  constructor(private readonly o: AutopilotPromptsOptions) {}
 
   render<N extends PromptName>(name: N, vars: PromptVars[N]): string {
     // A new engine per prompt: it keeps only the override folders that exist, and one created
     // while a run goes on must count from the next prompt.
-    const templates = new PromptTemplates({ extraDirs: overrideDirs(this.o), ...(this.o.builtinDir ? { builtinDir: this.o.builtinDir } : {}) });
     try {
+      const templates = new PromptTemplates({
+        ...(this.o.useRepositoryTemplates ? { repository: { root: this.o.worktree, dirs: [REPOSITORY_PROMPTS_DIR] } } : {}),
+        ...(this.o.dataDir ? { userDir: join(this.o.dataDir, 'prompts') } : {}),
+        ...(this.o.builtinDir ? { builtinDir: this.o.builtinDir } : {}),
+      });
       return templates.render(`autopilot/${name}`, vars as unknown as Record<string, unknown>).trim() + '\n';
     } catch (e) {
       throw new AppError('invalid_input', `The autopilot prompt "${name}" could not be rendered: ${(e as Error).message}`, { template: `autopilot/${name}` });

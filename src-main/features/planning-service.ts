@@ -32,7 +32,7 @@ import { extractPhases, namePhases, NO_PHASES_MESSAGE, taggedBlock, unwrapDocume
 import { newDraftId, PlanDraftStore, type StoredDraft } from './plan-drafts';
 import { findFeature } from './scanner';
 import { newFeatureState, STATE_FILE, writeState, type RunAgent } from './state';
-import { projectTemplates, type PromptTemplates } from './templates';
+import { projectTemplates, type PromptTemplates, type RepositoryTemplatesPolicy } from './templates';
 
 export const OVERVIEW_FILE = 'overview.md';
 /** The one commit finalize makes, so every feature branch starts the same way. */
@@ -60,6 +60,8 @@ export interface PlanningServiceOptions {
   now?: () => Date;
   /** The built-in templates' folder (tests). */
   builtinPromptsDir?: string;
+  /** Whether a repository's own prompt templates are used (workspace trust); absent: never. */
+  repositoryTemplates?: RepositoryTemplatesPolicy;
 }
 
 export interface AgentChoice {
@@ -114,7 +116,11 @@ export class PlanningService {
   dispose(): void {}
 
   private templates(root: string, config: FeaturesConfig): PromptTemplates {
-    return projectTemplates(root, config.prompts.extra_dirs, this.o.builtinPromptsDir);
+    return projectTemplates(root, config.prompts.extra_dirs, {
+      useRepositoryTemplates: this.o.repositoryTemplates?.(root) ?? false,
+      userDir: join(this.o.dataDir, 'prompts'),
+      ...(this.o.builtinPromptsDir ? { builtinDir: this.o.builtinPromptsDir } : {}),
+    });
   }
 
   // ---- init -------------------------------------------------------------------------------------

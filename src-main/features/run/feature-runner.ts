@@ -81,6 +81,10 @@ export interface RunnerDeps {
   logger: Logger;
   /** Tests point the built-in templates elsewhere. */
   builtinPromptsDir?: string;
+  /** Whether the repository's own prompt templates are used (workspace trust); absent: never. */
+  useRepositoryTemplates?: boolean;
+  /** The user's own template folder (`<data folder>/prompts`). */
+  userPromptsDir?: string;
 }
 
 export interface RunRequest {
@@ -154,7 +158,11 @@ export class FeatureRunner {
     this.state = await readState(this.statePath);
     checkRunnable(this.state, this.statePath);
     this.config = await loadConfig(this.req.repoRoot);
-    this.templates = projectTemplates(this.req.repoRoot, this.config.prompts.extra_dirs, this.d.builtinPromptsDir);
+    this.templates = projectTemplates(this.req.repoRoot, this.config.prompts.extra_dirs, {
+      useRepositoryTemplates: this.d.useRepositoryTemplates ?? false,
+      ...(this.d.userPromptsDir ? { userDir: this.d.userPromptsDir } : {}),
+      ...(this.d.builtinPromptsDir ? { builtinDir: this.d.builtinPromptsDir } : {}),
+    });
     this.worktree = resolve(this.req.repoRoot, this.state.git.worktree_path);
     const featureDir = join(this.worktree, FEATURES_DIR, this.req.slug);
     const designSpec = await readDoc(join(featureDir, 'specs', 'design.md'));

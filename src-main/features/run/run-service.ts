@@ -7,6 +7,7 @@
  * first phase that is not completed.
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { AppError, type FeatureRunEvent, type FeatureRunInfo, type FeatureRunStatus, type MergeResult, type RunEventData, type RunExecutor, type RunPlacement } from '../../../src-preload/contract';
 import type { AgentService } from '../../agents/agent-service';
 import type { SessionDriver } from '../../agents/session-driver';
@@ -22,6 +23,7 @@ import type { TerminalService } from '../../terminals/terminal-service';
 import { isFeatureError } from '../errors';
 import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps } from '../git-ops';
 import { activeStatePath, scanFeatures } from '../scanner';
+import type { RepositoryTemplatesPolicy } from '../templates';
 import { readState, updateState } from '../state';
 import { makeCheckRunner } from './checks';
 import { FeatureRunner, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
@@ -51,6 +53,8 @@ export interface FeatureRunServiceOptions {
   dataDir: string;
   git?: GitOps;
   gh?: GhOps;
+  /** Whether a repository's own prompt templates are used (workspace trust); absent: never. */
+  repositoryTemplates?: RepositoryTemplatesPolicy;
 }
 
 interface LiveRun {
@@ -281,6 +285,8 @@ export class FeatureRunService {
         },
         now: () => new Date(),
         logger: this.o.logger,
+        useRepositoryTemplates: this.o.repositoryTemplates?.(row.projectPath) ?? false,
+        userPromptsDir: join(this.o.dataDir, 'prompts'),
       },
       { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, executor: row.executor, ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), signal: live.controller.signal },
     );

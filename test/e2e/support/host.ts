@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
  */
 export async function startHost(opts: { dataDir?: string; env?: NodeJS.ProcessEnv; port?: number } = {}): Promise<RunningHost> {
   const data = opts.dataDir ?? tempDir('fd-e2e-data-').path;
-  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', String(opts.port ?? 0), '--data-dir', data], {
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', String(opts.port ?? 0), '--no-build', '--data-dir', data], {
     cwd: root,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

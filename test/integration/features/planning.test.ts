@@ -314,11 +314,14 @@ describe('feature plan drafts', () => {
     expect(repoSnapshot(h.repo)).toBe(snapshot);
   });
 
-  it("the project's prompt overrides are used, and a broken one is a prompt error with its file and line", async () => {
-    h = await planningHarness([
-      { match: { userPattern: 'CUSTOM-APPROVE add-login' }, blocks: [{ type: 'text', text: DESIGN_SPEC }] },
-      { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_PLAN }] },
-    ]);
+  it("a trusted project's prompt overrides are used, and a broken one is a prompt error with its file and line", async () => {
+    h = await planningHarness(
+      [
+        { match: { userPattern: 'CUSTOM-APPROVE add-login' }, blocks: [{ type: 'text', text: DESIGN_SPEC }] },
+        { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_PLAN }] },
+      ],
+      { repositoryTemplates: () => true },
+    );
     initByHand(h);
     const overrides = join(h.repo, '.flightdeck', 'prompts', 'plan');
     mkdirSync(overrides, { recursive: true });

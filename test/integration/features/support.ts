@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppServices } from '../../../src-main/app/services';
+import { AppServices, type HostOptions } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
@@ -59,12 +59,12 @@ export function saveScriptedProfile(app: AppServices, url: string): void {
   });
 }
 
-export async function planningHarness(script: Script): Promise<PlanningHarness> {
+export async function planningHarness(script: Script, o: Pick<HostOptions, 'repositoryTemplates'> = {}): Promise<PlanningHarness> {
   const server = await startModelServer({ script });
   const data = tempDir('fd-plan-data-');
   const home = tempDir('fd-plan-home-');
   const r = repoWithOrigin();
-  const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
+  const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' }, ...o });
   app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 30, maxDurationS: 120 });
   saveScriptedProfile(app, server.url);
   const project = await app.projects.add(r.repo);

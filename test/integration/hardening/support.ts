@@ -29,7 +29,7 @@ export async function startHostProcess(o: { dataDir: string; env?: NodeJS.Proces
   const root = appRoot();
   const token = o.token ?? `hardening-token-${Math.random().toString(36).slice(2)}`;
   const loader = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', loader, join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', '0', '--data-dir', o.dataDir], {
+  const child = spawn(process.execPath, ['--import', loader, join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', '0', '--no-build', '--data-dir', o.dataDir], {
     cwd: root,
     env: { ...process.env, ...o.env, FLIGHTDECK_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -176,7 +176,7 @@ beforeAll(async () => {
   for (const k of Object.keys(env)) if (k.startsWith('ANTHROPIC_')) delete env[k];
   // Node runs the CLI itself (no wrapper process), so the pid is the host whose memory we read.
   const loader = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  child = spawn(process.execPath, ['--import', loader, join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', '0', '--data-dir', data.path], {
+  child = spawn(process.execPath, ['--import', loader, join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', '0', '--no-build', '--data-dir', data.path], {
     cwd: cwd.path,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
