@@ -79,6 +79,8 @@ export const FeaturesConfig = z.strictObject({
   version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION} (the only config version this Flightdeck understands)` }).default(CONFIG_VERSION),
   agent: AgentConfig.prefault({}),
   checks: z.array(nonEmpty).default(['cargo build', 'cargo +nightly fmt -- --check', 'cargo clippy -- -D warnings']),
+  /** How long one check may run before it is stopped (a hung test runner, a watch mode). */
+  check_timeout_minutes: z.number().int().positive().max(24 * 60).default(30),
   prompts: PromptsConfig.prefault({}),
   git: GitConfig.prefault({}),
   review: ReviewConfig.prefault({}),

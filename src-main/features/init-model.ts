@@ -6,13 +6,14 @@
  */
 import { Document, isMap, parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { detectTestCommands, type ProjectFiles } from '../test-runners/detect';
 import { CONFIG_VERSION, defaultConfig, parseConfig, type FeaturesConfig } from './config';
 
 /** What init knows about the repository: its file list and the contents of a few key files. */
 export interface RepoFacts {
   /** Repository-relative paths (tracked and untracked-not-ignored), `/`-separated. */
   paths: readonly string[];
-  /** Contents of the files in {@link KEY_FILES} that exist (and of any sampled file). */
+  /** Contents of the files in {@link KEY_FILES} that exist (and of any sampled file, and a few Python test files). */
   contents: ReadonlyMap<string, string>;
 }
 
@@ -32,10 +33,8 @@ export const KEY_FILES = [
   'tsconfig.json',
 ] as const;
 
-// npm's placeholder test script: present in every `npm init` package, never a real test.
-const NPM_PLACEHOLDER_TEST = /no test specified/;
-/** package.json scripts that are checks, in the order they are best run (cheap first). */
-const CHECK_SCRIPTS = ['build', 'typecheck', 'lint', 'test'] as const;
+/** package.json scripts that are checks besides the tests, in the order they are best run (cheap first). */
+const CHECK_SCRIPTS = ['build', 'typecheck', 'lint'] as const;
 
 export interface Detected {
   checks: string[];
@@ -63,45 +62,52 @@ function packageScripts(text: string | undefined): Record<string, string> {
   }
 }
 
-function usesPytest(f: RepoFacts, paths: ReadonlySet<string>): boolean {
-  if (paths.has('pytest.ini') || paths.has('conftest.py')) return true;
-  if (/\[tool\.pytest/.test(f.contents.get('pyproject.toml') ?? '')) return true;
-  if (/\[(tool:)?pytest\]/.test(f.contents.get('setup.cfg') ?? '') || /\[pytest\]/.test(f.contents.get('tox.ini') ?? '')) return true;
-  return f.paths.some((p) => /(^|\/)test_[^/]*\.py$|(^|\/)[^/]*_test\.py$/.test(p));
+/** The detector's view of what init gathered. */
+export function factsAsFiles(f: RepoFacts): ProjectFiles {
+  return { paths: f.paths, read: (p) => f.contents.get(p) ?? null };
 }
 
-/** The checks and setup commands the repository's own files imply. */
+/**
+ * The checks and setup commands the repository's own files imply. The test command comes from
+ * the test-runner detector (src-main/test-runners), in the runner's non-watch form; a Makefile
+ * target is a check only when no language runner was found, so tests do not run twice.
+ */
 export function detectFromRepo(f: RepoFacts): Detected {
   const paths = new Set(f.paths);
   const checks: string[] = [];
   const setup: string[] = [];
   const toolchains: string[] = [];
+  const tests = detectTestCommands(factsAsFiles(f));
+  const testOf = (...runners: string[]) => tests.filter((t) => runners.includes(t.runner)).map((t) => t.command);
   if (paths.has('package.json')) {
     const runner = packageRunner(paths);
     const scripts = packageScripts(f.contents.get('package.json'));
-    for (const name of CHECK_SCRIPTS) {
-      const body = scripts[name];
-      if (body === undefined || (name === 'test' && NPM_PLACEHOLDER_TEST.test(body))) continue;
-      checks.push(name === 'test' ? runner.test : runner.run(name));
-    }
+    for (const name of CHECK_SCRIPTS) if (scripts[name] !== undefined) checks.push(runner.run(name));
+    checks.push(...testOf('node-test', 'vitest', 'jest', 'mocha', 'ava', 'tap', 'package-script'));
     if (runner.install) setup.push(runner.install);
     toolchains.push(`Node.js package (package.json${Object.keys(scripts).length ? `; scripts: ${Object.keys(scripts).join(', ')}` : ''})`);
   }
   if (paths.has('Cargo.toml')) {
-    checks.push('cargo build', 'cargo test');
+    checks.push('cargo build', ...testOf('cargo'));
     toolchains.push('Rust crate (Cargo.toml)');
   }
   if (paths.has('go.mod')) {
-    checks.push('go build ./...', 'go vet ./...', 'go test ./...');
+    checks.push('go build ./...', 'go vet ./...', ...testOf('go'));
     toolchains.push('Go module (go.mod)');
   }
-  const python = paths.has('pyproject.toml') || paths.has('setup.py') || paths.has('setup.cfg') || f.paths.some((p) => p.endsWith('.py'));
-  if (python && usesPytest(f, paths)) {
-    checks.push('python -m pytest -q');
-    toolchains.push('Python tests with pytest');
-  } else if (python) {
+  const python = tests.find((t) => t.runner === 'pytest' || t.runner === 'unittest');
+  if (python) {
+    checks.push(python.command);
+    toolchains.push(`Python tests with ${python.runner}`);
+  } else if (paths.has('pyproject.toml') || paths.has('setup.py') || paths.has('setup.cfg') || f.paths.some((p) => p.endsWith('.py'))) {
     toolchains.push('Python');
   }
+  const make = testOf('make');
+  if (make.length > 0 && checks.length === 0) {
+    checks.push(...make);
+    toolchains.push('Makefile');
+  }
+  if (paths.has('pom.xml') || paths.has('gradlew') || paths.has('build.gradle') || paths.has('build.gradle.kts')) checks.push(...testOf('maven', 'gradle'));
   return { checks, setup, toolchains };
 }
 

@@ -14,6 +14,8 @@ export const SAMPLE_MAX_CHARS = 4_000;
 export const SAMPLES_MAX_TOTAL_CHARS = 24_000;
 /** Paths listed in the prompt's tree; beyond this the tree is a count, not a list. */
 export const TREE_MAX_ENTRIES = 400;
+/** Python test files the detector reads to tell unittest from pytest: their imports are at the top. */
+const MAX_PYTHON_TESTS_READ = 10;
 /** CI workflows sampled: they often hold the real check commands. */
 const MAX_WORKFLOW_SAMPLES = 2;
 
@@ -31,8 +33,17 @@ export async function gatherRepo(root: string): Promise<GatheredRepo> {
   const paths = [...new Set(out.split('\0').filter((p) => p !== ''))];
   const present = new Set(paths);
   const workflows = paths.filter((p) => /^\.github\/workflows\/[^/]+\.ya?ml$/.test(p)).slice(0, MAX_WORKFLOW_SAMPLES);
-  const wanted = [...KEY_FILES.filter((f) => present.has(f)), ...workflows];
   const contents = new Map<string, string>();
+  const wanted = [...KEY_FILES.filter((f) => present.has(f)), ...workflows];
+  // Read for the test-runner detector (pytest or unittest), not shown to the model.
+  const pythonTests = paths.filter((p) => /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(p)).slice(0, MAX_PYTHON_TESTS_READ);
+  for (const path of pythonTests) {
+    try {
+      contents.set(path, (await readFileNoWaitAsync(join(root, path), 'utf8')).slice(0, SAMPLE_MAX_CHARS));
+    } catch {
+      // Vanished or not a regular file: the detector reads it as absent.
+    }
+  }
   const samples: RepoSample[] = [];
   let total = 0;
   for (const path of wanted) {

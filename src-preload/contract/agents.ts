@@ -466,7 +466,7 @@ export const AgentEventData = z.discriminatedUnion('type', [
     summarizedMessages: z.number().int().nonnegative(),
   }),
   /** Seed 001 §8. */
-  z.object({ type: z.literal('verify.started'), command: z.string(), attempt: z.number().int().positive(), maxAttempts: z.number().int().nonnegative() }),
+  z.object({ type: z.literal('verify.started'), command: z.string(), attempt: z.number().int().positive(), maxAttempts: z.number().int().nonnegative(), /** How long it may run before it is stopped. */ timeoutMs: z.number().int().positive().optional() }),
   z.object({
     type: z.literal('verify.result'),
     command: z.string(),

@@ -59,3 +59,13 @@ export function formatUsd(n: number): string {
   // Trailing zeros beyond the cents say nothing ($0.0030 → $0.003).
   return `$${fixed.replace(/(\.\d\d\d*?)0+$/, '$1')}`;
 }
+
+/** A command's timeout as people say it: "10 min", "90 s", "1 h 30 min". */
+export function timeoutText(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120 && s % 60 !== 0) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+}

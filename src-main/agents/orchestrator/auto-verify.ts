@@ -10,6 +10,7 @@ import { SandboxUnavailableError } from '../../sandbox/sandbox-runtime';
 import { readProjectConfig } from './project-config';
 import type { TurnContext } from './turn-context';
 import { approveVerifyRun } from './verify-approval';
+import { TEST_ENV } from '../../test-runners/detect';
 import { detectVerifyCommand, isDocPath, isWhitelisted, VERIFY_WHITELIST } from './verify-detect';
 
 /** The failing output the repair prompt quotes: the tail, where test runners print the summary. */
@@ -48,7 +49,7 @@ export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'>
   }
   const command = configured ?? detectVerifyCommand(s.root);
   if (command === null) {
-    return skip(ctx, 'no_command', 'no whitelisted test command applies to this repository (looked for go.mod, a pytest config, a package.json test script, Cargo.toml, pom.xml, gradlew, build.gradle).');
+    return skip(ctx, 'no_command', 'no whitelisted test command applies to this repository (looked for a package.json test script, go.mod, Cargo.toml, pytest or unittest tests, a Makefile test or check target, pom.xml, gradlew, build.gradle).');
   }
 
   const approved = await approveVerifyRun(ctx, command);
@@ -57,14 +58,18 @@ export async function autoVerify(ctx: TurnContext): Promise<'continue' | 'done'>
 
   ctx.verifyAttempts++;
   const attempt = ctx.verifyAttempts;
-  ctx.emit({ type: 'verify.started', command, attempt, maxAttempts: wf.maxVerifyAttempts });
+  // The same limit as the agent's own commands (Settings → bash timeout), shown with the command.
+  const timeoutMs = ctx.deps.settings().bashTimeoutMs;
+  ctx.emit({ type: 'verify.started', command, attempt, maxAttempts: wf.maxVerifyAttempts, timeoutMs });
   let r: CommandResult;
   try {
     r = await ctx.deps.runner().run({
       cwd: s.root,
       command,
-      env: ctx.deps.commandEnv(),
-      timeoutMs: ctx.deps.settings().bashTimeoutMs,
+      // CI=true: vitest and jest never watch, and no runner prompts.
+      env: { ...ctx.deps.commandEnv(), ...TEST_ENV },
+      timeoutMs,
+      title: `verify: ${command}`,
       signal: ctx.signal,
       owner: { sessionId: ctx.sessionId, ...(s.projectId ? { projectId: s.projectId } : {}) },
       // The test command runs code the model may have just written: the same sandbox as its bash.

@@ -2,76 +2,22 @@
  * Seed 001 §8: the auto-verify whitelist, which of its commands applies to a repository, and
  * when a turn's edits call for verification. Pure apart from looking at files in the root.
  */
-import { existsSync } from 'node:fs';
-import { readFileNoWait } from '../../platform/read-no-wait';
-import { join } from 'node:path';
-
-/** Exactly the nine commands auto-verify may run. Nothing else, whatever the config says. */
-export const VERIFY_WHITELIST = [
-  'go test ./...',
-  'pytest -q',
-  'npm test -- --watch=false',
-  'pnpm test -- --watch=false',
-  'yarn test --watch=false',
-  'cargo test',
-  'mvn -q test',
-  'gradle test',
-  './gradlew test',
-] as const;
-export type VerifyCommand = (typeof VERIFY_WHITELIST)[number];
-
-export function isWhitelisted(command: string): command is VerifyCommand {
-  return (VERIFY_WHITELIST as readonly string[]).includes(command.trim());
-}
-
-/** npm's placeholder test script: running it only fails. */
-const NPM_PLACEHOLDER_TEST = /no test specified/;
-
-function readText(path: string): string {
-  try {
-    return readFileNoWait(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function hasNodeTests(root: string): boolean {
-  const pkg = join(root, 'package.json');
-  if (!existsSync(pkg)) return false;
-  try {
-    const json = JSON.parse(readText(pkg)) as { scripts?: Record<string, unknown> };
-    const test = json.scripts?.test;
-    return typeof test === 'string' && test.trim() !== '' && !NPM_PLACEHOLDER_TEST.test(test);
-  } catch {
-    // A package.json that does not parse cannot run tests either.
-    return false;
-  }
-}
-
-function hasPytest(root: string): boolean {
-  if (existsSync(join(root, 'pytest.ini')) || existsSync(join(root, 'conftest.py'))) return true;
-  if (/\[tool\.pytest/.test(readText(join(root, 'pyproject.toml')))) return true;
-  if (/\[tool:pytest\]/.test(readText(join(root, 'setup.cfg')))) return true;
-  return /\[pytest\]/.test(readText(join(root, 'tox.ini')));
-}
+import { KNOWN_TEST_COMMANDS, detectTestCommand, isKnownTestCommand } from '../../test-runners/detect';
+import { projectFilesOnDisk } from '../../test-runners/disk';
 
 /**
- * The whitelisted command for the repository at `root`, checked in the whitelist's order;
- * null when none applies. For Node the lockfile picks the package manager.
+ * The commands auto-verify may run: exactly those the test-runner detector can produce, each
+ * in its runner's non-watch form. Nothing else, whatever the config says.
  */
-export function detectVerifyCommand(root: string): VerifyCommand | null {
-  if (existsSync(join(root, 'go.mod'))) return 'go test ./...';
-  if (hasPytest(root)) return 'pytest -q';
-  if (hasNodeTests(root)) {
-    if (existsSync(join(root, 'pnpm-lock.yaml'))) return 'pnpm test -- --watch=false';
-    if (existsSync(join(root, 'yarn.lock'))) return 'yarn test --watch=false';
-    return 'npm test -- --watch=false';
-  }
-  if (existsSync(join(root, 'Cargo.toml'))) return 'cargo test';
-  if (existsSync(join(root, 'pom.xml'))) return 'mvn -q test';
-  if (existsSync(join(root, 'gradlew'))) return './gradlew test';
-  if (existsSync(join(root, 'build.gradle')) || existsSync(join(root, 'build.gradle.kts'))) return 'gradle test';
-  return null;
+export const VERIFY_WHITELIST = KNOWN_TEST_COMMANDS;
+
+export function isWhitelisted(command: string): boolean {
+  return isKnownTestCommand(command);
+}
+
+/** The test command of the repository at `root` (src-main/test-runners), or null when it has none. */
+export function detectVerifyCommand(root: string): string | null {
+  return detectTestCommand(projectFilesOnDisk(root))?.command ?? null;
 }
 
 /** Prose formats. Plain .txt is not one: requirements.txt and test fixtures are code to verify. */

@@ -4,6 +4,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { AgentEvent, Approval, ApprovalDecision } from '../../../src-preload/contract';
+import { timeoutText } from '../../../src-preload/contract/units';
 
 /** Prints events as a transcript; streamed text is printed by whole lines. */
 export class TranscriptPrinter {
@@ -59,7 +60,7 @@ export class TranscriptPrinter {
         this.out(`  ⇣ compacted ${d.summarizedMessages} messages (~${d.beforeTokens} → ~${d.afterTokens} tokens)`);
         break;
       case 'verify.started':
-        this.out(`  ✓? verifying (${d.attempt}/${d.maxAttempts}): ${d.command}`);
+        this.out(`  ✓? verifying (${d.attempt}/${d.maxAttempts}): ${d.command}${d.timeoutMs ? ` (timeout ${timeoutText(d.timeoutMs)})` : ''}`);
         break;
       case 'verify.result':
         this.out(`  ${d.passed ? '✓ tests pass' : `✗ tests fail (exit ${d.exitCode ?? 'killed'})`}: ${d.command}`);

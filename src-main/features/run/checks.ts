@@ -5,15 +5,15 @@
  * were written by the agent, so running them unconfined would hand it the machine.
  */
 import type { CheckOutcome } from '../../../src-preload/contract';
+import { timeoutText } from '../../../src-preload/contract/units';
 import { commandEnv, type CommandRunner } from '../../agents/tools/command-runner';
+import { TEST_ENV } from '../../test-runners/detect';
 import { DEFAULT_NETWORK } from '../../sandbox/policy';
 import { SandboxedRunner } from '../../sandbox/sandboxed-runner';
 import { PtyCommandRunner } from '../../terminals/agent-command-runner';
 import type { TerminalService } from '../../terminals/terminal-service';
 import type { CheckRequest } from './feature-runner';
 
-/** A full build and test suite fits in half an hour; a check running longer is hung. */
-export const CHECK_TIMEOUT_MS = 30 * 60_000;
 /** What is kept of a check's output for the event and the fix prompt: the end, where failures are. */
 const OUTPUT_KEEP_CHARS = 16_000;
 
@@ -30,15 +30,17 @@ export function makeCheckRunner(terminals: TerminalService, dataDir: string, env
     const r = await runner.run({
       cwd: req.cwd,
       command: req.command,
-      env: commandEnv(env),
-      timeoutMs: CHECK_TIMEOUT_MS,
+      // CI=true: vitest and jest never watch, and no runner prompts.
+      env: { ...commandEnv(env), ...TEST_ENV },
+      timeoutMs: req.timeoutMs,
       signal: req.signal,
       owner: { sessionId: req.sessionId, ...(req.projectId ? { projectId: req.projectId } : {}) },
       onTerminal: (id) => (terminalId = id),
       sandbox: { mode: 'workspace-write', root: req.cwd, network: DEFAULT_NETWORK },
-      title: `check: ${req.command}`,
+      title: `check: ${req.command} (timeout ${timeoutText(req.timeoutMs)})`,
     });
     const output = r.output.length > OUTPUT_KEEP_CHARS ? `…${r.output.slice(-OUTPUT_KEEP_CHARS)}` : r.output;
-    return { command: req.command, exitCode: r.exitCode, passed: r.exitCode === 0 && !r.timedOut, output, terminalId, durationMs: Date.now() - started };
+    const why = r.timedOut ? `\n[stopped: ran past its ${timeoutText(req.timeoutMs)} timeout (check_timeout_minutes in .flightdeck/config.yml)]` : '';
+    return { command: req.command, exitCode: r.exitCode, passed: r.exitCode === 0 && !r.timedOut, output: output + why, terminalId, durationMs: Date.now() - started };
   };
 }

@@ -54,6 +54,8 @@ export interface CheckRequest {
   sessionId: string;
   projectId: string | null;
   signal: AbortSignal;
+  /** From the project's `check_timeout_minutes`. */
+  timeoutMs: number;
 }
 
 /**
@@ -448,7 +450,7 @@ export class FeatureRunner {
       const checks: CheckOutcome[] = [];
       for (const command of this.config.checks) {
         this.throwIfCancelled();
-        checks.push(await this.d.runCheck({ cwd: this.worktree, command, sessionId: this.sessionId, projectId: this.req.projectId, signal: this.req.signal }));
+        checks.push(await this.d.runCheck({ cwd: this.worktree, command, sessionId: this.sessionId, projectId: this.req.projectId, signal: this.req.signal, timeoutMs: this.config.check_timeout_minutes * 60_000 }));
       }
       this.throwIfCancelled();
       const shown = checks.map((c) => ({ ...c, how: how(c) }));

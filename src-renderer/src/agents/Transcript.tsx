@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
 import type { CommandView } from '../../../src-preload/contract/agents';
+import { timeoutText } from '../../../src-preload/contract/units';
 import { ChangesView } from './DiffView';
 import { Markdown } from './Markdown';
 import { ToolCard } from './ToolCard';
@@ -165,6 +166,7 @@ export function TranscriptItemView({ item, running = false }: { item: Transcript
             <span>
               Auto-verify <span className="mono">{item.command}</span> — attempt {item.attempt}
               {item.maxAttempts ? ` of ${item.maxAttempts}` : ''}
+              {item.timeoutMs ? <span className="muted"> · timeout {timeoutText(item.timeoutMs)}</span> : null}
             </span>
             <span className={`badge ${item.passed === null ? '' : item.passed ? 'badge-ok' : 'badge-bad'}`}>{item.passed === null ? 'running…' : item.passed ? 'passed' : 'failed'}</span>
           </div>

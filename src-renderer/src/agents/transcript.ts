@@ -40,7 +40,7 @@ export type TranscriptItem =
     }
   /** Context compaction (auto or `/compact`) as one block: the figures, and the summary when it arrived. */
   | { kind: 'compaction'; id: string; trigger: 'auto' | 'manual'; text: string; summary: string | null }
-  | { kind: 'verify'; id: string; command: string; attempt: number; maxAttempts: number; passed: boolean | null; exitCode: number | null; output: string }
+  | { kind: 'verify'; id: string; command: string; attempt: number; maxAttempts: number; passed: boolean | null; exitCode: number | null; output: string; timeoutMs?: number }
   | { kind: 'notice'; id: string; level: 'info' | 'warning'; text: string }
   | { kind: 'error'; id: string; code: string; message: string; retryable: boolean }
   | { kind: 'turn-end'; id: string; outcome: TurnOutcome; message: string | null; steps: number };
@@ -223,12 +223,13 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       out.context = { tokens: d.afterTokens, profile: t.context?.profile ?? null };
       break;
     case 'verify.started':
-      items.push({ kind: 'verify', id: `verify:${e.turnId}:${d.attempt}`, command: d.command, attempt: d.attempt, maxAttempts: d.maxAttempts, passed: null, exitCode: null, output: '' });
+      items.push({ kind: 'verify', id: `verify:${e.turnId}:${d.attempt}`, command: d.command, attempt: d.attempt, maxAttempts: d.maxAttempts, passed: null, exitCode: null, output: '', ...(d.timeoutMs ? { timeoutMs: d.timeoutMs } : {}) });
       break;
     case 'verify.result': {
       const key = `verify:${e.turnId}:${d.attempt}`;
       const i = items.findIndex((it) => it.id === key);
-      const v = { kind: 'verify' as const, id: key, command: d.command, attempt: d.attempt, maxAttempts: i >= 0 ? (items[i] as { maxAttempts: number }).maxAttempts : d.attempt, passed: d.passed, exitCode: d.exitCode, output: d.output };
+      const prev = i >= 0 ? (items[i] as { maxAttempts: number; timeoutMs?: number }) : null;
+      const v = { kind: 'verify' as const, id: key, command: d.command, attempt: d.attempt, maxAttempts: prev ? prev.maxAttempts : d.attempt, passed: d.passed, exitCode: d.exitCode, output: d.output, ...(prev?.timeoutMs ? { timeoutMs: prev.timeoutMs } : {}) };
       if (i >= 0) items[i] = v;
       else items.push(v);
       break;

@@ -37,7 +37,7 @@ describe('auto-verify after the agent changed what the test command runs', () =>
     expect(existsSync(join(h.repo, 'PWNED-BY-VERIFY'))).toBe(false);
     expect(h.events(id, 'verify.started')).toHaveLength(0);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ tool: 'bash', summary: 'npm test -- --watch=false', source: 'auto-verify', risk: 'high' });
+    expect(asked[0]).toMatchObject({ tool: 'bash', summary: 'npm test', source: 'auto-verify', risk: 'high' });
     expect(asked[0]!.reason).toContain('package.json changed in this session');
     expect(asked[0]!.diff).toContain('-    "test": "node -e \\"process.exit(0)\\" --"');
     expect(asked[0]!.diff).toContain('+    "test": "touch PWNED-BY-VERIFY #"');

@@ -45,8 +45,8 @@ describe('flightdeck chat: /review output, the exit code after auto-verify, /und
     execFileSync('git', ['add', '-A'], { cwd: repo });
     execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'pkg'], { cwd: repo });
     const r = await cli('chat', '--cwd', repo, '--mode', 'auto-edit', '--approve', 'deny', '--data-dir', data, 'fix it');
-    expect(r.out).toContain('✗ tests fail (exit 3): npm test -- --watch=false');
-    expect(r.err).toContain('the tests still fail: npm test -- --watch=false exited 3 on auto-verify attempt 2, the last one of this turn.');
+    expect(r.out).toContain('✗ tests fail (exit 3): npm test');
+    expect(r.err).toContain('the tests still fail: npm test exited 3 on auto-verify attempt 2, the last one of this turn.');
     expect(r.code).toBe(1);
   });
 

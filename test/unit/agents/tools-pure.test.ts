@@ -126,11 +126,13 @@ describe('verify command detection', () => {
   };
   it.each([
     [{ 'go.mod': 'module x' }, 'go test ./...'],
-    [{ 'pytest.ini': '[pytest]' }, 'pytest -q'],
-    [{ 'pyproject.toml': '[tool.pytest.ini_options]\n' }, 'pytest -q'],
-    [{ 'package.json': '{"scripts":{"test":"vitest"}}' }, 'npm test -- --watch=false'],
-    [{ 'package.json': '{"scripts":{"test":"jest"}}', 'pnpm-lock.yaml': '' }, 'pnpm test -- --watch=false'],
-    [{ 'package.json': '{"scripts":{"test":"jest"}}', 'yarn.lock': '' }, 'yarn test --watch=false'],
+    [{ 'pytest.ini': '[pytest]' }, 'python3 -m pytest -q'],
+    [{ 'pyproject.toml': '[tool.pytest.ini_options]\n' }, 'python3 -m pytest -q'],
+    [{ 'package.json': '{"scripts":{"test":"vitest"}}' }, 'npm test -- --run'],
+    [{ 'package.json': '{"scripts":{"test":"node --test"}}' }, 'npm test'],
+    [{ 'package.json': '{"scripts":{"test":"jest"}}', 'pnpm-lock.yaml': '' }, 'pnpm test --watchAll=false'],
+    [{ 'package.json': '{"scripts":{"test":"jest"}}', 'yarn.lock': '' }, 'yarn test --watchAll=false'],
+    [{ Makefile: 'test:\n\t./t.sh\n' }, 'make test'],
     [{ 'Cargo.toml': '[package]' }, 'cargo test'],
     [{ 'pom.xml': '<project/>' }, 'mvn -q test'],
     [{ gradlew: '#!/bin/sh', 'build.gradle': '' }, './gradlew test'],

@@ -17,16 +17,24 @@ describe('detectFromRepo', () => {
 
   it('uses the lock file\'s package manager', () => {
     const d = detectFromRepo(facts({ 'package.json': '{"scripts":{"build":"tsc","test":"jest"}}' }, ['pnpm-lock.yaml']));
-    expect(d.checks).toEqual(['pnpm run --silent build', 'pnpm test']);
+    expect(d.checks).toEqual(['pnpm run --silent build', 'pnpm test --watchAll=false']);
     expect(d.setup).toEqual(['pnpm install --frozen-lockfile']);
   });
 
   it('detects cargo, go and pytest', () => {
     expect(detectFromRepo(facts({ 'Cargo.toml': '[package]' })).checks).toEqual(['cargo build', 'cargo test']);
     expect(detectFromRepo(facts({ 'go.mod': 'module x' })).checks).toEqual(['go build ./...', 'go vet ./...', 'go test ./...']);
-    expect(detectFromRepo(facts({ 'pyproject.toml': '[tool.pytest.ini_options]\n' })).checks).toEqual(['python -m pytest -q']);
-    expect(detectFromRepo(facts({}, ['pkg/mod.py', 'tests/test_mod.py'])).checks).toEqual(['python -m pytest -q']);
+    expect(detectFromRepo(facts({ 'pyproject.toml': '[tool.pytest.ini_options]\n' })).checks).toEqual(['python3 -m pytest -q']);
+    expect(detectFromRepo(facts({}, ['pkg/mod.py', 'tests/test_mod.py'])).checks).toEqual(['python3 -m pytest -q']);
+    expect(detectFromRepo(facts({ 'tests/test_mod.py': 'import unittest\n' }, ['pkg/mod.py'])).checks).toEqual(['python3 -m unittest discover -s tests']);
     expect(detectFromRepo(facts({}, ['tool.py'])).checks).toEqual([]);
+  });
+
+  it('the test check is the runner\'s non-watch form; a Makefile target only when no runner was found', () => {
+    expect(detectFromRepo(facts({ 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }) })).checks).toEqual(['npm test']);
+    expect(detectFromRepo(facts({ 'package.json': JSON.stringify({ scripts: { test: 'vitest', lint: 'eslint .' } }) })).checks).toEqual(['npm run -s lint', 'npm test -- --run']);
+    expect(detectFromRepo(facts({ Makefile: 'test:\n\t./t.sh\n' })).checks).toEqual(['make test']);
+    expect(detectFromRepo(facts({ Makefile: 'test:\n\tgo test\n', 'go.mod': 'module x' })).checks).toEqual(['go build ./...', 'go vet ./...', 'go test ./...']);
   });
 
   it('a broken package.json detects no scripts instead of throwing', () => {
