@@ -195,6 +195,9 @@ export interface NewPlan {
 }
 
 
+/** What the bootstrap (state S0) records as done: it wrote the plan file. */
+export const BOOTSTRAP_STEP = 'Initialize the plan file';
+
 /** The plan a run starts from when the repository has none (state S0, bootstrap). */
 export function newPlan(p: NewPlan): string {
   const steps = p.steps ?? [];
@@ -219,6 +222,8 @@ export function newPlan(p: NewPlan): string {
     ...steps.slice(1).map((_, i) => item(i + 1)),
     '',
     `## ${SECTION_TITLES.done}`,
+    // The seed's format starts Done with the bootstrap itself, as step 000.
+    `- [x] (STEP_ID=000) ${BOOTSTRAP_STEP}`,
     '',
     `## ${SECTION_TITLES.notes}`,
     '',

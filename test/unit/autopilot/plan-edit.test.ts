@@ -183,6 +183,11 @@ describe('addNote and newPlan', () => {
       ['002', 'print JSON'],
       ['003', 'docs'],
     ]);
+    // As the seed's format has it, Done starts with the bootstrap as step 000.
+    expect(text).toContain('## Done\r\n- [x] (STEP_ID=000) Initialize the plan file\r\n');
+    expect(steps.done.map((s) => s.id)).toEqual(['000']);
+    // A plan with no steps yet is valid too, and its first step still gets 001.
+    expect(validatePlan(newPlan({ goal: 'g', testCmd: 'node --test' }))).toEqual([]);
     expectAppError(() => newPlan({ goal: 'g', testCmd: 'echo `x`' }), 'invalid_input', /backtick/);
     expectAppError(() => newPlan({ goal: 'g', testCmd: '  ' }), 'invalid_input', /empty/);
   });
