@@ -259,7 +259,7 @@ export class AppServices {
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
     registerPlanningHandlers(this.router, this.planning, this.projects);
-    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
+    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
     registerAutopilotHandlers(this.router, this.autopilot);
     this.changes = new ChangesService({
       hub: this.hub,

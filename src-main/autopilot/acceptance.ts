@@ -1,12 +1,30 @@
 import { ChildProcessRunner, type CommandRunner } from '../agents/tools/command-runner';
 import { childEnv } from '../platform/child-process';
+import { DEFAULT_NETWORK, type SandboxPolicy } from '../sandbox/policy';
+import { SandboxedRunner } from '../sandbox/sandboxed-runner';
 
 /**
  * Step D (S4_VERIFY): the acceptance command runs for real in the worktree and its exit code
- * decides. It is the user's own command, run like in their terminal (their environment minus
- * Flightdeck's private variables and model credentials), in its own process group so a cancel
- * or the timeout ends everything it started.
+ * decides. The command is the user's, but what it runs (`sh test.sh`, a package script, the
+ * test files) is in the worktree the agent has been writing: so it runs where the agent's own
+ * commands run — the workspace-write sandbox (network per the setting), or the session's
+ * container when the run's session is placed in one — unless the user chose, for this run, to
+ * run it unsandboxed. Its environment is the user's minus Flightdeck's private variables and
+ * model credentials; it runs in its own process group so a cancel or the timeout ends everything
+ * it started, recorded so a later start ends it if this process dies first (autopilot-service).
  */
+
+/** Where a run's acceptance command runs, as the run log and the UI say it. */
+export type AcceptancePlace = 'sandbox' | 'container' | 'host-unsandboxed';
+
+/** The runner and policy of one acceptance run (chosen by the service from the run and its session). */
+export interface AcceptanceTarget {
+  place: AcceptancePlace;
+  runner: CommandRunner;
+  sandbox: SandboxPolicy;
+  /** The run's agent session, so a container runner finds its container and a terminal list its owner. */
+  owner?: { sessionId: string; projectId?: string };
+}
 
 /** Test suites of real projects take minutes; ten minutes catches a hung one without cutting a slow one short. */
 export const DEFAULT_ACCEPTANCE_TIMEOUT_MS = 10 * 60_000;
@@ -22,11 +40,25 @@ export interface AcceptanceResult {
   durationMs: number;
 }
 
-export async function runAcceptance(o: { cwd: string; command: string; timeoutMs?: number; signal: AbortSignal; runner?: CommandRunner }): Promise<AcceptanceResult> {
+/** Without a target: the default sandbox in the worktree (forgetting the target never means running unconfined). */
+function defaultTarget(cwd: string): AcceptanceTarget {
+  return { place: 'sandbox', runner: new SandboxedRunner(() => new ChildProcessRunner()), sandbox: { mode: 'workspace-write', root: cwd, network: DEFAULT_NETWORK } };
+}
+
+export async function runAcceptance(o: { cwd: string; command: string; timeoutMs?: number; signal: AbortSignal; target?: AcceptanceTarget }): Promise<AcceptanceResult> {
   const started = Date.now();
-  const runner = o.runner ?? new ChildProcessRunner();
+  const target = o.target ?? defaultTarget(o.cwd);
   const env = childEnv('command', process.env, { CI: '1', PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
-  const r = await runner.run({ cwd: o.cwd, command: o.command, env, timeoutMs: o.timeoutMs ?? DEFAULT_ACCEPTANCE_TIMEOUT_MS, signal: o.signal });
+  const r = await target.runner.run({
+    cwd: o.cwd,
+    command: o.command,
+    env,
+    timeoutMs: o.timeoutMs ?? DEFAULT_ACCEPTANCE_TIMEOUT_MS,
+    signal: o.signal,
+    sandbox: target.sandbox,
+    ...(target.owner ? { owner: target.owner } : {}),
+    title: `acceptance: ${o.command}`,
+  });
   const output = r.output.trimEnd();
   const tail = output.length > VERIFICATION_SUMMARY_CHARS ? `… ${output.slice(output.length - VERIFICATION_SUMMARY_CHARS)}` : output;
   const why = r.timedOut ? `\n[the acceptance command ran past its ${Math.round((o.timeoutMs ?? DEFAULT_ACCEPTANCE_TIMEOUT_MS) / 1000)} s timeout and was stopped]` : r.signal ? `\n[ended by ${r.signal}]` : '';

@@ -11,6 +11,11 @@ import type { EventHub } from '../bridge/event-hub';
 import { loadConfig } from '../features/config';
 import type { RepositoryTemplatesPolicy } from '../features/templates';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
+import { GroupRecords, reapOrphanedGroups } from '../platform/process-groups';
+import { ChildProcessRunner, type CommandRunner } from '../agents/tools/command-runner';
+import { DEFAULT_NETWORK, type NetworkPolicy } from '../sandbox/policy';
+import { SandboxedRunner } from '../sandbox/sandboxed-runner';
+import type { AcceptanceTarget } from './acceptance';
 import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
 import type { Database } from '../store/db';
@@ -34,6 +39,10 @@ export interface AutopilotServiceOptions {
   driver: () => DriverLike;
   dataDir: string;
   logger: Logger;
+  /** The runner of a session placed in a container (its acceptance runs there too), or null for one on the host. */
+  placement?: (sessionId: string) => CommandRunner | null;
+  /** Network for sandboxed commands (Settings → Agents), the same the agent's commands get. */
+  sandboxNetwork?: () => NetworkPolicy;
   /** Whether a repository's own prompt templates are used (workspace trust); absent: never. */
   repositoryTemplates?: RepositoryTemplatesPolicy;
 }
@@ -49,14 +58,50 @@ export class AutopilotService {
   private readonly active = new Map<string, { runner: AutopilotRunner; done: Promise<RunRecord> }>();
   private readonly listeners = new Set<RunListener>();
   private disposed = false;
+  /** Acceptance commands on this host, recorded while they run (see reapAcceptances). */
+  private readonly acceptanceRecords: string;
+  private readonly hostRunner: CommandRunner;
 
   constructor(private readonly o: AutopilotServiceOptions) {
     this.store = new RunStore(o.db);
+    this.acceptanceRecords = join(o.dataDir, 'run', 'autopilot-acceptance');
+    const recorded = new ChildProcessRunner({ dir: new GroupRecords(this.acceptanceRecords), kind: 'acceptance' });
+    // Flightdeck's data folder (stored keys, the database) is hidden from acceptance commands as from agents'.
+    this.hostRunner = new SandboxedRunner(() => recorded, {}, [
+      { path: o.dataDir, kind: 'dir' },
+      { path: join(o.dataDir, 'secrets.json'), kind: 'file' },
+    ]);
+  }
+
+  /**
+   * Ends acceptance commands left running by a process of this data folder that died while
+   * they ran (SIGKILL, a crash: the command was reparented to init and would go on, and a resume
+   * would start a second one). Each is recorded with its owner while it runs; those of a live
+   * owner (another Flightdeck process driving its run) are left alone.
+   */
+  private reapAcceptances(): void {
+    try {
+      const ended = reapOrphanedGroups(this.acceptanceRecords);
+      if (ended.length > 0) this.o.logger.warn('ended acceptance commands left running by a Flightdeck process that died', { pids: ended.map((r) => r.pid) });
+    } catch (e) {
+      this.o.logger.warn('could not read the records of earlier acceptance commands', { error: e });
+    }
+  }
+
+  /** Where a run's acceptance command runs: its session's container, else this host's sandbox, or unconfined when the user chose so for the run. */
+  private acceptanceTarget(r: RunRecord): AcceptanceTarget {
+    const network = this.o.sandboxNetwork?.() ?? DEFAULT_NETWORK;
+    if (r.options.acceptanceUnsandboxed) return { place: 'host-unsandboxed', runner: this.hostRunner, sandbox: { mode: 'danger-full-access', root: r.worktree, network } };
+    const owner = r.sessionId ? { sessionId: r.sessionId, ...(r.projectId ? { projectId: r.projectId } : {}) } : undefined;
+    const placed = r.sessionId ? (this.o.placement?.(r.sessionId) ?? null) : null;
+    if (placed) return { place: 'container', runner: placed, sandbox: { mode: 'workspace-write', root: r.worktree, network }, ...(owner ? { owner } : {}) };
+    return { place: 'sandbox', runner: this.hostRunner, sandbox: { mode: 'workspace-write', root: r.worktree, network }, ...(owner ? { owner } : {}) };
   }
 
   /** Runs marked running by a process that is gone (killed, crashed) become paused, resumable from their state. */
   start(): void {
     this.disposed = false;
+    this.reapAcceptances();
     for (const r of this.store.list()) {
       if (r.status !== 'running') continue;
       if (r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId)) continue;
@@ -184,6 +229,7 @@ export class AutopilotService {
         commit: input.commit,
         compactEvery: input.compactEvery,
         acceptanceTimeoutMs: input.acceptanceTimeoutS * 1000,
+        acceptanceUnsandboxed: input.acceptanceUnsandboxed,
         logFile: logFileName(now),
       },
       status: 'running',
@@ -298,6 +344,8 @@ export class AutopilotService {
 
   private launch(r: RunRecord): RunRecord {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
+    // A process that died since this one started may have left this run's acceptance command running.
+    this.reapAcceptances();
     this.store.setOwner(r.id, process.pid, selfIdentity());
     const agent = new AutopilotAgent(
       this.o.driver(),
@@ -312,6 +360,7 @@ export class AutopilotService {
         agent,
         prompts: new AutopilotPrompts({ worktree: r.worktree, dataDir: this.o.dataDir, useRepositoryTemplates: this.o.repositoryTemplates?.(r.repo) ?? false }),
         logger: this.o.logger,
+        acceptance: (run) => this.acceptanceTarget(run),
         onChange: (run, iteration) => this.emit(publicRun(run), iteration),
       },
     );

@@ -56,7 +56,8 @@ function fromRow(r: RunRow): RunRecord {
     branch: r.branch,
     goal: r.goal,
     testCmd: r.test_cmd,
-    options: JSON.parse(r.options) as AutopilotRunOptions,
+    // Runs stored before acceptanceUnsandboxed existed ran it sandboxed from now on.
+    options: { acceptanceUnsandboxed: false, ...(JSON.parse(r.options) as Partial<AutopilotRunOptions>) } as AutopilotRunOptions,
     status: r.status,
     message: r.message,
     state: parseRunState(r.state, `the saved state of run ${r.id}`),

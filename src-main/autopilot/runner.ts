@@ -7,7 +7,7 @@
  */
 import type { AutopilotIteration } from '../../src-preload/contract';
 import type { Logger } from '../platform/logger';
-import { runAcceptance } from './acceptance';
+import { runAcceptance, type AcceptanceTarget } from './acceptance';
 import { summarizeReply, type AutopilotAgent, type TurnReportLike } from './agent';
 import { addNote, blockNext, completeNext, formatProblem, newPlan, parsePlan, readSteps, validatePlan } from './plan';
 import type { AutopilotPrompts } from './prompts';
@@ -34,6 +34,8 @@ export interface RunnerDeps {
   agent: AutopilotAgent;
   prompts: AutopilotPrompts;
   logger: Logger;
+  /** Where this run's acceptance command runs (its session's sandbox or container, or the host when the user chose so). */
+  acceptance(run: RunRecord): AcceptanceTarget;
   /** After every persisted change (state, iteration, status). */
   onChange(run: RunRecord, iteration: AutopilotIteration | null): void;
 }
@@ -376,10 +378,11 @@ export class AutopilotRunner {
 
   private async verify(): Promise<void> {
     const s = this.run.state;
-    const r = await runAcceptance({ cwd: this.run.worktree, command: this.run.testCmd, timeoutMs: this.run.options.acceptanceTimeoutMs, signal: this.abort.signal });
+    const target = this.deps.acceptance(this.run);
+    const r = await runAcceptance({ cwd: this.run.worktree, command: this.run.testCmd, timeoutMs: this.run.options.acceptanceTimeoutMs, signal: this.abort.signal, target });
     if (this.cancelRequested) throw new Cancelled();
     this.deps.store.updateIteration(this.run.id, s.iteration, { verification: { passed: r.passed, exitCode: r.exitCode, summary: r.summary } });
-    this.log({ type: 'verification', command: this.run.testCmd, passed: r.passed, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, summary: r.summary });
+    this.log({ type: 'verification', command: this.run.testCmd, where: target.place, passed: r.passed, exitCode: r.exitCode, timedOut: r.timedOut, durationMs: r.durationMs, summary: r.summary });
     this.event({ type: 'verified', passed: r.passed, exitCode: r.exitCode, summary: r.summary });
   }
 

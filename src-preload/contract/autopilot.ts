@@ -98,6 +98,12 @@ export const AutopilotRunOptions = z.object({
   /** Every this many iterations the key state is written into Notes and the agent session restarted (0 = never). */
   compactEvery: z.number().int().min(0),
   acceptanceTimeoutMs: z.number().int().min(1_000),
+  /**
+   * The user chose, for this run, to run the acceptance command on the host with their own
+   * permissions; otherwise it runs in the agent's sandbox (its container when placed in one).
+   * Runs stored before the option existed read as false.
+   */
+  acceptanceUnsandboxed: z.boolean(),
   /** The run's JSONL log, relative to the worktree. */
   logFile: z.string(),
 });
@@ -171,6 +177,8 @@ export const AutopilotStartInput = z
     commit: z.boolean().default(false),
     compactEvery: z.number().int().min(0).max(1_000).default(5),
     acceptanceTimeoutS: z.number().int().min(1).max(24 * 3600).default(600),
+    /** Run the acceptance command unsandboxed, as the user (the agent may have rewritten what it runs). Off unless chosen. */
+    acceptanceUnsandboxed: z.boolean().default(false),
   })
   .strict()
   .refine((v) => v.repo !== undefined || v.projectId !== undefined, { message: 'Give the repository (a folder or a project)', path: ['repo'] });

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { cleanExec } from '../../platform/child-process';
 import { isAppPrivateEnv, isCommandSecretEnv } from '../../platform/private-env';
+import { killSession, type GroupRecords } from '../../platform/process-groups';
 import type { SandboxPolicy } from '../../sandbox/policy';
 
 export interface CommandRunOptions {
@@ -91,12 +92,22 @@ export class CappedOutput {
 }
 
 export class ChildProcessRunner implements CommandRunner {
+  constructor(
+    /**
+     * Where each command's session is recorded while it runs (platform/process-groups), so a
+     * later start ends it if this process dies without doing so (SIGKILL, crash). A recorded
+     * command's session ends with it: what it left running in the background is killed.
+     */
+    private readonly records: { dir: GroupRecords; kind: string } | null = null,
+  ) {}
+
   run(opts: CommandRunOptions): Promise<CommandResult> {
     return new Promise((resolve, reject) => {
       if (opts.signal.aborted) return resolve({ exitCode: null, signal: 'SIGTERM', output: '', truncated: false });
       // Through the descriptor-closing prelude: the command gets its stdio and nothing the app holds.
       const exec = cleanExec('bash', ['-lc', opts.command]);
       const child = spawn(exec.file, exec.args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const recorded = this.record(child.pid);
       const out = new CappedOutput();
       const streams = [new CappedOutput(), new CappedOutput()];
       const decoders = [new StringDecoder('utf8'), new StringDecoder('utf8')];
@@ -146,6 +157,7 @@ export class ChildProcessRunner implements CommandRunner {
         // Background children may still hold the pipes: they belong to the killed group or live on unread.
         child.stdout!.destroy();
         child.stderr!.destroy();
+        this.forget(recorded);
         resolve({ exitCode: code, signal: sig, output: out.text(), truncated: out.truncated, stdout: streams[0]!.text(), stderr: streams[1]!.text(), timedOut });
       };
       child.on('error', (e) => {
@@ -153,6 +165,7 @@ export class ChildProcessRunner implements CommandRunner {
         settled = true;
         clearTimeout(timeout);
         opts.signal.removeEventListener('abort', onAbort);
+        this.forget(recorded);
         reject(e);
       });
       child.on('exit', (code, sig) => {
@@ -164,6 +177,22 @@ export class ChildProcessRunner implements CommandRunner {
         });
       });
     });
+  }
+
+  private record(pid: number | undefined): { pid: number; start: string | null } | null {
+    if (!this.records || pid === undefined) return null;
+    try {
+      return { pid, start: this.records.dir.add(pid, this.records.kind).start };
+    } catch {
+      // Not recorded: only a crash of this process while it runs could leave it behind; it still runs and ends normally.
+      return { pid, start: null };
+    }
+  }
+
+  private forget(r: { pid: number; start: string | null } | null): void {
+    if (!r || !this.records) return;
+    killSession(r.pid, r.start);
+    this.records.dir.remove(r.pid);
   }
 }
 

@@ -138,13 +138,13 @@ function validate(ctx: CliContext, file: string | undefined, rest: string[]): nu
   return problems.length === 0 ? 0 : 1;
 }
 
-const RUN_FLAGS = ['repo', 'goal', 'test-cmd', 'seed-file', 'max-iters', 'max-fix-attempts', 'executor', 'profile', 'commit', 'compact-every', 'test-timeout'];
+const RUN_FLAGS = ['repo', 'goal', 'test-cmd', 'seed-file', 'max-iters', 'max-fix-attempts', 'executor', 'profile', 'commit', 'compact-every', 'test-timeout', 'acceptance-unsandboxed'];
 
 export const autopilotCommand: CliCommand = {
   name: 'autopilot',
   summary: 'Work towards a goal in a worktree until the acceptance command passes (plan → execute → verify → decide); check a PLAN.md.',
   usage:
-    'autopilot validate FILE [--json] | autopilot run --repo DIR --goal TEXT --test-cmd CMD [--seed-file F…] [--max-iters N] [--max-fix-attempts N] [--executor builtin|claude-code] [--profile NAME] [--commit] [--compact-every N] [--test-timeout SECONDS] [--json] | autopilot resume|cancel RUN_ID | autopilot answer RUN_ID STEP_ID TEXT | autopilot list [--json]',
+    'autopilot validate FILE [--json] | autopilot run --repo DIR --goal TEXT --test-cmd CMD [--seed-file F…] [--max-iters N] [--max-fix-attempts N] [--executor builtin|claude-code] [--profile NAME] [--commit] [--compact-every N] [--test-timeout SECONDS] [--acceptance-unsandboxed] [--json] | autopilot resume|cancel RUN_ID | autopilot answer RUN_ID STEP_ID TEXT | autopilot list [--json]',
   flags: {
     repo: true,
     goal: true,
@@ -157,6 +157,7 @@ export const autopilotCommand: CliCommand = {
     commit: false,
     'compact-every': true,
     'test-timeout': true,
+    'acceptance-unsandboxed': false,
   },
   async run(ctx) {
     const [sub, ...args] = ctx.args;
@@ -184,11 +185,14 @@ export const autopilotCommand: CliCommand = {
           executor: executor as AutopilotExecutor,
           profile: str(ctx, 'profile') ?? null,
           commit: ctx.flags.commit === true,
+          // The acceptance command runs in the agent's sandbox unless this run is explicitly given the host.
+          acceptanceUnsandboxed: ctx.flags['acceptance-unsandboxed'] === true,
           ...(int(ctx, 'max-iters', 1) !== undefined ? { maxIters: int(ctx, 'max-iters', 1) } : {}),
           ...(int(ctx, 'max-fix-attempts', 0) !== undefined ? { maxFixAttempts: int(ctx, 'max-fix-attempts', 0) } : {}),
           ...(int(ctx, 'compact-every', 0) !== undefined ? { compactEvery: int(ctx, 'compact-every', 0) } : {}),
           ...(int(ctx, 'test-timeout', 1) !== undefined ? { acceptanceTimeoutS: int(ctx, 'test-timeout', 1) } : {}),
         };
+        if (input.acceptanceUnsandboxed && !ctx.json) ctx.err(`warning: the acceptance command runs UNSANDBOXED on this machine, with your permissions — it runs whatever the agent wrote (${testCmd}).`);
         return follow(ctx, async () => (await ctx.openApp()).autopilot.startRun(input));
       }
       case 'resume': {

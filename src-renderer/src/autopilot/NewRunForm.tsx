@@ -15,6 +15,7 @@ export function NewRunForm({ onStarted, onCancel }: { onStarted(run: AutopilotRu
   const [executor, setExecutor] = useState<AutopilotExecutor>('builtin');
   const [profile, setProfile] = useState('');
   const [commit, setCommit] = useState(false);
+  const [unsandboxed, setUnsandboxed] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -23,7 +24,7 @@ export function NewRunForm({ onStarted, onCancel }: { onStarted(run: AutopilotRu
     setBusy(true);
     setError(null);
     try {
-      const run = await start({ projectId, goal, testCmd, maxIters, maxFixAttempts: maxFix, executor, profile: profile || null, commit });
+      const run = await start({ projectId, goal, testCmd, maxIters, maxFixAttempts: maxFix, executor, profile: profile || null, commit, acceptanceUnsandboxed: unsandboxed });
       onStarted(run);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -53,8 +54,18 @@ export function NewRunForm({ onStarted, onCancel }: { onStarted(run: AutopilotRu
       <label className="field">
         <span>Acceptance command</span>
         <input className="input mono" value={testCmd} onChange={(e) => setTestCmd(e.target.value)} required maxLength={2000} placeholder="npm test" data-testid="ap-test-cmd" />
-        <span className="field-help">Runs in the run's worktree after every step; exit code 0 means the goal is met once the backlog is empty.</span>
+        <span className="field-help">
+          Runs in the run&apos;s worktree after every step, in the agent&apos;s sandbox (its container when the session is placed in one); exit code 0 means the goal is met once the backlog is empty.
+        </span>
       </label>
+      <label className={`field ap-checkbox${unsandboxed ? ' ap-unsandboxed' : ''}`} title="The agent can rewrite what the command runs (test.sh, package scripts, the tests)">
+        <input type="checkbox" checked={unsandboxed} onChange={(e) => setUnsandboxed(e.target.checked)} data-testid="ap-unsandboxed" /> Run the acceptance command unsandboxed (full access)
+      </label>
+      {unsandboxed && (
+        <p className="ap-unsandboxed-warning" role="alert" data-testid="ap-unsandboxed-warning">
+          FULL ACCESS: the acceptance command will run on this machine with your own permissions, and it runs whatever the agent wrote in the worktree.
+        </p>
+      )}
       <div className="input-row">
         <label className="field">
           <span>Max iterations</span>

@@ -70,6 +70,12 @@ export function RunDetail({ run }: { run: AutopilotRun }) {
           <p className="muted small">
             Acceptance: <code className="mono" data-testid="ap-acceptance">{run.testCmd}</code> · worktree <span className="mono">{shortPath(run.worktree)}</span> · branch{' '}
             <span className="mono">{run.branch}</span> · {run.options.executor === 'claude-code' ? 'Claude Code' : 'built-in agent'}
+            {run.options.acceptanceUnsandboxed && (
+              <>
+                {' '}
+                · <span className="badge badge-bad" title="The acceptance command runs on this machine with your own permissions" data-testid="ap-acceptance-unsandboxed">ACCEPTANCE UNSANDBOXED</span>
+              </>
+            )}
           </p>
         </div>
         <div className="view-actions">
