@@ -14,7 +14,7 @@
  * a number is visibly taken (by a lock or an ADR), a number is given up only when an ADR holds
  * it, and the lowest free number is always the next one: no collisions and no gaps.
  */
-import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
@@ -153,6 +153,52 @@ export function listAdrs(workspace: string): AdrFile[] {
     if (m) out.push({ number: Number(m[1]), slug: m[2] ?? '', file: join(dir, name) });
   }
   return out.sort((a, b) => a.number - b.number || a.file.localeCompare(b.file));
+}
+
+/** An ADR larger than this is not a decision record someone reads; the report names it without reading it. */
+const MAX_ADR_BYTES = 256 * 1024;
+
+/** A decision a task recorded as an ADR file: its number, title and decision, as the report shows them. */
+export interface AdrWritten {
+  path: string;
+  number: number;
+  title: string;
+  decision: string | null;
+  context: string | null;
+  consequences: string | null;
+}
+
+/**
+ * The ADRs a task created or changed, from the task's file list (paths relative to the
+ * workspace). Each is read only when it is a regular file (never through a link) inside the
+ * ADR folder and of a sane size; one that cannot be parsed is still listed by its file name.
+ */
+export function adrsWritten(workspace: string, files: ReadonlyArray<{ path: string; operation: string }>): AdrWritten[] {
+  const out: AdrWritten[] = [];
+  for (const f of files) {
+    if (f.operation === 'deleted') continue;
+    const rel = f.path.replace(/\\/g, '/');
+    const slash = rel.lastIndexOf('/');
+    if (rel.slice(0, slash) !== ADR_FOLDER) continue;
+    const m = ADR_NAME.exec(rel.slice(slash + 1));
+    if (!m) continue;
+    const fallback: AdrWritten = { path: rel, number: Number(m[1]), title: (m[2] ?? '').replace(/-/g, ' '), decision: null, context: null, consequences: null };
+    try {
+      const file = join(workspace, rel);
+      const st = lstatSync(file);
+      if (!st.isFile() || st.size > MAX_ADR_BYTES) {
+        out.push(fallback);
+        continue;
+      }
+      const adr = parseAdr(readFileNoWait(file, 'utf8'));
+      const flat = (t: string) => (t.trim() === '' ? null : t.replace(/\s+/g, ' ').trim());
+      out.push({ path: rel, number: adr.number, title: adr.title, decision: flat(adr.decision), context: flat(adr.context), consequences: flat(adr.consequences) });
+    } catch {
+      // Gone since the task, unreadable, or not in the ADR format: the report still names it.
+      out.push(fallback);
+    }
+  }
+  return out.sort((a, b) => a.number - b.number);
 }
 
 /** Exclusive create of `dest` holding the finished `tmp`'s content: false when `dest` exists. */

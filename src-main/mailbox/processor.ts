@@ -22,6 +22,7 @@ import type { AgentEvent, RunPlacement } from '../../src-preload/contract';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { KeyedLock } from '../platform/keyed-lock';
 import type { Logger } from '../platform/logger';
+import { adrsWritten } from './adr';
 import { checkCommandAgainstState, parseCommandFile, type CommandFile, type CommandProblem, type ParseResult, type Placement } from './command-file';
 import { loadContext, contextFolders } from './context';
 import { Journal, entryOwnerAlive, registerOwnerToken, releaseOwnerToken, type JournalEntry } from './journal';
@@ -118,6 +119,11 @@ export interface MailboxProcessorOptions {
    * does not load fails the task with its message (never a silent fall back to the host).
    */
   projectPlacement?: () => Promise<RunPlacement | null>;
+  /**
+   * Whether the workspace's own `.context/` and `.clauderc` may be read (workspace trust of the
+   * project); absent: a mailbox of Flightdeck's own, whose workspace is not a repository's.
+   */
+  workspaceFilesTrusted?: (workspace: string) => Promise<boolean>;
   taskTimeoutMs?: number;
   pollMs?: number;
   stableMs?: number;
@@ -529,6 +535,7 @@ export class MailboxProcessor {
       costUsd: 0,
       modelCalls: 0,
       files: [],
+      adrs: [],
       commits: [],
       head: null,
       gitStatus: null,
@@ -653,9 +660,12 @@ export class MailboxProcessor {
       const workspace = placed.workspace;
       const missionCreated = ensureMission(workspace, startedAt);
       const missionBefore = readMission(workspace);
-      const context = loadContext(contextFolders({ globalDir: this.o.globalContextDir ?? null, root: this.o.root, workspace, taskId: cmd.id }));
-      const clauderc = readClaudercPrompt(workspace);
-      const warnings = [...(placed.notes ?? []), ...context.warnings, ...(clauderc.warning ? [clauderc.warning] : [])];
+      // A project's `.context/` and `.clauderc` are the repository's instructions to the model: read only while it is trusted.
+      const trusted = this.o.workspaceFilesTrusted ? await this.o.workspaceFilesTrusted(workspace) : true;
+      const context = loadContext(contextFolders({ globalDir: this.o.globalContextDir ?? null, root: this.o.root, workspace: trusted ? workspace : null, taskId: cmd.id }));
+      const clauderc = trusted ? readClaudercPrompt(workspace) : { prompt: null, warning: null };
+      const untrustedNote = trusted ? [] : ['The repository is untrusted: its .context/ and .clauderc were not read (review and trust it to use them).'];
+      const warnings = [...(placed.notes ?? []), ...untrustedNote, ...context.warnings, ...(clauderc.warning ? [clauderc.warning] : [])];
       for (const w of warnings) debug(`warning: ${w}`);
       debug(`context: ${context.files.filter((f) => f.enabled).length} files, ${context.bytes} bytes${clauderc.prompt ? '; .clauderc systemPrompt used' : ''}`);
       // The rules, the project's systemPrompt and the layered context are standing instructions
@@ -717,6 +727,7 @@ export class MailboxProcessor {
           costUsd: turn.costUsd,
           modelCalls: turn.modelCalls,
           files: changes.files,
+          adrs: adrsWritten(workspace, changes.files),
           commits: changes.commits,
           head: changes.head,
           gitStatus: changes.gitStatus,

@@ -9,6 +9,7 @@
  * (`judgementRequest`); without one the report says so rather than inventing it.
  */
 import { z } from 'zod';
+import type { AdrWritten } from './adr';
 import type { CommandFile } from './command-file';
 import type { MissionCheck } from './mission';
 
@@ -106,6 +107,8 @@ export interface TaskFacts {
   costUsd: number;
   modelCalls: number;
   files: { path: string; operation: FileOperation }[];
+  /** ADRs the task created or changed (docs/decisions), read after the task. */
+  adrs: AdrWritten[];
   /** Commits made during the task, newest first (hash and subject). */
   commits: { hash: string; subject: string }[];
   head: string | null;
@@ -209,13 +212,19 @@ function mainSections(f: TaskFacts, status: ReportStatus): string[] {
   out.push('');
 
   out.push('## 3. ADR & 决策同步 (Architectural Decisions)');
-  if (j?.decisions && j.decisions.length > 0) {
-    for (const d of j.decisions) {
-      out.push(`- **决策内容**: ${d.decision}`);
-      out.push(`- **理由**: ${d.reason ?? '-'}`);
-      out.push(`- **影响**: ${d.impact ?? '-'}`);
-    }
-  } else out.push('- **决策内容**: 无');
+  const decisions = j?.decisions ?? [];
+  for (const d of decisions) {
+    out.push(`- **决策内容**: ${d.decision}`);
+    out.push(`- **理由**: ${d.reason ?? '-'}`);
+    out.push(`- **影响**: ${d.impact ?? '-'}`);
+  }
+  // The ADRs the task wrote are decisions whether or not its summary named them.
+  for (const a of f.adrs) {
+    out.push(`- **决策内容**: [ADR-${String(a.number).padStart(4, '0')}: ${a.title}](${a.path})${a.decision ? ` — ${cut(a.decision, 300)}` : ''}`);
+    out.push(`- **理由**: ${a.context ? cut(a.context, 300) : '-'}`);
+    out.push(`- **影响**: ${a.consequences ? cut(a.consequences, 300) : '-'}`);
+  }
+  if (decisions.length === 0 && f.adrs.length === 0) out.push('- **决策内容**: 无');
   out.push('');
 
   out.push('## 4. 填坑记录与风险预警 (Pitfalls & Lessons)');

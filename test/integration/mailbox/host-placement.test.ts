@@ -21,12 +21,16 @@ function updatedMission(): string {
     .replace('- [ ] [待完成任务 1]', '- [ ] 添加单元测试');
 }
 
+const ADR = '# ADR-0001: Use pytest\n\n## 上下文\n\nThe project is Python.\n\n## 失败的尝试\n\n—\n\n## 最终决策\n\nTests run with pytest.\n\n## 后果\n\nA dev dependency.\n';
+
 const SCRIPT: Script = [
   { match: { userPattern: 'TASK-HELLO' }, blocks: [{ type: 'thinking', thinking: 'I will write hello.py first.' }, { type: 'tool_use', name: 'write', input: { path: 'hello.py', content: 'print("Hello World")\n' } }] },
   { match: { userPattern: 'Created hello.py' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'AGENT_MISSION.md', content: updatedMission() } }] },
   { match: { userPattern: 'Overwrote AGENT_MISSION.md' }, blocks: [{ type: 'text', text: judgement('Wrote hello.py.') }] },
-  { match: { userPattern: 'TASK-TESTS' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'test_hello.py', content: 'def test(): pass\n' } }] },
-  { match: { userPattern: 'Created test_hello.py' }, blocks: [{ type: 'text', text: judgement('Added a test.') }] },
+  { match: { userPattern: 'TASK-TESTS' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'docs/decisions/ADR-0001-use-pytest.md', content: ADR } }] },
+  { match: { userPattern: 'Created docs/decisions/ADR-0001-use-pytest.md' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'test_hello.py', content: 'def test(): pass\n' } }] },
+  // Its summary names no decision: the ADR it wrote is the decision the report shows.
+  { match: { userPattern: 'Created test_hello.py' }, blocks: [{ type: 'text', text: judgement('Added a test.', { decisions: [] }) }] },
 ];
 
 describe('mailbox on the host placement', () => {
@@ -99,6 +103,8 @@ describe('mailbox on the host placement', () => {
     expect(r2.fm.session_id).toBe(session.session_id);
     expect(r2.text).toContain('NOT UPDATED');
     expect(r2.text).toContain('| test_hello.py | 创建 | by write |');
+    expect(r2.text).toContain('- **决策内容**: [ADR-0001: Use pytest](docs/decisions/ADR-0001-use-pytest.md) — Tests run with pytest.\n- **理由**: The project is Python.\n- **影响**: A dev dependency.');
+    expect(r2.text).not.toContain('- **决策内容**: 无');
     // The continued turn is in the same agent session (its transcript holds both tasks).
     expect(h.app.agents.getSession(session.session_id).turnCount).toBe(2);
     const testsRequest = h.server.mainRequests().find((r) => r.userText?.includes('TASK-TESTS'))!;

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatAdr, listAdrs, parseAdr, slugify, writeAdr, type AdrInput } from '../../../src-main/mailbox/adr';
+import { adrsWritten, formatAdr, listAdrs, parseAdr, slugify, writeAdr, type AdrInput } from '../../../src-main/mailbox/adr';
 
 let ws: string;
 beforeEach(() => {
@@ -106,3 +106,34 @@ describe('ADR files', () => {
     expect(readdirSync(decisions()).filter((n) => n.startsWith('.'))).toEqual([]);
   }, 120_000);
 });
+
+describe('the ADRs a task wrote', () => {
+  it('reads each created or changed ADR in the folder, names an unreadable one by its file, and never follows a link', () => {
+    const ws = mkdtempSync(join(tmpdir(), 'fd-adrs-written-'));
+    try {
+      const dir = join(ws, 'docs', 'decisions');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'ADR-0002-use-sqlite.md'), formatAdr({ number: 2, title: 'Use SQLite', context: 'One writer.', failedAttempts: '', decision: 'SQLite,\n  in WAL mode.', consequences: 'No server.' }));
+      writeFileSync(join(dir, 'ADR-0001-broken.md'), 'not an ADR at all');
+      const secret = join(ws, 'secret.md');
+      writeFileSync(secret, formatAdr({ number: 3, title: 'Secret', context: 'TOP SECRET', failedAttempts: '', decision: 'TOP SECRET', consequences: '' }));
+      symlinkSync(secret, join(dir, 'ADR-0003-linked.md'));
+      const files = [
+        { path: 'docs/decisions/ADR-0002-use-sqlite.md', operation: 'created' },
+        { path: 'docs/decisions/ADR-0001-broken.md', operation: 'modified' },
+        { path: 'docs/decisions/ADR-0003-linked.md', operation: 'created' },
+        { path: 'docs/decisions/ADR-0004-gone.md', operation: 'deleted' },
+        { path: 'docs/ADR-0005-elsewhere.md', operation: 'created' },
+        { path: 'src/app.ts', operation: 'created' },
+      ];
+      expect(adrsWritten(ws, files)).toEqual([
+        { path: 'docs/decisions/ADR-0001-broken.md', number: 1, title: 'broken', decision: null, context: null, consequences: null },
+        { path: 'docs/decisions/ADR-0002-use-sqlite.md', number: 2, title: 'Use SQLite', decision: 'SQLite, in WAL mode.', context: 'One writer.', consequences: 'No server.' },
+        { path: 'docs/decisions/ADR-0003-linked.md', number: 3, title: 'linked', decision: null, context: null, consequences: null },
+      ]);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
+

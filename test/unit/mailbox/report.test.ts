@@ -38,6 +38,7 @@ function facts(over: Partial<TaskFacts> = {}): TaskFacts {
     costUsd: 0,
     modelCalls: 1,
     files: [{ path: 'a|b.txt', operation: 'created' }],
+    adrs: [],
     commits: [{ hash: 'abc123', subject: 'feat: x' }],
     head: 'abc123',
     gitStatus: '',
@@ -123,3 +124,18 @@ describe('mission and behaviour rules', () => {
     }
   });
 });
+
+describe('decisions in the report', () => {
+  it('takes the ADRs the task wrote as decisions, even when its summary names none', () => {
+    const adr = { path: 'docs/decisions/ADR-0001-use-sqlite.md', number: 1, title: 'Use SQLite', decision: 'SQLite in WAL mode.', context: 'One writer, many readers.', consequences: 'No server to run.' };
+    const text = formatReport(facts({ adrs: [adr] }));
+    expect(text).toContain('- **决策内容**: [ADR-0001: Use SQLite](docs/decisions/ADR-0001-use-sqlite.md) — SQLite in WAL mode.\n- **理由**: One writer, many readers.\n- **影响**: No server to run.');
+    expect(text).not.toContain('- **决策内容**: 无');
+    // Both the summary's decisions and the ADRs are listed.
+    const both = formatReport(facts({ adrs: [adr], judgement: { decisions: [{ decision: 'plain script' }] } }));
+    expect(both).toContain('- **决策内容**: plain script');
+    expect(both).toContain('[ADR-0001: Use SQLite]');
+    expect(formatReport(facts())).toContain('- **决策内容**: 无');
+  });
+});
+
