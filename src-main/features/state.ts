@@ -99,7 +99,8 @@ export const RunAgent = z.strictObject({
   executor: z.enum(['builtin', 'claude-code']),
   profile: z.string().min(1).nullable().default(null),
   model: z.string().min(1).nullable().default(null),
-  mode: AgentMode.default('auto-edit'),
+  /** yolo by default: a run works unattended inside the sandbox, the hard floor and the Coder's guard. */
+  mode: AgentMode.default('yolo'),
   placement: RunPlacement.optional(),
 });
 export type RunAgent = z.output<typeof RunAgent>;

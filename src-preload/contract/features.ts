@@ -116,7 +116,8 @@ export const FeatureRunChoice = z
     executor: FeatureExecutor,
     profile: ProfileName.nullable().default(null),
     model: z.string().trim().min(1).max(200).nullable().default(null),
-    agentMode: AgentMode.default('auto-edit'),
+    /** yolo by default: a feature run works unattended (inside the sandbox, the hard floor and the Coder's guard). */
+    agentMode: AgentMode.default('yolo'),
   })
   .strict();
 

@@ -241,7 +241,11 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
 
   // How the run will go, then a screenshot of the approval screen.
   await page.getByTestId('executor-builtin').click();
+  // Unattended by default, and the screen says what that means; a stricter mode says it will wait.
+  await expect(page.getByTestId('approve-mode')).toHaveValue('yolo');
+  await expect(page.getByTestId('approve-mode-note')).toContainText('The run works unattended');
   await page.getByTestId('approve-mode').selectOption('auto-edit');
+  await expect(page.getByTestId('approve-mode-note')).toContainText('stops and waits for you');
   await expect(page.getByTestId('approve-plan')).toHaveText(/Approve revision 2/);
   await screenshotView(page, 'test-results/plan-approval.png');
 

@@ -36,7 +36,8 @@ function str(ctx: CliContext, name: string): string | undefined {
 function agentFlags(ctx: CliContext): RunAgent {
   const executor = FeatureExecutor.safeParse(str(ctx, 'executor') ?? 'builtin');
   if (!executor.success) throw new UsageError(`--executor takes ${FeatureExecutor.options.join('|')}`);
-  const mode = AgentMode.safeParse(str(ctx, 'mode') ?? 'auto-edit');
+  // Unattended by default: yolo inside the sandbox, the hard floor and the Coder's guard.
+  const mode = AgentMode.safeParse(str(ctx, 'mode') ?? 'yolo');
   if (!mode.success) throw new UsageError(`--mode takes ${AgentMode.options.join('|')}`);
   const profile = str(ctx, 'profile');
   if (profile !== undefined && !ProfileName.safeParse(profile).success) throw new UsageError(`"${profile}" is not a profile name`);

@@ -14,7 +14,7 @@ import { featureProject, typedFeatureErrors } from './feature-support';
 
 /** Flags of run, cancel and merge (added to the `feature` command's own; `executor`, `approve` and `yes` are shared). */
 export const RUN_FLAGS = { squash: false, placement: true, engine: true, gpus: true, image: true } as const;
-export const RUN_USAGE = 'feature run SLUG [--repo DIR] [--executor builtin|claude-code] [--approve ask|allow|deny] [--placement host|container [--engine NAME] [--gpus none|all|N|IDS] [--image REF]] [--json] | feature cancel SLUG [--repo DIR] | feature merge SLUG [--repo DIR] [--squash] [--yes]';
+export const RUN_USAGE = 'feature run SLUG [--repo DIR] [--executor builtin|claude-code] [--mode yolo|auto-edit|default] [--approve ask|allow|deny] [--placement host|container [--engine NAME] [--gpus none|all|N|IDS] [--image REF]] [--json] | feature cancel SLUG [--repo DIR] | feature merge SLUG [--repo DIR] [--squash] [--yes]';
 
 /** Exit codes of `feature run`: completed, failed, waiting for a human (an approval --approve does not settle), cancelled (Ctrl-C). */
 export const EXIT_COMPLETED = 0;
@@ -23,6 +23,8 @@ export const EXIT_WAITING = 3;
 const EXIT_CANCELLED = 130;
 
 const APPROVE = ['ask', 'allow', 'deny'] as const;
+/** Modes a run can use (plan mode writes nothing). */
+const RUN_MODES = ['yolo', 'auto-edit', 'default'] as const;
 type ApproveMode = (typeof APPROVE)[number];
 
 
@@ -113,6 +115,9 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
   const executorFlag = typeof ctx.flags.executor === 'string' ? RunExecutor.safeParse(ctx.flags.executor) : null;
   if (executorFlag && !executorFlag.success) throw new UsageError(`--executor takes ${RunExecutor.options.join('|')}`);
   const placement = placementFlags(ctx);
+  // A stricter mode for this run only (the plan's choice, yolo by default, stays in state.yml).
+  const modeFlag = typeof ctx.flags.mode === 'string' ? ctx.flags.mode : null;
+  if (modeFlag !== null && !RUN_MODES.includes(modeFlag as (typeof RUN_MODES)[number])) throw new UsageError(`--mode takes ${RUN_MODES.join('|')} (plan mode writes nothing, so a run in it could never finish a phase)`);
 
   const app = await ctx.openApp();
   const { root } = await featureProject(ctx, app);
@@ -145,6 +150,7 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
         projectPath: root,
         slug,
         ...(executorFlag?.success ? { executor: executorFlag.data } : {}),
+        ...(modeFlag !== null ? { mode: modeFlag as (typeof RUN_MODES)[number] } : {}),
         ...(placement ? { placement } : {}),
         // The run's session gets the --approve answer before it can ask anything.
         onSession: (id) => {

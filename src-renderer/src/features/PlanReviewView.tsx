@@ -16,9 +16,9 @@ import './features.css';
 
 /** Modes a run can use: plan mode writes nothing, so a run in it could never finish a phase. */
 const RUN_MODES: ReadonlyArray<{ value: AgentMode; label: string; hint: string }> = [
-  { value: 'auto-edit', label: 'Auto-edit', hint: 'edits files without asking; other commands ask' },
-  { value: 'default', label: 'Default', hint: 'writes and risky commands ask you first' },
-  { value: 'yolo', label: 'YOLO', hint: 'nothing asks (the hard floor still refuses catastrophic commands)' },
+  { value: 'yolo', label: 'Unattended (YOLO)', hint: 'nothing asks: commands run in the sandbox; the hard floor and the Coder\'s guard still refuse' },
+  { value: 'auto-edit', label: 'Auto-edit', hint: 'edits files without asking; other commands wait for you' },
+  { value: 'default', label: 'Default', hint: 'writes and risky commands wait for you' },
 ];
 
 /**
@@ -69,7 +69,7 @@ function RevisionReview({ data, revision, onAnswered }: { data: PlanData; revisi
   const [executor, setExecutor] = useState<FeatureExecutor>(draft.executor);
   const [profile, setProfile] = useState<string | null>(null);
   const [model, setModel] = useState('');
-  const [agentMode, setAgentMode] = useState<AgentMode>('auto-edit');
+  const [agentMode, setAgentMode] = useState<AgentMode>('yolo');
   const [busy, setBusy] = useState<null | 'approve' | 'changes'>(null);
 
   const stale = draft.revision !== null && draft.revision !== revision.number;
@@ -231,6 +231,11 @@ function RevisionReview({ data, revision, onAnswered }: { data: PlanData; revisi
                 </option>
               ))}
             </select>
+            <p className="muted approve-mode-note" data-testid="approve-mode-note">
+              {agentMode === 'yolo'
+                ? 'The run works unattended: no command waits for an answer. It stays inside the sandbox (the worktree), the hard floor and the Coder\'s guard.'
+                : 'The run stops and waits for you at each command this mode asks about; a headless run (feature run without --approve allow) exits there.'}
+            </p>
           </div>
           <button
             className="button primary large"

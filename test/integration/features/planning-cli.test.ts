@@ -99,6 +99,34 @@ describe('feature plan (CLI)', () => {
     expect(h.server.mainRequests()).toHaveLength(0);
   });
 
+  it('a plan approved without --mode runs unattended: feature run with no --approve runs its shell commands and finishes; --mode default stops at the first one (exit 3)', async () => {
+    // Issue 21: approval saved auto-edit, so a headless run exited 3 at its first command.
+    const bash = (command: string): Script[number] => ({ blocks: [{ type: 'tool_use', name: 'bash', input: { command } }] });
+    const say = (t: string): Script[number] => ({ blocks: [{ type: 'text', text: t }] });
+    h = await harness([bash('echo hashed > hashing.txt'), say('Done.'), say('Done.'), say('```yaml\nresult: pass\nitems: []\n```'), bash('echo again > again.txt')]);
+    initByHand(h.repo);
+    writeFileSync(join(h.repo, '.flightdeck', 'config.yml'), 'checks: []\nreview:\n  enabled: false\n');
+    writeFileSync(join(h.files, 'design.md'), DESIGN_SPEC);
+    writeFileSync(join(h.files, 'verification.md'), VERIFICATION_PLAN);
+    const plan = await h.run('feature', 'plan', 'add-login', '--repo', h.repo, '--spec', join(h.files, 'design.md'), '--verification', join(h.files, 'verification.md'));
+    expect(plan.code).toBe(0);
+    const tree = join(h.repo, '.trees', 'add-login');
+    expect((await readState(join(tree, '.flightdeck', 'add-login', 'state.yml'))).agent?.mode).toBe('yolo');
+    const run = await h.run('feature', 'run', 'add-login', '--repo', h.repo);
+    expect(run.out).not.toContain('Waiting for a human');
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(tree, 'hashing.txt'), 'utf8')).toBe('hashed\n');
+
+    // A stricter mode for one run: the first command waits, and headless that is exit 3.
+    const plan2 = await h.run('feature', 'plan', 'strict', '--repo', h.repo, '--spec', join(h.files, 'design.md'), '--verification', join(h.files, 'verification.md'));
+    expect(plan2.code).toBe(0);
+    const strict = await h.run('feature', 'run', 'strict', '--repo', h.repo, '--mode', 'default');
+    expect(strict.code).toBe(3);
+    expect(strict.out).toContain('[Waiting for a human]');
+    expect(existsSync(join(h.repo, '.trees', 'strict', 'again.txt'))).toBe(false);
+    expect((await h.run('feature', 'run', 'strict', '--repo', h.repo, '--mode', 'plan')).code).toBe(2);
+  }, 180_000);
+
   it('a spec without development phases: exit 1, plan error, nothing created', async () => {
     h = await harness([]);
     initByHand(h.repo);
