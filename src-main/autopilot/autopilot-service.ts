@@ -291,7 +291,8 @@ export class AutopilotService {
       this.store.setControl(runId, 'cancel');
       return publicRun(this.record(runId));
     }
-    if (r.status === 'stopped') return publicRun(r);
+    // A finished run has nothing to cancel: saying "Cancelled" would misreport how it ended.
+    if (r.status === 'stopped') throw new AppError('conflict', `Nothing to cancel: the run ${runId} has already stopped (${r.state.exitReason ?? 'unknown'}).`);
     const state = transition(this.savedState(r), { type: 'cancel' }).state;
     if (existsSync(r.worktree)) writeStateFile(r.worktree, state);
     this.store.saveState(runId, state, 'stopped', null);

@@ -126,5 +126,8 @@ describe('autopilot runner on a real repository', () => {
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(parseRunState(readFileSync(join(cancelled.worktree, '.flightdeck/autopilot/state.json'), 'utf8')).exitReason).toBe('cancelled');
     expect(() => h!.app.autopilot.resume(second.id)).toThrow(/has stopped \(cancelled\)/);
+    // Cancelling a run that already ended says so instead of "Cancelled".
+    expect(() => h!.app.autopilot.cancel(second.id)).toThrow(/Nothing to cancel: the run .* has already stopped \(cancelled\)/);
+    expect(() => h!.app.autopilot.cancel(started.id)).toThrow(/has already stopped \(done\)/);
   }, 90_000);
 });
