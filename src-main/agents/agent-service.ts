@@ -23,6 +23,7 @@ import { ApprovalRepo } from '../approvals/approval-repo';
 import { ApprovalGate, type DecideRequest } from '../approvals/gate';
 import { AgentSettingsStore } from './agent-settings';
 import { newId } from './ids';
+import { MAX_QUEUED_INPUTS, holdQueue, newQueuedId, queueOf, withQueue, type QueuedInputRecord } from './input-queue';
 import { configEntries, readProjectConfig } from './orchestrator/project-config';
 import { inputKind, runInput } from './orchestrator/run-input';
 import { resumeTurn, type TurnEnd } from './orchestrator/run-turn';
@@ -204,7 +205,7 @@ export class AgentService {
         status: 'interrupted',
         ownerPid: null,
         ownerId: null,
-        state: withoutTurnInFlight(s.state),
+        state: holdQueue(withoutTurnInFlight(s.state), 'Flightdeck stopped during the turn: queued messages wait for you.'),
         ...(tid ? { lastTurn: { turnId: tid, outcome: 'interrupted', message, endedAt: Date.now() } } : {}),
       });
     });
@@ -297,6 +298,8 @@ export class AgentService {
       ...(this.executorName ? { executor: this.executorName(s.id) } : {}),
       ...(this.worktreeOf ? { worktree: this.worktreeOf(s.id) } : {}),
       cost: this.costs.totals(s.id),
+      ...(s.state.queue && s.state.queue.length > 0 ? { queue: s.state.queue.map((q) => ({ id: q.id, text: q.text, images: q.images?.length ?? 0, queuedAt: q.queuedAt })) } : {}),
+      ...(s.state.queueHeld ? { queueHeld: s.state.queueHeld } : {}),
       createdAt: s.createdAt,
       updatedAt: s.updatedAt,
     };
@@ -463,8 +466,79 @@ export class AgentService {
   cancel(sessionId: string): boolean {
     const t = this.live.get(sessionId);
     if (!t) return false;
+    // An interruption is a change of plan: what was queued behind the turn waits for the user.
+    const s = this.sessions.get(sessionId);
+    if (s && queueOf(s.state).length > 0) this.sessions.update(sessionId, { state: holdQueue(s.state, 'You interrupted the turn: queued messages wait for you.') });
     t.controller.abort({ kind: 'cancel' } satisfies TurnAbortReason);
     return true;
+  }
+
+  /**
+   * What the composer sends: starts a turn when the session can take one, else queues the input
+   * behind the running turn. One synchronous step, so no turn can start or end between the
+   * decision and its effect (a renderer deciding from its own view of the status lost inputs).
+   */
+  submit(sessionId: string, input: string, images: readonly ImageAttachment[] = []): { outcome: 'started'; sessionId: string; turnId: string } | { outcome: 'queued'; sessionId: string; queuedId: string; position: number } {
+    if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
+    const s = this.record(sessionId);
+    const queue = queueOf(s.state);
+    const busy = this.live.has(sessionId);
+    // Held messages wait for the user; a new one typed meanwhile is their decision to go on now.
+    if (!busy && (queue.length === 0 || s.state.queueHeld)) {
+      const t = this.startInput(sessionId, input, images);
+      return { outcome: 'started', sessionId, turnId: t.turnId };
+    }
+    if (images.length > 0) this.checkImages(s, inputKind(input), this.executorFor?.(sessionId, inputKind(input)) != null);
+    if (queue.length >= MAX_QUEUED_INPUTS) {
+      throw new AppError('conflict', `${MAX_QUEUED_INPUTS} messages already wait for this turn to end; remove one or wait.`);
+    }
+    storageHealthOf(this.o.db)?.requireWritable();
+    const item: QueuedInputRecord = { id: newQueuedId(), text: input, ...(images.length > 0 ? { images: [...images] } : {}), queuedAt: Date.now() };
+    // Queuing behind a running turn is asking for it to be sent: an earlier interruption no longer holds the queue.
+    this.sessions.update(sessionId, { state: withQueue(s.state, [...queue, item], busy ? null : s.state.queueHeld) });
+    this.publishSession(sessionId);
+    if (!busy) this.drainQueue(sessionId);
+    return { outcome: 'queued', sessionId, queuedId: item.id, position: queue.length + 1 };
+  }
+
+  /** Takes a waiting input out of the queue; false when it already went or was removed. */
+  removeQueued(sessionId: string, queuedId: string): boolean {
+    const s = this.record(sessionId);
+    const queue = queueOf(s.state);
+    if (!queue.some((q) => q.id === queuedId)) return false;
+    this.sessions.update(sessionId, { state: withQueue(s.state, queue.filter((q) => q.id !== queuedId)) });
+    this.publishSession(sessionId);
+    return true;
+  }
+
+  /** Releases held queued inputs; the first goes now when no turn runs. */
+  resumeQueue(sessionId: string): boolean {
+    const s = this.record(sessionId);
+    this.sessions.update(sessionId, { state: withQueue(s.state, queueOf(s.state), null) });
+    this.publishSession(sessionId);
+    return this.drainQueue(sessionId);
+  }
+
+  /** Starts the first queued input when the session is free and its queue is not held. */
+  private drainQueue(sessionId: string): boolean {
+    if (this.disposed || this.live.has(sessionId)) return false;
+    const s = this.sessions.get(sessionId);
+    if (!s || s.state.queueHeld) return false;
+    const [next, ...rest] = queueOf(s.state);
+    if (!next) return false;
+    this.sessions.update(sessionId, { state: withQueue(s.state, rest) });
+    try {
+      this.startInput(sessionId, next.text, next.images ?? []);
+      return true;
+    } catch (e) {
+      // Refused (its images no longer fit the model, the disk is full): it goes back first and waits for the user.
+      const now = this.sessions.get(sessionId);
+      const reason = e instanceof AppError ? e.message : 'The queued message could not be sent.';
+      if (now) this.sessions.update(sessionId, { state: withQueue(now.state, [next, ...queueOf(now.state)], reason) });
+      this.publishSession(sessionId);
+      this.o.logger.warn('a queued input could not start', { sessionId, error: e });
+      return false;
+    }
   }
 
   private startInput(sessionId: string, input: string, images: readonly ImageAttachment[] = []): LiveTurn {
@@ -566,6 +640,8 @@ export class AgentService {
       this.sink.emit(ctx.sessionId, ctx.turnId, { type: 'status', status: 'idle' });
       this.sink.emit(ctx.sessionId, ctx.turnId, { type: 'turn.ended', outcome: end.outcome, message: end.message, steps: ctx.step });
       this.publishSession(ctx.sessionId);
+      // In the same step as the end: an input submitted now finds either this turn or the next one running.
+      this.drainQueue(ctx.sessionId);
     }
     await this.sink.flushed().catch((e: unknown) => this.o.logger.warn('events not flushed at turn end', { error: e }));
     return result;

@@ -28,6 +28,12 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
     if (input.trim() === '') throw new AppError('invalid_input', 'Type a message, a !command or a /command.');
     return agents.input(sessionId, input, images ?? []);
   });
+  router.handle('agents.submit', ({ sessionId, input, images }) => {
+    if (input.trim() === '') throw new AppError('invalid_input', 'Type a message, a !command or a /command.');
+    return agents.submit(sessionId, input, images ?? []);
+  });
+  router.handle('agents.queue.remove', ({ sessionId, queuedId }) => ({ removed: agents.removeQueued(sessionId, queuedId) }));
+  router.handle('agents.queue.resume', ({ sessionId }) => ({ started: agents.resumeQueue(sessionId) }));
   router.handle('agents.cancel', ({ sessionId }) => ({ cancelled: agents.cancel(sessionId) }));
   router.handle('agents.approvals.list', ({ sessionId }) => agents.gate.pending(sessionId));
   router.handle('agents.approvals.answer', ({ approvalId, decision, reason }) => agents.gate.answer(approvalId, decision, reason));

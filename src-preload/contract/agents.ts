@@ -128,6 +128,11 @@ export type CostSummary = z.infer<typeof CostSummary>;
 // Sessions and messages
 // ---------------------------------------------------------------------------------------
 
+export const QueuedInputId = z.string().regex(/^q-[a-z0-9]{6,40}$/, 'not a queued input id');
+/** An input waiting in a session's queue, as the renderer shows it (images by count only: they stay in main). */
+export const QueuedInput = z.object({ id: QueuedInputId, text: z.string(), images: z.number().int().nonnegative(), queuedAt: z.number().int() });
+export type QueuedInput = z.infer<typeof QueuedInput>;
+
 export const Session = z.object({
   id: SessionId,
   title: z.string(),
@@ -157,6 +162,10 @@ export const Session = z.object({
   /** The worktree the session works in (started "in a new worktree"); null or absent: the folder itself. */
   worktree: SessionWorktreeRef.nullable().optional(),
   cost: CostTotals,
+  /** Inputs waiting for the running turn to end, oldest first; the main process sends them one by one. */
+  queue: z.array(QueuedInput).optional(),
+  /** Why the waiting inputs are held instead of sent when the turn ends (an interruption); absent: they go. */
+  queueHeld: z.string().optional(),
   createdAt: z.number().int(),
   updatedAt: z.number().int(),
 });
@@ -605,6 +614,30 @@ export const agentRequests = {
       }),
     z.object({ sessionId: SessionId, turnId: TurnId }),
     'Run one input (chat, "!cmd" or "/command") in a session. Returns at once; progress arrives on agents.event. Refused while a turn runs.',
+  ),
+  'agents.submit': request(
+    z
+      .object({ sessionId: SessionId, input: z.string().min(1).max(200_000), images: z.array(ImageAttachment).max(MAX_INPUT_IMAGES).optional() })
+      .strict()
+      .refine((x) => (x.images ?? []).reduce((n, i) => n + base64Bytes(i.data), 0) <= MAX_INPUT_IMAGE_BYTES, {
+        message: `the attached images together must be at most ${MAX_INPUT_IMAGE_BYTES / 1024 / 1024} MB`,
+        path: ['images'],
+      }),
+    z.discriminatedUnion('outcome', [
+      z.object({ outcome: z.literal('started'), sessionId: SessionId, turnId: TurnId }),
+      z.object({ outcome: z.literal('queued'), sessionId: SessionId, queuedId: QueuedInputId, position: z.number().int().positive() }),
+    ]),
+    'What the composer sends: starts a turn when the session can take one, else queues the input (sent when the running turn ends), decided atomically here. Refused (the input is not kept) only when it can be neither.',
+  ),
+  'agents.queue.remove': request(
+    z.object({ sessionId: SessionId, queuedId: QueuedInputId }).strict(),
+    z.object({ removed: z.boolean() }),
+    'Take a waiting input out of the queue (false when it was already sent or removed).',
+  ),
+  'agents.queue.resume': request(
+    BySession,
+    z.object({ started: z.boolean() }),
+    'Release held queued inputs (after an interruption): the first goes now if no turn runs.',
   ),
   'agents.cancel': request(
     BySession,

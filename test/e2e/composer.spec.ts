@@ -24,6 +24,8 @@ test.beforeAll(async () => {
         blocks: [{ type: 'text', text: 'Thinking slowly about a long answer, one piece at a time.' }],
       },
       { match: { userPattern: 'queued follow-up' }, blocks: [{ type: 'text', text: 'Answering the queued follow-up.' }], usage: { input_tokens: 165_000, output_tokens: 800 } },
+      // Slow enough to fill the queue behind it and then stop it.
+      { match: { userPattern: 'hold the line' }, delayMs: 4_000, blocks: [{ type: 'text', text: 'Holding the line for quite a while, piece by piece, until stopped.' }] },
       { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
       { match: { userPattern: 'wait a while' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'sleep 20' } }] },
       // Slow, so the user can leave the session before its approval is asked.
@@ -190,3 +192,54 @@ test('a running tool shows its elapsed time, and Escape in the composer interrup
   await expect(elapsed).toBeHidden();
 });
 
+
+test('a message the app cannot take stays in the composer; the error toast closes itself and never covers the buttons', async ({ page }) => {
+  await page.setViewportSize({ width: 700, height: 800 });
+  const { name } = await openBoard(page);
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await session.send('Please hold the line');
+  await expect(page.getByTestId('stop')).toBeVisible();
+  // The queue takes 20 messages behind the running turn; each leaves the composer once it is queued.
+  for (let k = 0; k < 20; k++) {
+    await session.input.fill(`waiting message ${k}`);
+    await session.input.press('Enter');
+    await expect(session.input).toHaveValue('');
+  }
+  await expect(page.getByTestId('queued-input')).toHaveCount(20);
+  // The 21st is refused by the main process: the text stays where it was typed.
+  await session.input.fill('one message too many');
+  await session.input.press('Enter');
+  const toast = page.getByTestId('toast').filter({ hasText: 'Could not send' });
+  await expect(toast).toBeVisible();
+  await expect(toast).toContainText('20 messages already wait');
+  await expect(session.input).toHaveValue('one message too many');
+  await page.screenshot({ path: 'test-results/composer-refused-700.png' });
+  const t = (await toast.boundingBox())!;
+  for (const id of ['queue', 'stop']) {
+    // A long queue scrolls in its own box: the composer's buttons stay on the screen.
+    await expect(page.getByTestId(id)).toBeInViewport();
+    const b = (await page.getByTestId(id).boundingBox())!;
+    const overlaps = t.x < b.x + b.width && b.x < t.x + t.width && t.y < b.y + b.height && b.y < t.y + t.height;
+    expect(overlaps, `the toast covers ${id}`).toBe(false);
+  }
+  // It closes itself.
+  await expect(toast).toBeHidden({ timeout: 30_000 });
+  await expect(session.input).toHaveValue('one message too many');
+
+  // Stopping holds the queue (the user changed their mind); the kept text goes at once when sent.
+  await page.getByTestId('stop').click();
+  await expect(page.getByTestId('send')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('composer-queue')).toContainText('You interrupted the turn');
+  await expect(page.getByTestId('queued-input').first()).toContainText('held');
+  await page.getByTestId('send').click();
+  await expect(session.transcript.getByTestId('msg-user').filter({ hasText: 'one message too many' })).toBeVisible({ timeout: 30_000 });
+  await expect(session.input).toHaveValue('');
+  await session.waitIdle();
+  // The held messages are still there, and Send now releases them one by one.
+  await expect(page.getByTestId('queued-input')).toHaveCount(20);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({ path: 'test-results/composer-held-1440.png' });
+  await page.getByTestId('queued-send').click();
+  await expect(session.transcript.getByTestId('msg-user').filter({ hasText: 'waiting message 0' })).toBeVisible({ timeout: 30_000 });
+});

@@ -1,5 +1,6 @@
 import { SandboxMode, type AgentMode, type PolicyPreset, type SessionStatus, type TodoItem, type ToolName, type TurnOutcome } from '../../../src-preload/contract';
 import type { Database } from '../../store/db';
+import { parseQueue, type QueuedInputRecord } from '../input-queue';
 
 /** A per-turn record of what write/patch changed, so /undo can put the files back (see undo.ts). */
 export interface UndoSnapshot {
@@ -61,11 +62,22 @@ export interface SessionState {
    * executor. Never set from the renderer.
    */
   instructions?: string;
+  /** Inputs waiting for the running turn to end, oldest first (see input-queue.ts). */
+  queue?: QueuedInputRecord[];
+  /** Why the waiting inputs are held instead of sent when the turn ends (the user interrupted it); absent: they go. */
+  queueHeld?: string;
 }
 
 /** The features' agent roles: the Planner reads, the Coder reads, writes and runs commands under a guard. */
 export const AGENT_ROLES = ['planner', 'coder'] as const;
 export type AgentRole = (typeof AGENT_ROLES)[number];
+
+/** The waiting inputs of a stored state, checked (a hand-edited database must not start a malformed turn). */
+function queueFields(state: Partial<SessionState>): Pick<SessionState, 'queue' | 'queueHeld'> {
+  const queue = parseQueue(state.queue);
+  if (queue.length === 0) return {};
+  return { queue, ...(typeof state.queueHeld === 'string' && state.queueHeld !== '' ? { queueHeld: state.queueHeld } : {}) };
+}
 
 /** The state with no turn in flight (a turn ended or was marked interrupted). */
 export function withoutTurnInFlight(state: SessionState): SessionState {
@@ -146,7 +158,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}), ...(typeof state.instructions === 'string' && state.instructions !== '' ? { instructions: state.instructions } : {}) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}), ...(typeof state.instructions === 'string' && state.instructions !== '' ? { instructions: state.instructions } : {}), ...queueFields(state) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from 'react';
-import type { ImageAttachment, ImageMediaType } from '../../../src-preload/contract/agents';
+import type { ImageAttachment, ImageMediaType, QueuedInput } from '../../../src-preload/contract/agents';
 import { Icon } from '../components/Icon';
 import { useAppStore, useClient } from '../store';
-import { caretAtEdge, emptyQueue, historyStart, historyStep, imageRefusal, insertMention, mentionAt, type HistoryState, type PendingImage } from './composer-logic';
+import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, mentionAt, type HistoryState, type PendingImage } from './composer-logic';
 import { completeSlash } from './slash-commands';
 
 let imageSeq = 0;
+const NO_QUEUE: readonly QueuedInput[] = [];
 /** A pause in typing before the files are asked for: one request per word, not per key. */
 const MENTION_DEBOUNCE_MS = 80;
 
@@ -33,10 +34,10 @@ export function Composer({
   const [sending, setSending] = useState(false);
   const [hist, setHist] = useState<HistoryState>(historyStart);
   const inputRef = useRef<HTMLTextAreaElement>(null);
-  const queue = useAppStore((s) => s.composerQueues[sessionId] ?? emptyQueue);
-  const queueInput = useAppStore((s) => s.queueInput);
+  const queue = useAppStore((s) => s.sessions.find((x) => x.id === sessionId)?.queue ?? NO_QUEUE);
+  const queueHeld = useAppStore((s) => s.sessions.find((x) => x.id === sessionId)?.queueHeld ?? null);
   const removeQueued = useAppStore((s) => s.removeQueued);
-  const flushQueue = useAppStore((s) => s.flushQueue);
+  const resumeQueue = useAppStore((s) => s.resumeQueue);
   const toast = useAppStore((s) => s.toast);
   const [images, setImages] = useState<PendingImage[]>([]);
   // The latest list for the file readers, which finish after the render that started them.
@@ -132,19 +133,16 @@ export function Composer({
     if (!value || sending) return;
     setHist(historyStart);
     const attached = images.map((i) => ({ mediaType: i.mediaType, data: i.data }));
-    if (running) {
-      // The agent is busy: the message waits in the queue and goes when the turn ends.
-      queueInput(sessionId, value, attached);
-      setText('');
-      updateImages([]);
-      return;
-    }
+    const sentImages = imagesRef.current;
+    // The main process starts the turn or queues the input behind the running one; until it has
+    // answered the text stays here, and a refusal leaves it here to send again.
     setSending(true);
     const ok = await onSend(value, attached);
     setSending(false);
     if (ok) {
-      setText('');
-      updateImages([]);
+      // Only what was sent goes: text typed while the answer was on its way stays.
+      setText((cur) => (cur.trim() === value ? '' : cur));
+      if (imagesRef.current === sentImages) updateImages([]);
     }
   };
 
@@ -220,27 +218,26 @@ export function Composer({
 
   return (
     <div className="composer">
-      {queue.items.length > 0 && (
+      {queue.length > 0 && (
         <ul className="composer-queue" data-testid="composer-queue" aria-label="Queued messages">
-          {queue.items.map((q, i) => (
+          {queue.map((q, i) => (
             <li key={q.id} className="queued-input" data-testid="queued-input">
-              <span className="badge">{i === 0 && queue.paused && !running ? 'held' : 'queued'}</span>
+              <span className="badge">{i === 0 && queueHeld && !running ? 'held' : 'queued'}</span>
               <span className="queued-text" title={q.text}>
                 {q.text}
+                {q.images > 0 && <span className="muted small"> (+{q.images} image{q.images === 1 ? '' : 's'})</span>}
               </span>
-              {i === 0 && queue.paused && !running && (
-                <button className="button" onClick={() => void flushQueue(sessionId, { resume: true })} data-testid="queued-send">
+              {i === 0 && queueHeld && !running && (
+                <button className="button" onClick={() => void resumeQueue(sessionId)} data-testid="queued-send">
                   Send now
                 </button>
               )}
-              <button className="icon-button" title="Remove from the queue" aria-label="Remove queued message" onClick={() => removeQueued(sessionId, q.id)} data-testid="queued-remove">
+              <button className="icon-button" title="Remove from the queue" aria-label="Remove queued message" onClick={() => void removeQueued(sessionId, q.id)} data-testid="queued-remove">
                 <Icon name="x" size={14} />
               </button>
             </li>
           ))}
-          <li className="muted small queue-hint">
-            {queue.paused && !running ? 'The turn was interrupted: queued messages wait for you.' : 'Sent one by one when the agent finishes its turn.'}
-          </li>
+          <li className="muted small queue-hint">{queueHeld && !running ? queueHeld : 'Sent one by one when the agent finishes its turn.'}</li>
         </ul>
       )}
       {filePaths.length > 0 && (

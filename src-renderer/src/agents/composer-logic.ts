@@ -1,64 +1,9 @@
 import { ImageMediaType, MAX_IMAGE_BYTES, MAX_INPUT_IMAGE_BYTES, MAX_INPUT_IMAGES } from '../../../src-preload/contract/agents';
 
 /**
- * The composer's pure parts: the queue of messages typed while the agent works, the Up/Down
+ * The composer's pure parts: the Up/Down
  * history of a session's inputs, and the context-window figure. No React, no bridge; unit-tested.
  */
-
-export interface QueuedInput {
-  id: string;
-  text: string;
-  images?: readonly { mediaType: ImageMediaType; data: string }[];
-}
-
-/**
- * Messages waiting for the running turn to end, per session. `paused`: the user interrupted
- * the turn, so the next one is not started on its own (they send or remove it themselves).
- */
-export interface SessionQueue {
-  items: readonly QueuedInput[];
-  paused: boolean;
-}
-
-/** More than this many queued messages is a mistake (a held-down Enter), not a plan. */
-export const MAX_QUEUED_INPUTS = 20;
-
-export const emptyQueue: SessionQueue = { items: [], paused: false };
-
-export type QueueAction =
-  | { type: 'add'; item: QueuedInput }
-  | { type: 'remove'; id: string }
-  /** The first item was handed to the engine. */
-  | { type: 'shift' }
-  /** A send failed: the item goes back in front, where it was. */
-  | { type: 'unshift'; item: QueuedInput }
-  | { type: 'pause' }
-  | { type: 'resume' };
-
-export function queueReducer(q: SessionQueue, a: QueueAction): SessionQueue {
-  switch (a.type) {
-    case 'add':
-      if (q.items.length >= MAX_QUEUED_INPUTS || !a.item.text.trim()) return q;
-      // Queuing a new message is asking for it to be sent: an earlier interruption no longer holds it.
-      return { items: [...q.items, a.item], paused: false };
-    case 'remove':
-      return { ...q, items: q.items.filter((x) => x.id !== a.id) };
-    case 'shift':
-      return { ...q, items: q.items.slice(1) };
-    case 'unshift':
-      return { ...q, items: [a.item, ...q.items.filter((x) => x.id !== a.item.id)] };
-    case 'pause':
-      return q.items.length === 0 ? q : { ...q, paused: true };
-    case 'resume':
-      return { ...q, paused: false };
-  }
-}
-
-/** The next message to send now, given whether the session can take input. */
-export function nextToSend(q: SessionQueue, idle: boolean): QueuedInput | null {
-  if (!idle || q.paused) return null;
-  return q.items[0] ?? null;
-}
 
 /**
  * Up/Down through the session's earlier inputs, like a shell. `index` is the position in

@@ -1,5 +1,4 @@
 import type { SliceCreator } from '.';
-import { emptyQueue, nextToSend, queueReducer, type QueueAction, type SessionQueue } from '../agents/composer-logic';
 import type {
   AgentSettings,
   Approval,
@@ -34,19 +33,16 @@ export interface AgentsSlice {
   createSession(opts: { projectId: string; title?: string }): Promise<Session | null>;
   updateSession(sessionId: string, patch: SessionPatch): Promise<void>;
   removeSession(sessionId: string): Promise<void>;
-  /** Sends chat, `!command` or `/command`; false when the engine refused it (shown as a toast). */
+  /**
+   * Sends chat, `!command` or `/command`: the main process starts a turn or queues it behind
+   * the running one (its queue is on the session record). False when it was refused (shown as
+   * a toast): the caller keeps the text.
+   */
   sendInput(sessionId: string, input: string, images?: readonly ImageAttachment[]): Promise<boolean>;
   cancelTurn(sessionId: string): Promise<void>;
-  /**
-   * Messages typed while a turn runs, per session, sent one by one as turns end. Kept in the
-   * renderer (and the tab's sessionStorage): switching views and reloading keep them; another
-   * window does not see them.
-   */
-  composerQueues: Readonly<Record<string, SessionQueue>>;
-  queueInput(sessionId: string, text: string, images?: readonly ImageAttachment[]): void;
-  removeQueued(sessionId: string, id: string): void;
-  /** Sends the next queued message if the session can take it (also after an interruption paused the queue). */
-  flushQueue(sessionId: string, opts?: { resume?: boolean }): Promise<void>;
+  removeQueued(sessionId: string, queuedId: string): Promise<void>;
+  /** Releases a queue held after an interruption: the first message goes now if no turn runs. */
+  resumeQueue(sessionId: string): Promise<void>;
   answerApproval(approvalId: string, decision: ApprovalDecision, reason?: string): Promise<boolean>;
   saveProfile(input: ProviderProfileInput): Promise<ProviderProfile>;
   removeProfile(name: string): Promise<void>;
@@ -55,50 +51,31 @@ export interface AgentsSlice {
 
 const byUpdated = (a: Session, b: Session) => b.updatedAt - a.updatedAt;
 
-/** Sessions whose queued message is being handed to the engine: one at a time, never twice. */
-const flushing = new Set<string>();
-let queuedSeq = 0;
-
 /**
- * Queued messages are kept in the tab's sessionStorage, so reloading the page keeps them (a
- * new tab or window starts without them: they were typed here).
+ * Earlier versions queued messages in the tab's sessionStorage; a page reloaded into this
+ * version hands them to the main process once, so nothing typed before the update is lost.
  */
-const QUEUE_STORAGE_KEY = 'flightdeck.composerQueues';
+const LEGACY_QUEUE_STORAGE_KEY = 'flightdeck.composerQueues';
 
-function loadQueues(): Record<string, SessionQueue> {
+function takeLegacyQueues(): Array<{ sessionId: string; text: string; images?: ImageAttachment[] }> {
   try {
-    const raw = typeof sessionStorage === 'undefined' ? null : sessionStorage.getItem(QUEUE_STORAGE_KEY);
+    if (typeof sessionStorage === 'undefined') return [];
+    const raw = sessionStorage.getItem(LEGACY_QUEUE_STORAGE_KEY);
+    sessionStorage.removeItem(LEGACY_QUEUE_STORAGE_KEY);
     const parsed: unknown = raw ? JSON.parse(raw) : null;
-    if (!parsed || typeof parsed !== 'object') return {};
-    const out: Record<string, SessionQueue> = {};
-    for (const [id, q] of Object.entries(parsed as Record<string, SessionQueue>)) {
-      if (q && Array.isArray(q.items) && q.items.every((x) => typeof x?.id === 'string' && typeof x.text === 'string')) out[id] = { items: q.items, paused: q.paused === true };
+    if (!parsed || typeof parsed !== 'object') return [];
+    const out: Array<{ sessionId: string; text: string; images?: ImageAttachment[] }> = [];
+    for (const [sessionId, q] of Object.entries(parsed as Record<string, { items?: unknown }>)) {
+      if (!q || !Array.isArray(q.items)) continue;
+      for (const x of q.items as Array<{ text?: unknown; images?: ImageAttachment[] }>) {
+        if (typeof x?.text === 'string' && x.text.trim()) out.push({ sessionId, text: x.text, ...(Array.isArray(x.images) && x.images.length > 0 ? { images: x.images } : {}) });
+      }
     }
     return out;
   } catch {
-    // Unreadable (storage blocked, damaged by hand): start with no queue, as a new tab would.
-    return {};
+    // Unreadable (storage blocked, damaged by hand): there is nothing left to hand over.
+    return [];
   }
-}
-
-function saveQueues(queues: Readonly<Record<string, SessionQueue>>): void {
-  try {
-    if (typeof sessionStorage === 'undefined') return;
-    const kept = Object.fromEntries(Object.entries(queues).filter(([, q]) => q.items.length > 0));
-    if (Object.keys(kept).length === 0) sessionStorage.removeItem(QUEUE_STORAGE_KEY);
-    else sessionStorage.setItem(QUEUE_STORAGE_KEY, JSON.stringify(kept));
-  } catch {
-    // Over the storage quota (large images) or blocked: the queue still works, it just does not survive a reload.
-  }
-}
-
-function dispatchQueue(set: Parameters<SliceCreator<AgentsSlice>>[0], get: Parameters<SliceCreator<AgentsSlice>>[1], sessionId: string, action: QueueAction): void {
-  set((s) => {
-    const before = s.composerQueues[sessionId] ?? emptyQueue;
-    const after = queueReducer(before, action);
-    return after === before ? {} : { composerQueues: { ...s.composerQueues, [sessionId]: after } };
-  });
-  saveQueues(get().composerQueues);
 }
 
 export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) => ({
@@ -109,7 +86,6 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   reviewingApproval: null,
   profiles: [],
   agentSettings: null,
-  composerQueues: loadQueues(),
 
   async loadAgents() {
     const [sessions, approvals, profiles, agentSettings] = await Promise.allSettled([
@@ -125,8 +101,9 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
       profiles: profiles.status === 'fulfilled' ? profiles.value : get().profiles,
       agentSettings: agentSettings.status === 'fulfilled' ? agentSettings.value : get().agentSettings,
     });
-    // Messages queued before a reload whose turn ended meanwhile go now (the end was not seen here).
-    for (const id of Object.keys(get().composerQueues)) void get().flushQueue(id);
+    for (const q of takeLegacyQueues()) {
+      if (get().sessions.some((x) => x.id === q.sessionId)) await get().sendInput(q.sessionId, q.text, q.images);
+    }
   },
 
   upsertSession(session, removedId) {
@@ -140,8 +117,6 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
       if (session) sessions = [session, ...sessions.filter((x) => x.id !== session.id)].sort(byUpdated);
       return { sessions, approvals: removedId ? s.approvals.filter((a) => a.sessionId !== removedId) : s.approvals };
     });
-    // The turn ended: the next queued message goes now.
-    if (turnEnded) void get().flushQueue(session.id);
   },
 
   upsertApproval(approval) {
@@ -203,7 +178,7 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
 
   async sendInput(sessionId, input, images) {
     try {
-      await client.invoke('agents.input', { sessionId, input, ...(images && images.length > 0 ? { images: [...images] } : {}) });
+      await client.invoke('agents.submit', { sessionId, input, ...(images && images.length > 0 ? { images: [...images] } : {}) });
       return true;
     } catch (e) {
       get().toastError('Could not send', e);
@@ -212,8 +187,6 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   },
 
   async cancelTurn(sessionId) {
-    // An interrupted turn is a change of plan: queued messages wait for the user instead of going on their own.
-    dispatchQueue(set, get, sessionId, { type: 'pause' });
     try {
       await client.invoke('agents.cancel', { sessionId });
     } catch (e) {
@@ -221,32 +194,19 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
     }
   },
 
-  queueInput(sessionId, text, images) {
-    dispatchQueue(set, get, sessionId, { type: 'add', item: { id: `q${Date.now().toString(36)}-${++queuedSeq}`, text, ...(images && images.length > 0 ? { images } : {}) } });
-    // The turn may have ended between the click and now: nothing else would start the queue then.
-    if (get().sessions.find((x) => x.id === sessionId)?.status === 'idle') void get().flushQueue(sessionId);
-  },
-
-  removeQueued(sessionId, id) {
-    dispatchQueue(set, get, sessionId, { type: 'remove', id });
-  },
-
-  async flushQueue(sessionId, opts) {
-    if (flushing.has(sessionId)) return;
-    if (opts?.resume) dispatchQueue(set, get, sessionId, { type: 'resume' });
-    const idle = get().sessions.find((x) => x.id === sessionId)?.status === 'idle';
-    const next = nextToSend(get().composerQueues[sessionId] ?? emptyQueue, idle);
-    if (!next) return;
-    flushing.add(sessionId);
-    dispatchQueue(set, get, sessionId, { type: 'shift' });
+  async removeQueued(sessionId, queuedId) {
     try {
-      if (!(await get().sendInput(sessionId, next.text, next.images))) {
-        // Refused (shown as a toast): it stays queued, held until the user sends or removes it.
-        dispatchQueue(set, get, sessionId, { type: 'unshift', item: next });
-        dispatchQueue(set, get, sessionId, { type: 'pause' });
-      }
-    } finally {
-      flushing.delete(sessionId);
+      await client.invoke('agents.queue.remove', { sessionId, queuedId });
+    } catch (e) {
+      get().toastError('Could not remove the queued message', e);
+    }
+  },
+
+  async resumeQueue(sessionId) {
+    try {
+      await client.invoke('agents.queue.resume', { sessionId });
+    } catch (e) {
+      get().toastError('Could not send the queued message', e);
     }
   },
 

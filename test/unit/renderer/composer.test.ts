@@ -7,7 +7,6 @@ import { createAppStore } from '../../../src-renderer/src/store';
 import {
   caretAtEdge,
   contextTokens,
-  emptyQueue,
   formatElapsed,
   historyEntries,
   historyStart,
@@ -15,44 +14,9 @@ import {
   imageRefusal,
   insertMention,
   mentionAt,
-  MAX_QUEUED_INPUTS,
-  nextToSend,
-  queueReducer,
   type HistoryState,
 } from '../../../src-renderer/src/agents/composer-logic';
 import { applyEvents, emptyTranscript } from '../../../src-renderer/src/agents/transcript';
-
-describe('composer queue', () => {
-  it('adds in order, removes by id, hands out the first only when the session is idle', () => {
-    let q = queueReducer(emptyQueue, { type: 'add', item: { id: 'a', text: 'first' } });
-    q = queueReducer(q, { type: 'add', item: { id: 'b', text: 'second' } });
-    q = queueReducer(q, { type: 'add', item: { id: 'c', text: '   ' } });
-    expect(q.items.map((x) => x.text)).toEqual(['first', 'second']);
-    expect(nextToSend(q, false)).toBeNull();
-    expect(nextToSend(q, true)?.id).toBe('a');
-    q = queueReducer(q, { type: 'shift' });
-    expect(q.items.map((x) => x.id)).toEqual(['b']);
-    q = queueReducer(q, { type: 'unshift', item: { id: 'a', text: 'first' } });
-    expect(q.items.map((x) => x.id)).toEqual(['a', 'b']);
-    q = queueReducer(q, { type: 'remove', id: 'a' });
-    expect(q.items.map((x) => x.id)).toEqual(['b']);
-  });
-
-  it('an interruption holds the queue until the user resumes it or queues another message', () => {
-    let q = queueReducer(emptyQueue, { type: 'pause' });
-    expect(q.paused).toBe(false);
-    q = queueReducer(queueReducer(q, { type: 'add', item: { id: 'a', text: 'x' } }), { type: 'pause' });
-    expect(nextToSend(q, true)).toBeNull();
-    expect(nextToSend(queueReducer(q, { type: 'resume' }), true)?.id).toBe('a');
-    expect(queueReducer(q, { type: 'add', item: { id: 'b', text: 'y' } }).paused).toBe(false);
-  });
-
-  it('stops growing at its bound', () => {
-    let q = emptyQueue;
-    for (let i = 0; i < MAX_QUEUED_INPUTS + 5; i++) q = queueReducer(q, { type: 'add', item: { id: `q${i}`, text: `m${i}` } });
-    expect(q.items).toHaveLength(MAX_QUEUED_INPUTS);
-  });
-});
 
 describe('composer history', () => {
   const entries = historyEntries(['one', 'two', 'two', '', 'three']);
@@ -115,7 +79,7 @@ describe('progress figures', () => {
   });
 });
 
-describe('queue in the store', () => {
+describe('sending from the store', () => {
   function storeWith(answers: Record<string, (input: unknown) => Result>) {
     const calls: Array<{ channel: string; input: unknown }> = [];
     const transport: Transport = {
@@ -128,66 +92,40 @@ describe('queue in the store', () => {
     return { store: createAppStore(createClient(transport)), calls };
   }
   const session = { id: 'ses-aaaaaa1', projectId: null, status: 'running', updatedAt: 1 } as unknown as Session;
-  const inputs = (calls: Array<{ channel: string; input: unknown }>) => calls.filter((c) => c.channel === 'agents.input').map((c) => (c.input as { input: string }).input);
-  const settle = () => new Promise((r) => setTimeout(r, 0));
+  const submitted = (calls: Array<{ channel: string; input: unknown }>) => calls.filter((c) => c.channel === 'agents.submit').map((c) => (c.input as { input: string }).input);
 
-  it('sends queued messages one per finished turn, in order; removed ones never go', async () => {
-    const { store, calls } = storeWith({});
+  it('hands every input to the main process whatever the session looks like here, and reports a refusal', async () => {
+    let refuse = false;
+    const { store, calls } = storeWith({
+      'agents.submit': () => (refuse ? { ok: false, error: { code: 'conflict', message: 'busy' } } : { ok: true, value: { outcome: 'queued', sessionId: session.id, queuedId: 'q-aaaaaa1', position: 1 } }),
+    });
     store.getState().upsertSession(session, null);
-    store.getState().queueInput(session.id, 'first');
-    store.getState().queueInput(session.id, 'dropped');
-    store.getState().queueInput(session.id, 'second');
-    const dropped = store.getState().composerQueues[session.id]!.items[1]!;
-    store.getState().removeQueued(session.id, dropped.id);
-    await settle();
-    expect(inputs(calls)).toEqual([]);
+    expect(await store.getState().sendInput(session.id, 'while it runs')).toBe(true);
     store.getState().upsertSession({ ...session, status: 'idle', updatedAt: 2 }, null);
-    await settle();
-    expect(inputs(calls)).toEqual(['first']);
-    store.getState().upsertSession({ ...session, status: 'running', updatedAt: 3 }, null);
-    store.getState().upsertSession({ ...session, status: 'idle', updatedAt: 4 }, null);
-    await settle();
-    expect(inputs(calls)).toEqual(['first', 'second']);
-    expect(store.getState().composerQueues[session.id]!.items).toEqual([]);
+    expect(await store.getState().sendInput(session.id, 'when idle')).toBe(true);
+    refuse = true;
+    expect(await store.getState().sendInput(session.id, 'refused')).toBe(false);
+    expect(submitted(calls)).toEqual(['while it runs', 'when idle', 'refused']);
+    expect(calls.some((c) => c.channel === 'agents.input')).toBe(false);
   });
 
-  it('survives a reload of the page (in the sessionStorage of the tab) and goes once the reloaded page sees the session idle', async () => {
-    const data = new Map<string, string>();
+  it('messages an earlier version queued in the tab are handed to the main process once after the reload', async () => {
+    const data = new Map<string, string>([['flightdeck.composerQueues', JSON.stringify({ [session.id]: { items: [{ id: 'q1', text: 'typed before the update' }], paused: false } })]]);
     const g = globalThis as { sessionStorage?: unknown };
     g.sessionStorage = { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), removeItem: (k: string) => void data.delete(k) };
     try {
-      const first = storeWith({});
-      first.store.getState().upsertSession(session, null);
-      first.store.getState().queueInput(session.id, 'after the reload');
-      await settle();
-      expect(inputs(first.calls)).toEqual([]);
-      // The reloaded page: a new store; the turn ended while it loaded.
-      const second = storeWith({
+      const { store, calls } = storeWith({
         'agents.sessions.list': () => ({ ok: true, value: [{ ...session, status: 'idle', updatedAt: 5 }] }),
         'agents.approvals.list': () => ({ ok: true, value: [] }),
         'agents.profiles.list': () => ({ ok: true, value: [] }),
       });
-      expect(second.store.getState().composerQueues[session.id]?.items.map((x) => x.text)).toEqual(['after the reload']);
-      await second.store.getState().loadAgents();
-      await settle();
-      expect(inputs(second.calls)).toEqual(['after the reload']);
+      await store.getState().loadAgents();
+      await store.getState().loadAgents();
+      expect(submitted(calls)).toEqual(['typed before the update']);
       expect(data.size).toBe(0);
     } finally {
       delete g.sessionStorage;
     }
-  });
-
-  it('after an interruption the queue waits; a refused send keeps the message queued', async () => {
-    const { store, calls } = storeWith({ 'agents.input': () => ({ ok: false, error: { code: 'conflict', message: 'busy' } }) });
-    store.getState().upsertSession(session, null);
-    store.getState().queueInput(session.id, 'later');
-    await store.getState().cancelTurn(session.id);
-    store.getState().upsertSession({ ...session, status: 'idle', updatedAt: 2 }, null);
-    await settle();
-    expect(inputs(calls)).toEqual([]);
-    await store.getState().flushQueue(session.id, { resume: true });
-    expect(inputs(calls)).toEqual(['later']);
-    expect(store.getState().composerQueues[session.id]).toMatchObject({ items: [{ text: 'later' }], paused: true });
   });
 });
 
