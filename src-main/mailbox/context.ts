@@ -7,10 +7,10 @@
  *
  * `composeContext` is pure (files in, prompt text out); `readContextLayers` reads the folders.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { readFileNoWait } from '../platform/read-no-wait';
+import { FileTooLargeError, readFileInside } from '../platform/contained-path';
 import { MAX_YAML_ALIASES } from './command-file';
 import { mailboxLayout } from './layout';
 
@@ -126,18 +126,43 @@ export function contextFolders(o: { globalDir: string | null; root: string; work
   const inWorkspace = o.workspace ? join(o.workspace, WORKSPACE_CONTEXT_FOLDER) : null;
   return {
     global: o.globalDir,
-    project: inWorkspace && existsSync(inWorkspace) ? inWorkspace : layout.folders.contextProject,
+    // Present as anything (a symlink too): a link is then refused by its readers and writers,
+    // naming it, rather than silently replaced by the mailbox's own folder.
+    project: inWorkspace && presentAsAnything(inWorkspace) ? inWorkspace : layout.folders.contextProject,
     task: o.taskId ? layout.taskContext(o.taskId) : null,
   };
 }
 
-/** Reads the `*.md` files of every layer (a missing folder is an empty layer; unreadable files become warnings). */
+function presentAsAnything(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    // Missing (or unreadable, which reading would report the same way): the fallback folder is used.
+    return false;
+  }
+}
+
+/**
+ * Reads the `*.md` files of every layer (a missing folder is an empty layer; unreadable files
+ * become warnings). A layer folder that is a symlink, and a file that is a symlink or not a
+ * regular file, are left out with a warning: a workspace is written by the agent (or a
+ * repository's author), and a link there would put any file of the user's into the prompt.
+ */
 export function readContextFiles(folders: ContextFolders): { files: ContextFile[]; warnings: string[] } {
   const files: ContextFile[] = [];
   const warnings: string[] = [];
   for (const layer of CONTEXT_LAYERS) {
     const dir = folders[layer];
     if (!dir) continue;
+    try {
+      if (lstatSync(dir).isSymbolicLink()) {
+        warnings.push(`${layer}: ${dir} is a symbolic link; its files are not read (context is read only from regular files inside the folder).`);
+        continue;
+      }
+    } catch {
+      // Missing: readdirSync below says so the way the rest of this loop expects.
+    }
     let names: string[];
     try {
       names = readdirSync(dir);
@@ -150,14 +175,11 @@ export function readContextFiles(folders: ContextFolders): { files: ContextFile[
       const path = join(dir, name);
       let buf: Buffer;
       try {
-        // A FIFO or device named *.md is refused rather than waited on.
-        buf = readFileNoWait(path);
+        // No symlink, no FIFO or device named *.md, nothing over the limit (checked before reading).
+        buf = readFileInside(dir, path, { maxBytes: MAX_CONTEXT_FILE_BYTES, what: 'context file' });
       } catch (e) {
-        warnings.push(`${layer}/${name}: not read (${(e as Error).message}).`);
-        continue;
-      }
-      if (buf.length > MAX_CONTEXT_FILE_BYTES) {
-        warnings.push(`${layer}/${name}: left out, it is ${buf.length} bytes (at most ${MAX_CONTEXT_FILE_BYTES}).`);
+        if (e instanceof FileTooLargeError) warnings.push(`${layer}/${name}: left out, it is ${e.size} bytes (at most ${MAX_CONTEXT_FILE_BYTES}).`);
+        else warnings.push(`${layer}/${name}: not read (${(e as Error).message}).`);
         continue;
       }
       files.push(parseContextFile(layer, name, path, buf.toString('utf8')));

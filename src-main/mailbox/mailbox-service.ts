@@ -9,13 +9,13 @@
  * checkout. A mailbox-layout `volumes/` folder (`--root DIR`) is used as it is, with the agent
  * working in `DIR/workspace`.
  */
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
 import type { ContainerGpuRequest, ContainerLimits } from '../../src-preload/contract/containers';
 import { git } from '../git/git';
-import { writeFileAtomic } from '../platform/atomic-file';
+import { isInside, readFileInside, writeFileInside } from '../platform/contained-path';
 import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, type ContextFolders, type ContextLayer } from './context';
 import { readMission } from './mission';
 import { containerTaskPlacement, type SessionPlacer } from './container-placement';
@@ -400,7 +400,8 @@ export class MailboxService {
   context(projectId: string, taskId: string | null): { files: (ContextFile & { text: string })[]; composed: string; bytes: number; folders: ContextFolders & { global: string; project: string } } {
     const folders = this.contextFolders(projectId, taskId);
     const c = loadContext(folders);
-    return { files: c.files.map((f) => ({ ...f, text: readText(f.path) })), composed: c.text, bytes: c.bytes, folders };
+    // Read again for the editor the same way: a file swapped for a link since is not followed.
+    return { files: c.files.map((f) => ({ ...f, text: readFileInside(dirname(f.path), f.path, { maxBytes: MAX_CONTEXT_FILE_BYTES }).toString('utf8') })), composed: c.text, bytes: c.bytes, folders };
   }
 
   saveContext(projectId: string, layer: ContextLayer, taskId: string | null, name: string, text: string): void {
@@ -409,8 +410,16 @@ export class MailboxService {
     const folders = this.contextFolders(projectId, taskId);
     const dir = folders[layer];
     if (!dir) throw new AppError('invalid_input', 'The task layer needs a task id.');
-    mkdirSync(dir, { recursive: true });
-    writeFileAtomic(join(dir, name), text, { mode: 0o644 });
+    // Written as a regular file inside its folder, with no symlink anywhere below the workspace
+    // (or the mailbox, or the global folder): a `.context` link would write wherever it points.
+    const m = this.resolve({ projectId });
+    const anchor = m.workspace && isInside(m.workspace, dir) ? m.workspace : isInside(m.root, dir) ? m.root : dir;
+    try {
+      writeFileInside(anchor, join(dir, name), text);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'EUNSAFEPATH') throw new AppError('invalid_input', `The context file was not saved: ${(e as Error).message}.`);
+      throw e;
+    }
   }
 
   /**

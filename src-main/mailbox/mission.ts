@@ -4,16 +4,18 @@
  * task Flightdeck checks that the progress table and the next steps were brought up to date.
  * A project's `.clauderc` may add its own `systemPrompt`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeNewFile } from '../platform/atomic-file';
-import { readFileNoWait } from '../platform/read-no-wait';
+import { FileTooLargeError, readFileInside } from '../platform/contained-path';
 
 export const MISSION_FILE = 'AGENT_MISSION.md';
 export const CLAUDERC_FILE = '.clauderc';
 
 /** Largest `.clauderc` read: it holds one prompt, not a document. */
 const MAX_CLAUDERC_BYTES = 64 * 1024;
+/** Largest AGENT_MISSION.md read: a page of rules and a roadmap; the agent may grow it, never without bound. */
+const MAX_MISSION_BYTES = 256 * 1024;
 
 /** The mission's template, as the format defines it. */
 export function missionTemplate(date: Date): string {
@@ -75,9 +77,10 @@ export function ensureMission(workspace: string, now: Date): boolean {
 /** The mission's text, or null when there is none (or it is not a regular file). */
 export function readMission(workspace: string): string | null {
   try {
-    return readFileNoWait(join(workspace, MISSION_FILE), 'utf8');
+    return readFileInside(workspace, MISSION_FILE, { maxBytes: MAX_MISSION_BYTES, what: 'mission file' }).toString('utf8');
   } catch {
-    // Missing, removed by the agent, or a special file: all read as "no mission" and reported as such.
+    // Missing, removed by the agent, a symlink (it could name any file of the user's), a special
+    // or oversized file: all read as "no mission" and reported as such.
     return null;
   }
 }
@@ -134,13 +137,14 @@ export function missionStage(text: string): string | null {
 /** A project's `.clauderc` `systemPrompt`: the text, null when absent, or the reason it was not used. */
 export function readClaudercPrompt(workspace: string): { prompt: string | null; warning: string | null } {
   const file = join(workspace, CLAUDERC_FILE);
-  if (!existsSync(file)) return { prompt: null, warning: null };
+  // A dangling symlink is present too: it is refused below, naming it.
+  if (!existsSync(file) && !isSymlink(file)) return { prompt: null, warning: null };
   let text: string;
   try {
-    const buf = readFileNoWait(file);
-    if (buf.length > MAX_CLAUDERC_BYTES) return { prompt: null, warning: `${CLAUDERC_FILE} is ${buf.length} bytes (at most ${MAX_CLAUDERC_BYTES}); not used.` };
-    text = buf.toString('utf8');
+    // A regular file inside the workspace only: a link there could name any file of the user's.
+    text = readFileInside(workspace, CLAUDERC_FILE, { maxBytes: MAX_CLAUDERC_BYTES, what: '.clauderc' }).toString('utf8');
   } catch (e) {
+    if (e instanceof FileTooLargeError) return { prompt: null, warning: `${CLAUDERC_FILE} is ${e.size} bytes (at most ${MAX_CLAUDERC_BYTES}); not used.` };
     return { prompt: null, warning: `${CLAUDERC_FILE} could not be read: ${(e as Error).message}` };
   }
   let json: unknown;
@@ -154,6 +158,15 @@ export function readClaudercPrompt(workspace: string): { prompt: string | null; 
   if (p === undefined) return { prompt: null, warning: null };
   if (typeof p !== 'string') return { prompt: null, warning: `${CLAUDERC_FILE}: systemPrompt must be text; not used.` };
   return { prompt: p.trim() || null, warning: null };
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    // Missing: not a link.
+    return false;
+  }
 }
 
 /** Replaces raw line breaks inside JSON string literals with `\n`, leaving everything else alone. */
