@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { git, GitError } from '../git/git';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
+import { setupExcludes } from '../worktrees/setup-artifacts';
 import { detectMerged, type MergeVerdict } from './merge-detect';
 
 // ---- git ------------------------------------------------------------------------------------
@@ -59,7 +60,8 @@ export class DefaultGitOps implements GitOps {
   }
 
   async commit(cwd: string, message: string, paths?: readonly string[]): Promise<boolean> {
-    await git(paths ? ['add', '--', ...paths] : ['add', '--all'], { cwd });
+    // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
+    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd))], { cwd });
     const staged = (await git(['diff', '--cached', '--name-only'], { cwd })).trim();
     if (!staged) return false;
     await git(['commit', '--no-verify', '-m', message], { cwd });

@@ -11,7 +11,9 @@
  *   every tool call on the host (the same approval dialog as any other run);
  * - loopback endpoints (the hook server, a local model server) are reached through relays on
  *   the engine's bridge gateway (`host.docker.internal` inside); host networking needs none;
- * - the model credential stays in the key file; nothing secret is in the exec's arguments;
+ * - the model credential never enters the container: the CLI's endpoint is a relay on the host
+ *   (./model-relay) and its key file holds a per-run token the relay swaps for the real key;
+ *   nothing secret is in the exec's arguments or environment;
  * - what the CLI does (its text, tool calls and results) is written, readable, to the
  *   container's agent console (../core/console) when the container has one.
  *
@@ -27,6 +29,7 @@ import { engineError } from '../core/engine-errors';
 import { containerArgs, containerEnvFor, hostPaths, keyFileOf, loopbackTarget, type ClaudeBridgeInput } from '../core/claude-in-container';
 import { tarFiles } from '../core/tar';
 import { dockerClient } from '../engines';
+import { newRelayToken, startModelRelay } from './model-relay';
 import { claudeConsoleText, hasConsole, redactSecrets } from '../core/console';
 import { containerConsole } from '../console-writer';
 
@@ -191,19 +194,31 @@ async function main(): Promise<void> {
     }
   }
   const keyFile = keyFileOf(settings?.content.apiKeyHelper);
+  let key: string | null = null;
   if (keyFile) {
     try {
-      secrets.push(readFileSync(keyFile, 'utf8').trim());
+      key = readFileSync(keyFile, 'utf8').trim();
+      secrets.push(key);
     } catch {
       // Unreadable here means the CLI cannot read it either: the run fails on its own, with nothing to redact.
     }
   }
   const env = containerEnvFor(process.env, input.home);
-  if (env.ANTHROPIC_BASE_URL) env.ANTHROPIC_BASE_URL = await reach(env.ANTHROPIC_BASE_URL);
+  // The key stays on the host: the CLI inside gets the relay as its endpoint and a token as its key.
+  const token = newRelayToken();
+  secrets.push(token);
+  if (key !== null && input.network !== 'none') {
+    const listen = input.network === 'bridge' ? await gatewayIp() : '127.0.0.1';
+    const r = await startModelRelay({ host: listen, upstream: env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com', key, token }).catch((e: unknown) => fail(`flightdeck: could not start the model relay on ${listen}: ${String(e)}`));
+    relays.push(r.server);
+    env.ANTHROPIC_BASE_URL = `http://${input.network === 'bridge' ? 'host.docker.internal' : '127.0.0.1'}:${r.port}`;
+  } else if (env.ANTHROPIC_BASE_URL) {
+    env.ANTHROPIC_BASE_URL = await reach(env.ANTHROPIC_BASE_URL);
+  }
 
-  // The run's files, at the same paths inside, readable only by the container user.
+  // The run's files, at the same paths inside, readable only by the container user; the key file holds the token, never the key.
   const [uid, gid] = input.user.split(':').map((n) => Number(n) || 0) as [number, number];
-  const files = [...plan.files(settings ? JSON.stringify(settings.content) : null), ...extraFiles];
+  const files = [...plan.files(settings ? JSON.stringify(settings.content) : null).map((f) => (f.path === keyFile ? { path: f.path, content: token } : f)), ...extraFiles];
   const tar = Buffer.from(tarFiles(files.map((f) => ({ name: f.path.replace(/^\//, ''), content: f.content, mode: 0o600, uid, gid }))));
   const dirs = [...new Set(files.map((f) => f.path.slice(0, f.path.lastIndexOf('/'))))];
   const mk = await container.exec({ Cmd: ['mkdir', '-p', ...dirs], User: input.user }).catch((e: unknown) => fail(engineError(e, label).message));

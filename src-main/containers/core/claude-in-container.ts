@@ -57,7 +57,7 @@ export interface ContainerRun {
   args: string[];
   /** The --settings file, parsed, without its `sandbox` block (the container is the sandbox). */
   settings: { path: string; content: Record<string, unknown> } | null;
-  /** The files to copy in at their paths: settings (as given, rewritten), instructions, key file. */
+  /** The files to copy in at their paths: settings (as given, rewritten), instructions, key file (the bridge puts the relay's token in it, never the key). */
   files(settingsJson: string | null): Array<{ path: string; content: string }>;
 }
 
@@ -104,7 +104,7 @@ export function containerArgs(args: readonly string[], read: (path: string) => s
  * CLI accepts bypassPermissions even when the container user is root.
  */
 const CLAUDE_ENV = /^(ANTHROPIC_BASE_URL|ANTHROPIC_MODEL|ANTHROPIC_SMALL_FAST_MODEL|ANTHROPIC_DEFAULT_\w+_MODEL|CLAUDE_CODE_\w+|DISABLE_\w+|MAX_THINKING_TOKENS|API_TIMEOUT_MS|BASH_DEFAULT_TIMEOUT_MS|BASH_MAX_TIMEOUT_MS|LANG|LC_ALL|TZ|NO_COLOR)$/;
-/** Credentials travel in the key file (apiKeyHelper), never in the exec's environment. */
+/** Credentials never enter the container: the key file (apiKeyHelper) holds the model relay's per-run token (claude-bridge/model-relay). */
 const NEVER = new Set(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN']);
 
 export function containerEnvFor(env: Readonly<Record<string, string | undefined>>, home: string): Record<string, string> {
