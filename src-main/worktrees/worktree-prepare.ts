@@ -18,6 +18,7 @@ import { configPath, defaultConfig, loadConfig } from '../features/config';
 import { isFeatureError } from '../features/errors';
 import { git, gitBufferWithExit } from '../git/git';
 import { KeyedLock } from '../platform/keyed-lock';
+import { recordSetupArtifacts, untrackedEntries } from './setup-artifacts';
 import type { RunCommandOptions, RunCommandResult } from '../terminals/command-runner';
 
 /** The file, in a worktree's private git folder, holding its port. */
@@ -328,6 +329,8 @@ export interface PrepareResult {
   setup: SetupResult | null;
   /** The project's config could not be read: nothing was prepared (the message names the file and line). */
   problem: string | null;
+  /** Untracked files and folders the setup commands created and the repository does not ignore (kept out of commits and diffs). */
+  setupArtifacts?: string[];
 }
 
 /** Copy, then the port, then the setup commands (which see the copied files and the PORT). */
@@ -343,7 +346,11 @@ export async function prepareWorktree(o: {
   const copy = await copyIgnoredFiles(o.root, o.worktree, o.config.copy);
   const port = o.config.ports ? await assignPort(o.worktree, o.config.ports) : null;
   let setup: SetupResult | null = null;
+  let artifacts: string[] = [];
   if (o.runner && o.config.setup.length > 0) {
+    // What setup creates (node_modules, .venv, a lockfile) is recorded so no commit or diff takes it.
+    // A folder git cannot list (not a work tree) records nothing: there is no commit to keep clean.
+    const before = await untrackedEntries(o.worktree).catch(() => null);
     setup = await runSetup({
       worktree: o.worktree,
       commands: o.config.setup,
@@ -353,8 +360,9 @@ export async function prepareWorktree(o: {
       ...(o.owner ? { owner: o.owner } : {}),
       ...(o.onSetupStart ? { onStart: o.onSetupStart } : {}),
     });
+    if (before) artifacts = await recordSetupArtifacts(o.worktree, before);
   }
-  return { copy, port, setup, problem: null };
+  return { copy, port, setup, problem: null, ...(artifacts.length > 0 ? { setupArtifacts: artifacts } : {}) };
 }
 
 /**

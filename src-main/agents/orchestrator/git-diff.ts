@@ -3,6 +3,7 @@ import { NotRegularFileError, readFileNoWait } from '../../platform/read-no-wait
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { isBinary } from '../../changes/diff';
+import { boundedDiff } from '../../git/bounded-diff';
 import { git } from '../../git/git';
 
 /** A diff longer than this is cut: enough to read and to review, bounded for the model. */
@@ -23,9 +24,16 @@ export async function workingDiff(root: string): Promise<{ status: string; diff:
     hasHead = false;
   }
   const parts: string[] = [];
-  parts.push(hasHead ? await git(['diff', 'HEAD', '--no-color', '--no-ext-diff'], { cwd: root }) : await git(['diff', '--cached', '--no-color', '--no-ext-diff'], { cwd: root }));
+  // Bounded before it is read: a committed or staged dependency tree must not fail with a raw buffer error.
+  const tracked = await boundedDiff(root, hasHead ? ['--no-color', 'HEAD'] : ['--no-color', '--cached'], [], { maxChars: MAX_DIFF_CHARS });
+  parts.push(tracked.text);
+  let shownChars = tracked.text.length;
   const untracked = (await git(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root })).split('\0').filter(Boolean);
-  for (const rel of untracked) {
+  for (const [i, rel] of untracked.entries()) {
+    if (shownChars > MAX_DIFF_CHARS) {
+      parts.push(`… diff truncated: ${untracked.length - i} more new files not shown\n`);
+      break;
+    }
     const abs = join(root, rel);
     if (!existsSync(abs)) continue;
     const size = statSync(abs).size;
@@ -48,7 +56,9 @@ export async function workingDiff(root: string): Promise<{ status: string; diff:
       parts.push(`new binary file ${rel}\n`);
       continue;
     }
-    parts.push(createTwoFilesPatch('/dev/null', `b/${rel}`, '', buf.toString('utf8')).replace(/^=+\n/m, ''));
+    const patch = createTwoFilesPatch('/dev/null', `b/${rel}`, '', buf.toString('utf8')).replace(/^=+\n/m, '');
+    parts.push(patch);
+    shownChars += patch.length;
   }
   let diff = parts.join('');
   const truncated = diff.length > MAX_DIFF_CHARS;

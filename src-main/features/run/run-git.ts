@@ -3,7 +3,9 @@
  * phase did since it began (for the resume prompt), the remote to push to, and the local merge of
  * a feature that has no remote. Everything through the hardened git helper (argument arrays).
  */
+import { boundedDiff } from '../../git/bounded-diff';
 import { git, gitBufferWithExit, GitError } from '../../git/git';
+import { setupExcludes } from '../../worktrees/setup-artifacts';
 import { FeatureError } from '../errors';
 
 /** A review prompt carries the diff; past this it is cut (the agent can read the files itself). */
@@ -18,8 +20,13 @@ export async function headCommit(cwd: string): Promise<string | null> {
   );
 }
 
-function cut(text: string): { text: string; truncated: boolean } {
-  return text.length > MAX_DIFF_CHARS ? { text: `${text.slice(0, MAX_DIFF_CHARS)}\n… (diff truncated)`, truncated: true } : { text, truncated: false };
+/** The feature's change in `cwd` against `rev`: what setup created and the bookkeeping left out, bounded. */
+async function featureDiff(cwd: string, rev: string): Promise<{ text: string; truncated: boolean }> {
+  const excludes = await setupExcludes(cwd);
+  // Untracked files show in the diff; a failure only hides them. Never what setup created (node_modules).
+  await git(['add', '--intent-to-add', '--', '.', ...excludes], { cwd }).catch(() => undefined);
+  const d = await boundedDiff(cwd, [rev], ['.', ...NOT_FEATURE_FILES, ...excludes], { maxChars: MAX_DIFF_CHARS });
+  return { text: d.text, truncated: d.truncated };
 }
 
 async function resolveBase(cwd: string, base: string): Promise<string> {
@@ -37,8 +44,7 @@ async function resolveBase(cwd: string, base: string): Promise<string> {
 export async function branchDiff(cwd: string, base: string): Promise<{ text: string; truncated: boolean }> {
   const baseRef = await resolveBase(cwd, base);
   const mergeBase = (await git(['merge-base', baseRef, 'HEAD'], { cwd })).trim();
-  await git(['add', '--intent-to-add', '--', '.'], { cwd }).catch(() => undefined); // Untracked files show in the diff; a failure only hides them.
-  return cut(await git(['diff', mergeBase, '--', '.', ...NOT_FEATURE_FILES], { cwd }));
+  return featureDiff(cwd, mergeBase);
 }
 
 /** Commits and changes since `startCommit` (what an interrupted phase already did). */
@@ -48,12 +54,11 @@ export async function progressSince(cwd: string, startCommit: string): Promise<{
     if (e instanceof GitError) return '';
     throw e;
   });
-  await git(['add', '--intent-to-add', '--', '.'], { cwd }).catch(() => undefined); // As in branchDiff.
-  const diff = await git(['diff', startCommit, '--', '.', ...NOT_FEATURE_FILES], { cwd }).catch((e: unknown) => {
-    if (e instanceof GitError) return '';
+  const c = await featureDiff(cwd, startCommit).catch((e: unknown) => {
+    // The start commit vanished: the commit list (empty too) is all there is to say.
+    if (e instanceof GitError) return { text: '', truncated: false };
     throw e;
   });
-  const c = cut(diff);
   return { commits: commits.trim(), diff: c.text, truncated: c.truncated };
 }
 

@@ -1,0 +1,71 @@
+/**
+ * What a worktree's setup commands produced (`npm install`'s node_modules, a `.venv`, a build
+ * folder, an untracked lockfile), so it never ends up in a commit, a review diff or a report.
+ *
+ * The untracked files git sees (not ignored; whole new folders as one `dir/` entry) are listed
+ * before and after setup; the new ones are recorded in the worktree's own git data folder
+ * (`.git/worktrees/<name>/`, removed with the worktree, never in the checkout). Auto-commit and
+ * the diffs then leave them out with exclude pathspecs. Files the repository ignores need none
+ * of this: git never adds them.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { git } from '../git/git';
+import { readFileNoWait } from '../platform/read-no-wait';
+
+const RECORD_FILE = 'flightdeck-setup-artifacts.json';
+/** A setup that creates more top-level entries than this is recorded up to it (the rest are still untracked files the user sees). */
+const MAX_RECORDED = 5_000;
+
+/** Untracked, not ignored paths of `worktree`, a new folder as one `dir/` entry. */
+export async function untrackedEntries(worktree: string): Promise<Set<string>> {
+  const out = await git(['ls-files', '--others', '--exclude-standard', '--directory', '-z'], { cwd: worktree });
+  return new Set(out.split('\0').filter((p) => p !== ''));
+}
+
+async function recordPath(worktree: string): Promise<string> {
+  const gitDir = (await git(['rev-parse', '--absolute-git-dir'], { cwd: worktree })).trim();
+  return join(gitDir, RECORD_FILE);
+}
+
+/**
+ * Records what appeared since `before` (taken just before setup ran) and returns it, sorted.
+ * Added to what an earlier setup of this worktree recorded.
+ */
+export async function recordSetupArtifacts(worktree: string, before: ReadonlySet<string>): Promise<string[]> {
+  const after = await untrackedEntries(worktree);
+  const created = [...after].filter((p) => !before.has(p));
+  const all = [...new Set([...(await setupArtifacts(worktree)), ...created])].sort().slice(0, MAX_RECORDED);
+  const file = await recordPath(worktree);
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, JSON.stringify({ version: 1, paths: all }, null, 2) + '\n');
+  return created.sort();
+}
+
+/** What setup created in `worktree`, as recorded; empty when nothing was (or it cannot be read). */
+export async function setupArtifacts(worktree: string): Promise<string[]> {
+  let file: string;
+  try {
+    file = await recordPath(worktree);
+  } catch {
+    // Not a work tree (or git is gone): nothing recorded for it.
+    return [];
+  }
+  try {
+    const v = JSON.parse(readFileNoWait(file, 'utf8')) as { paths?: unknown };
+    return Array.isArray(v.paths) ? v.paths.filter((p): p is string => typeof p === 'string' && p !== '' && !p.startsWith('/') && !p.split('/').includes('..')) : [];
+  } catch {
+    // No record (no setup ran) or a broken one: nothing is left out.
+    return [];
+  }
+}
+
+/** Pathspecs that leave each path (a `dir/` entry with everything under it) out of an add or a diff. */
+export function excludePathspecs(paths: readonly string[]): string[] {
+  return paths.map((p) => `:(exclude,literal,top)${p.replace(/\/+$/, '')}`);
+}
+
+/** The exclude pathspecs of what setup created in `worktree` (none when nothing was recorded). */
+export async function setupExcludes(worktree: string): Promise<string[]> {
+  return excludePathspecs(await setupArtifacts(worktree));
+}
