@@ -200,7 +200,8 @@ async function isWorkTree(root: string): Promise<boolean> {
   try {
     return (await git(['rev-parse', '--is-inside-work-tree'], { cwd: root, timeoutMs: 10_000 })).trim() === 'true';
   } catch (e) {
-    if (e instanceof AppError && e.code === 'git_not_installed') throw e;
+    // No git, or a .git file Flightdeck will not follow (see git/repo-location): said as it is.
+    if (e instanceof AppError && (e.code === 'git_not_installed' || e.code === 'forbidden')) throw e;
     // Not a repository (or inside .git): the view says so instead of failing.
     return false;
   }

@@ -20,7 +20,8 @@ export interface GitOps {
   pruneWorktrees(repo: string): Promise<void>;
   deleteBranch(repo: string, branch: string, opts?: { force?: boolean }): Promise<void>;
   /** Stages `paths` (all changes when omitted) and commits; false when there was nothing to commit. */
-  commit(cwd: string, message: string, paths?: readonly string[]): Promise<boolean>;
+  /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
+  commit(cwd: string, message: string, paths?: readonly string[], o?: { repository?: string }): Promise<boolean>;
   push(cwd: string, remote: string, branch: string): Promise<void>;
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
 }
@@ -59,12 +60,13 @@ export class DefaultGitOps implements GitOps {
     await git(['branch', opts.force ? '-D' : '-d', '--', branch], { cwd: repo });
   }
 
-  async commit(cwd: string, message: string, paths?: readonly string[]): Promise<boolean> {
+  async commit(cwd: string, message: string, paths?: readonly string[], o: { repository?: string } = {}): Promise<boolean> {
+    const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
-    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd))], { cwd });
-    const staged = (await git(['diff', '--cached', '--name-only'], { cwd })).trim();
+    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd))], at);
+    const staged = (await git(['diff', '--cached', '--name-only'], at)).trim();
     if (!staged) return false;
-    await git(['commit', '--no-verify', '-m', message], { cwd });
+    await git(['commit', '--no-verify', '-m', message], at);
     return true;
   }
 

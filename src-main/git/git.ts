@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { AppError } from '../../src-preload/contract';
 import { cleanExec, gitEnv, resolveOnPath } from '../platform/child-process';
 import { ConcurrencyLimiter } from '../platform/concurrency';
+import { locateRepository, requireRecordedRepository, type RepoLocation } from './repo-location';
+import { decide, repoPrograms } from './repo-programs';
 
 /** Git status on a large repository can take a while; a hung git (network FS) must not hang us. */
 const DEFAULT_GIT_TIMEOUT_MS = 30_000;
@@ -42,6 +44,10 @@ const limiter = new ConcurrencyLimiter({
  * - credential.helper / core.askPass: programs run when git wants credentials.
  * - diff.external: an external diff program (`--no-ext-diff` also covers gitattributes drivers).
  * - log.showSignature: would run gpg.program.
+ * - protocol.ext.allow: `ext::` URLs (a remote or an insteadOf rewrite) run any command.
+ * Editors and pagers are switched off in the environment (GIT_EDITOR, GIT_SEQUENCE_EDITOR,
+ * GIT_PAGER win over config). Programs only a repository's config can name (filter and merge
+ * drivers, signing and ssh programs) are handled per call by ./repo-programs.
  * Aliases need nothing: git never expands an alias for a built-in command, and the app calls
  * built-ins only.
  */
@@ -58,6 +64,8 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
   'diff.external=',
   '-c',
   'log.showSignature=false',
+  '-c',
+  'protocol.ext.allow=never',
 ];
 
 /** Subcommands that may start a diff program or a text conversion filter unless told not to. */
@@ -82,6 +90,33 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** Most stdout accepted (default 32 MiB); more fails the call. */
   maxOutputBytes?: number;
+  /**
+   * The repository Flightdeck recorded for this work (a project's path, a session's repository):
+   * the call is refused unless cwd's git data is that repository's.
+   */
+  repository?: string;
+}
+
+/** Subcommands that create a repository (GIT_DIR would name the one they create). */
+const CREATES_REPOSITORY = new Set(['clone', 'init']);
+
+/**
+ * The environment and extra `-c` arguments that pin where the call looks (git dir and work tree
+ * from ./repo-location, never from a `.git` file alone) and switch off the repository's own
+ * programs (./repo-programs), or a refusal.
+ */
+async function pinned(args: readonly string[], opts: GitOptions, gitPath: string, env: Record<string, string>): Promise<{ env: Record<string, string>; configArgs: string[] }> {
+  const sub = args[0];
+  if ((sub !== undefined && CREATES_REPOSITORY.has(sub)) || env.GIT_DIR !== undefined) return { env, configArgs: [] };
+  const loc: RepoLocation | null = locateRepository(opts.cwd);
+  if (!loc) {
+    if (opts.repository !== undefined) throw new AppError('forbidden', `${opts.cwd} is not a work tree of the repository ${opts.repository}.`, { path: opts.cwd });
+    return { env, configArgs: [] };
+  }
+  if (opts.repository !== undefined) requireRecordedRepository(loc, opts.repository);
+  const pinnedEnv = { ...env, GIT_DIR: loc.gitDir, GIT_WORK_TREE: loc.workTree };
+  const programs = await repoPrograms(loc, gitPath, pinnedEnv);
+  return { env: pinnedEnv, configArgs: decide(loc, sub, programs).configArgs };
 }
 
 /** The full argument list for one of the app's own git calls. */
@@ -122,14 +157,20 @@ function runGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'b
   return limiter.run(opts.cwd, () => spawnGit(args, opts, encoding, false) as Promise<string | Buffer>, opts.signal);
 }
 
-function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+  // Optional locks off: a background status must not take the index lock from the user's own git.
+  // No editor or pager ever starts (nobody could use one; a repository's config could name any program).
+  const base: Record<string, string> = { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_PAGER: 'cat' };
+  // Resolved here: the descriptor-closing prelude would report a missing git as exit 127.
+  const gitPath = resolveOnPath('git', base.PATH);
+  if (!gitPath) throw gitNotInstalled();
+  const { env, configArgs } = await pinned(args, opts, gitPath, base);
+  return runExec(gitPath, [...configArgs, ...safeGitArgs(args)], env, opts, encoding, withExit);
+}
+
+function runExec(gitPath: string, fullArgs: string[], env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   return new Promise((resolve, reject) => {
-    // Optional locks off: a background status must not take the index lock from the user's own git.
-    const env: Record<string, string> = { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0' };
-    // Resolved here: the descriptor-closing prelude would report a missing git as exit 127.
-    const gitPath = resolveOnPath('git', env.PATH);
-    if (!gitPath) return reject(gitNotInstalled());
-    const { file, args: argv } = cleanExec(gitPath, safeGitArgs(args));
+    const { file, args: argv } = cleanExec(gitPath, fullArgs);
     execFile(
       file,
       argv,

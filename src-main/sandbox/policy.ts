@@ -43,6 +43,18 @@ export interface SandboxPolicy {
    * code as soon as the user runs git there. Only existing paths.
    */
   readOnly?: readonly string[];
+  /** A linked worktree root's git data outside the root (see worktree-git.ts); sandbox-runtime finds it. */
+  git?: WorktreeGitBinds;
+}
+
+/** Git data of a linked worktree root: what git in the sandbox sees, may write, and may not. */
+export interface WorktreeGitBinds {
+  /** Bound read-only first (visible even under the sandbox's fresh /tmp): the common dir. */
+  readOnly: readonly string[];
+  /** Then bound writable (workspace-write only): objects, the worktree's admin dir, its branch's ref folders. */
+  writable: readonly string[];
+  /** Then read-only again, inside the writable ones: HEAD, commondir, gitdir, other branches' refs, packs. */
+  protect: readonly string[];
 }
 
 export interface HiddenPath {
@@ -117,6 +129,13 @@ export function bwrapArgs(p: SandboxPolicy, cwd: string): string[] {
   } else {
     args.push('--ro-bind', p.root, p.root);
   }
+  // A linked worktree's git data (the main repository's common dir): readable, and in
+  // workspace-write just what a commit on the session's own branch writes.
+  for (const path of p.git?.readOnly ?? []) args.push('--ro-bind', path, path);
+  if (p.mode === 'workspace-write') {
+    for (const path of p.git?.writable ?? []) args.push('--bind', path, path);
+    for (const path of p.git?.protect ?? []) args.push('--ro-bind', path, path);
+  }
   // Hidden: an empty tmpfs over a folder, /dev/null over a file.
   for (const h of hideable(p)) args.push(...(h.kind === 'dir' ? ['--tmpfs', h.path] : ['--ro-bind', '/dev/null', h.path]));
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', cwd, '--');
@@ -144,7 +163,7 @@ export function seatbeltProfile(p: SandboxPolicy, paths: SeatbeltPaths): string 
   if (p.mode === 'danger-full-access') throw new Error('danger-full-access runs without Seatbelt');
   const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
   const writable = [
-    ...(p.mode === 'workspace-write' ? [`(subpath ${sbplString(p.root)})`] : []),
+    ...(p.mode === 'workspace-write' ? [`(subpath ${sbplString(p.root)})`, ...(p.git?.writable ?? []).map((w) => `(subpath ${sbplString(w)})`)] : []),
     ...paths.tempDirs.map((d) => `(subpath ${sbplString(d)})`),
     '(literal "/dev/null")',
     '(literal "/dev/zero")',
@@ -154,7 +173,7 @@ export function seatbeltProfile(p: SandboxPolicy, paths: SeatbeltPaths): string 
   ];
   lines.push(`(allow file-write*\n  ${writable.join('\n  ')})`);
   if (p.mode === 'workspace-write') {
-    lines.push(`(deny file-write*\n  ${protectedPaths(p.root, p.readOnly).map((g) => `(subpath ${sbplString(g)})`).join('\n  ')})`);
+    lines.push(`(deny file-write*\n  ${[...protectedPaths(p.root, p.readOnly), ...(p.git?.protect ?? [])].map((g) => `(subpath ${sbplString(g)})`).join('\n  ')})`);
   }
   if (!commandsGetNetwork(p.network)) {
     lines.push('(deny network*)', '(allow network* (remote unix-socket))', '(allow network* (local unix-socket))');

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { AppError } from '../../src-preload/contract';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import { bwrapArgs, commandsGetNetwork, seatbeltProfile, type HiddenPath, type SandboxPolicy } from './policy';
+import { worktreeGitBinds } from './worktree-git';
 
 /** Where bubblewrap and sandbox-exec live (bwrap from PATH, where distributions install it). */
 const BWRAP = 'bwrap';
@@ -97,13 +98,15 @@ export async function sandboxArgv(argv: readonly string[], policy: SandboxPolicy
   if (policy.mode === 'danger-full-access') return [...argv];
   policy = withExistingHidden(policy);
   if (policy.mode === 'workspace-write') policy = { ...policy, readOnly: [...(policy.readOnly ?? []), ...(await nestedGitPaths(policy.root))] };
+  // A linked worktree (a New session's): git works inside, on its own branch only.
+  policy = { ...policy, git: worktreeGitBinds(policy.root, policy.mode === 'read-only' ? 'read-only' : 'workspace-write') };
   const platform = tools.platform ?? process.platform;
   if (platform === 'linux') {
     const bwrap = tools.bwrap ?? BWRAP;
     // The same namespaces and mounts a command gets, around `true`; without the hidden and
     // protected paths, which come and go (a Claude Code run's folder removed meanwhile would fail
     // the probe, and a failed probe refuses every command for a while).
-    const probeArgs = bwrapArgs({ ...policy, root: '/', mode: 'read-only', hidden: [], readOnly: [] }, '/');
+    const probeArgs = bwrapArgs({ ...policy, root: '/', mode: 'read-only', hidden: [], readOnly: [], git: { readOnly: [], writable: [], protect: [] } }, '/');
     const key = `${bwrap}:${commandsGetNetwork(policy.network) ? 'net' : 'nonet'}`;
     const p = await probeOnce(key, () => run(bwrap, [...probeArgs, 'true']));
     if (!p.ok) throw unavailable('bubblewrap', p.reason, 'Install bubblewrap (`apt-get install bubblewrap`) and make sure unprivileged user namespaces are allowed.');

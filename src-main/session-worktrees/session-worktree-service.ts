@@ -226,7 +226,8 @@ export class SessionWorktreeService {
       const { changed, untracked } = await this.statusOf(w.path);
       const files = changed.length + untracked.length;
       if (files === 0) throw new AppError('conflict', `Nothing to commit: the worktree ${w.slug} has no changes.`);
-      const committed = await this.gitOps.commit(w.path, message).catch((e: unknown) => {
+      // Into the recorded repository: a worktree whose .git file now leads elsewhere is refused.
+      const committed = await this.gitOps.commit(w.path, message, undefined, { repository: w.repo }).catch((e: unknown) => {
         throw gitFailure(e, 'commit');
       });
       if (!committed) throw new AppError('conflict', `Nothing to commit: the worktree ${w.slug} has no changes.`);

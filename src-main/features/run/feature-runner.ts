@@ -400,7 +400,8 @@ export class FeatureRunner {
   private async autoCommit(message: string): Promise<string | null> {
     if (!this.config.git.auto_commit) return null;
     try {
-      const made = await this.d.git.commit(this.worktree, message);
+      // Into the project's repository as recorded, whatever the worktree's .git file says now (an agent or a container wrote in it).
+      const made = await this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot });
       return made ? await headCommit(this.worktree) : null;
     } catch (e) {
       throw new FeatureError('git', `the commit after the phase failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
@@ -479,7 +480,7 @@ export class FeatureRunner {
 
   private async commitState(message: string): Promise<void> {
     // The feature's record goes with the branch (it is merged with it and kept on the base).
-    await this.d.git.commit(this.worktree, message, [join(FEATURES_DIR, this.req.slug)]);
+    await this.d.git.commit(this.worktree, message, [join(FEATURES_DIR, this.req.slug)], { repository: this.req.repoRoot });
   }
 
   private async deliver(system: string): Promise<Delivery> {

@@ -1,0 +1,120 @@
+/**
+ * What git inside the command sandbox may touch when the session's root is a linked worktree
+ * (a New session's `.trees/<slug>`): its git data lives in the main repository's common dir,
+ * outside the root, so without this the sandbox either hides it (a repository under /tmp, which
+ * the sandbox replaces) or leaves it all read-only, and `git status` / `git commit` fail.
+ *
+ * - Visible, read-only: the whole common dir (config, hooks, info, packed-refs, other branches,
+ *   other worktrees' admin dirs).
+ * - Writable: `objects/` (a commit adds objects; existing pack files and `objects/info` stay
+ *   read-only), this worktree's own admin dir (index, logs/HEAD, ORIG_HEAD, COMMIT_EDITMSG) but
+ *   not its `HEAD`, `commondir`, `gitdir` or `config.worktree` (where git looks, what it runs,
+ *   which branch the host's next commit goes to), and the folder of the session's branch under
+ *   `refs/heads/` and `logs/refs/heads/` (a ref is replaced through a lock file beside it), with
+ *   every other branch's ref and reflog in those folders read-only. A branch directly under
+ *   `refs/heads/` (no folder of its own) gets no writable folder: committing there fails rather
+ *   than exposing every branch.
+ * Residual: a command can add objects and branches under the session's folder, and remove or
+ * replace loose objects (git's content addresses make a replaced object a corrupt one, never a
+ * program); it cannot change what git runs or where it looks, nor move another branch.
+ * Hooks of the repository run when the command's git runs them, inside the same sandbox.
+ */
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { locateRepository } from '../git/repo-location';
+import type { WorktreeGitBinds } from './policy';
+
+const NONE: WorktreeGitBinds = { readOnly: [], writable: [], protect: [] };
+/** A branch folder with more entries than this is not walked (its refs stay unprotected → no writable folder). */
+const MAX_REFS = 2_000;
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Every regular file under `dir` (refs, reflogs), or null past MAX_REFS. */
+function filesUnder(dir: string): string[] | null {
+  const out: string[] = [];
+  const stack = [dir];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) stack.push(p);
+      else if (e.isFile()) out.push(p);
+      if (out.length > MAX_REFS) return null;
+    }
+  }
+  return out;
+}
+
+/** The session's branch (`refs/heads/…`) from the admin dir's HEAD, or null (detached, odd). */
+function branchOf(gitDir: string): string | null {
+  let head: string;
+  try {
+    head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  const m = /^ref: refs\/heads\/([A-Za-z0-9._/+@-]+)$/.exec(head);
+  if (!m) return null;
+  const name = m[1]!;
+  if (name.split('/').some((part) => part === '' || part === '.' || part === '..' || part.endsWith('.lock'))) return null;
+  return name;
+}
+
+/** The binds for git in a sandbox whose root is `root`; nothing when the root is not a linked worktree's top. */
+export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-write'): WorktreeGitBinds {
+  let loc;
+  try {
+    loc = locateRepository(root);
+  } catch {
+    // A .git file git's records do not confirm: nothing of it is bound (git fails, nothing is exposed).
+    return NONE;
+  }
+  let real: string;
+  try {
+    real = realpathSync(root);
+  } catch {
+    return NONE;
+  }
+  if (!loc || loc.workTree !== real || loc.gitDir === loc.commonDir || !isDir(loc.commonDir)) return NONE;
+  const c = loc.commonDir;
+  const a = loc.gitDir;
+  if (mode === 'read-only') return { readOnly: [c], writable: [], protect: [] };
+  const writable = [join(c, 'objects'), a];
+  const protect: string[] = [join(c, 'objects', 'info'), join(c, 'objects', 'pack'), ...['HEAD', 'commondir', 'gitdir', 'config.worktree', 'locked'].map((f) => join(a, f))];
+  const branch = branchOf(a);
+  if (branch !== null && branch.includes('/')) {
+    const refFile = join(c, 'refs', 'heads', branch);
+    const logFile = join(c, 'logs', 'refs', 'heads', branch);
+    for (const [file, top] of [[refFile, join(c, 'refs', 'heads')], [logFile, join(c, 'logs', 'refs', 'heads')]] as const) {
+      const folder = dirname(file);
+      if (folder === top || !isDir(folder)) continue;
+      const others = filesUnder(folder);
+      if (others === null) continue;
+      writable.push(folder);
+      for (const f of others) if (f !== file) protect.push(f);
+    }
+  }
+  return { readOnly: [c], writable: writable.filter(exists), protect: protect.filter(exists) };
+}
