@@ -8,7 +8,7 @@
  */
 import type { AgentMode, PolicyDecision, PolicyPreset, RiskLevel } from '../../../src-preload/contract';
 import { classifyCommand } from './command-class';
-import { commandSessionRule, ruleCovers } from './command-family';
+import { commandSessionRule, matchingRules } from './command-family';
 import { checkHardFloor, type HardFloorContext } from './hard-floor';
 import { checkRoleGuard } from './role-guard';
 
@@ -93,7 +93,9 @@ export function decideTool(p: PolicyInput): PolicyResult {
       return r('deny', 'mode', 'plan mode: commands with side effects are not run. Only read-only commands (ls, cat, grep, git status/diff/log…) are; propose the command in the plan instead.', cls.risk);
     }
     if (cls.readOnly && p.preset !== 'strict') return r('allow', 'policy', 'A read-only command.', 'low');
-    if (ruleCovers(p.sessionRules, command)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, cls.risk);
+    // Only a rule that really matched every part allows: its text is named, not the one this call would store.
+    const matched = matchingRules(p.sessionRules, command);
+    if (matched) return r('allow', 'session_rule', `Approved for this session by the rule ${matched.map((m) => `"${m}"`).join(' and ')}.`, cls.risk);
     return r('ask', 'policy', `${p.preset} preset: ${cls.readOnly ? 'every command asks' : 'commands that are not read-only ask'}.`, cls.risk);
   }
 

@@ -95,15 +95,16 @@ describe('modes × tool policy (seed 001 §4–§5)', () => {
 
   it('approve for this session remembers the command family, not the exact string', async () => {
     h = await harness([
-      { blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'node -e "process.stdout.write(\'one\')"' } }] },
-      { blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'node -e "process.stdout.write(\'two\')"' } }] },
+      // Inline code (`node -e …`) is remembered exactly (issue 26); a program with file arguments by family.
+      { blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'tee one.txt <<< one' } }] },
+      { blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'tee two.txt <<< two' } }] },
       { blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'touch other.txt' } }] },
       { blocks: [{ type: 'text', text: 'done' }] },
     ]);
     const id = h.session();
-    const running = h.app.agents.run(id, 'run node twice');
+    const running = h.app.agents.run(id, 'run tee twice');
     const first = await nextApproval(h, id);
-    expect(first.sessionRule).toBe('node *');
+    expect(first.sessionRule).toBe('tee *');
     h.app.agents.gate.answer(first.id, 'approve_session');
     const third = await nextApproval(h, id);
     expect(third.summary).toBe('touch other.txt');
@@ -111,7 +112,7 @@ describe('modes × tool policy (seed 001 §4–§5)', () => {
     await running;
     expect(h.events(id, 'tool.decision').map((d) => d.source)).toEqual(['policy', 'session_rule', 'policy']);
     expect(h.events(id, 'tool.result').map((r) => r.content.split('\n')[1])).toEqual(['one', 'two', '(no output)']);
-    expect(h.app.agents.gate.rules(id)).toEqual(['node *']);
+    expect(h.app.agents.gate.rules(id)).toEqual(['tee *']);
   });
 
   it('auto-edit writes and patches without asking but still asks for commands', async () => {

@@ -21,7 +21,10 @@ describe('shell parsing', () => {
   });
   it('marks unterminated quotes and heredocs opaque', () => {
     expect(parseCommandLine(`echo "abc`).opaque).toBe(true);
-    expect(parseCommandLine(`cat <<EOF > x\nhi\nEOF`).opaque).toBe(true);
+    // A here-document that expands commands is not followed; a literal one is data.
+    expect(parseCommandLine(`cat <<EOF > x\n$(touch y)\nEOF`).opaque).toBe(true);
+    expect(parseCommandLine(`cat <<EOF\nhi`).opaque).toBe(true);
+    expect(parseCommandLine(`cat <<'EOF' > x\n$(touch y)\nEOF`)).toMatchObject({ opaque: false, commands: [{ words: ['cat'], redirects: ['x'] }] });
   });
   it('survives malformed input', () => {
     for (const s of ['', '\\', '$(', '`', '((((', '"', "'", '>&', '2>', '| | |', '\u0000', '$((1+2))']) {
@@ -48,9 +51,11 @@ describe('command families', () => {
   it.each([
     ['npm test -- --watch=false', ['npm test *']],
     ['npm run build -- --prod', ['npm run build *']],
-    ['git -C sub status --short', ['git status *']],
-    ['FOO=1 npm test', ['npm test *']],
-    ['sudo apt-get install x', ['apt-get install *']],
+    // Options before the subcommand, environment that names programs, and another user are part of the family.
+    ['git -C sub status --short', ['git -C sub status *']],
+    ['FOO=1 npm test', ['FOO=* npm test *']],
+    ['LANG=C npm test', ['npm test *']],
+    ['sudo apt-get install x', ['sudo apt-get install *']],
     ['./gradlew test --info', ['./gradlew test *']],
     ['python -m pytest -q', ['python -m pytest *']],
     ['ls -la && cat x | wc -l', ['ls *', 'cat *', 'wc *']],
