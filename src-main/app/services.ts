@@ -28,6 +28,7 @@ import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/
 import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
 import type { RepositoryTemplatesPolicy } from '../features/templates';
+import type { FeaturesConfig } from '../features/config';
 import { registerPlanningHandlers } from '../features/plan-handlers';
 import { AutopilotService } from '../autopilot/autopilot-service';
 import { registerAutopilotHandlers } from '../autopilot/handlers';
@@ -46,6 +47,10 @@ import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import { FeatureService } from '../features/feature-service';
 import { registerFeatureListHandlers } from '../features/list-handlers';
 import { prepareNewWorktree, worktreeEnv } from '../worktrees/worktree-prepare';
+import { sandboxedSetupRunner } from '../worktrees/setup-runner';
+import type { HiddenPath } from '../sandbox/policy';
+import { skippedText, TrustService } from '../trust/trust-service';
+import { registerTrustHandlers } from '../trust/handlers';
 import type { SecretStore } from '../agents/provider/secrets';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
@@ -76,7 +81,7 @@ export interface HostOptions {
   coderEnv?: Readonly<Record<string, string | undefined>>;
   /**
    * Whether a repository's own prompt templates (`prompts.extra_dirs`, `.flightdeck/prompts`) are
-   * used: workspace trust's decision. Absent: never (the user's folder and the built-in set only).
+   * used. Absent: workspace trust's decision (trust/trust-service.ts).
    */
   repositoryTemplates?: RepositoryTemplatesPolicy;
 }
@@ -92,6 +97,8 @@ export class AppServices {
   readonly events: EventLog;
   readonly projects: ProjectService;
   readonly settings: SettingsService;
+  /** Workspace trust: whether a repository's own setup, checks, templates and placement are used (see docs/security.md). */
+  readonly trust: TrustService;
   readonly terminals: TerminalService;
   readonly agents: AgentService;
   readonly coder: CoderService;
@@ -115,9 +122,23 @@ export class AppServices {
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
   readonly worktrees = new WorktreeManager({
     // Every new worktree gets the project's worktree.copy / ports / setup, its setup commands in terminals the user can watch.
+    // Only what the repository's trust allows (an untrusted one's setup never runs), and the setup in the workspace sandbox.
     prepare: (root, entry) => {
       const projectId = this.projects.list().find((p) => p.path === root)?.id;
-      return prepareNewWorktree({ root, worktree: entry.path, runner: this.terminals, owner: { ...(projectId ? { projectId } : {}), worktreePath: entry.path } });
+      const hidden: HiddenPath[] = [
+        { path: this.options.dataDir, kind: 'dir' },
+        { path: join(this.options.dataDir, 'secrets.json'), kind: 'file' },
+      ];
+      return prepareNewWorktree({
+        root,
+        worktree: entry.path,
+        trusted: async (config) => {
+          const t = await this.trust.apply(root, config);
+          return { config: t.config, skipped: t.skipped.map((part) => skippedText(part, t.status.items)) };
+        },
+        runner: sandboxedSetupRunner(this.terminals, hidden),
+        owner: { ...(projectId ? { projectId } : {}), worktreePath: entry.path, phase: 'setup' },
+      });
     },
   });
   /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
@@ -185,9 +206,11 @@ export class AppServices {
     this.router.translateError = (e) => this.storage.failed(e);
     this.settings = new SettingsService(this.db, this.hub);
     this.projects = new ProjectService(this.db, this.hub, log.child('projects'));
+    this.trust = new TrustService({ db: this.db, hub: this.hub, log: log.child('trust') });
 
     registerAppHandlers(this.router, this, options.platform);
     registerProjectHandlers(this.router, this.projects);
+    registerTrustHandlers(this.router, this.trust, this.projects);
     registerFolderHandlers(this.router);
     registerWorktreeHandlers(this.router, this.worktrees, this.projects);
     registerFeatureReviewHandlers(this.router, this.db, this.projects);
@@ -249,17 +272,20 @@ export class AppServices {
     this.coder.placementLaunch = (id) => (this.containers.placement(id) ? () => this.containers.claudeLaunch(id) : null);
     registerContainerHandlers(this.router, this.containers, this.hub);
     this.driver = new SessionDriver(this.agents, this.coder);
-    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers, worktrees: this.worktrees });
+    this.mailbox = new MailboxService({ dataDir: options.dataDir, settings: this.settings, projects: this.projects, driver: this.driver, hub: this.hub, logger: log.child('mailbox'), sessionExists: (id) => this.agents.sessions.get(id) !== undefined, containers: this.containers, worktrees: this.worktrees, trust: this.trust });
     registerMailboxHandlers(this.router, this.mailbox, this.hub);
     this.budgets = new BudgetService({ db: this.db, hub: this.hub, settings: this.settings, projects: this.projects, logger: log.child('budgets') });
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
     registerBudgetHandlers(this.router, this.budgets);
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
+    // A repository's own prompt templates are used only while the user trusts exactly what its prompt folders hold.
+    const trustedConfig = async (root: string, config: FeaturesConfig) => (await this.trust.apply(root, config)).config;
+    const repositoryTemplates: RepositoryTemplatesPolicy = options.repositoryTemplates ?? ((root) => this.trust.templatesTrusted(root));
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
-    this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
+    this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig });
     registerPlanningHandlers(this.router, this.planning, this.projects);
-    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), ...(options.repositoryTemplates ? { repositoryTemplates: options.repositoryTemplates } : {}) });
+    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), repositoryTemplates });
     registerAutopilotHandlers(this.router, this.autopilot);
     this.changes = new ChangesService({
       hub: this.hub,

@@ -62,6 +62,12 @@ export interface PlanningServiceOptions {
   builtinPromptsDir?: string;
   /** Whether a repository's own prompt templates are used (workspace trust); absent: never. */
   repositoryTemplates?: RepositoryTemplatesPolicy;
+  /**
+   * Workspace trust over the loaded config: the repository's checks, template folders and
+   * placement while it is trusted, Flightdeck's defaults otherwise. The app always gives it;
+   * absent (tests of planning alone) the config is used as loaded.
+   */
+  trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
 }
 
 export interface AgentChoice {
@@ -192,7 +198,7 @@ export class PlanningService {
 
   async startPlan(o: { repo: string; projectId: string; slug: string } & AgentChoice): Promise<PlanDraft> {
     const root = await this.o.worktrees.repoRoot(o.repo);
-    const config = await loadConfig(root);
+    const config = await this.loadTrusted(root);
     await this.checkNewFeature(root, o.slug, config);
     const open = this.openDraftFor(root, o.slug);
     if (open) throw new AppError('conflict', `The feature "${o.slug}" is already being planned (draft ${open.draft.id}); continue that one or discard it.`, { draftId: open.draft.id });
@@ -394,8 +400,14 @@ export class PlanningService {
     return next;
   }
 
-  private async projectSetup(root: string): Promise<{ config: FeaturesConfig; templates: PromptTemplates }> {
+  /** The project's config through workspace trust: callers never use its executable parts directly. */
+  private async loadTrusted(root: string): Promise<FeaturesConfig> {
     const config = await loadConfig(root);
+    return this.o.trustedConfig ? this.o.trustedConfig(root, config) : config;
+  }
+
+  private async projectSetup(root: string): Promise<{ config: FeaturesConfig; templates: PromptTemplates }> {
+    const config = await this.loadTrusted(root);
     return { config, templates: this.templates(root, config) };
   }
 

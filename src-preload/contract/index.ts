@@ -17,6 +17,7 @@ import { featureReviewRequests } from './feature-review';
 import { inboxEvents, inboxRequests } from './inbox';
 import { mailboxEvents, mailboxRequests } from './mailbox';
 import { containerEvents, containerRequests } from './containers';
+import { trustEvents, trustRequests } from './trust';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -40,6 +41,7 @@ export * from './containers';
 export * from './mailbox';
 export * from './feature-review';
 export * from './inbox';
+export * from './trust';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -65,6 +67,7 @@ export const requests = {
   ...mailboxRequests,
   ...featureReviewRequests,
   ...inboxRequests,
+  ...trustRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
@@ -81,6 +84,7 @@ export const events = {
   ...containerEvents,
   ...mailboxEvents,
   ...inboxEvents,
+  ...trustEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;

@@ -19,6 +19,7 @@ import { useTerminalsSync } from './terminals/use-terminals-sync';
 import { PlanChatView } from './features/PlanChatView';
 import { FeatureView } from './feature-view/FeatureView';
 import { PlanReviewView } from './features/PlanReviewView';
+import { KeyboardLayer, SkipLink } from './keyboard/KeyboardLayer';
 
 export function App() {
   const client = useClient();
@@ -102,8 +103,9 @@ export function App() {
 
   return (
     <div className="app">
+      <SkipLink />
       <Sidebar />
-      <main className="main" data-testid="main">
+      <main className="main" id="main-content" tabIndex={-1} data-testid="main">
         {connection === 'unauthorized' && (
           <div className="banner banner-error" role="alert" data-testid="auth-banner">
             <strong>This page's access has expired.</strong> Flightdeck was restarted with a new token. Open the address it printed
@@ -126,6 +128,7 @@ export function App() {
       </main>
       <StatusBar />
       <ApprovalDialog />
+      <KeyboardLayer />
       <Toasts />
     </div>
   );

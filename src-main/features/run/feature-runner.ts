@@ -87,6 +87,8 @@ export interface RunnerDeps {
   useRepositoryTemplates?: boolean;
   /** The user's own template folder (`<data folder>/prompts`). */
   userPromptsDir?: string;
+  /** Workspace trust over the loaded config: checks, template folders and placement only while the repository is trusted; absent: used as loaded. */
+  trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
 }
 
 export interface RunRequest {
@@ -159,7 +161,8 @@ export class FeatureRunner {
     this.statePath = activeStatePath(this.req.repoRoot, this.req.slug);
     this.state = await readState(this.statePath);
     checkRunnable(this.state, this.statePath);
-    this.config = await loadConfig(this.req.repoRoot);
+    const loaded = await loadConfig(this.req.repoRoot);
+    this.config = this.d.trustedConfig ? await this.d.trustedConfig(this.req.repoRoot, loaded) : loaded;
     this.templates = projectTemplates(this.req.repoRoot, this.config.prompts.extra_dirs, {
       useRepositoryTemplates: this.d.useRepositoryTemplates ?? false,
       ...(this.d.userPromptsDir ? { userDir: this.d.userPromptsDir } : {}),

@@ -20,6 +20,7 @@ import type { Database } from '../../store/db';
 import type { EventLog, StoredEvent } from '../../store/event-log';
 import { writeOrKeep } from '../../store/storage-health';
 import type { TerminalService } from '../../terminals/terminal-service';
+import type { FeaturesConfig } from '../config';
 import { isFeatureError } from '../errors';
 import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps } from '../git-ops';
 import { activeStatePath, scanFeatures } from '../scanner';
@@ -55,6 +56,8 @@ export interface FeatureRunServiceOptions {
   gh?: GhOps;
   /** Whether a repository's own prompt templates are used (workspace trust); absent: never. */
   repositoryTemplates?: RepositoryTemplatesPolicy;
+  /** Workspace trust over the loaded config (checks, template folders, placement); absent: used as loaded. */
+  trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
 }
 
 interface LiveRun {
@@ -287,6 +290,7 @@ export class FeatureRunService {
         logger: this.o.logger,
         useRepositoryTemplates: this.o.repositoryTemplates?.(row.projectPath) ?? false,
         userPromptsDir: join(this.o.dataDir, 'prompts'),
+        ...(this.o.trustedConfig ? { trustedConfig: this.o.trustedConfig } : {}),
       },
       { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, executor: row.executor, ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), signal: live.controller.signal },
     );

@@ -6,6 +6,7 @@ import { m004FeatureIndex } from './004-feature-index';
 import { m005Autopilot } from './005-autopilot';
 import { m006SessionWorktrees } from './006-session-worktrees';
 import { m007FeatureRuns } from './007-feature-runs';
+import { m008WorkspaceTrust } from './008-workspace-trust';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m005Autopilot,
   m006SessionWorktrees,
   m007FeatureRuns,
+  m008WorkspaceTrust,
 ];

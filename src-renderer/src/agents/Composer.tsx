@@ -4,6 +4,8 @@ import { Icon } from '../components/Icon';
 import { useAppStore, useClient } from '../store';
 import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, mentionAt, type HistoryState, type PendingImage } from './composer-logic';
 import { completeSlash } from './slash-commands';
+import { nextMode } from '../keyboard/shortcuts';
+import { MODES } from './SessionHeader';
 
 let imageSeq = 0;
 const NO_QUEUE: readonly QueuedInput[] = [];
@@ -20,8 +22,11 @@ export function Composer({
   onSend,
   onStop,
   disabled,
+  cycleModes = false,
 }: {
   sessionId: string;
+  /** Shift+Tab moves the session to its next mode, as in Claude Code (a plan's chat keeps its mode). */
+  cycleModes?: boolean;
   running: boolean;
   /** The session's earlier inputs, oldest first, for Up/Down. */
   history: readonly string[];
@@ -34,11 +39,14 @@ export function Composer({
   const [sending, setSending] = useState(false);
   const [hist, setHist] = useState<HistoryState>(historyStart);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  // The queue lives in the main process (it decides whether an input starts a turn or waits); this shows it.
   const queue = useAppStore((s) => s.sessions.find((x) => x.id === sessionId)?.queue ?? NO_QUEUE);
   const queueHeld = useAppStore((s) => s.sessions.find((x) => x.id === sessionId)?.queueHeld ?? null);
   const removeQueued = useAppStore((s) => s.removeQueued);
   const resumeQueue = useAppStore((s) => s.resumeQueue);
   const toast = useAppStore((s) => s.toast);
+  const sessionMode = useAppStore((s) => s.sessions.find((x) => x.id === sessionId)?.mode ?? null);
+  const updateSession = useAppStore((s) => s.updateSession);
   const [images, setImages] = useState<PendingImage[]>([]);
   // The latest list for the file readers, which finish after the render that started them.
   const imagesRef = useRef<PendingImage[]>([]);
@@ -188,6 +196,11 @@ export function Composer({
       onStop();
       return;
     }
+    if (e.key === 'Tab' && e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey && cycleModes && sessionMode) {
+      e.preventDefault();
+      void updateSession(sessionId, { mode: nextMode(sessionMode) });
+      return;
+    }
     // Walking the history wins over the slash menu: a recalled "/diff" must not trap the arrows.
     if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
       const dir = e.key === 'ArrowUp' ? 'up' : 'down';
@@ -295,6 +308,11 @@ export function Composer({
           aria-label="Message"
         />
         <div className="composer-actions">
+          {cycleModes && sessionMode && (
+            <span className={`badge composer-mode mode-chip-${sessionMode}`} title="The session's mode: Shift+Tab in this box switches to the next (Default → Auto-edit → Plan)" data-testid="composer-mode">
+              {MODES.find((m) => m.value === sessionMode)?.label ?? sessionMode} · Shift+Tab
+            </span>
+          )}
           <span className="muted small">{mode === 'bang' ? 'Shell command (policy applies)' : mode === 'slash' ? 'Command' : running ? 'Enter to queue, Esc to interrupt' : 'Enter to send, Shift+Enter for a new line'}</span>
           {running ? (
             <span className="composer-buttons">

@@ -119,7 +119,7 @@ export function SessionView({
           </aside>
         )}
       </div>
-      <Composer key={session.id} sessionId={session.id} running={running} history={history} onSend={(text, images) => (onSend ? onSend(text, images) : sendInput(session.id, text, images))} onStop={() => void cancelTurn(session.id)} />
+      <Composer key={session.id} sessionId={session.id} cycleModes={!onSend} running={running} history={history} onSend={(text, images) => (onSend ? onSend(text, images) : sendInput(session.id, text, images))} onStop={() => void cancelTurn(session.id)} />
     </section>
   );
 }

@@ -4,6 +4,7 @@ import type { ChangeScope, ChangeSet } from '../../../src-preload/contract/chang
 import { Modal } from '../components/Modal';
 import { useAppStore, useClient } from '../store';
 import { ChangesPanel, type ChangesActions } from './ChangesPanel';
+import { onChangesRequested } from '../keyboard/events';
 
 /**
  * A session's changes, read from the host: re-read when the session's state moves (a turn
@@ -101,9 +102,11 @@ export function ChangesButton({ session }: { session: Session }) {
   const [open, setOpen] = useState(false);
   const { set } = useSessionChanges(session, 'session');
   const count = set?.files.length ?? 0;
+  // Ctrl/Cmd+Shift+G and the palette's "Open Changes" ask for this dialog.
+  useEffect(() => onChangesRequested(session.id, () => setOpen(true)), [session.id]);
   return (
     <>
-      <button className="button small changes-button" onClick={() => setOpen(true)} title="Files this session changed: diffs, revert, commit" data-testid="changes-button">
+      <button className="button small changes-button" onClick={() => setOpen(true)} title="Files this session changed: diffs, revert, commit (Ctrl/Cmd+Shift+G)" aria-keyshortcuts="Control+Shift+G Meta+Shift+G" data-testid="changes-button">
         Changes
         {count > 0 && (
           <span className="badge" data-testid="changes-count">

@@ -27,6 +27,10 @@ const PATHS = {
   external: 'M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5',
   more: 'M4 12a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0M10.5 12a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0M17 12a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0-3 0',
   menu: 'M4 6h16M4 12h16M4 18h16',
+  /** A shipping box: containers. */
+  box: 'M21 8 12 3 3 8v8l9 5 9-5zM3 8l9 5 9-5M12 13v8',
+  /** A loop with an arrow: autopilot's repeating runs. */
+  autopilot: 'M17 2l3 3-3 3M20 5H9a5 5 0 0 0-5 5v1M7 22l-3-3 3-3M4 19h11a5 5 0 0 0 5-5v-1',
 } as const;
 
 export type IconName = keyof typeof PATHS;

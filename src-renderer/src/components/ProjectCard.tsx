@@ -5,6 +5,7 @@ import { useAppStore } from '../store';
 import { Icon } from './Icon';
 import { Modal } from './Modal';
 import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
+import { NewSessionDialog } from '../session-worktrees/NewSessionDialog';
 
 export function GitBadges({ project }: { project: Project }) {
   const g = project.git;
@@ -51,6 +52,7 @@ export function ProjectCard({ project }: { project: Project }) {
   const refresh = useAppStore((s) => s.refreshProjects);
   const remove = useAppStore((s) => s.removeProject);
   const [confirming, setConfirming] = useState(false);
+  const [starting, setStarting] = useState(false);
 
   return (
     <article className="card project-card" data-testid="project-card" data-project-id={project.id}>
@@ -79,7 +81,22 @@ export function ProjectCard({ project }: { project: Project }) {
         <GitBadges project={project} />
       )}
       <AgentSummary projectId={project.id} />
-      <footer className="card-footer muted">{project.refreshedAt ? `Checked ${relativeTime(project.refreshedAt)}` : 'Not checked yet'}</footer>
+      <footer className="card-footer muted card-footer-row">
+        <span>{project.refreshedAt ? `Checked ${relativeTime(project.refreshedAt)}` : 'Not checked yet'}</span>
+        <button className="button small" title="New session in this project (Ctrl/Cmd+N)" aria-label={`New session in ${project.name}`} onClick={() => setStarting(true)} disabled={project.problem !== null} data-testid="card-new-session">
+          <Icon name="plus" size={14} /> New session
+        </button>
+      </footer>
+      {starting && (
+        <NewSessionDialog
+          projectId={project.id}
+          onClose={() => setStarting(false)}
+          onStarted={(session) => {
+            setStarting(false);
+            setView({ name: 'session', sessionId: session.id });
+          }}
+        />
+      )}
       {confirming && (
         <Modal
           title={`Remove ${project.name}?`}

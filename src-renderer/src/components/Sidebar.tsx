@@ -48,10 +48,10 @@ export function Sidebar() {
           </button>
           <TerminalsNavItem />
           <button className={`nav-item ${view.name === 'containers' ? 'active' : ''}`} onClick={() => go({ name: 'containers' })} title="Containers: engines, agent containers, the agent image" data-testid="nav-containers">
-            <Icon name="layers" /> <span className="nav-label">Containers</span>
+            <Icon name="box" /> <span className="nav-label">Containers</span>
           </button>
           <button className={`nav-item ${view.name === 'autopilot' ? 'active' : ''}`} onClick={() => go({ name: 'autopilot' })} title="Autopilot" data-testid="nav-autopilot">
-            <Icon name="layers" /> <span className="nav-label">Autopilot</span>
+            <Icon name="autopilot" /> <span className="nav-label">Autopilot</span>
           </button>
           <button className={`nav-item ${view.name === 'mailbox' ? 'active' : ''}`} onClick={() => go({ name: 'mailbox' })} title="Mailbox: reports, ADRs, tasks" data-testid="nav-mailbox">
             <Icon name="chat" /> <span className="nav-label">Mailbox</span>

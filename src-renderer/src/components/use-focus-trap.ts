@@ -22,6 +22,8 @@ export function useFocusTrap(ref: RefObject<HTMLElement | null>, key: unknown = 
     const before = document.activeElement instanceof HTMLElement && !root.contains(document.activeElement) ? document.activeElement : null;
     // An input that took focus itself (autoFocus) keeps it.
     if (!root.contains(document.activeElement)) (root.querySelector<HTMLElement>('[data-autofocus]') ?? root).focus();
+    // An autofocus target that cannot take focus yet (a Start button disabled while the dialog loads) leaves it on the dialog.
+    if (!root.contains(document.activeElement)) root.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== 'Tab') return;
       const list = focusables(root);

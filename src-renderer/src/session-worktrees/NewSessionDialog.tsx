@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { PlacementProbe, SessionPlacement } from '../../../src-preload/contract/session-worktrees';
 import type { Session } from '../../../src-preload/contract/agents';
 import { Modal } from '../components/Modal';
@@ -16,6 +16,8 @@ import './session-worktrees.css';
 export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId: string; onClose(): void; onStarted(session: Session): void }) {
   const client = useClient();
   const upsert = useAppStore((s) => s.upsertSession);
+  // Opened from anywhere (Ctrl/Cmd+N, the palette, a project card): the title says where.
+  const projectName = useAppStore((s) => s.projects.find((p) => p.id === projectId)?.name ?? null);
   const [probe, setProbe] = useState<PlacementProbe | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [placement, setPlacement] = useState<SessionPlacement>('worktree');
@@ -48,6 +50,13 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
   // The name's rule is the host's (it answers with the rule when the name breaks it); empty is the only thing caught here.
   const canStart = probe !== null && !busy && !(placement === 'worktree' && (git?.worktreeProblem || slug.trim() === '')) && (inContainer === null || inContainer.placement !== null);
 
+  // The Start button is the dialog's autofocus but disabled until the probe answers: focus it then, unless the user has moved on.
+  const startRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const el = startRef.current;
+    if (canStart && el && document.activeElement === el.closest('[role="dialog"]')) el.focus();
+  }, [canStart]);
+
   const start = async (e?: FormEvent) => {
     e?.preventDefault();
     if (!canStart) return;
@@ -76,7 +85,7 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
 
   return (
     <Modal
-      title="New session"
+      title={projectName ? `New session in ${projectName}` : 'New session'}
       onClose={onClose}
       testId="new-session-dialog"
       footer={
@@ -84,7 +93,7 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
           <button className="button" onClick={onClose}>
             Cancel
           </button>
-          <button className="button primary" type="submit" form="new-session-form" disabled={!canStart} data-testid="new-session-start" data-autofocus>
+          <button className="button primary" type="submit" form="new-session-form" disabled={!canStart} data-testid="new-session-start" data-autofocus ref={startRef}>
             {busy ? 'Starting…' : 'Start session'}
           </button>
         </>
