@@ -9,6 +9,7 @@
  * checkout. A mailbox-layout `volumes/` folder (`--root DIR`) is used as it is, with the agent
  * working in `DIR/workspace`.
  */
+import type { RunPlacement } from '../../src-preload/contract/feature-runs';
 import { existsSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -20,6 +21,8 @@ import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, 
 import { readMission } from './mission';
 import { containerTaskPlacement, type SessionPlacer } from './container-placement';
 import { projectDefaultPlacement } from '../features/placement';
+import { defaultConfig } from '../features/config';
+import type { TrustService } from '../trust/trust-service';
 import { AGENT_IMAGE } from '../containers/images';
 import { listSessionFiles } from './session-file';
 import { parse as parseYaml } from 'yaml';
@@ -183,6 +186,8 @@ export interface MailboxServiceOptions {
   containers?: SessionPlacer;
   /** The app's worktree manager: a project mailbox's worktree is made through it (its setup, its lock). */
   worktrees: Pick<WorktreeManager, 'create'>;
+  /** Workspace trust: a project's placement, `.context/` and `.clauderc` are used only while it is trusted; absent: never. */
+  trust?: Pick<TrustService, 'mailboxFilesTrusted' | 'apply'>;
 }
 
 export class MailboxService {
@@ -270,6 +275,15 @@ export class MailboxService {
     return () => this.changeListeners.delete(listener);
   }
 
+  /** The project's `agent.placement`, only while the repository is trusted (else none: the mailbox's own default). */
+  private async projectPlacement(projectPath: string): Promise<RunPlacement | null> {
+    const placement = await projectDefaultPlacement(projectPath);
+    if (!placement) return null;
+    if (!this.o.trust) return null;
+    const t = await this.o.trust.apply(projectPath, { ...defaultConfig(), agent: { ...defaultConfig().agent, placement } });
+    return t.config.agent.placement ?? null;
+  }
+
   /** A processor for a mailbox (the caller starts or drains it, and disposes it). */
   processor(target: MailboxTarget, over: Partial<MailboxProcessorOptions> = {}): MailboxProcessor {
     const m = this.resolve(target);
@@ -284,7 +298,8 @@ export class MailboxService {
       globalContextDir: this.globalContextDir,
       placements: this.placements,
       defaultPlacement: s.defaultPlacement,
-      ...(projectPath ? { projectPlacement: () => projectDefaultPlacement(projectPath) } : {}),
+      ...(projectPath ? { projectPlacement: () => this.projectPlacement(projectPath) } : {}),
+      ...(projectPath ? { workspaceFilesTrusted: (workspace: string) => this.o.trust?.mailboxFilesTrusted(projectPath, workspace) ?? Promise.resolve(false) } : {}),
       taskTimeoutMs: s.taskTimeoutMs,
       logger: this.o.logger.child('mailbox'),
       onChange: (e) => {

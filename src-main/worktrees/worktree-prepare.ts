@@ -14,7 +14,7 @@ import { constants as fsConstants, existsSync, readFileSync, statSync, type Stat
 import { copyFile, lstat, mkdir, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { AppError, type TerminalOwner } from '../../src-preload/contract';
-import { configPath, defaultConfig, loadConfig } from '../features/config';
+import { configPath, defaultConfig, loadConfig, type FeaturesConfig } from '../features/config';
 import { isFeatureError } from '../features/errors';
 import { git, gitBufferWithExit } from '../git/git';
 import { KeyedLock } from '../platform/keyed-lock';
@@ -329,6 +329,8 @@ export interface PrepareResult {
   setup: SetupResult | null;
   /** The project's config could not be read: nothing was prepared (the message names the file and line). */
   problem: string | null;
+  /** What the repository's config asked for that was not done because the repository is untrusted ("worktree.setup (1 command) was not run"). */
+  untrusted?: string[];
   /** Untracked files and folders the setup commands created and the repository does not ignore (kept out of commits and diffs). */
   setupArtifacts?: string[];
 }
@@ -365,18 +367,27 @@ export async function prepareWorktree(o: {
   return { copy, port, setup, problem: null, ...(artifacts.length > 0 ? { setupArtifacts: artifacts } : {}) };
 }
 
+/** What the trust check makes of the project's config: the parts to use, and what was left out because the repository is untrusted. */
+export type TrustedWorktreeConfig = (config: FeaturesConfig) => Promise<{ config: FeaturesConfig; skipped: readonly string[] }>;
+
 /**
  * What every new worktree gets: the project's `worktree:` config when `.flightdeck/config.yml`
- * exists, else the defaults (the usual env files copied, no ports, no setup). A config that does
- * not load prepares nothing and says why; the worktree itself is fine.
+ * exists, else the defaults (the usual env files copied, no ports, no setup). The config passes
+ * the repository's trust check first (`trusted`): an untrusted repository's setup commands never
+ * run and its copy list is the default one. A config that does not load prepares nothing and
+ * says why; the worktree itself is fine.
  */
-export async function prepareNewWorktree(o: { root: string; worktree: string; runner?: SetupRunner; owner?: TerminalOwner; signal?: AbortSignal }): Promise<PrepareResult> {
+export async function prepareNewWorktree(o: { root: string; worktree: string; trusted: TrustedWorktreeConfig; runner?: SetupRunner; owner?: TerminalOwner; signal?: AbortSignal }): Promise<PrepareResult> {
   let config: WorktreePrepareConfig;
+  let skipped: readonly string[] = [];
   try {
-    config = existsSync(configPath(o.root)) ? (await loadConfig(o.root)).worktree : defaultConfig().worktree;
+    const trusted = await o.trusted(existsSync(configPath(o.root)) ? await loadConfig(o.root) : defaultConfig());
+    config = trusted.config.worktree;
+    skipped = trusted.skipped;
   } catch (e) {
     if (!isFeatureError(e)) throw e;
-    return { copy: { copied: [], skipped: [] }, port: null, setup: null, problem: `${e.kind} error: ${e.message}` };
+    return { copy: { copied: [], skipped: [] }, port: null, setup: null, problem: `${e.kind} error: ${e.message}`, untrusted: [] };
   }
-  return prepareWorktree({ root: o.root, worktree: o.worktree, config, ...(o.runner ? { runner: o.runner } : {}), ...(o.owner ? { owner: o.owner } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+  const r = await prepareWorktree({ root: o.root, worktree: o.worktree, config, ...(o.runner ? { runner: o.runner } : {}), ...(o.owner ? { owner: o.owner } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+  return { ...r, untrusted: [...skipped] };
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { AgentMode, SandboxMode, SessionId, type AgentEvent } from '../../../src-preload/contract';
 import type { AutoAnswer } from '../../approvals/gate';
 import { UsageError, type CliCommand } from '../command';
+import { warnUntrusted } from './trust-text';
 import { promptApproval, TranscriptPrinter } from './chat-support';
 import { parseGpus } from '../../containers/core/container-spec';
 import { AGENT_IMAGE } from '../../containers/images';
@@ -60,6 +61,9 @@ export const chatCommand: CliCommand = {
       sessionId = agents.getSession(sessionFlag).id;
       if (mode?.success || profile || sandbox?.success) agents.updateSession({ sessionId, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch });
     } else if (inWorktree) {
+      // Said before the worktree is made: an untrusted repository's worktree.setup does not run.
+      const top = await app.projects.resolveRepository(cwd).catch(() => null); // Not a repository: startSession says so.
+      if (top) await warnUntrusted(ctx, app, top, ['worktree.setup', 'worktree.copy']);
       const started = await app.sessionWorktrees.startSession({ root: cwd, placement: 'worktree', ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch });
       sessionId = started.session.id;
       const w = started.worktree!;

@@ -11,6 +11,11 @@ import { extractPhases } from '../../features/plan-model';
 import type { RunAgent } from '../../features/state';
 import { UsageError, type CliContext } from '../command';
 import { featureProject, typedFeatureErrors } from './feature-support';
+import { warnUntrusted } from './trust-text';
+import type { TrustPart } from '../../trust/trust-service';
+
+/** What planning a feature uses of the repository's config: its worktree's setup and copy list, its templates, its checks (in the verification plan). */
+const PLAN_PARTS: readonly TrustPart[] = ['worktree.setup', 'worktree.copy', 'prompts', 'checks'];
 
 /** Flags of init and plan (added to the `feature` command's own). */
 export const PLANNING_FLAGS = {
@@ -62,6 +67,7 @@ export async function featureInit(ctx: CliContext, args: string[]): Promise<numb
   return typedFeatureErrors(async () => {
     const app = await ctx.openApp();
     const { root, projectId } = await featureProject(ctx, app);
+    await warnUntrusted(ctx, app, root, ['prompts']);
     const r = await app.planning.init({ repo: root, projectId, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined, signal: ctx.signal });
     if (ctx.json) {
       ctx.out(JSON.stringify(r));
@@ -108,6 +114,7 @@ export async function featurePlan(ctx: CliContext, args: string[]): Promise<numb
   return typedFeatureErrors(async () => {
     const app = await ctx.openApp();
     const { root, projectId } = await featureProject(ctx, app);
+    await warnUntrusted(ctx, app, root, PLAN_PARTS);
     const planning = app.planning;
     // A draft of this feature started earlier (here or in the app) is continued.
     const draft = planning.openDraftFor(root, slug)?.draft ?? (await planning.startPlan({ repo: root, projectId, slug, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined }));
@@ -144,6 +151,7 @@ async function planFromFiles(ctx: CliContext, slug: string, designMd: string, ve
     if (!phases.found) throw new FeatureError('plan', phases.problem ?? 'the design spec has no development phases', { path: resolve(str(ctx, 'spec')!) });
     const app = await ctx.openApp();
     const { root } = await featureProject(ctx, app);
+    await warnUntrusted(ctx, app, root, PLAN_PARTS);
     const feature = await app.planning.finalize({ repo: root, slug, designMd, verificationMd, phases: phases.phases.map((p) => p.title), agent });
     if (ctx.json) ctx.out(JSON.stringify({ feature }));
     else printFinalized(ctx, feature);

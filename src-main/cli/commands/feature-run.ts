@@ -11,6 +11,7 @@ import { UsageError, type CliContext } from '../command';
 import { parseGpus } from '../../containers/core/container-spec';
 import { promptApproval } from './chat-support';
 import { featureProject, typedFeatureErrors } from './feature-support';
+import { warnUntrusted } from './trust-text';
 
 /** Flags of run, cancel and merge (added to the `feature` command's own; `executor`, `approve` and `yes` are shared). */
 export const RUN_FLAGS = { squash: false, placement: true, engine: true, gpus: true, image: true } as const;
@@ -121,6 +122,13 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
 
   const app = await ctx.openApp();
   const { root } = await featureProject(ctx, app);
+  // An untrusted repository's agent.placement is not used: the run would work elsewhere than its
+  // config says, so that is refused until the user trusts it or says where (--placement).
+  const skipped = await warnUntrusted(ctx, app, root, placement ? ['checks', 'prompts'] : ['checks', 'prompts', 'agent.placement']);
+  if (skipped.includes('agent.placement')) {
+    ctx.err(`error: the run was not started: ${root}'s config places feature runs (agent.placement), which is not used while the repository is untrusted. Trust it with "flightdeck projects trust ${root}", or choose where this run works with --placement host|container.`);
+    return 1;
+  }
   const tty = process.stdin.isTTY === true && process.stderr.isTTY === true;
   let runId = '';
   let waiting: string | null = null;

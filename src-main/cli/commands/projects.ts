@@ -1,6 +1,8 @@
-import type { Project } from '../../../src-preload/contract';
+import { createInterface } from 'node:readline/promises';
+import type { Project, TrustStatus } from '../../../src-preload/contract';
 import { UserPath, ProjectId } from '../../../src-preload/contract';
-import { UsageError, type CliCommand } from '../command';
+import { UsageError, type CliCommand, type CliContext } from '../command';
+import { trustLines } from './trust-text';
 
 function describe(p: Project): string {
   const git = p.git
@@ -11,8 +13,9 @@ function describe(p: Project): string {
 
 export const projectsCommand: CliCommand = {
   name: 'projects',
-  summary: 'List, add or remove projects (local git repositories).',
-  usage: 'projects list | projects add PATH | projects remove ID',
+  summary: 'List, add or remove projects (local git repositories); trust or untrust a repository\'s own setup, checks, templates and placement.',
+  usage: 'projects list | projects add PATH | projects remove ID | projects trust PATH [--yes] | projects untrust PATH',
+  flags: { yes: false },
   async run(ctx) {
     const [sub, arg, ...rest] = ctx.args;
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -43,8 +46,60 @@ export const projectsCommand: CliCommand = {
         else ctx.out(removed ? 'Removed (the repository itself was not touched).' : 'No project with that id.');
         return removed ? 0 : 1;
       }
+      case 'trust':
+        return trustCommand(ctx, await repository(app, arg, 'trust'));
+      case 'untrust': {
+        const status = await app.trust.untrust(await repository(app, arg, 'untrust'));
+        if (ctx.json) ctx.out(JSON.stringify(status));
+        else ctx.out(`${status.root} is untrusted: its setup, checks, templates and placement are not used; Flightdeck defaults apply.`);
+        return 0;
+      }
       default:
         throw new UsageError(`unknown subcommand "${sub}"`);
     }
   },
 };
+
+async function repository(app: Awaited<ReturnType<CliContext['openApp']>>, arg: string | undefined, sub: string): Promise<string> {
+  if (!arg) throw new UsageError(`projects ${sub} needs the repository's PATH`);
+  const path = UserPath.safeParse(arg);
+  if (!path.success) throw new UsageError(path.error.issues[0]?.message ?? 'invalid path');
+  return app.projects.resolveRepository(path.data);
+}
+
+/**
+ * Shows exactly what would be trusted (and what changed since the last trust), then asks on a
+ * terminal; without one, only --yes trusts. What is trusted is what was shown: the fingerprint
+ * shown is the one recorded, and a change in between is refused.
+ */
+async function trustCommand(ctx: CliContext, root: string): Promise<number> {
+  const app = await ctx.openApp();
+  const status: TrustStatus = await app.trust.status(root);
+  const yes = ctx.flags.yes === true;
+  if (!ctx.json || !yes) for (const line of trustLines(status)) (ctx.json ? ctx.err : ctx.out)(line);
+  if (status.state === 'trusted') {
+    if (ctx.json) ctx.out(JSON.stringify(status));
+    return 0;
+  }
+  if (!yes) {
+    if (!process.stdin.isTTY) {
+      ctx.err(`error: not trusted: confirm with "flightdeck projects trust ${root} --yes" after reading the list above (no terminal to ask on)`);
+      return 1;
+    }
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    let answer: string;
+    try {
+      answer = await rl.question('Trust this repository: let Flightdeck run and read exactly the items above? [y/N] ');
+    } finally {
+      rl.close();
+    }
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      ctx.out('Not trusted.');
+      return 1;
+    }
+  }
+  const trusted = await app.trust.trust(root, status.fingerprint);
+  if (ctx.json) ctx.out(JSON.stringify(trusted));
+  else ctx.out(`Trusted ${trusted.root} (fingerprint ${trusted.fingerprint.slice(0, 12)}). A change to any of these items makes it untrusted again until reviewed.`);
+  return 0;
+}

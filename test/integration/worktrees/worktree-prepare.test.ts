@@ -148,7 +148,7 @@ describe('worktree.setup', () => {
 
 describe('every new worktree is prepared from the project config', () => {
   it('create runs the hook with .flightdeck/config.yml; a broken config prepares nothing and says where', async () => {
-    const prepared = new WorktreeManager({ settleMs: 20, prepare: (root, e) => prepareNewWorktree({ root, worktree: e.path, runner: terminals }) });
+    const prepared = new WorktreeManager({ settleMs: 20, prepare: (root, e) => prepareNewWorktree({ root, worktree: e.path, runner: terminals, trusted: async (config) => ({ config, skipped: [] }) }) });
     mkdirSync(join(repo.path, '.flightdeck'), { recursive: true });
     const config = join(repo.path, '.flightdeck', 'config.yml');
     writeFileSync(config, 'version: 1\nworktree:\n  setup:\n    - echo "ran on $PORT" > setup-ran.txt\n  copy: [".envrc"]\n  ports: { start: 44000, end: 44001 }\n');
