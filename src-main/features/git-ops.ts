@@ -5,10 +5,13 @@
  * descriptor prelude) and never prompts.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { git, GitError } from '../git/git';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import { setupExcludes } from '../worktrees/setup-artifacts';
 import { detectMerged, type MergeVerdict } from './merge-detect';
+import type { ForgeIssue, ForgeIssueDetail } from '../../src-preload/contract/issues';
 
 // ---- git ------------------------------------------------------------------------------------
 
@@ -21,8 +24,10 @@ export interface GitOps {
   deleteBranch(repo: string, branch: string, opts?: { force?: boolean }): Promise<void>;
   /** Stages `paths` (all changes when omitted) and commits; false when there was nothing to commit. */
   /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
-  commit(cwd: string, message: string, paths?: readonly string[], o?: { repository?: string }): Promise<boolean>;
-  push(cwd: string, remote: string, branch: string): Promise<void>;
+  /** `message` may be made from the staged paths, so it says what the commit holds. */
+  commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o?: { repository?: string }): Promise<boolean>;
+  /** Pushes `branch` to `remote` from the main checkout (`repository`, else found from cwd). */
+  push(cwd: string, remote: string, branch: string, o?: { repository?: string }): Promise<void>;
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
 }
 
@@ -60,24 +65,38 @@ export class DefaultGitOps implements GitOps {
     await git(['branch', opts.force ? '-D' : '-d', '--', branch], { cwd: repo });
   }
 
-  async commit(cwd: string, message: string, paths?: readonly string[], o: { repository?: string } = {}): Promise<boolean> {
+  async commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o: { repository?: string } = {}): Promise<boolean> {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
     await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd))], at);
     const staged = (await git(['diff', '--cached', '--name-only'], at)).trim();
     if (!staged) return false;
-    await git(['commit', '--no-verify', '-m', message], at);
+    await git(['commit', '--no-verify', '-m', typeof message === 'string' ? message : message(staged.split('\n'))], at);
     return true;
   }
 
-  async push(cwd: string, remote: string, branch: string): Promise<void> {
+  async push(cwd: string, remote: string, branch: string, o: { repository?: string } = {}): Promise<void> {
+    // git resolves a remote given as a relative path (`../origin.git`) against the folder it
+    // runs in, and the user wrote it against the main checkout: from a worktree it names
+    // nothing. Branches are shared by every worktree, so the push runs from the main checkout
+    // (as Flightdeck recorded it, when the caller knows it).
+    const from = o.repository ?? (await mainCheckout(cwd));
     // A network push may take longer than a local git call.
-    await git(['push', '--no-verify', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd, timeoutMs: PUSH_TIMEOUT_MS });
+    await git(['push', '--no-verify', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd: from, timeoutMs: PUSH_TIMEOUT_MS });
   }
 
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict> {
     return detectMerged(repo, branch, base);
   }
+}
+
+/**
+ * The main checkout of the repository `cwd` belongs to (the folder holding its common `.git`);
+ * `cwd` itself for a bare repository or git data kept elsewhere.
+ */
+async function mainCheckout(cwd: string): Promise<string> {
+  const common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd })).trim();
+  return basename(common) === '.git' && existsSync(dirname(common)) ? dirname(common) : cwd;
 }
 
 /** A push over a slow network; beyond this it is hung (a credential prompt nobody can answer). */
@@ -106,6 +125,10 @@ export interface GhOps {
   prCreate(cwd: string, pr: { title: string; body: string; base: string; head: string }): Promise<GhResult<{ url: string; number: number | null }>>;
   /** Whether gh is logged in to the host of `cwd`'s repository (`gh auth status`). */
   authStatus(cwd: string): Promise<GhResult<true>>;
+  /** One issue with its body and comments; `ref` is its number or URL. */
+  issueView(cwd: string, ref: string): Promise<GhResult<ForgeIssueDetail>>;
+  /** Open issues, newest first, filtered by label or assignee. */
+  issueList(cwd: string, filter: { label?: string; assignee?: string; limit?: number }): Promise<GhResult<ForgeIssue[]>>;
 }
 
 /** gh talks to GitHub over the network; a call that takes longer than this is hung. */
@@ -113,6 +136,8 @@ const GH_TIMEOUT_MS = 60_000;
 /** A PR list for one branch is a few hundred bytes per entry. */
 const GH_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 const PR_FIELDS = 'state,url,title,number';
+
+export const GH_ISSUES_MESSAGE = 'Features from issues read them with the GitHub CLI (gh), which is not installed or not on PATH. Install it from https://cli.github.com and run "gh auth login" in a terminal, then try again.';
 
 export const GH_NOT_INSTALLED_MESSAGE = 'The GitHub CLI (gh) is not installed or not on PATH. Install it from https://cli.github.com and run "gh auth login", or clean by local merge detection.';
 
@@ -123,6 +148,47 @@ export function parsePr(raw: unknown): PrInfo {
     throw new Error(`unexpected PR from gh: ${JSON.stringify(raw)?.slice(0, 200)}`);
   }
   return { number: o.number, state, url: typeof o.url === 'string' ? o.url : '', title: typeof o.title === 'string' ? o.title : '' };
+}
+
+const ISSUE_FIELDS = 'number,title,url,state,labels,assignees,author';
+/** An issue list is for picking one; more than this is a search, not a list. */
+const ISSUE_LIST_LIMIT = 100;
+
+function login(raw: unknown): string | null {
+  const o = raw as { login?: unknown } | null;
+  return o && typeof o.login === 'string' ? o.login : null;
+}
+
+/** An issue as gh prints it with --json; throws on anything that is not one. */
+export function parseIssue(raw: unknown): ForgeIssue {
+  const o = raw as Record<string, unknown> | null;
+  if (!o || typeof o.number !== 'number' || !Number.isInteger(o.number) || o.number <= 0 || typeof o.title !== 'string') {
+    throw new Error(`unexpected issue from gh: ${JSON.stringify(raw)?.slice(0, 200)}`);
+  }
+  const names = (list: unknown, key: 'name' | 'login') =>
+    Array.isArray(list) ? list.map((l) => (l as Record<string, unknown> | null)?.[key]).filter((n): n is string => typeof n === 'string') : [];
+  return {
+    number: o.number,
+    title: o.title,
+    url: typeof o.url === 'string' ? o.url : '',
+    state: typeof o.state === 'string' ? o.state.toUpperCase() : 'OPEN',
+    labels: names(o.labels, 'name'),
+    assignees: names(o.assignees, 'login'),
+    author: login(o.author),
+  };
+}
+
+export function parseIssueDetail(raw: unknown): ForgeIssueDetail {
+  const o = raw as Record<string, unknown>;
+  const comments = Array.isArray(o.comments) ? o.comments : [];
+  return {
+    ...parseIssue(raw),
+    body: typeof o.body === 'string' ? o.body : '',
+    comments: comments.map((c) => {
+      const x = c as Record<string, unknown> | null;
+      return { author: login(x?.author), body: typeof x?.body === 'string' ? x.body : '' };
+    }),
+  };
 }
 
 /** The PR number at the end of a URL gh prints after `pr create` (…/pull/42). */
@@ -188,6 +254,21 @@ export class DefaultGhOps implements GhOps {
   async authStatus(cwd: string): Promise<GhResult<true>> {
     const out = await this.run(['auth', 'status'], cwd);
     return out.ok ? { ok: true, value: true } : out;
+  }
+
+  issueView(cwd: string, ref: string): Promise<GhResult<ForgeIssueDetail>> {
+    return this.json(['issue', 'view', ref.replace(/^#/, ''), '--json', `${ISSUE_FIELDS},body,comments`], cwd, parseIssueDetail);
+  }
+
+  issueList(cwd: string, filter: { label?: string; assignee?: string; limit?: number }): Promise<GhResult<ForgeIssue[]>> {
+    const args = ['issue', 'list', '--state', 'open', '--limit', String(Math.min(filter.limit ?? ISSUE_LIST_LIMIT, ISSUE_LIST_LIMIT)), '--json', ISSUE_FIELDS];
+    // `--flag=value`: a label or login starting with "-" stays a value.
+    if (filter.label) args.push(`--label=${filter.label}`);
+    if (filter.assignee) args.push(`--assignee=${filter.assignee}`);
+    return this.json(args, cwd, (raw) => {
+      if (!Array.isArray(raw)) throw new Error('expected a list');
+      return raw.map(parseIssue);
+    });
   }
 
   async prCreate(cwd: string, pr: { title: string; body: string; base: string; head: string }): Promise<GhResult<{ url: string; number: number | null }>> {
