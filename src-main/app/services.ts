@@ -284,7 +284,7 @@ export class AppServices {
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig });
-    registerPlanningHandlers(this.router, this.planning, this.projects);
+    registerPlanningHandlers(this.router, this.planning, this.projects, log.child('planning'));
     this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), repositoryTemplates });
     registerAutopilotHandlers(this.router, this.autopilot);
     this.changes = new ChangesService({

@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PlanDraft, PlanRevision, type PlanDraftId } from '../../src-preload/contract';
+import { FeatureIssueRef } from '../../src-preload/contract/issues';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { readFileNoWait } from '../platform/read-no-wait';
 import type { Logger } from '../platform/logger';
@@ -29,6 +30,8 @@ export const StoredDraft = z.object({
   /** Chat messages sent so far (the Planner's brief is its session's instructions, not a message). */
   messagesSent: z.number().int().nonnegative(),
   revisions: z.array(PlanRevision),
+  /** The forge issue the feature is planned from (the pull request closes it); absent for drafts before issues. */
+  issue: FeatureIssueRef.nullable().optional(),
 });
 export type StoredDraft = z.infer<typeof StoredDraft>;
 

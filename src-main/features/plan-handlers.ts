@@ -1,4 +1,5 @@
 import type { Router } from '../bridge/router';
+import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
 import { isFeatureError } from './errors';
 import type { PlanningService } from './planning-service';
@@ -12,7 +13,7 @@ async function bridged<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function registerPlanningHandlers(router: Router, planning: PlanningService, projects: Pick<ProjectService, 'get'>): void {
+export function registerPlanningHandlers(router: Router, planning: PlanningService, projects: Pick<ProjectService, 'get'>, logger?: Logger): void {
   router.handle('features.init', ({ projectId, executor, profile, model }) =>
     bridged(async () => {
       const r = await planning.init({ repo: projects.get(projectId).path, projectId, executor, profile, model });
@@ -38,4 +39,15 @@ export function registerPlanningHandlers(router: Router, planning: PlanningServi
     bridged(() => planning.approve(draftId, { revision, designMd, verificationMd, phases, agent: { executor, profile, model, mode: agentMode } })),
   );
   router.handle('features.plan.discard', ({ draftId }) => bridged(async () => ({ draft: await planning.discard(draftId) })));
+  router.handle('issues.list', ({ projectId, label, assignee }) => bridged(async () => ({ issues: await planning.listIssues(projects.get(projectId).path, { label, assignee }) })));
+  router.handle('features.plan.fromIssue', ({ projectId, issue, slug, executor, profile, model }) =>
+    bridged(async () => {
+      const started = await planning.startPlanFromIssue({ repo: projects.get(projectId).path, projectId, issue, slug, executor, profile, model });
+      // The Planner's answer streams into the draft's session; a failure shows there and in the
+      // draft, so nobody waits on it here.
+      void planning.send(started.draft.id, started.message).catch((e: unknown) => logger?.warn('the first planning message of a feature from an issue failed', { draftId: started.draft.id, error: e instanceof Error ? e.message : String(e) }));
+      const { number, title, url, state, labels, assignees, author } = started.issue;
+      return { draft: started.draft, issue: { number, title, url, state, labels, assignees, author } };
+    }),
+  );
 }

@@ -12,20 +12,22 @@
  *
  * Agents are driven through the SessionDriver; this service never calls a model itself.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { AppError, type FinalizedFeature, type PlanComment, type PlanDraft, type PlanRevision } from '../../src-preload/contract';
+import type { FeatureIssueRef, ForgeIssue, ForgeIssueDetail } from '../../src-preload/contract/issues';
 import type { DriverSessionOptions, ExecutorName, TurnReport } from '../agents/session-driver';
 import type { EventHub } from '../bridge/event-hub';
 import { git } from '../git/git';
-import { writeFileAtomic } from '../platform/atomic-file';
+import { checkInside, mkdirInside, UnsafePathError, writeFileInside } from '../platform/contained-path';
 import type { Logger } from '../platform/logger';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { TREES_DIR, type WorktreeManager } from '../worktrees/worktree-manager';
 import { validateSlug } from '../worktrees/worktree-model';
 import { configPath, defaultConfig, FEATURES_DIR, loadConfig, type FeaturesConfig } from './config';
 import { FeatureError, ioError } from './errors';
-import { DefaultGitOps, type GitOps } from './git-ops';
+import { DefaultGhOps, DefaultGitOps, GH_ISSUES_MESSAGE, type GhOps, type GitOps } from './git-ops';
+import { formatIssueRecord, ISSUE_FILE, issuePlanningInput, slugFromIssue } from './issue-input';
 import { gatherRepo, TREE_MAX_ENTRIES } from './init';
 import { buildInitConfig, detectFromRepo, fallbackOverview, formatTree } from './init-model';
 import { extractPhases, namePhases, NO_PHASES_MESSAGE, taggedBlock, unwrapDocument } from './plan-model';
@@ -68,6 +70,8 @@ export interface PlanningServiceOptions {
    * absent (tests of planning alone) the config is used as loaded.
    */
   trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
+  /** The GitHub CLI, for features planned from an issue (tests give a scripted one). */
+  gh?: GhOps;
 }
 
 export interface AgentChoice {
@@ -94,6 +98,8 @@ export interface FinalizeInput {
   /** Development phase titles in run order. */
   phases: readonly string[];
   agent: RunAgent;
+  /** The issue the feature was planned from: recorded in `.flightdeck/<slug>/issue.yml`. */
+  issue?: FeatureIssueRef | null;
 }
 
 const OPEN_STATUSES: ReadonlySet<PlanDraft['status']> = new Set(['discussing', 'generating', 'review']);
@@ -170,11 +176,12 @@ export class PlanningService {
     if (existsSync(cfgPath)) notes.push('replaced the config.yml the agent wrote during setup with the validated one');
     const overviewPath = join(root, FEATURES_DIR, OVERVIEW_FILE);
     try {
-      mkdirSync(join(root, FEATURES_DIR), { recursive: true });
-      writeFileAtomic(cfgPath, built.text, { mode: REPO_FILE_MODE });
-      writeFileAtomic(overviewPath, overview.endsWith('\n') ? overview : `${overview}\n`, { mode: REPO_FILE_MODE });
-      mkdirSync(join(root, TREES_DIR), { recursive: true });
+      // No symlink below the repository on the way (a committed `.flightdeck` link would write elsewhere).
+      writeFileInside(root, cfgPath, built.text, REPO_FILE_MODE);
+      writeFileInside(root, overviewPath, overview.endsWith('\n') ? overview : `${overview}\n`, REPO_FILE_MODE);
+      mkdirInside(root, join(root, TREES_DIR));
     } catch (e) {
+      if (e instanceof UnsafePathError) throw new FeatureError('config', `refusing to write the features config: ${e.message}`, { path: e.offender }, { cause: e });
       throw ioError(join(root, FEATURES_DIR), 'write the features config', e);
     }
     const gitignoreUpdated = await this.o.worktrees.ignoreTrees(root);
@@ -186,6 +193,13 @@ export class PlanningService {
   /** Refuses a slug that is invalid or already a feature, a worktree or a branch. */
   private async checkNewFeature(root: string, slug: string, config: FeaturesConfig): Promise<void> {
     validateSlug(slug);
+    // A committed `.flightdeck` or `.flightdeck/<slug>` symlink: the specs and state would be written through it.
+    try {
+      checkInside(root, join(root, FEATURES_DIR, slug, STATE_FILE));
+    } catch (e) {
+      if (e instanceof UnsafePathError) throw new FeatureError('plan', `refusing to plan "${slug}": ${e.message}`, { path: e.offender }, { cause: e });
+      throw e;
+    }
     const existing = (await findFeature(root, slug)).feature;
     if (existing) throw new FeatureError('plan', `the feature "${slug}" already exists (${existing.source})`, { path: existing.statePath });
     const tree = join(root, TREES_DIR, slug);
@@ -226,6 +240,34 @@ export class PlanningService {
     };
     this.save(stored);
     return stored.draft;
+  }
+
+  /**
+   * Planning from a forge issue: the issue (through gh) names the feature and is the Planner's
+   * first message; the draft records it, and so does the feature once approved. Returns the
+   * message for the caller to send (the CLI waits for the answer, the app streams it).
+   */
+  async startPlanFromIssue(o: { repo: string; projectId: string; issue: string; slug?: string | undefined } & AgentChoice): Promise<{ draft: PlanDraft; issue: ForgeIssueDetail; message: string }> {
+    const root = await this.o.worktrees.repoRoot(o.repo);
+    const found = await this.ghOps().issueView(root, o.issue);
+    if (!found.ok) throw new AppError('unavailable', found.reason === 'not_installed' ? GH_ISSUES_MESSAGE : found.message, { reason: found.reason === 'not_installed' ? 'gh_missing' : 'gh_failed' });
+    const issue = found.value;
+    const draft = await this.startPlan({ repo: root, projectId: o.projectId, slug: o.slug ?? slugFromIssue(issue), executor: o.executor, profile: o.profile, model: o.model });
+    const stored = this.stored(draft.id);
+    this.save({ ...stored, issue: { number: issue.number, url: issue.url, title: issue.title } });
+    return { draft, issue, message: issuePlanningInput(issue) };
+  }
+
+  /** Open issues of the repository's forge, to pick one to plan from. */
+  async listIssues(repo: string, filter: { label?: string | undefined; assignee?: string | undefined }): Promise<ForgeIssue[]> {
+    const root = await this.o.worktrees.repoRoot(repo);
+    const found = await this.ghOps().issueList(root, { ...(filter.label ? { label: filter.label } : {}), ...(filter.assignee ? { assignee: filter.assignee } : {}) });
+    if (!found.ok) throw new AppError('unavailable', found.reason === 'not_installed' ? GH_ISSUES_MESSAGE : found.message, { reason: found.reason === 'not_installed' ? 'gh_missing' : 'gh_failed' });
+    return found.value;
+  }
+
+  private ghOps(): GhOps {
+    return this.o.gh ?? new DefaultGhOps();
   }
 
   /** The open (not approved, not discarded) draft of a feature, if any. */
@@ -299,7 +341,7 @@ export class PlanningService {
       requireOpen(d);
       if (d.draft.status !== 'review') throw new FeatureError('plan', 'there is no plan to approve yet: ask the Planner to write it (/approve) first');
       requireCurrent(d, input.revision);
-      const feature = await this.finalize({ repo: d.root, slug: d.draft.slug, designMd: input.designMd, verificationMd: input.verificationMd, phases: input.phases, agent: input.agent });
+      const feature = await this.finalize({ repo: d.root, slug: d.draft.slug, designMd: input.designMd, verificationMd: input.verificationMd, phases: input.phases, agent: input.agent, issue: d.issue ?? null });
       const next = this.save({ ...d, draft: { ...d.draft, status: 'approved', error: null } });
       return { draft: next.draft, feature };
     });
@@ -340,10 +382,13 @@ export class PlanningService {
     const statePath = join(featureDir, STATE_FILE);
     try {
       try {
-        mkdirSync(join(featureDir, 'specs'), { recursive: true });
-        writeFileAtomic(join(featureDir, 'specs', 'design.md'), withNewline(o.designMd), { mode: REPO_FILE_MODE });
-        writeFileAtomic(join(featureDir, 'specs', 'verification.md'), withNewline(o.verificationMd), { mode: REPO_FILE_MODE });
+        // The worktree holds the repository's committed files: a `.flightdeck/<slug>` (or `specs`)
+        // symlink there would make these writes land wherever it points. Refused, naming it.
+        writeFileInside(tree, join(featureDir, 'specs', 'design.md'), withNewline(o.designMd), REPO_FILE_MODE);
+        writeFileInside(tree, join(featureDir, 'specs', 'verification.md'), withNewline(o.verificationMd), REPO_FILE_MODE);
+        if (o.issue) writeFileInside(tree, join(featureDir, ISSUE_FILE), formatIssueRecord(o.issue), REPO_FILE_MODE);
       } catch (e) {
+        if (e instanceof UnsafePathError) throw new FeatureError('plan', `refusing to write the specs: ${e.message}`, { path: e.offender }, { cause: e });
         throw ioError(featureDir, 'write the specs', e);
       }
       const state = newFeatureState({

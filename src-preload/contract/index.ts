@@ -18,6 +18,7 @@ import { inboxEvents, inboxRequests } from './inbox';
 import { mailboxEvents, mailboxRequests } from './mailbox';
 import { containerEvents, containerRequests } from './containers';
 import { trustEvents, trustRequests } from './trust';
+import { issueRequests } from './issues';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -42,6 +43,7 @@ export * from './mailbox';
 export * from './feature-review';
 export * from './inbox';
 export * from './trust';
+export * from './issues';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -68,6 +70,7 @@ export const requests = {
   ...featureReviewRequests,
   ...inboxRequests,
   ...trustRequests,
+  ...issueRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AgentMode, FeatureExecutor, ProfileName, type PlanRevision } from '../../../src-preload/contract';
+import { AgentMode, FeatureExecutor, IssueRef, ProfileName, type PlanRevision } from '../../../src-preload/contract';
 import { FeatureError } from '../../features/errors';
 import { extractPhases } from '../../features/plan-model';
 import type { RunAgent } from '../../features/state';
@@ -28,9 +28,13 @@ export const PLANNING_FLAGS = {
   profile: true,
   model: true,
   mode: true,
+  'from-issue': true,
+  slug: true,
+  label: true,
+  assignee: true,
 } as const;
 
-export const PLANNING_USAGE = 'feature init [--repo DIR] | feature plan SLUG [--repo DIR] (--spec FILE --verification FILE | --message TEXT… [--approve] [--done]) [--executor builtin|claude-code] [--profile NAME] [--model M] [--mode MODE]';
+export const PLANNING_USAGE = 'feature init [--repo DIR] | feature issues [--label L] [--assignee A] [--repo DIR] | feature new --from-issue N|URL [--slug SLUG] [--repo DIR] | feature plan SLUG [--repo DIR] (--spec FILE --verification FILE | --message TEXT… [--approve] [--done]) [--executor builtin|claude-code] [--profile NAME] [--model M] [--mode MODE]';
 
 function str(ctx: CliContext, name: string): string | undefined {
   const v = ctx.flags[name];
@@ -155,6 +159,49 @@ async function planFromFiles(ctx: CliContext, slug: string, designMd: string, ve
     const feature = await app.planning.finalize({ repo: root, slug, designMd, verificationMd, phases: phases.phases.map((p) => p.title), agent });
     if (ctx.json) ctx.out(JSON.stringify({ feature }));
     else printFinalized(ctx, feature);
+    return 0;
+  });
+}
+
+/** `feature issues`: the open issues to plan from (through gh). */
+export async function featureIssues(ctx: CliContext, args: string[]): Promise<number> {
+  if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]}`);
+  return typedFeatureErrors(async () => {
+    const app = await ctx.openApp();
+    const { root } = await featureProject(ctx, app);
+    const issues = await app.planning.listIssues(root, { label: str(ctx, 'label'), assignee: str(ctx, 'assignee') });
+    if (ctx.json) ctx.out(JSON.stringify(issues));
+    else if (issues.length === 0) ctx.out('No open issues.');
+    else for (const i of issues) ctx.out(`#${String(i.number).padEnd(6)} ${i.title}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}${i.assignees.length ? `  @${i.assignees.join(' @')}` : ''}`);
+    if (!ctx.json && issues.length > 0) ctx.out('Plan one: feature new --from-issue N');
+    return 0;
+  });
+}
+
+/**
+ * `feature new --from-issue N|URL`: a feature planned from an issue. Its title names the feature
+ * (or --slug), its title, body and comments are the Planner's first message, and the feature
+ * records it so the pull request closes it. Planning goes on with `feature plan SLUG`.
+ */
+export async function featureNew(ctx: CliContext, args: string[]): Promise<number> {
+  if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]}`);
+  const ref = str(ctx, 'from-issue');
+  if (ref === undefined) throw new UsageError('feature new needs --from-issue N|URL (a feature without an issue starts with: feature plan SLUG --message "…")');
+  const parsed = IssueRef.safeParse(ref);
+  if (!parsed.success) throw new UsageError(`--from-issue takes an issue number (12) or its URL, not "${ref}"`);
+  const agent = agentFlags(ctx);
+  return typedFeatureErrors(async () => {
+    const app = await ctx.openApp();
+    const { root, projectId } = await featureProject(ctx, app);
+    await warnUntrusted(ctx, app, root, PLAN_PARTS);
+    const planning = app.planning;
+    const started = await planning.startPlanFromIssue({ repo: root, projectId, issue: parsed.data, slug: str(ctx, 'slug'), executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined });
+    const slug = started.draft.slug;
+    if (!ctx.json) ctx.out(`Planning ${slug} from issue #${started.issue.number}: ${started.issue.title} (draft ${started.draft.id}).`);
+    const r = await planning.send(started.draft.id, started.message, { signal: ctx.signal });
+    if (r.outcome !== 'completed') throw new FeatureError('agent', `the Planner did not answer (${r.outcome}${r.message ? `: ${r.message}` : ''})`);
+    if (ctx.json) ctx.out(JSON.stringify({ draft: planning.get(started.draft.id).draft, issue: { number: started.issue.number, url: started.issue.url, title: started.issue.title }, reply: r.finalText }));
+    else ctx.out(`Planner: ${r.finalText}\nContinue with: feature plan ${slug} --message "…" [--approve] [--done]`);
     return 0;
   });
 }

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import type { CleanReport, FeatureDetail, FeatureSummary, ProjectFeatures } from '../../features/feature-service';
 import { isFeatureError } from '../../features/errors';
 import { UsageError, type CliCommand, type CliContext } from '../command';
-import { featureInit, featurePlan, PLANNING_FLAGS, PLANNING_USAGE } from './feature-plan';
+import { featureInit, featureIssues, featureNew, featurePlan, PLANNING_FLAGS, PLANNING_USAGE } from './feature-plan';
 import { featureCancel, featureMerge, featureRun, RUN_FLAGS, RUN_USAGE } from './feature-run';
 
 /**
@@ -211,6 +211,8 @@ async function featureClean(ctx: CliContext, args: string[]): Promise<number> {
 const SUBCOMMANDS: Record<string, Subcommand> = {
   list: featureList,
   status: featureStatus,
+  issues: featureIssues,
+  new: featureNew,
   clean: featureClean,
   init: featureInit,
   plan: featurePlan,

@@ -12,7 +12,7 @@
  * from the session's cumulative figures turned into per-interaction deltas (metrics.ts), added
  * to the phase, and the totals are recomputed from the phases at every write.
  */
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AppError, type AgentMode, type CheckOutcome, type ContainerPlacement, type Delivery, type PhaseStats, type ReviewIssue, type RunEventData, type RunOutcome, type RunPlacement, type VerifyItem } from '../../../src-preload/contract';
 import type { CallGuards } from '../../agents/call-guard';
@@ -20,6 +20,8 @@ import type { ExecutorName, SessionDriver, TurnReport } from '../../agents/sessi
 import type { Logger } from '../../platform/logger';
 import { FEATURES_DIR, loadConfig, type FeaturesConfig } from '../config';
 import { FeatureError } from '../errors';
+import { ISSUE_FILE, MAX_ISSUE_RECORD_BYTES, parseIssueRecord, prBody } from '../issue-input';
+import type { FeatureIssueRef } from '../../../src-preload/contract/issues';
 import type { GhOps, GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
 import { readState, updateState, type FeatureState, type PhaseRecord } from '../state';
@@ -30,6 +32,7 @@ import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } fro
 import { compareUrl } from '../../git/forge';
 import { AGENT_IMAGE } from '../../containers/images';
 import { findPrUrl } from './delivery';
+import { roundCommitMessage } from './commit-messages';
 import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
 import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
 import { branchDiff, headCommit, progressSince, pushRemote } from './run-git';
@@ -400,7 +403,7 @@ export class FeatureRunner {
     });
   }
 
-  private async autoCommit(message: string): Promise<string | null> {
+  private async autoCommit(message: string | ((staged: readonly string[]) => string)): Promise<string | null> {
     if (!this.config.git.auto_commit) return null;
     try {
       // Into the project's repository as recorded, whatever the worktree's .git file says now (an agent or a container wrote in it).
@@ -426,7 +429,8 @@ export class FeatureRunner {
     const rounds: Array<{ round: number; issues: ReviewIssue[]; parsed: boolean }> = [];
     let clean = false;
     for (let round = 1; round <= max; round++) {
-      await this.autoCommit(`feat(${this.req.slug}): review fixes`); // The previous round's fixes (nothing to commit is the usual case).
+      // The previous round's fixes; nothing to commit is the usual case, and no fix is called one.
+      await this.autoCommit((staged) => roundCommitMessage(this.req.slug, 'review', round, staged));
       const diff = await branchDiff(this.worktree, this.state.git.base_branch);
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
       const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system);
@@ -450,7 +454,7 @@ export class FeatureRunner {
     const max = this.config.agent.max_retries + 1;
     const attempts: Array<{ attempt: number; result: 'pass' | 'fail'; failed_checks: string[] }> = [];
     for (let attempt = 1; attempt <= max; attempt++) {
-      await this.autoCommit(`feat(${this.req.slug}): verify fixes`); // The previous round's fixes (nothing to commit is the usual case).
+      await this.autoCommit((staged) => roundCommitMessage(this.req.slug, 'verify', attempt, staged));
       const checks: CheckOutcome[] = [];
       for (const command of this.config.checks) {
         this.throwIfCancelled();
@@ -518,7 +522,7 @@ export class FeatureRunner {
 
   private async push(remote: string, branch: string): Promise<void> {
     try {
-      await this.d.git.push(this.worktree, remote, branch);
+      await this.d.git.push(this.worktree, remote, branch, { repository: this.req.repoRoot });
     } catch (e) {
       throw new FeatureError('git', `pushing ${branch} to ${remote} failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
     }
@@ -529,10 +533,25 @@ export class FeatureRunner {
    * its commands, else from `gh pr list --head <branch>`. When none of them has one (the agent
    * did not manage it), Flightdeck opens it itself.
    */
+  /** The issue the feature was planned from (`.flightdeck/<slug>/issue.yml`), null when none or unreadable. */
+  private async featureIssue(): Promise<FeatureIssueRef | null> {
+    const file = join(this.worktree, FEATURES_DIR, this.req.slug, ISSUE_FILE);
+    try {
+      const st = await lstat(file);
+      // A regular file of record size only: the worktree is the agent's, and this is read on the host.
+      if (!st.isFile() || st.size > MAX_ISSUE_RECORD_BYTES) return null;
+      return parseIssueRecord(await readFile(file, 'utf8'));
+    } catch {
+      // No record (a feature planned without an issue) or gone: nothing to close.
+      return null;
+    }
+  }
+
   private async createPr(system: string, remote: string, branch: string, base: string): Promise<{ url: string; number: number | null; title: string } | null> {
     // The PR step's cost belongs to the last phase (verify): state.yml has no separate PR phase.
     const index = this.state.phases.length - 1;
-    const report = await this.interact(index, this.templates.render('run/create_pr', { slug: this.req.slug, branch, base_branch: base, remote }), system);
+    const issue = await this.featureIssue();
+    const report = await this.interact(index, this.templates.render('run/create_pr', { slug: this.req.slug, branch, base_branch: base, remote, issue }), system);
     const fromText = findPrUrl(report.finalText) ?? findPrUrl(report.text);
     const fromTools = fromText ? null : findPrUrl(report.toolCalls.map((c) => c.output ?? '').join('\n'));
     const found = fromText ?? fromTools;
@@ -547,7 +566,7 @@ export class FeatureRunner {
       const open = listed.value.find((p) => p.state === 'OPEN') ?? listed.value[0];
       if (open) return { url: open.url, number: open.number, title: open.title };
     }
-    const created = await this.d.gh.prCreate(this.worktree, { title: `feat: ${this.req.slug}`, body: `Feature ${this.req.slug}, implemented and verified by Flightdeck.`, base, head: branch });
+    const created = await this.d.gh.prCreate(this.worktree, { title: `feat: ${this.req.slug}`, body: prBody(this.req.slug, issue), base, head: branch });
     if (created.ok && created.value.url) return { url: created.value.url, number: created.value.number, title: `feat: ${this.req.slug}` };
     this.d.logger.warn('no pull request could be opened', { slug: this.req.slug, reason: created.ok ? 'gh printed no URL' : created.message });
     return null;

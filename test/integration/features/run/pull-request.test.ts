@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../../fixtures/model-server/index';
 import type { RunResult } from '../../../../src-main/features/run/feature-runner';
 import { readState } from '../../../../src-main/features/state';
+import { formatIssueRecord } from '../../../../src-main/features/issue-input';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { gitIn } from '../../../support/temp';
 import { bash, configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, VERIFY_PASS, withFakeGh, write, type RunHarness, type RunRepo } from './support';
@@ -75,6 +76,21 @@ describe('feature run: the pull request with gh', () => {
     const r = await runWith([text('I opened it.')]);
     expect(r.delivery).toEqual({ kind: 'pr', url: 'https://github.com/acme/widgets/pull/31', number: 31, title: 'Sum feature' });
     expect(ghCalls()).toContainEqual(['pr', 'list', '--head', 'feature/widget', '--state', 'all', '--json', 'state,url,title,number']);
+  }, 120_000);
+
+  it('closes the issue the feature was planned from: the agent is asked to, and the PR Flightdeck opens itself says so', async () => {
+    useGh({ prs: [], createUrl: 'https://github.com/acme/widgets/pull/40' });
+    const tree = await planFeature(repo!.repo, 'widget', ['library']);
+    writeFileSync(join(tree, '.flightdeck', 'widget', 'issue.yml'), formatIssueRecord({ number: 12, url: 'https://github.com/acme/widgets/issues/12', title: 'Add a sum' }));
+    gitIn(tree, 'add', '.');
+    gitIn(tree, 'commit', '-q', '-m', 'record the issue');
+    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), VERIFY_PASS, text('I could not open it.')]);
+    const r = await (await h.app.featureRuns.enqueue({ projectPath: repo!.repo, slug: 'widget' })).done;
+    expect(r.delivery).toEqual({ kind: 'pr', url: 'https://github.com/acme/widgets/pull/40', number: 40, title: 'feat: widget' });
+    const asked = h.server.mainRequests().at(-1)!.userText ?? '';
+    expect(asked).toContain('planned from issue #12 (Add a sum): end the body with the line "Closes #12"');
+    const create = ghCalls().find((a) => a[0] === 'pr' && a[1] === 'create')!;
+    expect(create[create.indexOf('--body') + 1]).toBe('Feature widget, implemented and verified by Flightdeck.\n\nCloses #12');
   }, 120_000);
 
   it('pushes and shows the compare URL when gh is installed but not logged in', async () => {

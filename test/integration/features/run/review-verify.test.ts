@@ -82,6 +82,9 @@ describe('feature run: review rounds and verify attempts', () => {
     // The fixes were committed and the branch pushed to the bare origin as it is in the worktree.
     expect(gitIn(wt, 'show', 'HEAD:sum.test.mjs')).toBe(SUM_TEST);
     expect(gitIn(repo.origin!, 'rev-parse', 'refs/heads/feature/calc').trim()).toBe(gitIn(wt, 'rev-parse', 'HEAD').trim());
+    // Each fix is named for the round that asked for it; nothing else calls itself a fix.
+    const subjects = gitIn(wt, 'log', '--format=%s', 'main..HEAD').split('\n').filter(Boolean);
+    expect(subjects.filter((x) => /fix/i.test(x))).toEqual(['fix(calc): verify fixes after verify attempt 1', 'fix(calc): review fixes after review round 2']);
   }, 180_000);
 
   it('fails the feature with the reason after max_retries + 1 failing verify attempts', async () => {

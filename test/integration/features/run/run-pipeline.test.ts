@@ -58,6 +58,8 @@ describe('feature run: dev phases, review, verify, delivery (built-in executor)'
     expect(subjects).toContain('feat(demo): library');
     expect(subjects).toContain('feat(demo): tests');
     expect(subjects.at(-1)).toBe('feat(demo): initialize planning artifacts');
+    // No fix round came before review or verify: no commit calls itself a fix (issue 21).
+    expect(subjects.filter((s) => /fix/i.test(s))).toEqual([]);
     expect(showFile(wt, 'HEAD', 'sum.mjs')).toBe(SUM_JS);
     expect(gitIn(wt, 'status', '--porcelain')).toBe('');
     // The committed record says completed.
