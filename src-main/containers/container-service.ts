@@ -45,6 +45,7 @@ import { commandFooter, commandHeader, hasConsole } from './core/console';
 import { ConsoleOff, consoleLive, containerConsole, type ConsoleWriter } from './console-writer';
 import { plainText } from '../terminals/agent-command-runner';
 import { workspaceVolumeName, type WorkspaceSyncState } from './core/workspace-sync';
+import { workspaceGitMounts } from './workspace-git';
 import { currentBranch, seedRemoteWorkspace, syncRemoteWorkspace, unsyncedWork, type ContainerExec, type RemoteWorkspace } from './remote-workspace';
 
 /** `docker stop`'s grace before SIGKILL: an agent's process has time to flush, a hung one does not hold quitting. */
@@ -410,6 +411,8 @@ export class ContainerService {
         owner: { pid: this.ownerPid, id: this.ownerId },
         user,
         workspace: branch === null ? { kind: 'bind', hostPath: req.worktree } : { kind: 'volume', name: volume, worktree: req.worktree, branch },
+        // The workspace's git data read-only: the container never changes what the host's git runs or where it looks.
+        readOnlyMounts: branch === null ? await workspaceGitMounts(req.worktree, CONTAINER_PATHS.workspace) : [],
         mailbox: req.mailbox ?? null,
         limits,
         network,

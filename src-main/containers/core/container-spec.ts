@@ -70,6 +70,8 @@ export interface ContainerRequest {
   user: { uid: number; gid: number };
   /** Local engine: the worktree's host path, bind-mounted. Remote engine: a volume name. */
   workspace: { kind: 'bind'; hostPath: string } | { kind: 'volume'; name: string; worktree?: string; branch?: string };
+  /** Bound read-only over the workspace (its git data, see ../workspace-git): the container never writes what the host's git reads. */
+  readOnlyMounts?: ReadonlyArray<{ source: string; target: string }>;
   mailbox: MailboxMounts | null;
   limits: ContainerLimits;
   network: NetworkMode;
@@ -176,6 +178,7 @@ export function createOptions(r: ContainerRequest): Record<string, unknown> {
       ? { Type: 'bind', Source: r.workspace.hostPath, Target: CONTAINER_PATHS.workspace }
       : { Type: 'volume', Source: r.workspace.name, Target: CONTAINER_PATHS.workspace },
   ];
+  if (r.workspace.kind === 'bind') for (const m of r.readOnlyMounts ?? []) mounts.push({ Type: 'bind', Source: m.source, Target: m.target, ReadOnly: true });
   if (r.mailbox && r.localEngine) {
     for (const key of ['commands', 'reports', 'sessions', 'logs'] as const) mounts.push({ Type: 'bind', Source: r.mailbox[key], Target: CONTAINER_PATHS[key] });
   }
