@@ -5,13 +5,13 @@
  * The file is the record a crashed run resumes from, so a malformed one is reported with its
  * line and left as it is, never replaced.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { AgentMode, RunPlacement } from '../../src-preload/contract';
-import { writeFileAtomic } from '../platform/atomic-file';
-import { readFileNoWaitAsync } from '../platform/read-no-wait';
+import { FileTooLargeError, readFileInsideAsync, UnsafePathError, writeFileInside } from '../platform/contained-path';
+import { formatBytes as sizeText } from '../../src-preload/contract/units';
+import { FEATURES_DIR } from './config';
 import { FeatureError, ioError } from './errors';
 import { parseYamlFile } from './yaml-file';
 // A feature's slug becomes its worktree's folder and branch name: one rule for both.
@@ -20,6 +20,24 @@ import { MAX_SLUG_LENGTH, SLUG_RE } from '../worktrees/worktree-model';
 export const STATE_FILE = 'state.yml';
 // Owner read/write only: the file holds costs and paths of the user's work.
 const STATE_FILE_MODE = 0o600;
+/**
+ * Largest state file read. Flightdeck writes a few KiB (a dozen lines per phase); a repository or
+ * an agent can commit anything, and a 60 MB one took 20 s and 2 GB to parse on every list. The
+ * size is checked on the opened file before a byte is read, so an oversized one costs one fstat.
+ */
+export const MAX_STATE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The checkout or worktree a state file belongs to (the folder above `.flightdeck/<slug>/`), below
+ * which no component may be a symlink: a committed `.flightdeck/<slug>` link would otherwise make
+ * Flightdeck read, or write, a state file wherever it points. A path of another shape (a test's
+ * loose file) is contained in its own folder.
+ */
+export function stateRoot(path: string): string {
+  const featureDir = dirname(path);
+  const features = dirname(featureDir);
+  return basename(features) === FEATURES_DIR ? dirname(features) : featureDir;
+}
 
 export const FEATURE_STATUSES = ['planned', 'in_progress', 'completed', 'failed', 'merged'] as const;
 export const FeatureStatus = z.enum(FEATURE_STATUSES);
@@ -196,9 +214,10 @@ export function serializeState(state: FeatureState): string {
 export async function readState(path: string): Promise<FeatureState> {
   let text: string;
   try {
-    text = await readFileNoWaitAsync(path, 'utf8');
+    text = (await readFileInsideAsync(stateRoot(path), path, { maxBytes: MAX_STATE_FILE_BYTES, what: 'feature state file' })).toString('utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FeatureError('state', 'state file not found', { path }, { cause: e });
+    if (e instanceof FileTooLargeError) throw new FeatureError('state', `the state file is ${sizeText(e.size)}, over the ${sizeText(e.limit)} a feature's state may take; it is not read (a state file holds a few KiB: restore it from git, or remove the feature's folder)`, { path }, { cause: e });
     throw ioError(path, 'read the feature state', e);
   }
   return parseState(text, path);
@@ -213,9 +232,9 @@ export function writeState(path: string, state: FeatureState): void {
     throw new FeatureError('state', `refusing to write an invalid state: ${e instanceof Error ? e.message : String(e)}`, { path }, { cause: e });
   }
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic(path, data, { mode: STATE_FILE_MODE });
+    writeFileInside(stateRoot(path), path, data, STATE_FILE_MODE);
   } catch (e) {
+    if (e instanceof UnsafePathError) throw new FeatureError('state', `refusing to write the feature state: ${e.message}`, { path }, { cause: e });
     throw ioError(path, 'write the feature state', e);
   }
 }

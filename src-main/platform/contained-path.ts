@@ -11,7 +11,7 @@
  * real path must lie inside the root's real path (a last check against a component swapped
  * between the walk and the open). The root itself is trusted: it is the folder the caller chose.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync, writeSync } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { formatBytes } from '../../src-preload/contract/units';
@@ -180,6 +180,8 @@ export async function readFileInsideAsync(root: string, target: string, o: ReadI
 export function mkdirInside(root: string, dir: string, mode = 0o755): string {
   const { abs, parts } = insidePath(root, dir);
   let cur = resolve(root);
+  // The root is the caller's choice (trusted); it may simply not exist yet.
+  mkdirSync(cur, { recursive: true, mode });
   for (const part of parts) {
     cur = join(cur, part);
     try {
@@ -205,4 +207,28 @@ export function writeFileInside(root: string, file: string, data: string | Buffe
   checkRealInside(root, dir, realpathSync(dir), realpathSync(root));
   writeFileAtomic(abs, data, { mode });
   return abs;
+}
+
+/**
+ * Appends `data` to `file` inside `root` (a log), creating it and its folders as
+ * {@link writeFileInside} does; the file itself is opened with O_NOFOLLOW and must be regular.
+ */
+export function appendFileInside(root: string, file: string, data: string, mode = 0o644): void {
+  const { abs } = insidePath(root, file);
+  mkdirInside(root, resolve(abs, '..'));
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0), mode);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkError(abs, abs);
+    throw e;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UnsafePathError(`${abs} is ${kindOf(st)}, not a regular file; it is refused`, abs, abs);
+    const buf = Buffer.from(data, 'utf8');
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+  } finally {
+    closeSync(fd);
+  }
 }
