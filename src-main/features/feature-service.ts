@@ -12,6 +12,7 @@ import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
 import type { Database } from '../store/db';
 import type { WorktreeManager } from '../worktrees/worktree-manager';
+import { setupArtifacts } from '../worktrees/setup-artifacts';
 import { findCleanCandidates, type CleanDecision, type CleanFeature } from './clean-candidates';
 import { FeatureIndex, type RepoIndex } from './feature-index';
 import type { FeatureRow, IndexProblem } from './feature-repo';
@@ -105,6 +106,8 @@ export interface CleanReport {
   /** Candidates that could not be removed (work would be lost, a lock, git failed), with the reason. */
   failed: { slug: string; message: string }[];
   reclaimedBytes: number;
+  /** What clean could not do but went on without (origin did not answer the fetch). */
+  notes?: string[];
 }
 
 export interface FeatureServiceOptions {
@@ -122,6 +125,26 @@ export interface FeatureServiceOptions {
 /** Files a run writes next to the state and that the archive keeps: they do not make a worktree "dirty" for clean. */
 function isRunLog(slug: string, file: string): boolean {
   return file.startsWith(`${FEATURES_DIR}/${slug}/logs/`);
+}
+
+/** Whether `file` is (or is inside) one of the worktree's recorded setup artifacts (`node_modules/`, `package-lock.json`). */
+function isSetupArtifact(artifacts: readonly string[], file: string): boolean {
+  return artifacts.some((a) => (a.endsWith('/') ? file === a || file.startsWith(a) : file === a));
+}
+
+/** Clean fetches first so a merge done on origin is seen; a remote that does not answer in this long is skipped. */
+const CLEAN_FETCH_TIMEOUT_MS = 60_000;
+
+/** `refs/heads/<base>`, else origin's copy of it, else null: which form of the base this repository has. */
+async function baseRef(root: string, base: string): Promise<string | null> {
+  for (const ref of [`refs/heads/${base}`, `refs/remotes/origin/${base}`]) {
+    const ok = await git(['show-ref', '--verify', '--quiet', ref], { cwd: root }).then(
+      () => true,
+      () => false, // That form does not exist here: try the next.
+    );
+    if (ok) return ref;
+  }
+  return null;
 }
 
 export class FeatureService {
@@ -315,8 +338,11 @@ export class FeatureService {
     const root = await this.repoRoot(repo);
     // A config that does not load is being edited, or broken: clean acts on nothing until it loads.
     if (existsSync(configPath(root))) await loadConfig(root);
+    const notes: string[] = [];
+    const fetchProblem = await this.fetchOrigin(root);
+    if (fetchProblem) notes.push(fetchProblem);
     const idx = await this.index.reconcile(root);
-    const report: CleanReport = { repoRoot: root, usedGh: this.gh.available(), dryRun: o.dryRun, candidates: [], skipped: [], removed: [], failed: [], reclaimedBytes: 0 };
+    const report: CleanReport = { repoRoot: root, usedGh: this.gh.available(), dryRun: o.dryRun, candidates: [], skipped: [], removed: [], failed: [], reclaimedBytes: 0, notes };
     const active: { row: FeatureRow; state: FeatureState }[] = [];
     for (const row of idx.rows) {
       // A broken state file is never acted on, merged or not: it is listed with its problem.
@@ -332,6 +358,12 @@ export class FeatureService {
     for (const a of active) byBase.set(a.state.git.base_branch, [...(byBase.get(a.state.git.base_branch) ?? []), a]);
     const decisions = new Map<string, CleanDecision>();
     for (const [base, group] of byBase) {
+      // A base that exists nowhere here is named, not left to fail as `git merge-base … (exit 128)`.
+      if ((await baseRef(root, base)) === null) {
+        const why = `its base branch "${base}" does not exist in this repository (neither locally nor as origin/${base}): create it (git fetch origin ${base}:${base}) or correct git.base_branch in .flightdeck/config.yml`;
+        for (const a of group) decisions.set(a.row.slug, { candidate: false, why });
+        continue;
+      }
       const features: CleanFeature[] = group.map((a) => ({ slug: a.row.slug, branch: a.state.git.branch, ...(a.state.pr ? { prNumber: a.state.pr.number } : {}) }));
       const found = await findCleanCandidates(features, { repo: root, base, gh: this.gh, isMerged: (r, b, base2) => this.mergedLocally(r, b, base2) });
       for (const e of found.entries) decisions.set(e.feature.slug, e.decision);
@@ -365,8 +397,23 @@ export class FeatureService {
     return report;
   }
 
+  /** `git fetch origin` with a deadline; a problem is returned as a note (clean goes on with what it has). */
+  private async fetchOrigin(root: string): Promise<string | null> {
+    const remotes = (await git(['remote'], { cwd: root }).catch(() => '')).split('\n').map((s) => s.trim());
+    if (!remotes.includes('origin')) return null;
+    try {
+      await git(['fetch', '--quiet', '--no-tags', 'origin'], { cwd: root, timeoutMs: CLEAN_FETCH_TIMEOUT_MS });
+      return null;
+    } catch (e) {
+      return `could not fetch origin (${e instanceof Error ? e.message.split('\n')[0] : String(e)}): merges done there since the last fetch are not seen`;
+    }
+  }
+
   /** Merged into the base, or into origin's copy of it (a merge done on the host, not pulled yet). */
   private async mergedLocally(repo: string, branch: string, base: string): Promise<MergeVerdict> {
+    const localRef = await baseRef(repo, base);
+    // Only origin has the base: its copy is the one to judge by.
+    if (localRef !== null && localRef.startsWith('refs/remotes/')) return this.gitOps.isMerged(repo, branch, localRef);
     const local = await this.gitOps.isMerged(repo, branch, base);
     if (local.merged) return local;
     const remoteBase = `refs/remotes/origin/${base}`;
@@ -380,17 +427,23 @@ export class FeatureService {
   private async removeOne(root: string, row: FeatureRow, state: FeatureState, view: CleanCandidateView): Promise<CleanReport['removed'][number]> {
     const slug = row.slug;
     const details = await this.o.worktrees.inspect(root, slug);
+    // Files the run or the worktree's setup wrote (run logs, node_modules, an untracked lockfile): archived with the rest and removed.
+    let onlyOurs = false;
     if (!details.missing) {
+      const artifacts = await setupArtifacts(details.path);
+      const touched = [...details.changed, ...details.untracked];
       // New work after the merge (or the PR's rejection) is not clean's to throw away, archive or not.
-      const dirty = [...details.changed, ...details.untracked].filter((f) => !isRunLog(slug, f));
+      const dirty = [...details.changed, ...details.untracked.filter((f) => !isSetupArtifact(artifacts, f))].filter((f) => !isRunLog(slug, f));
       if (dirty.length > 0) {
         throw new AppError('conflict', `The worktree "${slug}" has uncommitted changes or untracked files (${dirty.slice(0, 10).join(', ')}${dirty.length > 10 ? ` and ${dirty.length - 10} more` : ''}); commit or remove them, or remove it yourself with: worktree remove ${slug} --force`, { slug, files: dirty });
       }
+      onlyOurs = touched.length > 0;
     }
     const reclaimedBytes = details.diskBytes;
     let result;
     try {
-      result = await this.o.worktrees.remove(root, slug, { base: state.git.base_branch });
+      // The manager would refuse the untracked files clean recognised; its archive keeps them (restore brings them back).
+      result = await this.o.worktrees.remove(root, slug, { base: state.git.base_branch, ...(onlyOurs && (await this.tipIsSafe(root, state, view)) ? { force: true } : {}) });
     } catch (e) {
       // The manager refuses commits that are neither on the base nor upstream. The commits of a
       // squash or rebase merge are exactly that: they are safe when the branch is merged (by
@@ -405,7 +458,7 @@ export class FeatureService {
       await this.gitOps.deleteBranch(root, state.git.branch, { force: true });
       branchDeleted = true;
     }
-    const historyPath = view.reason === 'pr_closed' ? null : this.keepHistory(root, slug, state);
+    const historyPath = view.reason === 'pr_closed' ? null : await this.keepHistory(root, slug, state);
     return { slug, archiveRef: result.archive.ref, branchDeleted, reclaimedBytes, historyPath };
   }
 
@@ -421,9 +474,20 @@ export class FeatureService {
    * The merged feature's record on the main checkout, so list and status still show it. An
    * existing file (brought by the merge, or a hand-edited one) is left as it is.
    */
-  private keepHistory(root: string, slug: string, state: FeatureState): string | null {
+  private async keepHistory(root: string, slug: string, state: FeatureState): Promise<string | null> {
     const path = mergedStatePath(root, slug);
     if (existsSync(path)) return path;
+    // The merge on origin brings the record itself: an untracked copy here would make the next `git pull` abort.
+    const upstream = await baseRef(root, state.git.base_branch).then((r) => (r?.startsWith('refs/heads/') ? `refs/remotes/origin/${state.git.base_branch}` : r));
+    const rel = `${FEATURES_DIR}/${slug}/state.yml`;
+    for (const ref of [upstream, `refs/heads/${state.git.base_branch}`]) {
+      if (ref === null) continue;
+      const brought = await git(['cat-file', '-e', `${ref}:${rel}`], { cwd: root }).then(
+        () => true,
+        () => false, // Not in that commit (or no such ref): nothing to collide with.
+      );
+      if (brought) return null;
+    }
     try {
       writeState(path, { ...state, status: 'merged', feature: { ...state.feature, updated_at: (this.o.now ?? (() => new Date()))().toISOString() } });
       return path;

@@ -257,6 +257,8 @@ export const CleanReport = z.object({
   removed: z.array(z.object({ slug: z.string(), archiveRef: z.string(), branchDeleted: z.boolean(), reclaimedBytes: z.number(), historyPath: z.string().nullable() })),
   failed: z.array(z.object({ slug: z.string(), message: z.string() })),
   reclaimedBytes: z.number(),
+  /** What clean could not do but went on without (origin did not answer the fetch). */
+  notes: z.array(z.string()).optional(),
 });
 export type CleanReport = z.infer<typeof CleanReport>;
 

@@ -181,6 +181,7 @@ async function featureClean(ctx: CliContext, args: string[]): Promise<number> {
   }
   if (!ctx.json) {
     ctx.out(preview.usedGh ? 'Pull request states from gh:' : 'gh is not available: judged by local merge detection (squash and rebase merges included).');
+    for (const n of preview.notes ?? []) ctx.err(`note: ${n}`);
     for (const c of preview.candidates) ctx.out(`[~] ${c.slug.padEnd(22)} ${reasonText(c)}  ${formatBytes(c.diskBytes)}`);
     for (const s of preview.skipped) ctx.out(`[ ] ${s.slug.padEnd(22)} kept: ${s.why}`);
     const total = preview.candidates.reduce((n, c) => n + c.diskBytes, 0);
@@ -199,6 +200,7 @@ async function featureClean(ctx: CliContext, args: string[]): Promise<number> {
     for (const r of report.removed) {
       const c = report.candidates.find((x) => x.slug === r.slug);
       ctx.out(`[✓] Removed ${r.slug.padEnd(22)} ${c ? reasonText(c) : ''}  archived as ${r.archiveRef}`);
+      if (r.historyPath === null && c && c.reason !== 'pr_closed') ctx.out(`    its record (.flightdeck/${r.slug}/state.yml) comes with the merge: git pull brings it`);
     }
     for (const f of report.failed) ctx.err(`[✗] ${f.slug}: ${f.message}`);
     ctx.out(`Cleaned ${report.removed.length} worktree(s), reclaimed ${formatBytes(report.reclaimedBytes)}.`);
