@@ -6,6 +6,7 @@ import { Icon } from './Icon';
 import { Modal } from './Modal';
 import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 import { NewSessionDialog } from '../session-worktrees/NewSessionDialog';
+import { TrustLine } from './TrustLine';
 
 export function GitBadges({ project }: { project: Project }) {
   const g = project.git;
@@ -80,6 +81,7 @@ export function ProjectCard({ project }: { project: Project }) {
       ) : (
         <GitBadges project={project} />
       )}
+      {!project.problem && <TrustLine projectId={project.id} />}
       <AgentSummary projectId={project.id} />
       <footer className="card-footer muted card-footer-row">
         <span>{project.refreshedAt ? `Checked ${relativeTime(project.refreshedAt)}` : 'Not checked yet'}</span>

@@ -3,6 +3,7 @@ import type { Delivery, FeatureDetail, FeatureRunEvent, FeatureRunInfo } from '.
 import type { FeatureDiff } from '../../../src-preload/contract/feature-review';
 import { useAppStore, useClient } from '../store';
 import { Missing } from '../components/Missing';
+import { TrustLine } from '../components/TrustLine';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ChangesPanel } from '../changes/ChangesPanel';
 import { shortPath, usd } from '../lib/format';
@@ -163,6 +164,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
           )}
         </div>
       </header>
+      <TrustLine projectId={projectId} />
       {error && (
         <p className="error" role="alert">
           {error}

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { PlacementProbe, SessionPlacement } from '../../../src-preload/contract/session-worktrees';
 import type { Session } from '../../../src-preload/contract/agents';
 import { Modal } from '../components/Modal';
+import { TrustLine } from '../components/TrustLine';
 import { useAppStore, useClient } from '../store';
 import { plural } from '../lib/format';
 import { ContainerPlacementFields, usePlacementForm } from '../containers/ContainerPlacementFields';
@@ -100,6 +101,7 @@ export function NewSessionDialog({ projectId, onClose, onStarted }: { projectId:
       }
     >
       <form id="new-session-form" className="placement-form" onSubmit={(e) => void start(e)}>
+        <TrustLine projectId={projectId} />
         {loadError && (
           <p className="card-problem" role="alert">
             {loadError}

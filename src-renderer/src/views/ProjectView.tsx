@@ -3,6 +3,7 @@ import { GitBadges } from '../components/ProjectCard';
 import { Icon } from '../components/Icon';
 import { relativeTime, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
+import { TrustLine, UntrustButton } from '../components/TrustLine';
 import { SessionList } from '../agents/SessionList';
 import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 import { WorktreeList } from '../worktrees/WorktreeList';
@@ -26,11 +27,13 @@ export function ProjectView({ projectId }: { projectId: string }) {
         </div>
         <div className="view-actions">
           <OpenTerminalButton projectId={project.id} projectName={project.name} labelled />
+          <UntrustButton projectId={project.id} />
           <button className="button" onClick={() => void refresh(project.id)} disabled={refreshing}>
             <Icon name="refresh" className={refreshing ? 'spin' : ''} /> Refresh
           </button>
         </div>
       </header>
+      <TrustLine projectId={project.id} />
       <div className="panel">
         <h3>Repository</h3>
         {project.problem ? (

@@ -5,11 +5,12 @@
  * real services on a temporary data folder and the scripted model server.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FeatureRunEvent } from '../../../../src-preload/contract';
 import type { AppServices } from '../../../../src-main/app/services';
+import { trustRepository } from '../../../support/trust';
 import { newFeatureState, writeState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { WorktreeManager } from '../../../../src-main/worktrees/worktree-manager';
@@ -56,6 +57,18 @@ export function configYaml(o: { checks?: string[]; extra?: string } = {}): strin
   ].join('\n');
 }
 
+/**
+ * The run tests play a user who reviewed and trusted their repository (its checks, templates and
+ * placement are used): every repository made here is trusted in the harness's data folder, whether
+ * the harness starts before or after it. Workspace trust itself: test/integration/trust.
+ */
+const madeRepos = new Set<string>();
+let liveApp: AppServices | null = null;
+
+async function trustMade(app: AppServices): Promise<void> {
+  for (const repo of madeRepos) if (existsSync(repo)) await trustRepository(app, repo);
+}
+
 /** A repository with config.yml on main (and an origin as asked) and identity configured for commits. */
 export function makeRunRepo(o: { remote: Remote; config?: string }): RunRepo {
   const r = makeRepo('fd-run-');
@@ -81,10 +94,14 @@ export function makeRunRepo(o: { remote: Remote; config?: string }): RunRepo {
     }
     gitIn(r.path, 'push', '-q', origin, 'main:main');
   }
+  madeRepos.add(r.path);
+  // trust() records synchronously (its promise only carries the status back).
+  if (liveApp) void liveApp.trust.trust(r.path);
   return {
     repo: r.path,
     origin,
     cleanup() {
+      madeRepos.delete(r.path);
       r.cleanup();
       remoteDir?.cleanup();
     },
@@ -134,6 +151,8 @@ export async function runHarness(script: Script, o: { dataDir?: string; coderEnv
   const app = started.app;
   app.agents.backoff = { baseMs: 5, maxMs: 40 };
   saveTestProfile(app, server.url);
+  liveApp = app;
+  await trustMade(app);
   const events: FeatureRunEvent[] = [];
   app.hub.subscribe((e) => {
     if (e.topic === 'featureRuns.event') events.push(e.payload as FeatureRunEvent);
@@ -144,6 +163,7 @@ export async function runHarness(script: Script, o: { dataDir?: string; coderEnv
     dataDir: data.path,
     events,
     async cleanup() {
+      if (liveApp === app) liveApp = null;
       app.dispose();
       await server.close();
       data.cleanup();
