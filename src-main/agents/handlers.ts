@@ -37,6 +37,14 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
   router.handle('agents.cancel', ({ sessionId }) => ({ cancelled: agents.cancel(sessionId) }));
   router.handle('agents.approvals.list', ({ sessionId }) => agents.gate.pending(sessionId));
   router.handle('agents.approvals.answer', ({ approvalId, decision, reason }) => agents.gate.answer(approvalId, decision, reason));
+  router.handle('agents.rules.list', ({ sessionId }) => {
+    agents.getSession(sessionId);
+    return agents.gate.rules(sessionId);
+  });
+  router.handle('agents.rules.remove', ({ sessionId, rule }) => {
+    agents.getSession(sessionId);
+    return { removed: agents.gate.removeRule(sessionId, rule) };
+  });
   router.handle('agents.cost.get', ({ sessionId }) => {
     agents.getSession(sessionId);
     return agents.costs.summary(sessionId);

@@ -96,6 +96,11 @@ export class ApprovalRepo {
     this.db.prepare('INSERT OR IGNORE INTO agent_session_rules (session_id, rule, created_at) VALUES (?, ?, ?)').run(sessionId, rule, now);
   }
 
+  /** Forgets one rule; false when the session had no such rule. */
+  removeRule(sessionId: string, rule: string): boolean {
+    return this.db.prepare('DELETE FROM agent_session_rules WHERE session_id = ? AND rule = ?').run(sessionId, rule).changes > 0;
+  }
+
   rules(sessionId: string): string[] {
     return (this.db.prepare('SELECT rule FROM agent_session_rules WHERE session_id = ? ORDER BY created_at').all(sessionId) as Array<{ rule: string }>).map((r) => r.rule);
   }

@@ -115,6 +115,11 @@ export class ApprovalGate {
     return this.repo.rules(sessionId);
   }
 
+  /** Forgets a remembered rule: the next call it covered asks again. */
+  removeRule(sessionId: string, rule: string): boolean {
+    return this.repo.removeRule(sessionId, rule);
+  }
+
   pending(sessionId?: string): Approval[] {
     return this.repo.pending(sessionId);
   }

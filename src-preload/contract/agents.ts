@@ -656,6 +656,12 @@ export const agentRequests = {
     Approval,
     'Approve once, approve for this session (by command family) or deny with a reason the model reads.',
   ),
+  'agents.rules.list': request(BySession, z.array(z.string()), 'The rules "approve for this session" remembered for a session (command families, or exactly: a line), oldest first.'),
+  'agents.rules.remove': request(
+    z.object({ sessionId: SessionId, rule: z.string().min(1).max(100_000) }).strict(),
+    z.object({ removed: z.boolean() }),
+    'Forget one remembered rule: the calls it covered ask again.',
+  ),
   'agents.cost.get': request(BySession, CostSummary, 'What a session cost: totals, per model, per purpose.'),
   'agents.profiles.list': request(z.object({}).strict(), z.array(ProviderProfile), 'Provider profiles (built-in presets and user ones), keys never included.'),
   'agents.profiles.save': request(ProviderProfileInput, ProviderProfile, 'Add or change a provider profile; the API key is write-only.'),

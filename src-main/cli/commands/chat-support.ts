@@ -32,6 +32,8 @@ export class TranscriptPrinter {
         break;
       case 'tool.decision':
         if (d.decision !== 'allow') this.out(`  ${d.decision === 'deny' ? '⛔' : '?'} ${d.tool}: ${d.reason}`);
+        // A call no one was asked about because of a remembered rule says which rule let it run.
+        else if (d.source === 'session_rule') this.out(`  ✔ ${d.tool}: ${d.reason}`);
         break;
       case 'approval.requested':
         this.out(`  ⏸ approval needed (${d.approval.risk}): ${d.approval.summary}`);

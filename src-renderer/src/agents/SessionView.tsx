@@ -6,6 +6,7 @@ import { Missing } from '../components/Missing';
 import { Composer, dialogOpen } from './Composer';
 import { COMPACT_HINT_SHARE, historyEntries } from './composer-logic';
 import { EffectiveConfig } from './EffectiveConfig';
+import { SessionRules } from './SessionRules';
 import { MODES, SessionHeader } from './SessionHeader';
 import { TranscriptItemView } from './Transcript';
 import { useSessionStream } from './use-session-stream';
@@ -68,6 +69,7 @@ export function SessionView({
         </span>
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
         <EffectiveConfig sessionId={session.id} model={session.model} />
+        <SessionRules sessionId={session.id} />
         {transcript.context && ctxWindow ? <ContextMeter tokens={transcript.context.tokens} window={ctxWindow} /> : null}
       </div>
       <div className="session-body">

@@ -116,6 +116,11 @@ export function ToolCard({ item, running = false }: { item: ToolItem; running?: 
               {item.decision.decision === 'deny' ? 'Refused' : 'Asked'}: {item.decision.reason}
             </p>
           )}
+          {item.decision?.decision === 'allow' && item.decision.source === 'session_rule' && !item.approval && (
+            <p className="tool-decision approved" data-testid="tool-session-rule">
+              {item.decision.reason}
+            </p>
+          )}
           {item.approval?.status === 'approved' && (
             <p className="tool-decision approved">{item.approval.decision === 'approve_session' ? `Approved for this session (${item.approval.sessionRule})` : 'Approved once'}</p>
           )}
