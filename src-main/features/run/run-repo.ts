@@ -58,6 +58,19 @@ export class RunRepo {
     return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE project_path = ? AND slug = ? ORDER BY queued_at DESC`).all(projectPath, slug) as RunRow[];
   }
 
+  /** Changes whenever any process adds a run or ends one: a cheap look for the owner sweep. */
+  changeMark(): string {
+    const r = this.db.prepare(`SELECT COUNT(*) AS n, MAX(queued_at) AS q, MAX(ended_at) AS e FROM feature_runs`).get() as { n: number; q: number | null; e: number | null };
+    return `${r.n}:${r.q ?? 0}:${r.e ?? 0}`;
+  }
+
+  /** The latest run of every feature (what the board says about a feature that nothing runs now). */
+  latestPerFeature(): RunRow[] {
+    return this.db
+      .prepare(`SELECT ${COLUMNS} FROM feature_runs r WHERE queued_at = (SELECT MAX(queued_at) FROM feature_runs x WHERE x.project_path = r.project_path AND x.slug = r.slug)`)
+      .all() as RunRow[];
+  }
+
   recent(limit: number): RunRow[] {
     return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs ORDER BY queued_at DESC LIMIT ?`).all(limit) as RunRow[];
   }

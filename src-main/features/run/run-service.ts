@@ -36,6 +36,12 @@ export const DEFAULT_MAX_PARALLEL = 3;
 const SETTINGS_KEY = 'featureRuns.settings';
 /** Finished runs listed with the live ones (the board's recent activity). */
 const RECENT_FINISHED = 20;
+/**
+ * How often a long-lived process looks at the runs other processes hold: a run whose process
+ * died (a killed CLI run, a crashed app) is marked interrupted within this, so the board shows
+ * it stopped with Resume instead of in progress forever. Reading /proc per run is cheap.
+ */
+const OWNER_SWEEP_MS = 2_000;
 /** How often a process looks for cancels asked by another one (the CLI while the app runs the feature): a second feels immediate. */
 const CANCEL_POLL_MS = 1_000;
 
@@ -88,6 +94,9 @@ export class FeatureRunService {
   private readonly gh: GhOps;
   private disposed = false;
   private cancelPoll: NodeJS.Timeout | null = null;
+  private ownerSweep: NodeJS.Timeout | null = null;
+  /** What the last sweep saw of other processes' runs, to publish only a change. */
+  private elsewhereSeen = '';
 
   constructor(private readonly o: FeatureRunServiceOptions) {
     this.repo = new RunRepo(o.db);
@@ -102,6 +111,35 @@ export class FeatureRunService {
       if (r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId)) continue;
       this.repo.update(r.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null });
     }
+    this.ownerSweep = setInterval(() => this.sweepOwners(), OWNER_SWEEP_MS);
+    this.ownerSweep.unref?.();
+  }
+
+  /**
+   * Runs held by other processes: a dead owner's run is marked interrupted (with its pid, so the
+   * user sees what stopped), and a change in what live ones do is published to the board.
+   */
+  sweepOwners(): void {
+    if (this.disposed) return;
+    let changed = false;
+    const live: string[] = [];
+    for (const r of this.repo.unfinished()) {
+      // This process's own runs end here (a row may be written just before its run is queued in memory).
+      if (r.ownerPid === process.pid || this.running.has(r.id) || this.queue.some((q) => q.row.id === r.id)) continue;
+      if (r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId)) {
+        live.push(`${r.id}:${r.status}:${r.phase ?? ''}`);
+        continue;
+      }
+      // No live owner: its process died (or this process lost it), so nothing will ever finish it.
+      const who = r.ownerPid !== null ? `the Flightdeck process running it (pid ${r.ownerPid}) ended` : 'no Flightdeck process holds it';
+      writeOrKeep(this.o.db, 'interrupted feature run', () => this.repo.update(r.id, { status: 'interrupted', message: `${who}${r.phase ? ` during phase ${r.phase}` : ''}; Resume continues it.`, endedAt: Date.now(), ownerPid: null, ownerId: null }));
+      changed = true;
+    }
+    // A run another process started and ended between two sweeps (a push refused in a CLI run) changes the mark.
+    const seen = `${this.repo.changeMark()} ${live.join(' ')}`;
+    if (seen !== this.elsewhereSeen) changed = true;
+    this.elsewhereSeen = seen;
+    if (changed) this.publishQueue();
   }
 
   /** Stops every run (the phase in flight stays `running` in state.yml, resumed at the next start). Synchronous. */
@@ -109,6 +147,7 @@ export class FeatureRunService {
     if (this.disposed) return;
     this.disposed = true;
     if (this.cancelPoll) clearInterval(this.cancelPoll);
+    if (this.ownerSweep) clearInterval(this.ownerSweep);
     for (const r of [...this.running.values(), ...this.queue]) {
       writeOrKeep(this.o.db, 'interrupted feature run', () => this.repo.update(r.row.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null }));
       r.controller.abort({ kind: 'shutdown' } satisfies RunAbortReason);
@@ -137,8 +176,15 @@ export class FeatureRunService {
     const live = [...this.running.values()].map((r) => toInfo(this.repo.get(r.row.id) ?? r.row, null));
     const queued = this.queue.map((r, i) => toInfo(r.row, i + 1));
     const ids = new Set([...live, ...queued].map((r) => r.id));
-    const recent = this.repo.recent(RECENT_FINISHED + ids.size).filter((r) => !ids.has(r.id) && r.status !== 'queued' && r.status !== 'running').slice(0, RECENT_FINISHED);
-    return [...live, ...queued, ...recent.map((r) => toInfo(r, null))];
+    // Runs another live process holds (a CLI feature run): the board shows them running too.
+    const elsewhere = this.repo.unfinished().filter((r) => !ids.has(r.id) && r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId));
+    for (const r of elsewhere) ids.add(r.id);
+    const finished = (r: RunRow) => !ids.has(r.id) && r.status !== 'queued' && r.status !== 'running' && r.status !== 'cancelling';
+    const recent = this.repo.recent(RECENT_FINISHED + ids.size).filter(finished).slice(0, RECENT_FINISHED);
+    for (const r of recent) ids.add(r.id);
+    // And how every other feature's latest run ended (a failed push, a crash), whenever it was.
+    const latest = this.repo.latestPerFeature().filter(finished);
+    return [...live, ...queued, ...elsewhere.map((r) => toInfo(r, null)), ...[...recent, ...latest].map((r) => toInfo(r, null))];
   }
 
   history(projectPath: string, slug: string): FeatureRunInfo[] {

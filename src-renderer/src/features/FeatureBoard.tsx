@@ -2,12 +2,12 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardE
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { Icon } from '../components/Icon';
 import { usd } from '../lib/format';
-import { useAppStore } from '../store';
-import { BOARD_COLUMNS, COLUMN_LABEL, clampFocus, elapsed, groupCards, moveFocus, toBoardCards, type BoardCard, type BoardColumn, type BoardFilter, type BoardPos } from './board-model';
+import { useAppStore, useClient } from '../store';
+import { BOARD_COLUMNS, COLUMN_LABEL, autopilotCards, clampFocus, elapsed, groupCards, moveFocus, toBoardCards, type BoardCard, type BoardColumn, type BoardFilter, type BoardPos, type BoardSort } from './board-model';
 import './board.css';
 
 /** A card's height plus the gap under it (CSS .feature-card and .board-list): fixed, so nothing needs measuring. */
-const CARD_STRIDE = 96;
+const CARD_STRIDE = 130;
 /** The list's padding (CSS .board-list), top and bottom. */
 const LIST_PADDING = 16;
 /** Cards rendered beyond the visible ones, so a quick scroll or arrow key never shows a blank. */
@@ -36,7 +36,9 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
   const runs = useAppStore((s) => s.featureRuns);
   const phaseStartedAt = useAppStore((s) => s.phaseStartedAt);
   const sessions = useAppStore((s) => s.sessions);
+  const autopilotRuns = useAppStore((s) => s.autopilotRuns);
   const [filter, setFilter] = useState<BoardFilter>({ projectId: null, text: '' });
+  const [sort, setSort] = useState<BoardSort>('activity');
   const [focus, setFocus] = useState<BoardPos | null>(null);
   // Focus follows the position only after a key or a click on the board, never on a data refresh.
   const [focusTick, setFocusTick] = useState(0);
@@ -50,8 +52,11 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
     }
     return m;
   }, [sessions]);
-  const cards = useMemo(() => toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt), [featureProjects, runs, pendingByRoot, phaseStartedAt]);
-  const columns = useMemo(() => groupCards(cards, filter), [cards, filter]);
+  const cards = useMemo(() => {
+    const nameOf = (projectId: string | null, repo: string) => featureProjects.find((p) => (projectId !== null && p.projectId === projectId) || p.repoRoot === repo)?.name ?? repo.split(/[\\/]/).pop() ?? repo;
+    return [...toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt), ...autopilotCards(autopilotRuns, nameOf)];
+  }, [featureProjects, runs, pendingByRoot, phaseStartedAt, autopilotRuns]);
+  const columns = useMemo(() => groupCards(cards, filter, sort), [cards, filter, sort]);
   const shown = BOARD_COLUMNS.reduce((n, c) => n + columns[c].length, 0);
   const fullest = Math.max(1, ...BOARD_COLUMNS.map((c) => columns[c].length));
   const projectChoices = useMemo(() => featureProjects.filter((p) => p.projectId !== null && p.features.length > 0), [featureProjects]);
@@ -107,6 +112,11 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
                 {p.name}
               </option>
             ))}
+          </select>
+          <select className="input board-sort" value={sort} onChange={(e) => setSort(e.target.value as BoardSort)} aria-label="Sort cards by" title="Sort the cards of each column" data-testid="board-sort">
+            <option value="activity">Latest activity first</option>
+            <option value="name">Name</option>
+            <option value="cost">Cost, highest first</option>
           </select>
           <span className="muted small board-count" data-testid="board-count" aria-live="polite">
             {shown === cards.length ? `${cards.length} ${cards.length === 1 ? 'feature' : 'features'}` : `${shown} of ${cards.length}`}
@@ -256,38 +266,73 @@ const FeatureCard = memo(function FeatureCard({
       data-row={row}
       data-slug={card.slug}
       data-testid="feature-card"
-      aria-label={`${card.slug} in ${card.projectName}: ${STATUS_TEXT[card.status]}${card.phase ? `, phase ${card.phase.name}` : ''}${card.waiting > 0 ? `, ${card.waiting} waiting for you` : ''}, ${usd(card.costUsd)}`}
+      aria-label={`${card.slug} in ${card.projectName}: ${COLUMN_LABEL[card.column]}${card.reason ? ` (${card.reason})` : ''}${card.phase ? `, phase ${card.phase.name}` : ''}${card.waiting > 0 ? `, ${card.waiting} waiting for you` : ''}, ${usd(card.costUsd)}`}
       onFocus={() => onPick(column, row)}
       onClick={() => onOpen(card)}
     >
       <div className="fc-top">
         <span className="fc-project truncate">{card.projectName}</span>
-        {card.waiting > 0 && (
-          <span className="badge badge-warn fc-waiting" title="An approval or an answer is waiting for you" data-testid="feature-waiting">
-            <Icon name="alert" size={11} /> {card.waiting} waiting
-          </span>
+        {card.resume ? (
+          <ResumeButton card={card} />
+        ) : (
+          card.waiting > 0 && (
+            <span className="badge badge-warn fc-waiting" title="An approval or an answer is waiting for you" data-testid="feature-waiting">
+              <Icon name="alert" size={11} /> {card.waiting} waiting
+            </span>
+          )
         )}
       </div>
       <div className="fc-slug mono truncate" title={card.branch || card.slug}>
         {card.slug}
       </div>
-      <div className="fc-bottom">
-        {card.problem ? (
-          <span className="fc-problem truncate" title={card.problem}>
-            <Icon name="alert" size={12} /> {card.problem}
-          </span>
-        ) : card.phase ? (
-          <PhaseLine phase={card.phase} status={card.status} />
-        ) : (
-          <span className="muted truncate">{STATUS_TEXT[card.status]}</span>
-        )}
+      <div className="fc-mid">
+        {card.phase && !card.problem ? <PhaseLine phase={card.phase} status={card.status} /> : <span className="fc-phase muted">{card.autopilotRunId ? 'Autopilot run' : card.status === 'in_progress' ? 'All phases done' : STATUS_TEXT[card.status]}</span>}
         <span className="fc-cost" title={`${card.turns} turns`}>
           {usd(card.costUsd)}
         </span>
       </div>
+      {card.reason ? (
+        <div className={`fc-reason ${card.column === 'failed' ? 'fc-failed' : ''}`} title={card.reason} data-testid="feature-reason">
+          {card.reason}
+        </div>
+      ) : card.problem ? (
+        <div className="fc-reason fc-problem" title={card.problem}>
+          <Icon name="alert" size={12} /> {card.problem}
+        </div>
+      ) : (
+        <div className="fc-reason muted">{card.phase ? STATUS_TEXT[card.status] : '\u00a0'}</div>
+      )}
     </div>
   );
 });
+
+/** Resume on a card nothing runs: starts (or queues) a run that continues from its first unfinished phase. */
+function ResumeButton({ card }: { card: BoardCard }) {
+  const client = useClient();
+  const toastError = useAppStore((s) => s.toastError);
+  const [busy, setBusy] = useState(false);
+  if (!card.projectId) return null;
+  const projectId = card.projectId;
+  return (
+    <button
+      className="button small fc-resume"
+      disabled={busy}
+      data-testid="feature-resume"
+      title="Run it again from its first unfinished phase"
+      onClick={(e) => {
+        e.stopPropagation();
+        setBusy(true);
+        client
+          .invoke('featureRuns.start', { projectId, slug: card.slug })
+          .catch((err: unknown) => toastError(`Could not resume ${card.slug}`, err))
+          .finally(() => setBusy(false));
+      }}
+      onKeyDown={(e) => e.stopPropagation()}
+    >
+      <Icon name="refresh" size={12} /> Resume
+    </button>
+  );
+}
 
 /** The current phase; a running one spins and counts its time (the only timer, and only on cards in view). */
 function PhaseLine({ phase, status }: { phase: NonNullable<BoardCard['phase']>; status: BoardCard['status'] }) {

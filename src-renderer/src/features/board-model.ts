@@ -5,6 +5,7 @@
  */
 import type { ProjectFeatures } from '../../../src-preload/contract/features';
 import type { FeatureRunInfo } from '../../../src-preload/contract/feature-runs';
+import type { AutopilotRun } from '../../../src-preload/contract/autopilot';
 
 export const BOARD_COLUMNS = ['planned', 'in_progress', 'needs_input', 'completed', 'failed', 'merged'] as const;
 export type BoardColumn = (typeof BOARD_COLUMNS)[number];
@@ -14,7 +15,7 @@ export const COLUMN_LABEL: Record<BoardColumn, string> = {
   in_progress: 'In progress',
   needs_input: 'Needs input',
   completed: 'Completed',
-  failed: 'Failed',
+  failed: 'Failed or stopped',
   merged: 'Merged',
 };
 
@@ -37,13 +38,98 @@ export interface BoardCard {
   updatedAt: number;
   /** The state file cannot be read (the card shows its last good content, or only this). */
   problem: string | null;
+  /** Where the facts put it (placeFeature). */
+  column: BoardColumn;
+  /** Why it is there when that is not obvious: what waits for the user, why it failed or stopped. */
+  reason: string | null;
+  /** Nothing runs it, and a run would continue it: the card offers Resume. */
+  resume: boolean;
+  /** A blocked autopilot run shown among the features (its answer is asked on the run's page). */
+  autopilotRunId?: string;
 }
 
-/** A feature waiting for the user is in its own column whatever its run status says. */
-export function columnOf(card: BoardCard): BoardColumn {
-  if (card.waiting > 0 && (card.status === 'in_progress' || card.status === 'planned')) return 'needs_input';
-  return card.status;
+/** What is known about one feature, from the main process; the column follows from these alone. */
+export interface FeatureFacts {
+  /** state.yml's status; null when no good copy of it was ever read. */
+  state: BoardCard['status'] | null;
+  /** Why the state file cannot be read. */
+  problem: string | null;
+  /** The phase state.yml says failed, if any. */
+  failedPhase: string | null;
+  /** A run of it held by a live process (queued, running, being cancelled). */
+  liveRun: Pick<FeatureRunInfo, 'status' | 'position' | 'phase'> | null;
+  /** Its latest run when none is live. */
+  lastRun: Pick<FeatureRunInfo, 'status' | 'message'> | null;
+  /** Approvals waiting in its worktree. */
+  approvals: number;
 }
+
+export interface Placement {
+  column: BoardColumn;
+  reason: string | null;
+  resume: boolean;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * The column a feature belongs in, from facts only (never from how it looked a moment ago):
+ * merged and unreadable first, then anything waiting for the user, then a live run, then how
+ * it ended. A feature in progress that no live process runs is stopped, with its reason and
+ * Resume — a crashed run must not sit under In progress.
+ */
+export function placeFeature(f: FeatureFacts): Placement {
+  if (f.state === 'merged') return { column: 'merged', reason: null, resume: false };
+  if (f.state === null) return { column: 'failed', reason: f.problem ?? 'Its state file cannot be read.', resume: false };
+  // Finished work has nothing to ask (an approval left in its worktree belongs to a session there).
+  if (f.state === 'completed' && !f.liveRun) return { column: 'completed', reason: null, resume: false };
+  if (f.approvals > 0) return { column: 'needs_input', reason: `${plural(f.approvals, 'approval')} waiting`, resume: false };
+  if (f.liveRun) {
+    const reason = f.liveRun.status === 'queued' ? `Queued${f.liveRun.position ? ` (#${f.liveRun.position})` : ''}` : f.liveRun.status === 'cancelling' ? 'Cancelling' : null;
+    return { column: 'in_progress', reason, resume: false };
+  }
+  const last = f.lastRun;
+  if (last?.status === 'waiting') return { column: 'needs_input', reason: last.message ?? 'An approval nobody could answer stopped the run; Resume asks it again.', resume: true };
+  if (f.state === 'planned' && !last) return { column: 'planned', reason: null, resume: false };
+  if (last?.status === 'failed') return { column: 'failed', reason: last.message ?? (f.failedPhase ? `Phase ${f.failedPhase} failed.` : 'The run failed.'), resume: true };
+  if (f.state === 'failed' || f.failedPhase) return { column: 'failed', reason: f.failedPhase ? `Phase ${f.failedPhase} failed.` : 'The feature failed.', resume: true };
+  if (last?.status === 'interrupted') return { column: 'failed', reason: `Stopped: ${last.message ?? 'the process running it ended.'}`, resume: true };
+  if (last?.status === 'cancelled') return { column: 'failed', reason: 'Stopped: the run was cancelled.', resume: true };
+  if (f.state === 'planned') return { column: 'planned', reason: null, resume: false };
+  // In progress in its state file, yet no live process runs it and no run says why.
+  return { column: 'failed', reason: 'Stopped: no Flightdeck process is running it.', resume: true };
+}
+
+export function columnOf(card: BoardCard): BoardColumn {
+  return card.column;
+}
+
+/** A blocked autopilot run waits for the user's answer: it belongs under Needs input with the features. */
+export function autopilotCards(runs: readonly AutopilotRun[], projectName: (projectId: string | null, repo: string) => string): BoardCard[] {
+  return runs
+    .filter((r) => r.status === 'stopped' && r.state.exitReason === 'blocked')
+    .map((r) => ({
+      key: `autopilot/${r.id}`,
+      projectId: r.projectId,
+      projectName: projectName(r.projectId, r.repo),
+      slug: r.branch || r.id,
+      status: 'in_progress' as const,
+      branch: r.branch,
+      phase: null,
+      costUsd: r.costUsd,
+      turns: 0,
+      waiting: 1,
+      updatedAt: r.updatedAt,
+      problem: null,
+      column: 'needs_input' as const,
+      reason: `Autopilot blocked${r.state.blockedStepId ? ` at step ${r.state.blockedStepId}` : ''}: answer to go on`,
+      resume: false,
+      autopilotRunId: r.id,
+    }));
+}
+
+/** How each column's cards are ordered. */
+export type BoardSort = 'activity' | 'name' | 'cost';
 
 export interface BoardFilter {
   /** null: every project. */
@@ -62,11 +148,13 @@ export function matches(card: BoardCard, filter: BoardFilter): boolean {
 
 export type Columns = Record<BoardColumn, BoardCard[]>;
 
-/** The filtered cards per column, most recently changed first (ties by project then slug, so the order is stable). */
-export function groupCards(cards: readonly BoardCard[], filter: BoardFilter): Columns {
+/** The filtered cards per column, by last activity (newest first), name or cost (ties by project then slug, so the order is stable). */
+export function groupCards(cards: readonly BoardCard[], filter: BoardFilter, sort: BoardSort = 'activity'): Columns {
   const out = Object.fromEntries(BOARD_COLUMNS.map((c) => [c, [] as BoardCard[]])) as Columns;
   for (const c of cards) if (matches(c, filter)) out[columnOf(c)].push(c);
-  for (const col of BOARD_COLUMNS) out[col].sort((a, b) => b.updatedAt - a.updatedAt || a.projectName.localeCompare(b.projectName) || a.slug.localeCompare(b.slug));
+  const tie = (a: BoardCard, b: BoardCard) => a.projectName.localeCompare(b.projectName) || a.slug.localeCompare(b.slug);
+  const by = sort === 'name' ? (a: BoardCard, b: BoardCard) => a.slug.localeCompare(b.slug) || tie(a, b) : sort === 'cost' ? (a: BoardCard, b: BoardCard) => b.costUsd - a.costUsd || tie(a, b) : (a: BoardCard, b: BoardCard) => b.updatedAt - a.updatedAt || tie(a, b);
+  for (const col of BOARD_COLUMNS) out[col].sort(by);
   return out;
 }
 
@@ -123,8 +211,8 @@ export function elapsed(ms: number): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
 }
 
-/** Runs that still hold a feature: the card follows them rather than the state file's last write. */
-const LIVE_RUN = new Set<FeatureRunInfo['status']>(['queued', 'running', 'waiting']);
+/** Runs a live process holds (main lists another process's runs only while that process lives): the card follows them rather than the state file's last write. */
+const LIVE_RUN = new Set<FeatureRunInfo['status']>(['queued', 'running', 'cancelling']);
 
 const trimSlash = (p: string) => p.replace(/[\\/]+$/, '');
 
@@ -159,10 +247,19 @@ export function toBoardCards(
       const run = latestRun.get(key);
       const live = run && LIVE_RUN.has(run.status) ? run : null;
       const pending = f.worktreePath ? (pendingByRoot.get(worktreeRoot(f.repoRoot, f.worktreePath)) ?? 0) : 0;
+      const placed = placeFeature({
+        state: f.status,
+        problem: f.problem ? f.problem.message : null,
+        failedPhase: f.currentPhase?.status === 'failed' ? f.currentPhase.name : null,
+        liveRun: live ?? null,
+        lastRun: !live && run ? run : null,
+        approvals: pending,
+      });
       // No good state ever read: only its problem is known, which is a failure to look at.
       let status: BoardCard['status'] = f.status ?? 'failed';
       if (live && (status === 'planned' || status === 'failed' || status === 'completed')) status = 'in_progress';
       cards.push({
+        ...placed,
         key,
         projectId: f.projectId,
         projectName: p.name,
@@ -172,8 +269,9 @@ export function toBoardCards(
         phase: phaseOf(f, live, phaseStartedAt),
         costUsd: f.costUsd,
         turns: f.turns,
-        waiting: pending + (live?.status === 'waiting' ? 1 : 0),
-        updatedAt: Math.max(f.updatedAt ? Date.parse(f.updatedAt) || 0 : 0, live?.startedAt ?? 0),
+        waiting: pending + (placed.column === 'needs_input' && pending === 0 ? 1 : 0),
+        // Last activity: the state file's last write, or a run's start or end, whichever is latest.
+        updatedAt: Math.max(f.updatedAt ? Date.parse(f.updatedAt) || 0 : 0, run?.startedAt ?? 0, run?.endedAt ?? 0, run?.queuedAt ?? 0),
         problem: f.problem ? f.problem.message : null,
       });
     }

@@ -26,8 +26,10 @@ export function BoardView() {
     seenIds.current = projectIds;
   }, [projectIds, loaded, loadFeatures]);
   const openFeature = useCallback((card: BoardCard) => {
+    // A blocked autopilot run is answered on its own page.
+    if (card.autopilotRunId) setView({ name: 'autopilot', runId: card.autopilotRunId });
     // The feature view (pipeline, rounds, diff, timeline); a repository that is no project here has only its card.
-    if (card.projectId) setView({ name: 'feature', projectId: card.projectId, slug: card.slug });
+    else if (card.projectId) setView({ name: 'feature', projectId: card.projectId, slug: card.slug });
   }, [setView]);
 
   return (

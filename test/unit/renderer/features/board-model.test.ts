@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOARD_COLUMNS, clampFocus, columnOf, elapsed, groupCards, matches, moveFocus, toBoardCards, worktreeRoot, type BoardCard } from '../../../../src-renderer/src/features/board-model';
+import { autopilotCards, BOARD_COLUMNS, clampFocus, columnOf, elapsed, groupCards, matches, moveFocus, placeFeature, toBoardCards, worktreeRoot, type BoardCard, type FeatureFacts } from '../../../../src-renderer/src/features/board-model';
 import type { FeatureSummary, ProjectFeatures } from '../../../../src-preload/contract/features';
 import type { FeatureRunInfo } from '../../../../src-preload/contract/feature-runs';
 
@@ -16,17 +16,59 @@ const card = (slug: string, over: Partial<BoardCard> = {}): BoardCard => ({
   waiting: 0,
   updatedAt: 1000,
   problem: null,
+  column: over.status ?? 'planned',
+  reason: null,
+  resume: false,
   ...over,
 });
 
-describe('board columns', () => {
-  it('a feature waiting for the user is under Needs input, whatever else it is doing', () => {
-    expect(columnOf(card('a', { status: 'in_progress', waiting: 1 }))).toBe('needs_input');
-    expect(columnOf(card('a', { status: 'in_progress' }))).toBe('in_progress');
-    // Finished features have nothing to ask: their own column.
-    expect(columnOf(card('a', { status: 'completed', waiting: 2 }))).toBe('completed');
-    expect(columnOf(card('a', { status: 'merged' }))).toBe('merged');
+describe('where the facts put a feature', () => {
+  const facts = (over: Partial<FeatureFacts>): FeatureFacts => ({ state: 'in_progress', problem: null, failedPhase: null, liveRun: null, lastRun: null, approvals: 0, ...over });
+  it('running: a run a live process holds (queued and cancelling say so)', () => {
+    expect(placeFeature(facts({ liveRun: { status: 'running', position: null, phase: 'api' } }))).toEqual({ column: 'in_progress', reason: null, resume: false });
+    expect(placeFeature(facts({ state: 'planned', liveRun: { status: 'queued', position: 2, phase: null } }))).toEqual({ column: 'in_progress', reason: 'Queued (#2)', resume: false });
+    expect(placeFeature(facts({ liveRun: { status: 'cancelling', position: null, phase: 'api' } })).reason).toBe('Cancelling');
   });
+
+  it('needs input: an approval waiting in its worktree, even while running; a run stopped on an unanswerable approval offers Resume', () => {
+    expect(placeFeature(facts({ approvals: 2, liveRun: { status: 'running', position: null, phase: 'api' } }))).toEqual({ column: 'needs_input', reason: '2 approvals waiting', resume: false });
+    expect(placeFeature(facts({ lastRun: { status: 'waiting', message: 'Nobody answered the approval.' } }))).toEqual({ column: 'needs_input', reason: 'Nobody answered the approval.', resume: true });
+  });
+
+  it('failed, with the reason: a failed run (a failed push), a failed phase, an unreadable state file', () => {
+    expect(placeFeature(facts({ lastRun: { status: 'failed', message: 'pushing feature/a to origin failed: rejected' } }))).toEqual({ column: 'failed', reason: 'pushing feature/a to origin failed: rejected', resume: true });
+    expect(placeFeature(facts({ state: 'failed', failedPhase: 'verify' }))).toEqual({ column: 'failed', reason: 'Phase verify failed.', resume: true });
+    expect(placeFeature(facts({ state: null, problem: 'state.yml:3: bad indentation' }))).toEqual({ column: 'failed', reason: 'state.yml:3: bad indentation', resume: false });
+  });
+
+  it('a dead owner, a cancelled run, or no run at all: in progress on paper but stopped, with Resume — never under In progress', () => {
+    expect(placeFeature(facts({ lastRun: { status: 'interrupted', message: 'the Flightdeck process running it (pid 42) ended' } }))).toEqual({ column: 'failed', reason: 'Stopped: the Flightdeck process running it (pid 42) ended', resume: true });
+    expect(placeFeature(facts({ lastRun: { status: 'cancelled', message: null } }))).toMatchObject({ column: 'failed', resume: true });
+    expect(placeFeature(facts({}))).toEqual({ column: 'failed', reason: 'Stopped: no Flightdeck process is running it.', resume: true });
+  });
+
+  it('planned, completed and merged come from the state file (an approval left in a finished worktree does not reopen it)', () => {
+    expect(placeFeature(facts({ state: 'planned' }))).toEqual({ column: 'planned', reason: null, resume: false });
+    expect(placeFeature(facts({ state: 'completed', approvals: 1, lastRun: { status: 'completed', message: null } }))).toEqual({ column: 'completed', reason: null, resume: false });
+    expect(placeFeature(facts({ state: 'merged', approvals: 3 }))).toEqual({ column: 'merged', reason: null, resume: false });
+  });
+
+  it('a blocked autopilot run waits under Needs input; running, paused and finished ones do not', () => {
+    const run = (status: 'running' | 'stopped', exitReason: 'blocked' | 'done' | null) =>
+      ({ id: `ap-${status}-${exitReason}`, projectId: 'p1', repo: '/repos/shop', worktree: '/w', branch: 'autopilot/x', goal: 'g', status, costUsd: 1, updatedAt: 9, state: { exitReason, blockedStepId: exitReason === 'blocked' ? 'S3' : null } }) as never;
+    const cards = autopilotCards([run('stopped', 'blocked'), run('stopped', 'done'), run('running', null)], () => 'shop');
+    expect(cards.map((c) => [c.column, c.autopilotRunId, c.reason])).toEqual([['needs_input', 'ap-stopped-blocked', 'Autopilot blocked at step S3: answer to go on']]);
+  });
+
+  it('sorts by last activity (newest first), by name, or by cost', () => {
+    const cs = [card('b', { updatedAt: 1, costUsd: 5 }), card('a', { updatedAt: 3, costUsd: 1 }), card('c', { updatedAt: 2, costUsd: 9 })];
+    expect(groupCards(cs, { projectId: null, text: '' }).planned.map((c) => c.slug)).toEqual(['a', 'c', 'b']);
+    expect(groupCards(cs, { projectId: null, text: '' }, 'name').planned.map((c) => c.slug)).toEqual(['a', 'b', 'c']);
+    expect(groupCards(cs, { projectId: null, text: '' }, 'cost').planned.map((c) => c.slug)).toEqual(['c', 'b', 'a']);
+  });
+});
+
+describe('board columns', () => {
 
   it('groups into all six columns, newest first, with a stable order on ties', () => {
     const cols = groupCards(
@@ -131,6 +173,12 @@ describe('cards from the host', () => {
     expect(columnOf(a!)).toBe('needs_input');
     const [b] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [run('auth', { status: 'waiting' })], new Map(), new Map());
     expect(columnOf(b!)).toBe('needs_input');
+    expect(b!.resume).toBe(true);
+  });
+
+  it('a failed run of a feature the state file still calls in progress (a failed push) is under Failed with its reason; last activity counts the run', () => {
+    const [c] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [run('auth', { status: 'failed', message: 'pushing feature/auth to origin failed', endedAt: Date.parse('2026-11-24T00:00:00Z') })], new Map(), new Map());
+    expect(c).toMatchObject({ column: 'failed', reason: 'pushing feature/auth to origin failed', resume: true, updatedAt: Date.parse('2026-11-24T00:00:00Z') });
   });
 
   it('a finished run leaves the state file in charge; a queued one moves a planned feature to in progress', () => {
