@@ -130,13 +130,16 @@ export function TrustLine({ projectId }: { projectId: string }) {
       ? 'Its setup, checks or templates changed since you trusted it: Flightdeck defaults apply until you review them.'
       : 'Untrusted repository: Flightdeck defaults apply (its own setup, checks, templates and placement are not used).';
   return (
-    <div className={`trust-line ${status.state === 'changed' ? 'trust-line-changed' : ''}`} data-testid="trust-line" data-state={status.state}>
-      <Icon name="alert" size={13} /> <span>{text}</span>
-      <button type="button" className="link" onClick={() => setReviewing(true)} data-testid="trust-review">
-        Review and trust
-      </button>
+    <>
+      <div className={`trust-line ${status.state === 'changed' ? 'trust-line-changed' : ''}`} data-testid="trust-line" data-state={status.state}>
+        <Icon name="alert" size={13} /> <span>{text}</span>
+        <button type="button" className="link" onClick={() => setReviewing(true)} data-testid="trust-review">
+          Review and trust
+        </button>
+      </div>
+      {/* Outside the line: the dialog does not take the notice's colour and size. */}
       {reviewing && <TrustDialog projectId={projectId} status={status} onClose={() => setReviewing(false)} onTrusted={reload} />}
-    </div>
+    </>
   );
 }
 

@@ -93,6 +93,7 @@ export function SessionWorktreeBar({ session }: { session: Session }) {
         </span>
       )}
       {status?.state === 'missing' && <span className="badge badge-bad">folder missing</span>}
+      <SetupTerminalsButton worktreePath={w.path} />
       {w.archiveRef ? (
         <>
           <span className="muted small" data-testid="worktree-discarded">
@@ -273,5 +274,30 @@ function MergeDialog({ sessionId, status, onClose, onDone }: { sessionId: string
         </p>
       )}
     </Modal>
+  );
+}
+
+/** The worktree's setup commands (worktree.setup of a trusted repository) ran in terminals: opened from here. */
+function SetupTerminalsButton({ worktreePath }: { worktreePath: string }) {
+  const all = useAppStore((s) => s.terminals);
+  const showTerminal = useAppStore((s) => s.showTerminal);
+  const setView = useAppStore((s) => s.setView);
+  const setup = all.filter((t) => t.owner.worktreePath === worktreePath && t.owner.phase === 'setup');
+  if (setup.length === 0) return null;
+  const failed = setup.some((t) => t.status === 'exited' && t.exitCode !== 0);
+  const running = setup.some((t) => t.status === 'running');
+  return (
+    <button
+      className={`button small ${failed ? 'danger' : ''}`}
+      title={setup.map((t) => t.title).join('\n')}
+      data-testid="worktree-setup-terminal"
+      onClick={() => {
+        // The last one: the step that failed or is running, else the last that ran.
+        showTerminal(setup[setup.length - 1]!.id);
+        setView({ name: 'terminals' });
+      }}
+    >
+      Setup {running ? 'running…' : failed ? 'failed' : 'output'}
+    </button>
   );
 }
