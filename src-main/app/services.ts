@@ -57,6 +57,8 @@ import { PtyCommandRunner } from '../terminals/agent-command-runner';
 import { ContainerService, settingsPlacementStore } from '../containers/container-service';
 import { ContainerRunner } from '../containers/container-runner';
 import { registerContainerHandlers } from '../containers/handlers';
+import { GitProgramAllowList } from '../git/program-allow-list';
+import { setAllowedGitPrograms } from '../git/repo-programs';
 
 /** Long-lived hosts take the day's backup a minute after start; CLI commands end long before. */
 const BACKUP_FIRST_CHECK_MS = 60_000;
@@ -115,6 +117,8 @@ export class AppServices {
   /** Autopilot runs: a goal and an acceptance command worked towards in a worktree (see docs/autopilot.md). */
   readonly autopilot: AutopilotService;
   readonly changes: ChangesService;
+  /** Programs a repository's own git config names that the user allowed (see docs/security.md): the app's git refuses the rest. */
+  readonly gitPrograms: GitProgramAllowList;
   /** Agent sessions placed in Docker containers, on local or remote engines (see docs/containers.md). */
   readonly containers: ContainerService;
   /** The agent mailbox: command files in, reports, sessions, logs and ADRs out (see docs/mailbox.md). */
@@ -165,6 +169,8 @@ export class AppServices {
       throw describeOpenError(e, databasePath(options.dataDir));
     }
     this.router = new Router(log.child('bridge'));
+    this.gitPrograms = new GitProgramAllowList(options.dataDir);
+    setAllowedGitPrograms((commonDir) => this.gitPrograms.allowed(commonDir));
     this.dbPath = databasePath(options.dataDir);
     this.db = openDatabase(this.dbPath);
     // Checked by the long-lived hosts (checkIntegrity), not here: a short CLI command must not read the whole file.

@@ -4,7 +4,7 @@ import { AppError } from '../../src-preload/contract';
 import { cleanExec, gitEnv, resolveOnPath } from '../platform/child-process';
 import { ConcurrencyLimiter } from '../platform/concurrency';
 import { locateRepository, requireRecordedRepository, type RepoLocation } from './repo-location';
-import { decide, repoPrograms } from './repo-programs';
+import { decide, repoPrograms, type RepoProgram } from './repo-programs';
 
 /** Git status on a large repository can take a while; a hung git (network FS) must not hang us. */
 const DEFAULT_GIT_TIMEOUT_MS = 30_000;
@@ -124,6 +124,19 @@ export function safeGitArgs(args: readonly string[]): string[] {
   const [sub, ...rest] = args;
   const hardened = sub !== undefined && DIFF_LIKE.has(sub) ? [sub, '--no-ext-diff', '--no-textconv', ...rest] : [...args];
   return [...SAFE_GIT_CONFIG, ...hardened];
+}
+
+/**
+ * The programs the repository at `cwd` configures in its own config (what the app's git refuses
+ * or switches off), with where its git data is; null outside a work tree.
+ */
+export async function repositoryPrograms(cwd: string): Promise<{ location: RepoLocation; programs: RepoProgram[] } | null> {
+  const location = locateRepository(cwd);
+  if (!location) return null;
+  const env: Record<string, string> = { ...gitEnv(), GIT_OPTIONAL_LOCKS: '0' };
+  const gitPath = resolveOnPath('git', env.PATH);
+  if (!gitPath) throw gitNotInstalled();
+  return { location, programs: await repoPrograms(location, gitPath, env) };
 }
 
 /** Gits running and waiting now, and the most that ever ran at once (tests, diagnostics). */

@@ -148,6 +148,7 @@ export interface ProgramDecision {
  * program would have to run) unless the user allowed exactly that key and value.
  */
 export function decide(loc: RepoLocation, sub: string | undefined, programs: readonly RepoProgram[]): ProgramDecision {
+  if (programs.length === 0) return { configArgs: [] };
   const ok = allowed(loc.commonDir);
   const configArgs: string[] = [];
   const refused: RepoProgram[] = [];

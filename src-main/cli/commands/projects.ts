@@ -1,6 +1,9 @@
 import { createInterface } from 'node:readline/promises';
 import type { Project, TrustStatus } from '../../../src-preload/contract';
 import { UserPath, ProjectId } from '../../../src-preload/contract';
+import { AppError } from '../../../src-preload/contract';
+import { repositoryPrograms } from '../../git/git';
+import { programEntry } from '../../git/repo-programs';
 import { UsageError, type CliCommand, type CliContext } from '../command';
 import { trustLines } from './trust-text';
 
@@ -13,8 +16,8 @@ function describe(p: Project): string {
 
 export const projectsCommand: CliCommand = {
   name: 'projects',
-  summary: 'List, add or remove projects (local git repositories); trust or untrust a repository\'s own setup, checks, templates and placement.',
-  usage: 'projects list | projects add PATH | projects remove ID | projects trust PATH [--yes] | projects untrust PATH',
+  summary: 'List, add or remove projects (local git repositories); trust or untrust a repository\'s own setup, checks, templates and placement; allow the programs its git config names.',
+  usage: 'projects list | projects add PATH | projects remove ID | projects trust PATH [--yes] | projects untrust PATH | projects allow-git-programs PATH [--yes] | projects disallow-git-programs PATH',
   flags: { yes: false },
   async run(ctx) {
     const [sub, arg, ...rest] = ctx.args;
@@ -52,6 +55,16 @@ export const projectsCommand: CliCommand = {
         const status = await app.trust.untrust(await repository(app, arg, 'untrust'));
         if (ctx.json) ctx.out(JSON.stringify(status));
         else ctx.out(`${status.root} is untrusted: its setup, checks, templates and placement are not used; Flightdeck defaults apply.`);
+        return 0;
+      }
+      case 'allow-git-programs':
+        return allowGitPrograms(ctx, arg);
+      case 'disallow-git-programs': {
+        const found = await repositoryPrograms(gitPath(arg, sub));
+        if (!found) throw new AppError('not_a_git_repo', `${arg} is not in a git work tree.`);
+        app.gitPrograms.revoke(found.location.commonDir);
+        if (ctx.json) ctx.out(JSON.stringify({ repository: found.location.commonDir, allowed: [] }));
+        else ctx.out(`No program of ${found.location.workTree}'s git config is allowed any more: Flightdeck's git refuses them again.`);
         return 0;
       }
       default:
@@ -101,5 +114,52 @@ async function trustCommand(ctx: CliContext, root: string): Promise<number> {
   const trusted = await app.trust.trust(root, status.fingerprint);
   if (ctx.json) ctx.out(JSON.stringify(trusted));
   else ctx.out(`Trusted ${trusted.root} (fingerprint ${trusted.fingerprint.slice(0, 12)}). A change to any of these items makes it untrusted again until reviewed.`);
+  return 0;
+}
+
+function gitPath(arg: string | undefined, sub: string): string {
+  if (!arg) throw new UsageError(`projects ${sub} needs the repository's PATH`);
+  const path = UserPath.safeParse(arg);
+  if (!path.success) throw new UsageError(path.error.issues[0]?.message ?? 'invalid path');
+  return path.data;
+}
+
+/**
+ * Lists the programs the repository's own git config names (filter, merge, signing, ssh, …:
+ * what Flightdeck's git refuses) and allows exactly those values after a yes (a terminal's, or
+ * --yes). A later change of any value is refused again.
+ */
+async function allowGitPrograms(ctx: CliContext, arg: string | undefined): Promise<number> {
+  const app = await ctx.openApp();
+  const found = await repositoryPrograms(gitPath(arg, 'allow-git-programs'));
+  if (!found) throw new AppError('not_a_git_repo', `${arg} is not in a git work tree.`);
+  const { location, programs } = found;
+  const already = app.gitPrograms.allowed(location.commonDir);
+  const pending = programs.filter((p) => !already.has(programEntry(p)));
+  const say = ctx.json ? ctx.err : ctx.out;
+  if (programs.length === 0) say(`${location.workTree}'s git config names no program: nothing to allow.`);
+  for (const p of programs) say(`  ${already.has(programEntry(p)) ? 'allowed ' : 'refused '} ${p.key} = ${p.value}  (${p.origin})`);
+  if (pending.length > 0) {
+    if (ctx.flags.yes !== true) {
+      if (!process.stdin.isTTY) {
+        ctx.err(`error: not allowed: confirm with "flightdeck projects allow-git-programs ${location.workTree} --yes" after reading the list above (no terminal to ask on)`);
+        return 1;
+      }
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      let answer: string;
+      try {
+        answer = await rl.question(`Let Flightdeck's git run these ${pending.length} program${pending.length === 1 ? '' : 's'} for this repository (as your user, outside any sandbox)? [y/N] `);
+      } finally {
+        rl.close();
+      }
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        ctx.out('Not allowed.');
+        return 1;
+      }
+    }
+    app.gitPrograms.allow(location.commonDir, pending);
+    if (!ctx.json) ctx.out(`Allowed ${pending.length} program${pending.length === 1 ? '' : 's'} for ${location.workTree}. A changed value is refused again.`);
+  }
+  if (ctx.json) ctx.out(JSON.stringify({ repository: location.commonDir, allowed: programs.map((p) => ({ key: p.key, value: p.value, origin: p.origin })) }));
   return 0;
 }

@@ -56,7 +56,7 @@ function service(): ContainerService {
 
 async function inContainer(svc: ContainerService, sessionId: string, cwd: string, command: string): Promise<string> {
   const r = await new ContainerRunner(svc, sessionId).run({ cwd, command: `exec 2>&1; ${command}`, env: {}, timeoutMs: 60_000, signal: new AbortController().signal });
-  return r.stdout;
+  return r.stdout ?? '';
 }
 
 /** The attack's writes, each followed by its exit status. */

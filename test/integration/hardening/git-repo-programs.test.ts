@@ -20,6 +20,7 @@ import { git } from '../../../src-main/git/git';
 import { GitProgramAllowList } from '../../../src-main/git/program-allow-list';
 import { resetRepoProgramCache, setAllowedGitPrograms } from '../../../src-main/git/repo-programs';
 import { silentLogger } from '../../../src-main/platform/logger';
+import { cli } from '../../support/cli';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
@@ -93,6 +94,30 @@ describe("the app's git never runs a program the repository configures", () => {
     await expect(ops.commit(repo, 'changed program')).rejects.toMatchObject({ code: 'forbidden' });
     expect(existsSync(`${marker}2`)).toBe(false);
   });
+
+  it('CLI: projects allow-git-programs lists the programs, asks (--yes without a terminal), records exactly them; disallow takes it back', async () => {
+    const { repo, marker } = repoWithMarker();
+    plantFilter(repo, marker);
+    const data = tempDir('fd-gitprog-cli-');
+    cleanups.push(data.cleanup);
+    const asked = await cli('projects', 'allow-git-programs', repo, '--data-dir', data.path);
+    expect(asked.code).toBe(1);
+    expect(asked.out).toContain(`refused  filter.pwn.clean = touch ${marker}; cat`);
+    expect(asked.err).toContain('--yes');
+    const list = new GitProgramAllowList(data.path);
+    setAllowedGitPrograms((c) => list.allowed(c));
+    await expect(ops.commit(repo, 'still refused')).rejects.toMatchObject({ code: 'forbidden' });
+
+    const yes = await cli('projects', 'allow-git-programs', repo, '--yes', '--data-dir', data.path);
+    expect(yes.code).toBe(0);
+    expect(yes.out).toContain('Allowed 1 program');
+    expect(await ops.commit(repo, 'allowed by the user')).toBe(true);
+    expect(existsSync(marker)).toBe(true);
+
+    expect((await cli('projects', 'disallow-git-programs', repo, '--data-dir', data.path)).code).toBe(0);
+    writeFileSync(join(repo, 'work.txt'), 'more\n');
+    await expect(ops.commit(repo, 'refused again')).rejects.toMatchObject({ code: 'forbidden' });
+  }, 60_000);
 
   it('merge drivers, signing programs, ssh commands, upload-pack and ext:: remotes are refused or off', async () => {
     const { repo, marker } = repoWithMarker();
