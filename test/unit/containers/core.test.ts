@@ -144,6 +144,18 @@ describe('container options', () => {
     expect(() => createOptions({ ...req, localEngine: false })).toThrow(/remote engine cannot bind-mount/);
   });
 
+  it("binds the workspace's git data read-only after the workspace (a bind workspace only)", () => {
+    const ro = [{ source: '/w/.git', target: '/app/volumes/workspace/.git' }, { source: '/r/.git', target: '/r/.git' }];
+    const mounts = (createOptions({ ...req, readOnlyMounts: ro }) as { HostConfig: { Mounts: Array<Record<string, unknown>> } }).HostConfig.Mounts;
+    expect(mounts.slice(0, 3)).toEqual([
+      { Type: 'bind', Source: '/w', Target: '/app/volumes/workspace' },
+      { Type: 'bind', Source: '/w/.git', Target: '/app/volumes/workspace/.git', ReadOnly: true },
+      { Type: 'bind', Source: '/r/.git', Target: '/r/.git', ReadOnly: true },
+    ]);
+    const volume = (createOptions({ ...req, localEngine: false, workspace: { kind: 'volume', name: 'v' }, readOnlyMounts: ro }) as { HostConfig: { Mounts: Array<Record<string, unknown>> } }).HostConfig.Mounts;
+    expect(volume.some((m) => m.ReadOnly)).toBe(false);
+  });
+
   it("points host.docker.internal at Docker's host-gateway, or at the address given (Podman's bridge gateway), or nowhere", () => {
     const hosts = (r: Partial<ContainerRequest>) => (createOptions({ ...req, network: 'bridge', ...r }) as { HostConfig: { ExtraHosts?: string[] } }).HostConfig.ExtraHosts;
     expect(hosts({})).toEqual(['host.docker.internal:host-gateway']);
