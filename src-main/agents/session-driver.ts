@@ -31,6 +31,11 @@ export interface DriverSessionOptions {
   title?: string;
   /** Standing instructions in the system prompt of every turn (the role's brief, a capability's rules). */
   instructions?: string;
+  /**
+   * The agent changes no file: its file tools are refused (the read-only preset) and its
+   * commands run in a read-only sandbox, whatever the mode (yolo still runs them unasked).
+   */
+  readOnly?: boolean;
 }
 
 export interface ToolCallReport {
@@ -81,7 +86,9 @@ export class SessionDriver {
       ...(o.model ? { model: o.model } : {}),
       role: o.role,
       ...(o.instructions ? { instructions: o.instructions } : {}),
+      ...(o.readOnly ? { sandbox: 'read-only' as const } : {}),
     });
+    if (o.readOnly) this.agents.updateSession({ sessionId: s.id, policyPreset: 'read-only' });
     if (o.executor === 'claude-code') this.coder!.updateSession({ sessionId: s.id, executor: 'claude-code' });
     return this.agents.getSession(s.id);
   }

@@ -80,6 +80,12 @@ export interface AgentChoice {
   model?: string | undefined;
 }
 
+/** A file init writes, as it will be written (the .gitignore: the line added). */
+export interface InitFile {
+  path: string;
+  text: string;
+}
+
 export interface InitResult {
   root: string;
   configPath: string;
@@ -137,7 +143,11 @@ export class PlanningService {
 
   // ---- init -------------------------------------------------------------------------------------
 
-  async init(o: { repo: string; projectId?: string | undefined; signal?: AbortSignal } & AgentChoice): Promise<InitResult> {
+  /**
+   * `confirm` is shown the files init is about to write (nothing is written before); false
+   * writes nothing.
+   */
+  async init(o: { repo: string; projectId?: string | undefined; signal?: AbortSignal; confirm?: (files: InitFile[]) => Promise<boolean> } & AgentChoice): Promise<InitResult> {
     const root = await this.o.worktrees.repoRoot(o.repo);
     const cfgPath = configPath(root);
     if (existsSync(cfgPath)) {
@@ -154,7 +164,9 @@ export class PlanningService {
 
     // The setup's standing brief is each session's instructions (its system prompt), the step the message.
     const instructions = templates.render('init/system', ctx);
-    const planner = this.o.driver.createSession({ ...base, role: 'planner', instructions, title: `Init ${repoName}: analysis` });
+    // Init's agents change nothing in the checkout (Flightdeck writes init's own files from their answer):
+    // file tools refused, commands in a read-only sandbox — a yolo Coder once left a stray file in the user's checkout.
+    const planner = this.o.driver.createSession({ ...base, role: 'planner', instructions, title: `Init ${repoName}: analysis`, readOnly: true });
     const analysisTurn = await this.o.driver.runTurn(planner.id, analyzePrompt, { ...(o.signal ? { signal: o.signal } : {}) });
     requireCompleted(analysisTurn, 'The repository analysis');
     const analysis = analysisTurn.finalText.trim();
@@ -162,7 +174,7 @@ export class PlanningService {
     const setupPrompt = templates.render('init/setup_project', { ...ctx, analysis: analysis === '' ? '(the analysis came back empty)' : analysis });
     // The Coder role runs with approvals bypassed as the workflow's agent profiles do (its role guard still
     // blocks the dangerous commands); it is told to change nothing, Flightdeck writes the files.
-    const coder = this.o.driver.createSession({ ...base, role: 'coder', mode: 'yolo', instructions, title: `Init ${repoName}: setup` });
+    const coder = this.o.driver.createSession({ ...base, role: 'coder', mode: 'yolo', instructions, title: `Init ${repoName}: setup`, readOnly: true });
     const setupTurn = await this.o.driver.runTurn(coder.id, setupPrompt, { ...(o.signal ? { signal: o.signal } : {}) });
     requireCompleted(setupTurn, 'The project setup');
 
@@ -175,6 +187,12 @@ export class PlanningService {
     }
     if (existsSync(cfgPath)) notes.push('replaced the config.yml the agent wrote during setup with the validated one');
     const overviewPath = join(root, FEATURES_DIR, OVERVIEW_FILE);
+    const files: InitFile[] = [
+      { path: cfgPath, text: built.text },
+      { path: overviewPath, text: overview.endsWith('\n') ? overview : `${overview}\n` },
+      { path: join(root, '.gitignore'), text: `${TREES_DIR}/ (appended unless it is already ignored)\n` },
+    ];
+    if (o.confirm && !(await o.confirm(files))) throw new FeatureError('config', 'nothing was written: the proposed files were declined');
     try {
       // No symlink below the repository on the way (a committed `.flightdeck` link would write elsewhere).
       writeFileInside(root, cfgPath, built.text, REPO_FILE_MODE);

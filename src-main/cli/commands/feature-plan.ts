@@ -4,10 +4,12 @@
  * continued in the app and the other way round).
  */
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import { AgentMode, FeatureExecutor, IssueRef, ProfileName, type PlanRevision } from '../../../src-preload/contract';
 import { FeatureError } from '../../features/errors';
 import { extractPhases } from '../../features/plan-model';
+import type { InitFile } from '../../features/planning-service';
 import type { RunAgent } from '../../features/state';
 import { UsageError, type CliContext } from '../command';
 import { featureProject, typedFeatureErrors } from './feature-support';
@@ -34,7 +36,7 @@ export const PLANNING_FLAGS = {
   assignee: true,
 } as const;
 
-export const PLANNING_USAGE = 'feature init [--repo DIR] | feature issues [--label L] [--assignee A] [--repo DIR] | feature new --from-issue N|URL [--slug SLUG] [--repo DIR] | feature plan SLUG [--repo DIR] (--spec FILE --verification FILE | --message TEXT… [--approve] [--done]) [--executor builtin|claude-code] [--profile NAME] [--model M] [--mode MODE]';
+export const PLANNING_USAGE = 'feature init [--repo DIR] [--yes] | feature issues [--label L] [--assignee A] [--repo DIR] | feature new --from-issue N|URL [--slug SLUG] [--repo DIR] | feature plan SLUG [--repo DIR] (--spec FILE --verification FILE | --message TEXT… [--approve] [--done]) [--executor builtin|claude-code] [--profile NAME] [--model M] [--mode MODE]';
 
 function str(ctx: CliContext, name: string): string | undefined {
   const v = ctx.flags[name];
@@ -72,7 +74,23 @@ export async function featureInit(ctx: CliContext, args: string[]): Promise<numb
     const app = await ctx.openApp();
     const { root, projectId } = await featureProject(ctx, app);
     await warnUntrusted(ctx, app, root, ['prompts']);
-    const r = await app.planning.init({ repo: root, projectId, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined, signal: ctx.signal });
+    const yes = ctx.flags.yes === true;
+    // What init will write, shown before it is written; at a terminal it asks (unless --yes).
+    const confirm = async (files: InitFile[]): Promise<boolean> => {
+      if (!ctx.json) {
+        ctx.out('Init will write:');
+        for (const f of files) ctx.out(`── ${f.path} ──\n${f.text.trimEnd()}`);
+        ctx.out('──');
+      }
+      if (yes || !process.stdin.isTTY || !process.stderr.isTTY) return true;
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return /^y(es)?$/i.test((await rl.question('Write these files? [y/N] ')).trim());
+      } finally {
+        rl.close();
+      }
+    };
+    const r = await app.planning.init({ repo: root, projectId, executor: agent.executor, profile: agent.profile ?? undefined, model: agent.model ?? undefined, signal: ctx.signal, confirm });
     if (ctx.json) {
       ctx.out(JSON.stringify(r));
       return 0;

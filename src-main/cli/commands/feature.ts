@@ -234,7 +234,7 @@ export const featureCommand: CliCommand = {
     const run = Object.prototype.hasOwnProperty.call(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
     if (!run) throw new UsageError(`unknown feature subcommand "${sub}"`);
     if (ctx.flags['dry-run'] === true && sub !== 'clean') throw new UsageError('--dry-run applies to feature clean only');
-    if (ctx.flags.yes === true && sub !== 'clean' && sub !== 'merge') throw new UsageError('--yes applies to feature clean and feature merge only');
+    if (ctx.flags.yes === true && sub !== 'clean' && sub !== 'merge' && sub !== 'init') throw new UsageError('--yes applies to feature clean, feature merge and feature init only');
     if (ctx.flags.squash === true && sub !== 'merge') throw new UsageError('--squash applies to feature merge only');
     try {
       return await run(ctx, rest);

@@ -74,7 +74,25 @@ describe('feature init (CLI)', () => {
     expect(readFileSync(r.configPath, 'utf8')).toContain('npm run -s build');
     const second = await h.run('feature', 'init', '--repo', h.repo);
     expect(second.code).toBe(1);
+    expect(second.out).not.toContain('Init will write:');
     expect(second.err).toMatch(/^error: config error: .*\.flightdeck\/config\.yml: the project is already initialized/);
+  });
+});
+
+describe('feature init shows what it will write (CLI)', () => {
+  it('prints each file before writing it, then says where it wrote', async () => {
+    h = await harness([
+      { match: { userPattern: 'Step 1 of 2' }, blocks: [{ type: 'text', text: 'A sample.' }] },
+      { match: { userPattern: 'Step 2 of 2' }, blocks: [{ type: 'text', text: '<config_yml>\nchecks: ["npm run -s build"]\n</config_yml>\n<overview_md>\n# sample\n\nA sample project with vitest tests and eslint, overview text OVERVIEW-4411.\n</overview_md>' }] },
+    ]);
+    const r = await h.run('feature', 'init', '--repo', h.repo);
+    expect(r.code, r.err).toBe(0);
+    const shown = r.out.indexOf('Init will write:');
+    expect(shown).toBeGreaterThanOrEqual(0);
+    expect(r.out.indexOf('OVERVIEW-4411')).toBeGreaterThan(shown);
+    expect(r.out.indexOf('npm run -s build')).toBeGreaterThan(shown);
+    expect(r.out).toContain(`── ${join(h.repo, '.gitignore')} ──\n.trees/ (appended unless it is already ignored)`);
+    expect(r.out.indexOf('Initialized')).toBeGreaterThan(r.out.indexOf('OVERVIEW-4411'));
   });
 });
 
