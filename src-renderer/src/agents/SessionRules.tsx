@@ -3,9 +3,9 @@ import { useClient } from '../store';
 
 /**
  * The rules "approve for this session" remembered, each with a button that forgets it (the calls
- * it covered ask again). Read when opened, so a rule approved meanwhile shows on the next look.
+ * it covered ask again). Read when opened and whenever an approval of the session is answered.
  */
-export function SessionRules({ sessionId }: { sessionId: string }) {
+export function SessionRules({ sessionId, pendingApprovals }: { sessionId: string; pendingApprovals: number }) {
   const client = useClient();
   const [open, setOpen] = useState(false);
   const [rules, setRules] = useState<string[] | null>(null);
@@ -21,7 +21,8 @@ export function SessionRules({ sessionId }: { sessionId: string }) {
     return () => {
       live = false;
     };
-  }, [client, open, sessionId, reload]);
+    // An answered approval ("Always") may have added a rule: an open list reads again.
+  }, [client, open, sessionId, reload, pendingApprovals]);
   const remove = async (rule: string) => {
     try {
       await client.invoke('agents.rules.remove', { sessionId, rule });

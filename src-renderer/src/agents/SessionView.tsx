@@ -69,7 +69,7 @@ export function SessionView({
         </span>
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
         <EffectiveConfig sessionId={session.id} model={session.model} />
-        <SessionRules sessionId={session.id} />
+        <SessionRules sessionId={session.id} pendingApprovals={session.pendingApprovals} />
         {transcript.context && ctxWindow ? <ContextMeter tokens={transcript.context.tokens} window={ctxWindow} /> : null}
       </div>
       <div className="session-body">

@@ -61,6 +61,20 @@ export class SessionPage {
     await expect(this.approval).toBeHidden();
   }
 
+  /** "Always": approves and remembers the call's rule for the session. */
+  async approveForSession(): Promise<void> {
+    await this.approval.getByTestId('approve-session').click();
+    await expect(this.approval).toBeHidden();
+  }
+
+  /** Opens the session's remembered rules ("Approved for this session" under the title) and returns the panel. */
+  async openRules(): Promise<Locator> {
+    const panel = this.page.getByTestId('session-rules');
+    if (!(await panel.isVisible())) await this.page.getByTestId('session-rules-toggle').click();
+    await expect(panel).toBeVisible();
+    return panel;
+  }
+
   async deny(reason: string): Promise<void> {
     await this.approval.getByTestId('deny').click();
     await this.approval.getByTestId('deny-reason').fill(reason);
