@@ -21,7 +21,7 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
   const drafts = allDrafts.filter((d) => d.projectId === projectId);
   const featureProjects = useAppStore((s) => s.featureProjects);
   const features = featureProjects.find((p) => p.projectId === projectId)?.features ?? [];
-  const [planning, setPlanning] = useState(false);
+  const [planning, setPlanning] = useState<false | 'describe' | 'issue'>(false);
   const [initing, setIniting] = useState(false);
   const [result, setResult] = useState<InitResult | null>(null);
 
@@ -46,7 +46,10 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
           <button className="button" onClick={() => void init()} disabled={initing} data-testid="feature-init" title="Write .flightdeck/config.yml and overview.md from an analysis of the repository">
             {initing ? <Icon name="refresh" className="spin" /> : <Icon name="layers" />} {initing ? 'Analysing the repository…' : 'Set up features'}
           </button>
-          <button className="button primary" onClick={() => setPlanning(true)} data-testid="plan-feature">
+          <button className="button" onClick={() => setPlanning('issue')} data-testid="plan-from-issue" title="Plan a feature from one of the repository's open GitHub issues">
+            New feature from issue
+          </button>
+          <button className="button primary" onClick={() => setPlanning('describe')} data-testid="plan-feature">
             <Icon name="plus" /> Plan a feature
           </button>
         </div>
@@ -114,7 +117,7 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
           </ul>
         </>
       )}
-      {planning && <NewPlanDialog projectId={projectId} onClose={() => setPlanning(false)} />}
+      {planning && <NewPlanDialog projectId={projectId} fromIssue={planning === 'issue'} onClose={() => setPlanning(false)} />}
     </div>
   );
 }

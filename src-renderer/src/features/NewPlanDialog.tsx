@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { FeatureExecutor } from '../../../src-preload/contract/features';
+import type { ForgeIssue } from '../../../src-preload/contract/issues';
 import { Modal } from '../components/Modal';
 import { useAppStore, useClient } from '../store';
 
@@ -8,22 +9,29 @@ import { useAppStore, useClient } from '../store';
  * worktree's folder and branch), so its refusal is shown under the field word for word rather
  * than a second copy of the rule being checked here.
  */
-export function NewPlanDialog({ projectId, onClose }: { projectId: string; onClose(): void }) {
+export function NewPlanDialog({ projectId, onClose, fromIssue = false }: { projectId: string; onClose(): void; fromIssue?: boolean }) {
   const client = useClient();
   const upsertDraft = useAppStore((s) => s.upsertDraft);
   const setView = useAppStore((s) => s.setView);
+  const [source, setSource] = useState<'describe' | 'issue'>(fromIssue ? 'issue' : 'describe');
   const [slug, setSlug] = useState('');
   const [executor, setExecutor] = useState<FeatureExecutor>('builtin');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const issues = useIssues(projectId, source === 'issue');
+  const [picked, setPicked] = useState<number | null>(null);
+  const ready = source === 'issue' ? picked !== null : slug.trim() !== '';
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (slug.trim() === '' || busy) return;
+    if (!ready || busy) return;
     setBusy(true);
     setError(null);
     try {
-      const { draft } = await client.invoke('features.plan.start', { projectId, slug: slug.trim(), executor });
+      const { draft } =
+        source === 'issue'
+          ? await client.invoke('features.plan.fromIssue', { projectId, issue: String(picked), executor, ...(slug.trim() ? { slug: slug.trim() } : {}) })
+          : await client.invoke('features.plan.start', { projectId, slug: slug.trim(), executor });
       upsertDraft(draft);
       onClose();
       setView({ name: 'plan', draftId: draft.id, screen: 'chat' });
@@ -44,15 +52,23 @@ export function NewPlanDialog({ projectId, onClose }: { projectId: string; onClo
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" form="new-plan-form" className="button primary" disabled={busy || slug.trim() === ''} data-testid="start-plan">
+          <button type="submit" form="new-plan-form" className="button primary" disabled={busy || !ready} data-testid="start-plan">
             {busy ? 'Starting…' : 'Start planning'}
           </button>
         </>
       }
     >
       <form id="new-plan-form" className="form" onSubmit={(e) => void submit(e)}>
+        <div className="segmented" role="radiogroup" aria-label="Start from">
+          {(['describe', 'issue'] as const).map((x) => (
+            <button type="button" key={x} role="radio" aria-checked={source === x} className={source === x ? 'active' : ''} onClick={() => setSource(x)} data-testid={`plan-source-${x}`}>
+              {x === 'describe' ? 'Describe it' : 'From a GitHub issue'}
+            </button>
+          ))}
+        </div>
+        {source === 'issue' && <IssueList state={issues} picked={picked} onPick={setPicked} />}
         <label className="field">
-          Feature slug
+          {source === 'issue' ? 'Feature slug (optional)' : 'Feature slug'}
           <input
             className={`input mono ${error ? 'invalid' : ''}`}
             value={slug}
@@ -60,15 +76,15 @@ export function NewPlanDialog({ projectId, onClose }: { projectId: string; onClo
               setSlug(e.target.value);
               setError(null);
             }}
-            placeholder="add-user-auth"
-            autoFocus
+            placeholder={source === 'issue' ? 'named after the issue' : 'add-user-auth'}
+            autoFocus={source === 'describe'}
             spellCheck={false}
             aria-invalid={error !== null}
             aria-describedby="plan-slug-help"
             data-testid="plan-slug-input"
           />
           <span id="plan-slug-help" className={`field-help ${error ? 'error' : ''}`} role={error ? 'alert' : undefined} data-testid="plan-slug-help">
-            {error ?? 'Names the worktree folder and the branch: lowercase letters and digits, single hyphens.'}
+            {error ?? (source === 'issue' ? "Left empty, the issue's title and number name it. The issue's text and comments are the Planner's first message, and the pull request closes the issue." : 'Names the worktree folder and the branch: lowercase letters and digits, single hyphens.')}
           </span>
         </label>
         <fieldset className="field plan-fieldset">
@@ -89,3 +105,75 @@ export function NewPlanDialog({ projectId, onClose }: { projectId: string; onClo
     </Modal>
   );
 }
+
+type IssuesState = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; issues: ForgeIssue[]; label: string; assignee: string; setFilter(f: { label: string; assignee: string }): void };
+
+/** The project's open issues through gh, re-asked when the label or assignee filter changes. */
+function useIssues(projectId: string, enabled: boolean): IssuesState & { retry(): void } {
+  const client = useClient();
+  const [filter, setFilter] = useState({ label: '', assignee: '' });
+  const [state, setState] = useState<{ status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; issues: ForgeIssue[] }>({ status: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (!enabled) return;
+    let live = true;
+    setState({ status: 'loading' });
+    const label = filter.label.trim();
+    const assignee = filter.assignee.trim();
+    client
+      .invoke('issues.list', { projectId, ...(label ? { label } : {}), ...(assignee ? { assignee } : {}) })
+      .then((r) => live && setState({ status: 'ready', issues: r.issues }))
+      .catch((e: unknown) => live && setState({ status: 'error', message: e instanceof Error ? e.message : String(e) }));
+    return () => {
+      live = false;
+    };
+  }, [client, projectId, enabled, filter.label, filter.assignee, attempt]);
+  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  if (state.status !== 'ready') return { ...state, retry };
+  return { ...state, ...filter, setFilter, retry };
+}
+
+function IssueList({ state, picked, onPick }: { state: IssuesState & { retry(): void }; picked: number | null; onPick(n: number): void }) {
+  const [label, setLabel] = useState('');
+  const [assignee, setAssignee] = useState('');
+  const apply = () => state.status === 'ready' && state.setFilter({ label, assignee });
+  return (
+    <div className="issue-picker" data-testid="issue-picker">
+      <div className="issue-filters">
+        <input className="input" placeholder="Label" aria-label="Filter by label" value={label} onChange={(e) => setLabel(e.target.value)} onBlur={apply} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), apply())} data-testid="issue-label" />
+        <input className="input" placeholder="Assignee" aria-label="Filter by assignee" value={assignee} onChange={(e) => setAssignee(e.target.value)} onBlur={apply} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), apply())} data-testid="issue-assignee" />
+      </div>
+      {state.status === 'loading' && <p className="muted small">Loading open issues…</p>}
+      {state.status === 'error' && (
+        <p className="field-help error" role="alert" data-testid="issues-error">
+          {state.message}{' '}
+          <button type="button" className="link link-inline" onClick={state.retry}>
+            Try again
+          </button>
+        </p>
+      )}
+      {state.status === 'ready' && state.issues.length === 0 && <p className="muted small">No open issues{state.label || state.assignee ? ' match' : ''}.</p>}
+      {state.status === 'ready' && state.issues.length > 0 && (
+        <ul className="issue-list" role="radiogroup" aria-label="Open issues">
+          {state.issues.map((i) => (
+            <li key={i.number}>
+              <label className={`issue-row ${picked === i.number ? 'active' : ''}`} data-testid="issue-row">
+                <input type="radio" name="issue" checked={picked === i.number} onChange={() => onPick(i.number)} />
+                <span className="mono muted">#{i.number}</span>
+                <span className="truncate" title={i.title}>
+                  {i.title}
+                </span>
+                {i.labels.map((l) => (
+                  <span key={l} className="badge">
+                    {l}
+                  </span>
+                ))}
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+

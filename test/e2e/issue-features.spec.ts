@@ -1,0 +1,101 @@
+import { test, expect } from '@playwright/test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startModelServer, type ModelServer } from '../fixtures/model-server/index';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { FeaturesPage } from './poms/features';
+import { makeRepo } from '../support/temp';
+
+/**
+ * A feature from a GitHub issue, as a person starts one: the project's open issues (a scripted
+ * gh on the host's PATH), filtered by label, one picked, and the Planner answering the issue.
+ */
+
+const ISSUES = [
+  {
+    number: 12,
+    state: 'OPEN',
+    url: 'https://github.com/acme/widgets/issues/12',
+    title: 'Login redirect loses the page the user asked for before signing in',
+    body: 'After logging in, users land on /home.',
+    labels: [{ name: 'bug' }],
+    assignees: [{ login: 'ana' }],
+    author: { login: 'bo' },
+    comments: [{ author: { login: 'ana' }, body: 'Keep ?next= through OAuth.' }],
+  },
+  { number: 13, state: 'OPEN', url: 'https://github.com/acme/widgets/issues/13', title: 'Dark mode', body: '', labels: [{ name: 'ui' }], assignees: [], author: { login: 'cy' }, comments: [] },
+];
+
+let host: RunningHost;
+let model: ModelServer;
+const repos: Array<{ path: string; cleanup(): void }> = [];
+
+/** A repository set up for features (its config committed), as after "Set up features". */
+function featuresRepo(): string {
+  const r = makeRepo('fd-e2e-issues-');
+  repos.push(r);
+  mkdirSync(join(r.path, '.flightdeck'));
+  writeFileSync(join(r.path, '.flightdeck', 'config.yml'), 'checks: []\n');
+  execFileSync('git', ['add', '.'], { cwd: r.path });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'features'], { cwd: r.path });
+  return r.path;
+}
+let ghDir: string;
+
+test.beforeAll(async () => {
+  model = await startModelServer({ script: [{ match: { userPattern: 'Plan this feature from issue #12' }, blocks: [{ type: 'text', text: 'Should ?next= survive a sign-up too?' }] }] });
+  ghDir = mkdtempSync(join(tmpdir(), 'fd-e2e-gh-'));
+  writeFileSync(join(ghDir, 'scenario.json'), JSON.stringify({ issues: ISSUES }));
+  const fakeGh = fileURLToPath(new URL('../fixtures/gh', import.meta.url));
+  host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5', PATH: `${fakeGh}${delimiter}${process.env.PATH ?? ''}`, GH_CONFIG_DIR: ghDir } });
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  await model?.close();
+  for (const r of repos) r.cleanup();
+  rmSync(ghDir, { recursive: true, force: true });
+});
+
+for (const width of [1440, 700]) {
+  test(`plans a feature from an open issue picked by label (${width} px)`, async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width, height: 900 });
+    const board = new BoardPage(page);
+    const features = new FeaturesPage(page);
+    await board.open(host.url);
+    const name = await board.addProject(featuresRepo());
+    await features.openProject(name);
+    await features.panel.getByTestId('plan-from-issue').click();
+    const dialog = page.getByTestId('new-plan-dialog');
+    await expect(dialog.getByTestId('issue-row')).toHaveCount(2);
+    await expect(dialog.getByTestId('issue-row').first()).toContainText('#12');
+    await dialog.getByTestId('issue-label').fill('ui');
+    await dialog.getByTestId('issue-label').press('Enter');
+    await expect(dialog.getByTestId('issue-row')).toHaveCount(1);
+    await expect(dialog.getByTestId('issue-row')).toContainText('Dark mode');
+    await dialog.getByTestId('issue-label').fill('bug');
+    await dialog.getByTestId('issue-label').press('Enter');
+    await expect(dialog.getByTestId('issue-row')).toHaveCount(1);
+    await dialog.getByTestId('issue-row').click();
+    // The dialog stays inside the window, however long the title.
+    const box = (await dialog.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(width);
+    await page.screenshot({ path: `test-results/issue-picker-${width}.png` });
+    if (width === 700) {
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect(dialog).toBeHidden();
+      return;
+    }
+    await dialog.getByTestId('start-plan').click();
+    await expect(features.chat).toBeVisible();
+    await expect(features.chat).toContainText('Should ?next= survive a sign-up too?', { timeout: 30_000 });
+    await expect(features.chat).toContainText('Plan this feature from issue #12');
+    await page.screenshot({ path: `test-results/issue-plan-chat-${width}.png` });
+  });
+}
