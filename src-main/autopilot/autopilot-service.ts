@@ -155,7 +155,14 @@ export class AutopilotService {
   async get(runId: string): Promise<{ run: AutopilotRun; plan: AutopilotPlanView | null; iterations: AutopilotIteration[] }> {
     const r = this.record(runId);
     let plan: AutopilotPlanView | null = null;
-    const text = existsSync(r.worktree) ? await readPlan(r.worktree) : null;
+    let text: string | null = null;
+    try {
+      text = existsSync(r.worktree) ? await readPlan(r.worktree) : null;
+    } catch (e) {
+      // Oversized or a link: the run is still shown, with why its plan is not.
+      if (!(e instanceof AppError)) throw e;
+      plan = { text: '', problems: [{ line: 1, message: e.message }], next: null, backlog: [], done: [], blocked: [] };
+    }
     if (text !== null) {
       const doc = parsePlan(text);
       const steps = readSteps(doc);

@@ -5,17 +5,25 @@
  * completed step. Every git call goes through the hardened helper (argument arrays only).
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import { git, gitBuffer, GitError } from '../git/git';
 import { writeFileAtomic } from '../platform/atomic-file';
+import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
+import { formatBytes } from '../../src-preload/contract/units';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 
 export const PLAN_FILE = 'PLAN.md';
 /** A plan is an ordinary tracked text file: readable by everyone, like the rest of the checkout. */
 const PLAN_MODE = 0o644;
+/**
+ * Largest PLAN.md read. A plan is a page of steps worked through one per iteration (a few KiB); the
+ * agent writes this file, and a 100,000-step one (3 MB) took seconds to parse at every read, which
+ * the run and the view do at each iteration. 256 KiB still holds thousands of steps.
+ */
+export const MAX_PLAN_BYTES = 256 * 1024;
 
 /** Enough of `git status` / `git diff --stat` for the model to see what is going on, not a flood. */
 const MAX_FACT_CHARS = 8_000;
@@ -138,11 +146,20 @@ export async function planIn(root: string, snapshot: string): Promise<string | n
   }
 }
 
+/**
+ * PLAN.md's text, or null when there is none. Refused (AppError) when it is over
+ * {@link MAX_PLAN_BYTES} (checked before reading) or not a regular file inside the worktree (a
+ * link the agent made could name any file of the user's, which would then go into every prompt).
+ */
 export async function readPlan(root: string): Promise<string | null> {
   try {
-    return await readFile(join(root, PLAN_FILE), 'utf8');
+    return (await readFileInsideAsync(root, join(root, PLAN_FILE), { maxBytes: MAX_PLAN_BYTES, what: 'plan' })).toString('utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (e instanceof FileTooLargeError) {
+      throw new AppError('invalid_input', `${PLAN_FILE} is ${formatBytes(e.size)}, over the ${formatBytes(MAX_PLAN_BYTES)} a plan may take, so it is not read: shorten it (fewer, larger steps; trim Done) in ${root}.`, { path: e.path });
+    }
+    if (e instanceof UnsafePathError) throw new AppError('invalid_input', `${PLAN_FILE} is not read: ${e.message}.`, { path: e.path });
     throw e;
   }
 }

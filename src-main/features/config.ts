@@ -5,6 +5,7 @@
  * unknown key (usually a typo) or a wrong type is an error naming the key path and line, never
  * silently ignored. Loading only reads; the file is never rewritten here.
  */
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { RunPlacement } from '../../src-preload/contract';
@@ -17,6 +18,11 @@ export const FEATURES_DIR = '.flightdeck';
 export const CONFIG_FILE = 'config.yml';
 /** The only config format version this build understands. */
 export const CONFIG_VERSION = 1;
+/**
+ * Largest features config read: a screenful of settings (a few KiB). It is parsed at every list,
+ * plan and run; a repository can commit anything, and a huge YAML file holds the host while it parses.
+ */
+export const MAX_CONFIG_FILE_BYTES = 256 * 1024;
 
 // Ports a user process may bind without privileges; 0 would mean "any port", not a range.
 const MIN_PORT = 1024;
@@ -110,11 +116,18 @@ export async function loadConfig(repoRoot: string): Promise<FeaturesConfig> {
   const path = configPath(repoRoot);
   let text: string;
   try {
+    // Size checked on the opened file before reading: a config is a screenful of settings.
+    const st = await stat(path);
+    if (st.isFile() && st.size > MAX_CONFIG_FILE_BYTES) {
+      throw new FeatureError('config', `the features config is ${st.size} bytes, over the ${MAX_CONFIG_FILE_BYTES} a config may take; it is not read`, { path });
+    }
     text = await readFileNoWaitAsync(path, 'utf8');
+    if (Buffer.byteLength(text) > MAX_CONFIG_FILE_BYTES) throw new FeatureError('config', `the features config grew over ${MAX_CONFIG_FILE_BYTES} bytes while it was read; it is not used`, { path });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new FeatureError('config', 'no features config: initialize the project first', { path }, { cause: e });
     }
+    if (e instanceof FeatureError) throw e;
     throw ioError(path, 'read the features config', e);
   }
   return parseConfig(text, path);

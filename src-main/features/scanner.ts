@@ -80,39 +80,53 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
  * changed within RACY_MS of being looked at is not kept (a second change within the file
  * system's clock tick could keep its size and times); every later change moves its times past
  * that, so a kept entry is never stale. Atomic writes (how Flightdeck writes) also give a new inode.
+ *
+ * A file that failed (over the size limit, malformed) is kept the same way with its error: the
+ * board lists every few seconds, and reading a broken file again and again until someone fixes
+ * it is work for nothing. Its next change gives it a new key, and it is read again then.
  */
-const parsedStates = new Map<string, { key: string; state: FeatureState }>();
+const parsedStates = new Map<string, { key: string; state: FeatureState } | { key: string; error: unknown }>();
 const RACY_MS = 2_000;
 const MAX_PARSED_STATES = 20_000;
 
 async function readStateCached(path: string): Promise<FeatureState> {
   let key: string | null = null;
+  let kept: { error: unknown } | null = null;
   try {
     const st = await stat(path, { bigint: true });
     if (st.isFile()) {
       key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
       const hit = parsedStates.get(path);
-      if (hit?.key === key) return structuredClone(hit.state);
+      if (hit?.key === key) {
+        if (!('error' in hit)) return structuredClone(hit.state);
+        kept = { error: hit.error };
+      }
       if (Date.now() - Number(st.mtimeMs) < RACY_MS || Date.now() - Number(st.ctimeMs) < RACY_MS) key = null;
     }
   } catch {
     // Missing or unreadable: readState says which, as a problem the scan reports.
   }
+  if (kept) throw kept.error;
   let state: FeatureState;
   try {
     state = await readState(path);
   } catch (e) {
-    // Gone or broken: nothing of it stays kept.
-    parsedStates.delete(path);
+    // Gone or unreadable: nothing of it stays kept. Broken as this very file (its size, its YAML,
+    // its content): its error is kept (see above).
+    keep(path, key !== null && isFeatureError(e) && (e.kind === 'state' || e.kind === 'yaml') ? { key, error: e } : null);
     throw e;
   }
-  if (key !== null) {
-    if (parsedStates.size >= MAX_PARSED_STATES) parsedStates.delete(parsedStates.keys().next().value!);
-    parsedStates.set(path, { key, state: structuredClone(state) });
-  } else {
-    parsedStates.delete(path);
-  }
+  keep(path, key !== null ? { key, state: structuredClone(state) } : null);
   return state;
+}
+
+function keep(path: string, entry: { key: string; state: FeatureState } | { key: string; error: unknown } | null): void {
+  if (entry === null) {
+    parsedStates.delete(path);
+    return;
+  }
+  if (parsedStates.size >= MAX_PARSED_STATES) parsedStates.delete(parsedStates.keys().next().value!);
+  parsedStates.set(path, entry);
 }
 
 /** The state at `path`, or undefined when there is none; other failures become problems. */

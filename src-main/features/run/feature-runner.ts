@@ -13,6 +13,7 @@
  * to the phase, and the totals are recomputed from the phases at every write.
  */
 import { lstat, readFile } from 'node:fs/promises';
+import { readFileInsideAsync } from '../../platform/contained-path';
 import { join, resolve } from 'node:path';
 import { AppError, type AgentMode, type CheckOutcome, type ContainerPlacement, type Delivery, type PhaseStats, type ReviewIssue, type RunEventData, type RunOutcome, type RunPlacement, type VerifyItem } from '../../../src-preload/contract';
 import type { CallGuards } from '../../agents/call-guard';
@@ -173,8 +174,8 @@ export class FeatureRunner {
     });
     this.worktree = resolve(this.req.repoRoot, this.state.git.worktree_path);
     const featureDir = join(this.worktree, FEATURES_DIR, this.req.slug);
-    const designSpec = await readDoc(join(featureDir, 'specs', 'design.md'));
-    const verificationPlan = await readDoc(join(featureDir, 'specs', 'verification.md'));
+    const designSpec = await readDoc(this.worktree, join(featureDir, 'specs', 'design.md'));
+    const verificationPlan = await readDoc(this.worktree, join(featureDir, 'specs', 'verification.md'));
 
     // How the run drives its agent, as chosen when the plan was approved (null in older files: the defaults).
     const agent = this.state.agent;
@@ -598,9 +599,16 @@ function abortMessage(signal: AbortSignal): string {
   return 'Cancelled; run the feature again to resume where it stopped.';
 }
 
-async function readDoc(path: string): Promise<string> {
+/**
+ * Largest spec read (design spec, verification plan). Both go into prompts whole; the Planner
+ * writes a few KiB, and a committed or agent-written giant would be sent to the model at each phase.
+ */
+const MAX_SPEC_BYTES = 512 * 1024;
+
+/** A spec of the feature: a regular file inside the worktree (no link out of it), of bounded size. */
+async function readDoc(worktree: string, path: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return (await readFileInsideAsync(worktree, path, { maxBytes: MAX_SPEC_BYTES, what: 'spec' })).toString('utf8');
   } catch (e) {
     throw new FeatureError('state', `the feature's document is missing or unreadable: ${(e as Error).message}`, { path }, { cause: e });
   }

@@ -4,7 +4,7 @@
  * by a FIFO is read again. readState is wrapped so the reads can be counted.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -69,5 +69,28 @@ describe('scanner cache', () => {
     const scan = await scanFeatures(repo);
     expect(scan.features.map((f) => f.slug)).toEqual(['beta']);
     expect(scan.problems).toHaveLength(1);
+  }, 30_000);
+
+  it('an oversized or malformed state file is read once and its error kept until it changes (never retried at each list)', async () => {
+    put('good', 'Title GOOD');
+    const huge = activeStatePath(repo, 'huge');
+    const broken = activeStatePath(repo, 'broken');
+    put('huge', 'x');
+    put('broken', 'x');
+    truncateSync(huge, 60 * 1024 * 1024);
+    writeFileSync(broken, 'feature: [unclosed\n');
+    await new Promise((r) => setTimeout(r, 2_100));
+    reads.mockClear();
+    for (let i = 0; i < 3; i++) {
+      const scan = await scanFeatures(repo);
+      expect(scan.features.map((f) => f.slug)).toEqual(['good']);
+      expect(scan.problems.map((p) => p.path).sort()).toEqual([broken, huge].sort());
+      expect(scan.problems.find((p) => p.path === huge)!.message).toContain("over the 1 MiB a feature's state may take; it is not read");
+    }
+    // Each file read once, by the first scan; the two after it were answered from what was kept.
+    expect(reads).toHaveBeenCalledTimes(3);
+    // Fixed: read again and listed.
+    put('huge', 'Title HUGE');
+    expect(await titles()).toEqual(['Title GOOD', 'Title HUGE']);
   }, 30_000);
 });
