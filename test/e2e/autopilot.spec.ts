@@ -118,3 +118,39 @@ test('start a run and watch it reach done, read its timeline, then answer a bloc
   const worktree = join(repo.path, '.trees', runId.replace(/^ap-/, 'autopilot-'));
   expect(readFileSync(join(worktree, 'mul.js'), 'utf8')).toBe('module.exports = (a, b) => a * b;\n');
 });
+
+test('the acceptance command runs sandboxed unless the run is started unsandboxed, which the form and the run show in red', async ({ page }) => {
+  test.setTimeout(120_000);
+  const other = makeRepo('fd-e2e-autopilot-unsandboxed-');
+  try {
+    const board = new BoardPage(page);
+    await board.open(host.url);
+    const name = await board.addProject(other.path);
+    const ap = new AutopilotPage(page);
+    await ap.open();
+    await page.getByTestId('ap-new').click();
+    const form = page.getByTestId('ap-new-run');
+    // Off by default; ticking it shows what it means, in the same red as Full access.
+    await expect(form.getByTestId('ap-unsandboxed')).not.toBeChecked();
+    await expect(form.getByTestId('ap-unsandboxed-warning')).toHaveCount(0);
+    await form.getByTestId('ap-unsandboxed').check();
+    const warning = form.getByTestId('ap-unsandboxed-warning');
+    await expect(warning).toContainText('FULL ACCESS');
+    const red = String(await page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--bad').trim()"));
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(red.slice(i, i + 2), 16));
+    await expect(warning).toHaveCSS('color', `rgb(${r}, ${g}, ${b})`);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+
+    // A run started with it says so on its page, in red.
+    await ap.start({ project: `${name} — ${other.path}`, goal: 'Check the acceptance badge', testCmd: 'true', unsandboxed: true });
+    const badge = ap.detail.getByTestId('ap-acceptance-unsandboxed');
+    await expect(badge).toHaveText('ACCEPTANCE UNSANDBOXED');
+    await expect(badge).toHaveCSS('color', `rgb(${r}, ${g}, ${b})`);
+    // Stopped before its repository goes (it may have finished already: `true` passes).
+    const cancel = ap.detail.getByTestId('ap-cancel');
+    if (await cancel.isVisible()) await cancel.click().catch(() => undefined);
+    await expect(cancel).toBeHidden({ timeout: 30_000 });
+  } finally {
+    other.cleanup();
+  }
+});
