@@ -15,6 +15,8 @@ describe('autopilot contract', () => {
       commit: false,
       compactEvery: 5,
       acceptanceTimeoutS: 600,
+      // The acceptance command runs sandboxed unless the run explicitly says otherwise.
+      acceptanceUnsandboxed: false,
     });
     const bad: unknown[] = [
       { goal: 'g', testCmd: 't' }, // no repository
@@ -25,6 +27,7 @@ describe('autopilot contract', () => {
       { repo: '/r', goal: 'g', testCmd: 't', executor: 'aider' },
       { repo: '/r', goal: 'g', testCmd: 't', extra: 1 },
       { repo: '/r', goal: 'x'.repeat(2001), testCmd: 't' },
+      { repo: '/r', goal: 'g', testCmd: 't', acceptanceUnsandboxed: 'yes' }, // only an explicit boolean
     ];
     for (const b of bad) expect(AutopilotStartInput.safeParse(b).success, JSON.stringify(b).slice(0, 80)).toBe(false);
   });
