@@ -23,6 +23,7 @@ import { writeState, type FeatureState, type FeatureStatus, type TokenCost } fro
 import { configPath, FEATURES_DIR, loadConfig } from './config';
 import { isFeatureError } from './errors';
 import { toIndexProblem } from './feature-index';
+import { validateSlug } from '../worktrees/worktree-model';
 
 export interface FeatureSummary {
   projectId: string | null;
@@ -289,6 +290,8 @@ export class FeatureService {
   // ---- status ---------------------------------------------------------------------------------
 
   async status(repo: string, slug: string): Promise<FeatureDetail> {
+    // A slug names folders: `../x` must never reach a path (the bridge refuses it too).
+    validateSlug(slug);
     const root = await this.repoRoot(repo);
     const idx = await this.index.reconcile(root);
     const row = idx.rows.find((r) => r.slug === slug);

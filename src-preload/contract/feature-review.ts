@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { request } from './define';
 import { ChangeSet } from './changes';
 import { ProjectId } from './projects';
+import { FeatureSlug } from './feature-slug';
 
 /** The rule itself is checked in main, with its message. */
-const Slug = z.string().min(1).max(200);
+const Slug = FeatureSlug;
 
 export const FeatureDiff = z.object({
   slug: z.string(),

@@ -11,9 +11,10 @@ import { z } from 'zod';
 import { event, request } from './define';
 import { ContainerPlacement } from './containers';
 import { ProjectId } from './projects';
+import { FeatureSlug } from './feature-slug';
 
 /** The rule itself (lowercase letters, digits, single hyphens, ≤ 64) is checked in main with its message. */
-const Slug = z.string().min(1).max(200);
+const Slug = FeatureSlug;
 
 export const FeatureRunId = z.string().regex(/^frun-[a-z0-9]{6,40}$/, 'not a feature run id');
 export type FeatureRunId = z.infer<typeof FeatureRunId>;

@@ -10,10 +10,10 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import { ProjectId } from './projects';
+import { FeatureSlug } from './feature-slug';
 import { AgentMode, ProfileName, SessionId } from './agents';
 
 /** The rule itself (lowercase letters, digits, single hyphens, ≤ 64) is checked in main with its message. */
-const FeatureSlug = z.string().min(1).max(200);
 
 export const PlanDraftId = z.string().regex(/^plan-[a-z0-9]{6,40}$/, 'not a plan draft id');
 export type PlanDraftId = z.infer<typeof PlanDraftId>;

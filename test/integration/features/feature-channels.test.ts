@@ -48,4 +48,20 @@ describe('features.* and worktrees.list over the bridge', () => {
     const after = await t.app.router.dispatch('features.list', { projectId: project.id }, ctx);
     expect(after).toMatchObject({ ok: true, value: { projects: [{ features: [{ slug: 'done-work', status: 'merged', source: 'merged' }] }] } });
   }, 60_000);
+
+  it('a slug that is not a slug (../, a/b, upper case) is refused at the bridge and by the service', async () => {
+    const repo = repoWithOrigin('fd-chan-slug-');
+    cleanups.push(repo.cleanup);
+    const t = await startTestApp();
+    cleanups.push(t.cleanup);
+    const project = await t.app.projects.add(repo.path);
+    for (const slug of ['../x', '../../etc', 'a/b', 'Upper', '.', 'x/../y']) {
+      for (const channel of ['features.status', 'featureRuns.history', 'featureReview.diff'] as const) {
+        const r = await t.app.router.dispatch(channel, { projectId: project.id, slug }, ctx);
+        expect(r, `${channel} ${slug}`).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+      }
+    }
+    await expect(t.app.features.status(repo.path, '../x')).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(await t.app.router.dispatch('features.status', { projectId: project.id, slug: 'no-such-feature' }, ctx)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  }, 60_000);
 });
