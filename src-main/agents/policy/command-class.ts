@@ -86,7 +86,7 @@ export const PURE_OUTPUT = new Set(['echo', 'printf', 'true', 'false', 'pwd', 's
 const XARGS_SAFE = new Set(['echo', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'ls', 'stat', 'md5sum', 'sha1sum', 'sha256sum', 'du', 'basename', 'dirname', 'realpath', 'printf']);
 
 /** Programs none of whose options write, run a program or name an output: a glob's expansion cannot turn them into writers. */
-export const GLOB_SAFE = new Set(['cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'ls', 'stat', 'md5sum', 'sha1sum', 'sha256sum', 'du', 'diff', 'cmp', 'cut', 'nl', 'od', 'hexdump', 'column', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file']);
+export const GLOB_SAFE = new Set(['cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'ls', 'stat', 'md5sum', 'sha1sum', 'sha256sum', 'du', 'diff', 'cmp', 'cut', 'nl', 'od', 'hexdump', 'column', 'echo', 'basename', 'dirname', 'realpath', 'readlink']);
 
 /** A glob whose expansion may include `..` (a segment starting with a dot or a bracket). */
 export function globMayClimb(word: WordInfo): boolean {
@@ -113,8 +113,9 @@ function partReadOnly(cmd: SimpleCommand): boolean {
   if (r.argsFromStdin && !XARGS_SAFE.has(head)) return false;
   // A shell given a string, and eval, run what the string says: its parts are judged on their own.
   if ((SHELLS.has(head) && shellRun(words).kind === 'inline') || (head === 'eval' && !r.argsFromStdin)) return true;
-  // printf -v sets a variable by name (PATH, or a subscript that runs a command).
-  if (head === 'printf' && args.some((a) => /^-[^-]*v/.test(a))) return false;
+  // printf -v sets a variable by name (PATH, or a subscript that runs a command); a glob or an
+  // unquoted value may expand to -v.
+  if (head === 'printf' && (args.some((a) => /^-[^-]*v/.test(a)) || words.some((a) => a.glob || (a.dynamic && !a.pipe)))) return false;
   if (PURE_OUTPUT.has(head) && !(head === 'env' && args.length > 0)) return true;
   // The rest read files: every argument must be known now and stay inside the root. A glob may
   // expand to a file named like an option (`-delete`, `--pre=x`): only programs with no such option take one.
@@ -162,7 +163,8 @@ function programReadOnly(head: string, args: string[]): boolean {
   if (head === 'uniq') return args.filter((a) => !a.startsWith('-')).length <= 1 && !args.some((a) => /^-[fsw]$/.test(a));
   if (head === 'tree') return !args.some((a) => a.startsWith('-o'));
   if (head === 'file') return !args.some((a) => /^-[^-]*C/.test(a) || a === '--compile');
-  if (head === 'hostname') return args.every((a) => a.startsWith('-'));
+  // hostname NAME and hostname -F FILE set the name.
+  if (head === 'hostname') return args.every((a) => /^(-[fsiIdaA]|--(fqdn|long|short|domain|all-fqdns|ip-address|all-ip-addresses|alias))$/.test(a));
   if (head === 'cd') return args.length === 1 && args[0] !== '-';
   if (head === 'test' || head === '[') {
     // `-v 'a[$(cmd)]'` evaluates the subscript; `[[`'s arithmetic is not accepted at all.

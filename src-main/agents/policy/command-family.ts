@@ -69,7 +69,9 @@ export function familyOf(cmd: SimpleCommand): Family {
   const r = resolveCommand(cmd);
   if (r.unknown !== null) return UNKNOWN;
   const writes = cmd.redirects.length > 0 || r.writes.length > 0;
-  const suffix = writes ? ' >' : '';
+  // Writing outside the root (or where a value decides) is a family of its own: `echo * >` does not cover `> ~/.bashrc`.
+  const writesOutside = cmd.redirections.some((x) => x.writes && (x.dynamic || leavesRoot(x.target))) || r.writes.some(leavesRoot);
+  const suffix = writes ? (writesOutside ? ' > (outside the root)' : ' >') : '';
   const prefix = [
     ...r.wrappers.filter((w) => w === 'sudo' || w === 'doas' || w === 'xargs'),
     ...[...new Set(r.env.filter((n) => !harmlessVariable(n)))].sort().map((n) => `${n}=*`),
@@ -92,7 +94,7 @@ export function familyOf(cmd: SimpleCommand): Family {
   // remembered; a subscript in a variable name (`a[$(cmd)]`) is evaluated and runs commands.
   if (SHELL_STATE.has(head)) return UNKNOWN;
   if (NAME_TAKING.has(head) && texts.some((t) => t.includes('[') && t !== '[' && t !== ']')) return UNKNOWN;
-  if (head === 'printf' && texts.some((t) => /^-[^-]*v/.test(t))) return UNKNOWN;
+  if (head === 'printf' && (texts.some((t) => /^-[^-]*v/.test(t)) || args.some((a) => a.glob || (a.dynamic && !a.pipe)))) return UNKNOWN;
   if (head === 'eval') return prefix || writes ? fam(withPrefix(`eval *${suffix}`)) : NONE;
   if (SHELLS.has(head) || head === 'source' || head === '.') {
     const run = head === 'source' || head === '.' ? scriptOf(args) : shellRun(args);

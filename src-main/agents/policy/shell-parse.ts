@@ -194,6 +194,13 @@ function tokenize(line: string, nested: string[]): Lexed {
       return close;
     }
     const next = line[at + 1];
+    if (next === '[') {
+      // `$[…]`: the old arithmetic form, evaluated like `$((…))` with names; not followed.
+      opaque = true;
+      w.dynamic = true;
+      add('$', true);
+      return at;
+    }
     if (next === '(') {
       const close = matchParen(line, at + 1);
       if (close < 0) return -1;

@@ -45,7 +45,7 @@ const WRITERS = [
   'cat {..,x}/secret', 'cat < ~/.ssh/id_rsa', 'ls {a,b} > f', 'cd', 'cd ~ && cat .ssh/id_rsa', 'printf -v x %s y', "printf -v 'a[$(touch f)]' %s y",
   "[ -v 'a[$(touch f)]' ]", "test -v 'a[$(touch f)]'", '[[ -f x ]]', 'for f in *; do cat $f; done', 'case x in x) ls;; esac', 'coproc ls',
   'a=(1 2)', 'export PATH=.', 'IFS=x', 'read x', 'trap "touch f" EXIT', 'set -x', 'shopt -s dotglob', 'hostname evil', 'date -s now', 'yq -i .a=1 f.yaml',
-  'tree -o f', 'file -C -m x', 'ag --pager=./x foo', "echo 'unterminated", 'echo "unterminated', 'echo $(unterminated', 'cat <<EOF\nno end',
+  'tree -o f', 'file -C -m x', 'file *', 'printf *', 'printf $X', 'hostname -F f', "y='a[$(touch f)]'; echo $[y]", 'x=\'$(touch f)\'; echo ${x@P}', 'ag --pager=./x foo', "echo 'unterminated", 'echo "unterminated', 'echo $(unterminated', 'cat <<EOF\nno end',
 ];
 
 /** Wrappers that leave a read-only command read-only. */
@@ -186,6 +186,16 @@ describe('command families stay useful', () => {
     ]) {
       expect(decide(c, { sessionRules: rules }).decision, c).toBe('ask');
     }
+  });
+  it('naming a place outside the root is a family of its own', () => {
+    expect(commandSessionRule('echo x > ~/.bashrc')).toBe('echo * > (outside the root)');
+    expect(commandSessionRule('echo x > $F')).toBe('echo * > (outside the root)');
+    expect(commandSessionRule('cp a.txt ../b.txt')).toBe('cp * (outside the root)');
+    expect(commandSessionRule('cat $HOME/.ssh/id_rsa')).toBe('cat * (outside the root)');
+    for (const c of ['echo x > ~/.bashrc', 'echo x >> ../y', 'cp a.txt ~/b', 'rm -f /tmp/x', 'tee ../y', 'cat < ~/.ssh/id_rsa']) {
+      expect(matchingRules(['echo * >', 'cp *', 'rm *', 'tee *', 'cat *'], c), c).toBeNull();
+    }
+    expect(matchingRules(['echo * >', 'cp *'], 'echo x > y && cp a b')).toEqual(['echo * >', 'cp *']);
   });
   it('a compound rule names itself when it matched', () => {
     const rule = commandSessionRule('npm ci && npm test');
