@@ -284,7 +284,11 @@ export class AppServices {
     this.agents.callGuards.add((sessionId) => this.budgets.beforeModelCall(sessionId));
     registerBudgetHandlers(this.router, this.budgets);
     // A repository's own prompt templates are used only while the user trusts exactly what its prompt folders hold.
-    const trustedConfig = async (root: string, config: FeaturesConfig) => (await this.trust.apply(root, config)).config;
+    const trustedConfig = async (root: string, config: FeaturesConfig) => {
+      const t = await this.trust.apply(root, config);
+      // A host given its own templates policy (tests of the template boundary) lets it decide the template folders too.
+      return options.repositoryTemplates?.(root) ? { ...t.config, prompts: config.prompts } : t.config;
+    };
     const repositoryTemplates: RepositoryTemplatesPolicy = options.repositoryTemplates ?? ((root) => this.trust.templatesTrusted(root));
     this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));

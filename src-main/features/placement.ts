@@ -64,7 +64,12 @@ export async function projectDefaultPlacement(repoRoot: string): Promise<RunPlac
  * state.yml's over its project's config.yml's. A state file or config that does not load throws
  * its FeatureError (the run itself would refuse the same way).
  */
-export async function featureDefaultPlacement(repoRoot: string, slug: string): Promise<{ placement: RunPlacement; from: PlacementOrigin[] }> {
-  const [fromProject, state] = await Promise.all([projectDefaultPlacement(repoRoot), readState(activeStatePath(repoRoot, slug))]);
+export async function featureDefaultPlacement(
+  repoRoot: string,
+  slug: string,
+  /** Workspace trust over the project's placement (none while the repository is untrusted); absent: used as read. */
+  trusted: (placement: RunPlacement | null) => Promise<RunPlacement | null> = async (p) => p,
+): Promise<{ placement: RunPlacement; from: PlacementOrigin[] }> {
+  const [fromProject, state] = await Promise.all([projectDefaultPlacement(repoRoot).then(trusted), readState(activeStatePath(repoRoot, slug))]);
   return defaultPlacement(fromProject ?? undefined, state.agent?.placement);
 }

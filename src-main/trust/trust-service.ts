@@ -40,12 +40,15 @@ const PART_OF_KEY: ReadonlyArray<[RegExp, TrustPart]> = [
   [/^worktree\.setup/, 'worktree.setup'],
   [/^worktree\.copy/, 'worktree.copy'],
   [/^checks/, 'checks'],
-  [/^prompts\.|^folder:/, 'prompts'],
+  [/^folder:/, 'prompts'],
   [/^agent\.placement/, 'agent.placement'],
 ];
 
 /** Which part an item belongs to (`.mcp.json` to none yet: nothing reads it). */
 export function partOf(item: TrustItem): TrustPart | null {
+  // A folder named in prompts.extra_dirs inside the repository is read through its files (items
+  // of their own); naming it alone (the default .flightdeck/prompts, empty) makes nothing read.
+  if (/^prompts\.extra_dirs/.test(item.key)) return null;
   for (const [re, part] of PART_OF_KEY) if (re.test(item.key)) return part;
   if (item.key.startsWith('file:.context/') || item.key === 'file:.context' || item.key === 'file:.clauderc') return 'mailbox';
   if (item.key === 'file:.mcp.json') return null;
@@ -163,9 +166,12 @@ export class TrustService {
   skipped(status: TrustStatus): TrustPart[] {
     if (status.state === 'trusted') return [];
     const parts = new Set<TrustPart>();
+    const copy = status.items.filter((i) => partOf(i) === 'worktree.copy').map((i) => i.value);
+    // The default copy list written out (feature init does) asks for nothing beyond the default.
+    const defaultCopy = copy.length === DEFAULT_WORKTREE_COPY.length && copy.every((v, n) => v === DEFAULT_WORKTREE_COPY[n]);
     for (const i of status.items) {
       const p = partOf(i);
-      if (p) parts.add(p);
+      if (p && !(p === 'worktree.copy' && defaultCopy)) parts.add(p);
       // A config that could not be read as a whole (a link, too large, broken YAML): none of its parts is used.
       if (i.key === 'config') for (const q of CONFIG_PARTS) parts.add(q);
     }
@@ -190,9 +196,13 @@ export class TrustService {
     return { status, config: out, skipped };
   }
 
-  /** Whether the repository's own prompt templates may be used now (the templates' policy). */
+  /**
+   * Whether the repository's own prompt templates may be used now (the templates' policy): only
+   * when the user trusted exactly what the main checkout holds. Stricter than "no template
+   * files": autopilot reads the templates of its worktree, which the policy does not see.
+   */
   templatesTrusted(rootPath: string): boolean {
-    return !this.skipped(this.statusSync(rootPath)).includes('prompts');
+    return this.statusSync(rootPath).state === 'trusted';
   }
 
   /** Whether the mailbox may read `.context/` and `.clauderc` from `workspace` (a checkout of `root`). */

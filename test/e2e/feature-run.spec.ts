@@ -8,6 +8,7 @@ import { ensureTestImage } from '../support/container-image';
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { BoardPage } from './poms/board';
+import { TrustPage } from './poms/trust';
 import { FeaturesPage } from './poms/features';
 import { makeRepo } from '../support/temp';
 import { newFeatureState, writeState } from '../../src-main/features/state';
@@ -133,7 +134,11 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
   const board = new BoardPage(page);
   const features = new FeaturesPage(page);
   await board.open(host.url);
-  await board.addProject(repo.path);
+  const name = await board.addProject(repo.path);
+  // The user reviews and trusts their repository: its configured checks are used.
+  const trust = new TrustPage(page);
+  await trust.review(board.card(name));
+  await trust.trust();
   await page.getByTestId('notify-toggle').click();
   await expect(page.getByTestId('notify-toggle')).toHaveText('Notifications on');
 
@@ -227,7 +232,14 @@ test("the project's config places runs in a container: the dialog starts from it
   writeFileSync(config, `${readFileSync(config, 'utf8').replace('  max_turns: 50\n', `  max_turns: 50\n  placement: { kind: container, image: "${image}", limits: { memoryBytes: 268435456 } }\n`)}`);
   git(repo.path, 'commit', '-qam', 'run features in a container');
   const features = new FeaturesPage(page);
-  await new BoardPage(page).open(host.url);
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  // The placement is new in the config: asked again, then trusted.
+  const trust = new TrustPage(page);
+  const card = board.card(repo.path.split('/').pop()!);
+  await expect(trust.line(card)).toHaveAttribute('data-state', 'changed');
+  await expect(await trust.review(card)).toContainText(image);
+  await trust.trust();
   await features.card(OTHER).click();
   await page.getByTestId('feature-run').click();
   const dialog = page.getByTestId('run-dialog');

@@ -25,7 +25,13 @@ export function registerFeatureRunHandlers(router: Router, runs: FeatureRunServi
       return info;
     }),
   );
-  router.handle('featureRuns.defaultPlacement', ({ projectId, slug }) => features(() => featureDefaultPlacement(projects.get(projectId).path, slug)));
+  router.handle('featureRuns.defaultPlacement', ({ projectId, slug }) =>
+    features(() => {
+      const root = projects.get(projectId).path;
+      // The dialog never prefills what an untrusted repository's config asks for: it would pass it back as the user's choice.
+      return featureDefaultPlacement(root, slug, (p) => runs.trustedProjectPlacement(root, p));
+    }),
+  );
   router.handle('featureRuns.cancel', async ({ projectId, slug }) => ({ cancelled: runs.cancel(projects.get(projectId).path, slug) }));
   router.handle('featureRuns.list', async () => ({ runs: runs.list(), limit: runs.maxParallel() }));
   router.handle('featureRuns.events', async ({ runId, fromSeq }) => ({ events: runs.events(runId, fromSeq) }));

@@ -20,7 +20,7 @@ import type { Database } from '../../store/db';
 import type { EventLog, StoredEvent } from '../../store/event-log';
 import { writeOrKeep } from '../../store/storage-health';
 import type { TerminalService } from '../../terminals/terminal-service';
-import type { FeaturesConfig } from '../config';
+import { defaultConfig, type FeaturesConfig } from '../config';
 import { isFeatureError } from '../errors';
 import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps } from '../git-ops';
 import { activeStatePath, scanFeatures } from '../scanner';
@@ -113,6 +113,14 @@ export class FeatureRunService {
     }
     this.ownerSweep = setInterval(() => this.sweepOwners(), OWNER_SWEEP_MS);
     this.ownerSweep.unref?.();
+  }
+
+  /** The project's agent.placement as workspace trust allows it: none while the repository is untrusted. */
+  async trustedProjectPlacement(root: string, placement: RunPlacement | null): Promise<RunPlacement | null> {
+    if (!placement || !this.o.trustedConfig) return placement;
+    const config = defaultConfig();
+    config.agent.placement = placement;
+    return (await this.o.trustedConfig(root, config)).agent.placement ?? null;
   }
 
   /**

@@ -60,6 +60,12 @@ function initByHand(repo: string): void {
   writeFileSync(join(repo, '.flightdeck', 'config.yml'), 'checks: ["npm test"]\ngit:\n  branch_prefix: feat\n');
 }
 
+/** The user reviewed the config they wrote and trusted it (its checks are then used without a warning). */
+async function trustRepo(hh: CliHarness): Promise<void> {
+  const t = await hh.run('projects', 'trust', hh.repo, '--yes');
+  expect(t.code, t.err).toBe(0);
+}
+
 describe('feature init (CLI)', () => {
   it('initializes, then refuses with exit 1 and the config error on stderr', async () => {
     h = await harness([
@@ -100,6 +106,7 @@ describe('feature plan (CLI)', () => {
   it('--spec/--verification finalize at once', async () => {
     h = await harness([]);
     initByHand(h.repo);
+    await trustRepo(h);
     writeFileSync(join(h.files, 'design.md'), DESIGN_SPEC);
     writeFileSync(join(h.files, 'verification.md'), VERIFICATION_PLAN);
     const r = await h.run('feature', 'plan', 'add-login', '--repo', h.repo, '--spec', join(h.files, 'design.md'), '--verification', join(h.files, 'verification.md'), '--executor', 'claude-code', '--mode', 'yolo');
@@ -123,6 +130,7 @@ describe('feature plan (CLI)', () => {
     const say = (t: string): Script[number] => ({ blocks: [{ type: 'text', text: t }] });
     h = await harness([bash('echo hashed > hashing.txt'), say('Done.'), say('Done.'), say('```yaml\nresult: pass\nitems: []\n```'), bash('echo again > again.txt')]);
     initByHand(h.repo);
+    await trustRepo(h);
     writeFileSync(join(h.repo, '.flightdeck', 'config.yml'), 'checks: []\nreview:\n  enabled: false\n');
     writeFileSync(join(h.files, 'design.md'), DESIGN_SPEC);
     writeFileSync(join(h.files, 'verification.md'), VERIFICATION_PLAN);
@@ -148,6 +156,7 @@ describe('feature plan (CLI)', () => {
   it('a spec without development phases: exit 1, plan error, nothing created', async () => {
     h = await harness([]);
     initByHand(h.repo);
+    await trustRepo(h);
     writeFileSync(join(h.files, 'design.md'), '# x\n\n## Design\n\n### Phase 1: not in the section\n');
     writeFileSync(join(h.files, 'verification.md'), VERIFICATION_PLAN);
     const r = await h.run('feature', 'plan', 'no-phases', '--repo', h.repo, '--spec', join(h.files, 'design.md'), '--verification', join(h.files, 'verification.md'));
@@ -166,6 +175,7 @@ describe('feature plan (CLI)', () => {
       { match: { userPattern: 'Now write the verification plan' }, blocks: [{ type: 'text', text: VERIFICATION_PLAN }] },
     ]);
     initByHand(h.repo);
+    await trustRepo(h);
     const a = await h.run('feature', 'plan', 'add-login', '--repo', h.repo, '--message', 'I want users to log in');
     expect(a.err).toBe('');
     expect(a.code).toBe(0);
