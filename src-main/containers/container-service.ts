@@ -729,6 +729,7 @@ export class ContainerService {
           featureId: l[LABEL.feature] || null,
           instance: l[LABEL.instance] ?? '',
           ownerPid: Number.isFinite(pid) ? pid : null,
+          ownerGone: this.ownerGone(r.Id, l),
           keep: this.keeps(placements[l[LABEL.session] ?? ''], l),
           createdAt: r.Created * 1000,
           workspaceSync: this.syncStates.get(l[LABEL.session] ?? '') ?? null,
@@ -736,6 +737,15 @@ export class ContainerService {
       }
     }
     return out;
+  }
+
+  /** Whether no live Flightdeck process (this one, its labelled owner, or a lease holder) has the container. */
+  private ownerGone(id: string, labels: Record<string, string>): boolean {
+    const pid = Number(labels[LABEL.ownerPid]);
+    if (this.placed.get(labels[LABEL.session] ?? '')?.id === id) return false;
+    if (pid === this.ownerPid && (labels[LABEL.ownerId] ?? null) === this.ownerId) return false;
+    if (Number.isInteger(pid) && pid > 0 && ownerAlive(pid, labels[LABEL.ownerId] ?? null)) return false;
+    return !this.leasedElsewhere(id);
   }
 
   private ownerOf(c: ManagedContainer, labels: Record<string, string>): boolean {

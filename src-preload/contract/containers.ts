@@ -131,6 +131,11 @@ export const ManagedContainer = z.object({
   featureId: z.string().nullable(),
   instance: z.string(),
   ownerPid: z.number().nullable(),
+  /**
+   * Orphaned: the Flightdeck process that placed it (ownerPid) is gone and no live process of
+   * this data folder has taken it over. `containers reap` removes it unless it is kept.
+   */
+  ownerGone: z.boolean(),
   keep: z.boolean(),
   createdAt: z.number(),
   /** Remote workspaces: the last sync state (null: bind-mounted, or not synced yet). */

@@ -203,6 +203,19 @@ export const featureRunRequests = {
     MergeResult,
     'Merge a locally completed feature into its base (merge or squash). Without confirm it only says what would happen.',
   ),
+  'featureRuns.push': request(
+    z.object({ projectId: ProjectId, slug: Slug }).strict(),
+    z.object({
+      remote: z.string(),
+      branch: z.string(),
+      pr: z.object({ url: z.string(), number: z.number().int().nullable(), existing: z.boolean() }).nullable(),
+      /** Where to open the pull request by hand (no gh, or gh failed); null when the remote has no known web page. */
+      compareUrl: z.string().nullable(),
+      /** Why no pull request was opened with gh. */
+      note: z.string().nullable(),
+    }),
+    "Push the feature's branch to its remote and open (or find) its pull request with gh, else give the compare URL. Refused while it runs, once merged, or without a remote.",
+  ),
   'featureRuns.settings.get': request(z.object({}).strict(), z.object({ maxParallel: z.number().int().positive() }), 'How many features run at once.'),
   'featureRuns.settings.update': request(z.object({ maxParallel: z.number().int().min(1).max(32) }).strict(), z.object({ maxParallel: z.number().int().positive() }), 'Change how many features run at once.'),
 } as const;

@@ -1,4 +1,4 @@
-import { AppError, formatBytes, gpuUseText } from '../../../src-preload/contract';
+import { AppError, formatBytes, gpuUseText, type ManagedContainer } from '../../../src-preload/contract';
 import { EventHub } from '../../bridge/event-hub';
 import { ContainerService, settingsPlacementStore } from '../../containers/container-service';
 import { SettingsService } from '../../settings/settings-service';
@@ -60,7 +60,7 @@ async function subcommand(ctx: CliContext, svc: ContainerService, sub: string | 
       if (ctx.json) ctx.out(JSON.stringify(list));
       else if (list.length === 0 && unreachable.length === 0) ctx.out('No Flightdeck containers.');
       else if (list.length === 0) ctx.out('No Flightdeck containers on the engines that answered.');
-      else for (const c of list) ctx.out(`${c.name}  ${c.engine}  ${c.state}  ${c.status}  session ${c.sessionId}${c.keep ? '  kept' : ''}  ${c.image}`);
+      else for (const c of list) ctx.out(`${c.name}  ${c.engine}  ${c.state}${orphanText(c)}  ${c.status}  session ${c.sessionId}${c.projectId ? `  project ${c.projectId}` : ''}${c.featureId ? `  feature ${c.featureId}` : ''}${c.keep ? '  kept' : ''}  ${c.image}`);
       return unreachable.length > 0 ? 1 : 0;
     }
     case 'stats': {
@@ -130,4 +130,11 @@ async function subcommand(ctx: CliContext, svc: ContainerService, sub: string | 
     default:
       throw new UsageError(`unknown containers subcommand "${sub}"`);
   }
+}
+
+/** Whose the container is when its owner is gone: a plain "running" hid that nothing drives it any more. */
+function orphanText(c: ManagedContainer): string {
+  if (!c.ownerGone) return '';
+  const owner = c.ownerPid !== null ? `Flightdeck process ${c.ownerPid}` : 'Flightdeck process';
+  return ` (orphaned: its owner, ${owner}, is gone; ${c.keep ? 'kept, so reap leaves it' : '"containers reap" removes it'})`;
 }

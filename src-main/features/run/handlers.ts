@@ -37,6 +37,7 @@ export function registerFeatureRunHandlers(router: Router, runs: FeatureRunServi
   router.handle('featureRuns.events', async ({ runId, fromSeq }) => ({ events: runs.events(runId, fromSeq) }));
   router.handle('featureRuns.history', async ({ projectId, slug }) => ({ runs: runs.history(projects.get(projectId).path, slug) }));
   router.handle('featureRuns.merge', ({ projectId, slug, squash, confirm }) => features(() => runs.merge({ projectPath: projects.get(projectId).path, slug, squash, confirm })));
+  router.handle('featureRuns.push', ({ projectId, slug }) => features(() => runs.push({ projectPath: projects.get(projectId).path, slug })));
   router.handle('featureRuns.settings.get', async () => ({ maxParallel: runs.maxParallel() }));
   router.handle('featureRuns.settings.update', async ({ maxParallel }) => {
     if (maxParallel < 1) throw new AppError('invalid_input', 'At least one feature must be able to run.');

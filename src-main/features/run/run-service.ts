@@ -29,6 +29,7 @@ import { readState, updateState } from '../state';
 import { makeCheckRunner } from './checks';
 import { FeatureRunner, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
 import { localMerge, planLocalMerge } from './run-git';
+import { pushFeature, type FeaturePushResult } from './feature-push';
 import { RunRepo, toInfo, type RunRow } from './run-repo';
 
 /** Three features at once: enough to keep a reviewer busy, few enough for a laptop's memory and the provider's rate limits. */
@@ -437,6 +438,12 @@ export class FeatureRunService {
    * Without `confirm` nothing changes: the answer says what would be merged. Refused when the
    * base has moved in a way that conflicts with the branch.
    */
+  /** Push & PR from the feature's page (see feature-push.ts); refused while a run of it is live here. */
+  push(o: { projectPath: string; slug: string }): Promise<FeaturePushResult> {
+    const running = [...this.running.values(), ...this.queue].some((r) => r.row.projectPath === o.projectPath && r.row.slug === o.slug);
+    return pushFeature({ ...o, git: this.git, gh: this.gh, running });
+  }
+
   async merge(o: { projectPath: string; slug: string; squash: boolean; confirm: boolean }): Promise<MergeResult> {
     const path = activeStatePath(o.projectPath, o.slug);
     const state = await readState(path).catch((e: unknown) => {

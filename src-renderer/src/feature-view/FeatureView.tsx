@@ -5,6 +5,7 @@ import { useAppStore, useClient } from '../store';
 import { Missing } from '../components/Missing';
 import { TrustLine } from '../components/TrustLine';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Modal } from '../components/Modal';
 import { ChangesPanel } from '../changes/ChangesPanel';
 import { shortPath, usd } from '../lib/format';
 import { deliveryOf, duration, featureHistory, mergeEvents, pipelineChips, type FeatureHistory } from './feature-model';
@@ -18,6 +19,12 @@ const TABS: Array<{ id: Tab; label: string }> = [
   { id: 'changes', label: 'Changes' },
   { id: 'timeline', label: 'Timeline' },
 ];
+/**
+ * How long the page waits for a feature's status and runs before it says they did not come:
+ * reading one state file and its run history takes well under a second; on a loaded machine a
+ * few seconds. Past this something is stuck, and the user gets the reason and Retry.
+ */
+const LOAD_DEADLINE_MS = 20_000;
 /** While the agent works, the branch diff is read again this often (git on a worktree is cheap). */
 const LIVE_DIFF_MS = 4_000;
 const ACTIVE_RUN = new Set(['queued', 'running']);
@@ -30,15 +37,24 @@ function useFeature(projectId: string, slug: string) {
   const [runs, setRuns] = useState<FeatureRunInfo[]>([]);
   const [events, setEvents] = useState<FeatureRunEvent[]>([]);
   const [error, setError] = useState<string | null>(null);
+  /** What is being read while nothing was shown yet, for the loading line. */
+  const [loading, setLoading] = useState<string | null>('its state file and runs');
   const [generation, setGeneration] = useState(0);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   const fetched = useRef(new Set<string>());
 
   useEffect(() => {
     let live = true;
+    // A read that never answers must not leave the page on "Loading…": past the deadline it says so.
+    const deadline = setTimeout(() => {
+      if (!live) return;
+      setLoading(null);
+      setError(`${slug} did not load within ${LOAD_DEADLINE_MS / 1000} s (its state file and runs were still being read). The host may be busy: try again.`);
+    }, LOAD_DEADLINE_MS);
     (async () => {
       try {
         const [d, h] = await Promise.all([client.invoke('features.status', { projectId, slug }), client.invoke('featureRuns.history', { projectId, slug })]);
+        if (live) setLoading('the events of its runs');
         // A run's stored events are read once; after that its events arrive live (featureRuns.event).
         const fresh = h.runs.filter((r) => !fetched.current.has(r.id));
         const stored = (await Promise.all(fresh.map((r) => client.invoke('featureRuns.events', { runId: r.id, fromSeq: 1 })))).flatMap((x) => x.events);
@@ -48,12 +64,19 @@ function useFeature(projectId: string, slug: string) {
         setRuns(h.runs);
         setEvents((prev) => mergeEvents(prev, stored));
         setError(null);
+        setLoading(null);
       } catch (e) {
-        if (live) setError(e instanceof Error ? e.message : String(e));
+        if (live) {
+          setError(`Could not load ${slug}: ${e instanceof Error ? e.message : String(e)}`);
+          setLoading(null);
+        }
+      } finally {
+        clearTimeout(deadline);
       }
     })();
     return () => {
       live = false;
+      clearTimeout(deadline);
     };
   }, [client, projectId, slug, generation]);
 
@@ -76,7 +99,7 @@ function useFeature(projectId: string, slug: string) {
     return () => offs.forEach((off) => off());
   }, [client, slug, project, reload]);
 
-  return { project, detail, runs, events, error, reload };
+  return { project, detail, runs, events, error, loading, reload };
 }
 
 export function FeatureView({ projectId, slug }: { projectId: string; slug: string }) {
@@ -84,9 +107,10 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   const toast = useAppStore((s) => s.toast);
   const toastError = useAppStore((s) => s.toastError);
   const setView = useAppStore((s) => s.setView);
-  const { project, detail, runs, events, error, reload } = useFeature(projectId, slug);
+  const { project, detail, runs, events, error, loading, reload } = useFeature(projectId, slug);
   const [tab, setTab] = useState<Tab>('overview');
-  const [confirm, setConfirm] = useState<null | 'run' | 'cancel' | 'merge'>(null);
+  const [confirm, setConfirm] = useState<null | 'run' | 'cancel' | 'merge' | 'discard'>(null);
+  const [pushed, setPushed] = useState<FeaturePushed | null>(null);
   const [busy, setBusy] = useState(false);
   const history = useMemo(() => featureHistory(events), [events]);
   const latest = runs[0] ?? null;
@@ -115,7 +139,21 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   const runLabel = status === 'planned' ? 'Start run' : status === 'failed' ? 'Retry phase' : 'Resume';
   // Where the work went: the runs' own word, else the PR the state file records.
   const delivery = deliveryOf(history, state?.pr ?? null);
-  const local = delivery?.kind === 'local' && status === 'completed';
+  // The session header's worktree actions, for the feature's branch: merge a completed one, push one whose work is done or stuck at delivery, discard (archived first).
+  const canMerge = !active && status === 'completed';
+  const canPush = !active && (status === 'completed' || status === 'in_progress' || status === 'failed');
+  const canDiscard = !active && status !== null && status !== 'merged';
+  const push = async () => {
+    setBusy(true);
+    try {
+      setPushed(await client.invoke('featureRuns.push', { projectId, slug }));
+    } catch (e) {
+      toastError('Could not push', e);
+    } finally {
+      setBusy(false);
+      reload();
+    }
+  };
 
   const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
     const i = TABS.findIndex((t) => t.id === tab);
@@ -157,17 +195,35 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
               Cancel run
             </button>
           )}
-          {local && (
-            <button className="button" disabled={busy} data-testid="feature-merge" onClick={() => setConfirm('merge')}>
+          {canMerge && (
+            <button className="button" disabled={busy} data-testid="feature-merge" onClick={() => setConfirm('merge')} title={`Merge or squash into ${state?.git.base_branch ?? 'the base'} locally, previewed first`}>
               Merge into {state?.git.base_branch ?? 'base'}…
+            </button>
+          )}
+          {canPush && (
+            <button className="button" disabled={busy} data-testid="feature-push" onClick={() => void push()} title="Push the branch and open its pull request">
+              {busy ? 'Working…' : 'Push & PR'}
+            </button>
+          )}
+          {canDiscard && (
+            <button className="button danger" disabled={busy} data-testid="feature-discard" onClick={() => setConfirm('discard')} title="Archive the worktree and its branch, then remove them">
+              Discard…
             </button>
           )}
         </div>
       </header>
       <TrustLine projectId={projectId} />
       {error && (
-        <p className="error" role="alert">
-          {error}
+        <p className="error feature-load-error" role="alert" data-testid="feature-load-error">
+          {error}{' '}
+          <button className="button small" onClick={reload} data-testid="feature-retry">
+            Try again
+          </button>
+        </p>
+      )}
+      {!detail && !error && loading && (
+        <p className="muted" role="status" data-testid="feature-loading">
+          Loading {slug}: reading {loading}…
         </p>
       )}
       {detail?.feature.problem && (
@@ -181,31 +237,35 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
           {latest.message}
         </p>
       )}
-      <div className="segmented feature-tabs" role="tablist" aria-label="Feature" onKeyDown={onTabKey}>
-        {TABS.map((t, i) => (
-          <button
-            key={t.id}
-            ref={(el) => {
-              tabRefs.current[i] = el;
-            }}
-            role="tab"
-            id={`feature-tab-${t.id}`}
-            aria-selected={tab === t.id}
-            aria-controls={`feature-panel-${t.id}`}
-            tabIndex={tab === t.id ? 0 : -1}
-            className={tab === t.id ? 'active' : ''}
-            data-testid={`feature-tab-${t.id}`}
-            onClick={() => setTab(t.id)}
-          >
-            {t.label}
-          </button>
-        ))}
-      </div>
-      <div role="tabpanel" id={`feature-panel-${tab}`} aria-labelledby={`feature-tab-${tab}`}>
-        {tab === 'overview' && <Overview detail={detail} history={history} delivery={delivery} running={active} />}
-        {tab === 'changes' && <BranchChanges projectId={projectId} slug={slug} live={active} />}
-        {tab === 'timeline' && <FeatureTimeline phases={state?.phases ?? []} marks={history.marks} projectId={projectId} running={active} />}
-      </div>
+      {detail && (
+        <>
+          <div className="segmented feature-tabs" role="tablist" aria-label="Feature" onKeyDown={onTabKey}>
+            {TABS.map((t, i) => (
+              <button
+                key={t.id}
+                ref={(el) => {
+                  tabRefs.current[i] = el;
+                }}
+                role="tab"
+                id={`feature-tab-${t.id}`}
+                aria-selected={tab === t.id}
+                aria-controls={`feature-panel-${t.id}`}
+                tabIndex={tab === t.id ? 0 : -1}
+                className={tab === t.id ? 'active' : ''}
+                data-testid={`feature-tab-${t.id}`}
+                onClick={() => setTab(t.id)}
+              >
+                {t.label}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" id={`feature-panel-${tab}`} aria-labelledby={`feature-tab-${tab}`}>
+            {tab === 'overview' && detail && <Overview detail={detail} history={history} delivery={delivery} running={active} />}
+            {tab === 'changes' && <BranchChanges projectId={projectId} slug={slug} live={active} />}
+            {tab === 'timeline' && <FeatureTimeline phases={state?.phases ?? []} marks={history.marks} projectId={projectId} running={active} />}
+          </div>
+        </>
+      )}
       {confirm === 'run' && (
         <RunDialog
           title={runLabel}
@@ -232,6 +292,19 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
         </ConfirmDialog>
       )}
       {confirm === 'merge' && <MergeDialog projectId={projectId} slug={slug} base={state?.git.base_branch ?? 'the base'} onDone={() => (setConfirm(null), reload())} />}
+      {confirm === 'discard' && (
+        <DiscardDialog
+          projectId={projectId}
+          slug={slug}
+          branch={state?.git.branch ?? slug}
+          onClose={() => setConfirm(null)}
+          onDiscarded={() => {
+            setConfirm(null);
+            setView({ name: 'board' });
+          }}
+        />
+      )}
+      {pushed && <PushedDialog result={pushed} onClose={() => setPushed(null)} />}
     </section>
   );
 }
@@ -265,7 +338,7 @@ function Delivered({ delivery: d }: { delivery: Delivery | null }) {
   );
 }
 
-function Overview({ detail, history, delivery, running }: { detail: FeatureDetail | null; history: FeatureHistory; delivery: Delivery | null; running: boolean }) {
+function Overview({ detail, history, delivery, running }: { detail: FeatureDetail; history: FeatureHistory; delivery: Delivery | null; running: boolean }) {
   const sessions = useAppStore((s) => s.sessions);
   const setView = useAppStore((s) => s.setView);
   const showTerminal = useAppStore((s) => s.showTerminal);
@@ -275,7 +348,6 @@ function Overview({ detail, history, delivery, running }: { detail: FeatureDetai
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
   }, [running]);
-  if (!detail) return <p className="muted">Loading…</p>;
   const state = detail.state;
   if (!state) return <p className="muted">No readable state file for this feature.</p>;
   const lastRun = history.runs.at(-1);
@@ -479,40 +551,125 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
 function MergeDialog({ projectId, slug, base, onDone }: { projectId: string; slug: string; base: string; onDone(): void }) {
   const client = useClient();
   const toast = useAppStore((s) => s.toast);
-  const toastError = useAppStore((s) => s.toastError);
-  const [squash, setSquash] = useState(true);
-  const [preview, setPreview] = useState<string | null>(null);
+  const [squash, setSquash] = useState(false);
+  const [preview, setPreview] = useState<{ text: string; ok: boolean } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
   useEffect(() => {
     let alive = true;
+    setPreview(null);
+    // What would happen, asked of main without changing anything (the same call, unconfirmed).
     client.invoke('featureRuns.merge', { projectId, slug, squash, confirm: false }).then(
-      (r) => alive && setPreview(r.message),
-      (e: unknown) => alive && setPreview(e instanceof Error ? e.message : String(e)),
+      (r) => alive && setPreview({ text: r.message, ok: true }),
+      (e: unknown) => alive && setPreview({ text: e instanceof Error ? e.message : String(e), ok: false }),
     );
     return () => {
       alive = false;
     };
   }, [client, projectId, slug, squash]);
+  const submit = async () => {
+    if (busy || !preview?.ok) return;
+    setBusy(true);
+    try {
+      const r = await client.invoke('featureRuns.merge', { projectId, slug, squash, confirm: true });
+      toast({ level: r.merged ? 'success' : 'error', title: r.merged ? `${squash ? 'Squashed' : 'Merged'} into ${r.base}` : 'Not merged', message: r.message });
+      onDone();
+    } catch (e) {
+      // A refusal (a conflict, a dirty checkout) changed nothing: say why and stay open.
+      setError(e instanceof Error ? e.message : String(e));
+      setBusy(false);
+    }
+  };
   return (
-    <ConfirmDialog
+    <Modal
       title={`Merge ${slug} into ${base}?`}
-      confirmLabel={squash ? 'Squash and merge' : 'Merge'}
-      onCancel={onDone}
-      onConfirm={async () => {
-        try {
-          const r = await client.invoke('featureRuns.merge', { projectId, slug, squash, confirm: true });
-          toast({ level: r.merged ? 'success' : 'error', title: r.merged ? 'Merged' : 'Not merged', message: r.message });
-        } catch (e) {
-          toastError('Could not merge', e);
-        }
-        onDone();
-      }}
+      onClose={onDone}
+      onSubmit={() => void submit()}
+      testId="merge-dialog"
+      footer={
+        <>
+          <button className="button" onClick={onDone} data-autofocus>
+            Cancel
+          </button>
+          <button className="button primary" onClick={() => void submit()} disabled={busy || !preview?.ok} data-testid="merge-confirm">
+            {busy ? 'Merging…' : squash ? 'Squash and merge' : 'Merge'}
+          </button>
+        </>
+      }
     >
-      <label className="checkbox">
-        <input type="checkbox" checked={squash} onChange={(e) => setSquash(e.target.checked)} /> Squash into one commit
-      </label>
-      <p className="small" data-testid="merge-preview">
-        {preview ?? 'Checking…'}
+      <div className="segmented small" role="radiogroup" aria-label="Merge strategy">
+        <button role="radio" aria-checked={!squash} className={!squash ? 'active' : ''} onClick={() => setSquash(false)} data-testid="strategy-merge">
+          Merge commit
+        </button>
+        <button role="radio" aria-checked={squash} className={squash ? 'active' : ''} onClick={() => setSquash(true)} data-testid="strategy-squash">
+          Squash
+        </button>
+      </div>
+      <p className={`small ${preview && !preview.ok ? 'card-problem' : ''}`} data-testid="merge-preview">
+        {preview?.text ?? 'Checking what the merge would do…'}
       </p>
+      {error && (
+        <p className="card-problem" role="alert" data-testid="merge-error">
+          {error}
+        </p>
+      )}
+    </Modal>
+  );
+}
+
+type FeaturePushed = { remote: string; branch: string; pr: { url: string; number: number | null; existing: boolean } | null; compareUrl: string | null; note: string | null };
+
+function PushedDialog({ result: r, onClose }: { result: FeaturePushed; onClose(): void }) {
+  const url = r.pr?.url ?? r.compareUrl;
+  return (
+    <Modal title={r.pr ? (r.pr.existing ? 'Pull request already open' : 'Pull request opened') : 'Branch pushed'} onClose={onClose} testId="push-result">
+      <p>
+        Pushed <code>{r.branch}</code> to {r.remote}.
+      </p>
+      {url && (
+        <p>
+          {r.pr ? 'Pull request: ' : 'Open the pull request here: '}
+          <a href={url} target="_blank" rel="noreferrer" data-testid="push-link">
+            {url}
+          </a>
+        </p>
+      )}
+      {r.note && <p className="muted small">{r.note}</p>}
+    </Modal>
+  );
+}
+
+/** Discard, as the session header does it: archived under refs/flightdeck/archive/… first, then removed; work that exists only there is named before it goes. */
+function DiscardDialog({ projectId, slug, branch, onClose, onDiscarded }: { projectId: string; slug: string; branch: string; onClose(): void; onDiscarded(): void }) {
+  const client = useClient();
+  const toast = useAppStore((s) => s.toast);
+  const [atRisk, setAtRisk] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const discard = async (force: boolean) => {
+    setBusy(true);
+    try {
+      const r = await client.invoke('worktrees.remove', { projectId, slug, force });
+      toast({ level: 'success', title: `Discarded ${slug}`, message: `Archived as ${r.archive.ref}; restore it from the project's worktrees.` });
+      onDiscarded();
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      // Refused because work would be lost: the reason names it, and the user can still go on (it is archived either way).
+      if (code === 'conflict' && !force) setAtRisk(e instanceof Error ? e.message : String(e));
+      else toast({ level: 'error', title: 'Could not discard', message: e instanceof Error ? e.message : String(e) });
+      setBusy(false);
+    }
+  };
+  return (
+    <ConfirmDialog title={`Discard the feature ${slug}?`} confirmLabel={atRisk ? 'Archive and discard anyway' : 'Archive and discard'} onCancel={onClose} onConfirm={() => void discard(atRisk !== null)}>
+      {atRisk && (
+        <p className="card-problem" data-testid="discard-loss">
+          {atRisk}
+        </p>
+      )}
+      <p className="muted">
+        Its worktree and the branch {branch} are removed, and the feature leaves the board. Everything is archived first under <code>refs/flightdeck/archive/{slug}/…</code> and can be restored from the project's worktrees.
+      </p>
+      {busy && <p className="muted small">Archiving…</p>}
     </ConfirmDialog>
   );
 }

@@ -85,6 +85,9 @@ describe('containers CLI', () => {
     await waitFor(() => out.includes('\n'), 'the container id', 60_000, 100);
     const ps = await cli('containers', 'ps', '--data-dir', data);
     expect(ps.out).toMatch(/^flightdeck-ses_cli {2}local {2}running .* session ses_cli /);
+    // Its owner is alive: not an orphan.
+    expect(ps.out).not.toContain('orphaned');
+    expect((JSON.parse((await cli('containers', 'ps', '--json', '--data-dir', data)).out) as Array<{ ownerGone: boolean; ownerPid: number }>)[0]).toMatchObject({ ownerGone: false, ownerPid: child.pid });
     const stats = JSON.parse((await cli('containers', 'stats', '--json', '--data-dir', data)).out) as Array<{ sessionId: string; stats: { memoryLimitBytes: number } }>;
     expect(stats.map((s) => [s.sessionId, s.stats.memoryLimitBytes])).toEqual([['ses_cli', 256 * 1024 * 1024]]);
     // The log is the agent console's text, plain: the command and its output (written asynchronously, hence the retries).
@@ -113,7 +116,10 @@ describe('containers CLI', () => {
     await new Promise((r) => child.once('exit', r));
     expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('No orphaned containers.');
     expect((await cli('containers', 'ps', '--data-dir', data)).out).toMatch(/^flightdeck-ses_cli {2}local {2}running .* session ses_cli {2}kept /);
+    // Not a plain "running": whose it is, and that its owner is gone.
+    expect((await cli('containers', 'ps', '--data-dir', data)).out).toContain(`running (orphaned: its owner, Flightdeck process ${child.pid}, is gone; kept, so reap leaves it)`);
     keep(false);
+    expect((await cli('containers', 'ps', '--data-dir', data)).out).toContain(`running (orphaned: its owner, Flightdeck process ${child.pid}, is gone; "containers reap" removes it)`);
     expect((await cli('containers', 'reap', '--data-dir', data)).out).toBe('Removed 1 orphaned container(s): flightdeck-ses_cli');
     expect((await cli('containers', 'ps', '--data-dir', data)).out).toBe('No Flightdeck containers.');
   }, 90_000);
