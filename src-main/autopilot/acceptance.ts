@@ -24,7 +24,28 @@ export interface AcceptanceTarget {
   sandbox: SandboxPolicy;
   /** The run's agent session, so a container runner finds its container and a terminal list its owner. */
   owner?: { sessionId: string; projectId?: string };
+  /**
+   * In a container: the file (in its /tmp) naming the run's acceptance command while it runs.
+   * A kept container outlives a Flightdeck process that died while its acceptance command ran
+   * there (on the host the records of autopilot-service end it): the next one ends it first.
+   */
+  marker?: string;
 }
+
+/** Shell: writes this shell's pid (its process group) and start time to `file`. */
+export function recordSelfScript(file: string): string {
+  return `printf '%s %s\\n' "$$" "$(cut -d' ' -f22 /proc/$$/stat)" > '${file}' 2>/dev/null || true`;
+}
+
+/** Shell: kills the process group `file` names if its leader is still the process recorded (same start time), then forgets it. */
+function endRecordedScript(file: string): string {
+  return `if read -r p t < '${file}' 2>/dev/null && [ -n "$p" ] && [ "$(cut -d' ' -f22 /proc/$p/stat 2>/dev/null)" = "$t" ]; then kill -KILL -"$p" 2>/dev/null; fi; rm -f '${file}'; true`;
+}
+
+/** Marker names are ours (`.flightdeck-acceptance-<run id>`): nothing in them needs quoting. */
+const MARKER_NAME = /^[A-Za-z0-9._-]+$/;
+/** Ending an earlier command is one short exec. */
+const END_EARLIER_TIMEOUT_MS = 30_000;
 
 /** Test suites of real projects take minutes; ten minutes catches a hung one without cutting a slow one short. */
 export const DEFAULT_ACCEPTANCE_TIMEOUT_MS = 10 * 60_000;
@@ -49,9 +70,18 @@ export async function runAcceptance(o: { cwd: string; command: string; timeoutMs
   const started = Date.now();
   const target = o.target ?? defaultTarget(o.cwd);
   const env = childEnv('command', process.env, { CI: '1', PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' });
+  let command = o.command;
+  if (target.marker !== undefined) {
+    if (!MARKER_NAME.test(target.marker)) throw new Error(`not a marker name: ${target.marker}`);
+    const file = `/tmp/${target.marker}`;
+    // Exactly one acceptance command of a run at a time: one left by a process that died goes first.
+    const common = { cwd: o.cwd, env, signal: o.signal, sandbox: target.sandbox, ...(target.owner ? { owner: target.owner } : {}) };
+    await target.runner.run({ ...common, command: endRecordedScript(file), timeoutMs: END_EARLIER_TIMEOUT_MS, title: 'acceptance: end an earlier one' });
+    command = `${recordSelfScript(file)}\n${o.command}`;
+  }
   const r = await target.runner.run({
     cwd: o.cwd,
-    command: o.command,
+    command,
     env,
     timeoutMs: o.timeoutMs ?? DEFAULT_ACCEPTANCE_TIMEOUT_MS,
     signal: o.signal,

@@ -94,7 +94,7 @@ export class AutopilotService {
     if (r.options.acceptanceUnsandboxed) return { place: 'host-unsandboxed', runner: this.hostRunner, sandbox: { mode: 'danger-full-access', root: r.worktree, network } };
     const owner = r.sessionId ? { sessionId: r.sessionId, ...(r.projectId ? { projectId: r.projectId } : {}) } : undefined;
     const placed = r.sessionId ? (this.o.placement?.(r.sessionId) ?? null) : null;
-    if (placed) return { place: 'container', runner: placed, sandbox: { mode: 'workspace-write', root: r.worktree, network }, ...(owner ? { owner } : {}) };
+    if (placed) return { place: 'container', runner: placed, sandbox: { mode: 'workspace-write', root: r.worktree, network }, ...(owner ? { owner } : {}), marker: `.flightdeck-acceptance-${r.id}` };
     return { place: 'sandbox', runner: this.hostRunner, sandbox: { mode: 'workspace-write', root: r.worktree, network }, ...(owner ? { owner } : {}) };
   }
 
