@@ -100,7 +100,7 @@ test('at 700 and 1024 px the session header keeps its title and nothing in the m
 
     // The menu shows the sandbox state and fits in the window.
     await page.getByTestId('header-overflow').click();
-    await expect(page.getByTestId('sandbox-badge-menu')).toHaveText('Sandboxed');
+    await expect(page.getByTestId('sandbox-badge-menu')).toHaveText('Workspace sandbox');
     await expect(page.getByTestId('mode-switcher')).toBeVisible();
     const menu = (await page.getByTestId('session-controls').boundingBox())!;
     expect(menu.x).toBeGreaterThanOrEqual(0);

@@ -28,13 +28,13 @@ test('the header shows the sandbox; full access asks first and then shows FULL A
   const badge = page.getByTestId('sandbox-badge');
   const picker = page.getByTestId('sandbox-picker');
   const confirm = page.getByTestId('confirm-dialog');
-  await expect(badge).toHaveText('Sandboxed');
+  await expect(badge).toHaveText('Workspace sandbox');
   await expect(picker).toHaveValue('workspace-write');
 
   await picker.selectOption('danger-full-access');
   await expect(confirm).toBeVisible();
   await confirm.getByRole('button', { name: 'Cancel' }).click();
-  await expect(badge).toHaveText('Sandboxed');
+  await expect(badge).toHaveText('Workspace sandbox');
   await expect(picker).toHaveValue('workspace-write');
 
   await picker.selectOption('danger-full-access');
@@ -46,6 +46,11 @@ test('the header shows the sandbox; full access asks first and then shows FULL A
   await expect(page.getByTestId('sandbox-badge')).toHaveText('FULL ACCESS');
   await page.getByTestId('sandbox-picker').selectOption('read-only');
   await expect(page.getByTestId('sandbox-badge')).toHaveText('Read-only sandbox');
+  // /permissions names the mode and sandbox as the header does.
+  await session.send('/permissions');
+  await expect(session.transcript.getByTestId('command-result').last()).toContainText('Mode: Default. Sandbox: Read-only — commands cannot change any file');
+  await page.getByTestId('mode-switcher').getByRole('radio', { name: 'Auto-edit' }).click();
+  await expect(session.transcript).toContainText('Mode: Auto-edit');
 
   const settings = new SettingsPage(page);
   await settings.open();

@@ -3,6 +3,8 @@
  * readable error; every command's output is a `command.result` event.
  */
 import { PolicyPreset, SessionId, type CommandView } from '../../../src-preload/contract';
+import { effectiveSandbox, MODE_LABEL, SANDBOX_HELP, SANDBOX_LABEL } from '../../../src-preload/contract/words';
+import { DEFAULT_SANDBOX_MODE } from '../../sandbox/policy';
 import { textOf } from '../store/blocks';
 import { maybeCompact } from './compact';
 import { workingDiff } from './git-diff';
@@ -43,7 +45,7 @@ const PRESET_TEXT: Record<PolicyPreset, string> = {
  */
 export function hardFloorNote(on: boolean, mode: string): string {
   if (!on) return 'Hard floor: OFF — nothing is refused, catastrophic commands included. Turn it back on in Settings → Agents → Hard floor (or agents.settings.update with hardFloor: true).';
-  return `Hard floor: on — catastrophic commands (rm -rf / or ~, mkfs, dd onto a disk, fork bombs, force push to the base branch, DROP DATABASE) are refused in every mode${mode === 'yolo' ? ', this yolo session included' : ', yolo included'}. Turn it off in Settings → Agents → Hard floor (or agents.settings.update with hardFloor: false).`;
+  return `Hard floor: on — catastrophic commands (rm -rf / or ~, mkfs, dd onto a disk, fork bombs, force push to the base branch, DROP DATABASE) are refused in every mode${mode === 'yolo' ? ', this YOLO session included' : ', YOLO included'}. Turn it off in Settings → Agents → Hard floor (or agents.settings.update with hardFloor: false).`;
 }
 
 const REVIEW_SYSTEM_PROMPT =
@@ -104,11 +106,14 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (args.length === 0) {
         const how = 'Switch with /model <profile>, /model <profile>:<model> or /model <model>.';
         const notes = [how, ...configNotes(ctx.deps.configDir(s))];
-        return ok([`Model: ${s.model} (profile ${s.profile}).`, 'Profiles:', ...profiles.map((p) => `  ${p.name.padEnd(12)} ${p.model}${p.apiKeySet ? '' : '  (no API key)'}`), ...notes].join('\n'), {
+        // Providers by the label the header's picker and Settings show; the profile name is what /model takes.
+        const label = profiles.find((p) => p.name === s.profile)?.label ?? s.profile;
+        const intro = `Model: ${s.model} · ${label} (profile ${s.profile}).`;
+        return ok([intro, 'Profiles:', ...profiles.map((p) => `  ${p.name.padEnd(12)} ${p.label.padEnd(20)} ${p.model}${p.apiKeySet ? '' : '  (no API key)'}`), ...notes].join('\n'), {
           type: 'table',
-          intro: `Model: ${s.model} (profile ${s.profile}).`,
-          columns: ['Profile', 'Model', 'API key'],
-          rows: profiles.map((p) => ({ cells: [p.name, p.model, p.apiKeySet ? 'set' : 'none'], ...(p.name === s.profile ? { current: true } : {}) })),
+          intro,
+          columns: ['Provider', 'Profile', 'Model', 'API key'],
+          rows: profiles.map((p) => ({ cells: [p.label, p.name, p.model, p.apiKeySet ? 'set' : 'none'], ...(p.name === s.profile ? { current: true } : {}) })),
           notes,
         });
       }
@@ -172,7 +177,11 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       const s = ctx.session();
       if (args.length === 0) {
         const rules = ctx.deps.gate.rules(ctx.sessionId);
-        const intro = `Policy preset: ${s.policyPreset} — ${PRESET_TEXT[s.policyPreset]}. Mode: ${s.mode}.`;
+        // The mode and sandbox by the names the header and Settings show them.
+        const chosen = s.state.sandbox ?? DEFAULT_SANDBOX_MODE;
+        const sandbox = effectiveSandbox(s.mode, chosen);
+        const planned = sandbox !== chosen ? ' (plan mode)' : '';
+        const intro = `Policy preset: ${s.policyPreset} — ${PRESET_TEXT[s.policyPreset]}. Mode: ${MODE_LABEL[s.mode]}. Sandbox: ${SANDBOX_LABEL[sandbox]} — ${SANDBOX_HELP[sandbox]}${planned}.`;
         const notes = [`Approved for this session: ${rules.length ? rules.join(', ') : 'nothing yet'}.`, hardFloorNote(ctx.deps.settings().hardFloor, s.mode)];
         return ok([intro, 'Presets:', ...PolicyPreset.options.map((p) => `  ${p.padEnd(10)} ${PRESET_TEXT[p]}`), ...notes].join('\n'), {
           type: 'table',

@@ -1,5 +1,6 @@
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
-import type { ProviderProfile } from '../../../src-preload/contract/agents';
+import { AgentMode, type ProviderProfile } from '../../../src-preload/contract/agents';
+import { MODE_LABEL } from '../../../src-preload/contract/words';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Icon } from '../components/Icon';
 import { Modal } from '../components/Modal';
@@ -266,10 +267,12 @@ export function AgentSettingsPanel() {
           <strong>Default mode for new sessions</strong>
         </div>
         <select className="input select narrow-select" value={s.defaultMode} onChange={(e) => void update({ defaultMode: e.target.value as typeof s.defaultMode })}>
-          <option value="plan">Plan</option>
-          <option value="default">Default</option>
-          <option value="auto-edit">Auto-edit</option>
-          <option value="yolo">YOLO</option>
+          {/* The header's names for the modes (one vocabulary with the session header and /permissions). */}
+          {AgentMode.options.map((m) => (
+            <option key={m} value={m}>
+              {MODE_LABEL[m]}
+            </option>
+          ))}
         </select>
       </div>
       <SandboxNetworkSetting />

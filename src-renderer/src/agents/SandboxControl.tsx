@@ -1,27 +1,34 @@
 import { useEffect, useState } from 'react';
-import type { SandboxMode, SandboxNetwork, Session } from '../../../src-preload/contract/agents';
+import { SandboxMode, type SandboxNetwork, type Session } from '../../../src-preload/contract/agents';
+import { effectiveSandbox, SANDBOX_HELP, SANDBOX_LABEL } from '../../../src-preload/contract/words';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useAppStore } from '../store';
 
-export const SANDBOXES: Array<{ value: SandboxMode; label: string; help: string }> = [
-  { value: 'read-only', label: 'Read-only', help: 'Commands cannot change any file (a private /tmp only)' },
-  { value: 'workspace-write', label: 'Workspace', help: 'Commands write only inside the session folder (not .git) and a private /tmp' },
-  { value: 'danger-full-access', label: 'Full access', help: 'Commands run unconfined, with your own permissions' },
-];
+const sentence = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
+
+export const SANDBOXES: Array<{ value: SandboxMode; label: string; help: string }> = SandboxMode.options.map((value) => ({ value, label: SANDBOX_LABEL[value], help: sentence(SANDBOX_HELP[value]) }));
 
 /**
  * How the session's commands are confined, always visible in the header: full access is the
  * one that must never go unnoticed, so it is the loud one. Plan mode runs commands read-only
  * whatever the session chose.
  */
-export function SandboxBadge({ session, testId = 'sandbox-badge' }: { session: Session; testId?: string }) {
-  const effective: SandboxMode = session.mode === 'plan' ? 'read-only' : session.sandbox;
-  const info = SANDBOXES.find((s) => s.value === effective)!;
+export function SandboxBadge({ session, testId = 'sandbox-badge', container = null }: { session: Session; testId?: string; container?: string | null }) {
+  const effective = effectiveSandbox(session.mode, session.sandbox);
+  // A session placed in a container runs its commands there: that is where it runs, not a sandbox on this machine.
+  if (container !== null) {
+    return (
+      <span className="badge badge-ok sandbox-confined" title={`Commands run in a container: ${container}`} data-testid={testId}>
+        Container
+      </span>
+    );
+  }
   // sandbox-confined: in a narrow header the confined states move into the overflow menu; FULL ACCESS never does.
   const cls = effective === 'danger-full-access' ? 'badge badge-bad' : effective === 'read-only' ? 'badge sandbox-confined' : 'badge badge-ok sandbox-confined';
+  // The picker's names (Read-only, Workspace, Full access), as /permissions and Settings say them.
   return (
-    <span className={cls} title={`Sandbox: ${info.help}${session.mode === 'plan' && session.sandbox !== 'read-only' ? ' (plan mode)' : ''}`} data-testid={testId}>
-      {effective === 'danger-full-access' ? 'FULL ACCESS' : effective === 'read-only' ? 'Read-only sandbox' : 'Sandboxed'}
+    <span className={cls} title={`Sandbox ${SANDBOX_LABEL[effective]}: ${SANDBOX_HELP[effective]}${session.mode === 'plan' && session.sandbox !== 'read-only' ? ' (plan mode)' : ''}`} data-testid={testId}>
+      {effective === 'danger-full-access' ? 'FULL ACCESS' : `${SANDBOX_LABEL[effective]} sandbox`}
     </span>
   );
 }

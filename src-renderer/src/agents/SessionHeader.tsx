@@ -9,13 +9,14 @@ import { SandboxBadge, SandboxControl } from './SandboxControl';
 import { ChangesButton } from '../changes/SessionChanges';
 import { SessionIdentity } from '../sessions/SessionIdentity';
 import { SessionWorktreeBar } from '../session-worktrees/SessionWorktreeBar';
-import { SessionContainerButtons } from '../containers/ContainerTerminalButtons';
+import { SessionContainerButtons, useSessionPlacement } from '../containers/ContainerTerminalButtons';
+import { MODE_LABEL } from '../../../src-preload/contract/words';
 
 export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
-  { value: 'plan', label: 'Plan', help: 'Explore and propose; no writes, no side effects' },
-  { value: 'default', label: 'Default', help: 'Writes and risky commands ask first' },
-  { value: 'auto-edit', label: 'Auto-edit', help: 'Reads and writes freely, verifies automatically' },
-  { value: 'yolo', label: 'YOLO', help: 'Commands run unasked too (the hard floor still applies)' },
+  { value: 'plan', label: MODE_LABEL.plan, help: 'Explore and propose; no writes, no side effects' },
+  { value: 'default', label: MODE_LABEL.default, help: 'Writes and risky commands ask first' },
+  { value: 'auto-edit', label: MODE_LABEL['auto-edit'], help: 'Reads and writes freely, verifies automatically' },
+  { value: 'yolo', label: MODE_LABEL.yolo, help: 'Commands run unasked too (the hard floor still applies)' },
 ];
 
 export const STATUS_LABEL: Record<Session['status'], string> = {
@@ -53,6 +54,8 @@ export function SessionHeader({ session }: { session: Session }) {
   const [confirmYolo, setConfirmYolo] = useState(false);
   const hardFloor = useAppStore((s) => s.agentSettings?.hardFloor ?? true);
   const headerRef = useRef<HTMLElement>(null);
+  const placement = useSessionPlacement(session.id, session.status);
+  const container = placement ? `${placement.image}${placement.engine ? ` on ${placement.engine}` : ''}` : null;
   useEffect(() => {
     if (!menuOpen) return;
     const onDown = (e: MouseEvent) => {
@@ -75,9 +78,9 @@ export function SessionHeader({ session }: { session: Session }) {
           {STATUS_LABEL[session.status]}
         </span>
         <ApproveBadge session={session} />
-        <SandboxBadge session={session} />
+        <SandboxBadge session={session} container={container} />
         <span className="spacer" />
-        <SessionContainerButtons sessionId={session.id} status={session.status} />
+        <SessionContainerButtons sessionId={session.id} placement={placement} />
         <ChangesButton session={session} />
         <div className="cost" data-testid="session-cost" title={`${c.calls} model calls · ↑ ${c.inputTokens.toLocaleString()} in · ↓ ${c.outputTokens.toLocaleString()} out · cache read ${c.cacheReadTokens.toLocaleString()} · cache write ${c.cacheWriteTokens.toLocaleString()}`}>
           <span className="cost-tokens">↑ {tokens(c.inputTokens)}</span>
@@ -94,7 +97,7 @@ export function SessionHeader({ session }: { session: Session }) {
         <div className="sandbox-state-row">
           {/* Shown only in the narrow menu: the header row drops the confined sandbox badge there. */}
           <span className="menu-sandbox-state">
-            <SandboxBadge session={session} testId="sandbox-badge-menu" />
+            <SandboxBadge session={session} container={container} testId="sandbox-badge-menu" />
           </span>
           <SandboxControl session={session} />
         </div>

@@ -1,4 +1,5 @@
 import { contextTokens } from './composer-logic';
+import { MODE_LABEL } from '../../../src-preload/contract/words';
 import type { AgentEvent, AgentMode, Approval, CommandView, PolicyDecision, RiskLevel, TodoItem, TurnOutcome } from '../../../src-preload/contract/agents';
 
 /**
@@ -248,7 +249,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
     }
     case 'mode.changed':
       out.mode = d.mode;
-      items.push({ kind: 'notice', id, level: 'info', text: `Mode: ${d.mode}` });
+      items.push({ kind: 'notice', id, level: 'info', text: `Mode: ${MODE_LABEL[d.mode]}` });
       break;
     case 'model.changed':
       items.push({
@@ -259,7 +260,7 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
       });
       break;
     case 'permissions.changed':
-      items.push({ kind: 'notice', id, level: 'info', text: `Permissions preset: ${d.preset}` });
+      items.push({ kind: 'notice', id, level: 'info', text: `Policy preset: ${d.preset}` });
       break;
     case 'error':
       items.push({ kind: 'error', id, code: d.code, message: d.message, retryable: d.retryable });

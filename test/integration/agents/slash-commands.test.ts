@@ -43,7 +43,9 @@ describe('slash commands (seed 001 §7)', () => {
     await h.app.agents.run(id, '/model scripted:other');
     expect(h.app.agents.getSession(id)).toMatchObject({ profile: 'scripted', model: 'other' });
     await h.app.agents.run(id, '/model');
-    expect(lastResult(h, id).text).toContain('Model: other (profile scripted).');
+    // The provider by its label, as the header's picker shows it, with the name /model takes.
+    const label = h.app.agents.profiles.list().find((p) => p.name === 'scripted')!.label;
+    expect(lastResult(h, id).text).toContain(`Model: other · ${label} (profile scripted).`);
     expect((await h.app.agents.run(id, '/model a b')).outcome).toBe('failed');
   });
 
@@ -64,6 +66,11 @@ describe('slash commands (seed 001 §7)', () => {
     const id = h.session();
     await h.app.agents.run(id, '/permissions');
     expect(lastResult(h, id).text).toContain('Policy preset: balanced');
+    // The mode and sandbox by the header's and Settings' names, never the stored values.
+    expect(lastResult(h, id).text).toContain('Mode: Default. Sandbox: Workspace — commands write only inside the session folder');
+    h.app.agents.updateSession({ sessionId: id, mode: 'plan' });
+    await h.app.agents.run(id, '/permissions');
+    expect(lastResult(h, id).text).toContain('Mode: Plan. Sandbox: Read-only — commands cannot change any file (a private /tmp only) (plan mode).');
     await h.app.agents.run(id, '/permissions trusted');
     expect(h.app.agents.getSession(id).policyPreset).toBe('trusted');
     expect(h.events(id, 'permissions.changed')[0]!.preset).toBe('trusted');
