@@ -48,8 +48,17 @@ test("a session placed in a container runs its command there; its agent console 
   await expect(view.getByTestId('engine-gone')).toContainText(/not reachable.*Start Docker/);
   await expect(view.getByTestId('engine-gone').getByTestId('engine-retry')).toBeVisible();
   await view.getByTestId('place-session').selectOption({ index: 1 });
-  await view.getByTestId('place-image').fill(image);
+  // An image the engine does not have is refused at Place, saying why (Flightdeck never pulls).
+  await view.getByTestId('place-image').fill('flightdeck-e2e-no-such-image:never');
   await view.getByTestId('place-submit').click();
+  await expect(view.getByTestId('place-error')).toContainText('has no image flightdeck-e2e-no-such-image:never');
+  // The image field offers the engine's images; Place says the session is placed.
+  await expect(view.getByTestId('place-image-options').locator(`option[value="${image}"]`)).toHaveCount(1);
+  await view.getByTestId('place-image').fill(image);
+  await expect(view.getByTestId('place-error')).toHaveCount(0);
+  await view.getByTestId('place-submit').click();
+  await expect(view.getByTestId('place-status')).toContainText(`is placed in ${image}`);
+  await view.getByTestId('place-form').screenshot({ path: 'test-results/containers-place-form.png' });
 
   await page.goto(sessionUrl);
   await session.send('!echo "in $(hostname) as $(id -u)"');
@@ -57,6 +66,8 @@ test("a session placed in a container runs its command there; its agent console 
 
   // The session's header offers its agent console: the container's own TTY, with what already ran.
   await expect(page.getByTestId('session-container')).toBeVisible();
+  // Where its commands run, in the header: a container, not this machine's sandbox.
+  await expect(page.getByTestId('sandbox-badge')).toHaveText('Container');
   mkdirSync('test-results', { recursive: true });
   await page.getByTestId('session-header').screenshot({ path: 'test-results/container-session-header.png' });
   // A 700 px window: the header row keeps the console button and still fits.
@@ -108,5 +119,12 @@ test("a session placed in a container runs its command there; its agent console 
   await expect(row).toContainText('exited', { timeout: 30_000 });
   const id = (await new Docker({ socketPath: '/var/run/docker.sock' }).listContainers({ all: true, filters: { label: ['dev.flightdeck.managed=1'] } })).find((c) => c.Labels['dev.flightdeck.workspace'] === repo.path)!;
   expect(id.State).toBe('exited');
-  await new Docker({ socketPath: '/var/run/docker.sock' }).getContainer(id.Id).remove({ force: true });
+  // Remove asks first, then the container is gone from the view and the engine.
+  await row.getByTestId('container-remove').click();
+  const confirm = page.getByTestId('confirm-dialog');
+  await expect(confirm).toContainText('stopped and removed');
+  await confirm.getByTestId('confirm').click();
+  await expect(view.locator('[data-testid^="container-ses"]')).toHaveCount(0, { timeout: 30_000 });
+  const left = await new Docker({ socketPath: '/var/run/docker.sock' }).listContainers({ all: true, filters: { id: [id.Id] } });
+  expect(left).toHaveLength(0);
 });

@@ -20,13 +20,9 @@ export function useOpenContainerTerminal(): (sessionId: string, kind: ContainerT
   };
 }
 
-/**
- * In a session's header when the session is placed in a container: where it runs, and its agent
- * console (what the agent runs there, live) and a shell, one click away.
- */
-export function SessionContainerButtons({ sessionId, status }: { sessionId: string; status: string }) {
+/** The session's container placement (null when it runs on this machine), re-read when its status moves. */
+export function useSessionPlacement(sessionId: string, status: string): ContainerPlacement | null {
   const client = useClient();
-  const open = useOpenContainerTerminal();
   const [placement, setPlacement] = useState<ContainerPlacement | null>(null);
   useEffect(() => {
     let live = true;
@@ -39,6 +35,15 @@ export function SessionContainerButtons({ sessionId, status }: { sessionId: stri
       live = false;
     };
   }, [client, sessionId, status]);
+  return placement;
+}
+
+/**
+ * In a session's header when the session is placed in a container: where it runs, and its agent
+ * console (what the agent runs there, live) and a shell, one click away.
+ */
+export function SessionContainerButtons({ sessionId, placement }: { sessionId: string; placement: ContainerPlacement | null }) {
+  const open = useOpenContainerTerminal();
   if (!placement) return null;
   const where = `In a container${placement.engine ? ` on ${placement.engine}` : ''} (${placement.image})`;
   return (

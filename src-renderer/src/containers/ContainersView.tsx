@@ -7,7 +7,9 @@ import { Icon } from '../components/Icon';
 import { useOpenContainerTerminal } from './ContainerTerminalButtons';
 import { ContainerLogsDialog } from './ContainerLogsDialog';
 import { AddEngineForm, useRemoveEngine } from './AddEngineForm';
-import { AGENT_IMAGE, ImagesSection } from './ImagesSection';
+import { ImagesSection } from './ImagesSection';
+import { PlaceSessionForm } from './PlaceSessionForm';
+import { ConfirmDialog } from '../components/ConfirmDialog';
 
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
@@ -38,7 +40,8 @@ export function ContainersView() {
   const [containers, setContainers] = useState<ManagedContainer[]>([]);
   const [stats, setStats] = useState<Record<string, ContainerStats>>({});
   const [generation, setGeneration] = useState(0);
-  const [place, setPlace] = useState({ sessionId: '', image: AGENT_IMAGE, gpus: 'none' as 'none' | 'all', network: 'bridge' as 'bridge' | 'host' | 'none' });
+  /** The container whose removal waits for the user's yes. */
+  const [removing, setRemoving] = useState<ManagedContainer | null>(null);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
 
   useEffect(() => {
@@ -115,14 +118,6 @@ export function ContainersView() {
 
   const removeEngine = useRemoveEngine(reload);
 
-  const placeSession = async () => {
-    try {
-      await client.invoke('containers.placement.set', { sessionId: place.sessionId, placement: { image: place.image, gpus: { kind: place.gpus }, network: place.network } });
-      reload();
-    } catch (e) {
-      toastError('Could not place the session in a container', e);
-    }
-  };
 
   return (
     <div className="view containers-view" data-testid="containers-view">
@@ -172,6 +167,17 @@ export function ContainersView() {
         <h2>Flightdeck containers</h2>
         {containers.length === 0 && <p>No containers. Place a session in one below; it starts at the session's next command.</p>}
         <table className="table" data-testid="container-list">
+          {containers.length > 0 && (
+            <thead>
+              <tr>
+                {['Container', 'Engine', 'State', 'Session', 'Workspace', 'Use', ''].map((h, i) => (
+                  <th key={i} style={CELL} scope="col">
+                    {h}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+          )}
           <tbody>
             {containers.map((c) => {
               const s = stats[c.id];
@@ -186,33 +192,35 @@ export function ContainersView() {
                   </td>
                   <td style={CELL} data-testid="container-stats">{s ? statsText(s) : c.status}</td>
                   <td style={CELL}>
-                    {c.state === 'running' && (
-                      <>
-                        {(c.workspaceSync || engines?.find((e) => e.spec.name === c.engine)?.info?.local === false) && (
-                          <button className="button" onClick={() => void syncWorkspace(c)} data-testid="container-sync">
-                            Sync commits
+                    <div className="row-actions">
+                      {c.state === 'running' && (
+                        <>
+                          {(c.workspaceSync || engines?.find((e) => e.spec.name === c.engine)?.info?.local === false) && (
+                            <button className="button" onClick={() => void syncWorkspace(c)} data-testid="container-sync">
+                              Sync commits
+                            </button>
+                          )}
+                          <button className="button" onClick={() => void openTerminal(c.sessionId, 'console', c.name)} title="The agent's commands and their output as they run (read-only)" data-testid="container-console">
+                            <Icon name="terminal" /> Console
                           </button>
-                        )}
-                        <button className="button" onClick={() => void openTerminal(c.sessionId, 'console', c.name)} title="The agent's commands and their output as they run (read-only)" data-testid="container-console">
-                          <Icon name="terminal" /> Console
-                        </button>
-                        <button className="button" onClick={() => void openTerminal(c.sessionId, 'shell', c.name)} data-testid="container-shell">
-                          <Icon name="terminal" /> Shell
-                        </button>
-                        <button className="button" onClick={() => void act('stop', c)} data-testid="container-stop">
-                          <Icon name="stop" /> Stop
-                        </button>
-                      </>
-                    )}
-                    <label className="container-keep" title="Keep this container running when Flightdeck quits; the next start re-attaches it to its session">
-                      <input type="checkbox" checked={c.keep} onChange={(e) => void setKeep(c, e.target.checked)} data-testid="container-keep" /> Keep after quit
-                    </label>
-                    <button className="button" onClick={() => setLogsOf(c)} data-testid="container-logs">
-                      Logs
-                    </button>
-                    <button className="button" onClick={() => void act('remove', c)}>
-                      <Icon name="trash" /> Remove
-                    </button>
+                          <button className="button" onClick={() => void openTerminal(c.sessionId, 'shell', c.name)} data-testid="container-shell">
+                            <Icon name="terminal" /> Shell
+                          </button>
+                          <button className="button" onClick={() => void act('stop', c)} data-testid="container-stop">
+                            <Icon name="stop" /> Stop
+                          </button>
+                        </>
+                      )}
+                      <label className="container-keep" title="Keep this container running when Flightdeck quits; the next start re-attaches it to its session">
+                        <input type="checkbox" checked={c.keep} onChange={(e) => void setKeep(c, e.target.checked)} data-testid="container-keep" /> Keep after quit
+                      </label>
+                      <button className="button" onClick={() => setLogsOf(c)} data-testid="container-logs">
+                        Logs
+                      </button>
+                      <button className="button" onClick={() => setRemoving(c)} aria-label={`Remove ${c.name}`} data-testid="container-remove">
+                        <Icon name="trash" /> Remove
+                      </button>
+                    </div>
                   </td>
                 </tr>
               );
@@ -223,32 +231,26 @@ export function ContainersView() {
 
       <section style={SECTION}>
         <h2>Place a session in a container</h2>
-        <div className="form-row add-engine">
-          <select className="input select" aria-label="Session" value={place.sessionId} onChange={(e) => setPlace({ ...place, sessionId: e.target.value })} data-testid="place-session">
-            <option value="">Choose a session…</option>
-            {sessions.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.title}
-              </option>
-            ))}
-          </select>
-          <input className="input" aria-label="Image" value={place.image} onChange={(e) => setPlace({ ...place, image: e.target.value })} data-testid="place-image" />
-          <select className="input select" aria-label="GPUs" value={place.gpus} onChange={(e) => setPlace({ ...place, gpus: e.target.value as 'none' | 'all' })}>
-            <option value="none">No GPU</option>
-            <option value="all">All GPUs</option>
-          </select>
-          <select className="input select" aria-label="Network" value={place.network} onChange={(e) => setPlace({ ...place, network: e.target.value as 'bridge' | 'host' | 'none' })}>
-            <option value="bridge">Bridge network</option>
-            <option value="host">Host network</option>
-            <option value="none">No network</option>
-          </select>
-          <button className="button primary" disabled={!place.sessionId || !place.image} onClick={() => void placeSession()} data-testid="place-submit">
-            Place
-          </button>
-        </div>
+        <PlaceSessionForm engines={engines} onPlaced={reload} />
       </section>
 
       <ImagesSection engines={engines} />
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${removing.name}?`}
+          confirmLabel="Remove container"
+          onCancel={() => setRemoving(null)}
+          onConfirm={() => {
+            const c = removing;
+            setRemoving(null);
+            void act('remove', c);
+          }}
+        >
+          <p>
+            The container of <strong>{sessions.find((x) => x.id === removing.sessionId)?.title ?? removing.sessionId}</strong> is stopped and removed, with anything written inside it outside the mounted folder. The session keeps its placement: a new container starts at its next command.
+          </p>
+        </ConfirmDialog>
+      )}
       {logsOf && <ContainerLogsDialog container={logsOf} onClose={() => setLogsOf(null)} />}
     </div>
   );
