@@ -433,17 +433,17 @@ export class FeatureRunService {
 
   // ---- local merge --------------------------------------------------------------------------
 
-  /**
-   * Merges a completed feature's branch into its base in the main checkout (merge or squash).
-   * Without `confirm` nothing changes: the answer says what would be merged. Refused when the
-   * base has moved in a way that conflicts with the branch.
-   */
   /** Push & PR from the feature's page (see feature-push.ts); refused while a run of it is live here. */
   push(o: { projectPath: string; slug: string }): Promise<FeaturePushResult> {
     const running = [...this.running.values(), ...this.queue].some((r) => r.row.projectPath === o.projectPath && r.row.slug === o.slug);
     return pushFeature({ ...o, git: this.git, gh: this.gh, running });
   }
 
+  /**
+   * Merges a completed feature's branch into its base in the main checkout (merge or squash).
+   * Without `confirm` nothing changes: the answer says what would be merged. Refused when the
+   * base has moved in a way that conflicts with the branch.
+   */
   async merge(o: { projectPath: string; slug: string; squash: boolean; confirm: boolean }): Promise<MergeResult> {
     const path = activeStatePath(o.projectPath, o.slug);
     const state = await readState(path).catch((e: unknown) => {
