@@ -61,8 +61,13 @@ export function leavesRoot(arg: string): boolean {
   return value.startsWith('/') || value.startsWith('~') || /(^|\/)\.\.(\/|$)/.test(value);
 }
 
+/** The longest sed script judged harmless; real print/substitute one-liners are far shorter. */
+const MAX_SED_SCRIPT = 2_000;
+
 /** A sed script that only prints, deletes or substitutes (no `e`, `w`, `W`, `r`, no flags that run or write). */
 export function harmlessSedScript(script: string): boolean {
+  // The patterns below backtrack: a script this long is not judged (it asks).
+  if (script.length > MAX_SED_SCRIPT) return false;
   const address = String.raw`(?:\d+|\$)(?:,(?:\d+|\$))?`;
   const simple = new RegExp(`^\\s*(?:${address})?\\s*[pdq=]?\\s*$`);
   const subst = new RegExp(`^\\s*(?:${address})?\\s*s([^\\w\\s\\\\]).*?\\1.*?\\1[gpiImM0-9]*\\s*$`);

@@ -73,6 +73,8 @@ const UNKNOWN_RESERVED = new Set(['for', 'case', 'esac', 'select', 'function', '
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+/** How far a `{` looks for its `}` to tell brace expansion from a group (a longer one is treated as expansion if it has a comma). */
+const BRACE_WINDOW = 200;
 
 type Token = { kind: 'word'; word: WordInfo } | { kind: 'op'; text: string; fd: string | null };
 
@@ -402,9 +404,13 @@ function tokenize(line: string, nested: string[]): Lexed {
     if (c === '*' || c === '?' || c === '[') w.glob = true;
     if (c === '{') {
       // Brace expansion: `{a,b}` or `{x..y}` with no space inside (`{ ls, x; }` is a group).
-      const end = line.indexOf('}', i + 1);
-      const inner = end < 0 ? '' : line.slice(i + 1, end);
-      w.brace ||= !/\s/.test(inner) && /,|\.\./.test(inner);
+      // Looked for within a bounded window so a line of many braces stays linear; beyond it, a comma counts.
+      if (!w.brace) {
+        const window = line.slice(i + 1, i + 1 + BRACE_WINDOW);
+        const end = window.indexOf('}');
+        const inner = end < 0 ? window : window.slice(0, end);
+        w.brace = (end < 0 || !/\s/.test(inner)) && /,|\.\./.test(inner);
+      }
     }
     add(c, false);
   }
