@@ -56,6 +56,11 @@ export function hardLinkRule(tool: string, input: Record<string, unknown>): stri
   return `${tool} hard-linked ${String(input.path ?? '')}`;
 }
 
+/** What a call allowed by remembered rules says: the rules that matched, by their text. */
+function ruleReason(rules: readonly string[]): string {
+  return `Approved for this session by the rule ${rules.map((m) => `"${m}"`).join(' and ')}.`;
+}
+
 export function decideTool(p: PolicyInput): PolicyResult {
   const rule = sessionRuleFor(p.tool, p.input);
   const r = (decision: PolicyDecision, source: DecisionSource, reason: string, risk: RiskLevel): PolicyResult => ({
@@ -95,7 +100,7 @@ export function decideTool(p: PolicyInput): PolicyResult {
     if (cls.readOnly && p.preset !== 'strict') return r('allow', 'policy', 'A read-only command.', 'low');
     // Only a rule that really matched every part allows: its text is named, not the one this call would store.
     const matched = matchingRules(p.sessionRules, command);
-    if (matched) return r('allow', 'session_rule', `Approved for this session by the rule ${matched.map((m) => `"${m}"`).join(' and ')}.`, cls.risk);
+    if (matched) return r('allow', 'session_rule', ruleReason(matched), cls.risk);
     return r('ask', 'policy', `${p.preset} preset: ${cls.readOnly ? 'every command asks' : 'commands that are not read-only ask'}.`, cls.risk);
   }
 
@@ -109,7 +114,7 @@ export function decideTool(p: PolicyInput): PolicyResult {
     if ((p.targetLinks ?? 1) > 1) {
       // Remembered per file: approving one hard-linked file does not approve writing through others.
       const linkRule = hardLinkRule(p.tool, p.input);
-      if (p.sessionRules.includes(linkRule)) return { ...r('allow', 'session_rule', `Approved for this session (${linkRule}).`, 'high'), sessionRule: linkRule };
+      if (p.sessionRules.includes(linkRule)) return { ...r('allow', 'session_rule', ruleReason([linkRule]), 'high'), sessionRule: linkRule };
       const path = String(p.input.path ?? 'the file');
       return {
         ...r('ask', 'policy', `${path} has ${p.targetLinks} hard links: changing it also changes the same file under its other names, which can be outside the session root. This asks in every mode.`, 'high'),
@@ -117,7 +122,7 @@ export function decideTool(p: PolicyInput): PolicyResult {
       };
     }
     if (p.mode === 'auto-edit' || p.mode === 'yolo') return r('allow', 'mode', `${p.mode} mode: edits inside the root run without asking.`, 'medium');
-    if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'medium');
+    if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', ruleReason([rule]), 'medium');
     if (p.preset === 'trusted') return r('allow', 'policy', 'trusted preset: edits inside the root run without asking.', 'medium');
     return r('ask', 'policy', `${p.preset} preset: changing files asks.`, 'medium');
   }
@@ -127,13 +132,13 @@ export function decideTool(p: PolicyInput): PolicyResult {
     // prompt first, and every edit or command inside the run is judged again by this policy.
     if (p.preset === 'read-only') return r('deny', 'policy', 'The read-only preset does not allow delegating work that changes files.', 'high');
     if (p.mode !== 'plan') return r('deny', 'mode', 'coder is offered in plan mode only; in other modes the agent edits directly.', 'high');
-    if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'high');
+    if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', ruleReason([rule]), 'high');
     return r('ask', 'policy', 'plan mode: delegating a step to Claude Code asks first; its edits and commands are checked again inside the run.', 'high');
   }
 
   // A tool this engine does not know (another executor's): never silently allowed.
   if (p.mode === 'plan' || p.preset === 'read-only') return r('deny', 'mode', `${p.tool} is not allowed in plan mode or with the read-only preset.`, 'medium');
-  if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', `Approved for this session (${rule}).`, 'medium');
+  if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', ruleReason([rule]), 'medium');
   if (p.mode === 'yolo') return r('allow', 'yolo', 'yolo mode: tools run without asking.', 'medium');
   return r('ask', 'policy', `${p.tool} asks for approval.`, 'medium');
 }
