@@ -127,6 +127,8 @@ export interface ManagedContainer {
   featureId: string | null;
   instance: string;
   ownerPid: number | null;
+  /** No live Flightdeck process has it (its owner died, nobody took it over): an orphan. */
+  ownerGone: boolean;
   keep: boolean;
   createdAt: number;
   /** Remote workspaces: how the container's branch compares with the session's (null: bind-mounted, or not synced yet). */
