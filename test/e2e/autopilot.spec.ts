@@ -59,10 +59,12 @@ test('start a run and watch it reach done, read its timeline, then answer a bloc
   await ap.open();
 
   // A run that reaches done.
-  await ap.start({ project: `${project} — ${repo.path}`, goal: 'Add a sum module', testCmd: 'node --test' });
+  await ap.start({ project: `${project} — ${repo.path}`, goal: 'Add a sum module', testCmd: 'node --test', timeoutMin: 7 });
   await expect(ap.status).toHaveText('Done', { timeout: 60_000 });
   await expect(ap.phase()).toHaveAttribute('data-phase', 'STOPPED');
   await expect(ap.detail.getByTestId('ap-acceptance')).toHaveText('node --test');
+  // Its timeout, as chosen in the form, next to the command.
+  await expect(ap.detail.getByTestId('ap-acceptance-timeout')).toHaveText('(timeout 7 min)');
   await expect(ap.detail.getByTestId('ap-plan-done')).toContainText('Add sum.js with its test');
   await expect(ap.detail.getByTestId('ap-plan-next')).toContainText('—');
   await page.screenshot({ path: 'test-results/autopilot-done.png', fullPage: true });

@@ -12,6 +12,8 @@ export function NewRunForm({ onStarted, onCancel }: { onStarted(run: AutopilotRu
   const [testCmd, setTestCmd] = useState('');
   const [maxIters, setMaxIters] = useState(20);
   const [maxFix, setMaxFix] = useState(3);
+  // Minutes the acceptance command may run before it is stopped (a hung test runner, a watch mode).
+  const [timeoutMin, setTimeoutMin] = useState(10);
   const [executor, setExecutor] = useState<AutopilotExecutor>('builtin');
   const [profile, setProfile] = useState('');
   const [commit, setCommit] = useState(false);
@@ -24,7 +26,7 @@ export function NewRunForm({ onStarted, onCancel }: { onStarted(run: AutopilotRu
     setBusy(true);
     setError(null);
     try {
-      const run = await start({ projectId, goal, testCmd, maxIters, maxFixAttempts: maxFix, executor, profile: profile || null, commit, acceptanceUnsandboxed: unsandboxed });
+      const run = await start({ projectId, goal, testCmd, maxIters, maxFixAttempts: maxFix, executor, profile: profile || null, commit, acceptanceUnsandboxed: unsandboxed, acceptanceTimeoutS: Math.round(timeoutMin * 60) });
       onStarted(run);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -67,6 +69,10 @@ export function NewRunForm({ onStarted, onCancel }: { onStarted(run: AutopilotRu
         </p>
       )}
       <div className="input-row">
+        <label className="field">
+          <span>Acceptance timeout (minutes)</span>
+          <input className="input narrow" type="number" min={1} max={24 * 60} value={timeoutMin} onChange={(e) => setTimeoutMin(Number(e.target.value))} data-testid="ap-timeout" />
+        </label>
         <label className="field">
           <span>Max iterations</span>
           <input className="input narrow" type="number" min={1} max={1000} value={maxIters} onChange={(e) => setMaxIters(Number(e.target.value))} data-testid="ap-max-iters" />

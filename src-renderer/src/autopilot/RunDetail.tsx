@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { AutopilotRun } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
 import { shortPath, usd } from '../lib/format';
+import { timeoutText } from '../../../src-preload/contract/units';
 import { blockedNotes, runBadge } from './autopilot-model';
 import { IterationTimeline } from './IterationTimeline';
 import { PlanPanel } from './PlanPanel';
@@ -68,7 +69,7 @@ export function RunDetail({ run }: { run: AutopilotRun }) {
         <div>
           <h2 data-testid="ap-goal-title">{run.goal}</h2>
           <p className="muted small">
-            Acceptance: <code className="mono" data-testid="ap-acceptance">{run.testCmd}</code> · worktree <span className="mono">{shortPath(run.worktree)}</span> · branch{' '}
+            Acceptance: <code className="mono" data-testid="ap-acceptance">{run.testCmd}</code> <span data-testid="ap-acceptance-timeout">(timeout {timeoutText(run.options.acceptanceTimeoutMs)})</span> · worktree <span className="mono">{shortPath(run.worktree)}</span> · branch{' '}
             <span className="mono">{run.branch}</span> · {run.options.executor === 'claude-code' ? 'Claude Code' : 'built-in agent'}
             {run.options.acceptanceUnsandboxed && (
               <>

@@ -19,7 +19,7 @@ export class AutopilotPage {
 
   /** Fills the new-run form with the keyboard and starts the run; the new run opens. */
   /** `project` is the repository option's label: "<name> — <path>". */
-  async start(o: { project: string; goal: string; testCmd: string; maxFix?: number; unsandboxed?: boolean }): Promise<void> {
+  async start(o: { project: string; goal: string; testCmd: string; maxFix?: number; unsandboxed?: boolean; timeoutMin?: number }): Promise<void> {
     await this.page.getByTestId('ap-new').click();
     const form = this.page.getByTestId('ap-new-run');
     await expect(form).toBeVisible();
@@ -27,6 +27,7 @@ export class AutopilotPage {
     await form.getByTestId('ap-goal').fill(o.goal);
     await form.getByTestId('ap-test-cmd').fill(o.testCmd);
     if (o.maxFix !== undefined) await form.getByTestId('ap-max-fix').fill(String(o.maxFix));
+    if (o.timeoutMin !== undefined) await form.getByTestId('ap-timeout').fill(String(o.timeoutMin));
     if (o.unsandboxed) {
       await form.getByTestId('ap-unsandboxed').check();
       await expect(form.getByTestId('ap-unsandboxed-warning')).toBeVisible();
