@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from '../git/git';
+import { writeFileInside } from '../platform/contained-path';
 import { readFileNoWait } from '../platform/read-no-wait';
 
 const RECORD_FILE = 'flightdeck-setup-artifacts.json';
@@ -68,4 +69,53 @@ export function excludePathspecs(paths: readonly string[]): string[] {
 /** The exclude pathspecs of what setup created in `worktree` (none when nothing was recorded). */
 export async function setupExcludes(worktree: string): Promise<string[]> {
   return excludePathspecs(await setupArtifacts(worktree));
+}
+
+// ---- the offer to ignore them ------------------------------------------------------------------
+
+const OFFERED_FILE = 'flightdeck-ignore-offered.json';
+/** A pattern this offer writes: one anchored path of what setup created, nothing a shell or git could read otherwise. */
+const SAFE_PATTERN = /^\/[A-Za-z0-9._@+-][A-Za-z0-9._@+/-]*$/;
+
+/** The .gitignore lines for setup artifacts, anchored at the root (`/node_modules/`, `/package-lock.json`). */
+export function ignorePatterns(artifacts: readonly string[]): string[] {
+  return artifacts.map((a) => `/${a}`).filter((p) => SAFE_PATTERN.test(p) && !p.split('/').includes('..'));
+}
+
+/**
+ * The ignore rules to offer for what setup created in `worktree`: those never offered before in
+ * this repository (the offer is made once), recorded as offered in its git data.
+ */
+export async function takeIgnoreOffer(worktree: string): Promise<string[]> {
+  const patterns = ignorePatterns(await setupArtifacts(worktree));
+  if (patterns.length === 0) return [];
+  const common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: worktree })).trim();
+  const file = join(common, OFFERED_FILE);
+  let offered: string[] = [];
+  try {
+    const v = JSON.parse(readFileNoWait(file, 'utf8')) as { patterns?: unknown };
+    if (Array.isArray(v.patterns)) offered = v.patterns.filter((p): p is string => typeof p === 'string');
+  } catch {
+    // Never offered anything in this repository yet.
+  }
+  const fresh = patterns.filter((p) => !offered.includes(p));
+  if (fresh.length > 0) writeFileSync(file, JSON.stringify({ version: 1, patterns: [...offered, ...fresh] }, null, 2) + '\n');
+  return fresh;
+}
+
+/** Appends the patterns the repository's .gitignore (at `root`) does not have yet; returns those added. */
+export function addIgnoreRules(root: string, patterns: readonly string[]): string[] {
+  const path = join(root, '.gitignore');
+  let text = '';
+  try {
+    text = readFileNoWait(path, 'utf8');
+  } catch {
+    // No .gitignore yet: it is created.
+  }
+  const have = new Set(text.split('\n').map((l) => l.trim()));
+  const add = patterns.filter((p) => SAFE_PATTERN.test(p) && !have.has(p));
+  if (add.length === 0) return [];
+  // Never through a symlink at .gitignore (replaced, not followed).
+  writeFileInside(root, path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}# created by the worktree setup (flightdeck)\n${add.join('\n')}\n`);
+  return add;
 }

@@ -10,6 +10,7 @@ import { AgentMode, FeatureExecutor, IssueRef, ProfileName, type PlanRevision } 
 import { FeatureError } from '../../features/errors';
 import { extractPhases } from '../../features/plan-model';
 import type { InitFile } from '../../features/planning-service';
+import { addIgnoreRules, takeIgnoreOffer } from '../../worktrees/setup-artifacts';
 import type { RunAgent } from '../../features/state';
 import { UsageError, type CliContext } from '../command';
 import { featureProject, typedFeatureErrors } from './feature-support';
@@ -158,7 +159,10 @@ export async function featurePlan(ctx: CliContext, args: string[]): Promise<numb
       if (!revision) throw new FeatureError('plan', 'nothing to finalize yet: add --approve so the Planner writes the design spec and verification plan');
       if (!revision.phasesFound) throw new FeatureError('plan', 'the design spec has no development phases ("## Development Phases" with "### Phase N: <name>" headings); ask the Planner to add them, then --approve again');
       feature = (await planning.approve(draft.id, { revision: revision.number, designMd: revision.designMd, verificationMd: revision.verificationMd, phases: revision.phases.map((p) => p.title), agent })).feature;
-      if (!ctx.json) printFinalized(ctx, feature);
+      if (!ctx.json) {
+        printFinalized(ctx, feature);
+        await offerIgnoreRules(ctx, root, feature.worktreePath);
+      }
     } else if (!ctx.json) {
       ctx.out(revision ? `Revision ${revision.number} awaits approval: feature plan ${slug} --done` : `Continue with: feature plan ${slug} --message "…" [--approve] [--done]`);
     }
@@ -176,7 +180,10 @@ async function planFromFiles(ctx: CliContext, slug: string, designMd: string, ve
     await warnUntrusted(ctx, app, root, PLAN_PARTS);
     const feature = await app.planning.finalize({ repo: root, slug, designMd, verificationMd, phases: phases.phases.map((p) => p.title), agent });
     if (ctx.json) ctx.out(JSON.stringify({ feature }));
-    else printFinalized(ctx, feature);
+    else {
+      printFinalized(ctx, feature);
+      await offerIgnoreRules(ctx, root, feature.worktreePath);
+    }
     return 0;
   });
 }
@@ -222,6 +229,30 @@ export async function featureNew(ctx: CliContext, args: string[]): Promise<numbe
     else ctx.out(`Planner: ${r.finalText}\nContinue with: feature plan ${slug} --message "…" [--approve] [--done]`);
     return 0;
   });
+}
+
+/**
+ * Once per repository: what the worktree's setup created that the repository does not ignore
+ * (node_modules, .venv, a build folder) is named — it stays out of the feature's commits either
+ * way — and, at a terminal, adding it to .gitignore is offered.
+ */
+async function offerIgnoreRules(ctx: CliContext, root: string, worktree: string): Promise<void> {
+  const patterns = await takeIgnoreOffer(worktree);
+  if (patterns.length === 0) return;
+  ctx.out(`Setup created files this repository does not ignore: ${patterns.join(', ')} (they are kept out of the feature's commits).`);
+  const tty = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  if (!tty) {
+    ctx.out(`To ignore them, add to ${root}/.gitignore:\n${patterns.map((p) => `  ${p}`).join('\n')}`);
+    return;
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  let yes = false;
+  try {
+    yes = /^y(es)?$/i.test((await rl.question('Add them to .gitignore? [y/N] ')).trim());
+  } finally {
+    rl.close();
+  }
+  if (yes) ctx.out(`Added to .gitignore: ${addIgnoreRules(root, patterns).join(', ') || '(already there)'}`);
 }
 
 function printFinalized(ctx: CliContext, f: { slug: string; worktreePath: string; branch: string; baseBranch: string; commit: string; phases: string[] }): void {

@@ -153,6 +153,34 @@ describe('feature plan (CLI)', () => {
     expect((await h.run('feature', 'run', 'strict', '--repo', h.repo, '--mode', 'plan')).code).toBe(2);
   }, 180_000);
 
+  it('setup that leaves files the repository does not ignore is named once, with the ignore rules to add', async () => {
+    h = await harness([]);
+    initByHand(h.repo);
+    writeFileSync(join(h.repo, '.flightdeck', 'config.yml'), 'checks: []\nworktree:\n  setup: ["mkdir -p build && echo x > build/out.txt && echo {} > deps.lock"]\n');
+    gitIn(h.repo, 'add', '.');
+    gitIn(h.repo, 'commit', '-q', '-m', 'setup');
+    const app = await AppServices.create({ dataDir: h.data, logger: silentLogger, platform: { runtime: 'browser' } });
+    await app.trust.trust(h.repo);
+    app.dispose();
+    writeFileSync(join(h.files, 'design.md'), DESIGN_SPEC);
+    writeFileSync(join(h.files, 'verification.md'), VERIFICATION_PLAN);
+    const plan = (slug: string) => h!.run('feature', 'plan', slug, '--repo', h!.repo, '--spec', join(h!.files, 'design.md'), '--verification', join(h!.files, 'verification.md'));
+    const first = await plan('one');
+    expect(first.code, first.err).toBe(0);
+    expect(first.out).toContain("Setup created files this repository does not ignore: /build/, /deps.lock (they are kept out of the feature's commits).");
+    expect(first.out).toContain(`To ignore them, add to ${h.repo}/.gitignore:\n  /build/\n  /deps.lock`);
+    // Said once per repository.
+    const second = await plan('two');
+    expect(second.code, second.err).toBe(0);
+    expect(existsSync(join(h.repo, '.trees', 'two', 'build', 'out.txt'))).toBe(true);
+    expect(second.out).not.toContain('Setup created files');
+    // The rules the offer adds, never twice.
+    const { addIgnoreRules } = await import('../../../src-main/worktrees/setup-artifacts');
+    expect(addIgnoreRules(h.repo, ['/build/', '/deps.lock', '../x', '/a\nb'])).toEqual(['/build/', '/deps.lock']);
+    expect(addIgnoreRules(h.repo, ['/build/'])).toEqual([]);
+    expect(readFileSync(join(h.repo, '.gitignore'), 'utf8')).toBe('.trees/\n# created by the worktree setup (flightdeck)\n/build/\n/deps.lock\n');
+  }, 120_000);
+
   it('a spec without development phases: exit 1, plan error, nothing created', async () => {
     h = await harness([]);
     initByHand(h.repo);
