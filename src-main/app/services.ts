@@ -25,6 +25,8 @@ import { SessionDriver } from '../agents/session-driver';
 import { FeatureRunService } from '../features/run/run-service';
 import { runContainers } from '../features/run/run-containers';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
+import { ReviewCommentService } from '../review-comments/comment-service';
+import { registerReviewCommentHandlers } from '../review-comments/handlers';
 import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
 import type { RepositoryTemplatesPolicy } from '../features/templates';
@@ -110,6 +112,8 @@ export class AppServices {
   readonly inbox: InboxService;
   /** Feature runs: phases, review, verify, PR; the queue; crash resume (see docs/features.md). */
   readonly featureRuns: FeatureRunService;
+  /** Diff comments on features, sent to the agent as fix rounds. */
+  readonly reviewComments: ReviewCommentService;
   /** Daily spend budgets, asked before every model call (see docs/features.md). */
   readonly budgets: BudgetService;
   /** Features' init, planning chat, plan drafts and finalize (see docs/features.md). */
@@ -290,7 +294,9 @@ export class AppServices {
       return options.repositoryTemplates?.(root) ? { ...t.config, prompts: config.prompts } : t.config;
     };
     const repositoryTemplates: RepositoryTemplatesPolicy = options.repositoryTemplates ?? ((root) => this.trust.templatesTrusted(root));
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig });
+    this.reviewComments = new ReviewCommentService({ db: this.db });
+    registerReviewCommentHandlers(this.router, this.reviewComments, this.projects, this.worktrees);
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig });

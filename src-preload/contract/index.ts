@@ -19,6 +19,7 @@ import { mailboxEvents, mailboxRequests } from './mailbox';
 import { containerEvents, containerRequests } from './containers';
 import { trustEvents, trustRequests } from './trust';
 import { issueRequests } from './issues';
+import { reviewCommentRequests } from './review-comments';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -44,6 +45,7 @@ export * from './feature-review';
 export * from './inbox';
 export * from './trust';
 export * from './issues';
+export * from './review-comments';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -71,6 +73,7 @@ export const requests = {
   ...inboxRequests,
   ...trustRequests,
   ...issueRequests,
+  ...reviewCommentRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {

@@ -5,6 +5,7 @@ import type { CleanReport, FeatureDetail, FeatureSummary, ProjectFeatures } from
 import { isFeatureError } from '../../features/errors';
 import { UsageError, type CliCommand, type CliContext } from '../command';
 import { featureInit, featureIssues, featureNew, featurePlan, PLANNING_FLAGS, PLANNING_USAGE } from './feature-plan';
+import { COMMENT_FLAGS, COMMENT_USAGE, featureComment, featureComments, featureFix } from './feature-comments';
 import { featureCancel, featureMerge, featureRun, RUN_FLAGS, RUN_USAGE } from './feature-run';
 
 /**
@@ -211,10 +212,13 @@ async function featureClean(ctx: CliContext, args: string[]): Promise<number> {
 // ---- the command -----------------------------------------------------------------------------
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
-  list: featureList,
-  status: featureStatus,
   issues: featureIssues,
   new: featureNew,
+  comment: featureComment,
+  comments: featureComments,
+  fix: featureFix,
+  list: featureList,
+  status: featureStatus,
   clean: featureClean,
   init: featureInit,
   plan: featurePlan,
@@ -226,8 +230,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 export const featureCommand: CliCommand = {
   name: 'feature',
   summary: 'Features of a repository: initialize it, plan a feature (chat with the Planner, or given documents), list them (every project without --repo), show one in detail, or clean the merged and closed ones.',
-  usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes] | ${RUN_USAGE}`,
-  flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS, ...RUN_FLAGS },
+  usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes] | ${RUN_USAGE} | ${COMMENT_USAGE}`,
+  flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS, ...RUN_FLAGS, ...COMMENT_FLAGS },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     if (sub === undefined) throw new UsageError('feature needs a subcommand');

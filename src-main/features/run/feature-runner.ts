@@ -34,6 +34,7 @@ import { compareUrl } from '../../git/forge';
 import { AGENT_IMAGE } from '../../containers/images';
 import { findPrUrl } from './delivery';
 import { roundCommitMessage } from './commit-messages';
+import { fixRoundText } from '../../review-comments/anchor';
 import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
 import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
 import { branchDiff, headCommit, progressSince, pushRemote } from './run-git';
@@ -93,6 +94,18 @@ export interface RunnerDeps {
   userPromptsDir?: string;
   /** Workspace trust over the loaded config: checks, template folders and placement only while the repository is trusted; absent: used as loaded. */
   trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
+  /** The feature's review comments waiting for a fix round (absent: none are kept). */
+  comments?: FixRoundComments;
+}
+
+/** The user's diff comments of this feature, as a run sends them in one fix round before review. */
+export interface FixRoundComments {
+  pending(): ReadonlyArray<{ id: string; file: string; lineStart: number; lineEnd: number; quote: string; body: string }>;
+  markSent(ids: readonly string[], revision: string): void;
+  /** Judges the sent comments on the fixed worktree (addressed, outdated or open). */
+  judgeSent(): Promise<unknown>;
+  /** The round did not finish: its comments are open again. */
+  unsend(): void;
 }
 
 export interface RunRequest {
@@ -424,7 +437,10 @@ export class FeatureRunner {
     return second.ok ? second.value : null;
   }
 
-  private async review(index: number, system: string, resumePrefix: string): Promise<Record<string, unknown>> {
+  private async review(index: number, system: string, resumed: string): Promise<Record<string, unknown>> {
+    // The user's diff comments first: the review then looks at the fixed code.
+    const fixed = await this.commentsFixRound(index, system, resumed);
+    const resumePrefix = fixed ? '' : resumed;
     if (!this.config.review.enabled) return { [DETAIL.skipped]: true };
     const max = this.config.review.max_review_rounds;
     const rounds: Array<{ round: number; issues: ReviewIssue[]; parsed: boolean }> = [];
@@ -449,6 +465,29 @@ export class FeatureRunner {
       await this.interact(index, this.templates.render('run/review_fix', { issues: blocking }), system);
     }
     return { [DETAIL.rounds]: rounds, clean };
+  }
+
+  /**
+   * The user's diff comments, sent as one fix round before review (review and verify then run as
+   * after any fix round); each comment is judged again on the fixed worktree. False when none wait.
+   */
+  private async commentsFixRound(index: number, system: string, resumePrefix: string): Promise<boolean> {
+    const comments = this.d.comments;
+    const asked = comments?.pending() ?? [];
+    if (!comments || asked.length === 0) return false;
+    comments.markSent(
+      asked.map((c) => c.id),
+      (await headCommit(this.worktree)) ?? '',
+    );
+    try {
+      await this.interact(index, resumePrefix + fixRoundText(asked), system);
+      await this.autoCommit(`fix(${this.req.slug}): address ${asked.length === 1 ? 'a review comment' : `${asked.length} review comments`}`);
+    } catch (e) {
+      comments.unsend();
+      throw e;
+    }
+    await comments.judgeSent();
+    return true;
   }
 
   private async verify(index: number, system: string, plan: string, resumePrefix: string): Promise<Record<string, unknown>> {

@@ -27,7 +27,8 @@ import { activeStatePath, scanFeatures } from '../scanner';
 import type { RepositoryTemplatesPolicy } from '../templates';
 import { readState, updateState } from '../state';
 import { makeCheckRunner } from './checks';
-import { FeatureRunner, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
+import { FeatureRunner, type FixRoundComments, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
+import type { ReviewCommentService } from '../../review-comments/comment-service';
 import { localMerge, planLocalMerge } from './run-git';
 import { pushFeature, type FeaturePushResult } from './feature-push';
 import { RunRepo, toInfo, type RunRow } from './run-repo';
@@ -65,6 +66,8 @@ export interface FeatureRunServiceOptions {
   repositoryTemplates?: RepositoryTemplatesPolicy;
   /** Workspace trust over the loaded config (checks, template folders, placement); absent: used as loaded. */
   trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
+  /** The features' review comments, sent in a fix round by the next run; absent: none are kept. */
+  comments?: ReviewCommentService;
 }
 
 interface LiveRun {
@@ -80,6 +83,16 @@ interface LiveRun {
 
 function newRunId(): string {
   return `frun-${Date.now().toString(36)}${randomBytes(5).toString('hex')}`;
+}
+
+/** One feature's comments as its run sees them. */
+function fixRoundComments(comments: ReviewCommentService, repoRoot: string, slug: string): FixRoundComments {
+  return {
+    pending: () => comments.list(repoRoot, slug, 'open'),
+    markSent: (ids, revision) => comments.markSent(ids, revision),
+    judgeSent: () => comments.judgeSent(repoRoot, slug),
+    unsend: () => comments.unsend(repoRoot, slug),
+  };
 }
 
 function featureKey(projectPath: string, slug: string): string {
@@ -346,6 +359,7 @@ export class FeatureRunService {
         useRepositoryTemplates: this.o.repositoryTemplates?.(row.projectPath) ?? false,
         userPromptsDir: join(this.o.dataDir, 'prompts'),
         ...(this.o.trustedConfig ? { trustedConfig: this.o.trustedConfig } : {}),
+        ...(this.o.comments ? { comments: fixRoundComments(this.o.comments, row.projectPath, row.slug) } : {}),
       },
       { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, executor: row.executor, ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), signal: live.controller.signal },
     );

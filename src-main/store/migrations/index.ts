@@ -7,6 +7,7 @@ import { m005Autopilot } from './005-autopilot';
 import { m006SessionWorktrees } from './006-session-worktrees';
 import { m007FeatureRuns } from './007-feature-runs';
 import { m008WorkspaceTrust } from './008-workspace-trust';
+import { m009ReviewComments } from './009-review-comments';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m006SessionWorktrees,
   m007FeatureRuns,
   m008WorkspaceTrust,
+  m009ReviewComments,
 ];

@@ -1,0 +1,164 @@
+/**
+ * Review comments on a feature's diff (seen from the feature page, the CLI, and the run that
+ * sends them): stored in SQLite with the commit they were made on, quoted from that commit, sent
+ * as one fix round in the feature's next run, and judged again once the fix is committed.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { AppError, type ReviewComment, type ReviewCommentStatus } from '../../src-preload/contract';
+import { git, GitError } from '../git/git';
+import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
+import type { Database } from '../store/db';
+import { judgeAnchor, linesOf } from './anchor';
+
+/** A file a comment quotes is source code, not a data dump; past this it is not read. */
+const MAX_COMMENTED_FILE_BYTES = 8 * 1024 * 1024;
+/** The quote is what the agent is shown: a comment on more lines than this quotes the first of them. */
+const MAX_QUOTED_LINES = 80;
+
+interface Row {
+  id: string;
+  repo_root: string;
+  feature_slug: string;
+  file: string;
+  line_start: number;
+  line_end: number;
+  quote: string;
+  body: string;
+  revision: string;
+  status: ReviewCommentStatus;
+  sent_revision: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function toComment(r: Row): ReviewComment {
+  return { id: r.id, slug: r.feature_slug, file: r.file, lineStart: r.line_start, lineEnd: r.line_end, quote: r.quote, body: r.body, revision: r.revision, status: r.status, sentRevision: r.sent_revision, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+/** The feature's worktree, where its branch is checked out. */
+export function featureWorktree(repoRoot: string, slug: string): string {
+  return join(repoRoot, '.trees', slug);
+}
+
+/** A file as committed at `rev` (HEAD by default) in the worktree; null when that commit has no such file. */
+async function fileAtHead(worktree: string, repoRoot: string, file: string, rev = 'HEAD'): Promise<string | null> {
+  try {
+    return await git(['show', `${rev}:${file}`], { cwd: worktree, repository: repoRoot, maxOutputBytes: MAX_COMMENTED_FILE_BYTES });
+  } catch (e) {
+    // "does not exist in 'HEAD'" / "exists on disk, but not in 'HEAD'": the file is not committed there.
+    if (e instanceof GitError && /does not exist|exists on disk, but not in|invalid object name/i.test(`${e.message}\n${e.stderr}`)) return null;
+    throw e;
+  }
+}
+
+/**
+ * A file as the worktree holds it now (the fix may be uncommitted when auto-commit is off): a
+ * regular file inside the worktree only, never through a link; null when it is gone or is not one.
+ */
+async function fileInWorktree(worktree: string, file: string): Promise<string | null> {
+  try {
+    return (await readFileInsideAsync(worktree, join(worktree, file), { maxBytes: MAX_COMMENTED_FILE_BYTES, what: 'a commented file' })).toString('utf8');
+  } catch (e) {
+    // Gone, replaced by a link or a folder, or grown past any source file: its lines are not there to judge.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof UnsafePathError || e instanceof FileTooLargeError) return null;
+    throw e;
+  }
+}
+
+export class ReviewCommentService {
+  constructor(private readonly o: { db: Database; now?: () => number }) {}
+
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
+  }
+
+  private row(id: string): Row {
+    const r = this.o.db.prepare('SELECT * FROM review_comments WHERE id = ?').get(id) as Row | undefined;
+    if (!r) throw new AppError('not_found', `There is no review comment ${id}.`);
+    return r;
+  }
+
+  list(repoRoot: string, slug: string, status?: ReviewCommentStatus): ReviewComment[] {
+    const rows = (status
+      ? this.o.db.prepare('SELECT * FROM review_comments WHERE repo_root = ? AND feature_slug = ? AND status = ? ORDER BY created_at, rowid').all(repoRoot, slug, status)
+      : this.o.db.prepare('SELECT * FROM review_comments WHERE repo_root = ? AND feature_slug = ? ORDER BY created_at, rowid').all(repoRoot, slug)) as Row[];
+    return rows.map(toComment);
+  }
+
+  /** A comment on lines of a file as committed on the feature's branch (HEAD of its worktree). */
+  async add(c: { repoRoot: string; slug: string; file: string; lineStart: number; lineEnd: number; body: string }): Promise<ReviewComment> {
+    const worktree = featureWorktree(c.repoRoot, c.slug);
+    const file = c.file.replace(/\\/g, '/').replace(/^\.\//, '');
+    if (file.startsWith('/') || file.split('/').includes('..')) throw new AppError('invalid_input', `"${c.file}" is not a path inside the feature's worktree.`);
+    if (c.lineEnd < c.lineStart) throw new AppError('invalid_input', `The range ${c.lineStart}-${c.lineEnd} ends before it starts.`);
+    let revision: string;
+    try {
+      revision = (await git(['rev-parse', 'HEAD'], { cwd: worktree, repository: c.repoRoot })).trim();
+    } catch (e) {
+      throw new AppError('not_found', `The feature "${c.slug}" has no worktree with a commit to comment on (${worktree}): ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    }
+    const text = await fileAtHead(worktree, c.repoRoot, file);
+    if (text === null) throw new AppError('not_found', `${file} is not in the feature's last commit (${revision.slice(0, 8)}): comment on committed lines.`);
+    const end = Math.min(c.lineEnd, c.lineStart + MAX_QUOTED_LINES - 1);
+    const quote = linesOf(text, c.lineStart, end);
+    if (quote === null) throw new AppError('invalid_input', `${file} has ${text.split('\n').length - (text.endsWith('\n') ? 1 : 0)} lines at ${revision.slice(0, 8)}: there is no line ${c.lineEnd}.`);
+    const at = this.now();
+    const row: Row = { id: `rc-${at.toString(36)}${randomBytes(5).toString('hex')}`, repo_root: c.repoRoot, feature_slug: c.slug, file, line_start: c.lineStart, line_end: c.lineEnd, quote, body: c.body.trim(), revision, status: 'open', sent_revision: null, created_at: at, updated_at: at };
+    this.o.db
+      .prepare('INSERT INTO review_comments (id, repo_root, feature_slug, file, line_start, line_end, quote, body, revision, status, sent_revision, created_at, updated_at) VALUES (@id, @repo_root, @feature_slug, @file, @line_start, @line_end, @quote, @body, @revision, @status, @sent_revision, @created_at, @updated_at)')
+      .run(row);
+    return toComment(row);
+  }
+
+  reopen(id: string): ReviewComment {
+    const r = this.row(id);
+    if (r.status === 'sent') throw new AppError('conflict', 'The comment is in a fix round now; it is judged again when the round ends.');
+    this.o.db.prepare("UPDATE review_comments SET status = 'open', updated_at = ? WHERE id = ?").run(this.now(), id);
+    return toComment(this.row(id));
+  }
+
+  remove(id: string): void {
+    const r = this.row(id);
+    if (r.status === 'sent') throw new AppError('conflict', 'The comment is in a fix round now and cannot be deleted until the round ends.');
+    this.o.db.prepare('DELETE FROM review_comments WHERE id = ?').run(id);
+  }
+
+  /** The open comments go into a fix round that starts from `revision`. */
+  markSent(ids: readonly string[], revision: string): void {
+    const stmt = this.o.db.prepare("UPDATE review_comments SET status = 'sent', sent_revision = ?, updated_at = ? WHERE id = ? AND status = 'open'");
+    const at = this.now();
+    this.o.db.transaction(() => {
+      for (const id of ids) stmt.run(revision, at, id);
+    })();
+  }
+
+  /**
+   * After a fix round: each comment sent in it is addressed (its lines changed), outdated (they
+   * are gone) or open again (left as they were), judged on the feature's worktree.
+   */
+  async judgeSent(repoRoot: string, slug: string): Promise<ReviewComment[]> {
+    const worktree = featureWorktree(repoRoot, slug);
+    const sent = this.list(repoRoot, slug, 'sent');
+    const now = new Map<string, string | null>();
+    const before = new Map<string, string | null>();
+    const update = this.o.db.prepare('UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ?');
+    for (const c of sent) {
+      if (!now.has(c.file)) now.set(c.file, await fileInWorktree(worktree, c.file));
+      const rev = c.sentRevision || c.revision;
+      const key = `${rev}\0${c.file}`;
+      if (!before.has(key)) before.set(key, await fileAtHead(worktree, repoRoot, c.file, rev).catch(() => null));
+      const was = before.get(key) ?? null;
+      const current = now.get(c.file) ?? null;
+      // Without the file as sent (history rewritten), the quote alone says whether the lines are still there.
+      const verdict = was !== null ? judgeAnchor(c, was, current) : current !== null && current.replace(/\r\n/g, '\n').includes(c.quote) ? 'open' : 'outdated';
+      update.run(verdict, this.now(), c.id);
+    }
+    return this.list(repoRoot, slug);
+  }
+
+  /** A fix round that never ran to its commit (cancelled, failed): its comments are open again. */
+  unsend(repoRoot: string, slug: string): void {
+    this.o.db.prepare("UPDATE review_comments SET status = 'open', sent_revision = NULL, updated_at = ? WHERE repo_root = ? AND feature_slug = ? AND status = 'sent'").run(this.now(), repoRoot, slug);
+  }
+}

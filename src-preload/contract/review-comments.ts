@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { request } from './define';
+import { ProjectId } from './projects';
+
+/** open: not yet sent, or sent and left as it was; sent: in a fix round now; addressed: its lines changed; outdated: its lines are gone. */
+export const ReviewCommentStatus = z.enum(['open', 'sent', 'addressed', 'outdated']);
+export type ReviewCommentStatus = z.infer<typeof ReviewCommentStatus>;
+
+export const ReviewComment = z.object({
+  id: z.string(),
+  slug: z.string(),
+  /** Relative to the feature's worktree, with forward slashes. */
+  file: z.string(),
+  lineStart: z.number().int().positive(),
+  lineEnd: z.number().int().positive(),
+  /** The lines as they were when the comment was made. */
+  quote: z.string(),
+  body: z.string(),
+  /** The commit the comment was made on. */
+  revision: z.string(),
+  status: ReviewCommentStatus,
+  /** The commit the fix round started from, once sent. */
+  sentRevision: z.string().nullable(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+});
+export type ReviewComment = z.infer<typeof ReviewComment>;
+
+/** A path inside the worktree as git names it: relative, no `..` part, no NUL. */
+const RepoPath = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((p) => !p.startsWith('/') && !/^[A-Za-z]:/.test(p) && !p.split(/[\\/]/).includes('..') && !p.includes('\0'), 'a path inside the worktree, relative to it');
+/** Bounded here; the slug rule itself is checked in main with its message. */
+const Slug = z.string().min(1).max(200);
+
+export const reviewCommentRequests = {
+  'features.comments.list': request(z.object({ projectId: ProjectId, slug: Slug }).strict(), z.object({ comments: z.array(ReviewComment) }), "A feature's review comments, oldest first."),
+  'features.comments.add': request(
+    z
+      .object({
+        projectId: ProjectId,
+        slug: Slug,
+        file: RepoPath,
+        lineStart: z.number().int().positive(),
+        lineEnd: z.number().int().positive(),
+        body: z.string().trim().min(1).max(20_000),
+      })
+      .strict()
+      .refine((c) => c.lineEnd >= c.lineStart, 'the range ends before it starts'),
+    z.object({ comment: ReviewComment }),
+    "A comment on lines of a file of the feature's branch (as committed): the lines are quoted from that commit.",
+  ),
+  'features.comments.reopen': request(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({ comment: ReviewComment }), 'Marks an addressed or outdated comment open again, to be sent in the next fix round.'),
+  'features.comments.remove': request(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({}), 'Deletes a comment that was not sent yet.'),
+} as const;
