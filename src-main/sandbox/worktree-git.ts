@@ -14,12 +14,14 @@
  *   every other branch's ref and reflog in those folders read-only. A branch directly under
  *   `refs/heads/` (no folder of its own) gets no writable folder: committing there fails rather
  *   than exposing every branch.
+ * A branch of that folder kept only in packed-refs gets its loose file (same value) first, so it
+ * is protected like the others.
  * Residual: a command can add objects and branches under the session's folder, and remove or
  * replace loose objects (git's content addresses make a replaced object a corrupt one, never a
  * program); it cannot change what git runs or where it looks, nor move another branch.
  * Hooks of the repository run when the command's git runs them, inside the same sandbox.
  */
-import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { locateRepository } from '../git/repo-location';
 import type { WorktreeGitBinds } from './policy';
@@ -82,6 +84,40 @@ function branchOf(gitDir: string): string | null {
   return name;
 }
 
+/** packed-refs is read only up to this size (a huge one: its refs stay packed and the folder is not made writable). */
+const MAX_PACKED_REFS_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Writes a loose ref for every branch under `refs/heads/<folder>/` (other than `own`) that
+ * exists only in packed-refs, with its packed value; an existing file (or a race with git) is
+ * left alone. Returns false when packed-refs could not be read whole.
+ */
+function loosenPacked(common: string, folder: string, own: string): boolean {
+  const packed = join(common, 'packed-refs');
+  let text: string;
+  try {
+    if (lstatSync(packed).size > MAX_PACKED_REFS_BYTES) return false;
+    text = readFileSync(packed, 'utf8');
+  } catch {
+    return true;
+  }
+  const prefix = `refs/heads/${folder}/`;
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]{40,64}) (refs\/heads\/\S+)$/.exec(line);
+    if (!m || !m[2]!.startsWith(prefix) || m[2] === `refs/heads/${own}`) continue;
+    const name = m[2]!;
+    if (name.split('/').some((part) => part === '.' || part === '..' || part === '')) continue;
+    const file = join(common, name);
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, `${m[1]}\n`, { flag: 'wx' });
+    } catch {
+      // Already loose (or being written by git): it is protected as it is.
+    }
+  }
+  return true;
+}
+
 /** The binds for git in a sandbox whose root is `root`; nothing when the root is not a linked worktree's top. */
 export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-write'): WorktreeGitBinds {
   let loc;
@@ -107,9 +143,20 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
   if (branch !== null && branch.includes('/')) {
     const refFile = join(c, 'refs', 'heads', branch);
     const logFile = join(c, 'logs', 'refs', 'heads', branch);
+    // A branch kept only in packed-refs has no file to protect: a loose one made in the writable
+    // folder would win over it. Each gets its loose file first (the same value: nothing changes for git).
+    // After a gc (pack-refs) the branch's folders may be gone: made again, empty (nothing changes for git).
+    for (const f of [dirname(refFile), dirname(logFile)]) {
+      try {
+        mkdirSync(f, { recursive: true });
+      } catch {
+        // Not creatable (a file in the way): that folder is simply not made writable below.
+      }
+    }
+    const loose = loosenPacked(c, dirname(branch), branch);
     for (const [file, top] of [[refFile, join(c, 'refs', 'heads')], [logFile, join(c, 'logs', 'refs', 'heads')]] as const) {
       const folder = dirname(file);
-      if (folder === top || !isDir(folder)) continue;
+      if (folder === top || !isDir(folder) || !loose) continue;
       const others = filesUnder(folder);
       if (others === null) continue;
       writable.push(folder);

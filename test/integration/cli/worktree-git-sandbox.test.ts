@@ -51,6 +51,8 @@ describe('git in a worktree session sandbox', () => {
     expect(gitIn(path, 'status', '--porcelain')).toBe('');
 
     const git = join(repo.path, '.git');
+    // Other branches kept only in packed-refs (after a gc): a loose ref made in the session's branch folder must not override one.
+    gitIn(repo.path, 'pack-refs', '--all', '--prune');
     const before = {
       config: readFileSync(join(git, 'config'), 'utf8'),
       hooks: readdirSync(join(git, 'hooks')).sort(),
@@ -67,14 +69,17 @@ describe('git in a worktree session sandbox', () => {
         `printf '#!/bin/sh\\ntouch PWNED\\n' > ${git}/hooks/post-commit`,
         'git update-ref refs/heads/main HEAD',
         'git update-ref refs/heads/feature/other HEAD',
+        `git rev-parse HEAD > ${git}/refs/heads/feature/other`,
         `echo "ref: refs/heads/main" > ${git}/worktrees/${otherSlug}/HEAD`,
         `echo "ref: refs/heads/main" > ${git}/worktrees/${path.split('/').pop()}/HEAD`,
         'echo "gitdir: /tmp" > .git',
         'git config core.fsmonitor "touch PWNED"',
+        'git commit --allow-empty -qm "after gc" && echo COMMITTED-AFTER-GC',
         'echo DONE',
       ].join('; '),
     );
     expect(attack.out).toContain('DONE');
+    expect(attack.out).toContain('COMMITTED-AFTER-GC');
     expect(attack.out).toMatch(/Read-only file system/);
     expect(readFileSync(join(git, 'config'), 'utf8')).toBe(before.config);
     expect(readdirSync(join(git, 'hooks')).sort()).toEqual(before.hooks);
