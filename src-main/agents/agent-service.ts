@@ -295,6 +295,7 @@ export class AgentService {
       lastTurn: s.lastTurn as Session['lastTurn'],
       pendingApprovals: this.approvals.countPending(s.id),
       archived: s.state.archived === true,
+      ...(s.state.role ? { role: s.state.role } : {}),
       ...(this.executorName ? { executor: this.executorName(s.id) } : {}),
       ...(this.worktreeOf ? { worktree: this.worktreeOf(s.id) } : {}),
       cost: this.costs.totals(s.id),

@@ -162,6 +162,11 @@ export const Session = z.object({
   /** The worktree the session works in (started "in a new worktree"); null or absent: the folder itself. */
   worktree: SessionWorktreeRef.nullable().optional(),
   cost: CostTotals,
+  /**
+   * Set on sessions the app made for its own work (init, planning, feature phases, autopilot,
+   * mailbox tasks): the Planner reads, the Coder works under a guard. Absent: the user's own session.
+   */
+  role: z.enum(['planner', 'coder']).optional(),
   /** Inputs waiting for the running turn to end, oldest first; the main process sends them one by one. */
   queue: z.array(QueuedInput).optional(),
   /** Why the waiting inputs are held instead of sent when the turn ends (an interruption); absent: they go. */

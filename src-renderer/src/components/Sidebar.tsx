@@ -5,8 +5,8 @@ import { Icon } from './Icon';
 import { AddProjectDialog } from './AddProjectDialog';
 import { TerminalsNavItem } from '../terminals/OpenTerminalButton';
 import { groupSessions } from '../lib/session-groups';
-import { activeSessions } from '../sessions/session-filter';
-import { ArchivedSessions, SessionSearch } from '../sessions/SidebarSessions';
+import { activeSessions, splitByMaker } from '../sessions/session-filter';
+import { ArchivedSessions, MadeSessions, SessionSearch } from '../sessions/SidebarSessions';
 
 /** Sessions listed per project before "Show all": the recent ones are what people switch between. */
 const SESSIONS_PER_GROUP = 4;
@@ -92,7 +92,9 @@ export function Sidebar() {
             <div className="nav-group" data-testid="sidebar-sessions">
               {groups.map((g) => {
                 const showAll = expanded.has(g.key);
-                const shown = showAll ? g.sessions : g.sessions.slice(0, SESSIONS_PER_GROUP);
+                // The user's own sessions are listed; those the app made (init, plans, feature runs, autopilot, mailbox) go in a group of their own.
+                const { own, made } = splitByMaker(g.sessions);
+                const shown = showAll ? own : own.slice(0, SESSIONS_PER_GROUP);
                 return (
                   <div className="sidebar-project-group" key={g.key} data-testid="sidebar-session-group">
                     <div className="nav-subheading" title={g.label}>
@@ -115,7 +117,7 @@ export function Sidebar() {
                         )}
                       </button>
                     ))}
-                    {g.sessions.length > SESSIONS_PER_GROUP && (
+                    {own.length > SESSIONS_PER_GROUP && (
                       <button
                         className="nav-item nav-session nav-more"
                         onClick={() =>
@@ -128,9 +130,10 @@ export function Sidebar() {
                         }
                         data-testid="sidebar-show-all"
                       >
-                        {showAll ? 'Show fewer' : `Show all ${g.sessions.length}`}
+                        {showAll ? 'Show fewer' : `Show all ${own.length}`}
                       </button>
                     )}
+                    <MadeSessions groups={made} activeId={view.name === 'session' ? view.sessionId : null} onOpen={(id) => go({ name: 'session', sessionId: id })} />
                   </div>
                 );
               })}

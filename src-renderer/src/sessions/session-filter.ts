@@ -20,3 +20,40 @@ export function activeSessions<S extends Pick<Session, 'title' | 'archived'>>(se
 export function archivedSessions<S extends Pick<Session, 'title' | 'archived'>>(sessions: readonly S[], query = ''): S[] {
   return sessions.filter((s) => s.archived === true && titleMatches(s.title, query));
 }
+
+/** App-made sessions of one origin ("Feature checkout", "Plan: auth", "Mailbox"), most recent first. */
+export interface MadeGroup<S> {
+  label: string;
+  sessions: S[];
+}
+
+/**
+ * What made an app-made session, from the title its capability gives it: "Init shop: analysis"
+ * and "Init shop: setup" come from "Init shop", "Feature auth" from itself, every "Mailbox …"
+ * task from the mailbox.
+ */
+export function madeBy(title: string): string {
+  if (/^mailbox\b/i.test(title)) return 'Mailbox';
+  const colon = title.indexOf(':');
+  const head = (colon > 0 ? title.slice(0, colon) : title).trim();
+  return head === 'Plan' ? title.trim() : head || 'Flightdeck';
+}
+
+/**
+ * The user's own sessions apart from those the app made (a role: init, planning, feature
+ * phases, autopilot, mailbox), which are grouped by what made them: a busy feature run must
+ * never push the user's sessions out of the list.
+ */
+export function splitByMaker<S extends Pick<Session, 'title' | 'role'>>(sessions: readonly S[]): { own: S[]; made: MadeGroup<S>[] } {
+  const own: S[] = [];
+  const made = new Map<string, S[]>();
+  for (const s of sessions) {
+    if (!s.role) {
+      own.push(s);
+      continue;
+    }
+    const label = madeBy(s.title);
+    made.set(label, [...(made.get(label) ?? []), s]);
+  }
+  return { own, made: [...made.entries()].map(([label, list]) => ({ label, sessions: list })) };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeSessions, archivedSessions, titleMatches } from '../../../../src-renderer/src/sessions/session-filter';
+import { activeSessions, archivedSessions, madeBy, splitByMaker, titleMatches } from '../../../../src-renderer/src/sessions/session-filter';
 
 const S = [
   { title: 'Fix the login form', archived: false },
@@ -20,5 +20,29 @@ describe('session search and archive filters', () => {
     expect(activeSessions(S, 'login').map((s) => s.title)).toEqual(['Fix the login form']);
     expect(archivedSessions(S).map((s) => s.title)).toEqual(['Old spike: login via SSO']);
     expect(archivedSessions(S, 'parser')).toEqual([]);
+  });
+});
+
+describe('app-made sessions apart from the user\'s own', () => {
+  it('groups sessions with a role by what made them and keeps the user\'s own in their order', () => {
+    const list = [
+      { title: 'Feature auth', role: 'coder' as const },
+      { title: 'My refactor', role: undefined },
+      { title: 'Init shop: analysis', role: 'planner' as const },
+      { title: 'Mailbox cmd-1: write the docs', role: 'coder' as const },
+      { title: 'Init shop: setup', role: 'coder' as const },
+      { title: 'Plan: auth', role: 'planner' as const },
+      { title: 'Mailbox cmd-2: fix it', role: 'coder' as const },
+      { title: 'A question', role: undefined },
+    ];
+    const { own, made } = splitByMaker(list);
+    expect(own.map((s) => s.title)).toEqual(['My refactor', 'A question']);
+    expect(made.map((g) => [g.label, g.sessions.length])).toEqual([
+      ['Feature auth', 1],
+      ['Init shop', 2],
+      ['Mailbox', 2],
+      ['Plan: auth', 1],
+    ]);
+    expect(madeBy('')).toBe('Flightdeck');
   });
 });
