@@ -37,9 +37,13 @@ export function recordSelfScript(file: string): string {
   return `printf '%s %s\\n' "$$" "$(cut -d' ' -f22 /proc/$$/stat)" > '${file}' 2>/dev/null || true`;
 }
 
-/** Shell: kills the process group `file` names if its leader is still the process recorded (same start time), then forgets it. */
+/**
+ * Shell: kills the process group `file` names if its leader is still the process recorded (same
+ * start time), then forgets it. The file is in the agent's reach: only a plain pid above 1 is
+ * taken (`kill -KILL -1` would end everything the user may signal).
+ */
 function endRecordedScript(file: string): string {
-  return `if read -r p t < '${file}' 2>/dev/null && [ -n "$p" ] && [ "$(cut -d' ' -f22 /proc/$p/stat 2>/dev/null)" = "$t" ]; then kill -KILL -"$p" 2>/dev/null; fi; rm -f '${file}'; true`;
+  return `if read -r p t < '${file}' 2>/dev/null && case "$p" in ''|*[!0-9]*) false;; *) [ "$p" -gt 1 ];; esac && [ -n "$t" ] && [ "$(cut -d' ' -f22 /proc/$p/stat 2>/dev/null)" = "$t" ]; then kill -KILL -"$p" 2>/dev/null; fi; rm -f '${file}'; true`;
 }
 
 /** Marker names are ours (`.flightdeck-acceptance-<run id>`): nothing in them needs quoting. */
