@@ -29,9 +29,10 @@ export function projectLimit(settings: BudgetSettings, projectId: string): Budge
   return settings.projectOverrides[projectId] ?? settings.projectDaily;
 }
 
-export function dailyRefusal(scope: 'global' | 'project', spentUsd: number, maxUsd: number, projectName?: string): string {
+export function dailyRefusal(scope: 'global' | 'project', spentUsd: number, maxUsd: number, projectName?: string, reservedUsd = 0): string {
   const what = scope === 'global' ? "today's overall budget" : `today's budget of the project ${projectName ?? ''}`.trim();
-  return `Model call refused: ${usd(spentUsd)} spent, ${what} is ${usd(maxUsd)}. Raise the maximum (flightdeck budget set, or the budgets settings) or wait until tomorrow to go on.`;
+  const reserved = reservedUsd > 0 ? ` and ${usd(reservedUsd)} reserved by model calls in progress` : '';
+  return `Model call refused: ${usd(spentUsd)} spent${reserved}, ${what} is ${usd(maxUsd)}. Raise the maximum (flightdeck budget set, or the budgets settings) or wait until tomorrow to go on.`;
 }
 
 export function dailyWarning(scope: 'global' | 'project', spentUsd: number, warnUsd: number, projectName?: string): string {
