@@ -24,6 +24,9 @@ test.beforeAll(async () => {
         blocks: [{ type: 'text', text: 'Thinking slowly about a long answer, one piece at a time.' }],
       },
       { match: { userPattern: 'queued follow-up' }, blocks: [{ type: 'text', text: 'Answering the queued follow-up.' }], usage: { input_tokens: 165_000, output_tokens: 800 } },
+      // A long answer makes the transcript scroll; a slow one streams while the user reads above.
+      { match: { userPattern: 'tell me everything' }, blocks: [{ type: 'text', text: Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a long answer.`).join('\n\n') }] },
+      { match: { userPattern: 'stream slowly' }, delayMs: 900, blocks: [{ type: 'text', text: Array.from({ length: 30 }, (_, i) => `Slow part ${i + 1}.`).join('\n\n') }] },
       // Slow enough to fill the queue behind it and then stop it.
       { match: { userPattern: 'hold the line' }, delayMs: 4_000, blocks: [{ type: 'text', text: 'Holding the line for quite a while, piece by piece, until stopped.' }] },
       { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
@@ -242,4 +245,36 @@ test('a message the app cannot take stays in the composer; the error toast close
   await page.screenshot({ path: 'test-results/composer-held-1440.png' });
   await page.getByTestId('queued-send').click();
   await expect(session.transcript.getByTestId('msg-user').filter({ hasText: 'waiting message 0' })).toBeVisible({ timeout: 30_000 });
+});
+
+test('sending jumps to the latest message; new output while scrolled up offers "Jump to latest"', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const { name } = await openBoard(page);
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await session.send('Please tell me everything');
+  await expect(session.transcript).toContainText('Line 120 of a long answer.', { timeout: 30_000 });
+  await session.waitIdle();
+  const transcript = page.getByTestId('transcript');
+  const fromBottom = () => transcript.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+  expect(await transcript.evaluate((el) => el.scrollHeight > el.clientHeight * 2)).toBe(true);
+
+  // Scrolled up to read, then a message is sent: the view goes to the newest message.
+  await transcript.evaluate((el) => el.scrollTo({ top: 0 }));
+  await expect.poll(fromBottom).toBeGreaterThan(500);
+  await session.input.fill('Now stream slowly please');
+  await session.input.press('Enter');
+  await expect(session.transcript.getByTestId('msg-user').filter({ hasText: 'stream slowly' })).toBeInViewport();
+  await expect.poll(fromBottom).toBeLessThan(40);
+
+  // Reading above while the answer streams in: the pill appears, and takes the user down.
+  await expect(session.transcript).toContainText('Slow part 1.', { timeout: 30_000 });
+  await transcript.evaluate((el) => el.scrollTo({ top: 0 }));
+  const pill = page.getByTestId('jump-latest');
+  await expect(pill).toBeVisible({ timeout: 30_000 });
+  await page.screenshot({ path: 'test-results/transcript-jump-latest.png' });
+  await pill.click();
+  await expect(pill).toBeHidden();
+  await expect.poll(fromBottom).toBeLessThan(40);
+  await session.waitIdle();
 });

@@ -1,8 +1,9 @@
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ImageAttachment, Session } from '../../../src-preload/contract/agents';
 import { useAppStore } from '../store';
 import { plural, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
+import { Icon } from '../components/Icon';
 import { Composer, dialogOpen } from './Composer';
 import { COMPACT_HINT_SHARE, historyEntries } from './composer-logic';
 import { EffectiveConfig } from './EffectiveConfig';
@@ -13,6 +14,9 @@ import { useSessionStream } from './use-session-stream';
 import './agents.css';
 
 /** What the empty session says its mode means, so a session started by /new in auto-edit does not claim Default. */
+/** Within this many pixels of the bottom the transcript follows new output (a wheel notch away still counts as there). */
+const STICK_PX = 40;
+
 const MODE_HINT: Record<Session['mode'], string> = {
   plan: 'it explores and proposes; nothing is written and no command with side effects runs.',
   default: 'writes and risky commands ask you first. Switch to Plan to only explore and propose.',
@@ -40,14 +44,26 @@ export function SessionView({
   const profiles = useAppStore((s) => s.profiles);
   const history = useMemo(() => historyEntries(transcript.items.flatMap((it) => (it.kind === 'user' ? [it.text] : []))), [transcript.items]);
 
+  // Output that arrived while the user was scrolled up: a "Jump to latest" pill offers the way down.
+  const [behind, setBehind] = useState(false);
   // Follow the stream while the user is at the bottom; leave them alone when they scroll up.
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    if (stick.current) el.scrollTop = el.scrollHeight;
+    else if (el.scrollHeight - el.scrollTop - el.clientHeight >= STICK_PX) setBehind(true);
   }, [transcript]);
   useEffect(() => {
     stick.current = true;
+    setBehind(false);
   }, [sessionId]);
+  /** To the newest message, following the stream again (after a send, or from the pill). */
+  const jumpToLatest = () => {
+    stick.current = true;
+    setBehind(false);
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  };
 
   if (!session) return <Missing what="Session" loaded={sessionsLoaded} verb="deleted" />;
   const running = session.status === 'running' || session.status === 'awaiting_approval' || transcript.running;
@@ -85,7 +101,8 @@ export function SessionView({
           }}
           onScroll={(e) => {
             const el = e.currentTarget;
-            stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+            stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
+            if (stick.current) setBehind(false);
           }}
           data-testid="transcript"
         >
@@ -107,6 +124,11 @@ export function SessionView({
           ))}
           {running && transcript.retry === null && <div className="working-indicator" aria-live="polite">Working…</div>}
         </div>
+        {behind && (
+          <button className="button jump-latest" onClick={jumpToLatest} data-testid="jump-latest" title="New output below: scroll to the latest message">
+            <Icon name="chevronDown" size={14} /> Jump to latest
+          </button>
+        )}
         {todos.length > 0 && (
           <aside className="todo-panel" data-testid="todo-panel">
             <h3>Plan</h3>
@@ -121,7 +143,11 @@ export function SessionView({
           </aside>
         )}
       </div>
-      <Composer key={session.id} sessionId={session.id} cycleModes={!onSend} running={running} history={history} onSend={(text, images) => (onSend ? onSend(text, images) : sendInput(session.id, text, images))} onStop={() => void cancelTurn(session.id)} />
+      <Composer key={session.id} sessionId={session.id} cycleModes={!onSend} running={running} history={history} onSend={(text, images) => {
+          // Sending is looking at the conversation again: the view goes to the newest message.
+          jumpToLatest();
+          return onSend ? onSend(text, images) : sendInput(session.id, text, images);
+        }} onStop={() => void cancelTurn(session.id)} />
     </section>
   );
 }
