@@ -208,7 +208,9 @@ export function claudeSandboxSettings(p: SandboxPolicy, opts: { secretDirs: read
     autoAllowBashIfSandboxed: false,
     network: { allowedDomains },
     filesystem: {
-      denyWrite: p.mode === 'read-only' ? [p.root] : protectedPaths(p.root, p.readOnly),
+      // A linked worktree's git data: what a commit on its own branch writes (see worktree-git.ts).
+      ...(p.mode === 'workspace-write' && (p.git?.writable.length ?? 0) > 0 ? { allowWrite: [...p.git!.writable] } : {}),
+      denyWrite: p.mode === 'read-only' ? [p.root] : [...protectedPaths(p.root, p.readOnly), ...(p.mode === 'workspace-write' ? (p.git?.protect ?? []) : [])],
       denyRead: [...opts.secretDirs, ...hideable(p).map((h) => h.path)],
     },
     credentials: {

@@ -13,7 +13,7 @@ import { silentLogger } from '../../../src-main/platform/logger';
 import { selfIdentity } from '../../../src-main/platform/process-identity';
 import { removeKeyFile, writeKeyFile } from '../../../src-main/coder/key-file';
 import { startModelServer } from '../../fixtures/model-server/index';
-import { makeRepo, tempDir } from '../../support/temp';
+import { gitIn, makeRepo, tempDir } from '../../support/temp';
 import { CLAUDE_BIN, coderHarness, TEST_KEY, type CoderHarness } from './support';
 
 let h: CoderHarness | undefined;
@@ -50,6 +50,32 @@ describe("Claude Code's Bash runs in its native sandbox", () => {
     const toolResult = JSON.stringify(h.server.mainRequests()[1]!.body);
     expect(toolResult).toContain('tmp=1');
     expect(toolResult).toContain('in=0');
+  });
+
+  it('a linked worktree: git reads and commits on its own branch; the config, another branch and the .git file stay as they were', async () => {
+    h = await coderHarness(bashThenText([
+      'git status --short; git log --format=%s -1',
+      'echo x > x.txt; git add x.txt && git -c user.name=A -c user.email=a@b commit -qm from-claude; echo commit=$?',
+      // The worktree is <repo>/.trees/session-1: the repository's git data is ../../.git.
+      'echo x >> ../../.git/config; echo config=$?',
+      'git update-ref refs/heads/feature/other HEAD; echo other=$?',
+      'echo "gitdir: /tmp" > .git; echo gitfile=$?',
+    ].join('; ')));
+    const wt = join(h.repo, '.trees', 'session-1');
+    gitIn(h.repo, 'worktree', 'add', '-q', '-b', 'feature/session-1', wt);
+    gitIn(h.repo, 'branch', 'feature/other');
+    const git = join(h.repo, '.git');
+    const config = readFileSync(join(git, 'config'), 'utf8');
+    const other = gitIn(h.repo, 'rev-parse', 'feature/other').trim();
+    const r = await h.run({ cd: wt });
+    expect(r).toMatchObject({ success: true });
+    const toolResult = JSON.stringify(h.server.mainRequests()[1]!.body);
+    expect(toolResult).toContain('commit=0');
+    expect(toolResult).not.toContain('not a git repository');
+    expect(gitIn(h.repo, 'log', '--format=%s', '-1', 'feature/session-1').trim()).toBe('from-claude');
+    expect(readFileSync(join(git, 'config'), 'utf8')).toBe(config);
+    expect(gitIn(h.repo, 'rev-parse', 'feature/other').trim()).toBe(other);
+    expect(readFileSync(join(wt, '.git'), 'utf8')).toBe(`gitdir: ${join(git, 'worktrees', 'session-1')}\n`);
   });
 
   it('read-only: not even cd is writable by a command', async () => {
