@@ -13,6 +13,7 @@ import { cli } from '../../support/cli';
 import { startTestApp } from '../../support/app';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
 import { trustRepository } from '../../support/trust';
+import { DESIGN_SPEC, VERIFICATION_PLAN } from '../features/support';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -72,6 +73,23 @@ describe('worktree.setup and workspace trust', () => {
     const untrust = await cli('projects', 'untrust', repo, '--data-dir', data.path);
     expect(untrust.code).toBe(0);
     expect(untrust.out).toContain('is untrusted');
+  }, 120_000);
+
+  it('feature plan (CLI) in an untrusted repository: the feature worktree is made, its setup skipped with a warning', async () => {
+    const outside = tempDir('fd-trust-outside-');
+    const data = tempDir('fd-trust-data-');
+    const files = tempDir('fd-trust-files-');
+    cleanups.push(outside.cleanup, data.cleanup, files.cleanup);
+    const marker = join(outside.path, 'pwned');
+    const repo = hostileRepo(marker);
+    writeFileSync(join(files.path, 'design.md'), DESIGN_SPEC);
+    writeFileSync(join(files.path, 'verification.md'), VERIFICATION_PLAN);
+    const r = await cli('feature', 'plan', 'add-login', '--repo', repo, '--spec', join(files.path, 'design.md'), '--verification', join(files.path, 'verification.md'), '--data-dir', data.path);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`warning: ${repo} is untrusted: worktree.setup (2 commands) was not run`);
+    expect(existsSync(join(repo, '.trees', 'add-login'))).toBe(true);
+    expect(existsSync(join(repo, '.trees', 'add-login', 'setup-ran.txt'))).toBe(false);
+    expect(existsSync(marker)).toBe(false);
   }, 120_000);
 
   it('trusted: the setup runs in the workspace sandbox (a write outside the worktree fails) with its output in a terminal of the worktree', async () => {
