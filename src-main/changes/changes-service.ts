@@ -51,6 +51,12 @@ export async function listChanges(root: string, o: { base?: string; paths?: read
     const change = fileChange(path, await headContent(root, base, path), currentContent(abs));
     if (change) files.push(change);
   }
+  // New files git does not track yet (build output, notes, junk): a commit leaves them unticked unless chosen.
+  // Unreadable listing: the files show as plain new files (ticked), as before; nothing is lost.
+  if (files.some((f) => f.status === 'added')) {
+    const untracked = new Set(nulList(await git(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root }).catch(() => '')));
+    for (const f of files) if (f.status === 'added' && untracked.has(f.path)) f.untracked = true;
+  }
   return { root, gitRepo: true, branch: await branchOf(root), files, problem };
 }
 

@@ -32,6 +32,8 @@ export const FileChange = z.object({
   diff: z.string(),
   /** The same hunks, structured, in the order of `diff`: what a hunk revert sends back. */
   hunks: z.array(ChangeHunk),
+  /** A new file git does not track (not ignored): a commit does not take it unless the user ticks it. */
+  untracked: z.boolean().optional(),
 });
 export type FileChange = z.infer<typeof FileChange>;
 

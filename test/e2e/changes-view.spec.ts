@@ -28,6 +28,9 @@ test.beforeAll(async () => {
       { match: { userPattern: 'edit the values' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'values.ts', content: EDITED } }] },
       { match: { userPattern: 'values.ts' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'docs/notes.md', content: '# Notes\n\nThe values changed.\n' } }] },
       { match: { userPattern: 'notes.md' }, blocks: [{ type: 'text', text: 'Edited the values and wrote notes.' }] },
+      // In a worktree: two new files, for the header's uncommitted count.
+      { match: { userPattern: 'write two files' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'one.txt', content: 'one\n' } }, { type: 'tool_use', name: 'write', input: { path: 'two.txt', content: 'two\n' } }] },
+      { match: { userPattern: 'two.txt' }, blocks: [{ type: 'text', text: 'Wrote both files.' }] },
     ],
   });
   host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
@@ -86,6 +89,15 @@ test('the changes view shows what the session changed, reverts one hunk and comm
   await expect(changes.file('values.ts')).toContainText('two, by hand');
   await page.screenshot({ path: 'test-results/changes-view-hunk-refused.png' });
 
+  // The new notes file is untracked: not ticked for the commit unless chosen, and the form says so.
+  const notes = changes.dialog.locator('[data-testid="commit-choose"][data-path="docs/notes.md"]');
+  await expect(notes).not.toBeChecked();
+  await expect(changes.dialog.locator('[data-testid="commit-choose"][data-path="values.ts"]')).toBeChecked();
+  await expect(changes.dialog.getByTestId('untracked-note')).toContainText('1 untracked file not ticked');
+  await expect(changes.dialog.getByTestId('commit-button')).toHaveText('Commit 1 file');
+  await page.screenshot({ path: 'test-results/changes-view-untracked-unticked.png' });
+  await notes.check();
+  await expect(changes.dialog.getByTestId('untracked-note')).toBeHidden();
   // Commit both files with a message.
   await changes.commit('Values as strings, with notes');
   await expect(changes.dialog).toContainText('No uncommitted changes from this session');
@@ -96,4 +108,31 @@ test('the changes view shows what the session changed, reverts one hunk and comm
   await page.keyboard.press('Escape');
   await expect(changes.dialog).toBeHidden();
   await expect(changes.count).toBeHidden();
+});
+
+test('in a worktree, the header\'s uncommitted count follows a revert and a commit at once', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  const name = repo.path.split('/').pop()!;
+  const session = new SessionPage(page);
+  await session.startFromProject(name, 'worktree');
+  await session.header.getByRole('radio', { name: 'Auto-edit' }).click();
+  await session.send('Please write two files');
+  await expect(session.transcript).toContainText('Wrote both files.', { timeout: 30_000 });
+  await session.waitIdle();
+  const counts = page.getByTestId('worktree-counts');
+  await expect(counts).toContainText('2 uncommitted files');
+
+  const changes = new ChangesPage(page);
+  await changes.open();
+  await changes.file('one.txt').getByTestId('revert-file').click();
+  await expect(changes.files).toHaveCount(1);
+  // The header behind the dialog already says so: no stale count.
+  await expect(counts).toContainText('1 uncommitted file');
+  await changes.dialog.locator('[data-testid="commit-choose"][data-path="two.txt"]').check();
+  await changes.commit('The second file');
+  await expect(changes.dialog).toContainText('No uncommitted changes from this session');
+  await expect(counts).toContainText('no uncommitted changes');
+  await page.screenshot({ path: 'test-results/changes-view-worktree-header.png' });
 });

@@ -89,10 +89,14 @@ function FileBlock({ file, viewType, actions, busy, run }: { file: FileChange; v
 export function ChangesPanel({ files, actions, busy = false, empty, toolbar }: { files: readonly FileChange[]; actions: ChangesActions; busy?: boolean; empty: ReactNode; toolbar?: ReactNode }) {
   const [viewType, setViewType] = useState<ViewType>('unified');
   const [unticked, setUnticked] = useState<ReadonlySet<string>>(new Set());
+  // Untracked files (build output, notes, junk) are not committed unless the user ticks them.
+  const [tickedNew, setTickedNew] = useState<ReadonlySet<string>>(new Set());
+  const isTicked = (f: FileChange) => (f.untracked ? tickedNew.has(f.path) : !unticked.has(f.path));
+  const untrackedLeft = files.filter((f) => f.untracked && !tickedNew.has(f.path)).length;
   const [message, setMessage] = useState('');
   const [running, setRunning] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);
-  const chosen = files.filter((f) => !unticked.has(f.path)).map((f) => f.path);
+  const chosen = files.filter(isTicked).map((f) => f.path);
   const disabled = busy || running;
   const run = (what: () => Promise<void>) => {
     setRunning(true);
@@ -141,6 +145,7 @@ export function ChangesPanel({ files, actions, busy = false, empty, toolbar }: {
                   await actions.commit!(chosen, message.trim());
                   setMessage('');
                   setUnticked(new Set());
+                  setTickedNew(new Set());
                 });
               }}
             >
@@ -150,19 +155,34 @@ export function ChangesPanel({ files, actions, busy = false, empty, toolbar }: {
                     <label className="mono small">
                       <input
                         type="checkbox"
-                        checked={!unticked.has(f.path)}
+                        checked={isTicked(f)}
                         onChange={(e) => {
+                          if (f.untracked) {
+                            const next = new Set(tickedNew);
+                            if (e.target.checked) next.add(f.path);
+                            else next.delete(f.path);
+                            setTickedNew(next);
+                            return;
+                          }
                           const next = new Set(unticked);
                           if (e.target.checked) next.delete(f.path);
                           else next.add(f.path);
                           setUnticked(next);
                         }}
+                        data-testid="commit-choose"
+                        data-path={f.path}
                       />{' '}
                       {f.path}
+                      {f.untracked && <span className="badge changes-untracked">untracked</span>}
                     </label>
                   </li>
                 ))}
               </ul>
+              {untrackedLeft > 0 && (
+                <p className="muted small" data-testid="untracked-note">
+                  {untrackedLeft} untracked file{untrackedLeft === 1 ? '' : 's'} not ticked: git does not track {untrackedLeft === 1 ? 'it' : 'them'} yet. Tick what belongs in the commit.
+                </p>
+              )}
               <div className="changes-commit-row">
                 <input className="input" placeholder="Commit message" aria-label="Commit message" value={message} onChange={(e) => setMessage(e.target.value)} data-testid="commit-message" />
                 <button className="button primary" type="submit" disabled={disabled || !message.trim() || chosen.length === 0} data-testid="commit-button">

@@ -40,6 +40,8 @@ export function SessionWorktreeBar({ session }: { session: Session }) {
     };
     // A turn ending (status, updatedAt) or a discard/restore (archiveRef) changes what the worktree holds.
   }, [client, session.id, session.status, session.updatedAt, w?.archiveRef, generation, w]);
+  // A revert or commit in the Changes view changes the uncommitted count: read the status again at once.
+  useEffect(() => client.on('changes.changed', ({ sessionId }) => sessionId === session.id && reload()), [client, session.id, reload]);
 
   if (!w) return null;
   const running = session.status === 'running';
