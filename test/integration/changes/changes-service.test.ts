@@ -43,6 +43,17 @@ function editTwoPlaces(root: string): void {
 }
 
 describe('ChangesService (real git repositories)', () => {
+  it('marks new files git does not track as untracked; a new file already added to the index is not', async () => {
+    const { root, svc } = setup(['junk.log', 'staged.ts', 'a.txt']);
+    writeFileSync(join(root, 'junk.log'), 'build output\n');
+    writeFileSync(join(root, 'staged.ts'), 'export const s = 1;\n');
+    gitIn(root, 'add', 'staged.ts');
+    editTwoPlaces(root);
+    const set = await svc.list('ses-test000001', 'session');
+    const by = Object.fromEntries(set.files.map((f) => [f.path, f.untracked === true]));
+    expect(by).toEqual({ 'junk.log': true, 'staged.ts': false, 'a.txt': false });
+  });
+
   it('lists the files the session changed with their hunks, not other uncommitted files', async () => {
     const { root, svc } = setup(['a.txt', 'new/b.ts', 'unchanged.txt']);
     editTwoPlaces(root);
