@@ -27,6 +27,7 @@ import { runContainers } from '../features/run/run-containers';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
 import { ReviewCommentService } from '../review-comments/comment-service';
 import { registerReviewCommentHandlers } from '../review-comments/handlers';
+import { reopenFeatureForFix } from '../features/run/fix-round';
 import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
 import type { RepositoryTemplatesPolicy } from '../features/templates';
@@ -295,13 +296,17 @@ export class AppServices {
     };
     const repositoryTemplates: RepositoryTemplatesPolicy = options.repositoryTemplates ?? ((root) => this.trust.templatesTrusted(root));
     this.reviewComments = new ReviewCommentService({ db: this.db });
-    registerReviewCommentHandlers(this.router, this.reviewComments, this.projects, this.worktrees);
+    registerReviewCommentHandlers(this.router, this.reviewComments, this.projects, this.worktrees, async (root, slug) => {
+      await reopenFeatureForFix(root, slug, new Date());
+      // The run's outcome arrives as run events, like any run started from the feature page.
+      return (await this.featureRuns.enqueue({ projectPath: root, slug })).id;
+    });
     this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig });
     registerPlanningHandlers(this.router, this.planning, this.projects, log.child('planning'));
-    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), repositoryTemplates });
+    this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), terminals: this.terminals, placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), repositoryTemplates });
     registerAutopilotHandlers(this.router, this.autopilot);
     this.changes = new ChangesService({
       hub: this.hub,

@@ -53,5 +53,10 @@ export const reviewCommentRequests = {
     "A comment on lines of a file of the feature's branch (as committed): the lines are quoted from that commit.",
   ),
   'features.comments.reopen': request(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({ comment: ReviewComment }), 'Marks an addressed or outdated comment open again, to be sent in the next fix round.'),
+  'features.comments.send': request(
+    z.object({ projectId: ProjectId, slug: Slug }).strict(),
+    z.object({ sent: z.number().int().nonnegative(), runId: z.string() }),
+    "Send the open comments to the agent: one fix round in a new run of the feature, then review and verify again. Refused when none are open or the feature runs.",
+  ),
   'features.comments.remove': request(z.object({ id: z.string().min(1).max(100) }).strict(), z.object({}), 'Deletes a comment that was not sent yet.'),
 } as const;

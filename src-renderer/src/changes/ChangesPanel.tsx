@@ -2,6 +2,7 @@ import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { Decoration, Diff, Hunk, parseDiff, type FileData, type ViewType } from 'react-diff-view';
 import 'react-diff-view/style/index.css';
 import type { ChangeHunk, FileChange } from '../../../src-preload/contract/changes';
+import { commentWidgets, CommentForm, keysInRange, newLineOf, rangeOfHunks, type DiffCommenting, type LineRange } from './diff-comments';
 import { highlightHunks } from './highlight';
 import './changes.css';
 
@@ -14,6 +15,8 @@ export interface ChangesActions {
   revertFile?: (path: string) => Promise<void>;
   revertHunk?: (path: string, hunk: ChangeHunk) => Promise<void>;
   commit?: (paths: string[], message: string) => Promise<void>;
+  /** Comments on the new side's lines (a feature branch's review). */
+  commenting?: DiffCommenting;
 }
 
 const STATUS_LABEL: Record<FileChange['status'], string> = { added: 'added', modified: 'modified', deleted: 'deleted' };
@@ -28,6 +31,22 @@ function FileBlock({ file, viewType, actions, busy, run }: { file: FileChange; v
   const [open, setOpen] = useState(true);
   const parsed: FileData | null = useMemo(() => (file.diff ? (parseDiff(file.diff)[0] ?? null) : null), [file.diff]);
   const tokens = useMemo(() => (parsed ? highlightHunks(parsed.hunks, file.path) : null), [parsed, file.path]);
+  const [chosen, setChosen] = useState<LineRange | null>(null);
+  const commenting = actions.commenting;
+  const commentable = commenting !== undefined && parsed !== null && file.status !== 'deleted';
+  const selection = commentable && chosen && parsed ? keysInRange(parsed.hunks, chosen).keys : [];
+  const widgets =
+    commentable && parsed
+      ? commentWidgets({
+          path: file.path,
+          hunks: parsed.hunks,
+          commenting,
+          chosen,
+          form: chosen ? <CommentForm path={file.path} range={chosen} onCancel={() => setChosen(null)} onAdd={async (body) => (await commenting.add(file.path, chosen.start, chosen.end, body), setChosen(null))} /> : null,
+        })
+      : undefined;
+  const choose = (range: LineRange | null) => setChosen(range);
+  const fileRange = commentable && parsed ? rangeOfHunks(parsed.hunks) : null;
   return (
     <section className="changes-file" data-testid="changes-file" data-path={file.path}>
       <header className="changes-file-head">
@@ -44,6 +63,11 @@ function FileBlock({ file, viewType, actions, busy, run }: { file: FileChange; v
         <span className="changes-counts mono small">
           <span className="add">+{file.added}</span> <span className="del">−{file.removed}</span>
         </span>
+        {fileRange && (
+          <button className="button small ghost" onClick={() => choose(fileRange)} data-testid="comment-file" title="Comment on this file's changed lines">
+            Comment
+          </button>
+        )}
         {actions.revertFile && (
           <button className="button small" disabled={busy} onClick={() => run(() => actions.revertFile!(file.path))} data-testid="revert-file" title={file.status === 'added' ? 'Delete this new file' : 'Put the file back as the last commit has it'}>
             Revert file
@@ -54,7 +78,27 @@ function FileBlock({ file, viewType, actions, busy, run }: { file: FileChange; v
         (file.binary || file.tooLarge || !parsed ? (
           <p className="muted small changes-note">{file.binary ? 'Binary file: no line diff. Revert file still works.' : file.tooLarge ? 'Too large to show as a diff. Revert file still works.' : 'No line changes (only the file mode changed).'}</p>
         ) : (
-          <Diff viewType={viewType} diffType={parsed.type} hunks={parsed.hunks} tokens={tokens} className="changes-diff">
+          <Diff
+            viewType={viewType}
+            diffType={parsed.type}
+            hunks={parsed.hunks}
+            tokens={tokens}
+            className={`changes-diff ${commentable ? 'commentable' : ''}`}
+            selectedChanges={selection}
+            {...(widgets ? { widgets } : {})}
+            {...(commentable
+              ? {
+                  gutterEvents: {
+                    onClick: ({ change }, e) => {
+                      const n = change ? newLineOf(change) : null;
+                      if (n === null) return;
+                      // Shift-click extends the chosen lines, as in a code review.
+                      choose(e.shiftKey && chosen ? { start: Math.min(chosen.start, n), end: Math.max(chosen.end, n) } : { start: n, end: n });
+                    },
+                  },
+                }
+              : {})}
+          >
             {(hunks) =>
               hunks.flatMap((h, i) => {
                 const hunk = file.hunks[i];
@@ -63,6 +107,11 @@ function FileBlock({ file, viewType, actions, busy, run }: { file: FileChange; v
                     <div className="changes-hunk-bar" data-testid="changes-hunk">
                       <span className="mono small muted truncate">{hunk ? hunkLabel(hunk) : h.content}</span>
                       <span className="spacer" />
+                      {commentable && rangeOfHunks([h]) && (
+                        <button className="button small ghost" onClick={() => choose(rangeOfHunks([h]))} data-testid="comment-hunk">
+                          Comment
+                        </button>
+                      )}
                       {actions.revertHunk && hunk && (
                         <button className="button small ghost" disabled={busy} onClick={() => run(() => actions.revertHunk!(file.path, hunk))} data-testid="revert-hunk">
                           Revert hunk

@@ -7,6 +7,8 @@ import { TrustLine } from '../components/TrustLine';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Modal } from '../components/Modal';
 import { ChangesPanel } from '../changes/ChangesPanel';
+import type { DiffCommenting } from '../changes/diff-comments';
+import type { ReviewComment } from '../../../src-preload/contract/review-comments';
 import { shortPath, usd } from '../lib/format';
 import { deliveryOf, duration, featureHistory, mergeEvents, pipelineChips, type FeatureHistory } from './feature-model';
 import { FeatureTimeline } from './FeatureTimeline';
@@ -341,7 +343,6 @@ function Delivered({ delivery: d }: { delivery: Delivery | null }) {
 function Overview({ detail, history, delivery, running }: { detail: FeatureDetail; history: FeatureHistory; delivery: Delivery | null; running: boolean }) {
   const sessions = useAppStore((s) => s.sessions);
   const setView = useAppStore((s) => s.setView);
-  const showTerminal = useAppStore((s) => s.showTerminal);
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!running) return;
@@ -476,11 +477,7 @@ function Overview({ detail, history, delivery, running }: { detail: FeatureDetai
                     <span className="muted small">
                       exit {c.exitCode ?? 'none (stopped)'} · {duration(c.durationMs / 1000)}
                     </span>{' '}
-                    {c.terminalId && (
-                      <button className="link small" onClick={() => showTerminal(c.terminalId!)}>
-                        open terminal
-                      </button>
-                    )}
+                    {c.terminalId && <CheckTerminalButton terminalId={c.terminalId} command={c.command} />}
                   </div>
                   {c.output && <pre className="check-output">{c.output}</pre>}
                 </div>
@@ -510,16 +507,29 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
   const [diff, setDiff] = useState<FeatureDiff | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
+  const [comments, setComments] = useState<ReviewComment[]>([]);
   useEffect(() => {
     let alive = true;
     client.invoke('featureReview.diff', { projectId, slug }).then(
       (d) => alive && (setDiff(d), setError(null)),
       (e: unknown) => alive && setError(e instanceof Error ? e.message : String(e)),
     );
+    client.invoke('features.comments.list', { projectId, slug }).then(
+      (r) => alive && setComments(r.comments),
+      (e: unknown) => alive && setError(e instanceof Error ? e.message : String(e)),
+    );
     return () => {
       alive = false;
     };
   }, [client, projectId, slug, generation]);
+  const refresh = () => setGeneration((g) => g + 1);
+  const commenting: DiffCommenting = {
+    comments,
+    add: async (file, lineStart, lineEnd, body) => {
+      await client.invoke('features.comments.add', { projectId, slug, file, lineStart, lineEnd, body });
+      refresh();
+    },
+  };
   useEffect(() => {
     if (!live) return;
     const t = setInterval(() => setGeneration((g) => g + 1), LIVE_DIFF_MS);
@@ -530,10 +540,11 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
     <div className="panel feature-changes" data-testid="feature-changes">
       {error && <p className="error small">{error}</p>}
       {diff?.changes.problem && <p className="muted small">{diff.changes.problem}</p>}
+      <ReviewComments projectId={projectId} slug={slug} comments={comments} running={live} onChange={refresh} />
       {diff && (
         <ChangesPanel
           files={diff.changes.files}
-          actions={{}}
+          actions={{ commenting }}
           toolbar={
             <span className="small muted">
               <span className="mono">{diff.branch}</span> against <span className="mono">{diff.base}</span>
@@ -545,6 +556,73 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
         />
       )}
     </div>
+  );
+}
+
+const COMMENT_STATUS: Record<ReviewComment['status'], string> = { open: 'Open', sent: 'With the agent', addressed: 'Addressed', outdated: 'Outdated' };
+
+/**
+ * The feature's review comments, as the user collects them on the diff: each with where it stands
+ * after the last fix round, Reopen for an addressed or outdated one, Delete for one not sent, and
+ * Send to agent for the open ones (a fix round, then review and verify again).
+ */
+function ReviewComments({ projectId, slug, comments, running, onChange }: { projectId: string; slug: string; comments: ReviewComment[]; running: boolean; onChange(): void }) {
+  const client = useClient();
+  const toast = useAppStore((s) => s.toast);
+  const [busy, setBusy] = useState(false);
+  const open = comments.filter((c) => c.status === 'open').length;
+  const act = async (what: () => Promise<unknown>, done?: string) => {
+    setBusy(true);
+    try {
+      await what();
+      if (done) toast({ level: 'success', title: done });
+      onChange();
+    } catch (e) {
+      toast({ level: 'error', title: e instanceof Error ? e.message : String(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (comments.length === 0) {
+    return <p className="muted small review-comments-hint">Click a line number in the diff (shift-click for a range), or Comment on a hunk or file, to leave a comment for the agent.</p>;
+  }
+  return (
+    <section className="review-comments" data-testid="review-comments" aria-label="Review comments">
+      <header className="review-comments-head">
+        <h3>Review comments</h3>
+        <span className="spacer" />
+        <button
+          className="button primary small"
+          disabled={busy || running || open === 0}
+          title={running ? 'The feature is running: send when it stops' : open === 0 ? 'No open comment' : undefined}
+          onClick={() => void act(() => client.invoke('features.comments.send', { projectId, slug }), `Sent ${open === 1 ? '1 comment' : `${open} comments`} to the agent`)}
+          data-testid="send-comments"
+        >
+          Send {open > 0 ? open : ''} to agent
+        </button>
+      </header>
+      <ul className="review-comment-list">
+        {comments.map((c) => (
+          <li key={c.id} className={`review-comment review-comment-${c.status}`} data-testid="review-comment" data-status={c.status}>
+            <span className={`badge ${c.status === 'addressed' ? 'badge-ok' : ''}`}>{COMMENT_STATUS[c.status]}</span>
+            <span className="mono small truncate" title={c.file}>
+              {c.file}:{c.lineStart === c.lineEnd ? c.lineStart : `${c.lineStart}-${c.lineEnd}`}
+            </span>
+            <span className="review-comment-body">{c.body}</span>
+            {(c.status === 'addressed' || c.status === 'outdated') && (
+              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('features.comments.reopen', { id: c.id }))} data-testid="reopen-comment">
+                Reopen
+              </button>
+            )}
+            {c.status !== 'sent' && (
+              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('features.comments.remove', { id: c.id }))} aria-label={`Delete the comment on ${c.file}`}>
+                Delete
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -671,5 +749,35 @@ function DiscardDialog({ projectId, slug, branch, onClose, onDiscarded }: { proj
       </p>
       {busy && <p className="muted small">Archiving…</p>}
     </ConfirmDialog>
+  );
+}
+
+/**
+ * Opens a check's terminal in the Terminals view (putting it in a pane alone did nothing the
+ * user could see); a terminal that was closed since says so instead of doing nothing.
+ */
+function CheckTerminalButton({ terminalId, command }: { terminalId: string; command: string }) {
+  const showTerminal = useAppStore((s) => s.showTerminal);
+  const setView = useAppStore((s) => s.setView);
+  const exists = useAppStore((s) => s.terminals.some((t) => t.id === terminalId));
+  if (!exists) {
+    return (
+      <span className="muted small" title="The terminal this check ran in was closed since; its output is below" data-testid="check-terminal-closed">
+        terminal closed
+      </span>
+    );
+  }
+  return (
+    <button
+      className="link small"
+      title={`Open the terminal ${command} ran in`}
+      data-testid="check-terminal"
+      onClick={() => {
+        showTerminal(terminalId);
+        setView({ name: 'terminals' });
+      }}
+    >
+      open terminal
+    </button>
   );
 }
