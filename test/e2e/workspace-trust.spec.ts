@@ -45,7 +45,7 @@ test('untrusted on adding, Review and trust shows the commands, the trusted setu
   await terminals.useCompatibleRendering();
   const name = await board.addProject(repo.path);
   const card = board.card(name);
-  await expect(trust.line(card)).toContainText('Untrusted repository: Flightdeck defaults apply');
+  await expect(trust.line(card)).toContainText('Untrusted: Flightdeck defaults apply.');
 
   // The New session dialog says the same.
   await card.getByTestId('card-new-session').click();

@@ -125,13 +125,14 @@ export function TrustLine({ projectId }: { projectId: string }) {
   const { status, reload } = useTrust(projectId);
   const [reviewing, setReviewing] = useState(false);
   if (!status || status.state === 'trusted') return null;
-  const text =
-    status.state === 'changed'
-      ? 'Its setup, checks or templates changed since you trusted it: Flightdeck defaults apply until you review them.'
-      : 'Untrusted repository: Flightdeck defaults apply (its own setup, checks, templates and placement are not used).';
+  const changed = status.state === 'changed';
+  const text = changed ? 'Changed since you trusted it: Flightdeck defaults apply.' : 'Untrusted: Flightdeck defaults apply.';
+  const why = changed
+    ? "The repository's setup, checks, templates or placement changed since you trusted them; they are not used until you review them again."
+    : "The repository's own setup commands, checks, prompt templates and placement are not used until you review and trust them.";
   return (
     <>
-      <div className={`trust-line ${status.state === 'changed' ? 'trust-line-changed' : ''}`} data-testid="trust-line" data-state={status.state}>
+      <div className={`trust-line ${changed ? 'trust-line-changed' : ''}`} data-testid="trust-line" data-state={status.state} title={why}>
         <Icon name="alert" size={13} /> <span>{text}</span>
         <button type="button" className="link" onClick={() => setReviewing(true)} data-testid="trust-review">
           Review and trust
