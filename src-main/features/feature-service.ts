@@ -446,14 +446,15 @@ export class FeatureService {
     let result;
     try {
       // The manager would refuse the untracked files clean recognised; its archive keeps them (restore brings them back).
-      result = await this.o.worktrees.remove(root, slug, { base: state.git.base_branch, ...(onlyOurs && (await this.tipIsSafe(root, state, view)) ? { force: true } : {}) });
+      // keepIgnored: git-ignored files found only in the worktree are archived, or named and the removal refused; never lost.
+      result = await this.o.worktrees.remove(root, slug, { base: state.git.base_branch, keepIgnored: true, ...(onlyOurs && (await this.tipIsSafe(root, state, view)) ? { force: true } : {}) });
     } catch (e) {
       // The manager refuses commits that are neither on the base nor upstream. The commits of a
       // squash or rebase merge are exactly that: they are safe when the branch is merged (by
       // content) or its tip is on a remote; anything else is reported with the manager's list.
       if (!(e instanceof AppError) || e.code !== 'conflict' || !Array.isArray(e.details?.unpushed) || (e.details?.changed as unknown[] | undefined)?.length || (e.details?.untracked as unknown[] | undefined)?.length) throw e;
       if (!(await this.tipIsSafe(root, state, view))) throw e;
-      result = await this.o.worktrees.remove(root, slug, { force: true, base: state.git.base_branch });
+      result = await this.o.worktrees.remove(root, slug, { force: true, keepIgnored: true, base: state.git.base_branch });
     }
     let branchDeleted = result.branchDeleted;
     if (!branchDeleted && (await this.gitOps.branchExists(root, state.git.branch))) {

@@ -10,10 +10,11 @@ import { existsSync } from 'node:fs';
 import { appendFile, lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { AppError } from '../../src-preload/contract';
+import { AppError, formatBytes } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { KeyedLock } from '../platform/keyed-lock';
+import { ignoredOnlyHere } from './ignored-files';
 import type { PrepareResult } from './worktree-prepare';
 import {
   ARCHIVE_REF_PREFIX,
@@ -119,6 +120,8 @@ export interface RemoveResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Ignored files added to a snapshot per git call: well under any command-line length limit. */
+const IGNORED_ADD_BATCH = 200;
 
 export class WorktreeManager {
   private readonly lock = new KeyedLock();
@@ -339,10 +342,13 @@ export class WorktreeManager {
   /**
    * Removes a worktree, never losing work: with changes, untracked files or commits found neither
    * on the base nor upstream it refuses unless `force`, naming them. Either way the branch tip and
-   * a snapshot of the working tree (untracked files included) are archived first; Flightdeck's own
-   * branch (`<prefix>/<slug>`) is then deleted, another branch is left alone.
+   * a snapshot of the working tree (untracked files included, and git-ignored files found only in
+   * this worktree, see ignored-files.ts) are archived first; Flightdeck's own branch
+   * (`<prefix>/<slug>`) is then deleted, another branch is left alone. Ignored files too large to
+   * archive are named and the removal refused — unless `force` (the user's own choice) and not
+   * `keepIgnored` (a caller that must never lose them, such as feature clean).
    */
-  async remove(dir: string, slug: string, o: { force?: boolean; branchPrefix?: string; base?: string } = {}): Promise<RemoveResult> {
+  async remove(dir: string, slug: string, o: { force?: boolean; keepIgnored?: boolean; branchPrefix?: string; base?: string } = {}): Promise<RemoveResult> {
     const root = await this.repoRoot(dir);
     return this.locked(root, async () => {
       const e = await this.find(root, slug);
@@ -361,10 +367,25 @@ export class WorktreeManager {
           { slug, path: e.path, changed: loss.changed, untracked: loss.untracked, unpushed: loss.unpushed },
         );
       }
+      const ignored = await ignoredOnlyHere(root, e.path);
+      if (ignored.tooLarge && (!o.force || o.keepIgnored)) {
+        const t = ignored.tooLarge;
+        throw new AppError(
+          'conflict',
+          [
+            `The worktree "${slug}" holds files git ignores that exist nowhere else, too many or too large to archive (over ${t.files} files, ${formatBytes(t.bytes)}):`,
+            ...t.entries.slice(0, 10).map((f) => `  - ${f}`),
+            ...(t.entries.length > 10 ? [`  … and ${t.entries.length - 10} more`] : []),
+            `Move what you want to keep out of ${e.path} (or delete it), then remove the worktree again${o.keepIgnored ? '' : ' — or confirm to remove it with them (on the command line: --force); they are then lost'}.`,
+          ].join('\n'),
+          { slug, path: e.path, ignored: t.entries },
+        );
+      }
+      if (ignored.files.length > 0) lines.push(`${ignored.files.length} git-ignored file(s) found only in this worktree (${ignored.files.slice(0, 5).join(', ')}${ignored.files.length > 5 ? ', …' : ''}), archived with it`);
       const head = e.head ?? (await git(['rev-parse', 'HEAD'], { cwd: e.path })).trim();
-      const first = await this.snapshotTree(e.path);
+      const first = await this.snapshotTree(e.path, ignored.files);
       await sleep(this.settleMs);
-      const second = await this.snapshotTree(e.path);
+      const second = await this.snapshotTree(e.path, ignored.files);
       if (first !== second) {
         throw new AppError('conflict', `Files in the worktree "${slug}" are still changing (a process is writing in ${e.path}): stop it, then remove the worktree again.`, { slug, path: e.path });
       }
@@ -530,8 +551,11 @@ export class WorktreeManager {
     };
   }
 
-  /** The tree of the working tree as it is, untracked files included (ignored ones not), via a temporary index. */
-  private async snapshotTree(worktree: string): Promise<string> {
+  /**
+   * The tree of the working tree as it is, untracked files included (ignored ones only when listed
+   * in `ignored`), via a temporary index.
+   */
+  private async snapshotTree(worktree: string, ignored: readonly string[] = []): Promise<string> {
     const tmp = await mkdtemp(join(tmpdir(), 'fd-snap-'));
     try {
       const env = { GIT_INDEX_FILE: join(tmp, 'index') };
@@ -541,6 +565,10 @@ export class WorktreeManager {
         if (!(e instanceof GitError)) throw e;
       });
       await git(['add', '-A', '--', ':/'], { cwd: worktree, env });
+      // Literal, from the top: a name with glob characters or a leading colon is only itself.
+      for (let i = 0; i < ignored.length; i += IGNORED_ADD_BATCH) {
+        await git(['add', '--force', '--', ...ignored.slice(i, i + IGNORED_ADD_BATCH).map((f) => `:(literal,top)${f}`)], { cwd: worktree, env });
+      }
       return (await git(['write-tree'], { cwd: worktree, env })).trim();
     } finally {
       await rm(tmp, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FeatureService } from '../../../src-main/features/feature-service';
@@ -164,6 +164,41 @@ describe('clean with gh (scripted)', () => {
     expect(readFileSync(join(dirty, 'notes.txt'), 'utf8')).toBe('unsaved thoughts\n');
     expect(gitIn(unpushed, 'rev-parse', 'HEAD').trim()).toBe(head);
     expect(gitIn(unpushed, 'log', '-1', '--format=%s').trim()).toBe('work after the PR merged');
+  }, 60_000);
+});
+
+describe('clean and files git ignores', () => {
+  it('archives a git-ignored file found only in the worktree (restore brings it back); refuses, naming them, ignored files too large to archive', async () => {
+    const { repo, service } = setup('fd-clean-ignored-');
+    commitFile(repo.path, '.gitignore', '.trees/\n.env\nbig-data/\n', 'ignore local files');
+    gitIn(repo.path, 'push', '-q', 'origin', 'main');
+    const env = makeActiveFeature(repo.path, 'with-env', { pr: { number: 11 } });
+    work(env, 'with-env', 'e.txt');
+    writeFileSync(join(env, '.env'), 'API_TOKEN=only-here\n');
+    const big = makeActiveFeature(repo.path, 'with-data', { pr: { number: 12 } });
+    work(big, 'with-data', 'b.txt');
+    mkdirSync(join(big, 'big-data'));
+    writeFileSync(join(big, 'big-data', 'small.csv'), 'a,b\n');
+    // Larger than an archive takes (a sparse file: no disk is used).
+    writeFileSync(join(big, 'big-data', 'dump.bin'), '');
+    truncateSync(join(big, 'big-data', 'dump.bin'), 25 * 1024 * 1024);
+    const { gh } = scriptedGh({
+      prs: [
+        { number: 11, state: 'MERGED', url: 'u11', title: 'e', headRefName: 'feature/with-env' },
+        { number: 12, state: 'MERGED', url: 'u12', title: 'b', headRefName: 'feature/with-data' },
+      ],
+    });
+    const manager = new WorktreeManager({ settleMs: 20 });
+    const r = await service(gh, manager).clean(repo.path, { dryRun: false });
+    expect(r.removed.map((x) => x.slug)).toEqual(['with-env']);
+    expect(existsSync(env)).toBe(false);
+    const why = Object.fromEntries(r.failed.map((f) => [f.slug, f.message]));
+    expect(why['with-data']).toContain('files git ignores that exist nowhere else, too many or too large to archive');
+    expect(why['with-data']).toContain('big-data/');
+    expect(existsSync(join(big, 'big-data', 'small.csv'))).toBe(true);
+    // The archive holds the ignored file: restoring the worktree brings it back.
+    await manager.restore(repo.path, 'with-env');
+    expect(readFileSync(join(env, '.env'), 'utf8')).toBe('API_TOKEN=only-here\n');
   }, 60_000);
 });
 
