@@ -16,6 +16,7 @@ import { ChildProcessRunner, type CommandRunner } from '../agents/tools/command-
 import { DEFAULT_NETWORK, type NetworkPolicy } from '../sandbox/policy';
 import { SandboxedRunner } from '../sandbox/sandboxed-runner';
 import type { AcceptanceTarget } from './acceptance';
+import { watchedTarget, type AcceptanceViewOptions } from './acceptance-view';
 import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
 import type { Database } from '../store/db';
@@ -45,6 +46,8 @@ export interface AutopilotServiceOptions {
   sandboxNetwork?: () => NetworkPolicy;
   /** Whether a repository's own prompt templates are used (workspace trust); absent: never. */
   repositoryTemplates?: RepositoryTemplatesPolicy;
+  /** Where the acceptance command's output is shown live (a terminal following its log); absent: not shown. */
+  terminals?: AcceptanceViewOptions['terminals'];
 }
 
 export type RunListener = (run: AutopilotRun, iteration: AutopilotIteration | null) => void;
@@ -88,8 +91,16 @@ export class AutopilotService {
     }
   }
 
-  /** Where a run's acceptance command runs: its session's container, else this host's sandbox, or unconfined when the user chose so for the run. */
+  /** Where a run's acceptance command runs, with its output streamed to a terminal the user can open. */
   private acceptanceTarget(r: RunRecord): AcceptanceTarget {
+    const target = this.placeAcceptance(r);
+    if (!this.o.terminals) return target;
+    const owner = { worktreePath: r.worktree, ...(r.sessionId ? { sessionId: r.sessionId } : {}), ...(r.projectId ? { projectId: r.projectId } : {}) };
+    return watchedTarget(target, { terminals: this.o.terminals, logFile: join(this.o.dataDir, 'run', 'autopilot-acceptance-output', `${r.id}.log`), owner });
+  }
+
+  /** Where a run's acceptance command runs: its session's container, else this host's sandbox, or unconfined when the user chose so for the run. */
+  private placeAcceptance(r: RunRecord): AcceptanceTarget {
     const network = this.o.sandboxNetwork?.() ?? DEFAULT_NETWORK;
     if (r.options.acceptanceUnsandboxed) return { place: 'host-unsandboxed', runner: this.hostRunner, sandbox: { mode: 'danger-full-access', root: r.worktree, network } };
     const owner = r.sessionId ? { sessionId: r.sessionId, ...(r.projectId ? { projectId: r.projectId } : {}) } : undefined;
