@@ -36,5 +36,17 @@ export function entryForApproval(a: Approval, sessionRoot: string | null, projec
   const repo = dirname(parent);
   const slug = basename(sessionRoot);
   if (!repo || repo === sep) return null;
-  return { kind: 'needs_input', title: `Approval waiting: ${slug}`, body: a.summary, target: { kind: 'feature', projectId: projectIdOf(repo), projectPath: repo, slug } };
+  return { kind: 'needs_input', title: `Approval waiting: ${slug}`, body: a.summary, target: { kind: 'feature', projectId: projectIdOf(repo), projectPath: repo, slug }, approvalId: a.id };
+}
+
+/**
+ * Which earlier entries a run event settles, so the inbox only lists what still wants the user:
+ * any later step of a feature's run means its "needs you" was answered; a completed run also
+ * settles its earlier failures. Pure.
+ */
+export function settledByRunEvent(e: FeatureRunEvent): (entry: InboxEntry) => boolean {
+  const d = e.data;
+  if (d.type === 'BudgetNotice' || (d.type === 'RunFinished' && d.outcome === 'waiting')) return () => false;
+  const kinds: ReadonlySet<InboxEntry['kind']> = d.type === 'RunFinished' && d.outcome === 'completed' ? new Set(['needs_input', 'failed']) : new Set(['needs_input']);
+  return (entry) => entry.target?.kind === 'feature' && entry.target.projectPath === e.projectPath && entry.target.slug === e.slug && kinds.has(entry.kind);
 }

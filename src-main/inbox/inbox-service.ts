@@ -11,7 +11,7 @@ import { InboxEntry as InboxEntrySchema } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
 import { writeFileAtomic } from '../platform/atomic-file';
-import { entryForApproval, entryForRunEvent, type EntryDraft } from './inbox-model';
+import { entryForApproval, entryForRunEvent, settledByRunEvent, type EntryDraft } from './inbox-model';
 
 /** Enough for weeks of runs; older entries are history the board and reports already keep. */
 export const MAX_ENTRIES = 200;
@@ -43,11 +43,14 @@ export class InboxService {
     this.off = this.o.hub.subscribe((e) => {
       if (e.topic === 'featureRuns.event') {
         const ev = e.payload as FeatureRunEvent;
+        this.settle(settledByRunEvent(ev));
         const draft = entryForRunEvent(ev, this.o.projectIdOf(ev.projectPath));
         if (draft) this.add(draft);
       } else if (e.topic === 'agents.approvals.changed') {
         const a = (e.payload as { approval: Approval }).approval;
-        if (a.status !== 'pending' || this.seenApprovals.has(a.id)) return;
+        // Answered (or expired): its entry has nothing left to ask.
+        if (a.status !== 'pending') return this.settle((x) => x.approvalId === a.id);
+        if (this.seenApprovals.has(a.id)) return;
         this.seenApprovals.add(a.id);
         const draft = entryForApproval(a, this.o.sessionRoot(a.sessionId), this.o.projectIdOf);
         if (draft) this.add(draft);
@@ -86,6 +89,15 @@ export class InboxService {
     this.o.hub.publish('inbox.added', entry);
     this.o.hub.publish('inbox.changed', { unread: this.unread() });
     return entry;
+  }
+
+  /** Drops the entries that no longer want the user (answered, resolved), and says so to every window. */
+  settle(done: (e: InboxEntry) => boolean): void {
+    const left = this.entries.filter((e) => !done(e));
+    if (left.length === this.entries.length) return;
+    this.entries = left;
+    this.save();
+    this.o.hub.publish('inbox.changed', { unread: this.unread() });
   }
 
   private unread(): number {

@@ -20,6 +20,8 @@ export const InboxEntry = z.object({
   body: z.string(),
   target: InboxTarget.nullable(),
   read: z.boolean(),
+  /** The approval a "needs input" entry asks about: the entry goes once it is answered. */
+  approvalId: z.string().max(100).optional(),
 });
 export type InboxEntry = z.infer<typeof InboxEntry>;
 

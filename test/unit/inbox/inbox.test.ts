@@ -73,6 +73,37 @@ describe('InboxService', () => {
     expect(JSON.parse(readFileSync(join(dir, 'inbox.json'), 'utf8'))).toHaveLength(2);
   });
 
+  it('clears what was answered or resolved: an answered approval, a waiting feature that moved on, failures of a feature that then completed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fd-inbox-'));
+    dirs.push(dir);
+    const { s, hub } = make(dir);
+    const listeners = (hub as unknown as { listeners: Set<(e: unknown) => void> }).listeners;
+    const approval = (status: string) => ({ id: 'apr-bbbbbbbb', sessionId: 'ses-bbbbbbbb', turnId: null, toolUseId: 'tool-1', tool: 'bash', input: {}, summary: 'bash: npm publish', risk: 'high', status, createdAt: 1, resolvedAt: null }) as unknown as Approval;
+    const deliver = (a: Approval) => {
+      for (const l of [...listeners]) l({ topic: 'agents.approvals.changed', key: undefined, payload: { approval: a } });
+    };
+    const other = { ...finished('failed', 'other feature'), slug: 'other' };
+    hub.publish('featureRuns.event', other);
+    hub.publish('featureRuns.event', finished('failed', 'boom', 1));
+    hub.publish('featureRuns.event', finished('waiting', 'answer the question', 2));
+    deliver(approval('pending'));
+    expect(s.list().entries.map((e) => e.kind)).toEqual(['needs_input', 'needs_input', 'failed', 'failed']);
+    const changes: number[] = [];
+    hub.subscribe((e) => e.topic === 'inbox.changed' && changes.push((e.payload as { unread: number }).unread));
+    // The approval is answered: its entry goes, at once, for every window.
+    deliver(approval('approved'));
+    expect(s.list().entries.map((e) => e.title)).toEqual(['Feature needs you: add-cart', 'Feature failed: add-cart', 'Feature failed: other']);
+    expect(changes).toEqual([3]);
+    // The feature runs again: its "needs you" was answered; its failure stays until it completes.
+    hub.publish('featureRuns.event', { ...finished('completed', null, 3), data: { type: 'PhaseStarting', name: 'dev', index: 0, resumed: true } } as FeatureRunEvent);
+    expect(s.list().entries.map((e) => e.title)).toEqual(['Feature failed: add-cart', 'Feature failed: other']);
+    hub.publish('featureRuns.event', finished('completed', null, 4));
+    expect(s.list().entries.map((e) => e.title)).toEqual(['Feature finished: add-cart', 'Feature failed: other']);
+    // Kept so across a restart.
+    s.dispose();
+    expect(make(dir).s.list().entries.map((e) => e.title)).toEqual(['Feature finished: add-cart', 'Feature failed: other']);
+  });
+
   it('is bounded, and a damaged file starts an empty inbox instead of failing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fd-inbox-'));
     dirs.push(dir);
