@@ -187,6 +187,14 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await page.getByTestId('comment-whole-plan').click();
   await expect(features.comments).toHaveCount(2);
   await features.comments.nth(1).getByTestId('comment-text').fill('Add a phase that documents the endpoint.');
+  // The comment box grows with a long comment instead of scrolling inside two lines.
+  const box = features.comments.first().getByTestId('comment-text');
+  const short = (await box.boundingBox())!.height;
+  await box.press('End');
+  await page.keyboard.type(' And a second sentence.\nA third line.\nA fourth line.\nA fifth line.');
+  const tall = (await box.boundingBox())!.height;
+  expect(tall).toBeGreaterThan(short * 1.8);
+  expect(await box.evaluate((el) => el.scrollHeight <= el.clientHeight + 1)).toBe(true);
   // An edit of the user's own goes with the comments.
   await page.getByTestId('edit-design').click();
   await page.getByTestId('editor-design').press('Control+End');

@@ -91,6 +91,8 @@ test('keyboard only: add a project, start a session, approve, open Changes, cycl
   model.setScript([
     { match: { userPattern: 'create hello.txt' }, blocks: [{ type: 'text', text: 'I will create the file.' }, { type: 'tool_use', name: 'write', input: { path: 'hello.txt', content: 'Hello from the agent\n' } }] },
     { match: { userPattern: 'Created hello.txt' }, ...text('Created **hello.txt** for you.') },
+    { match: { userPattern: 'write hello.txt again' }, blocks: [{ type: 'tool_use', name: 'write', input: { path: 'hello.txt', content: 'Hello from the agent\n' } }] },
+    { match: { userPattern: 'Overwrote hello.txt' }, ...text('Wrote it again, unchanged.') },
   ]);
   await page.setViewportSize({ width: 1440, height: 900 });
   const board = new BoardPage(page);
@@ -169,6 +171,18 @@ test('keyboard only: add a project, start a session, approve, open Changes, cycl
   await page.keyboard.press('Escape');
   await expect(changes).toBeHidden();
   await expect(input).toBeFocused();
+
+  // A write of the content already there: the approval says "no change" instead of an empty diff.
+  await page.keyboard.type('Please write hello.txt again');
+  await page.keyboard.press('Enter');
+  await expect(approval).toBeVisible();
+  await expect(approval.getByTestId('approval-no-change')).toHaveText('No change: hello.txt would stay exactly as it is.');
+  await expect(approval.getByTestId('approval-diff')).toHaveCount(0);
+  await approval.screenshot({ path: 'test-results/keyboard-approval-no-change.png' });
+  await page.keyboard.press('Control+Enter');
+  await expect(page.getByTestId('transcript')).toContainText('Wrote it again, unchanged.');
+  await expect(page.getByTestId('session-status')).toHaveText('Idle', { timeout: 30_000 });
+  await input.focus();
 
   // Shift+Tab in the composer cycles Default → Auto-edit → Plan → Default; the header agrees.
   const chip = page.getByTestId('composer-mode');
@@ -251,6 +265,24 @@ test('keyboard only at 700 px: find a feature with the palette, run it, watch it
   await expect(page.getByTestId('run-dialog')).toBeHidden();
   await expect(page.getByTestId('feature-status')).toHaveText('completed', { timeout: 150_000 });
   expect(model.pendingTurns()).toBe(0);
+
+  // The inbox says so; its popover is the theme's panel and fits the 700 px window whole.
+  await expect(page.getByTestId('inbox-count')).toHaveText('1');
+  await tabTo(page, page.getByTestId('inbox-button'));
+  await page.keyboard.press('Enter');
+  const panel = page.getByTestId('inbox-panel');
+  await expect(panel.getByTestId('inbox-entry').first()).toContainText(`Feature finished: ${SLUG}`);
+  const [bg, themed] = await panel.evaluate((el) => { const view = el.ownerDocument.defaultView!; return [view.getComputedStyle(el).backgroundColor, view.getComputedStyle(el.ownerDocument.body).getPropertyValue('--bg-elev').trim()]; });
+  expect(themed).toBe('#ffffff');
+  expect(bg).toBe('rgb(255, 255, 255)');
+  const pb = (await panel.boundingBox())!;
+  expect(pb.x).toBeGreaterThanOrEqual(0);
+  expect(pb.y).toBeGreaterThanOrEqual(0);
+  expect(pb.x + pb.width).toBeLessThanOrEqual(700);
+  expect(pb.y + pb.height).toBeLessThanOrEqual(900);
+  await page.screenshot({ path: 'test-results/keyboard-inbox-700.png' });
+  await page.keyboard.press('Escape');
+  await expect(panel).toBeHidden();
 });
 
 test('keyboard only: start an autopilot run, answer its blocked step, see it finish', async ({ page }) => {

@@ -41,4 +41,11 @@ test('Test connection says in words that the key was rejected, then that it conn
   await settings.row('deepseek').getByTestId('test-connection').click();
   await expect(settings.row('deepseek').getByTestId('connection-result')).toHaveAttribute('data-outcome', 'no_key');
   expect(model.requests.length).toBe(before);
+  // Once the profile changes (a key is added), the old "no key" result is gone rather than contradicting it.
+  await settings.edit('deepseek');
+  await settings.field('apiKey').fill('sk-deepseek-0123456789');
+  await settings.save();
+  await expect(settings.editor).toBeHidden();
+  await expect(settings.row('deepseek')).toContainText('key set');
+  await expect(settings.row('deepseek').getByTestId('connection-result')).toHaveCount(0);
 });

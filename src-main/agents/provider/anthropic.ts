@@ -70,7 +70,10 @@ export class AnthropicProvider implements ModelProvider {
     if (!this.client) {
       throw new ProviderError(
         'no_key',
-        `No API key for profile "${profile.name}". Add one in Settings → Providers, run "flightdeck profiles set ${profile.name} --api-key-stdin", or set ANTHROPIC_API_KEY.`,
+        // The environment's ANTHROPIC_API_KEY stands in for the anthropic profile's key only (profiles.ts): naming it for GLM sent users the wrong way.
+        profile.name === 'anthropic'
+          ? `No API key for profile "${profile.name}". Add one in Settings → Providers, run "flightdeck profiles set ${profile.name} --api-key-stdin", or set ANTHROPIC_API_KEY.`
+          : `No API key for profile "${profile.name}". Add one in Settings → Providers or run "flightdeck profiles set ${profile.name} --api-key-stdin" (ANTHROPIC_API_KEY is read for the anthropic profile only).`,
       );
     }
     for (let attempt = 0; ; attempt++) {

@@ -1,3 +1,4 @@
+import { diffChangesNothing } from './diff-parse';
 import { useRef, useState, type KeyboardEvent } from 'react';
 import type { Approval } from '../../../src-preload/contract/agents';
 import { Icon } from '../components/Icon';
@@ -121,7 +122,11 @@ function ApprovalModal(p: {
         <div className="modal-body">
           <p className="muted small">{a.reason}</p>
           {command && <pre className="tool-pre">{command}</pre>}
-          {a.diff ? (
+          {(a.tool === 'write' || a.tool === 'patch') && typeof a.diff === 'string' && diffChangesNothing(a.diff) ? (
+            <p className="approval-no-change" data-testid="approval-no-change">
+              No change: <span className="mono">{path ?? 'the file'}</span> would stay exactly as it is.
+            </p>
+          ) : a.diff ? (
             <DiffView diff={a.diff} testId="approval-diff" />
           ) : path ? (
             <p className="mono small">{path}</p>

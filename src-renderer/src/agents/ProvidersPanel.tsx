@@ -193,7 +193,8 @@ export function ProvidersPanel() {
             <span className={`badge ${p.apiKeySet ? 'badge-ok' : p.apiKeySource === 'unreadable' ? 'badge-bad' : 'badge-warn'}`} data-testid="key-state" title={p.apiKeyProblem}>
               {p.apiKeySet ? (p.apiKeySource === 'env' ? 'key from environment' : 'key set') : p.apiKeySource === 'unreadable' ? 'key store unreadable' : 'no key'}
             </span>
-            <ConnectionTestButton name={p.name} label={p.label} />
+            {/* A changed profile (key, URL, model) makes an old result a lie: the key remounts the button without it. */}
+            <ConnectionTestButton key={`${p.preset}|${p.baseUrl}|${p.model}|${p.apiKeySource}|${p.apiKeySet}`} name={p.name} label={p.label} />
             <button className="button" onClick={() => setEditing(draftFromProfile(p))} aria-label={`Edit ${p.label}`}>
               Edit
             </button>

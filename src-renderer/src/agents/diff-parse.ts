@@ -104,3 +104,10 @@ export function parseUnifiedDiff(text: string): DiffFile[] {
   }
   return files;
 }
+
+/** Whether a diff changes nothing (a write of the content already there): no added or removed line, no binary file. */
+export function diffChangesNothing(text: string): boolean {
+  // A new file, even an empty one, is a change.
+  if (/^--- \/dev\/null/m.test(text) || /^\+\+\+ \/dev\/null/m.test(text)) return false;
+  return parseUnifiedDiff(text).every((f) => f.added === 0 && f.removed === 0 && !f.binary);
+}

@@ -21,6 +21,12 @@ const RUN_MODES: ReadonlyArray<{ value: AgentMode; label: string; hint: string }
   { value: 'default', label: 'Default', hint: 'writes and risky commands wait for you' },
 ];
 
+/** A comment box grows with what is typed (up to its CSS max-height), so a long comment is read whole while written. */
+function growToFit(el: HTMLTextAreaElement): void {
+  el.style.height = 'auto';
+  el.style.height = `${el.scrollHeight + el.offsetHeight - el.clientHeight}px`;
+}
+
 /**
  * The plan-approval screen: the design spec and the verification plan side by side, each
  * editable; the phases as an editable list; comments on passages or on the whole plan; and the
@@ -175,7 +181,13 @@ function RevisionReview({ data, revision, onAnswered }: { data: PlanData; revisi
                   <textarea
                     className="input comment-text"
                     value={c.text}
-                    onChange={(e) => setComments((cs) => cs.map((x) => (x.id === c.id ? { ...x, text: e.target.value } : x)))}
+                    onChange={(e) => {
+                      growToFit(e.currentTarget);
+                      setComments((cs) => cs.map((x) => (x.id === c.id ? { ...x, text: e.target.value } : x)));
+                    }}
+                    ref={(el) => {
+                      if (el) growToFit(el);
+                    }}
                     placeholder="What should change?"
                     aria-label={c.anchor ? `Comment on “${c.anchor.quote.slice(0, 60)}”` : 'Comment on the whole plan'}
                     rows={2}

@@ -96,6 +96,9 @@ describe('provider faults and retries', () => {
     const id = h.app.agents.createSession({ root: h.repo, profile: 'nokey' }).id;
     const r = await h.app.agents.run(id, 'hello');
     expect(r).toMatchObject({ outcome: 'failed', message: expect.stringContaining('No API key for profile "nokey"') });
+    // The environment variable stands in for the anthropic profile only: it is not offered as the way for this one.
+    expect(r.message).not.toContain('or set ANTHROPIC_API_KEY');
+    expect(r.message).toContain('ANTHROPIC_API_KEY is read for the anthropic profile only');
     expect(h.server.requests).toHaveLength(0);
   });
 
