@@ -218,6 +218,19 @@ test('start a planned feature, watch it complete, read its diff and timeline, an
   }
   await page.screenshot({ path: 'test-results/feature-view-narrow.png' });
 
+  // "open terminal" beside a verify check opens the terminal the check ran in, with its output.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.getByTestId('feature-tab-overview').click();
+  const attempts = page.getByTestId('verify-attempts');
+  await attempts.locator('summary').first().click();
+  await attempts.getByTestId('check-terminal').first().click();
+  const checkPane = page.getByTestId('terminal-pane').filter({ hasText: 'check: node --test' }).first();
+  await expect(checkPane).toBeVisible();
+  // Its header names the check and how it ended (the screen itself is drawn by xterm; the screenshot shows the test output).
+  await expect(checkPane).toContainText('Exited with code 0');
+  await expect(checkPane).toHaveAttribute('data-status', 'exited');
+  await page.screenshot({ path: 'test-results/feature-check-terminal.png' });
+
   // On disk: the phase's commit is on the branch, the main checkout untouched.
   const wt = join(repo.path, '.trees', SLUG);
   expect(git(wt, 'log', '--format=%s', 'main..HEAD')).toContain(`feat(${SLUG}): library`);

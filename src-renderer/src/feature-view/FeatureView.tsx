@@ -610,12 +610,12 @@ function ReviewComments({ projectId, slug, comments, running, onChange }: { proj
             </span>
             <span className="review-comment-body">{c.body}</span>
             {(c.status === 'addressed' || c.status === 'outdated') && (
-              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('features.comments.reopen', { id: c.id }))} data-testid="reopen-comment">
+              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('comments.reopen', { id: c.id }))} data-testid="reopen-comment">
                 Reopen
               </button>
             )}
             {c.status !== 'sent' && (
-              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('features.comments.remove', { id: c.id }))} aria-label={`Delete the comment on ${c.file}`}>
+              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('comments.remove', { id: c.id }))} aria-label={`Delete the comment on ${c.file}`}>
                 Delete
               </button>
             )}
