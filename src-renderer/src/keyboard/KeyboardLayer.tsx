@@ -94,8 +94,7 @@ export function KeyboardLayer() {
         setOpen('shortcuts');
         break;
       case 'open-terminal':
-        s.showTerminal(a.terminalId);
-        setView({ name: 'terminals' });
+        setView({ name: 'terminals', terminalId: a.terminalId });
         break;
     }
   };

@@ -16,6 +16,8 @@ export function viewToHash(view: View): string {
       return `#/session/${encodeURIComponent(view.sessionId)}`;
     case 'mailbox':
       return `#/mailbox${view.projectId ? `/${encodeURIComponent(view.projectId)}${view.commandId ? `/${encodeURIComponent(view.commandId)}` : ''}` : ''}`;
+    case 'terminals':
+      return view.terminalId ? `#/terminals/${encodeURIComponent(view.terminalId)}` : '#/terminals';
     case 'autopilot':
       return view.runId ? `#/autopilot/${encodeURIComponent(view.runId)}` : '#/autopilot';
     case 'feature':
@@ -30,7 +32,7 @@ export function viewToHash(view: View): string {
 export function hashToView(hash: string): View {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'settings') return { name: 'settings' };
-  if (parts[0] === 'terminals') return { name: 'terminals' };
+  if (parts[0] === 'terminals') return parts[1] ? { name: 'terminals', terminalId: parts[1] } : { name: 'terminals' };
   if (parts[0] === 'containers') return { name: 'containers' };
   if (parts[0] === 'mailbox') return { name: 'mailbox', ...(parts[1] ? { projectId: parts[1] } : {}), ...(parts[1] && parts[2] ? { commandId: parts[2] } : {}) };
   if (parts[0] === 'autopilot') return parts[1] ? { name: 'autopilot', runId: parts[1] } : { name: 'autopilot' };

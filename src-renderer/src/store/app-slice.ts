@@ -8,7 +8,8 @@ export type View =
   | { name: 'settings' }
   | { name: 'project'; projectId: string }
   | { name: 'session'; sessionId: string }
-  | { name: 'terminals' }
+  /** The terminals; `terminalId` (a link to one terminal) brings that one to the front. */
+  | { name: 'terminals'; terminalId?: string }
   /** Docker engines, Flightdeck's containers, the agent image. */
   | { name: 'containers' }
   /** The agent mailbox: reports, ADRs, mission, context, new tasks (one report open when commandId is set). */

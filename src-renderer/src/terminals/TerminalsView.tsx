@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { TerminalInfo } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
@@ -7,6 +8,7 @@ import { shortPath } from '../lib/format';
 import { NewShellMenu } from './NewShellMenu';
 import { terminalStatus } from './status';
 import { XtermPane } from './XtermPane';
+import { terminalTabs } from './terminal-tabs';
 import './terminals.css';
 
 const LAYOUTS: Array<{ value: TerminalLayout; label: string; icon: IconName }> = [
@@ -23,8 +25,23 @@ export function TerminalsView() {
   const focused = useAppStore((s) => s.focusedPane);
   const setLayout = useAppStore((s) => s.setTerminalLayout);
   const show = useAppStore((s) => s.showTerminal);
-  const close = useAppStore((s) => s.closeTerminal);
   const projectNames = useAppStore(useShallow((s) => Object.fromEntries(s.projects.map((p) => [p.id, p.name]))));
+  const sessionTitles = useAppStore(useShallow((s) => Object.fromEntries(s.sessions.map((x) => [x.id, x.title]))));
+  // Which agent sessions' command lists are unfolded in the tab bar.
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setExpanded((cur) => {
+      const next = new Set(cur);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  // Opened from a link (#/terminals/<id>): that terminal comes to the front once it is known.
+  const wanted = useAppStore((s) => (s.view.name === 'terminals' ? (s.view.terminalId ?? null) : null));
+  const wantedKnown = wanted !== null && terminals.some((t) => t.id === wanted);
+  useEffect(() => {
+    if (wanted && wantedKnown) show(wanted);
+  }, [wanted, wantedKnown, show]);
 
   return (
     <section className="view terminals-view" data-testid="terminals-view">
@@ -52,22 +69,28 @@ export function TerminalsView() {
       ) : (
         <>
           <div className="term-tabs" role="tablist" aria-label="Terminals">
-            {terminals.map((t, i) => {
-              const pane = panes.indexOf(t.id);
-              const st = terminalStatus(t);
-              const where = whereOf(t, projectNames);
-              // Several shells in one project read alike: number the later ones.
-              const same = terminals.slice(0, i).filter((o) => o.title === t.title && whereOf(o, projectNames) === where).length;
+            {terminalTabs(terminals).map((e) => {
+              if (e.kind === 'terminal') return <TerminalTab key={e.terminal.id} t={e.terminal} />;
+              const open = expanded.has(e.sessionId);
+              const shownMember = e.terminals.find((t) => panes.includes(t.id));
+              const lead = shownMember ?? e.terminals[0]!;
+              const live = e.terminals.filter((t) => t.status === 'running').length;
+              const title = sessionTitles[e.sessionId] ?? 'Agent session';
               return (
-                <div key={t.id} className={`term-tab ${pane >= 0 ? 'shown' : ''} ${pane >= 0 && pane === focused ? 'active' : ''}`} role="tab" aria-selected={pane === focused}>
-                  <button className="term-tab-main" onClick={() => show(t.id)} title={`${t.title}\n${t.cwd}`} data-testid="terminal-tab">
-                    <span className={`status-dot ${st.tone === 'ok' ? 'ok' : st.tone === 'bad' ? 'bad' : st.tone === 'warn' ? 'warn' : ''}`} />
-                    <span className="truncate">{same > 0 ? `${t.title} ${same + 1}` : t.title}</span>
-                    <span className="term-tab-owner truncate">{where}</span>
-                  </button>
-                  <button className="icon-button term-tab-close" aria-label={`Close ${t.title}`} title="Close (ends it if still running)" onClick={() => void close(t.id)}>
-                    <Icon name="x" size={13} />
-                  </button>
+                <div key={e.sessionId} className={`term-group ${open ? 'open' : ''}`} data-testid="terminal-group" data-session-id={e.sessionId}>
+                  <div className={`term-tab ${shownMember ? 'shown' : ''} ${shownMember && panes.indexOf(shownMember.id) === focused ? 'active' : ''}`} role="tab" aria-selected={!!shownMember && panes.indexOf(shownMember.id) === focused}>
+                    <button className="term-tab-main" onClick={() => show(lead.id)} title={`${title}: the agent's commands (${e.terminals.length}); shows ${lead.title}`} data-testid="terminal-group-main">
+                      <span className={`status-dot ${live > 0 ? 'ok' : ''}`} />
+                      <span className="truncate">{title}</span>
+                      <span className="term-tab-owner truncate">
+                        {e.terminals.length} commands{live > 0 ? ` · ${live} running` : ''}
+                      </span>
+                    </button>
+                    <button className="icon-button term-tab-close" aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} the commands of ${title}`} title={open ? 'Hide its commands' : 'Show its commands'} onClick={() => toggle(e.sessionId)} data-testid="terminal-group-toggle">
+                      <Icon name={open ? 'chevronUp' : 'chevronDown'} size={13} />
+                    </button>
+                  </div>
+                  {open && e.terminals.map((t) => <TerminalTab key={t.id} t={t} nested />)}
                 </div>
               );
             })}
@@ -82,6 +105,33 @@ export function TerminalsView() {
         </>
       )}
     </section>
+  );
+}
+
+/** One terminal's tab: its status, title (numbered when several read alike) and where it runs. */
+function TerminalTab({ t, nested = false }: { t: TerminalInfo; nested?: boolean }) {
+  const terminals = useAppStore((s) => s.terminals);
+  const panes = useAppStore((s) => s.terminalPanes);
+  const focused = useAppStore((s) => s.focusedPane);
+  const show = useAppStore((s) => s.showTerminal);
+  const close = useAppStore((s) => s.closeTerminal);
+  const projectNames = useAppStore(useShallow((s) => Object.fromEntries(s.projects.map((p) => [p.id, p.name]))));
+  const pane = panes.indexOf(t.id);
+  const st = terminalStatus(t);
+  const where = whereOf(t, projectNames);
+  // Several shells in one project read alike: number the later ones (in the order they were opened).
+  const same = terminals.filter((o) => o.startedAt < t.startedAt && o.title === t.title && whereOf(o, projectNames) === where).length;
+  return (
+    <div className={`term-tab ${nested ? 'nested' : ''} ${pane >= 0 ? 'shown' : ''} ${pane >= 0 && pane === focused ? 'active' : ''}`} role="tab" aria-selected={pane === focused}>
+      <button className="term-tab-main" onClick={() => show(t.id)} title={`${t.title}\n${t.cwd}`} data-testid="terminal-tab" data-terminal-id={t.id}>
+        <span className={`status-dot ${st.tone === 'ok' ? 'ok' : st.tone === 'bad' ? 'bad' : st.tone === 'warn' ? 'warn' : ''}`} />
+        <span className="truncate">{same > 0 ? `${t.title} ${same + 1}` : t.title}</span>
+        <span className="term-tab-owner truncate">{where}</span>
+      </button>
+      <button className="icon-button term-tab-close" aria-label={`Close ${t.title}`} title="Close (ends it if still running)" onClick={() => void close(t.id)}>
+        <Icon name="x" size={13} />
+      </button>
+    </div>
   );
 }
 

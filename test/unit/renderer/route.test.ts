@@ -7,6 +7,11 @@ describe('view routes', () => {
       expect(hashToView(viewToHash(v))).toEqual(v);
     }
   });
+  it('links to one terminal by its id', () => {
+    expect(viewToHash({ name: 'terminals', terminalId: 'trm-abc' })).toBe('#/terminals/trm-abc');
+    expect(hashToView('#/terminals/trm-abc')).toEqual({ name: 'terminals', terminalId: 'trm-abc' });
+    expect(hashToView('#/terminals')).toEqual({ name: 'terminals' });
+  });
   it('falls back to the board for anything unknown', () => {
     expect(hashToView('')).toEqual({ name: 'board' });
     expect(hashToView('#/nowhere/x')).toEqual({ name: 'board' });
