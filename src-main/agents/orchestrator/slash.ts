@@ -15,6 +15,7 @@ import type { TurnEnd } from './run-turn';
 import type { TurnContext } from './turn-context';
 import { gitWorkTree } from './undo';
 import { redoCommand, UNDO_USAGE, undoCommand } from './undo-command';
+import { REWIND_USAGE, rewindCommand } from './rewind';
 
 interface SlashResult {
   ok: boolean;
@@ -291,6 +292,12 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     usage: '/redo',
     summary: 'Take back the last /undo (what it replaced was saved first).',
     run: redoCommand,
+  },
+  {
+    name: 'rewind',
+    usage: REWIND_USAGE,
+    summary: 'Put the files and the conversation back to a turn (list the turns without one); /rewind undo takes it back.',
+    run: rewindCommand,
   },
 ];
 

@@ -112,6 +112,65 @@ export class MessageRepo {
     })();
   }
 
+  /**
+   * The session's chat turns in order (the turns the user numbers: a chat message starts each),
+   * with the first ord of each. Messages a rewind hid are not counted.
+   */
+  chatTurns(sessionId: string): Array<{ turnId: string; ord: number; text: string }> {
+    const rows = this.db.prepare("SELECT * FROM agent_messages WHERE session_id = ? AND compacted IN (0, 1) AND role = 'user' AND kind = 'chat' AND turn_id IS NOT NULL ORDER BY ord").all(sessionId) as Row[];
+    const seen = new Set<string>();
+    const out: Array<{ turnId: string; ord: number; text: string }> = [];
+    for (const r of rows.map(fromRow)) {
+      if (seen.has(r.turnId!)) continue;
+      seen.add(r.turnId!);
+      const text = r.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
+      out.push({ turnId: r.turnId!, ord: r.ord, text });
+    }
+    return out;
+  }
+
+  /** The highest ord of the session's messages, hidden ones included (0 when none). */
+  maxOrd(sessionId: string): number {
+    const { ord } = this.db.prepare('SELECT COALESCE(MAX(ord), 0) AS ord FROM agent_messages WHERE session_id = ?').get(sessionId) as { ord: number };
+    return ord;
+  }
+
+  /**
+   * Rewinds the conversation to the messages before ord `before`: later messages are hidden
+   * (compacted + 2, so they can be brought back exactly), and messages up to there that a later
+   * compaction summarized are shown again (the summary is one of the hidden ones). Atomic.
+   */
+  rewind(sessionId: string, before: number): { hidden: string[]; revived: string[] } {
+    return this.db.transaction(() => {
+      const hidden = (this.db.prepare('SELECT id FROM agent_messages WHERE session_id = ? AND ord >= ? AND compacted IN (0, 1)').all(sessionId, before) as Array<{ id: string }>).map((r) => r.id);
+      this.db.prepare('UPDATE agent_messages SET compacted = compacted + 2 WHERE session_id = ? AND ord >= ? AND compacted IN (0, 1)').run(sessionId, before);
+      // The newest summary left covers what precedes it; summarized messages after it lost theirs.
+      const s = this.db.prepare("SELECT MAX(ord) AS ord FROM agent_messages WHERE session_id = ? AND ord < ? AND kind = 'summary' AND compacted IN (0, 1)").get(sessionId, before) as { ord: number | null };
+      const from = s.ord ?? -Infinity;
+      const revived = (this.db.prepare('SELECT id FROM agent_messages WHERE session_id = ? AND ord < ? AND ord >= ? AND compacted = 1').all(sessionId, before, from) as Array<{ id: string }>).map((r) => r.id);
+      const show = this.db.prepare('UPDATE agent_messages SET compacted = 0 WHERE id = ? AND session_id = ?');
+      for (const id of revived) show.run(id, sessionId);
+      return { hidden, revived };
+    })();
+  }
+
+  /** Takes a rewind back: the hidden messages return as they were, the revived ones are summarized again. */
+  unrewind(sessionId: string, r: { hidden: readonly string[]; revived: readonly string[] }): void {
+    this.db.transaction(() => {
+      const unhide = this.db.prepare('UPDATE agent_messages SET compacted = compacted - 2 WHERE id = ? AND session_id = ? AND compacted IN (2, 3)');
+      for (const id of r.hidden) unhide.run(id, sessionId);
+      const hide = this.db.prepare('UPDATE agent_messages SET compacted = 1 WHERE id = ? AND session_id = ?');
+      for (const id of r.revived) hide.run(id, sessionId);
+    })();
+  }
+
+  /** Copies the live conversation before ord `before` into another session (a fork), in order. */
+  copyTo(sessionId: string, before: number, toSessionId: string, now = Date.now()): number {
+    const rows = this.live(sessionId).filter((m) => m.ord < before);
+    for (const m of rows) this.append(toSessionId, { turnId: m.turnId, role: m.role, kind: m.kind, blocks: m.blocks }, now);
+    return rows.length;
+  }
+
   count(sessionId: string): number {
     const n = (this.db.prepare('SELECT COUNT(*) AS n FROM agent_messages WHERE session_id = ? AND compacted = 0').get(sessionId) as { n: number }).n;
     return n + (this.unsaved.get(sessionId)?.length ?? 0);

@@ -28,6 +28,23 @@ export interface RedoRecord {
   dirs: string[];
 }
 
+/** What one /rewind changed, so `/rewind undo` can take it back (see orchestrator/rewind.ts). */
+export interface RewindRecord {
+  /** The chat turn rewound to (1-based; 0 = before the first turn). */
+  toTurn: number;
+  at: number;
+  /** The conversation's highest ord right after the rewind: a message past it means a turn ran since. */
+  maxOrd: number;
+  /** Messages the rewind hid and the summarized ones it showed again. */
+  hidden: string[];
+  revived: string[];
+  /** The file changes it reverted, as an /undo does (null when no file changed). */
+  files: RedoRecord | null;
+  /** The undo and redo lists before the rewind. */
+  undo: UndoSnapshot[];
+  redo: RedoRecord[];
+}
+
 /** The trusted content of a file that decides what auto-verify runs (see verify-guard.ts). */
 export interface VerifyBaseline {
   /** sha256 of the content; null when the file did not exist. */
@@ -66,6 +83,8 @@ export interface SessionState {
   queue?: QueuedInputRecord[];
   /** Why the waiting inputs are held instead of sent when the turn ends (the user interrupted it); absent: they go. */
   queueHeld?: string;
+  /** Rewinds `/rewind undo` can take back, newest last. */
+  rewinds?: RewindRecord[];
 }
 
 /** The features' agent roles: the Planner reads, the Coder reads, writes and runs commands under a guard. */
@@ -158,7 +177,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}), ...(typeof state.instructions === 'string' && state.instructions !== '' ? { instructions: state.instructions } : {}), ...queueFields(state) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(Array.isArray(state.rewinds) ? { rewinds: state.rewinds } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}), ...(typeof state.instructions === 'string' && state.instructions !== '' ? { instructions: state.instructions } : {}), ...queueFields(state) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,

@@ -10,6 +10,7 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; args: string; help: s
   { name: 'review', args: '', help: 'Ask the model to review the changes' },
   { name: 'undo', args: '[keep|pre|merge] [path…]', help: "Revert the last turn's file changes; files you changed since are kept unless you choose (needs git)" },
   { name: 'redo', args: '', help: 'Take back the last /undo' },
+  { name: 'rewind', args: '[turn] | undo', help: 'Put the files and the conversation back to a turn; /rewind undo takes it back (needs git for files)' },
 ];
 
 /** Commands matching what was typed after "/", for the completion list. */

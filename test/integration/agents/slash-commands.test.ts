@@ -15,7 +15,7 @@ describe('slash commands (seed 001 §7)', () => {
     const id = h.session();
     expect((await h.app.agents.run(id, '/help')).outcome).toBe('completed');
     const help = lastResult(h, id).text;
-    for (const c of ['/help', '/model', '/permissions', '/new', '/resume', '/compact', '/diff', '/review', '/undo']) expect(help).toContain(c);
+    for (const c of ['/help', '/model', '/permissions', '/new', '/resume', '/compact', '/diff', '/review', '/undo', '/redo', '/rewind']) expect(help).toContain(c);
     const r = await h.app.agents.run(id, '/frobnicate now');
     expect(r).toMatchObject({ outcome: 'failed' });
     expect(lastResult(h, id)).toMatchObject({ ok: false, name: 'frobnicate', text: 'Unknown command "/frobnicate". Type /help for the list of commands.' });

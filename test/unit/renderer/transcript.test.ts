@@ -114,8 +114,8 @@ describe('helpers', () => {
   });
 
   it('completes slash commands', () => {
-    expect(completeSlash('/').map((c) => c.name)).toHaveLength(10);
-    expect(completeSlash('/re').map((c) => c.name)).toEqual(['resume', 'review', 'redo']);
+    expect(completeSlash('/').map((c) => c.name)).toHaveLength(11);
+    expect(completeSlash('/re').map((c) => c.name)).toEqual(['resume', 'review', 'redo', 'rewind']);
     expect(completeSlash('/model x')).toEqual([]);
     expect(completeSlash('hello')).toEqual([]);
   });

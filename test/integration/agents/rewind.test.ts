@@ -1,0 +1,125 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { harness, toolThenText, type Harness } from './harness';
+
+let h: Harness;
+afterEach(async () => h?.cleanup());
+
+const lastResult = (id: string) => h.events(id, 'command.result').at(-1)!;
+const read = (rel: string) => readFileSync(join(h.repo, rel), 'utf8');
+/** Every text the model was sent in the last main request, joined. */
+const lastRequestText = () => JSON.stringify((h.server.mainRequests().at(-1)!.body as { messages: unknown[] }).messages);
+
+/** Three turns: edit a tracked file, create a file in a new folder, edit again and create another. */
+async function threeTurns(): Promise<string> {
+  writeFileSync(join(h.repo, 'a.txt'), 'one\ntwo\nthree\nfour\nfive\nsix\n');
+  execFileSync('git', ['add', '-A'], { cwd: h.repo });
+  execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'a'], { cwd: h.repo });
+  h.server.setScript([
+    ...toolThenText('patch', { path: 'a.txt', edits: [{ search: 'two\n', replace: 'TWO-1\n' }] }, 'first done'),
+    ...toolThenText('write', { path: 'lib/deep/made.txt', content: 'made in two\n' }, 'second done'),
+    { blocks: [{ type: 'tool_use', name: 'patch', input: { path: 'a.txt', edits: [{ search: 'three\n', replace: 'THREE-3\n' }] } }] },
+    ...toolThenText('write', { path: 'c.txt', content: 'made in three\n' }, 'third done'),
+  ]);
+  const id = h.session({ mode: 'auto-edit' });
+  await h.app.agents.run(id, 'turn-one please');
+  await h.app.agents.run(id, 'turn-two please');
+  await h.app.agents.run(id, 'turn-three please');
+  expect(read('a.txt')).toBe('one\nTWO-1\nTHREE-3\nfour\nfive\nsix\n');
+  expect(read('lib/deep/made.txt')).toBe('made in two\n');
+  expect(read('c.txt')).toBe('made in three\n');
+  return id;
+}
+
+describe('/rewind puts files and conversation back to a turn', () => {
+  it('after three turns that edited and created files, rewinds to turn 1 across a restart; the next request holds only turn 1; /rewind undo takes it back', async () => {
+    h = await harness();
+    const id = await threeTurns();
+
+    await h.app.agents.run(id, '/rewind');
+    expect(lastResult(id).text).toContain('1  turn-one please');
+    expect(lastResult(id).text).toContain('3  turn-three please');
+
+    // A restart between the turns and the rewind: checkpoints and messages are on disk.
+    await h.restart();
+    const r = await h.app.agents.run(id, '/rewind 1');
+    expect(r.outcome).toBe('completed');
+    expect(lastResult(id).text).toContain('Rewound to turn 1');
+    expect(lastResult(id).actions?.map((a) => a.input)).toEqual(['/rewind undo']);
+    expect(read('a.txt')).toBe('one\nTWO-1\nthree\nfour\nfive\nsix\n');
+    expect(existsSync(join(h.repo, 'c.txt'))).toBe(false);
+    expect(existsSync(join(h.repo, 'lib'))).toBe(false);
+    expect(h.app.agents.getSession(id).turnCount).toBe(1);
+
+    // The conversation the model sees next: turn 1 only.
+    await h.restart();
+    h.server.setScript([{ blocks: [{ type: 'text', text: 'carrying on' }] }]);
+    await h.app.agents.run(id, 'after-rewind question');
+    const sent = lastRequestText();
+    expect(sent).toContain('turn-one please');
+    expect(sent).toContain('first done');
+    expect(sent).toContain('after-rewind question');
+    expect(sent).not.toContain('turn-two please');
+    expect(sent).not.toContain('second done');
+    expect(sent).not.toContain('turn-three please');
+
+    // A turn ran since: the rewind cannot be taken back any more.
+    expect((await h.app.agents.run(id, '/rewind undo')).outcome).toBe('failed');
+    expect(lastResult(id).text).toContain('A turn ran since the rewind');
+  });
+
+  it('/rewind undo restores the files and the conversation (after a restart)', async () => {
+    h = await harness();
+    const id = await threeTurns();
+    await h.app.agents.run(id, '/rewind 0');
+    expect(read('a.txt')).toBe('one\ntwo\nthree\nfour\nfive\nsix\n');
+    expect(existsSync(join(h.repo, 'c.txt'))).toBe(false);
+    await h.restart();
+    await h.app.agents.run(id, '/rewind undo');
+    expect(lastResult(id)).toMatchObject({ ok: true });
+    expect(read('a.txt')).toBe('one\nTWO-1\nTHREE-3\nfour\nfive\nsix\n');
+    expect(read('lib/deep/made.txt')).toBe('made in two\n');
+    expect(read('c.txt')).toBe('made in three\n');
+    expect(h.app.agents.getSession(id).turnCount).toBe(3);
+    h.server.setScript([{ blocks: [{ type: 'text', text: 'ok' }] }]);
+    await h.app.agents.run(id, 'fourth');
+    const sent = lastRequestText();
+    for (const t of ['turn-one please', 'turn-two please', 'second done', 'turn-three please', 'third done', 'fourth']) expect(sent).toContain(t);
+  });
+
+  it('a file the user changed after the checkpoint is handled as /undo does: nothing changes until keep, pre or merge', async () => {
+    h = await harness();
+    const id = await threeTurns();
+    writeFileSync(join(h.repo, 'a.txt'), 'one\nTWO-1\nTHREE-3\nfour\nfive\nsix mine\n');
+
+    expect((await h.app.agents.run(id, '/rewind 1')).outcome).toBe('failed');
+    expect(lastResult(id).text).toContain('Nothing rewound yet');
+    expect(lastResult(id).text).toContain('  a.txt');
+    expect(lastResult(id).actions?.map((a) => a.input)).toEqual(['/rewind 1 keep', '/rewind 1 pre', '/rewind 1 merge']);
+    // Untouched: files and conversation.
+    expect(existsSync(join(h.repo, 'c.txt'))).toBe(true);
+    expect(h.app.agents.getSession(id).turnCount).toBe(3);
+
+    await h.app.agents.run(id, '/rewind 1 merge');
+    expect(lastResult(id)).toMatchObject({ ok: true });
+    // Turn 3's change taken out, the user's line kept; turn 2's and 3's new files gone.
+    expect(read('a.txt')).toBe('one\nTWO-1\nthree\nfour\nfive\nsix mine\n');
+    expect(existsSync(join(h.repo, 'c.txt'))).toBe(false);
+    expect(existsSync(join(h.repo, 'lib'))).toBe(false);
+
+    await h.app.agents.run(id, '/rewind undo');
+    expect(read('a.txt')).toBe('one\nTWO-1\nTHREE-3\nfour\nfive\nsix mine\n');
+    expect(read('c.txt')).toBe('made in three\n');
+  });
+
+  it('refuses a turn that does not exist, and a word that is not a number', async () => {
+    h = await harness();
+    const id = await threeTurns();
+    expect((await h.app.agents.run(id, '/rewind 7')).outcome).toBe('failed');
+    expect(lastResult(id).text).toContain('There is no turn 7: this session has 3 turns.');
+    expect((await h.app.agents.run(id, '/rewind x')).outcome).toBe('failed');
+    expect(lastResult(id).text).toContain('is not a turn number');
+  });
+});
