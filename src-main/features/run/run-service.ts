@@ -18,7 +18,7 @@ import type { ProjectService } from '../../projects/project-service';
 import type { SettingsService } from '../../settings/settings-service';
 import type { Database } from '../../store/db';
 import type { EventLog, StoredEvent } from '../../store/event-log';
-import { writeOrKeep } from '../../store/storage-health';
+import { storageHealthOf, writeOrKeep } from '../../store/storage-health';
 import type { TerminalService } from '../../terminals/terminal-service';
 import { defaultConfig, type FeaturesConfig } from '../config';
 import { isFeatureError } from '../errors';
@@ -46,6 +46,14 @@ const RECENT_FINISHED = 20;
 const OWNER_SWEEP_MS = 2_000;
 /** How often a process looks for cancels asked by another one (the CLI while the app runs the feature): a second feels immediate. */
 const CANCEL_POLL_MS = 1_000;
+/**
+ * While the data folder's disk is full no queued run starts (it would fail at once on its first
+ * write); the queue looks again this often. The storage watcher retries on its own schedule and
+ * shows the notice; this only has to notice that it is over.
+ */
+const STORAGE_WAIT_POLL_MS = 1_000;
+/** What a run waiting for space says in the run list (the storage notice says why). */
+const WAITING_FOR_SPACE = 'Waiting for space in the data folder: the run starts once Flightdeck can save again.';
 
 export interface FeatureRunServiceOptions {
   db: Database;
@@ -108,6 +116,7 @@ export class FeatureRunService {
   private readonly gh: GhOps;
   private disposed = false;
   private cancelPoll: NodeJS.Timeout | null = null;
+  private storageWait: NodeJS.Timeout | null = null;
   private ownerSweep: NodeJS.Timeout | null = null;
   /** What the last sweep saw of other processes' runs, to publish only a change. */
   private elsewhereSeen = '';
@@ -170,6 +179,7 @@ export class FeatureRunService {
     this.disposed = true;
     if (this.cancelPoll) clearInterval(this.cancelPoll);
     if (this.ownerSweep) clearInterval(this.ownerSweep);
+    if (this.storageWait) clearTimeout(this.storageWait);
     for (const r of [...this.running.values(), ...this.queue]) {
       writeOrKeep(this.o.db, 'interrupted feature run', () => this.repo.update(r.row.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null }));
       r.controller.abort({ kind: 'shutdown' } satisfies RunAbortReason);
@@ -252,7 +262,9 @@ export class FeatureRunService {
       startedAt: null,
       endedAt: null,
     };
-    this.repo.insert(row);
+    // A full disk keeps the row in memory (saved when space returns): the run is queued and listed
+    // meanwhile, not refused with SQLite's text.
+    writeOrKeep(this.o.db, 'feature run queued', () => this.repo.insert(row));
     let resolve!: (r: RunResult) => void;
     const done = new Promise<RunResult>((r) => (resolve = r));
     const project = this.o.projects.list().find((p) => p.path === o.projectPath);
@@ -290,12 +302,32 @@ export class FeatureRunService {
   }
 
   private pump(): void {
+    if (this.waitingForStorage()) return;
     while (!this.disposed && this.running.size < this.maxParallel() && this.queue.length > 0) {
       const next = this.queue.shift()!;
       this.running.set(next.row.id, next);
       void this.execute(next);
       this.queue.forEach((q, i) => this.emit(q.row, { type: 'Queued', position: i + 1 }));
     }
+  }
+
+  /** While the disk is full: queued runs wait (listed as such), and the queue is looked at again shortly. */
+  private waitingForStorage(): boolean {
+    const health = storageHealthOf(this.o.db);
+    if (this.disposed || !health || health.state === 'ok' || this.queue.length === 0) {
+      for (const q of this.queue) if (q.row.message === WAITING_FOR_SPACE) q.row.message = null;
+      return false;
+    }
+    for (const q of this.queue) q.row.message = WAITING_FOR_SPACE;
+    if (!this.storageWait) {
+      this.storageWait = setTimeout(() => {
+        this.storageWait = null;
+        this.pump();
+        this.publishQueue();
+      }, STORAGE_WAIT_POLL_MS);
+      this.storageWait.unref?.();
+    }
+    return true;
   }
 
   /** Stops the runs another process asked to cancel (their row says `cancelling`). */
@@ -329,7 +361,7 @@ export class FeatureRunService {
   private async execute(live: LiveRun): Promise<void> {
     const row = live.row;
     this.watchCancels();
-    this.repo.update(row.id, { status: 'running', startedAt: Date.now() });
+    writeOrKeep(this.o.db, 'feature run started', () => this.repo.update(row.id, { status: 'running', startedAt: Date.now() }));
     this.publishQueue();
     const runner = new FeatureRunner(
       {
