@@ -114,6 +114,8 @@ export class AgentService {
   onSessionRemoved: ((sessionId: string) => void) | null = null;
   /** Tools another capability offers some sessions (the Claude Code executor's `coder` in plan mode). */
   extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
+  /** Called before each model call so extra tools can be made ready (MCP servers started lazily); never throws. */
+  prepareExtraTools: ((sessionId: string) => Promise<void>) | null = null;
   /** The worktree a session works in, for Session.worktree (set by the session-worktrees capability). */
   worktreeOf: ((sessionId: string) => Session['worktree']) | null = null;
   /** Budgets and turn limits asked before every model call of every session (see call-guard.ts). */
@@ -169,6 +171,7 @@ export class AgentService {
       createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}), ...(from.state.role ? { role: from.state.role } : {}), ...(from.state.instructions ? { instructions: from.state.instructions } : {}) }),
       sessionChanged: (id) => this.publishSession(id),
       extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
+      prepareExtraTools: async (sessionId) => this.prepareExtraTools?.(sessionId),
       callGuard: (sessionId) => this.callGuards.check(sessionId),
       ownerPid: process.pid,
       ownerId: this.ownerId,

@@ -26,7 +26,7 @@ import { FeatureRunService } from '../features/run/run-service';
 import { runContainers } from '../features/run/run-containers';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
 import { ReviewCommentService } from '../review-comments/comment-service';
-import { registerReviewCommentHandlers } from '../review-comments/handlers';
+import { registerReviewCommentHandlers, registerSessionCommentHandlers } from '../review-comments/handlers';
 import { reopenFeatureForFix } from '../features/run/fix-round';
 import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
@@ -54,7 +54,9 @@ import { sandboxedSetupRunner } from '../worktrees/setup-runner';
 import type { HiddenPath } from '../sandbox/policy';
 import { skippedText, TrustService } from '../trust/trust-service';
 import { registerTrustHandlers } from '../trust/handlers';
-import type { SecretStore } from '../agents/provider/secrets';
+import { FileSecretStore, type SecretStore } from '../agents/provider/secrets';
+import { McpService } from '../mcp/mcp-service';
+import { registerMcpHandlers } from '../mcp/handlers';
 import type { CommandRunner } from '../agents/tools/command-runner';
 import { PtyCommandRunner } from '../terminals/agent-command-runner';
 import { ContainerService, settingsPlacementStore } from '../containers/container-service';
@@ -107,6 +109,8 @@ export class AppServices {
   readonly terminals: TerminalService;
   readonly agents: AgentService;
   readonly coder: CoderService;
+  /** MCP servers configured once, for the built-in loop and Claude Code (issue 25). */
+  readonly mcp: McpService;
   /** How features, the mailbox and autopilot drive agent sessions (roles, executors, per-turn reports). */
   readonly driver: SessionDriver;
   /** Notices of finished, failed and waiting features (and the desktop notifications made from them). */
@@ -267,6 +271,18 @@ export class AppServices {
     registerConnectionTestHandlers(this.router, this.agents.profiles);
     this.coder = new CoderService({ db: this.db, hub: this.hub, settings: this.settings, agents: this.agents, logger: log.child('coder'), dataDir: options.dataDir, ...(options.coderEnv ? { envOverrides: options.coderEnv } : {}) });
     registerCoderHandlers(this.router, this.coder);
+    this.mcp = new McpService({
+      settings: this.settings,
+      // The same store as provider keys (two FileSecretStores on one file read it afresh on every get).
+      secrets: options.secretStore ?? new FileSecretStore(join(options.dataDir, 'secrets.json')),
+      hub: this.hub,
+      logger: log.child('mcp'),
+      sessionProject: (id) => this.agents.sessions.get(id)?.projectId,
+      projectRoot: (id) => this.projects.get(id).path,
+      trusted: async (root) => (await this.trust.status(root)).state === 'trusted',
+    });
+    registerMcpHandlers(this.router, this.mcp);
+    this.coder.mcpConfig = (projectId) => this.mcp.claudeConfig(projectId);
     this.containers = new ContainerService({
       dataDir: options.dataDir,
       logger: log.child('containers'),
@@ -296,6 +312,7 @@ export class AppServices {
     };
     const repositoryTemplates: RepositoryTemplatesPolicy = options.repositoryTemplates ?? ((root) => this.trust.templatesTrusted(root));
     this.reviewComments = new ReviewCommentService({ db: this.db });
+    registerSessionCommentHandlers(this.router, this.reviewComments, { getSession: (id) => this.agents.getSession(id), submit: (id, input) => this.agents.submit(id, input) });
     registerReviewCommentHandlers(this.router, this.reviewComments, this.projects, this.worktrees, async (root, slug) => {
       await reopenFeatureForFix(root, slug, new Date());
       // The run's outcome arrives as run events, like any run started from the feature page.
@@ -430,6 +447,10 @@ export class AppServices {
     this.terminals.start();
     this.agents.start();
     this.coder.start();
+    // MCP tools join the Claude Code executor's plan tool in the built-in loop's tool list.
+    const coderTools = this.agents.extraTools;
+    this.agents.extraTools = (sessionId, mode) => [...(coderTools?.(sessionId, mode) ?? []), ...this.mcp.toolsFor(sessionId)];
+    this.agents.prepareExtraTools = (sessionId) => this.mcp.prepare(sessionId);
     this.inbox.start();
     this.featureRuns.start();
     // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
@@ -474,6 +495,7 @@ export class AppServices {
     this.worktrees.dispose();
     this.changes.dispose();
     this.coder.dispose();
+    this.mcp.dispose();
     this.inbox.dispose();
     // Watchers stop taking files; a task in flight stays claimed and is reported as interrupted at the next start.
     void this.mailbox.dispose();

@@ -51,6 +51,8 @@ export class CoderService {
    * Never a silent fallback: when the container cannot start, the turn fails with the reason.
    */
   placementLaunch: ((sessionId: string) => (() => Promise<{ path: string; env: Record<string, string> }>) | null) | null = null;
+  /** The MCP servers a session of this project uses, as Claude Code's `--mcp-config` content (set by the MCP capability). */
+  mcpConfig: ((projectId: string | null) => { mcpServers: Record<string, Record<string, unknown>> }) | null = null;
   readonly repo: CoderSessionRepo;
   private detection: ClaudeDetection | null = null;
   private detecting: Promise<ClaudeDetection> | null = null;
@@ -195,6 +197,8 @@ export class CoderService {
         killGraceMs: this.o.killGraceMs,
         hidden: this.hidden(),
         changed: (id) => this.changed(id),
+        // On the host only: a container's CLI could not start the host's stdio servers.
+        mcpServers: (projectId) => this.mcpConfig?.(projectId).mcpServers ?? {},
       });
   }
 

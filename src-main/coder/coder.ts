@@ -57,6 +57,8 @@ export interface CoderRunOptions {
   hidden?: readonly HiddenPath[];
   /** The session's standing instructions, handed to the CLI with the project's (--append-system-prompt-file). */
   sessionInstructions?: string;
+  /** MCP servers for `--mcp-config` (with their secrets; written to the run's private folder only). */
+  mcpServers?: Record<string, Record<string, unknown>>;
   /** Compare changes against the scope of cd's contract. */
   checkContract?: boolean;
   /** The goal for the context pack of a replaced session (default: the contract's Goal section). */
@@ -227,6 +229,7 @@ async function runChecked(
       ...(opts.network ? { network: opts.network } : {}),
       ...(opts.hidden ? { hidden: opts.hidden } : {}),
       ...(opts.sessionInstructions ? { sessionInstructions: opts.sessionInstructions } : {}),
+      ...(opts.mcpServers ? { mcpServers: opts.mcpServers } : {}),
       gate: opts.gate ?? null,
       redact,
       signal: opts.signal,

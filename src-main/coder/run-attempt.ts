@@ -57,6 +57,8 @@ export interface AttemptOptions {
   hidden?: readonly HiddenPath[];
   /** The session's standing instructions (a feature's Planner brief, the mailbox's rules), after the project's own. */
   sessionInstructions?: string;
+  /** MCP servers for `--mcp-config` (`--strict-mcp-config` stays: nothing else is loaded). Their secrets go only into the run's private 0600 file. */
+  mcpServers?: Record<string, Record<string, unknown>>;
   gate: ApprovalHook | null;
   redact: Redactor;
   signal?: AbortSignal;
@@ -151,7 +153,13 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
       instructionsPath = join(settingsDir, 'project-instructions.md');
       await writeFile(instructionsPath, instructions, { mode: 0o600 });
     }
-    const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null, instructionsPath });
+    let mcpConfigPath: string | null = null;
+    if (o.mcpServers && Object.keys(o.mcpServers).length > 0) {
+      // In the run's folder: 0700, hidden from sandboxed commands, removed when the run ends.
+      mcpConfigPath = join(settingsDir, 'mcp.json');
+      await writeFile(mcpConfigPath, JSON.stringify({ mcpServers: o.mcpServers }), { mode: 0o600 });
+    }
+    const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null, instructionsPath, mcpConfigPath });
 
     await new Promise<void>((resolveRun) => {
       let child;

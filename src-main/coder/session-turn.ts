@@ -39,6 +39,8 @@ export interface SessionTurnDeps {
   killGraceMs?: number;
   /** A session's Claude Code state changed (for coder.sessions.changed). */
   changed(sessionId: string): void;
+  /** The MCP servers the session's project uses (`--mcp-config`); absent = none. */
+  mcpServers?(projectId: string | null): Record<string, Record<string, unknown>>;
 }
 
 export function sandboxForMode(mode: string, chosen: Sandbox = 'workspace-write'): Sandbox {
@@ -163,6 +165,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
       network: sessionSandboxPolicy({ root: s.root, mode: s.mode, sandbox: s.state.sandbox }, ctx.deps.settings()).network,
       ...(d.hidden ? { hidden: d.hidden } : {}),
       ...(s.state.instructions ? { sessionInstructions: s.state.instructions } : {}),
+      ...(d.mcpServers ? { mcpServers: d.mcpServers(s.projectId) } : {}),
       killGraceMs: d.killGraceMs,
       onMessage: (m) => {
         if (m.type === 'system' && m.subtype === 'init' && typeof m.session_id === 'string') seenSession = m.session_id;

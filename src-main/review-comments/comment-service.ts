@@ -9,7 +9,7 @@ import { AppError, type ReviewComment, type ReviewCommentStatus } from '../../sr
 import { git, GitError } from '../git/git';
 import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
 import type { Database } from '../store/db';
-import { judgeAnchor, linesOf } from './anchor';
+import { fixRoundText, judgeAnchor, linesOf } from './anchor';
 
 /** A file a comment quotes is source code, not a data dump; past this it is not read. */
 const MAX_COMMENTED_FILE_BYTES = 8 * 1024 * 1024;
@@ -19,7 +19,8 @@ const MAX_QUOTED_LINES = 80;
 interface Row {
   id: string;
   repo_root: string;
-  feature_slug: string;
+  feature_slug: string | null;
+  session_id: string | null;
   file: string;
   line_start: number;
   line_end: number;
@@ -28,12 +29,27 @@ interface Row {
   revision: string;
   status: ReviewCommentStatus;
   sent_revision: string | null;
+  base_text: string | null;
   created_at: number;
   updated_at: number;
 }
 
 function toComment(r: Row): ReviewComment {
-  return { id: r.id, slug: r.feature_slug, file: r.file, lineStart: r.line_start, lineEnd: r.line_end, quote: r.quote, body: r.body, revision: r.revision, status: r.status, sentRevision: r.sent_revision, createdAt: r.created_at, updatedAt: r.updated_at };
+  return { id: r.id, slug: r.feature_slug ?? '', sessionId: r.session_id, file: r.file, lineStart: r.line_start, lineEnd: r.line_end, quote: r.quote, body: r.body, revision: r.revision, status: r.status, sentRevision: r.sent_revision, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+/** A session's file text kept with its comment, to judge it after the turn; a larger file is judged by its quote. */
+const MAX_KEPT_TEXT_CHARS = 1024 * 1024;
+
+function newId(at: number): string {
+  return `rc-${at.toString(36)}${randomBytes(5).toString('hex')}`;
+}
+
+/** A path relative to the worktree or folder, with forward slashes; refused when it leaves it. */
+function cleanPath(path: string): string {
+  const file = path.replace(/\\/g, '/').replace(/^\.\//, '');
+  if (file === '' || file.startsWith('/') || file.split('/').includes('..')) throw new AppError('invalid_input', `"${path}" is not a path inside the worktree.`);
+  return file;
 }
 
 /** The feature's worktree, where its branch is checked out. */
@@ -79,6 +95,7 @@ export class ReviewCommentService {
     return r;
   }
 
+  /** A feature's comments (never a session's), oldest first. */
   list(repoRoot: string, slug: string, status?: ReviewCommentStatus): ReviewComment[] {
     const rows = (status
       ? this.o.db.prepare('SELECT * FROM review_comments WHERE repo_root = ? AND feature_slug = ? AND status = ? ORDER BY created_at, rowid').all(repoRoot, slug, status)
@@ -89,8 +106,7 @@ export class ReviewCommentService {
   /** A comment on lines of a file as committed on the feature's branch (HEAD of its worktree). */
   async add(c: { repoRoot: string; slug: string; file: string; lineStart: number; lineEnd: number; body: string }): Promise<ReviewComment> {
     const worktree = featureWorktree(c.repoRoot, c.slug);
-    const file = c.file.replace(/\\/g, '/').replace(/^\.\//, '');
-    if (file.startsWith('/') || file.split('/').includes('..')) throw new AppError('invalid_input', `"${c.file}" is not a path inside the feature's worktree.`);
+    const file = cleanPath(c.file);
     if (c.lineEnd < c.lineStart) throw new AppError('invalid_input', `The range ${c.lineStart}-${c.lineEnd} ends before it starts.`);
     let revision: string;
     try {
@@ -104,11 +120,70 @@ export class ReviewCommentService {
     const quote = linesOf(text, c.lineStart, end);
     if (quote === null) throw new AppError('invalid_input', `${file} has ${text.split('\n').length - (text.endsWith('\n') ? 1 : 0)} lines at ${revision.slice(0, 8)}: there is no line ${c.lineEnd}.`);
     const at = this.now();
-    const row: Row = { id: `rc-${at.toString(36)}${randomBytes(5).toString('hex')}`, repo_root: c.repoRoot, feature_slug: c.slug, file, line_start: c.lineStart, line_end: c.lineEnd, quote, body: c.body.trim(), revision, status: 'open', sent_revision: null, created_at: at, updated_at: at };
+    return this.insert({ id: newId(at), repo_root: c.repoRoot, feature_slug: c.slug, session_id: null, file, line_start: c.lineStart, line_end: c.lineEnd, quote, body: c.body.trim(), revision, status: 'open', sent_revision: null, base_text: null, created_at: at, updated_at: at });
+  }
+
+  private insert(row: Row): ReviewComment {
     this.o.db
-      .prepare('INSERT INTO review_comments (id, repo_root, feature_slug, file, line_start, line_end, quote, body, revision, status, sent_revision, created_at, updated_at) VALUES (@id, @repo_root, @feature_slug, @file, @line_start, @line_end, @quote, @body, @revision, @status, @sent_revision, @created_at, @updated_at)')
+      .prepare('INSERT INTO review_comments (id, repo_root, feature_slug, session_id, file, line_start, line_end, quote, body, revision, status, sent_revision, base_text, created_at, updated_at) VALUES (@id, @repo_root, @feature_slug, @session_id, @file, @line_start, @line_end, @quote, @body, @revision, @status, @sent_revision, @base_text, @created_at, @updated_at)')
       .run(row);
     return toComment(row);
+  }
+
+  // ---- a session's changes ----------------------------------------------------------------------
+
+  /**
+   * A comment on lines of a file as the session's folder holds it now (its changes need not be
+   * committed): the file's text is kept with the comment, to judge it against after the turn.
+   */
+  async addForSession(c: { sessionId: string; root: string; file: string; lineStart: number; lineEnd: number; body: string }): Promise<ReviewComment> {
+    const file = cleanPath(c.file);
+    if (c.lineEnd < c.lineStart) throw new AppError('invalid_input', `The range ${c.lineStart}-${c.lineEnd} ends before it starts.`);
+    const text = await fileInWorktree(c.root, file);
+    if (text === null) throw new AppError('not_found', `${file} is not a file in the session's folder.`);
+    const quote = linesOf(text, c.lineStart, Math.min(c.lineEnd, c.lineStart + MAX_QUOTED_LINES - 1));
+    if (quote === null) throw new AppError('invalid_input', `${file} has no line ${c.lineEnd}.`);
+    const revision = await git(['rev-parse', 'HEAD'], { cwd: c.root }).then(
+      (h) => h.trim(),
+      // Not a repository, or no commit yet: the kept text is the revision.
+      () => '',
+    );
+    const at = this.now();
+    return this.insert({ id: newId(at), repo_root: c.root, feature_slug: null, session_id: c.sessionId, file, line_start: c.lineStart, line_end: c.lineEnd, quote, body: c.body.trim(), revision, status: 'open', sent_revision: null, base_text: text.length <= MAX_KEPT_TEXT_CHARS ? text : null, created_at: at, updated_at: at });
+  }
+
+  /** A session's comments, oldest first; those sent are judged on the folder once the session is idle. */
+  async listForSession(sessionId: string, o: { idle: boolean }): Promise<ReviewComment[]> {
+    const rows = () => this.o.db.prepare('SELECT * FROM review_comments WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as Row[];
+    if (o.idle) {
+      const update = this.o.db.prepare('UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ?');
+      for (const r of rows().filter((x) => x.status === 'sent')) {
+        const now = await fileInWorktree(r.repo_root, r.file);
+        const verdict = r.base_text !== null ? judgeAnchor(toComment(r), r.base_text, now) : now !== null && now.replace(/\r\n/g, '\n').includes(r.quote) ? 'open' : 'outdated';
+        update.run(verdict, this.now(), r.id);
+      }
+    }
+    return rows().map(toComment);
+  }
+
+  openCount(sessionId: string): number {
+    return (this.o.db.prepare("SELECT COUNT(*) AS n FROM review_comments WHERE session_id = ? AND status = 'open'").get(sessionId) as { n: number }).n;
+  }
+
+  /** The message did not reach the agent: the session's sent comments are open again. */
+  unsendSession(sessionId: string): void {
+    this.o.db.prepare("UPDATE review_comments SET status = 'open', sent_revision = NULL, updated_at = ? WHERE session_id = ? AND status = 'sent'").run(this.now(), sessionId);
+  }
+
+  /** The session's open comments as one message for the agent; they are marked sent. Null when none are open. */
+  takeForSession(sessionId: string): string | null {
+    const open = (this.o.db.prepare("SELECT * FROM review_comments WHERE session_id = ? AND status = 'open' ORDER BY created_at, rowid").all(sessionId) as Row[]).map(toComment);
+    if (open.length === 0) return null;
+    this.markSent(
+      open.map((c) => c.id),
+      'session',
+    );
+    return fixRoundText(open);
   }
 
   reopen(id: string): ReviewComment {

@@ -26,9 +26,37 @@ export function registerReviewCommentHandlers(
     if (open.length === 0) throw new AppError('conflict', `There are no open comments on ${slug} to send.`);
     return { sent: open.length, runId: await startFix(repoRoot, slug) };
   });
-  router.handle('features.comments.reopen', ({ id }) => ({ comment: comments.reopen(id) }));
-  router.handle('features.comments.remove', ({ id }) => {
+  router.handle('comments.reopen', ({ id }) => ({ comment: comments.reopen(id) }));
+  router.handle('comments.remove', ({ id }) => {
     comments.remove(id);
     return {};
+  });
+}
+
+/** What the session comments need of the agent service: where a session works, whether it is busy, and sending it input. */
+export interface CommentedSessions {
+  getSession(id: string): { root: string; status: string };
+  submit(sessionId: string, input: string): { outcome: 'started' | 'queued' };
+}
+
+/** A session's Changes view comments: add, list (judged once the session is idle), send as one message. */
+export function registerSessionCommentHandlers(router: Router, comments: ReviewCommentService, sessions: CommentedSessions): void {
+  const idle = (status: string) => status !== 'running' && status !== 'awaiting_approval';
+  router.handle('sessions.comments.list', async ({ sessionId }) => ({ comments: await comments.listForSession(sessionId, { idle: idle(sessions.getSession(sessionId).status) }) }));
+  router.handle('sessions.comments.add', async ({ sessionId, file, lineStart, lineEnd, body }) => ({
+    comment: await comments.addForSession({ sessionId, root: sessions.getSession(sessionId).root, file, lineStart, lineEnd, body }),
+  }));
+  router.handle('sessions.comments.send', ({ sessionId }) => {
+    sessions.getSession(sessionId);
+    const open = comments.openCount(sessionId);
+    const text = comments.takeForSession(sessionId);
+    if (text === null) throw new AppError('conflict', 'There are no open comments on this session to send.');
+    try {
+      // As typed input is: a turn now, or queued behind the running one; never dropped.
+      return { sent: open, outcome: sessions.submit(sessionId, text).outcome };
+    } catch (e) {
+      comments.unsendSession(sessionId);
+      throw e;
+    }
   });
 }

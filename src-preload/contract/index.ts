@@ -18,6 +18,7 @@ import { inboxEvents, inboxRequests } from './inbox';
 import { mailboxEvents, mailboxRequests } from './mailbox';
 import { containerEvents, containerRequests } from './containers';
 import { trustEvents, trustRequests } from './trust';
+import { mcpEvents, mcpRequests } from './mcp';
 import { issueRequests } from './issues';
 import { reviewCommentRequests } from './review-comments';
 import type { EventSpec, RequestSpec } from './define';
@@ -44,6 +45,7 @@ export * from './mailbox';
 export * from './feature-review';
 export * from './inbox';
 export * from './trust';
+export * from './mcp';
 export * from './issues';
 export * from './review-comments';
 
@@ -72,6 +74,7 @@ export const requests = {
   ...featureReviewRequests,
   ...inboxRequests,
   ...trustRequests,
+  ...mcpRequests,
   ...issueRequests,
   ...reviewCommentRequests,
 } as const satisfies Record<string, RequestSpec>;
@@ -91,6 +94,7 @@ export const events = {
   ...mailboxEvents,
   ...inboxEvents,
   ...trustEvents,
+  ...mcpEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;

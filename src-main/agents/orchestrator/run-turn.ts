@@ -96,6 +96,8 @@ async function loop(ctx: TurnContext): Promise<TurnEnd> {
     ctx.step++;
     await maybeCompact(ctx, 'auto');
     if (ctx.aborted) return endAborted(ctx);
+    await ctx.deps.prepareExtraTools?.(ctx.sessionId);
+    if (ctx.aborted) return endAborted(ctx);
     const s = ctx.session();
     const call = await callModel(
       ctx,

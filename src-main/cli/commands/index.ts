@@ -11,6 +11,8 @@ import { featureCommand } from './feature';
 import { containersCommand } from './containers';
 import { adrCommand, mailboxCommand, reportsCommand, taskCommand } from './mailbox';
 import { budgetCommand } from './budget';
+import { mcpCommand } from './mcp';
+import { sessionCommand } from './session';
 
 /** Every CLI command. Capabilities add theirs here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -29,4 +31,6 @@ export const COMMANDS: readonly CliCommand[] = [
   reportsCommand,
   adrCommand,
   budgetCommand,
+  mcpCommand,
+  sessionCommand,
 ];

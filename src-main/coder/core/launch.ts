@@ -62,6 +62,8 @@ export interface ArgsInput {
   model?: string | null;
   /** A file with the project's CLAUDE.md text (project-instructions.ts), appended to the system prompt. */
   instructionsPath?: string | null;
+  /** The user's MCP servers (generated file); with `--strict-mcp-config` nothing else is loaded. */
+  mcpConfigPath?: string | null;
 }
 
 /**
@@ -80,6 +82,7 @@ export function claudeArgs(a: ArgsInput): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--include-partial-messages', '--settings', a.settingsPath, ...PROJECT_CONFIG_ARGS, ...permissionArgs(a.sandbox)];
   // A file, not --append-system-prompt: one argument is capped at 128 KiB on Linux, and argv is public in `ps`.
   if (a.instructionsPath) args.push('--append-system-prompt-file', a.instructionsPath);
+  if (a.mcpConfigPath) args.push('--mcp-config', a.mcpConfigPath);
   if (a.model) args.push('--model', a.model);
   if (a.resume) args.push('--resume', a.resume);
   return args;

@@ -3,7 +3,10 @@ import type { Session } from '../../../src-preload/contract/agents';
 import type { ChangeScope, ChangeSet } from '../../../src-preload/contract/changes';
 import { Modal } from '../components/Modal';
 import { useAppStore, useClient } from '../store';
+import type { ReviewComment } from '../../../src-preload/contract/review-comments';
 import { ChangesPanel, type ChangesActions } from './ChangesPanel';
+import type { DiffCommenting } from './diff-comments';
+import { ReviewCommentList } from './ReviewCommentList';
 import { onChangesRequested } from '../keyboard/events';
 
 /**
@@ -33,6 +36,25 @@ function useSessionChanges(session: Session, scope: ChangeScope) {
   return { set, error, reload };
 }
 
+/** The session's review comments, read again with its changes (those sent are judged once it is idle). */
+function useSessionComments(session: Session, generation: unknown) {
+  const client = useClient();
+  const [comments, setComments] = useState<ReviewComment[]>([]);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    client.invoke('sessions.comments.list', { sessionId: session.id }).then(
+      (r) => live && setComments(r.comments),
+      // The changes view shows its own errors; no comments is the safe reading.
+      () => live && setComments([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, session.id, session.status, generation, tick]);
+  return { comments, reloadComments: () => setTick((t) => t + 1) };
+}
+
 function ChangesDialog({ session, onClose }: { session: Session; onClose(): void }) {
   const client = useClient();
   const toast = useAppStore((s) => s.toast);
@@ -40,6 +62,14 @@ function ChangesDialog({ session, onClose }: { session: Session; onClose(): void
   const [scope, setScope] = useState<ChangeScope>('session');
   const { set, error, reload } = useSessionChanges(session, scope);
   const busy = session.status === 'running' || session.status === 'awaiting_approval';
+  const { comments, reloadComments } = useSessionComments(session, set);
+  const commenting: DiffCommenting = {
+    comments,
+    add: async (file, lineStart, lineEnd, body) => {
+      await client.invoke('sessions.comments.add', { sessionId: session.id, file, lineStart, lineEnd, body });
+      reloadComments();
+    },
+  };
   const act = async (title: string, what: () => Promise<{ message: string }>) => {
     try {
       const r = await what();
@@ -56,8 +86,9 @@ function ChangesDialog({ session, onClose }: { session: Session; onClose(): void
         revertFile: (path) => act('Revert file', () => client.invoke('changes.revertFile', { sessionId: session.id, path })),
         revertHunk: (path, hunk) => act('Revert hunk', () => client.invoke('changes.revertHunk', { sessionId: session.id, path, hunk })),
         commit: (paths, message) => act('Commit', () => client.invoke('changes.commit', { sessionId: session.id, paths, message })),
+        commenting,
       }
-    : {};
+    : { commenting };
   return (
     <Modal title={`Changes · ${session.title}`} onClose={onClose} className="changes-modal" testId="changes-dialog">
       {error && <p className="error small">{error}</p>}
@@ -67,6 +98,17 @@ function ChangesDialog({ session, onClose }: { session: Session; onClose(): void
         </p>
       )}
       {busy && <p className="small muted">A turn is running: reverting and committing wait until it ends.</p>}
+      <ReviewCommentList
+        comments={comments}
+        blocked={null}
+        send={async () => {
+          const r = await client.invoke('sessions.comments.send', { sessionId: session.id });
+          return `Sent ${r.sent === 1 ? '1 comment' : `${r.sent} comments`} to the agent${r.outcome === 'queued' ? ' (queued behind the running turn)' : ''}`;
+        }}
+        reopen={(id) => client.invoke('comments.reopen', { id })}
+        remove={(id) => client.invoke('comments.remove', { id })}
+        onChange={reloadComments}
+      />
       {set ? (
         <ChangesPanel
           files={set.files}

@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Modal } from '../components/Modal';
 import { ChangesPanel } from '../changes/ChangesPanel';
 import type { DiffCommenting } from '../changes/diff-comments';
+import { ReviewCommentList } from '../changes/ReviewCommentList';
 import type { ReviewComment } from '../../../src-preload/contract/review-comments';
 import { shortPath, usd } from '../lib/format';
 import { deliveryOf, duration, featureHistory, mergeEvents, pipelineChips, type FeatureHistory } from './feature-model';
@@ -540,7 +541,17 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
     <div className="panel feature-changes" data-testid="feature-changes">
       {error && <p className="error small">{error}</p>}
       {diff?.changes.problem && <p className="muted small">{diff.changes.problem}</p>}
-      <ReviewComments projectId={projectId} slug={slug} comments={comments} running={live} onChange={refresh} />
+      <ReviewCommentList
+        comments={comments}
+        blocked={live ? 'The feature is running: send when it stops' : null}
+        send={async () => {
+          const r = await client.invoke('features.comments.send', { projectId, slug });
+          return `Sent ${r.sent === 1 ? '1 comment' : `${r.sent} comments`} to the agent`;
+        }}
+        reopen={(id) => client.invoke('comments.reopen', { id })}
+        remove={(id) => client.invoke('comments.remove', { id })}
+        onChange={refresh}
+      />
       {diff && (
         <ChangesPanel
           files={diff.changes.files}
@@ -556,73 +567,6 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
         />
       )}
     </div>
-  );
-}
-
-const COMMENT_STATUS: Record<ReviewComment['status'], string> = { open: 'Open', sent: 'With the agent', addressed: 'Addressed', outdated: 'Outdated' };
-
-/**
- * The feature's review comments, as the user collects them on the diff: each with where it stands
- * after the last fix round, Reopen for an addressed or outdated one, Delete for one not sent, and
- * Send to agent for the open ones (a fix round, then review and verify again).
- */
-function ReviewComments({ projectId, slug, comments, running, onChange }: { projectId: string; slug: string; comments: ReviewComment[]; running: boolean; onChange(): void }) {
-  const client = useClient();
-  const toast = useAppStore((s) => s.toast);
-  const [busy, setBusy] = useState(false);
-  const open = comments.filter((c) => c.status === 'open').length;
-  const act = async (what: () => Promise<unknown>, done?: string) => {
-    setBusy(true);
-    try {
-      await what();
-      if (done) toast({ level: 'success', title: done });
-      onChange();
-    } catch (e) {
-      toast({ level: 'error', title: e instanceof Error ? e.message : String(e) });
-    } finally {
-      setBusy(false);
-    }
-  };
-  if (comments.length === 0) {
-    return <p className="muted small review-comments-hint">Click a line number in the diff (shift-click for a range), or Comment on a hunk or file, to leave a comment for the agent.</p>;
-  }
-  return (
-    <section className="review-comments" data-testid="review-comments" aria-label="Review comments">
-      <header className="review-comments-head">
-        <h3>Review comments</h3>
-        <span className="spacer" />
-        <button
-          className="button primary small"
-          disabled={busy || running || open === 0}
-          title={running ? 'The feature is running: send when it stops' : open === 0 ? 'No open comment' : undefined}
-          onClick={() => void act(() => client.invoke('features.comments.send', { projectId, slug }), `Sent ${open === 1 ? '1 comment' : `${open} comments`} to the agent`)}
-          data-testid="send-comments"
-        >
-          Send {open > 0 ? open : ''} to agent
-        </button>
-      </header>
-      <ul className="review-comment-list">
-        {comments.map((c) => (
-          <li key={c.id} className={`review-comment review-comment-${c.status}`} data-testid="review-comment" data-status={c.status}>
-            <span className={`badge ${c.status === 'addressed' ? 'badge-ok' : ''}`}>{COMMENT_STATUS[c.status]}</span>
-            <span className="mono small truncate" title={c.file}>
-              {c.file}:{c.lineStart === c.lineEnd ? c.lineStart : `${c.lineStart}-${c.lineEnd}`}
-            </span>
-            <span className="review-comment-body">{c.body}</span>
-            {(c.status === 'addressed' || c.status === 'outdated') && (
-              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('comments.reopen', { id: c.id }))} data-testid="reopen-comment">
-                Reopen
-              </button>
-            )}
-            {c.status !== 'sent' && (
-              <button className="button small ghost" disabled={busy} onClick={() => void act(() => client.invoke('comments.remove', { id: c.id }))} aria-label={`Delete the comment on ${c.file}`}>
-                Delete
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
-    </section>
   );
 }
 

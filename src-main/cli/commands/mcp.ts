@@ -1,0 +1,94 @@
+import type { McpServer, McpServerInput } from '../../../src-preload/contract';
+import { McpServerInput as McpServerInputSchema } from '../../../src-preload/contract';
+import { UsageError, type CliCommand } from '../command';
+
+/** `K=V` or `K:V` pairs into a record; the value is everything after the first separator. */
+function pairs(values: string | boolean | string[] | undefined, sep: string, what: string): Record<string, string> {
+  const list = values === undefined ? [] : Array.isArray(values) ? values : [String(values)];
+  const out: Record<string, string> = {};
+  for (const v of list) {
+    const i = v.indexOf(sep);
+    if (i <= 0) throw new UsageError(`${what} "${v.split(sep)[0]}" needs the form NAME${sep}VALUE`);
+    out[v.slice(0, i).trim()] = v.slice(i + 1).trimStart();
+  }
+  return out;
+}
+
+function describe(s: McpServer): string {
+  const where = s.transport === 'stdio' ? [s.command, ...s.args].join(' ') : s.url;
+  const scope = !s.enabled ? 'disabled' : s.projectIds === null ? 'enabled everywhere' : `enabled for ${s.projectIds.length} project(s)`;
+  const secrets = s.transport === 'stdio' ? (s.envNames.length ? ` env: ${s.envNames.join(', ')}` : '') : s.headerNames.length ? ` headers: ${s.headerNames.join(', ')}` : '';
+  return `${s.name.padEnd(16)} ${s.transport.padEnd(5)} ${scope.padEnd(20)} ${s.status.padEnd(8)} ${where}${secrets}${s.lastError ? `\n  last error: ${s.lastError}` : ''}`;
+}
+
+export const mcpCommand: CliCommand = {
+  name: 'mcp',
+  summary: 'MCP servers for every agent (both executors): add, list, remove, test. Env and header values are stored as secrets and never printed.',
+  usage: 'mcp list | mcp add NAME [--env K=V]… -- COMMAND [ARGS…] | mcp add NAME --url URL [--header K:V]… | mcp remove NAME | mcp test NAME | mcp enable NAME | mcp disable NAME',
+  flags: { env: 'multiple', url: true, header: 'multiple' },
+  async run(ctx) {
+    const [sub, name, ...rest] = ctx.args;
+    const app = await ctx.openApp();
+    const mcp = app.mcp;
+    const needName = (): string => {
+      if (!name) throw new UsageError(`mcp ${sub} needs a NAME`);
+      return name;
+    };
+    try {
+      switch (sub) {
+        case undefined:
+        case 'list': {
+          const list = mcp.list();
+          if (ctx.json) ctx.out(JSON.stringify(list));
+          else if (list.length === 0) ctx.out('No MCP servers. Add one with: mcp add NAME -- COMMAND [ARGS…]  or  mcp add NAME --url URL');
+          else for (const s of list) ctx.out(describe(s));
+          return 0;
+        }
+        case 'add': {
+          const n = needName();
+          const url = typeof ctx.flags.url === 'string' ? ctx.flags.url : undefined;
+          let input: McpServerInput;
+          if (url !== undefined) {
+            if (rest.length > 0) throw new UsageError('mcp add with --url takes no command');
+            if (ctx.flags.env !== undefined) throw new UsageError('--env is for a command server; an HTTP server takes --header K:V');
+            input = { transport: 'http', name: n, url, headers: pairs(ctx.flags.header, ':', 'the header') };
+          } else {
+            if (rest.length === 0) throw new UsageError('mcp add needs a command after "--" (or --url URL)');
+            if (ctx.flags.header !== undefined) throw new UsageError('--header is for an HTTP server (--url); a command server takes --env K=V');
+            input = { transport: 'stdio', name: n, command: rest[0]!, args: rest.slice(1), env: pairs(ctx.flags.env, '=', 'the variable') };
+          }
+          const parsed = McpServerInputSchema.safeParse(input);
+          if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
+          const s = mcp.add(parsed.data);
+          ctx.out(ctx.json ? JSON.stringify(s) : `Added MCP server ${s.name} (enabled everywhere). Try it with: mcp test ${s.name}`);
+          return 0;
+        }
+        case 'remove': {
+          const removed = await mcp.remove(needName());
+          ctx.out(ctx.json ? JSON.stringify({ removed }) : removed ? `Removed ${name} and its stored secrets.` : `No MCP server ${name}.`);
+          return removed ? 0 : 1;
+        }
+        case 'enable':
+        case 'disable': {
+          const s = await mcp.setEnabled(needName(), sub === 'enable', sub === 'enable' ? null : undefined);
+          ctx.out(ctx.json ? JSON.stringify(s) : `${s.name} is ${s.enabled ? 'enabled everywhere' : 'disabled'}.`);
+          return 0;
+        }
+        case 'test': {
+          const r = await mcp.test(needName());
+          if (ctx.json) ctx.out(JSON.stringify(r));
+          else if (r.ok) {
+            ctx.out(`${name}: ${r.tools.length} tool(s)`);
+            for (const t of r.tools) ctx.out(`  ${t.name}${t.description ? ` — ${t.description}` : ''}`);
+          } else ctx.err(r.error ?? 'The server could not be started.');
+          return r.ok ? 0 : 1;
+        }
+        default:
+          throw new UsageError(`unknown mcp subcommand: ${sub}`);
+      }
+    } finally {
+      // Servers started here (test) end with the command: no child outlives the CLI.
+      await mcp.close();
+    }
+  },
+};

@@ -1,0 +1,319 @@
+/**
+ * MCP servers configured once (issue 25): their configs (settings) and secrets (the key store,
+ * like provider keys), their clients, and the tool provider both executors read — the built-in
+ * loop's extra tools and Claude Code's generated `--mcp-config`. Every call of an MCP tool goes
+ * through the approval gate like any other tool (tool-exec / the Claude Code approval hook).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError, McpServerInput, type McpServer, type McpSuggestion, type McpTestResult } from '../../src-preload/contract';
+import type { ExtraTool } from '../agents/tools/types';
+import type { SecretStore } from '../agents/provider/secrets';
+import type { EventHub } from '../bridge/event-hub';
+import type { Logger } from '../platform/logger';
+import type { SettingsService } from '../settings/settings-service';
+import { McpConnection, type ResolvedServer } from './mcp-connection';
+
+/** Where the list of servers is kept in the settings table. */
+const CONFIG_KEY = 'mcp.servers';
+/** The prefix of MCP tools' names, as Claude Code names them: mcp__SERVER__TOOL. */
+export const MCP_TOOL_PREFIX = 'mcp__';
+/** Tool names the model API accepts. */
+const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** A .mcp.json bigger than this is not a list of servers. */
+const MAX_MCP_JSON_BYTES = 256 * 1024;
+
+interface StoredServer {
+  name: string;
+  transport: 'stdio' | 'http';
+  command: string | null;
+  args: string[];
+  url: string | null;
+  envNames: string[];
+  headerNames: string[];
+  enabled: boolean;
+  projectIds: string[] | null;
+}
+
+export interface McpServiceOptions {
+  settings: SettingsService;
+  secrets: SecretStore;
+  hub: EventHub;
+  logger: Logger;
+  /** A session's project, for servers enabled per project. */
+  sessionProject(sessionId: string): string | null | undefined;
+  /** A project's repository root and whether the user trusts it (for its .mcp.json). */
+  projectRoot(projectId: string): string;
+  trusted(root: string): Promise<boolean>;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function mcpToolName(server: string, tool: string): string {
+  return `${MCP_TOOL_PREFIX}${server}__${tool}`;
+}
+
+function secretKey(server: string, kind: 'env' | 'header', name: string): string {
+  return `mcp:${server}:${kind}:${name}`;
+}
+
+export class McpService {
+  private readonly connections = new Map<string, McpConnection>();
+  private disposed = false;
+
+  constructor(private readonly o: McpServiceOptions) {}
+
+  private stored(): StoredServer[] {
+    const v = this.o.settings.getInternal<StoredServer[]>(CONFIG_KEY);
+    return Array.isArray(v) ? v : [];
+  }
+
+  private save(list: StoredServer[]): void {
+    this.o.settings.setInternal(CONFIG_KEY, list);
+  }
+
+  private find(name: string): StoredServer {
+    const s = this.stored().find((x) => x.name === name);
+    if (!s) throw new AppError('not_found', `There is no MCP server named "${name}".`);
+    return s;
+  }
+
+  private resolve(s: StoredServer): ResolvedServer {
+    const env: Record<string, string> = {};
+    for (const k of s.envNames) env[k] = this.o.secrets.get(secretKey(s.name, 'env', k)) ?? '';
+    const headers: Record<string, string> = {};
+    for (const k of s.headerNames) headers[k] = this.o.secrets.get(secretKey(s.name, 'header', k)) ?? '';
+    return { name: s.name, transport: s.transport, command: s.command, args: s.args, url: s.url, env, headers };
+  }
+
+  private connection(s: StoredServer): McpConnection {
+    let c = this.connections.get(s.name);
+    if (!c) {
+      c = new McpConnection(this.resolve(s), this.o.logger, () => this.publish(), this.o.env);
+      this.connections.set(s.name, c);
+    }
+    return c;
+  }
+
+  private view(s: StoredServer): McpServer {
+    const c = this.connections.get(s.name);
+    return {
+      name: s.name,
+      transport: s.transport,
+      command: s.command,
+      args: s.args,
+      url: s.url,
+      envNames: s.envNames,
+      headerNames: s.headerNames,
+      enabled: s.enabled,
+      projectIds: s.projectIds,
+      status: c?.status ?? 'stopped',
+      lastError: c?.lastError ?? null,
+      tools: (c?.tools ?? []).map((t) => ({ name: t.name, description: t.description })),
+    };
+  }
+
+  list(): McpServer[] {
+    return this.stored().map((s) => this.view(s));
+  }
+
+  get(name: string): McpServer {
+    return this.view(this.find(name));
+  }
+
+  private publish(): void {
+    if (this.disposed) return;
+    this.o.hub.publish('mcp.changed', { servers: this.list() });
+  }
+
+  add(raw: McpServerInput, opts: { enabled?: boolean; projectIds?: string[] | null } = {}): McpServer {
+    const input = McpServerInput.parse(raw);
+    const list = this.stored();
+    if (list.some((s) => s.name === input.name)) throw new AppError('conflict', `An MCP server named "${input.name}" already exists; remove it first or pick another name.`);
+    const env = input.transport === 'stdio' ? input.env : {};
+    const headers = input.transport === 'http' ? input.headers : {};
+    // Secrets first: a server is never listed with values that were not saved.
+    for (const [k, v] of Object.entries(env)) this.o.secrets.set(secretKey(input.name, 'env', k), v);
+    for (const [k, v] of Object.entries(headers)) this.o.secrets.set(secretKey(input.name, 'header', k), v);
+    const stored: StoredServer = {
+      name: input.name,
+      transport: input.transport,
+      command: input.transport === 'stdio' ? input.command : null,
+      args: input.transport === 'stdio' ? input.args : [],
+      url: input.transport === 'http' ? input.url : null,
+      envNames: Object.keys(env),
+      headerNames: Object.keys(headers),
+      enabled: opts.enabled ?? true,
+      projectIds: opts.projectIds ?? null,
+    };
+    this.save([...list, stored]);
+    this.o.logger.info('MCP server added', { server: stored.name, transport: stored.transport });
+    this.publish();
+    return this.view(stored);
+  }
+
+  async remove(name: string): Promise<boolean> {
+    const list = this.stored();
+    const s = list.find((x) => x.name === name);
+    if (!s) return false;
+    await this.stop(name);
+    this.save(list.filter((x) => x.name !== name));
+    for (const k of s.envNames) this.o.secrets.delete(secretKey(name, 'env', k));
+    for (const k of s.headerNames) this.o.secrets.delete(secretKey(name, 'header', k));
+    this.publish();
+    return true;
+  }
+
+  async setEnabled(name: string, enabled: boolean, projectIds?: string[] | null): Promise<McpServer> {
+    const list = this.stored();
+    const s = list.find((x) => x.name === name);
+    if (!s) throw new AppError('not_found', `There is no MCP server named "${name}".`);
+    s.enabled = enabled;
+    if (projectIds !== undefined) s.projectIds = projectIds;
+    this.save(list);
+    if (!enabled) await this.stop(name);
+    this.publish();
+    return this.view(s);
+  }
+
+  private async stop(name: string): Promise<void> {
+    const c = this.connections.get(name);
+    this.connections.delete(name);
+    await c?.close();
+  }
+
+  /** Starts the server afresh and lists its tools; the error in words when it fails. */
+  async test(name: string): Promise<McpTestResult> {
+    const s = this.find(name);
+    await this.stop(name);
+    const c = this.connection(s);
+    try {
+      const tools = await c.restart();
+      return { ok: true, tools: tools.map((t) => ({ name: t.name, description: t.description })), error: null };
+    } catch (e) {
+      return { ok: false, tools: [], error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      this.publish();
+    }
+  }
+
+  /** The servers a session (of a project, or none) uses. */
+  private enabledFor(projectId: string | null | undefined): StoredServer[] {
+    return this.stored().filter((s) => s.enabled && (s.projectIds === null || (projectId != null && s.projectIds.includes(projectId))));
+  }
+
+  /**
+   * Before a model call: starts the session's enabled servers that are not running, so their
+   * tools can be offered. A server that fails is left out (its status and last error say why).
+   */
+  async prepare(sessionId: string): Promise<void> {
+    const servers = this.enabledFor(this.o.sessionProject(sessionId));
+    await Promise.all(
+      servers.map((s) =>
+        this.connection(s)
+          .ensure()
+          .catch(() => undefined), // recorded as the server's status and last error
+      ),
+    );
+  }
+
+  /** The built-in loop's MCP tools for a session: mcp__SERVER__TOOL, from servers that listed them. */
+  toolsFor(sessionId: string): ExtraTool[] {
+    const out: ExtraTool[] = [];
+    for (const s of this.enabledFor(this.o.sessionProject(sessionId))) {
+      const c = this.connections.get(s.name);
+      if (!c) continue;
+      for (const t of c.tools) {
+        const name = mcpToolName(s.name, t.name);
+        if (!API_TOOL_NAME.test(name)) continue;
+        out.push({
+          spec: { name, description: `${t.description || t.name} (MCP server ${s.name})`, input_schema: { type: 'object', ...t.inputSchema } },
+          run: (input, call) => c.call(t.name, input, call.signal),
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Claude Code's `--mcp-config` content for a session of this project: the same servers with
+   * their secrets. Written only to a private 0600 file (see coder), never logged.
+   */
+  claudeConfig(projectId: string | null | undefined): { mcpServers: Record<string, Record<string, unknown>> } {
+    const mcpServers: Record<string, Record<string, unknown>> = {};
+    for (const s of this.enabledFor(projectId)) {
+      const r = this.resolve(s);
+      mcpServers[s.name] = s.transport === 'stdio' ? { type: 'stdio', command: r.command, args: r.args, env: r.env } : { type: 'http', url: r.url, headers: r.headers };
+    }
+    return { mcpServers };
+  }
+
+  /** What a trusted project's .mcp.json suggests; nothing while the project is not trusted. */
+  async suggestions(projectId: string): Promise<{ trusted: boolean; servers: McpSuggestion[] }> {
+    const root = this.o.projectRoot(projectId);
+    if (!(await this.o.trusted(root))) return { trusted: false, servers: [] };
+    const names = new Set(this.stored().map((s) => s.name));
+    return {
+      trusted: true,
+      servers: readMcpJson(root).map((s) => ({
+        name: s.name,
+        transport: s.transport,
+        command: s.transport === 'stdio' ? s.command : null,
+        args: s.transport === 'stdio' ? s.args : [],
+        url: s.transport === 'http' ? s.url : null,
+        envNames: Object.keys(s.transport === 'stdio' ? s.env : {}),
+        headerNames: Object.keys(s.transport === 'http' ? s.headers : {}),
+        added: names.has(s.name),
+      })),
+    };
+  }
+
+  /** Adds one suggested server, enabled for that project only. */
+  async addSuggested(projectId: string, name: string): Promise<McpServer> {
+    const root = this.o.projectRoot(projectId);
+    if (!(await this.o.trusted(root))) throw new AppError('conflict', "This project is not trusted: its .mcp.json is not offered. Review and trust it first.");
+    const s = readMcpJson(root).find((x) => x.name === name);
+    if (!s) throw new AppError('not_found', `The project's .mcp.json suggests no server named "${name}".`);
+    return this.add(s, { enabled: true, projectIds: [projectId] });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const c of this.connections.values()) void c.close();
+    this.connections.clear();
+  }
+
+  /** Stops every client (awaited: tests and the CLI end with no child left). */
+  async close(): Promise<void> {
+    this.disposed = true;
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    this.connections.clear();
+  }
+}
+
+/** The servers of a repository's .mcp.json (Claude Code's format) that fit the contract; others are skipped. */
+export function readMcpJson(root: string): Array<ReturnType<typeof McpServerInput.parse>> {
+  let text: string;
+  try {
+    const buf = readFileSync(join(root, '.mcp.json'));
+    if (buf.length > MAX_MCP_JSON_BYTES) return [];
+    text = buf.toString('utf8');
+  } catch {
+    return []; // no .mcp.json (or unreadable): nothing suggested
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const servers = (doc as { mcpServers?: unknown })?.mcpServers;
+  if (!servers || typeof servers !== 'object') return [];
+  const out: Array<ReturnType<typeof McpServerInput.parse>> = [];
+  for (const [name, v] of Object.entries(servers as Record<string, Record<string, unknown>>)) {
+    if (!v || typeof v !== 'object') continue;
+    const candidate = typeof v.url === 'string' ? { transport: 'http', name, url: v.url, headers: v.headers ?? {} } : { transport: 'stdio', name, command: v.command, args: v.args ?? [], env: v.env ?? {} };
+    const parsed = McpServerInput.safeParse(candidate);
+    if (parsed.success) out.push(parsed.data);
+  }
+  return out;
+}
