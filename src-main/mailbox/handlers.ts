@@ -22,8 +22,8 @@ export function registerMailboxHandlers(router: Router, mailbox: MailboxService,
     else await mailbox.unwatch({ projectId });
     return mailbox.status(projectId);
   });
-  router.handle('mailbox.task.create', ({ projectId, commandType, sessionId, task, constraints, expectedOutput, placement, container }) => {
-    const r = mailbox.writeTask({ projectId }, { commandType, task, ...(sessionId ? { sessionId } : {}), ...(constraints ? { constraints } : {}), ...(expectedOutput ? { expectedOutput } : {}), ...(placement ? { placement } : {}), ...(container ? { container } : {}) });
+  router.handle('mailbox.task.create', ({ projectId, commandType, sessionId, task, constraints, expectedOutput, headings, placement, container }) => {
+    const r = mailbox.writeTask({ projectId }, { commandType, task, headings: headings ?? 'en', ...(sessionId ? { sessionId } : {}), ...(constraints ? { constraints } : {}), ...(expectedOutput ? { expectedOutput } : {}), ...(placement ? { placement } : {}), ...(container ? { container } : {}) });
     // A task written from the app is meant to run: make sure the project's mailbox is watched.
     mailbox.watch({ projectId });
     return { commandId: r.id, file: r.file };

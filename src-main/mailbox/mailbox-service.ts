@@ -35,7 +35,7 @@ import type { SettingsService } from '../settings/settings-service';
 import { TREES_DIR, type WorktreeManager } from '../worktrees/worktree-manager';
 import { listAdrs, parseAdr, type Adr } from './adr';
 import { driverAgentPort } from './agent-port';
-import { formatCommandFile, type CommandFileInput, type CommandType, type Network, type Placement } from './command-file';
+import { formatCommandFile, type CommandFileInput, type CommandType, type HeadingLanguage, type Network, type Placement } from './command-file';
 import { Journal } from './journal';
 import { ensureMailbox, mailboxLayout } from './layout';
 import { DEFAULT_TASK_TIMEOUT_MS, MailboxProcessor, type MailboxChange, type MailboxProcessorOptions, type TaskPlacement } from './processor';
@@ -78,6 +78,8 @@ export interface NewTaskInput {
   sessionId?: string;
   constraints?: string;
   expectedOutput?: string;
+  /** The section headings' language (the format's default, Chinese, when not given). */
+  headings?: HeadingLanguage;
   placement?: Placement;
   timeoutMs?: number;
   engine?: string;
@@ -480,6 +482,7 @@ export function writeTaskFile(m: ResolvedMailbox, input: NewTaskInput, now = new
     task: input.task,
     ...(input.constraints ? { constraints: input.constraints } : {}),
     ...(input.expectedOutput ? { expectedOutput: input.expectedOutput } : {}),
+    ...(input.headings ? { headings: input.headings } : {}),
     ...(input.placement ? { placement: input.placement } : {}),
     ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
     ...(input.engine ? { engine: input.engine } : {}),

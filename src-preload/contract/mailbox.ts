@@ -93,6 +93,8 @@ export const mailboxRequests = {
         task: Text.min(1),
         constraints: Text.optional(),
         expectedOutput: Text.optional(),
+        /** The language of the file's section headings: English unless the user picks the format's Chinese template. The text is kept as written. */
+        headings: z.enum(['en', 'zh']).optional(),
         placement: z.enum(['host', 'container']).optional(),
         /** With placement "container": the container's engine, image, GPUs, limits and network (the session's or the mailbox's defaults fill the rest). */
         container: TaskContainer.optional(),

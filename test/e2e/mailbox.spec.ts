@@ -144,6 +144,8 @@ test('a task placed in a container: its engine, image, limits and network typed 
     // Everything from the keyboard.
     await page.getByTestId('task-text').focus();
     await page.keyboard.type('CONTAINER-TASK: write where.txt');
+    await expect(page.getByTestId('task-form')).not.toContainText('任务描述 /');
+    await expect(page.getByTestId('task-headings')).toHaveValue('en');
     await page.getByTestId('task-placement').focus();
     await page.keyboard.press('ArrowDown');
     await expect(page.getByTestId('task-placement')).toHaveValue('container');
@@ -194,6 +196,8 @@ test('a task placed in a container: its engine, image, limits and network typed 
     const processed = boxes.flatMap((b) => (existsSync(join(b, 'commands/processed')) ? readdirSync(join(b, 'commands/processed')).map((n) => join(b, 'commands/processed', n)) : []));
     const file = processed.find((f) => readFileSync(f, 'utf8').includes('CONTAINER-TASK'))!;
     expect(file).toBeDefined();
+    // English section headings by default (the Chinese template is a choice in the form); the text as typed.
+    expect(readFileSync(file, 'utf8')).toContain('\n## Task\n\nCONTAINER-TASK: write where.txt\n');
     const parsed = parseCommandFile(readFileSync(file));
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;

@@ -406,6 +406,7 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
   const [task, setTask] = useState('');
   const [constraints, setConstraints] = useState('');
   const [expected, setExpected] = useState('');
+  const [headings, setHeadings] = useState<'en' | 'zh'>('en');
   const [placement, setPlacement] = useState<'host' | 'container'>('host');
   const [busy, setBusy] = useState(false);
   // A new session's container: engine, image, GPUs, limits and network, as in the new-session dialog.
@@ -429,6 +430,7 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
         ...(type !== 'new' ? { sessionId } : {}),
         ...(constraints.trim() ? { constraints } : {}),
         ...(expected.trim() ? { expectedOutput: expected } : {}),
+        headings,
         ...(type === 'new' ? { placement } : {}),
         ...(inContainer && container ? { container: { ...(container.engine ? { engine: container.engine } : {}), image: container.image, ...(container.gpus ? { gpus: container.gpus } : {}), ...(container.limits ? { limits: container.limits } : {}), ...(container.network ? { network: container.network } : {}) } } : {}),
       })
@@ -478,16 +480,24 @@ function NewTask({ projectId, tick, onError, onCreated }: { projectId: string; t
         </label>
       )}
       <label>
-        任务描述 / Task
+        Task
         <textarea className="input" value={task} onChange={(e) => setTask(e.target.value)} rows={6} data-testid="task-text" />
       </label>
       <label>
-        约束条件 / Constraints (optional)
-        <textarea className="input" value={constraints} onChange={(e) => setConstraints(e.target.value)} rows={3} />
+        Constraints (optional)
+        <textarea className="input" value={constraints} onChange={(e) => setConstraints(e.target.value)} rows={3} data-testid="task-constraints" />
       </label>
       <label>
-        预期输出 / Expected output (optional)
-        <textarea className="input" value={expected} onChange={(e) => setExpected(e.target.value)} rows={3} />
+        Expected output (optional)
+        <textarea className="input" value={expected} onChange={(e) => setExpected(e.target.value)} rows={3} data-testid="task-expected" />
+      </label>
+      {/* What is typed is written as typed, in any language; only the file's section headings follow this choice. */}
+      <label>
+        Command file template{' '}
+        <select className="input" value={headings} onChange={(e) => setHeadings(e.target.value as 'en' | 'zh')} data-testid="task-headings">
+          <option value="en">English headings (## Task)</option>
+          <option value="zh">Chinese headings (## 任务描述), the format&apos;s own template</option>
+        </select>
       </label>
       {type === 'new' && (
         <label>
