@@ -18,4 +18,5 @@ export function registerSessionWorktreeHandlers(router: Router, service: Session
     return { archive: r.archive, branchDeleted: r.branchDeleted, saved: r.saved };
   });
   router.handle('sessionWorktrees.restore', ({ sessionId }) => service.restore(sessionId));
+  router.handle('sessionWorktrees.fork', ({ sessionId, turn }) => service.fork(sessionId, turn));
 }

@@ -26,6 +26,7 @@ import { parseStatusZ, parseWorktreeList, slugProblem, validateSlug } from '../w
 import { compareUrl } from '../git/forge';
 import { isMissingIdentity, listNames, mergeMessage, pullRequestText, squashMessage, suggestSessionSlug } from './session-worktree-model';
 import { SessionWorktreeRepo } from './session-worktree-repo';
+import { forkSession } from './session-fork';
 
 /** The remote a session's branch is pushed to (the one `git clone` sets up). */
 export const PUSH_REMOTE = 'origin';
@@ -172,6 +173,26 @@ export class SessionWorktreeService {
     }
     this.o.agents.republish(session.id);
     return { session: this.o.agents.getSession(session.id), worktree: { ...ref, archiveRef: null } };
+  }
+
+  /**
+   * Forks a session at a chat turn (0 = before the first): a new session in a new worktree with
+   * that turn's files and the conversation up to it; the original is not touched (session-fork.ts).
+   */
+  async fork(sessionId: string, turn: number): Promise<{ session: Session; turn: number; messages: number; files: string[] }> {
+    this.alive();
+    return forkSession(
+      {
+        agents: this.o.agents,
+        startInWorktree: async (i) => {
+          const r = await this.startSession({ ...(i.projectId ? { projectId: i.projectId } : { root: i.root }), placement: 'worktree', title: i.title, mode: i.mode, profile: i.profile, ...(i.sandbox ? { sandbox: i.sandbox } : {}) });
+          if (!r.worktree) throw new AppError('internal', 'The fork got no worktree.');
+          return { session: r.session, path: r.worktree.path };
+        },
+      },
+      sessionId,
+      turn,
+    );
   }
 
   // ---- the session's worktree -----------------------------------------------------------------

@@ -119,4 +119,9 @@ export const sessionWorktreeRequests = {
     "Archive the session's worktree under refs/flightdeck/archive/… and remove it. Refused (conflict, naming files and commits) when work would be lost and force is not set.",
   ),
   'sessionWorktrees.restore': request(BySession, z.object({ path: z.string(), branch: z.string().nullable(), archiveRef: z.string(), reappliedDirty: z.boolean() }), "Bring a discarded session worktree back from its newest archive, uncommitted work included."),
+  'sessionWorktrees.fork': request(
+    z.object({ sessionId: SessionId, turn: z.number().int().min(0).max(1_000_000) }).strict(),
+    z.object({ session: Session, turn: z.number().int(), messages: z.number().int(), files: z.array(z.string()) }),
+    "Fork a session at a chat turn (0 = before the first): a new session in a new worktree with that turn's files and the conversation up to it. The original is not touched.",
+  ),
 } as const;

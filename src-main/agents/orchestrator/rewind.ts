@@ -12,6 +12,7 @@
  */
 import { UNDO_CHOICES, MAX_UNDO_SNAPSHOTS, applyRedo, applyUndo, gitWorkTree, planUndo, type UndoChoice } from './undo';
 import type { TurnContext } from './turn-context';
+import type { MessageRepo } from '../store/message-repo';
 import type { RewindRecord, UndoSnapshot } from '../store/session-repo';
 
 export const REWIND_USAGE = '/rewind [turn] [keep | pre | merge] [path…] | /rewind undo';
@@ -39,6 +40,31 @@ export function combineSnapshots(later: readonly UndoSnapshot[], label: string):
     }
   }
   return { turnId: label, at: Date.now(), files: [...files.values()], dirs: [...new Set(later.flatMap((s) => s.dirs ?? []))] };
+}
+
+/**
+ * Turn `n`'s checkpoint in a session: the ord where the conversation after it starts (null when
+ * `n` is the latest turn), and its files as the later turns' combined snapshot (null when they
+ * changed none with write/patch).
+ */
+export function checkpointOf(
+  messages: Pick<MessageRepo, 'chatTurns'>,
+  sessionId: string,
+  undo: readonly UndoSnapshot[],
+  n: number,
+): { turns: number; before: number | null; later: UndoSnapshot[]; combined: UndoSnapshot | null; index: Map<string, number> } {
+  const turns = messages.chatTurns(sessionId);
+  const index = new Map(turns.map((t, i) => [t.turnId, i + 1]));
+  const later = undo.filter((u) => (index.get(u.turnId) ?? 0) > n).sort((a, b) => index.get(a.turnId)! - index.get(b.turnId)!);
+  return { turns: turns.length, before: n < turns.length ? turns[n]!.ord : null, later, combined: combineSnapshots(later, `rewind-to-${n}`), index };
+}
+
+/** Why turn `n`'s files cannot be rebuilt (older checkpoints were dropped), or null. */
+export function checkpointTooOld(undo: readonly UndoSnapshot[], index: ReadonlyMap<string, number>, n: number): string | null {
+  const oldest = undo[0];
+  const at = oldest ? (index.get(oldest.turnId) ?? 0) : 0;
+  if (undo.length < MAX_UNDO_SNAPSHOTS || at <= n + 1) return null;
+  return `file checkpoints are kept for the last ${MAX_UNDO_SNAPSHOTS} turns that changed files, and the oldest kept is turn ${at}: turn ${at - 1} is the earliest whose files can be rebuilt`;
 }
 
 export async function rewindCommand(ctx: TurnContext, args: string[]): Promise<RewindCommandResult> {
@@ -69,15 +95,10 @@ async function rewind(ctx: TurnContext, args: string[]): Promise<RewindCommandRe
   const turns = ctx.deps.messages.chatTurns(ctx.sessionId);
   if (n > turns.length) return { ok: false, text: `There is no turn ${n}: this session has ${turns.length} turn${turns.length === 1 ? '' : 's'}.` };
   if (n === turns.length) return { ok: true, text: `Already at turn ${n}: it is the latest turn, nothing to rewind.` };
-  const index = new Map(turns.map((t, i) => [t.turnId, i + 1]));
-  const later = s.state.undo.filter((u) => (index.get(u.turnId) ?? 0) > n).sort((a, b) => index.get(a.turnId)! - index.get(b.turnId)!);
+  const { later, combined, index } = checkpointOf(ctx.deps.messages, ctx.sessionId, s.state.undo, n);
   const kept = s.state.undo.filter((u) => !later.includes(u));
-  // Older file checkpoints are dropped; a turn past them may have changed files we cannot put back.
-  const oldest = s.state.undo[0];
-  if (s.state.undo.length >= MAX_UNDO_SNAPSHOTS && oldest && (index.get(oldest.turnId) ?? 0) > n + 1) {
-    return { ok: false, text: `Cannot rewind to turn ${n}: file checkpoints are kept for the last ${MAX_UNDO_SNAPSHOTS} turns that changed files, and the oldest kept is turn ${index.get(oldest.turnId)}. Rewind to turn ${index.get(oldest.turnId)! - 1} or later, or fork instead.` };
-  }
-  const combined = combineSnapshots(later, `rewind-to-${n}`);
+  const tooOld = checkpointTooOld(s.state.undo, index, n);
+  if (tooOld) return { ok: false, text: `Cannot rewind to turn ${n}: ${tooOld}.` };
   let filesLines: string[] = [];
   let files: RewindRecord['files'] = null;
   if (combined) {

@@ -123,3 +123,59 @@ describe('/rewind puts files and conversation back to a turn', () => {
     expect(lastResult(id).text).toContain('is not a turn number');
   });
 });
+
+describe('fork at a turn', () => {
+  it('starts a new session in a new worktree with turn 1\'s files and conversation; both continue independently, across a restart', async () => {
+    h = await harness();
+    const id = await threeTurns();
+    // An uncommitted edit of the user's before the fork travels with the files (it is part of the working tree).
+    writeFileSync(join(h.repo, 'user-notes.txt'), 'mine\n');
+
+    const f = await h.app.sessionWorktrees.fork(id, 1);
+    expect(f).toMatchObject({ turn: 1 });
+    const forkId = f.session.id;
+    const wt = f.session.root;
+    expect(wt).not.toBe(h.repo);
+    expect(f.session.worktree?.path).toBe(wt);
+    expect(f.session.turnCount).toBe(1);
+    const inFork = (rel: string) => readFileSync(join(wt, rel), 'utf8');
+    expect(inFork('a.txt')).toBe('one\nTWO-1\nthree\nfour\nfive\nsix\n');
+    expect(existsSync(join(wt, 'c.txt'))).toBe(false);
+    expect(existsSync(join(wt, 'lib'))).toBe(false);
+    expect(inFork('user-notes.txt')).toBe('mine\n');
+    // The original is untouched: files and conversation.
+    expect(read('a.txt')).toBe('one\nTWO-1\nTHREE-3\nfour\nfive\nsix\n');
+    expect(read('c.txt')).toBe('made in three\n');
+    expect(h.app.agents.getSession(id).turnCount).toBe(3);
+
+    await h.restart();
+    // The fork goes on from turn 1: its request holds turn 1 only, and its write lands in its worktree.
+    h.server.setScript(toolThenText('write', { path: 'fork-only.txt', content: 'fork\n' }, 'fork answered'));
+    await h.app.agents.run(forkId, 'fork-question');
+    let sent = lastRequestText();
+    expect(sent).toContain('turn-one please');
+    expect(sent).toContain('fork-question');
+    expect(sent).not.toContain('turn-two please');
+    expect(inFork('fork-only.txt')).toBe('fork\n');
+    expect(existsSync(join(h.repo, 'fork-only.txt'))).toBe(false);
+
+    // The original goes on from turn 3, not seeing the fork's turn.
+    h.server.setScript([{ blocks: [{ type: 'text', text: 'original answered' }] }]);
+    await h.app.agents.run(id, 'original-question');
+    sent = lastRequestText();
+    for (const t of ['turn-one please', 'turn-two please', 'turn-three please', 'original-question']) expect(sent).toContain(t);
+    expect(sent).not.toContain('fork-question');
+
+    // The fork's own checkpoints work: rewinding it to turn 1 takes its write out and leaves the original alone.
+    await h.app.agents.run(forkId, '/rewind 1');
+    expect(lastResult(forkId)).toMatchObject({ ok: true });
+    expect(existsSync(join(wt, 'fork-only.txt'))).toBe(false);
+    expect(read('c.txt')).toBe('made in three\n');
+  });
+
+  it('refuses a turn the session does not have', async () => {
+    h = await harness();
+    const id = await threeTurns();
+    await expect(h.app.sessionWorktrees.fork(id, 4)).rejects.toThrow('There is no turn 4: this session has 3 turns.');
+  });
+});

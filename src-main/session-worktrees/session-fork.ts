@@ -1,0 +1,79 @@
+/**
+ * Fork a session at a turn (issue 25 §2): a new session in a new worktree, holding the files of
+ * that turn and the conversation up to it; the original session and its folder are not touched.
+ *
+ * Files: the new worktree's branch starts at the original's HEAD commit; its working tree gets the
+ * original's whole working tree (uncommitted and untracked files included, ignored ones not),
+ * captured as a git tree with a temporary index so the original's own index stays as it is. Then
+ * the write/patch changes of the turns after the fork point are taken out (their pre-images, as
+ * /rewind does). The copied changes stay uncommitted in the fork, as they were in the original.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppError, type Session } from '../../src-preload/contract';
+import type { AgentService } from '../agents/agent-service';
+import { checkpointOf, checkpointTooOld } from '../agents/orchestrator/rewind';
+import { applyUndo, gitWorkTree, planUndo } from '../agents/orchestrator/undo';
+import { git } from '../git/git';
+
+/** The original's working tree as a tree object (untracked files included), without touching its index. */
+async function workingTree(root: string): Promise<{ head: string; tree: string }> {
+  const head = (await git(['rev-parse', '--verify', 'HEAD^{commit}'], { cwd: root })).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'fd-fork-index-'));
+  try {
+    const env = { GIT_INDEX_FILE: join(dir, 'index') };
+    await git(['read-tree', head], { cwd: root, env });
+    await git(['add', '-A', '--', '.'], { cwd: root, env, timeoutMs: 120_000 });
+    const tree = (await git(['write-tree'], { cwd: root, env })).trim();
+    return { head, tree };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface ForkDeps {
+  agents: AgentService;
+  /** Starts a session in a new worktree of `root`'s repository (SessionWorktreeService.startSession). */
+  startInWorktree(input: { root: string; projectId: string | null; title: string; mode: Session['mode']; profile: string; sandbox?: Session['sandbox'] }): Promise<{ session: Session; path: string }>;
+}
+
+export async function forkSession(d: ForkDeps, sessionId: string, turn: number): Promise<{ session: Session; turn: number; messages: number; files: string[] }> {
+  const s = d.agents.sessions.get(sessionId);
+  if (!s) throw new AppError('not_found', `There is no session ${sessionId}.`);
+  if (s.status === 'running' || s.status === 'awaiting_approval') throw new AppError('conflict', 'A turn is running in this session: wait for it to end (or cancel it) before forking.');
+  if (!Number.isInteger(turn) || turn < 0) throw new AppError('invalid_input', `"${turn}" is not a turn number.`);
+  const cp = checkpointOf(d.agents.messages, sessionId, s.state.undo, turn);
+  if (turn > cp.turns) throw new AppError('invalid_input', `There is no turn ${turn}: this session has ${cp.turns} turn${cp.turns === 1 ? '' : 's'}.`);
+  const tooOld = checkpointTooOld(s.state.undo, cp.index, turn);
+  if (tooOld) throw new AppError('invalid_input', `Cannot fork at turn ${turn}: ${tooOld}.`);
+  if (!(await gitWorkTree(s.root))) throw new AppError('not_a_git_repo', `${s.root} is not a git repository: a fork gets a worktree of its own, which needs git.`, { path: s.root });
+  const src = await workingTree(s.root);
+  const title = `${s.title} (fork at turn ${turn})`;
+  const started = await d.startInWorktree({ root: s.root, projectId: s.projectId, title, mode: s.mode, profile: s.profile, ...(s.state.sandbox ? { sandbox: s.state.sandbox } : {}) });
+  const root = started.path;
+  // The fresh worktree holds nothing yet: its branch moves to the original's commit, its files become the original's.
+  await git(['reset', '--quiet', '--hard', src.head], { cwd: root });
+  await git(['read-tree', '-u', '--reset', src.tree], { cwd: root });
+  await git(['read-tree', src.head], { cwd: root });
+  const files: string[] = [];
+  if (cp.combined) {
+    const plan = await planUndo(root, cp.combined);
+    const applied = await applyUndo(root, cp.combined, plan, 'pre', null);
+    files.push(...applied.redo.replaced.map((r) => r.path));
+  }
+  const messages = cp.before === null ? d.agents.messages.live(sessionId).length : d.agents.messages.live(sessionId).filter((m) => m.ord < cp.before!).length;
+  d.agents.messages.copyTo(sessionId, cp.before ?? Number.POSITIVE_INFINITY, started.session.id);
+  const kept = s.state.undo.filter((u) => !cp.later.includes(u));
+  const next = d.agents.sessions.get(started.session.id)!;
+  d.agents.sessions.update(started.session.id, {
+    model: s.model,
+    policyPreset: s.policyPreset,
+    disabledTools: s.disabledTools,
+    turnCount: turn,
+    // The kept checkpoints' blobs live in the shared object store: /undo and /rewind work in the fork too.
+    state: { ...next.state, undo: kept, ...(s.state.role ? { role: s.state.role } : {}), ...(s.state.instructions ? { instructions: s.state.instructions } : {}) },
+  });
+  d.agents.republish(started.session.id);
+  return { session: d.agents.getSession(started.session.id), turn, messages, files };
+}
