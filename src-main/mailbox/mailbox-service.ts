@@ -16,7 +16,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../src-preload/contract/errors';
 import type { ContainerGpuRequest, ContainerLimits } from '../../src-preload/contract/containers';
 import { git } from '../git/git';
-import { isInside, readFileInside, writeFileInside } from '../platform/contained-path';
+import { FileTooLargeError, isInside, readFileInside, UnsafePathError, writeFileInside } from '../platform/contained-path';
 import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, type ContextFolders, type ContextLayer } from './context';
 import { readMission } from './mission';
 import { containerTaskPlacement, type SessionPlacer } from './container-placement';
@@ -29,7 +29,7 @@ import { parse as parseYaml } from 'yaml';
 import type { EventHub } from '../bridge/event-hub';
 import type { SessionDriver } from '../agents/session-driver';
 import type { Logger } from '../platform/logger';
-import { readFileNoWait } from '../platform/read-no-wait';
+import { readFilePartNoWait } from '../platform/read-no-wait';
 import type { ProjectService } from '../projects/project-service';
 import type { SettingsService } from '../settings/settings-service';
 import { TREES_DIR, type WorktreeManager } from '../worktrees/worktree-manager';
@@ -141,9 +141,18 @@ export interface AdrSummary {
 /** Longest text the browser is sent for one file (a report, a log): the rest stays on disk. */
 const MAX_SHOWN_BYTES = 2 * 1024 * 1024;
 
+/**
+ * A report's head: its front matter, title and commit are at the top. Anything can sit in a
+ * reports folder (an agent's container may write there): a huge file is not read whole to list it.
+ */
+const MAX_REPORT_HEAD_BYTES = 64 * 1024;
+/** Largest ADR parsed for the list: a decision record is a page; the workspace is the agent's to fill. */
+const MAX_LISTED_ADR_BYTES = 256 * 1024;
+
 function readText(file: string): string {
-  const buf = readFileNoWait(file);
-  return buf.length > MAX_SHOWN_BYTES ? `${buf.subarray(buf.length - MAX_SHOWN_BYTES).toString('utf8')}\n…(only the last ${MAX_SHOWN_BYTES} bytes are shown)` : buf.toString('utf8');
+  // Only the tail is read from disk when the file is larger than what is shown.
+  const part = readFilePartNoWait(file, MAX_SHOWN_BYTES, 'end');
+  return part.truncated ? `${part.bytes.toString('utf8')}\n…(only the last ${MAX_SHOWN_BYTES} bytes are shown)` : part.bytes.toString('utf8');
 }
 
 export interface ReportFilter {
@@ -401,7 +410,13 @@ export class MailboxService {
     const m = this.resolve({ projectId });
     const a = listAdrs(m.workspace).find((x) => x.number === n);
     if (!a) throw new AppError('not_found', `The project has no ADR-${String(n).padStart(4, '0')}.`);
-    return readText(a.file);
+    try {
+      // A regular file inside the workspace only: an ADR the agent made a link would show any file of the user's.
+      return readFileInside(m.workspace, a.file, { maxBytes: MAX_SHOWN_BYTES, what: 'decision record' }).toString('utf8');
+    } catch (e) {
+      if (e instanceof UnsafePathError || e instanceof FileTooLargeError) throw new AppError('invalid_input', `ADR-${String(n).padStart(4, '0')} is not shown: ${e.message}.`);
+      throw e;
+    }
   }
 
   mission(projectId: string): string | null {
@@ -534,7 +549,7 @@ export function listReportsIn(m: ResolvedMailbox): ReportSummary[] {
 export function readReportHead(file: string): Pick<ReportSummary, 'sessionId' | 'status' | 'tags' | 'reportDate' | 'title' | 'commit'> | null {
   let text: string;
   try {
-    text = readFileNoWait(file, 'utf8');
+    text = readFilePartNoWait(file, MAX_REPORT_HEAD_BYTES, 'start').bytes.toString('utf8');
   } catch {
     // Removed meanwhile or a special file: not a report.
     return null;
@@ -568,9 +583,10 @@ export function listAdrsIn(m: ResolvedMailbox): AdrSummary[] {
   return listAdrs(m.workspace).map((a) => {
     let adr: Adr | null = null;
     try {
-      adr = parseAdr(readFileNoWait(a.file, 'utf8'));
+      // A regular file inside the workspace, of a record's size: the agent writes this folder.
+      adr = parseAdr(readFileInside(m.workspace, a.file, { maxBytes: MAX_LISTED_ADR_BYTES }).toString('utf8'));
     } catch {
-      // A hand-written ADR that does not parse is still listed, by its file name.
+      // A hand-written ADR that does not parse (or a link, or a giant) is still listed, by its file name.
       adr = null;
     }
     return { number: a.number, title: adr?.title ?? a.slug, file: a.file, workspace: m.workspace, projectId: m.projectId, projectName: m.projectName, modifiedAt: statSync(a.file).mtimeMs };

@@ -7,7 +7,7 @@
  * (after following symlinks: a linked config is fine) before opening it, open with O_NONBLOCK,
  * and check the opened descriptor again (the path may have been swapped in between).
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { lstat, open, stat } from 'node:fs/promises';
 
 // Not defined on Windows, which has no FIFOs of this kind.
@@ -100,5 +100,32 @@ export async function readFileHeadNoWaitAsync(path: string, maxBytes: number): P
     return { bytes: buf.subarray(0, Math.min(got, maxBytes)), truncated: got > maxBytes };
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * The first `maxBytes` (`from: 'start'`) or the last (`from: 'end'`) of a regular file, never
+ * reading more, never waiting on a special file: for a report or a log shown to the user, which
+ * anyone writing the folder could make as large as the disk.
+ */
+export function readFilePartNoWait(path: string, maxBytes: number, from: 'start' | 'end'): FileHead {
+  const st = statSync(path);
+  if (!st.isFile()) throw new NotRegularFileError(path, kindOf(st));
+  const fd = openSync(path, OPEN_NOWAIT);
+  try {
+    const now = fstatSync(fd);
+    if (!now.isFile()) throw new NotRegularFileError(path, kindOf(now));
+    const want = Math.min(now.size, maxBytes);
+    const buf = Buffer.alloc(want);
+    const start = from === 'end' ? now.size - want : 0;
+    let got = 0;
+    while (got < want) {
+      const n = readSync(fd, buf, got, want - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { bytes: buf.subarray(0, got), truncated: now.size > maxBytes };
+  } finally {
+    closeSync(fd);
   }
 }

@@ -4,7 +4,7 @@
  * symlink. The workspace is written by the agent (and the repository's author): a link there
  * would send any file of the user's to the model, or write Flightdeck's files wherever it points.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contextFolders, loadContext } from '../../../src-main/mailbox/context';
@@ -86,5 +86,29 @@ describe('mailbox context files stay inside the workspace', () => {
     expect(listed.ok).toBe(true);
     expect(JSON.stringify(listed.ok && listed.value)).not.toContain(SECRET);
     expect(readFileSync(join(home.path, 'keys.md'), 'utf8')).toBe(SECRET);
+  });
+
+  it('an ADR that is a symlink is listed by name but never read or shown; a huge report is read only in part', async () => {
+    const repo = makeRepo('fd-ctx-adr-repo-');
+    const home = tempDir('fd-ctx-adr-home-');
+    const started = await startTestApp();
+    cleanups.push(repo.cleanup, home.cleanup, started.cleanup);
+    const app = started.app;
+    const project = await app.projects.add(repo.path);
+    const m = app.mailbox.resolve({ projectId: project.id });
+    mkdirSync(join(m.workspace, 'docs', 'decisions'), { recursive: true });
+    writeFileSync(join(home.path, 'id_rsa'), `# ADR-0001: ${SECRET}\n`);
+    symlinkSync(join(home.path, 'id_rsa'), join(m.workspace, 'docs', 'decisions', 'ADR-0001-keys.md'));
+    const listed = app.mailbox.listAdrs([{ projectId: project.id }]);
+    expect(listed.map((a) => a.number)).toEqual([1]);
+    expect(JSON.stringify(listed)).not.toContain(SECRET);
+    expect(() => app.mailbox.adrText(project.id, 1)).toThrow(/ADR-0001 is not shown: .* is a symbolic link/);
+    // A report of 100 MB (sparse): listed from its head, shown by its tail, never read whole.
+    mkdirSync(join(m.root, 'reports', 'pending'), { recursive: true });
+    const report = join(m.root, 'reports', 'pending', 'report-task-1.md');
+    writeFileSync(report, '---\nsession_id: "s"\nreport_date: "2026-02-22T10:00:00Z"\nstatus: "SUCCESS"\ntags: []\n---\n\n- **原始指令**: big one\n');
+    truncateSync(report, 100 * 1024 * 1024);
+    const reports = app.mailbox.listReports([{ projectId: project.id }]);
+    expect(reports.map((r) => [r.title, r.status])).toEqual([['big one', 'SUCCESS']]);
   });
 });
