@@ -160,6 +160,8 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
 
   // The Planner's session in the sidebar is the plan's chat, not a bare session.
   await page.getByTestId('sidebar').getByRole('button', { name: 'Board' }).click();
+  // Sessions the app made (this Planner's too) are folded under "Made by Flightdeck", apart from the user's own.
+  await page.getByTestId('sidebar-made-toggle').click();
   await page.getByTestId('sidebar-sessions').getByRole('button', { name: `Plan: ${SLUG}` }).click();
   await expect(features.chat).toBeVisible();
   await expect(session.transcript).toContainText('Type /approve when ready');
@@ -285,7 +287,10 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await expect(page.getByTestId('board-count')).toHaveText('0 of 1');
   await page.getByTestId('board-filter').fill('health');
   await expect(page.getByTestId('board-count')).toHaveText('1 feature');
+  // Filter, project, sort, then the cards.
   await page.getByTestId('board-filter').press('Tab');
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('board-sort')).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(card).toBeFocused();
   await page.keyboard.press('Enter');
