@@ -8,6 +8,7 @@ import { m006SessionWorktrees } from './006-session-worktrees';
 import { m007FeatureRuns } from './007-feature-runs';
 import { m008WorkspaceTrust } from './008-workspace-trust';
 import { m009ReviewComments } from './009-review-comments';
+import { m010FeatureApprovals } from './010-feature-approvals';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m007FeatureRuns,
   m008WorkspaceTrust,
   m009ReviewComments,
+  m010FeatureApprovals,
 ];
