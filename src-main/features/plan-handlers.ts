@@ -2,7 +2,8 @@ import type { Router } from '../bridge/router';
 import type { Logger } from '../platform/logger';
 import type { ProjectService } from '../projects/project-service';
 import { isFeatureError } from './errors';
-import type { PlanningService } from './planning-service';
+import { InitProposals } from './init-proposals';
+import type { InitResult, PlanningService } from './planning-service';
 
 /** A features failure crosses the bridge as a typed error with its kind, path and line. */
 async function bridged<T>(fn: () => Promise<T>): Promise<T> {
@@ -14,10 +15,19 @@ async function bridged<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export function registerPlanningHandlers(router: Router, planning: PlanningService, projects: Pick<ProjectService, 'get'>, logger?: Logger): void {
+  const initOutput = (r: InitResult) => ({ configPath: r.configPath, overviewPath: r.overviewPath, checks: r.checks, gitignoreUpdated: r.gitignoreUpdated, sessionIds: r.sessionIds, notes: r.notes });
   router.handle('features.init', ({ projectId, executor, profile, model }) =>
+    bridged(async () => initOutput(await planning.init({ repo: projects.get(projectId).path, projectId, executor, profile, model }))),
+  );
+  // The app shows what init will write before it writes it.
+  const proposals = new InitProposals();
+  router.handle('features.init.propose', ({ projectId, executor, profile, model }) =>
+    bridged(() => proposals.propose((confirm) => planning.init({ repo: projects.get(projectId).path, projectId, executor, profile, model, confirm }))),
+  );
+  router.handle('features.init.write', ({ proposalId, write }) =>
     bridged(async () => {
-      const r = await planning.init({ repo: projects.get(projectId).path, projectId, executor, profile, model });
-      return { configPath: r.configPath, overviewPath: r.overviewPath, checks: r.checks, gitignoreUpdated: r.gitignoreUpdated, sessionIds: r.sessionIds, notes: r.notes };
+      const r = await proposals.decide(proposalId, write);
+      return r ? initOutput(r) : null;
     }),
   );
   router.handle('features.plan.start', ({ projectId, slug, executor, profile, model }) =>

@@ -262,20 +262,29 @@ export const CleanReport = z.object({
 });
 export type CleanReport = z.infer<typeof CleanReport>;
 
+const InitInput = z.object({ projectId: ProjectId, executor: FeatureExecutor.default('builtin'), profile: ProfileName.optional(), model: z.string().trim().min(1).max(200).optional() }).strict();
+const InitOutput = z.object({
+  configPath: z.string(),
+  overviewPath: z.string(),
+  checks: z.array(z.string()),
+  gitignoreUpdated: z.boolean(),
+  /** The Planner's analysis session and the Coder's setup session (viewable like any session). */
+  sessionIds: z.array(SessionId),
+  /** What was not taken from the model and why (its proposal unusable, a check dropped). */
+  notes: z.array(z.string()),
+});
+
 export const featureRequests = {
-  'features.init': request(
-    z.object({ projectId: ProjectId, executor: FeatureExecutor.default('builtin'), profile: ProfileName.optional(), model: z.string().trim().min(1).max(200).optional() }).strict(),
-    z.object({
-      configPath: z.string(),
-      overviewPath: z.string(),
-      checks: z.array(z.string()),
-      gitignoreUpdated: z.boolean(),
-      /** The Planner's analysis session and the Coder's setup session (viewable like any session). */
-      sessionIds: z.array(SessionId),
-      /** What was not taken from the model and why (its proposal unusable, a check dropped). */
-      notes: z.array(z.string()),
-    }),
-    'Initialize the project for features: .flightdeck/config.yml (validated), overview.md and the .trees/ ignore entry. Refused when a config exists.',
+  'features.init': request(InitInput, InitOutput, 'Initialize the project for features: .flightdeck/config.yml (validated), overview.md and the .trees/ ignore entry. Refused when a config exists.'),
+  'features.init.propose': request(
+    InitInput,
+    z.object({ proposalId: z.string(), files: z.array(z.object({ path: z.string(), text: z.string() })) }),
+    'Init in two steps: the agents analyse the repository and the files init would write come back; nothing is written until features.init.write.',
+  ),
+  'features.init.write': request(
+    z.object({ proposalId: z.string().min(1).max(100), write: z.boolean() }).strict(),
+    InitOutput.nullable(),
+    'Writes the proposed init files (write: true), or drops them (null).',
   ),
   'features.plan.start': request(
     z

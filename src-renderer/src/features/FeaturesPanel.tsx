@@ -7,6 +7,7 @@ import { NewPlanDialog } from './NewPlanDialog';
 import { DRAFT_STATUS_LABEL } from './PlanHeader';
 
 type InitResult = OutputOf<'features.init'>;
+type InitProposal = OutputOf<'features.init.propose'>;
 
 /**
  * A project's features on its page: set the project up for features (init), plan a new one,
@@ -24,15 +25,39 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
   const [planning, setPlanning] = useState<false | 'describe' | 'issue'>(false);
   const [initing, setIniting] = useState(false);
   const [result, setResult] = useState<InitResult | null>(null);
+  // What init will write, shown before anything is written.
+  const [proposal, setProposal] = useState<InitProposal | null>(null);
 
+  // When the analysis started: the sessions it opens since then are linked while it works.
+  const [initSince, setInitSince] = useState<number | null>(null);
+  const allSessions = useAppStore((s) => s.sessions);
+  const initSessions = initSince === null ? [] : allSessions.filter((x) => x.projectId === projectId && x.createdAt >= initSince - 2_000);
   const init = async () => {
     setIniting(true);
+    setInitSince(Date.now());
+    setResult(null);
     try {
-      const r = await client.invoke('features.init', { projectId });
-      setResult(r);
-      toast({ level: 'success', title: 'Project set up for features', message: `Wrote ${r.configPath}.` });
+      setProposal(await client.invoke('features.init.propose', { projectId }));
     } catch (e) {
       toastError('Could not set up the project for features', e);
+    } finally {
+      setIniting(false);
+      setInitSince(null);
+    }
+  };
+
+  const decide = async (write: boolean) => {
+    if (!proposal) return;
+    setIniting(true);
+    try {
+      const r = await client.invoke('features.init.write', { proposalId: proposal.proposalId, write });
+      setProposal(null);
+      if (r) {
+        setResult(r);
+        toast({ level: 'success', title: 'Project set up for features', message: `Wrote ${r.configPath}.` });
+      }
+    } catch (e) {
+      toastError('Could not write the features setup', e);
     } finally {
       setIniting(false);
     }
@@ -43,7 +68,7 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
       <div className="panel-head">
         <h3>Features</h3>
         <div className="view-actions">
-          <button className="button" onClick={() => void init()} disabled={initing} data-testid="feature-init" title="Write .flightdeck/config.yml and overview.md from an analysis of the repository">
+          <button className="button" onClick={() => void init()} disabled={initing || proposal !== null} data-testid="feature-init" title="Propose .flightdeck/config.yml and overview.md from an analysis of the repository; nothing is written before you confirm">
             {initing ? <Icon name="refresh" className="spin" /> : <Icon name="layers" />} {initing ? 'Analysing the repository…' : 'Set up features'}
           </button>
           <button className="button" onClick={() => setPlanning('issue')} data-testid="plan-from-issue" title="Plan a feature from one of the repository's open GitHub issues">
@@ -54,13 +79,58 @@ export function FeaturesPanel({ projectId }: { projectId: string }) {
           </button>
         </div>
       </div>
+      {initSince !== null && proposal === null && (
+        <div className="feature-init-progress small" role="status" data-testid="feature-init-progress">
+          <Icon name="refresh" size={14} className="spin" /> Analysing the repository: an agent reads it and proposes the config and overview. Nothing is written before you confirm.{' '}
+          {initSessions.map((x) => (
+            <button key={x.id} className="link link-inline" onClick={() => setView({ name: 'session', sessionId: x.id })} data-testid="feature-init-session">
+              Watch {x.title}
+            </button>
+          ))}{' '}
+          <button className="link link-inline" onClick={() => setView({ name: 'terminals' })} data-testid="feature-init-terminals">
+            Its commands in Terminals
+          </button>
+        </div>
+      )}
+      {proposal && (
+        <div className="feature-init-result" data-testid="feature-init-preview" role="region" aria-label="Files init will write">
+          <p>Init will write these files (the agents changed nothing):</p>
+          {proposal.files.map((f) => (
+            <details key={f.path} open>
+              <summary className="mono small">{f.path}</summary>
+              <pre className="tool-pre">{f.text}</pre>
+            </details>
+          ))}
+          <div className="view-actions">
+            <button className="button primary" onClick={() => void decide(true)} disabled={initing} data-testid="feature-init-write">
+              Write these files
+            </button>
+            <button className="button" onClick={() => void decide(false)} disabled={initing} data-testid="feature-init-cancel">
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
       {result && (
         <div className="feature-init-result" data-testid="feature-init-result" role="status">
           <p>
             <Icon name="check" size={14} /> Wrote <span className="mono">{result.configPath}</span> and <span className="mono">{result.overviewPath}</span>
             {result.gitignoreUpdated ? ', and added .trees/ to .gitignore' : ''}.
           </p>
-          <p className="muted small">Checks: {result.checks.length > 0 ? result.checks.map((c) => <code key={c}>{c}</code>) : 'none found'}</p>
+          {result.checks.length > 0 ? (
+            <div className="muted small">
+              Checks, run in this order:
+              <ol className="init-checks" data-testid="feature-init-checks">
+                {result.checks.map((c, i) => (
+                  <li key={`${i}:${c}`}>
+                    <code>{c}</code>
+                  </li>
+                ))}
+              </ol>
+            </div>
+          ) : (
+            <p className="muted small">Checks: none found</p>
+          )}
           {result.notes.length > 0 && (
             <ul className="muted small">
               {result.notes.map((n) => (

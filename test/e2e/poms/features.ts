@@ -28,6 +28,11 @@ export class FeaturesPage {
   /** "Set up features": the Planner analyses, the Coder proposes; waits for the written files. */
   async init(): Promise<void> {
     await this.panel.getByTestId('feature-init').click();
+    // What init will write is shown first; nothing is written before the user confirms.
+    const preview = this.page.getByTestId('feature-init-preview');
+    await expect(preview).toBeVisible({ timeout: 60_000 });
+    await expect(preview).toContainText('.flightdeck/config.yml');
+    await preview.getByTestId('feature-init-write').click();
     await expect(this.page.getByTestId('feature-init-result')).toBeVisible({ timeout: 60_000 });
   }
 

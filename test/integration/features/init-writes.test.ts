@@ -38,4 +38,24 @@ describe('feature init writes only its own files', () => {
     expect(results.some((b) => b.includes('read-only preset does not allow changing files'))).toBe(true);
     expect(results.some((b) => b.includes('Read-only file system'))).toBe(true);
   }, 120_000);
+
+  it('the app proposes first: nothing is written until the user writes the proposal; a dropped one writes nothing', async () => {
+    const steps = [
+      { match: { userPattern: 'Step 1 of 2' }, blocks: [{ type: 'text' as const, text: 'A sample.' }] },
+      { match: { userPattern: 'Step 2 of 2' }, blocks: [{ type: 'text' as const, text: SETUP }] },
+    ];
+    h = await planningHarness([...steps, ...steps]);
+    const cfg = join(h.repo, '.flightdeck', 'config.yml');
+    const first = await call<{ proposalId: string; files: { path: string; text: string }[] }>(h.app, 'features.init.propose', { projectId: h.projectId });
+    expect(first.files.map((f) => f.path)).toEqual([cfg, join(h.repo, '.flightdeck', 'overview.md'), join(h.repo, '.gitignore')]);
+    expect(first.files[0]!.text).toContain('npm test');
+    expect(existsSync(cfg)).toBe(false);
+    expect(await call(h.app, 'features.init.write', { proposalId: first.proposalId, write: false })).toBeNull();
+    expect(existsSync(cfg)).toBe(false);
+    await expect(call(h.app, 'features.init.write', { proposalId: first.proposalId, write: true })).rejects.toThrow(/no longer waiting/);
+
+    const second = await call<{ proposalId: string; files: { path: string; text: string }[] }>(h.app, 'features.init.propose', { projectId: h.projectId });
+    const written = await call<{ configPath: string }>(h.app, 'features.init.write', { proposalId: second.proposalId, write: true });
+    expect(readFileSync(written.configPath, 'utf8')).toBe(second.files[0]!.text);
+  }, 120_000);
 });
