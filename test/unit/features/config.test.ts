@@ -40,10 +40,12 @@ function parseError(text: string): FeatureError {
 }
 
 describe('features config', () => {
-  it('defaults equal the documented example, plus the worktree defaults', () => {
+  it('defaults equal the documented example, plus the worktree defaults and the checks timeout', () => {
     const d = defaultConfig();
-    const { worktree, ...rest } = d;
+    const { worktree, check_timeout_minutes, ...rest } = d;
     expect(rest).toEqual(parse(SEED_EXAMPLE));
+    // A hung check (a runner left in watch mode) is stopped; half an hour covers a slow real suite.
+    expect(check_timeout_minutes).toBe(30);
     expect(worktree).toEqual({ setup: [], copy: ['.env', '.env.local', '.env.*.local', '.envrc'], ports: null });
     expect(DEFAULT_WORKTREE_COPY).toEqual(worktree.copy);
   });
