@@ -2,6 +2,7 @@ import type { Theme } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
 import { AgentSettingsPanel, ProvidersPanel } from '../agents/ProvidersPanel';
 import { ClaudeCodePanel } from '../coder/ClaudeCodePanel';
+import { McpServersPanel } from '../mcp/McpServersPanel';
 import { BudgetsPanel } from '../budgets/BudgetsPanel';
 import { EnginesSettings } from '../containers/EnginesSettings';
 import { TerminalRendererSetting } from '../terminals/TerminalSettings';
@@ -67,6 +68,7 @@ export function SettingsView() {
       <ProvidersPanel />
       <AgentSettingsPanel />
       <ClaudeCodePanel />
+      <McpServersPanel />
       <BudgetsPanel />
       <EnginesSettings />
       <div className="panel">

@@ -1,0 +1,60 @@
+import { test, expect } from '@playwright/test';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { McpPanel } from './poms/mcp';
+import { fixtureCommand } from '../fixtures/mcp/index';
+
+/** Settings → MCP servers (issue 25): add a real MCP server as a command with a secret, test it, see its tools; the secret is never shown. */
+
+const SECRET = 'e2e-mcp-secret-31f5a7c9';
+let host: RunningHost;
+
+test.beforeAll(async () => {
+  host = await startHost();
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+});
+
+test('adds a command server with a secret, tests it (tools listed), keeps the secret hidden across a reload, disables and removes it', async ({ page }) => {
+  await new BoardPage(page).open(host.url);
+  const mcp = new McpPanel(page);
+  await mcp.open();
+  await expect(mcp.panel).toContainText('No MCP servers yet.');
+
+  const { command, args } = fixtureCommand();
+  await mcp.addCommand('fixture', [command, ...args].map((a) => `"${a}"`).join(' '), `FIXTURE_SECRET=${SECRET}`);
+  const row = mcp.row('fixture');
+  await expect(row).toContainText('Secrets: FIXTURE_SECRET (values hidden)');
+  await expect(mcp.form.getByLabel('Server name')).toHaveValue('');
+
+  await row.getByRole('button', { name: 'Test fixture' }).click();
+  await expect(row.getByTestId('mcp-test-result')).toContainText('3 tool(s)', { timeout: 60_000 });
+  await expect(row.getByTestId('mcp-test-result')).toContainText('echo');
+  await expect(row.getByTestId('mcp-status')).toContainText('running');
+  await mcp.panel.screenshot({ path: 'test-results/settings-mcp.png' });
+
+  // A name taken and a broken env line are said in words, in the form.
+  await mcp.addCommand('fixture', 'node x.js');
+  await expect(mcp.form.getByTestId('mcp-add-error')).toContainText('already exists');
+  await mcp.addCommand('other', 'node x.js', 'NOVALUE');
+  await expect(mcp.form.getByTestId('mcp-add-error')).toContainText('is not NAME=value');
+
+  // A URL server that is not there: Test says why.
+  await mcp.addUrl('down', 'http://127.0.0.1:1/mcp');
+  await mcp.row('down').getByRole('button', { name: 'Test down' }).click();
+  await expect(mcp.row('down').getByTestId('mcp-test-result')).toContainText('could not be started', { timeout: 60_000 });
+  await expect(mcp.row('down').getByTestId('mcp-last-error')).toContainText('could not be started');
+
+  await page.reload();
+  await mcp.open();
+  await expect(mcp.row('fixture')).toBeVisible();
+  expect(await page.content()).not.toContain(SECRET);
+
+  await mcp.row('fixture').getByLabel('Enable fixture').click();
+  await expect(mcp.row('fixture').getByLabel('Enable fixture')).not.toBeChecked();
+  await mcp.row('fixture').getByRole('button', { name: 'Remove fixture' }).click();
+  await expect(mcp.row('fixture')).toHaveCount(0);
+  await expect(mcp.row('down')).toBeVisible();
+});
