@@ -24,6 +24,8 @@ export function registerPlanningHandlers(router: Router, planning: PlanningServi
   router.handle('features.init.propose', ({ projectId, executor, profile, model }) =>
     bridged(() => proposals.propose((confirm) => planning.init({ repo: projects.get(projectId).path, projectId, executor, profile, model, confirm }))),
   );
+  router.handle('features.setupFiles.offer', ({ projectId, slug }) => bridged(async () => ({ patterns: await planning.setupIgnoreOffer(projects.get(projectId).path, slug) })));
+  router.handle('features.setupFiles.answer', ({ projectId, slug, add }) => bridged(async () => ({ added: await planning.answerSetupIgnoreOffer(projects.get(projectId).path, slug, add) })));
   router.handle('features.init.write', ({ proposalId, write }) =>
     bridged(async () => {
       const r = await proposals.decide(proposalId, write);

@@ -23,6 +23,7 @@ import { checkInside, mkdirInside, UnsafePathError, writeFileInside } from '../p
 import type { Logger } from '../platform/logger';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { TREES_DIR, type WorktreeManager } from '../worktrees/worktree-manager';
+import { addIgnoreRules, markOffered, pendingIgnoreOffer } from '../worktrees/setup-artifacts';
 import { validateSlug } from '../worktrees/worktree-model';
 import { configPath, defaultConfig, FEATURES_DIR, loadConfig, type FeaturesConfig } from './config';
 import { FeatureError, ioError } from './errors';
@@ -204,6 +205,24 @@ export class PlanningService {
     }
     const gitignoreUpdated = await this.o.worktrees.ignoreTrees(root);
     return { root, configPath: cfgPath, overviewPath, checks: built.config.checks, gitignoreUpdated, sessionIds: [planner.id, coder.id], notes };
+  }
+
+  // ---- what setup left untracked ----------------------------------------------------------------
+
+  /** The ignore rules offered for what the feature worktree's setup created (once per repository). */
+  async setupIgnoreOffer(repo: string, slug: string): Promise<string[]> {
+    const d = await this.o.worktrees.inspect(repo, slug);
+    return d.missing ? [] : pendingIgnoreOffer(d.path);
+  }
+
+  /** The user's answer to the offer: add the rules to .gitignore, or not; either way it is not made again. */
+  async answerSetupIgnoreOffer(repo: string, slug: string, add: boolean): Promise<string[]> {
+    const root = await this.o.worktrees.repoRoot(repo);
+    const d = await this.o.worktrees.inspect(root, slug);
+    if (d.missing) return [];
+    const patterns = await pendingIgnoreOffer(d.path);
+    await markOffered(d.path, patterns);
+    return add ? addIgnoreRules(root, patterns) : [];
   }
 
   // ---- plan -------------------------------------------------------------------------------------

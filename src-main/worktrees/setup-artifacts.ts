@@ -82,24 +82,40 @@ export function ignorePatterns(artifacts: readonly string[]): string[] {
   return artifacts.map((a) => `/${a}`).filter((p) => SAFE_PATTERN.test(p) && !p.split('/').includes('..'));
 }
 
+async function offeredFile(worktree: string): Promise<{ file: string; offered: string[] }> {
+  const common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: worktree })).trim();
+  const file = join(common, OFFERED_FILE);
+  try {
+    const v = JSON.parse(readFileNoWait(file, 'utf8')) as { patterns?: unknown };
+    return { file, offered: Array.isArray(v.patterns) ? v.patterns.filter((p): p is string => typeof p === 'string') : [] };
+  } catch {
+    // Never offered anything in this repository yet.
+    return { file, offered: [] };
+  }
+}
+
+/** The ignore rules for what setup created in `worktree` that were never offered in this repository. */
+export async function pendingIgnoreOffer(worktree: string): Promise<string[]> {
+  const patterns = ignorePatterns(await setupArtifacts(worktree));
+  if (patterns.length === 0) return [];
+  const { offered } = await offeredFile(worktree);
+  return patterns.filter((p) => !offered.includes(p));
+}
+
+/** Records `patterns` as offered in the repository of `worktree`: they are not offered again. */
+export async function markOffered(worktree: string, patterns: readonly string[]): Promise<void> {
+  const { file, offered } = await offeredFile(worktree);
+  const fresh = patterns.filter((p) => !offered.includes(p));
+  if (fresh.length > 0) writeFileSync(file, JSON.stringify({ version: 1, patterns: [...offered, ...fresh] }, null, 2) + '\n');
+}
+
 /**
  * The ignore rules to offer for what setup created in `worktree`: those never offered before in
  * this repository (the offer is made once), recorded as offered in its git data.
  */
 export async function takeIgnoreOffer(worktree: string): Promise<string[]> {
-  const patterns = ignorePatterns(await setupArtifacts(worktree));
-  if (patterns.length === 0) return [];
-  const common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: worktree })).trim();
-  const file = join(common, OFFERED_FILE);
-  let offered: string[] = [];
-  try {
-    const v = JSON.parse(readFileNoWait(file, 'utf8')) as { patterns?: unknown };
-    if (Array.isArray(v.patterns)) offered = v.patterns.filter((p): p is string => typeof p === 'string');
-  } catch {
-    // Never offered anything in this repository yet.
-  }
-  const fresh = patterns.filter((p) => !offered.includes(p));
-  if (fresh.length > 0) writeFileSync(file, JSON.stringify({ version: 1, patterns: [...offered, ...fresh] }, null, 2) + '\n');
+  const fresh = await pendingIgnoreOffer(worktree);
+  await markOffered(worktree, fresh);
   return fresh;
 }
 

@@ -281,6 +281,16 @@ export const featureRequests = {
     z.object({ proposalId: z.string(), files: z.array(z.object({ path: z.string(), text: z.string() })) }),
     'Init in two steps: the agents analyse the repository and the files init would write come back; nothing is written until features.init.write.',
   ),
+  'features.setupFiles.offer': request(
+    z.object({ projectId: ProjectId, slug: FeatureSlug }).strict(),
+    z.object({ patterns: z.array(z.string()) }),
+    "The .gitignore rules for what the feature worktree's setup created and the repository does not ignore (node_modules, a build folder), unless offered before.",
+  ),
+  'features.setupFiles.answer': request(
+    z.object({ projectId: ProjectId, slug: FeatureSlug, add: z.boolean() }).strict(),
+    z.object({ added: z.array(z.string()) }),
+    'Adds the offered rules to .gitignore (add: true) or declines them; the offer is not made again.',
+  ),
   'features.init.write': request(
     z.object({ proposalId: z.string().min(1).max(100), write: z.boolean() }).strict(),
     InitOutput.nullable(),

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { SetupFilesOffer } from './SetupFilesOffer';
 import type { Delivery, FeatureDetail, FeatureRunEvent, FeatureRunInfo } from '../../../src-preload/contract';
 import type { FeatureDiff } from '../../../src-preload/contract/feature-review';
 import { useAppStore, useClient } from '../store';
@@ -215,6 +216,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
           )}
         </div>
       </header>
+      <SetupFilesOffer projectId={projectId} slug={slug} />
       <TrustLine projectId={projectId} />
       {error && (
         <p className="error feature-load-error" role="alert" data-testid="feature-load-error">

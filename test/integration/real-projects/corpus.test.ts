@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { gitIn } from '../../support/temp';
 import type { Script } from '../../fixtures/model-server/index.js';
 import { harness } from '../agents/harness';
+import { call } from '../features/support';
 import { buildProject, CORPUS, type CorpusProject } from './projects';
 
 /**
@@ -96,6 +97,12 @@ describe.concurrent('real projects: a feature run with setup to a pushed branch,
         const feature = await h.app.planning.finalize({ repo: project.dir, slug: 'usage-note', designMd: DESIGN, verificationMd: VERIFICATION, phases: ['Add the note'], agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
         // Setup ran in the new worktree and left its build folder there.
         expect(existsSync(join(feature.worktreePath, 'build', 'stamp.txt'))).toBe(true);
+        // It is said once, with the ignore rule to add (the feature view's offer).
+        const added = await h.app.projects.add(project.dir);
+        expect(await call(h.app, 'features.setupFiles.offer', { projectId: added.id, slug: 'usage-note' })).toEqual({ patterns: ['/build/'] });
+        expect(await call(h.app, 'features.setupFiles.answer', { projectId: added.id, slug: 'usage-note', add: true })).toEqual({ added: ['/build/'] });
+        expect(readFileSync(join(project.dir, '.gitignore'), 'utf8')).toContain('\n/build/\n');
+        expect(await call(h.app, 'features.setupFiles.offer', { projectId: added.id, slug: 'usage-note' })).toEqual({ patterns: [] });
         const run = await (await h.app.featureRuns.enqueue({ projectPath: project.dir, slug: 'usage-note' })).done;
         expect(run.outcome, run.message ?? '').toBe('completed');
         // The branch is on origin with the agent's work, and nothing setup made.
@@ -104,7 +111,6 @@ describe.concurrent('real projects: a feature run with setup to a pushed branch,
         expect(pushed).not.toContain('build/');
 
         // git inside a session's own worktree: status, log and a commit on its branch.
-        const added = await h.app.projects.add(project.dir);
         const { session, worktree } = await h.app.sessionWorktrees.startSession({ projectId: added.id, placement: 'worktree', mode: 'yolo' });
         const status = await h.app.agents.run(session.id, '!git status --short --branch');
         expect(status.outcome, JSON.stringify(h.events(session.id, 'command.result').at(-1))).toBe('completed');
