@@ -12,8 +12,8 @@
  * - the files of the prompt template folders inside the repository (`.flightdeck/prompts/` by
  *   default), so an edited or added template is asked again;
  * - the mailbox's `.context/` files and `.clauderc` (text sent to the model as instructions);
- * - `.mcp.json` (MCP servers a later Flightdeck may start; listed now so trusting it later is
- *   never implicit).
+ * - `.mcp.json` (MCP servers it suggests: offered only while trusted, and each one is used only
+ *   once the user adds it).
  *
  * Reading never follows a symbolic link (a link is an item of its own, naming its target) and
  * never reads a file past {@link MAX_HASHED_BYTES}, a folder past {@link MAX_FOLDER_ENTRIES}.
@@ -203,7 +203,7 @@ export function readTrustItems(checkout: string): TrustItem[] {
   items.push(...folderItems(checkout, join(checkout, CONTEXT_DIR), 'mailbox context (.context/): sent to the model as instructions'));
   for (const [name, label] of [
     [CLAUDERC, '.clauderc: its systemPrompt is sent to the model as instructions'],
-    [MCP_JSON, '.mcp.json: MCP servers (not started by this version of Flightdeck)'],
+    [MCP_JSON, '.mcp.json: MCP servers it suggests (offered on the project page, each used only once you add it)'],
   ] as const) {
     const item = fileItem(checkout, join(checkout, name), `file:${name}`, label);
     if (item) items.push(item);

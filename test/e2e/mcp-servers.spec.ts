@@ -1,4 +1,8 @@
 import { test, expect } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitIn, makeRepo } from '../support/temp';
+import { TrustPage } from './poms/trust';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { McpPanel } from './poms/mcp';
@@ -57,4 +61,37 @@ test('adds a command server with a secret, tests it (tools listed), keeps the se
   await mcp.row('fixture').getByRole('button', { name: 'Remove fixture' }).click();
   await expect(mcp.row('fixture')).toHaveCount(0);
   await expect(mcp.row('down')).toBeVisible();
+});
+
+test("a trusted project's .mcp.json is offered on its page (nothing while untrusted), a server added from it is for that project only", async ({ page }) => {
+  const repo = makeRepo('fd-e2e-mcp-suggest-');
+  try {
+    const { command, args } = fixtureCommand();
+    writeFileSync(join(repo.path, '.mcp.json'), JSON.stringify({ mcpServers: { suggested: { command, args } } }));
+    gitIn(repo.path, 'add', '.mcp.json');
+    gitIn(repo.path, 'commit', '-qm', 'suggest an MCP server');
+    const board = new BoardPage(page);
+    const trust = new TrustPage(page);
+    await board.open(host.url);
+    const name = await board.addProject(repo.path);
+    const card = board.card(name);
+    await card.locator('.card-title').click();
+    const view = page.getByTestId('project-view');
+    await expect(view).toBeVisible();
+    await expect(trust.line(view)).toContainText('Untrusted');
+    await expect(view.getByTestId('mcp-suggestions')).toHaveCount(0);
+    const dialog = await trust.review(view);
+    await expect(dialog).toContainText('.mcp.json');
+    await trust.trust();
+    const suggestion = view.locator('[data-testid="mcp-suggestion"][data-server="suggested"]');
+    await expect(suggestion).toBeVisible();
+    await expect(view.getByTestId('mcp-suggestions')).toContainText('This project suggests these MCP servers');
+    await suggestion.getByRole('button', { name: 'Add the MCP server suggested' }).click();
+    await expect(suggestion).toContainText('Added');
+    const mcp = new McpPanel(page);
+    await mcp.open();
+    await expect(mcp.row('suggested')).toContainText('For 1 project(s) only');
+  } finally {
+    repo.cleanup();
+  }
 });

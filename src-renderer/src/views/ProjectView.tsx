@@ -9,6 +9,7 @@ import { OpenTerminalButton } from '../terminals/OpenTerminalButton';
 import { WorktreeList } from '../worktrees/WorktreeList';
 import { FeaturesPanel } from '../features/FeaturesPanel';
 import { ProjectTimeline } from '../feature-view/ProjectTimeline';
+import { McpSuggestions } from '../mcp/McpSuggestions';
 
 export function ProjectView({ projectId }: { projectId: string }) {
   const project = useAppStore((s) => s.projects.find((p) => p.id === projectId));
@@ -34,6 +35,7 @@ export function ProjectView({ projectId }: { projectId: string }) {
         </div>
       </header>
       <TrustLine projectId={project.id} />
+      <McpSuggestions projectId={project.id} />
       <div className="panel">
         <h3>Repository</h3>
         {project.problem ? (
