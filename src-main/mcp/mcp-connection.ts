@@ -167,6 +167,8 @@ export class McpConnection {
   }
 
   async call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallResult> {
+    // A failed server stays stopped until the user tests it: calls do not start it behind their back.
+    if (this.status === 'failed') return { content: this.lastError ?? `The MCP server "${this.server.name}" is stopped.`, isError: true };
     let client: Client;
     try {
       client = await this.ensure();

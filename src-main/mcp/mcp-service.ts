@@ -208,11 +208,13 @@ export class McpService {
   async prepare(sessionId: string): Promise<void> {
     const servers = this.enabledFor(this.o.sessionProject(sessionId));
     await Promise.all(
-      servers.map((s) =>
-        this.connection(s)
-          .ensure()
-          .catch(() => undefined), // recorded as the server's status and last error
-      ),
+      servers.map((s) => {
+        const c = this.connection(s);
+        // A server that failed is not started again before every model call (each try could
+        // take the whole start timeout): Test in Settings or `mcp test` starts it again.
+        if (c.status === 'failed') return undefined;
+        return c.ensure().catch(() => undefined); // recorded as the server's status and last error
+      }),
     );
   }
 

@@ -155,6 +155,11 @@ describe('MCP servers over stdio', () => {
     expect(last).toContain('already restarted once');
     // Its stderr (which printed the secret) is quoted redacted.
     expect(last).toContain('starting with secret ***');
+    // Neither a call nor the next model call's preparation starts it behind the user's back.
+    const echo2 = env.app.mcp.toolsFor('no-session').find((t) => t.spec.name === 'mcp__fragile__echo')!;
+    expect(await echo2.run({ text: 'x' }, { sessionId: 'x', turnId: 'y', signal: new AbortController().signal })).toEqual({ content: last, isError: true });
+    await env.app.mcp.prepare('no-session');
+    expect(env.app.mcp.get('fragile').status).toBe('failed');
     expectNoSecret(env);
     // Test starts it again.
     expect((await env.app.mcp.test('fragile')).ok).toBe(true);
