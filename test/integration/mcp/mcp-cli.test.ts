@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../../support/cli';
-import { tempDir } from '../../support/temp';
+import { makeRepo, tempDir } from '../../support/temp';
+import { startModelServer } from '../../fixtures/model-server/index.js';
 import { fixtureCommand, startHttpFixture } from '../../fixtures/mcp/index';
 
 const SECRET = 'cli-secret-55aa11bb22cc';
@@ -69,5 +70,40 @@ describe('flightdeck mcp', () => {
     const failed = await cli('mcp', 'test', 'down', ...d);
     expect(failed.code).toBe(1);
     expect(failed.err).toContain('The MCP server "down" could not be started');
+  }, 120_000);
+});
+
+describe('flightdeck chat with an MCP server', () => {
+  it('offers the enabled server to the model and runs its tool once approved (--approve allow)', async () => {
+    dir = tempDir('fd-mcp-chat-');
+    const d = ['--data-dir', dir.path];
+    const repo = makeRepo('fd-mcp-chat-repo-');
+    const server = await startModelServer({
+      script: [
+        { blocks: [{ type: 'tool_use', name: 'mcp__fixture__echo', input: { text: 'via chat' } }] },
+        { match: { userPattern: 'echo: via chat' }, blocks: [{ type: 'text', text: 'The fixture echoed.' }] },
+      ],
+    });
+    try {
+      process.env.FD_MCP_TEST_KEY = 'sk-mcp-chat-key-0123456789';
+      expect((await cli('profiles', 'set', 'local', '--base-url', server.url, '--model', 'scripted', '--api-key-env', 'FD_MCP_TEST_KEY', '--default', ...d)).code).toBe(0);
+      const { command, args } = fixtureCommand();
+      expect((await cli('mcp', 'add', 'fixture', '--env', `FIXTURE_SECRET=${SECRET}`, ...d, '--', command, ...args)).code).toBe(0);
+      const r = await cli('chat', '--cwd', repo.path, '--approve', 'allow', ...d, 'use the echo tool');
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('The fixture echoed.');
+      expect(r.out + r.err).not.toContain(SECRET);
+      expect((server.mainRequests()[0]!.body as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain('mcp__fixture__echo');
+      expect(JSON.stringify(server.mainRequests()[1]!.body)).toContain('echo: via chat');
+      // Disabled: chat no longer offers it.
+      expect((await cli('mcp', 'disable', 'fixture', ...d)).code).toBe(0);
+      server.reset();
+      await cli('chat', '--cwd', repo.path, '--approve', 'allow', ...d, 'anything');
+      expect((server.mainRequests()[0]!.body as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).not.toContain('mcp__fixture__echo');
+    } finally {
+      delete process.env.FD_MCP_TEST_KEY;
+      await server.close();
+      repo.cleanup();
+    }
   }, 120_000);
 });
