@@ -23,6 +23,7 @@ import { writeState, type FeatureState, type FeatureStatus, type TokenCost } fro
 import { configPath, FEATURES_DIR, loadConfig } from './config';
 import { isFeatureError } from './errors';
 import { toIndexProblem } from './feature-index';
+import { IssueLinks } from './issue-links';
 import { validateSlug } from '../worktrees/worktree-model';
 
 export interface FeatureSummary {
@@ -153,6 +154,8 @@ export class FeatureService {
   private readonly gh: GhOps;
   private readonly gitOps: GitOps;
   private offProjects: (() => void) | null = null;
+  /** The issue each feature was planned from, for the board's cards. */
+  private readonly issueLinks = new IssueLinks();
   private disposed = false;
   private watching = false;
 
@@ -272,7 +275,8 @@ export class FeatureService {
 
   private async projectFeatures(projectId: string | null, name: string, root: string, idx: RepoIndex): Promise<ProjectFeatures> {
     const configProblem = await this.configProblem(root);
-    return { projectId, name, repoRoot: root, features: idx.rows.map((r) => summaryOf(projectId, r)), problems: configProblem ? [configProblem, ...idx.problems] : idx.problems, error: null };
+    const features = await Promise.all(idx.rows.map(async (r) => ({ ...summaryOf(projectId, r), issue: await this.issueLinks.of(r.statePath) })));
+    return { projectId, name, repoRoot: root, features, problems: configProblem ? [configProblem, ...idx.problems] : idx.problems, error: null };
   }
 
   /** The project's config problem, if it has a config that does not load (none: not initialized, which is fine here). */

@@ -161,6 +161,8 @@ export const FeatureSummary = z.object({
       startedAt: z.string().nullable(),
     })
     .nullable(),
+  /** The issue the feature was planned from (`.flightdeck/<slug>/issue.yml`), for a link on its card. */
+  issue: z.object({ number: z.number().int().positive(), url: z.string(), title: z.string() }).nullable().optional(),
   createdAt: z.string().nullable(),
   updatedAt: z.string().nullable(),
   statePath: z.string().nullable(),

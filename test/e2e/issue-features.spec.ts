@@ -10,6 +10,8 @@ import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { FeaturesPage } from './poms/features';
 import { makeRepo } from '../support/temp';
+import { makeRunRepo, planFeature } from '../integration/features/run/support';
+import { formatIssueRecord } from '../../src-main/features/issue-input';
 
 /**
  * A feature from a GitHub issue, as a person starts one: the project's open issues (a scripted
@@ -99,3 +101,23 @@ for (const width of [1440, 700]) {
     await page.screenshot({ path: `test-results/issue-plan-chat-${width}.png` });
   });
 }
+
+test('the board card of a feature planned from an issue links the issue', async ({ page }) => {
+  test.setTimeout(120_000);
+  const run = makeRunRepo({ remote: 'none' });
+  repos.push({ path: run.repo, cleanup: run.cleanup });
+  const tree = await planFeature(run.repo, 'login-redirect-12', ['library']);
+  writeFileSync(join(tree, '.flightdeck', 'login-redirect-12', 'issue.yml'), formatIssueRecord({ number: 12, url: 'https://github.com/acme/widgets/issues/12', title: 'Login redirect loses the page' }));
+  execFileSync('git', ['add', '.'], { cwd: tree });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'issue'], { cwd: tree });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await board.addProject(run.repo);
+  const link = page.locator('[data-testid="feature-card"][data-slug="login-redirect-12"]').getByTestId('feature-issue-link');
+  await expect(link).toHaveText('#12');
+  await expect(link).toHaveAttribute('href', 'https://github.com/acme/widgets/issues/12');
+  await expect(link).toHaveAttribute('title', 'Planned from issue #12: Login redirect loses the page');
+  await page.screenshot({ path: 'test-results/issue-board-card.png' });
+});
+

@@ -272,6 +272,23 @@ const FeatureCard = memo(function FeatureCard({
     >
       <div className="fc-top">
         <span className="fc-project truncate">{card.projectName}</span>
+        {card.issue && (
+          <a
+            className="fc-issue small"
+            href={card.issue.url}
+            target="_blank"
+            rel="noreferrer"
+            title={`Planned from issue #${card.issue.number}: ${card.issue.title}`}
+            aria-label={`Issue ${card.issue.number}: ${card.issue.title}`}
+            tabIndex={tabbable ? 0 : -1}
+            // The card opens the feature; the link opens the issue.
+            onClick={(e) => e.stopPropagation()}
+            onKeyDown={(e) => e.stopPropagation()}
+            data-testid="feature-issue-link"
+          >
+            #{card.issue.number}
+          </a>
+        )}
         {card.resume ? (
           <ResumeButton card={card} />
         ) : (

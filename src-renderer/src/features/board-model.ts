@@ -46,6 +46,8 @@ export interface BoardCard {
   resume: boolean;
   /** A blocked autopilot run shown among the features (its answer is asked on the run's page). */
   autopilotRunId?: string;
+  /** The issue the feature was planned from, linked from the card. */
+  issue?: { number: number; url: string; title: string } | null;
 }
 
 /** What is known about one feature, from the main process; the column follows from these alone. */
@@ -273,6 +275,7 @@ export function toBoardCards(
         // Last activity: the state file's last write, or a run's start or end, whichever is latest.
         updatedAt: Math.max(f.updatedAt ? Date.parse(f.updatedAt) || 0 : 0, run?.startedAt ?? 0, run?.endedAt ?? 0, run?.queuedAt ?? 0),
         problem: f.problem ? f.problem.message : null,
+        issue: f.issue ?? null,
       });
     }
   }

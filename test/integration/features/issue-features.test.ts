@@ -109,6 +109,9 @@ describe('features from issues (CLI)', () => {
     expect(record).toEqual({ number: 12, url: 'https://github.com/acme/widgets/issues/12', title: 'Login redirect loses the page' });
     // Committed with the planning artifacts on the feature's branch.
     expect(gitIn(tree, 'show', `HEAD:.flightdeck/${slug}/issue.yml`)).toContain('number: 12');
+    // The list (the board's cards) links it.
+    const listed = JSON.parse((await h.run('feature', 'list', '--repo', h.repo, '--json')).out) as { projects: Array<{ features: Array<{ slug: string; issue?: unknown }> }> };
+    expect(listed.projects[0]!.features.find((f) => f.slug === slug)!.issue).toEqual({ number: 12, url: 'https://github.com/acme/widgets/issues/12', title: 'Login redirect loses the page' });
   }, 120_000);
 
   it('names an issue that does not exist, refuses a malformed reference, and says how to get gh when it is missing', async () => {
