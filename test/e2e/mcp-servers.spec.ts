@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitIn, makeRepo } from '../support/temp';
 import { TrustPage } from './poms/trust';
+import { SessionPage } from './poms/session';
+import { startModelServer, type ModelServer } from '../fixtures/model-server/index';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { McpPanel } from './poms/mcp';
@@ -12,13 +14,21 @@ import { fixtureCommand } from '../fixtures/mcp/index';
 
 const SECRET = 'e2e-mcp-secret-31f5a7c9';
 let host: RunningHost;
+let model: ModelServer;
 
 test.beforeAll(async () => {
-  host = await startHost();
+  model = await startModelServer({
+    script: [
+      { match: { userPattern: 'use the fixture' }, blocks: [{ type: 'tool_use', name: 'mcp__session__echo', input: { text: 'from the app' } }] },
+      { match: { userPattern: 'echo: from the app' }, blocks: [{ type: 'text', text: 'The MCP tool answered.' }] },
+    ],
+  });
+  host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
 });
 
 test.afterAll(async () => {
   await host?.stop();
+  await model?.close();
 });
 
 test('adds a command server with a secret, tests it (tools listed), keeps the secret hidden across a reload, disables and removes it', async ({ page }) => {
@@ -91,6 +101,32 @@ test("a trusted project's .mcp.json is offered on its page (nothing while untrus
     const mcp = new McpPanel(page);
     await mcp.open();
     await expect(mcp.row('suggested')).toContainText('For 1 project(s) only');
+  } finally {
+    repo.cleanup();
+  }
+});
+
+test('a session uses the MCP tool after approval: asked first, its result on a tool card, the answer after it', async ({ page }) => {
+  const repo = makeRepo('fd-e2e-mcp-session-');
+  try {
+    const board = new BoardPage(page);
+    await board.open(host.url);
+    const mcp = new McpPanel(page);
+    await mcp.open();
+    const { command, args } = fixtureCommand();
+    await mcp.addCommand('session', [command, ...args].map((a) => `"${a}"`).join(' '));
+    await expect(mcp.row('session')).toBeVisible();
+    await board.open(host.url);
+    const name = await board.addProject(repo.path);
+    const session = new SessionPage(page);
+    await session.startFromProject(name);
+    await session.send('use the fixture');
+    await expect(session.approval).toBeVisible({ timeout: 60_000 });
+    await expect(session.approval).toContainText('mcp__session__echo');
+    await session.approveOnce();
+    await expect(session.transcript).toContainText('The MCP tool answered.', { timeout: 60_000 });
+    await expect(session.lastCard('mcp__session__echo')).toContainText('echo: from the app');
+    await page.screenshot({ path: 'test-results/mcp-session-tool.png' });
   } finally {
     repo.cleanup();
   }
