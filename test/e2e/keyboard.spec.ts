@@ -181,6 +181,8 @@ test('keyboard only: add a project, start a session, approve, open Changes, cycl
   await approval.screenshot({ path: 'test-results/keyboard-approval-no-change.png' });
   await page.keyboard.press('Control+Enter');
   await expect(page.getByTestId('transcript')).toContainText('Wrote it again, unchanged.');
+  // Its card in the transcript says the same instead of an empty diff.
+  await expect(page.getByTestId('transcript').getByTestId('tool-no-change')).toHaveText('No change: the file already held this content.');
   await expect(page.getByTestId('session-status')).toHaveText('Idle', { timeout: 30_000 });
   await input.focus();
 

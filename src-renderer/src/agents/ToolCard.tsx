@@ -3,6 +3,7 @@ import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
 import { formatElapsed } from './composer-logic';
 import { DiffView, patchInputDiff } from './DiffView';
+import { diffChangesNothing } from './diff-parse';
 import { clipLines, parseToolInput, toolSummary, type TranscriptItem } from './transcript';
 
 /** A written file's content shown in its card; the file on disk has all of it. */
@@ -125,7 +126,11 @@ export function ToolCard({ item, running = false }: { item: ToolItem; running?: 
             <p className="tool-decision approved">{item.approval.decision === 'approve_session' ? `Approved for this session (${item.approval.sessionRule})` : 'Approved once'}</p>
           )}
           {item.approval?.status === 'denied' && item.approval.decisionReason && <p className="tool-decision deny">Denied: {item.approval.decisionReason}</p>}
-          {diff ? (
+          {diff && (item.tool === 'write' || item.tool === 'patch') && diffChangesNothing(diff) ? (
+            <p className="approval-no-change" data-testid="tool-no-change">
+              No change: the file already held this content.
+            </p>
+          ) : diff ? (
             <DiffView diff={diff} />
           ) : content !== null ? (
             <pre className="tool-pre">

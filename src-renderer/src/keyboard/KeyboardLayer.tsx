@@ -126,6 +126,9 @@ function PaletteHost({ onPick, onClose }: { onPick(e: PaletteEntry): void; onClo
   const sessions = useAppStore((s) => s.sessions);
   const featureProjects = useAppStore((s) => s.featureProjects);
   const terminals = useAppStore((s) => s.terminals);
+  const loadFeatures = useAppStore((s) => s.loadFeatures);
+  // Features change on disk without an event reaching every window (a project just added, a state file edited): read them afresh.
+  useEffect(() => void loadFeatures(), [loadFeatures]);
   const entries = useMemo(
     () =>
       paletteEntries({
