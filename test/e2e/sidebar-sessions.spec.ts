@@ -52,7 +52,9 @@ async function checkSidebar(page: Page, shot: string): Promise<void> {
   const long = sessions.locator('button.nav-session', { hasText: LONG.slice(0, 20) });
   await expect(long).toHaveAttribute('title', new RegExp(`^${LONG.slice(0, 40)}`));
   const label = long.locator('.truncate');
-  expect(await label.evaluate((el) => el.scrollWidth > el.clientWidth && getComputedStyle(el).textOverflow === 'ellipsis')).toBe(true);
+  // The page's getComputedStyle, typed by hand: the Node tsconfig has no DOM globals.
+  const ellipsis = await label.evaluate((el) => el.scrollWidth > el.clientWidth && (globalThis as unknown as { getComputedStyle(e: unknown): { textOverflow: string } }).getComputedStyle(el).textOverflow === 'ellipsis');
+  expect(ellipsis).toBe(true);
   const box = (await long.boundingBox())!;
   const side = (await sidebar.boundingBox())!;
   expect(box.x + box.width).toBeLessThanOrEqual(side.x + side.width + 0.5);
