@@ -119,5 +119,12 @@ test('the board card of a feature planned from an issue links the issue', async 
   await expect(link).toHaveAttribute('href', 'https://github.com/acme/widgets/issues/12');
   await expect(link).toHaveAttribute('title', 'Planned from issue #12: Login redirect loses the page');
   await page.screenshot({ path: 'test-results/issue-board-card.png' });
+
+  // From the board: New feature from issue asks which project, then lists its open issues.
+  await page.getByTestId('board-from-issue').click();
+  const dialog = page.getByTestId('new-plan-dialog');
+  await dialog.getByTestId('plan-project').selectOption({ label: run.repo.split('/').pop()! });
+  await expect(dialog.getByTestId('issue-row')).toHaveCount(2);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
 });
 

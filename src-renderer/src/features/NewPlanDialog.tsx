@@ -9,8 +9,20 @@ import { useAppStore, useClient } from '../store';
  * worktree's folder and branch), so its refusal is shown under the field word for word rather
  * than a second copy of the rule being checked here.
  */
-export function NewPlanDialog({ projectId, onClose, fromIssue = false }: { projectId: string; onClose(): void; fromIssue?: boolean }) {
+export function NewPlanDialog({
+  projectId: initialProject,
+  projects,
+  onClose,
+  fromIssue = false,
+}: {
+  projectId: string;
+  /** Offered as a choice when the dialog is opened away from a project (the board). */
+  projects?: ReadonlyArray<{ id: string; name: string }>;
+  onClose(): void;
+  fromIssue?: boolean;
+}) {
   const client = useClient();
+  const [projectId, setProjectId] = useState(initialProject);
   const upsertDraft = useAppStore((s) => s.upsertDraft);
   const setView = useAppStore((s) => s.setView);
   const [source, setSource] = useState<'describe' | 'issue'>(fromIssue ? 'issue' : 'describe');
@@ -59,6 +71,18 @@ export function NewPlanDialog({ projectId, onClose, fromIssue = false }: { proje
       }
     >
       <form id="new-plan-form" className="form" onSubmit={(e) => void submit(e)}>
+        {projects && projects.length > 1 && (
+          <label className="field">
+            Project
+            <select className="input" value={projectId} onChange={(e) => (setProjectId(e.target.value), setPicked(null))} data-testid="plan-project">
+              {projects.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <div className="segmented" role="radiogroup" aria-label="Start from">
           {(['describe', 'issue'] as const).map((x) => (
             <button type="button" key={x} role="radio" aria-checked={source === x} className={source === x ? 'active' : ''} onClick={() => setSource(x)} data-testid={`plan-source-${x}`}>

@@ -4,6 +4,7 @@ import { AddProjectDialog } from '../components/AddProjectDialog';
 import { Icon } from '../components/Icon';
 import { ProjectCard } from '../components/ProjectCard';
 import { FeatureBoard } from '../features/FeatureBoard';
+import { NewPlanDialog } from '../features/NewPlanDialog';
 import { BoardRuns } from '../autopilot/BoardRuns';
 import type { BoardCard } from '../features/board-model';
 
@@ -13,6 +14,7 @@ export function BoardView() {
   const refreshing = useAppStore((s) => s.refreshing);
   const refresh = useAppStore((s) => s.refreshProjects);
   const [adding, setAdding] = useState(false);
+  const [fromIssue, setFromIssue] = useState(false);
   const setView = useAppStore((s) => s.setView);
   const loadFeatures = useAppStore((s) => s.loadFeatures);
   const projectIds = projects.map((p) => p.id).join(' ');
@@ -43,6 +45,11 @@ export function BoardView() {
           {projects.length > 0 && (
             <button className="button" onClick={() => void refresh()} disabled={refreshing}>
               <Icon name="refresh" className={refreshing ? 'spin' : ''} /> Refresh
+            </button>
+          )}
+          {projects.length > 0 && (
+            <button className="button" onClick={() => setFromIssue(true)} data-testid="board-from-issue" title="Plan a feature from one of a project's open GitHub issues">
+              New feature from issue
             </button>
           )}
           <button className="button primary" onClick={() => setAdding(true)} data-testid="add-project">
@@ -86,6 +93,7 @@ export function BoardView() {
         </>
       )}
       {adding && <AddProjectDialog onClose={() => setAdding(false)} />}
+      {fromIssue && projects.length > 0 && <NewPlanDialog projects={projects.map((p) => ({ id: p.id, name: p.name }))} projectId={projects[0]!.id} fromIssue onClose={() => setFromIssue(false)} />}
     </section>
   );
 }
