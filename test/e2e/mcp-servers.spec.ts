@@ -100,7 +100,14 @@ test("a trusted project's .mcp.json is offered on its page (nothing while untrus
     await expect(suggestion).toContainText('Added');
     const mcp = new McpPanel(page);
     await mcp.open();
-    await expect(mcp.row('suggested')).toContainText('For 1 project(s) only');
+    const scope = mcp.row('suggested').getByTestId('mcp-scope');
+    await expect(scope).toContainText('For 1 project(s) only');
+    await scope.locator('summary').click();
+    await expect(scope.getByLabel(`Use suggested in ${name}`)).toBeChecked();
+    await scope.getByLabel(`Use suggested in ${name}`).click();
+    await expect(scope.locator('summary')).toHaveText('For 0 project(s) only');
+    await scope.getByLabel('Every project').click();
+    await expect(scope.locator('summary')).toHaveText('For every project');
   } finally {
     repo.cleanup();
   }
@@ -125,6 +132,9 @@ test('a session uses the MCP tool after approval: asked first, its result on a t
     await expect(session.approval).toContainText('mcp__session__echo');
     await session.approveOnce();
     await expect(session.transcript).toContainText('The MCP tool answered.', { timeout: 60_000 });
+    // A finished card opens on a click (it is open by itself only while its approval is pending).
+    const header = session.lastCard('mcp__session__echo').locator('.tool-header');
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
     await expect(session.lastCard('mcp__session__echo')).toContainText('echo: from the app');
     await page.screenshot({ path: 'test-results/mcp-session-tool.png' });
   } finally {

@@ -116,7 +116,7 @@ export function McpServersPanel() {
                   </span>
                   <div className="mono small muted">{s.transport === 'stdio' ? [s.command, ...s.args].join(' ') : s.url}</div>
                   {(s.envNames.length > 0 || s.headerNames.length > 0) && <div className="small muted">Secrets: {[...s.envNames, ...s.headerNames].join(', ')} (values hidden)</div>}
-                  {s.projectIds !== null && <div className="small muted">For {s.projectIds.length} project(s) only</div>}
+                  <ProjectScope server={s} onChange={(projectIds) => void act(`Could not change ${s.name}`, () => client.invoke('mcp.setEnabled', { name: s.name, enabled: s.enabled, projectIds }))} />
                   {s.lastError && (
                     <p className="error small" data-testid="mcp-last-error">
                       {s.lastError}
@@ -199,5 +199,33 @@ export function McpServersPanel() {
         </button>
       </form>
     </div>
+  );
+}
+
+/** Where an enabled server is used: every project, or the projects ticked here. */
+function ProjectScope({ server, onChange }: { server: McpServer; onChange(projectIds: string[] | null): void }) {
+  const projects = useAppStore((s) => s.projects);
+  const some = server.projectIds;
+  return (
+    <details className="small" data-testid="mcp-scope">
+      <summary>{some === null ? 'For every project' : `For ${some.length} project(s) only`}</summary>
+      <label>
+        <input type="radio" name={`scope-${server.name}`} checked={some === null} onChange={() => onChange(null)} /> Every project
+      </label>{' '}
+      <label>
+        <input type="radio" name={`scope-${server.name}`} checked={some !== null} onChange={() => onChange([])} /> Only these projects:
+      </label>
+      {some !== null && (
+        <ul className="plain-list">
+          {projects.map((p) => (
+            <li key={p.id}>
+              <label>
+                <input type="checkbox" checked={some.includes(p.id)} onChange={(e) => onChange(e.target.checked ? [...some, p.id] : some.filter((x) => x !== p.id))} aria-label={`Use ${server.name} in ${p.name}`} /> {p.name}
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+    </details>
   );
 }
