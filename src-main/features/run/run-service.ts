@@ -25,7 +25,8 @@ import { isFeatureError } from '../errors';
 import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps } from '../git-ops';
 import { activeStatePath, scanFeatures } from '../scanner';
 import type { RepositoryTemplatesPolicy } from '../templates';
-import { readState, updateState } from '../state';
+import { readState, updateState, type RunAgent } from '../state';
+import { chooseAgent, type ChosenAgent, type FeatureApprovals } from '../approvals';
 import { makeCheckRunner } from './checks';
 import { FeatureRunner, type FixRoundComments, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
 import type { ReviewCommentService } from '../../review-comments/comment-service';
@@ -76,10 +77,16 @@ export interface FeatureRunServiceOptions {
   trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
   /** The features' review comments, sent in a fix round by the next run; absent: none are kept. */
   comments?: ReviewCommentService;
+  /** The agent settings approved with each plan (../approvals.ts); absent: state.yml's are used as read. */
+  approvals?: FeatureApprovals;
+  /** Whether the repository's main checkout is trusted (state.yml's placement of a feature without an approval record). */
+  repositoryTrusted?: (root: string) => boolean;
 }
 
 interface LiveRun {
   row: RunRow;
+  /** The executor the request named (over the approved one); absent: the approved one. */
+  executor?: RunExecutor;
   projectId: string | null;
   mode?: import('../../../src-preload/contract').AgentMode;
   placement?: RunPlacement;
@@ -96,7 +103,12 @@ function newRunId(): string {
 /** One feature's comments as its run sees them. */
 function fixRoundComments(comments: ReviewCommentService, repoRoot: string, slug: string): FixRoundComments {
   return {
-    pending: () => comments.list(repoRoot, slug, 'open'),
+    pending: () => {
+      // Comments still "sent" belong to a round whose process died (one run per feature at a
+      // time): they go again with this one rather than wait forever.
+      comments.unsend(repoRoot, slug);
+      return comments.list(repoRoot, slug, 'open');
+    },
     markSent: (ids, revision) => comments.markSent(ids, revision),
     judgeSent: () => comments.judgeSent(repoRoot, slug),
     unsend: () => comments.unsend(repoRoot, slug),
@@ -136,6 +148,12 @@ export class FeatureRunService {
     }
     this.ownerSweep = setInterval(() => this.sweepOwners(), OWNER_SWEEP_MS);
     this.ownerSweep.unref?.();
+  }
+
+  /** What a run of the feature uses of its state.yml's agent block (../approvals.ts). */
+  agentChoice(root: string, slug: string, fromState: RunAgent | null): ChosenAgent {
+    if (!this.o.approvals) return { executor: fromState?.executor, mode: fromState?.mode, placement: fromState?.placement, notice: null };
+    return chooseAgent(fromState, this.o.approvals.get(root, slug), this.o.repositoryTrusted?.(root) ?? false, root);
   }
 
   /** The project's agent.placement as workspace trust allows it: none while the repository is untrusted. */
@@ -247,7 +265,7 @@ export class FeatureRunService {
       throw isFeatureError(e) ? e.toAppError() : e;
     });
     if (state.status === 'completed' || state.status === 'merged') throw new AppError('conflict', `The feature "${o.slug}" is already ${state.status}.`);
-    const agentExecutor = state.agent?.executor;
+    const agentExecutor = this.agentChoice(o.projectPath, o.slug, state.agent ?? null).executor;
     const row: RunRow = {
       id: newRunId(),
       projectPath: o.projectPath,
@@ -268,7 +286,7 @@ export class FeatureRunService {
     let resolve!: (r: RunResult) => void;
     const done = new Promise<RunResult>((r) => (resolve = r));
     const project = this.o.projects.list().find((p) => p.path === o.projectPath);
-    const live: LiveRun = { row, projectId: project?.id ?? null, ...(o.mode ? { mode: o.mode } : {}), ...(o.placement ? { placement: o.placement } : {}), ...(o.onSession ? { onSession: o.onSession } : {}), controller: new AbortController(), done, resolve };
+    const live: LiveRun = { row, projectId: project?.id ?? null, ...(o.executor ? { executor: o.executor } : {}), ...(o.mode ? { mode: o.mode } : {}), ...(o.placement ? { placement: o.placement } : {}), ...(o.onSession ? { onSession: o.onSession } : {}), controller: new AbortController(), done, resolve };
     this.queue.push(live);
     this.pump();
     if (this.queue.includes(live)) this.emit(row, { type: 'Queued', position: this.queue.indexOf(live) + 1 });
@@ -392,8 +410,9 @@ export class FeatureRunService {
         userPromptsDir: join(this.o.dataDir, 'prompts'),
         ...(this.o.trustedConfig ? { trustedConfig: this.o.trustedConfig } : {}),
         ...(this.o.comments ? { comments: fixRoundComments(this.o.comments, row.projectPath, row.slug) } : {}),
+        agentChoice: (root, slug, fromState) => this.agentChoice(root, slug, fromState),
       },
-      { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, executor: row.executor, ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), signal: live.controller.signal },
+      { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, ...(live.executor ? { executor: live.executor } : {}), ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), signal: live.controller.signal },
     );
     let result: RunResult;
     try {

@@ -58,6 +58,9 @@ describe('review comments sent to the agent', () => {
     await expect(c.add({ repoRoot: repo.repo, slug: 'widget', file: 'nope.mjs', lineStart: 1, lineEnd: 1, body: 'x' })).rejects.toThrow(/not in the feature's last commit/);
     await expect(c.add({ repoRoot: repo.repo, slug: 'widget', file: '../../x', lineStart: 1, lineEnd: 1, body: 'x' })).rejects.toThrow(/not a path inside/);
 
+    // A round whose process was killed left one comment "sent": it goes again with the next round.
+    c.markSent([onVersion.id], 'deadbeef');
+    expect(c.list(repo.repo, 'widget', 'sent').map((x) => x.id)).toEqual([onVersion.id]);
     await reopenFeatureForFix(repo.repo, 'widget', new Date());
     const reopened = await readState(activeStatePath(repo.repo, 'widget'));
     expect(reopened.status).toBe('in_progress');
