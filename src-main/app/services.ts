@@ -53,6 +53,7 @@ import { prepareNewWorktree, worktreeEnv } from '../worktrees/worktree-prepare';
 import { sandboxedSetupRunner } from '../worktrees/setup-runner';
 import type { HiddenPath } from '../sandbox/policy';
 import { skippedText, TrustService } from '../trust/trust-service';
+import { FeatureApprovals } from '../features/approvals';
 import { registerTrustHandlers } from '../trust/handlers';
 import { FileSecretStore, type SecretStore } from '../agents/provider/secrets';
 import { McpService } from '../mcp/mcp-service';
@@ -318,10 +319,12 @@ export class AppServices {
       // The run's outcome arrives as run events, like any run started from the feature page.
       return (await this.featureRuns.enqueue({ projectPath: root, slug })).id;
     });
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments });
+    // A feature's approved agent settings live here, not only in its worktree's state.yml (which its agent can write).
+    const approvals = new FeatureApprovals(this.db);
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root) });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
-    this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig });
+    this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig, approvals });
     registerPlanningHandlers(this.router, this.planning, this.projects, log.child('planning'));
     this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), terminals: this.terminals, placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), repositoryTemplates });
     registerAutopilotHandlers(this.router, this.autopilot);

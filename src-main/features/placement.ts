@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import type { RunPlacement } from '../../src-preload/contract';
 import { configPath, loadConfig } from './config';
 import { activeStatePath } from './scanner';
-import { readState } from './state';
+import { readState, type RunAgent } from './state';
 
 /** The layers a default placement came from, nearest first (empty: nobody said; on the host). */
 export type PlacementOrigin = 'feature' | 'project';
@@ -69,7 +69,9 @@ export async function featureDefaultPlacement(
   slug: string,
   /** Workspace trust over the project's placement (none while the repository is untrusted); absent: used as read. */
   trusted: (placement: RunPlacement | null) => Promise<RunPlacement | null> = async (p) => p,
+  /** The feature's placement a run uses of its state.yml's agent block (the approved one, ./approvals.ts); absent: state.yml's. */
+  featurePlacement: (fromState: RunAgent | null) => RunPlacement | undefined = (a) => a?.placement,
 ): Promise<{ placement: RunPlacement; from: PlacementOrigin[] }> {
   const [fromProject, state] = await Promise.all([projectDefaultPlacement(repoRoot).then(trusted), readState(activeStatePath(repoRoot, slug))]);
-  return defaultPlacement(fromProject ?? undefined, state.agent?.placement);
+  return defaultPlacement(fromProject ?? undefined, featurePlacement(state.agent ?? null));
 }

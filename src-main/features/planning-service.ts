@@ -35,6 +35,7 @@ import { extractPhases, namePhases, NO_PHASES_MESSAGE, taggedBlock, unwrapDocume
 import { newDraftId, PlanDraftStore, type StoredDraft } from './plan-drafts';
 import { findFeature } from './scanner';
 import { newFeatureState, STATE_FILE, writeState, type RunAgent } from './state';
+import type { FeatureApprovals } from './approvals';
 import { projectTemplates, type PromptTemplates, type RepositoryTemplatesPolicy } from './templates';
 
 export const OVERVIEW_FILE = 'overview.md';
@@ -73,6 +74,8 @@ export interface PlanningServiceOptions {
   trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
   /** The GitHub CLI, for features planned from an issue (tests give a scripted one). */
   gh?: GhOps;
+  /** Where finalize records the approved agent settings, outside the worktree the agent can write (./approvals.ts). */
+  approvals?: FeatureApprovals;
 }
 
 export interface AgentChoice {
@@ -445,6 +448,8 @@ export class PlanningService {
         throw new FeatureError('git', `could not commit the planning artifacts: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
       }
       const commit = (await git(['rev-parse', 'HEAD'], { cwd: tree })).trim();
+      // What the runs will use whatever the worktree's state.yml says later (the agent can write it).
+      if (state.agent) this.o.approvals?.record(root, o.slug, state.agent);
       return { slug: o.slug, worktreePath: tree, branch, baseBranch: created.base, commit, statePath, phases: state.phases.map((p) => p.name) };
     } catch (e) {
       await this.o.worktrees.remove(root, o.slug, { force: true, branchPrefix: config.git.branch_prefix }).catch((removeError: unknown) => {

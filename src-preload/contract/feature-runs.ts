@@ -137,6 +137,8 @@ export const RunEventData = z.discriminatedUnion('type', [
   }),
   /** A budget's warning level was reached (the run goes on) or its maximum stopped a model call. */
   z.object({ type: z.literal('BudgetNotice'), level: z.enum(['warning', 'exceeded']), message: z.string() }),
+  /** Something the run did differently from what its files say, and why (state.yml's agent settings not used). */
+  z.object({ type: z.literal('Notice'), message: z.string() }),
 ]);
 export type RunEventData = z.infer<typeof RunEventData>;
 

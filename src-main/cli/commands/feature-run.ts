@@ -59,6 +59,7 @@ export function describeEvent(d: RunEventData): string | null {
     case 'RunFinished':
       return null;
     case 'BudgetNotice':
+    case 'Notice':
       return `! ${d.message}`;
   }
 }

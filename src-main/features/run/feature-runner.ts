@@ -25,8 +25,9 @@ import { ISSUE_FILE, MAX_ISSUE_RECORD_BYTES, parseIssueRecord, prBody } from '..
 import type { FeatureIssueRef } from '../../../src-preload/contract/issues';
 import type { GhOps, GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
-import { readState, updateState, type FeatureState, type PhaseRecord } from '../state';
+import { readState, updateState, type FeatureState, type PhaseRecord, type RunAgent } from '../state';
 import { effectivePlacement } from '../placement';
+import type { ChosenAgent } from '../approvals';
 import { projectTemplates, type PromptTemplates } from '../templates';
 import { runBudgetRefusal } from '../../budgets/budget-model';
 import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } from './answers';
@@ -96,6 +97,11 @@ export interface RunnerDeps {
   trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
   /** The feature's review comments waiting for a fix round (absent: none are kept). */
   comments?: FixRoundComments;
+  /**
+   * What the run uses of state.yml's agent block: the settings approved with the plan (recorded
+   * outside the worktree, which the agent can write), see ../approvals.ts. Absent: state.yml as read.
+   */
+  agentChoice?: (root: string, slug: string, fromState: RunAgent | null) => ChosenAgent;
 }
 
 /** The user's diff comments of this feature, as a run sends them in one fix round before review. */
@@ -192,7 +198,10 @@ export class FeatureRunner {
 
     // How the run drives its agent, as chosen when the plan was approved (null in older files: the defaults).
     const agent = this.state.agent;
-    const executor: ExecutorName = this.req.executor ?? agent?.executor ?? 'builtin';
+    const chosen: ChosenAgent = this.d.agentChoice
+      ? this.d.agentChoice(this.req.repoRoot, this.req.slug, agent ?? null)
+      : { executor: agent?.executor, mode: agent?.mode, placement: agent?.placement, notice: null };
+    const executor: ExecutorName = this.req.executor ?? chosen.executor ?? 'builtin';
     const point = resumePoint(this.state);
     await this.save((s) => markRunStarted(s));
     const session = this.d.driver.createSession({
@@ -200,7 +209,7 @@ export class FeatureRunner {
       ...(this.req.projectId ? { projectId: this.req.projectId } : {}),
       role: 'coder',
       executor,
-      mode: this.req.mode ?? agent?.mode ?? DEFAULT_RUN_MODE,
+      mode: this.req.mode ?? chosen.mode ?? DEFAULT_RUN_MODE,
       ...(agent?.profile ? { profile: agent.profile } : {}),
       ...(agent?.model ? { model: agent.model } : {}),
       title: `Feature ${this.req.slug}`,
@@ -219,7 +228,11 @@ export class FeatureRunner {
     const phases = this.state.phases.map((p) => ({ name: p.name, kind: p.kind, status: p.status }));
     this.d.emit({ type: 'RunStarting', phases: [...phases, { name: 'create-pr', kind: 'pr', status: 'pending' }], startIndex: point.index ?? this.state.phases.length, executor, resumed: point.index !== null && (point.index > 0 || point.interrupted) });
 
-    const placement = effectivePlacement(agent?.placement, this.req.placement, this.config.agent.placement);
+    if (chosen.notice) {
+      this.d.logger.warn('feature run: state.yml agent settings not used', { slug: this.req.slug, notice: chosen.notice });
+      this.d.emit({ type: 'Notice', message: chosen.notice });
+    }
+    const placement = effectivePlacement(chosen.placement, this.req.placement, this.config.agent.placement);
     let placed = false;
     try {
       if (placement.kind === 'container') {

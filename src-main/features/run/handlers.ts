@@ -29,7 +29,13 @@ export function registerFeatureRunHandlers(router: Router, runs: FeatureRunServi
     features(() => {
       const root = projects.get(projectId).path;
       // The dialog never prefills what an untrusted repository's config asks for: it would pass it back as the user's choice.
-      return featureDefaultPlacement(root, slug, (p) => runs.trustedProjectPlacement(root, p));
+      // …nor what the feature's state.yml says against its approval: the run would not use it either.
+      return featureDefaultPlacement(
+        root,
+        slug,
+        (p) => runs.trustedProjectPlacement(root, p),
+        (a) => runs.agentChoice(root, slug, a).placement,
+      );
     }),
   );
   router.handle('featureRuns.cancel', async ({ projectId, slug }) => ({ cancelled: runs.cancel(projects.get(projectId).path, slug) }));

@@ -18,7 +18,7 @@ import { readState, writeState } from '../../../../src-main/features/state';
 import { ensureTestImage } from '../../../support/container-image';
 import { cli } from '../../../support/cli';
 import { gitIn } from '../../../support/temp';
-import { bash, CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, runHarness, text, VERIFY_PASS, type RunHarness, type RunRepo } from './support';
+import { bash, CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, recordApproval, runHarness, text, VERIFY_PASS, type RunHarness, type RunRepo } from './support';
 
 let image: string;
 let repo: RunRepo | null = null;
@@ -36,7 +36,7 @@ afterEach(async () => {
   repo = null;
 });
 
-/** Plans the feature and records its placement in state.yml, committed like a finalized plan. */
+/** Plans the feature and records its placement in state.yml, committed like a finalized plan (approved once the harness runs: recordApproval). */
 async function plannedWithPlacement(r: RunRepo, placement: RunPlacement): Promise<string> {
   const wt = await planFeature(r.repo, 'demo', ['file']);
   const path = activeStatePath(r.repo, 'demo');
@@ -52,6 +52,7 @@ describe('feature run placed in a container', () => {
     repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['grep -q made-in-container made.txt'] }) });
     const wt = await plannedWithPlacement(repo, { kind: 'container', image, limits: { memoryBytes: 256 * 1024 * 1024, cpus: 1, pids: 256 } });
     h = await runHarness([bash('hostname; echo made-in-container > made.txt'), text('Phase done.'), CLEAN_REVIEW, VERIFY_PASS]);
+    await recordApproval(h.app, repo.repo, 'demo');
     const toolResults: string[] = [];
     h.app.hub.subscribe((e) => {
       const ev = e.payload as AgentEvent;
@@ -96,6 +97,7 @@ describe('feature run placed in a container', () => {
     repo = makeRunRepo({ remote: 'none' });
     await plannedWithPlacement(repo, { kind: 'container', image });
     h = await runHarness([bash('echo ran > ran.txt'), text('done')]);
+    await recordApproval(h.app, repo.repo, 'demo');
     // --image on the command line (the request) overrides the file's.
     const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'demo', placement: { kind: 'container', image: 'flightdeck-no-such-image:0' } })).done;
     expect(r.outcome).toBe('failed');

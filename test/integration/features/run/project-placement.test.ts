@@ -18,7 +18,7 @@ import { readState, writeState } from '../../../../src-main/features/state';
 import { ensureTestImage } from '../../../support/container-image';
 import { gitIn } from '../../../support/temp';
 import { call } from '../support';
-import { bash, CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, runHarness, text, VERIFY_PASS, type RunHarness, type RunRepo } from './support';
+import { bash, CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, recordApproval, runHarness, text, VERIFY_PASS, type RunHarness, type RunRepo } from './support';
 
 const MEMORY = 256 * 1024 * 1024;
 const docker = () => new Docker({ socketPath: '/var/run/docker.sock' });
@@ -44,12 +44,13 @@ function configWithPlacement(placement: RunPlacement, checks: string[]): string 
   return configYaml({ checks }).replace('  max_turns: 50\n', `  max_turns: 50\n  placement: ${JSON.stringify(placement)}\n`);
 }
 
-/** Records the feature's own placement in state.yml, committed like a finalized plan's. */
+/** Records the feature's own placement in state.yml, committed and approved like a finalized plan's. */
 async function setFeaturePlacement(r: RunRepo, slug: string, placement: RunPlacement): Promise<void> {
   const path = activeStatePath(r.repo, slug);
   const s = await readState(path);
   writeState(path, { ...s, agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo', placement } });
   gitIn(join(r.repo, '.trees', slug), 'commit', '-q', '-am', `feat(${slug}): placement`);
+  await recordApproval(h!.app, r.repo, slug);
 }
 
 /** The bash tool's outputs, in order. */

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { FeatureRunEvent } from '../../../../src-preload/contract';
 import type { AppServices } from '../../../../src-main/app/services';
 import { trustRepository } from '../../../support/trust';
-import { newFeatureState, writeState } from '../../../../src-main/features/state';
+import { newFeatureState, readState, writeState } from '../../../../src-main/features/state';
+import { FeatureApprovals } from '../../../../src-main/features/approvals';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { WorktreeManager } from '../../../../src-main/worktrees/worktree-manager';
 import { startModelServer, type ModelServer, type Script } from '../../../fixtures/model-server/index';
@@ -123,6 +124,17 @@ export async function planFeature(repo: string, slug: string, devPhases: string[
   gitIn(entry.path, 'add', '.');
   gitIn(entry.path, 'commit', '-q', '-m', `feat(${slug}): initialize planning artifacts`);
   return entry.path;
+}
+
+/**
+ * Records the feature's agent settings (as its state.yml holds them now) as approved, what
+ * finalize does when a plan is approved (src-main/features/approvals.ts): a run uses the record
+ * over state.yml, which the agent can write.
+ */
+export async function recordApproval(app: AppServices, repo: string, slug: string): Promise<void> {
+  const agent = (await readState(activeStatePath(repo, slug))).agent;
+  if (!agent) throw new Error(`${slug}: state.yml has no agent block to approve`);
+  new FeatureApprovals(app.db).record(repo, slug, agent);
 }
 
 export function commitSubjects(cwd: string, range: string): string[] {
