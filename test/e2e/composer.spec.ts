@@ -233,7 +233,8 @@ test('a message the app cannot take stays in the composer; the error toast close
   // Stopping holds the queue (the user changed their mind); the kept text goes at once when sent.
   await page.getByTestId('stop').click();
   await expect(page.getByTestId('send')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('composer-queue')).toContainText('You interrupted the turn');
+  await expect(page.getByTestId('queue-held')).toContainText('You interrupted the turn');
+  await expect(page.getByTestId('queue-held')).toBeInViewport();
   await expect(page.getByTestId('queued-input').first()).toContainText('held');
   await page.getByTestId('send').click();
   await expect(session.transcript.getByTestId('msg-user').filter({ hasText: 'one message too many' })).toBeVisible({ timeout: 30_000 });

@@ -233,6 +233,8 @@ export function Composer({
     <div className="composer">
       {queue.length > 0 && (
         <ul className="composer-queue" data-testid="composer-queue" aria-label="Queued messages">
+          {/* Held: why comes first, where it is seen even when the list scrolls. */}
+          {queueHeld && !running && <li className="small queue-hint queue-held" data-testid="queue-held">{queueHeld}</li>}
           {queue.map((q, i) => (
             <li key={q.id} className="queued-input" data-testid="queued-input">
               <span className="badge">{i === 0 && queueHeld && !running ? 'held' : 'queued'}</span>
@@ -250,7 +252,7 @@ export function Composer({
               </button>
             </li>
           ))}
-          <li className="muted small queue-hint">{queueHeld && !running ? queueHeld : 'Sent one by one when the agent finishes its turn.'}</li>
+          {!(queueHeld && !running) && <li className="muted small queue-hint">Sent one by one when the agent finishes its turn.</li>}
         </ul>
       )}
       {filePaths.length > 0 && (
