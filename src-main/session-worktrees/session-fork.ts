@@ -32,6 +32,28 @@ async function workingTree(root: string): Promise<{ head: string; tree: string }
   }
 }
 
+/** Events copied per read while replaying the original's transcript into the fork. */
+const EVENT_BATCH = 2_000;
+
+/**
+ * The fork's transcript: the original's events up to the start of the first chat turn after the
+ * fork point (`stopAt`; null: all), so the fork shows the same conversation it continues from.
+ * A session switch (/new, /resume) is left out: replaying it would move the view away.
+ */
+async function copyTranscript(agents: AgentService, from: string, to: string, stopAt: string | null): Promise<void> {
+  await agents.sink.flushed();
+  for (let seq = 1; ; ) {
+    const batch = agents.sink.read(from, seq, EVENT_BATCH);
+    if (batch.length === 0) return;
+    for (const e of batch) {
+      if (stopAt !== null && e.turnId === stopAt && e.data.type === 'turn.started') return;
+      if (e.data.type === 'session.switched') continue;
+      agents.sink.emit(to, e.turnId, e.data);
+    }
+    seq = batch[batch.length - 1]!.seq + 1;
+  }
+}
+
 export interface ForkDeps {
   agents: AgentService;
   /** Starts a session in a new worktree of `root`'s repository (SessionWorktreeService.startSession). */
@@ -64,6 +86,8 @@ export async function forkSession(d: ForkDeps, sessionId: string, turn: number):
   }
   const messages = cp.before === null ? d.agents.messages.live(sessionId).length : d.agents.messages.live(sessionId).filter((m) => m.ord < cp.before!).length;
   d.agents.messages.copyTo(sessionId, cp.before ?? Number.POSITIVE_INFINITY, started.session.id);
+  await copyTranscript(d.agents, sessionId, started.session.id, cp.before === null ? null : (d.agents.messages.chatTurns(sessionId)[turn]?.turnId ?? null));
+  d.agents.sink.emit(started.session.id, null, { type: 'notice', level: 'info', text: `Forked from "${s.title}" (${sessionId}) at turn ${turn}: the files and the conversation as they were after that turn.` });
   const kept = s.state.undo.filter((u) => !cp.later.includes(u));
   const next = d.agents.sessions.get(started.session.id)!;
   d.agents.sessions.update(started.session.id, {

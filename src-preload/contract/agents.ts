@@ -528,6 +528,8 @@ export const AgentEventData = z.discriminatedUnion('type', [
     persistError: z.string().nullable(),
   }),
   z.object({ type: z.literal('permissions.changed'), preset: PolicyPreset }),
+  /** `/rewind N`: the chat turns after N are set aside (the transcript folds them); toTurn null: the last rewind was taken back. */
+  z.object({ type: z.literal('rewound'), toTurn: z.number().int().min(0).nullable() }),
   /** `/new` or `/resume` made another session current; the UI follows it. */
   z.object({ type: z.literal('session.switched'), toSessionId: SessionId, reason: z.enum(['new', 'resume']) }),
   z.object({ type: z.literal('status'), status: SessionStatus }),

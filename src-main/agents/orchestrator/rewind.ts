@@ -92,6 +92,8 @@ async function rewind(ctx: TurnContext, args: string[]): Promise<RewindCommandRe
   if (choice !== undefined && !UNDO_CHOICES.includes(choice)) return { ok: false, text: `Usage: ${REWIND_USAGE} — "${args[1]}" is not one of keep, pre, merge.` };
   const paths = args.length > 2 ? new Set(args.slice(2)) : null;
   const s = ctx.session();
+  // A feature's or a mailbox task's session is the app's record of that work: fork it instead.
+  if (s.state.role) return { ok: false, text: `This session belongs to a ${s.state.role === 'planner' ? 'plan' : 'feature or task run'}: it cannot be rewound in place. Fork it from the turn instead (its menu, or flightdeck session fork ${ctx.sessionId} ${n}).` };
   const turns = ctx.deps.messages.chatTurns(ctx.sessionId);
   if (n > turns.length) return { ok: false, text: `There is no turn ${n}: this session has ${turns.length} turn${turns.length === 1 ? '' : 's'}.` };
   if (n === turns.length) return { ok: true, text: `Already at turn ${n}: it is the latest turn, nothing to rewind.` };
@@ -151,10 +153,11 @@ async function rewind(ctx: TurnContext, args: string[]): Promise<RewindCommandRe
       rewinds: [...(state.rewinds ?? []), record].slice(-MAX_REWINDS),
     },
   });
+  ctx.emit({ type: 'rewound', toTurn: n });
   const dropped = turns.length - n;
   const body = filesLines.map((l) => `  ${l.replace('(created by that turn)', '(created after that turn)')}`).join('\n');
   const text = [
-    `Rewound to turn ${n}${n > 0 ? ` (${clip(turns[n - 1]!.text)})` : ' (before the first turn)'}: the conversation of the ${dropped} later turn${dropped === 1 ? ' is' : 's are'} set aside${combined ? ', and their file changes:' : '; no file changes to put back.'}`,
+    `Rewound to turn ${n}${n > 0 ? ` (${clip(turns[n - 1]!.text)})` : ' (before the first turn)'}: the conversation of ${dropped === 1 ? `turn ${n + 1} is` : `turns ${n + 1}–${turns.length} are`} set aside${combined ? ', and their file changes:' : '; no file changes to put back.'}`,
     ...(combined ? [body || '  (the files were already as then)'] : []),
     'Changes made by shell commands are not rewound. /rewind undo takes this back until the next turn.',
   ].join('\n');
@@ -181,6 +184,7 @@ async function unrewind(ctx: TurnContext, args: string[]): Promise<RewindCommand
   const state = ctx.session().state;
   const turns = ctx.deps.messages.chatTurns(ctx.sessionId).length;
   ctx.update({ turnCount: turns, state: { ...state, undo: rec.undo, redo: rec.redo, rewinds: (state.rewinds ?? []).slice(0, -1) } });
+  ctx.emit({ type: 'rewound', toTurn: null });
   const text = [
     `Took back the rewind to turn ${rec.toTurn}: the conversation is back to turn ${turns}.`,
     ...lines.map((l) => `  ${l}`),

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ImageAttachment, Session } from '../../../src-preload/contract/agents';
-import { useAppStore } from '../store';
+import { useAppStore, useClient } from '../store';
+import { ConfirmDialog } from '../components/ConfirmDialog';
 import { plural, shortPath } from '../lib/format';
 import { Missing } from '../components/Missing';
 import { Icon } from '../components/Icon';
@@ -9,7 +10,8 @@ import { COMPACT_HINT_SHARE, historyEntries } from './composer-logic';
 import { EffectiveConfig } from './EffectiveConfig';
 import { SessionRules } from './SessionRules';
 import { MODES, SessionHeader } from './SessionHeader';
-import { TranscriptItemView } from './Transcript';
+import { TranscriptItemView, type TurnMenu } from './Transcript';
+import { editedPaths, isChatTurn, type TranscriptItem } from './transcript';
 import { useSessionStream } from './use-session-stream';
 import './agents.css';
 
@@ -43,6 +45,20 @@ export function SessionView({
   const stick = useRef(true);
   const profiles = useAppStore((s) => s.profiles);
   const history = useMemo(() => historyEntries(transcript.items.flatMap((it) => (it.kind === 'user' ? [it.text] : []))), [transcript.items]);
+  const client = useClient();
+  const upsertSession = useAppStore((s) => s.upsertSession);
+  /** The turn menu's pending choice, confirmed in a dialog that names what will change. */
+  const [confirmTurn, setConfirmTurn] = useState<{ action: 'rewind' | 'fork'; turn: number } | null>(null);
+  const [turnError, setTurnError] = useState<string | null>(null);
+  /** Each chat turn's number and the items after it (what a rewind to it sets aside). */
+  const turns = useMemo(() => {
+    const starts: number[] = [];
+    transcript.items.forEach((it, i) => {
+      if (isChatTurn(it)) starts.push(i);
+    });
+    return starts;
+  }, [transcript.items]);
+  const laterItems = (turn: number): TranscriptItem[] => (turn < turns.length ? transcript.items.slice(turns[turn]) : []);
 
   // Output that arrived while the user was scrolled up: a "Jump to latest" pill offers the way down.
   const [behind, setBehind] = useState(false);
@@ -66,6 +82,11 @@ export function SessionView({
   };
 
   if (!session) return <Missing what="Session" loaded={sessionsLoaded} verb="deleted" />;
+  /** Sends `/rewind N` and follows its answer at the bottom (the user was up at that turn's menu). */
+  const rewindTo = (turn: number) => {
+    jumpToLatest();
+    void sendInput(session.id, `/rewind ${turn}`);
+  };
   const running = session.status === 'running' || session.status === 'awaiting_approval' || transcript.running;
   const todos = transcript.todos.length > 0 ? transcript.todos : session.todos;
   // The window of the profile that made the latest call (the session's own profile before any call).
@@ -119,9 +140,20 @@ export function SessionView({
               </p>
             </div>
           )}
-          {transcript.items.map((item) => (
-            <TranscriptItemView key={item.kind + item.id} item={item} running={running} />
-          ))}
+          {transcript.items.map((item, i) => {
+            const n = isChatTurn(item) ? turns.indexOf(i) + 1 : 0;
+            // Rewind: the user's own built-in sessions; fork: any built-in session (feature and mailbox ones too).
+            const builtin = (session.executor ?? 'builtin') === 'builtin' && !onSend;
+            const menu: TurnMenu | null =
+              n > 0 && builtin
+                ? {
+                    turn: n,
+                    onRewind: session.role || n === turns.length ? null : () => setConfirmTurn({ action: 'rewind', turn: n }),
+                    onFork: () => setConfirmTurn({ action: 'fork', turn: n }),
+                  }
+                : null;
+            return <TranscriptItemView key={item.kind + item.id} item={item} running={running} menu={menu} />;
+          })}
           {running && transcript.retry === null && <div className="working-indicator" aria-live="polite">Working…</div>}
         </div>
         {behind && (
@@ -143,6 +175,49 @@ export function SessionView({
           </aside>
         )}
       </div>
+      {turnError && (
+        <div className="notice notice-error turn-error" role="alert" data-testid="turn-error">
+          <Icon name="alert" size={14} /> <span>{turnError}</span>
+          <button className="icon-button" aria-label="Dismiss" onClick={() => setTurnError(null)}>
+            <Icon name="x" size={14} />
+          </button>
+        </div>
+      )}
+      {confirmTurn?.action === 'rewind' && (
+        <RewindConfirm
+          turn={confirmTurn.turn}
+          later={laterItems(confirmTurn.turn)}
+          onCancel={() => setConfirmTurn(null)}
+          onConfirm={() => {
+            const turn = confirmTurn.turn;
+            setConfirmTurn(null);
+            rewindTo(turn);
+          }}
+        />
+      )}
+      {confirmTurn?.action === 'fork' && (
+        <ConfirmDialog
+          title={`Fork from turn ${confirmTurn.turn}?`}
+          confirmLabel="Fork"
+          onCancel={() => setConfirmTurn(null)}
+          onConfirm={async () => {
+            const turn = confirmTurn.turn;
+            setConfirmTurn(null);
+            try {
+              const r = await client.invoke('sessionWorktrees.fork', { sessionId: session.id, turn });
+              upsertSession(r.session, null);
+              setView({ name: 'session', sessionId: r.session.id });
+            } catch (e) {
+              setTurnError(`Could not fork: ${e instanceof Error ? e.message : String(e)}`);
+            }
+          }}
+        >
+          <p data-testid="fork-summary">
+            A new session starts in a new worktree, with the files as they were after turn {confirmTurn.turn} and the conversation up to it.
+          </p>
+          <p className="muted small">This session and its folder are not changed.</p>
+        </ConfirmDialog>
+      )}
       <Composer key={session.id} sessionId={session.id} cycleModes={!onSend} running={running} history={history} onSend={(text, images) => {
           // Sending is looking at the conversation again: the view goes to the newest message.
           jumpToLatest();
@@ -169,5 +244,32 @@ function ContextMeter({ tokens, window }: { tokens: number; window: number }) {
       </span>
       context {k(tokens)} / {k(window)} ({pct}%){high ? ' — /compact to make room' : ''}
     </span>
+  );
+}
+
+/** "Rewind to after turn N?": which later turns are set aside and which files go back. */
+function RewindConfirm({ turn, later, onCancel, onConfirm }: { turn: number; later: readonly TranscriptItem[]; onCancel(): void; onConfirm(): void }) {
+  const count = later.filter(isChatTurn).length;
+  const files = editedPaths(later);
+  return (
+    <ConfirmDialog title={`Rewind to after turn ${turn}?`} confirmLabel="Rewind" onCancel={onCancel} onConfirm={onConfirm}>
+      <p data-testid="rewind-summary">
+        The conversation of {count === 1 ? `turn ${turn + 1} is` : `turns ${turn + 1}–${turn + count} are`} set aside: the agent continues from turn {turn}.
+      </p>
+      {files.length > 0 ? (
+        <>
+          <p>The agent's changes to these files in those turns are taken out:</p>
+          <ul className="mono small" data-testid="rewind-files">
+            {files.map((f) => (
+              <li key={f}>{f}</li>
+            ))}
+          </ul>
+          <p className="muted small">Files you changed since are left alone until you choose (keep yours, take turn {turn}'s, or merge). Changes made by shell commands stay.</p>
+        </>
+      ) : (
+        <p className="muted small">Those turns changed no files with write or patch (changes made by shell commands are not rewound).</p>
+      )}
+      <p className="muted small">Undo rewind takes it back until you send the next message.</p>
+    </ConfirmDialog>
   );
 }

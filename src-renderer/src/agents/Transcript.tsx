@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
 import type { CommandView } from '../../../src-preload/contract/agents';
@@ -116,11 +116,99 @@ function CommandActions({ actions }: { actions: ReadonlyArray<{ label: string; i
   );
 }
 
-export function TranscriptItemView({ item, running = false }: { item: TranscriptItem; /** A turn is running: a tool without a result is still going. */ running?: boolean }) {
+/** What a chat turn's menu offers: its number, and Rewind / Fork when the session allows them. */
+export interface TurnMenu {
+  turn: number;
+  onRewind: (() => void) | null;
+  onFork: (() => void) | null;
+}
+
+/** The "⋯" menu of a chat turn: rewind the session to it, or fork a new session from it. */
+function TurnMenuButton({ menu, disabled }: { menu: TurnMenu; disabled: boolean }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => {
+      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
+    };
+    window.addEventListener('mousedown', close);
+    return () => window.removeEventListener('mousedown', close);
+  }, [open]);
+  if (!menu.onRewind && !menu.onFork) return null;
+  const pick = (fn: () => void) => () => {
+    setOpen(false);
+    fn();
+  };
+  return (
+    <div className="turn-menu-anchor" ref={ref}>
+      <button
+        className="icon-button turn-menu-button"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label={`Turn ${menu.turn} menu`}
+        title={disabled ? 'Wait for the running turn to end' : `Turn ${menu.turn}: rewind or fork`}
+        disabled={disabled}
+        onClick={() => setOpen((o) => !o)}
+        data-testid="turn-menu"
+      >
+        <Icon name="more" size={14} />
+      </button>
+      {open && (
+        <div className="turn-menu" role="menu" onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
+          {menu.onRewind && (
+            <button role="menuitem" className="turn-menu-item" onClick={pick(menu.onRewind)} data-testid="turn-rewind">
+              Rewind to after turn {menu.turn}
+            </button>
+          )}
+          {menu.onFork && (
+            <button role="menuitem" className="turn-menu-item" onClick={pick(menu.onFork)} data-testid="turn-fork">
+              Fork from turn {menu.turn}…
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Turns a rewind set aside: one line, unfolded on demand (read-only, dimmed). */
+function Rewound({ item }: { item: Extract<TranscriptItem, { kind: 'rewound' }> }) {
+  const [open, setOpen] = useState(false);
+  const which = item.fromTurn === item.toLast ? `Turn ${item.fromTurn}` : `Turns ${item.fromTurn}–${item.toLast}`;
+  return (
+    <div className="rewound" data-testid="rewound">
+      <button className="rewound-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+        {which} set aside by a rewind to turn {item.toTurn} — {open ? 'hide' : 'show'}
+      </button>
+      {open && (
+        <div className="rewound-items">
+          {item.items.map((it) => (
+            <TranscriptItemView key={it.kind + it.id} item={it} />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function TranscriptItemView({
+  item,
+  running = false,
+  menu = null,
+}: {
+  item: TranscriptItem;
+  /** A turn is running: a tool without a result is still going. */ running?: boolean;
+  /** A chat turn's menu (rewind, fork); null: none. */
+  menu?: TurnMenu | null;
+}) {
   switch (item.kind) {
+    case 'rewound':
+      return <Rewound item={item} />;
     case 'user':
       return (
         <div className="msg msg-user" data-testid="msg-user">
+          {menu && <TurnMenuButton menu={menu} disabled={running} />}
           {item.inputKind === 'chat' ? <p className="pre-wrap">{item.text}</p> : <code className="mono">{item.text}</code>}
           {item.images ? (
             <p className="msg-images small" data-testid="msg-images">

@@ -44,7 +44,9 @@ export type TranscriptItem =
   | { kind: 'verify'; id: string; command: string; attempt: number; maxAttempts: number; passed: boolean | null; exitCode: number | null; output: string; timeoutMs?: number }
   | { kind: 'notice'; id: string; level: 'info' | 'warning'; text: string }
   | { kind: 'error'; id: string; code: string; message: string; retryable: boolean }
-  | { kind: 'turn-end'; id: string; outcome: TurnOutcome; message: string | null; steps: number };
+  | { kind: 'turn-end'; id: string; outcome: TurnOutcome; message: string | null; steps: number }
+  /** Chat turns a `/rewind` set aside (from turn `fromTurn` on), folded: shown collapsed, and unfolded again by `/rewind undo`. */
+  | { kind: 'rewound'; id: string; toTurn: number; fromTurn: number; toLast: number; items: TranscriptItem[] };
 
 export interface Transcript {
   items: TranscriptItem[];
@@ -283,8 +285,56 @@ export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
     case 'step.started':
     case 'session.switched':
       break;
+    case 'rewound':
+      foldRewind(out, items, d.toTurn, id);
+      break;
   }
   return out;
+}
+
+/** Whether an item starts a chat turn (the turns `/rewind` and the turn menu number). */
+export function isChatTurn(it: TranscriptItem): it is Extract<TranscriptItem, { kind: 'user' }> {
+  return it.kind === 'user' && it.inputKind === 'chat';
+}
+
+/**
+ * `/rewind N` folds the items from chat turn N+1 up to the running (/rewind) turn into one
+ * 'rewound' item; `/rewind undo` (toTurn null) unfolds the last one where it stood.
+ */
+function foldRewind(out: Transcript, items: TranscriptItem[], toTurn: number | null, id: string): void {
+  const end = Math.min(out.turnStart, items.length);
+  if (toTurn === null) {
+    for (let i = end - 1; i >= 0; i--) {
+      const it = items[i]!;
+      if (it.kind !== 'rewound') continue;
+      items.splice(i, 1, ...it.items);
+      out.turnStart += it.items.length - 1;
+      return;
+    }
+    return;
+  }
+  let seen = 0;
+  for (let i = 0; i < end; i++) {
+    if (!isChatTurn(items[i]!)) continue;
+    seen++;
+    if (seen !== toTurn + 1) continue;
+    const moved = items.slice(i, end);
+    const last = toTurn + moved.filter(isChatTurn).length;
+    items.splice(i, end - i, { kind: 'rewound', id, toTurn, fromTurn: toTurn + 1, toLast: last, items: moved });
+    out.turnStart = i + 1;
+    return;
+  }
+}
+
+/** The files write/patch calls named in some items (a turn menu's "what will change"). */
+export function editedPaths(items: readonly TranscriptItem[]): string[] {
+  const out = new Set<string>();
+  for (const it of items) {
+    if (it.kind !== 'tool' || (it.tool !== 'write' && it.tool !== 'patch') || it.result?.isError) continue;
+    const p = parseToolInput(it.inputJson)?.path;
+    if (typeof p === 'string') out.add(p);
+  }
+  return [...out];
 }
 
 /** The tool input as an object once its JSON is complete; null while it streams or if malformed. */

@@ -157,6 +157,10 @@ describe('fork at a turn', () => {
     expect(sent).toContain('fork-question');
     expect(sent).not.toContain('turn-two please');
     expect(inFork('fork-only.txt')).toBe('fork\n');
+    // The fork's transcript shows the conversation it continues from (turn 1), then its own turn.
+    const inputs = (sid: string) => h.app.agents.sink.read(sid, 1, 100_000).flatMap((e) => (e.data.type === 'turn.started' ? [e.data.input] : []));
+    expect(inputs(forkId)).toEqual(['turn-one please', 'fork-question']);
+    expect(h.app.agents.sink.read(forkId, 1, 100_000).some((e) => e.data.type === 'notice' && e.data.text.includes(`(${id}) at turn 1`))).toBe(true);
     expect(existsSync(join(h.repo, 'fork-only.txt'))).toBe(false);
 
     // The original goes on from turn 3, not seeing the fork's turn.
