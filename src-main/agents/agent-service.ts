@@ -116,6 +116,8 @@ export class AgentService {
   extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
   /** Called before each model call so extra tools can be made ready (MCP servers started lazily); never throws. */
   prepareExtraTools: ((sessionId: string) => Promise<void>) | null = null;
+  /** Tools the user set to always allow or deny (MCP tools, set by the MCP capability); null = they ask. */
+  fixedToolPolicy: ((tool: string) => 'allow' | 'deny' | null) | null = null;
   /** The worktree a session works in, for Session.worktree (set by the session-worktrees capability). */
   worktreeOf: ((sessionId: string) => Session['worktree']) | null = null;
   /** Budgets and turn limits asked before every model call of every session (see call-guard.ts). */
@@ -151,7 +153,7 @@ export class AgentService {
       policyContext: (sessionId) => {
         const s = this.sessions.get(sessionId);
         const st = this.settings();
-        return { preset: s?.policyPreset ?? st.defaultPolicyPreset, disabledTools: s?.disabledTools ?? [], hardFloor: st.hardFloor, ...(s?.state.role === 'coder' ? { roleGuard: true } : {}), root: s?.root ?? null };
+        return { preset: s?.policyPreset ?? st.defaultPolicyPreset, disabledTools: s?.disabledTools ?? [], hardFloor: st.hardFloor, ...(s?.state.role === 'coder' ? { roleGuard: true } : {}), root: s?.root ?? null, fixedPolicy: (tool) => this.fixedToolPolicy?.(tool) ?? null };
       },
       answeredWithoutWaiter: (a) => this.resumeAfterAnswer(a),
     });
@@ -170,6 +172,7 @@ export class AgentService {
       configDir: (s) => this.configDir(s),
       createSessionLike: (from) => this.createRecord({ root: from.root, projectId: from.projectId, mode: from.mode, profile: from.profile, model: from.model, policyPreset: from.policyPreset, disabledTools: from.disabledTools, ...(from.state.sandbox ? { sandbox: from.state.sandbox } : {}), ...(from.state.role ? { role: from.state.role } : {}), ...(from.state.instructions ? { instructions: from.state.instructions } : {}) }),
       sessionChanged: (id) => this.publishSession(id),
+      executorOf: (id) => this.executorName?.(id) ?? 'builtin',
       extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
       prepareExtraTools: async (sessionId) => this.prepareExtraTools?.(sessionId),
       callGuard: (sessionId) => this.callGuards.check(sessionId),

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, type Session } from '../../src-preload/contract';
 import type { AgentService } from '../agents/agent-service';
-import { checkpointOf, checkpointTooOld } from '../agents/orchestrator/rewind';
+import { CLAUDE_CODE_REWIND, checkpointOf, checkpointTooOld } from '../agents/orchestrator/rewind';
 import { applyUndo, gitWorkTree, planUndo } from '../agents/orchestrator/undo';
 import { git } from '../git/git';
 
@@ -63,6 +63,7 @@ export interface ForkDeps {
 export async function forkSession(d: ForkDeps, sessionId: string, turn: number): Promise<{ session: Session; turn: number; messages: number; files: string[] }> {
   const s = d.agents.sessions.get(sessionId);
   if (!s) throw new AppError('not_found', `There is no session ${sessionId}.`);
+  if (d.agents.executorName?.(sessionId) === 'claude-code') throw new AppError('invalid_input', CLAUDE_CODE_REWIND);
   if (s.status === 'running' || s.status === 'awaiting_approval') throw new AppError('conflict', 'A turn is running in this session: wait for it to end (or cancel it) before forking.');
   if (!Number.isInteger(turn) || turn < 0) throw new AppError('invalid_input', `"${turn}" is not a turn number.`);
   const cp = checkpointOf(d.agents.messages, sessionId, s.state.undo, turn);

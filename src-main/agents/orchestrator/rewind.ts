@@ -15,6 +15,9 @@ import type { TurnContext } from './turn-context';
 import type { MessageRepo } from '../store/message-repo';
 import type { RewindRecord, UndoSnapshot } from '../store/session-repo';
 
+/** Why a Claude Code session is not rewound or forked (yet). */
+export const CLAUDE_CODE_REWIND =
+  'This session runs on Claude Code, which keeps its own conversation and file history: Flightdeck cannot rewind or fork it to a turn yet. Switch the session to the built-in agent for new turns, or use Claude Code\'s own /rewind in a terminal.';
 export const REWIND_USAGE = '/rewind [turn] [keep | pre | merge] [path…] | /rewind undo';
 /** Rewinds `/rewind undo` can step back through. */
 const MAX_REWINDS = 10;
@@ -92,6 +95,8 @@ async function rewind(ctx: TurnContext, args: string[]): Promise<RewindCommandRe
   if (choice !== undefined && !UNDO_CHOICES.includes(choice)) return { ok: false, text: `Usage: ${REWIND_USAGE} — "${args[1]}" is not one of keep, pre, merge.` };
   const paths = args.length > 2 ? new Set(args.slice(2)) : null;
   const s = ctx.session();
+  // Claude Code keeps its own conversation and its edits leave no write/patch checkpoints here.
+  if (ctx.deps.executorOf?.(ctx.sessionId) === 'claude-code') return { ok: false, text: CLAUDE_CODE_REWIND };
   // A feature's or a mailbox task's session is the app's record of that work: fork it instead.
   if (s.state.role) return { ok: false, text: `This session belongs to a ${s.state.role === 'planner' ? 'plan' : 'feature or task run'}: it cannot be rewound in place. Fork it from the turn instead (its menu, or flightdeck session fork ${ctx.sessionId} ${n}).` };
   const turns = ctx.deps.messages.chatTurns(ctx.sessionId);

@@ -35,6 +35,8 @@ export interface EngineDeps {
   createSessionLike(from: SessionRecord): SessionRecord;
   /** Publishes agents.sessions.changed for a session. */
   sessionChanged(id: string): void;
+  /** Which executor runs the session's chat turns (absent: the built-in loop). */
+  executorOf?(sessionId: string): 'builtin' | 'claude-code';
   /** Tools other capabilities add for this session and mode (see ExtraTool). */
   extraTools(sessionId: string, mode: AgentMode): readonly ExtraTool[];
   /** Makes the extra tools ready before a model call (MCP servers started lazily). */

@@ -183,3 +183,18 @@ describe('fork at a turn', () => {
     await expect(h.app.sessionWorktrees.fork(id, 4)).rejects.toThrow('There is no turn 4: this session has 3 turns.');
   });
 });
+
+describe('sessions that are not rewound in place', () => {
+  it("a feature's or mailbox task's session (a role) refuses /rewind and points at fork; a Claude Code session refuses both, saying why", async () => {
+    h = await harness();
+    const coder = h.app.agents.createSession({ root: h.repo, role: 'coder' }).id;
+    expect((await h.app.agents.run(coder, '/rewind 0')).outcome).toBe('failed');
+    expect(lastResult(coder).text).toContain('it cannot be rewound in place. Fork it from the turn instead');
+
+    const cc = h.session();
+    h.app.coder.updateSession({ sessionId: cc, executor: 'claude-code' });
+    expect((await h.app.agents.run(cc, '/rewind 0')).outcome).toBe('failed');
+    expect(lastResult(cc).text).toContain('This session runs on Claude Code');
+    await expect(h.app.sessionWorktrees.fork(cc, 0)).rejects.toThrow('This session runs on Claude Code');
+  });
+});
