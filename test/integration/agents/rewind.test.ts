@@ -198,3 +198,56 @@ describe('sessions that are not rewound in place', () => {
     await expect(h.app.sessionWorktrees.fork(cc, 0)).rejects.toThrow('This session runs on Claude Code');
   });
 });
+
+describe('/rewind after a compaction', () => {
+  it('keeps the summary of turns before the checkpoint, and a rewind before the summarized turns shows none of it', async () => {
+    h = await harness([
+      { blocks: [{ type: 'text', text: 'answer one' }] },
+      { blocks: [{ type: 'text', text: 'answer two' }] },
+      { blocks: [{ type: 'text', text: 'answer three' }] },
+      { match: { userPattern: 'Write the summary' }, blocks: [{ type: 'text', text: 'SUMMARY-OF-ONE' }] },
+    ]);
+    const id = h.session();
+    for (const q of ['question one', 'question two', 'question three']) await h.app.agents.run(id, q);
+    await h.app.agents.run(id, '/compact');
+    expect(lastResult(id).text).toMatch(/^Compacted 2 messages/);
+
+    await h.app.agents.run(id, '/rewind 2');
+    expect(lastResult(id).ok).toBe(true);
+    h.server.setScript([{ blocks: [{ type: 'text', text: 'ok' }] }]);
+    await h.app.agents.run(id, 'question four');
+    let sent = lastRequestText();
+    for (const t of ['SUMMARY-OF-ONE', 'question two', 'answer two', 'question four']) expect(sent).toContain(t);
+    expect(sent).not.toContain('question one');
+    expect(sent).not.toContain('question three');
+
+    await h.app.agents.run(id, '/rewind 0');
+    h.server.setScript([{ blocks: [{ type: 'text', text: 'ok' }] }]);
+    await h.app.agents.run(id, 'fresh start');
+    sent = lastRequestText();
+    expect(sent).toContain('fresh start');
+    for (const t of ['SUMMARY-OF-ONE', 'question one', 'question two', 'question four']) expect(sent).not.toContain(t);
+  });
+});
+
+describe('MessageRepo.rewind', () => {
+  it('a summary made mid-turn past the checkpoint is set aside and the turns it summarized before the checkpoint come back; unrewind restores exactly', async () => {
+    h = await harness();
+    const id = h.session();
+    const m = h.app.agents.messages;
+    const say = (turnId: string, role: 'user' | 'assistant', text: string) => m.append(id, { turnId, role, kind: 'chat', blocks: [{ type: 'text', text }] });
+    const all = [say('turn-aaaaaaa1', 'user', 'q1'), say('turn-aaaaaaa1', 'assistant', 'a1'), say('turn-aaaaaaa2', 'user', 'q2'), say('turn-aaaaaaa2', 'assistant', 'a2'), say('turn-aaaaaaa3', 'user', 'q3'), say('turn-aaaaaaa3', 'assistant', 'a3')];
+    // Compaction during turn 3 summarized everything up to its question.
+    m.compact(id, all.slice(0, 5).map((x) => x.id), { turnId: 'turn-aaaaaaa3', blocks: [{ type: 'text', text: 'S' }] }, all[5]!.ord);
+    const texts = () => m.live(id).map((x) => (x.blocks[0] as { text: string }).text);
+    expect(texts()).toEqual(['S', 'a3']);
+    expect(m.chatTurns(id).map((t) => t.text)).toEqual(['q1', 'q2', 'q3']);
+
+    const r = m.rewind(id, m.chatTurns(id)[2]!.ord);
+    expect(texts()).toEqual(['q1', 'a1', 'q2', 'a2']);
+    expect(m.chatTurns(id).map((t) => t.text)).toEqual(['q1', 'q2']);
+    m.unrewind(id, r);
+    expect(texts()).toEqual(['S', 'a3']);
+    expect(m.chatTurns(id).map((t) => t.text)).toEqual(['q1', 'q2', 'q3']);
+  });
+});
