@@ -9,6 +9,7 @@ import { m007FeatureRuns } from './007-feature-runs';
 import { m008WorkspaceTrust } from './008-workspace-trust';
 import { m009ReviewComments } from './009-review-comments';
 import { m010FeatureApprovals } from './010-feature-approvals';
+import { m011TrustUserFiles } from './011-trust-user-files';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m008WorkspaceTrust,
   m009ReviewComments,
   m010FeatureApprovals,
+  m011TrustUserFiles,
 ];
