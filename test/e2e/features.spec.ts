@@ -130,6 +130,8 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
   await features.openProject(name);
   await features.init();
   expect(readFileSync(join(repo.path, '.flightdeck', 'config.yml'), 'utf8')).toContain('node --test');
+  // The checks it found, one per line.
+  await expect(page.getByTestId('feature-init-checks').locator('li').first()).toHaveText('node --test');
   expect(existsSync(join(repo.path, '.flightdeck', 'overview.md'))).toBe(true);
 
   // A slug that breaks the rule is refused with the rule's words; a good one opens the chat.
