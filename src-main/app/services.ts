@@ -454,6 +454,7 @@ export class AppServices {
     const coderTools = this.agents.extraTools;
     this.agents.extraTools = (sessionId, mode) => [...(coderTools?.(sessionId, mode) ?? []), ...this.mcp.toolsFor(sessionId)];
     this.agents.prepareExtraTools = (sessionId) => this.mcp.prepare(sessionId);
+    this.agents.fixedToolPolicy = (tool) => this.mcp.toolPolicy(tool);
     this.inbox.start();
     this.featureRuns.start();
     // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.

@@ -36,6 +36,8 @@ export interface PolicyContext {
   roleGuard?: boolean;
   /** The session root, for confining file paths and previewing diffs. */
   root: string | null;
+  /** Tools the user set to always allow or deny (MCP tools); null = ask as usual. */
+  fixedPolicy?(tool: string): 'allow' | 'deny' | null;
 }
 
 export interface ApprovalSpec {
@@ -261,6 +263,7 @@ export class ApprovalGate {
       ...(ctx.floor ? { floor: ctx.floor } : {}),
       sessionRules: this.repo.rules(sessionId),
       ...(ctx.root ? { targetLinks: writeTargetLinks(ctx.root, tool, input) } : {}),
+      ...(ctx.fixedPolicy ? { fixedPolicy: ctx.fixedPolicy(tool) } : {}),
     });
   }
 

@@ -33,6 +33,8 @@ interface StoredServer {
   headerNames: string[];
   enabled: boolean;
   projectIds: string[] | null;
+  /** Absent in configs saved before it existed: every tool asks. */
+  toolPolicy?: Record<string, 'allow' | 'deny'>;
 }
 
 export interface McpServiceOptions {
@@ -109,6 +111,7 @@ export class McpService {
       status: c?.status ?? 'stopped',
       lastError: c?.lastError ?? null,
       tools: (c?.tools ?? []).map((t) => ({ name: t.name, description: t.description })),
+      toolPolicy: s.toolPolicy ?? {},
     };
   }
 
@@ -173,6 +176,30 @@ export class McpService {
     if (!enabled) await this.stop(name);
     this.publish();
     return this.view(s);
+  }
+
+  /** One tool asks (the default), is always allowed or always denied. */
+  setToolPolicy(name: string, tool: string, policy: 'ask' | 'allow' | 'deny'): McpServer {
+    const list = this.stored();
+    const s = list.find((x) => x.name === name);
+    if (!s) throw new AppError('not_found', `There is no MCP server named "${name}".`);
+    const next = { ...(s.toolPolicy ?? {}) };
+    if (policy === 'ask') delete next[tool];
+    else next[tool] = policy;
+    s.toolPolicy = next;
+    this.save(list);
+    this.publish();
+    return this.view(s);
+  }
+
+  /** For the approval gate: what the user set for an mcp__SERVER__TOOL name, or null (ask). */
+  toolPolicy(fullName: string): 'allow' | 'deny' | null {
+    if (!fullName.startsWith(MCP_TOOL_PREFIX)) return null;
+    const rest = fullName.slice(MCP_TOOL_PREFIX.length);
+    const cut = rest.indexOf('__');
+    if (cut <= 0) return null;
+    const s = this.stored().find((x) => x.name === rest.slice(0, cut));
+    return s?.toolPolicy?.[rest.slice(cut + 2)] ?? null;
   }
 
   private async stop(name: string): Promise<void> {

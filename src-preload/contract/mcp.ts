@@ -62,6 +62,8 @@ export const McpServer = z.object({
   status: McpServerStatus,
   lastError: z.string().nullable(),
   tools: z.array(McpToolInfo),
+  /** Tools set to always allow or always deny (by the tool's own name); the others ask. */
+  toolPolicy: z.record(z.string(), z.enum(['allow', 'deny'])),
 });
 export type McpServer = z.infer<typeof McpServer>;
 
@@ -92,6 +94,11 @@ export const mcpRequests = {
     z.object({ name: McpServerName, enabled: z.boolean(), projectIds: z.array(ProjectId).max(200).nullable().optional() }).strict(),
     McpServer,
     'Enable or disable a server, everywhere or (projectIds) for some projects only.',
+  ),
+  'mcp.setToolPolicy': request(
+    z.object({ name: McpServerName, tool: z.string().min(1).max(128), policy: z.enum(['ask', 'allow', 'deny']) }).strict(),
+    McpServer,
+    'Whether one tool of a server asks before each call (the default), is always allowed, or always denied — in both executors.',
   ),
   'mcp.test': request(Named, McpTestResult, 'Start the server (again) and list its tools; the error in words when it fails.'),
   'mcp.suggestions': request(z.object({ projectId: ProjectId }).strict(), z.object({ trusted: z.boolean(), servers: z.array(McpSuggestion) }), "The servers a trusted project's .mcp.json suggests; none while it is not trusted."),

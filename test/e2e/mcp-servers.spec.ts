@@ -47,6 +47,11 @@ test('adds a command server with a secret, tests it (tools listed), keeps the se
   await expect(row.getByTestId('mcp-test-result')).toContainText('3 tool(s)', { timeout: 60_000 });
   await expect(row.getByTestId('mcp-test-result')).toContainText('echo');
   await expect(row.getByTestId('mcp-status')).toContainText('running');
+  // One tool set to always deny: kept (the select follows the saved value).
+  await row.getByTestId('mcp-tool-policies').locator('summary').click();
+  await row.getByLabel('Approval for fixture crash').selectOption('deny');
+  await expect(row.getByLabel('Approval for fixture crash')).toHaveValue('deny');
+  await expect(row.getByLabel('Approval for fixture echo')).toHaveValue('ask');
   await mcp.panel.screenshot({ path: 'test-results/settings-mcp.png' });
 
   // A name taken and a broken env line are said in words, in the form.

@@ -32,6 +32,8 @@ export interface PolicyInput {
    * may also be outside the root, so the change asks first in every mode.
    */
   targetLinks?: number;
+  /** A tool of another capability the user set to always allow or always deny (an MCP tool in Settings → MCP servers); absent = it asks. */
+  fixedPolicy?: 'allow' | 'deny' | null;
 }
 
 export interface PolicyResult {
@@ -136,8 +138,10 @@ export function decideTool(p: PolicyInput): PolicyResult {
     return r('ask', 'policy', 'plan mode: delegating a step to Claude Code asks first; its edits and commands are checked again inside the run.', 'high');
   }
 
-  // A tool this engine does not know (another executor's): never silently allowed.
+  // A tool this engine does not know (another executor's, an MCP server's): never silently allowed.
+  if (p.fixedPolicy === 'deny') return r('deny', 'policy', `${p.tool} is set to Deny (Settings → MCP servers).`, 'medium');
   if (p.mode === 'plan' || p.preset === 'read-only') return r('deny', 'mode', `${p.tool} is not allowed in plan mode or with the read-only preset.`, 'medium');
+  if (p.fixedPolicy === 'allow') return r('allow', 'policy', `${p.tool} is set to Allow (Settings → MCP servers).`, 'medium');
   if (p.sessionRules.includes(rule)) return r('allow', 'session_rule', ruleReason([rule]), 'medium');
   if (p.mode === 'yolo') return r('allow', 'yolo', 'yolo mode: tools run without asking.', 'medium');
   return r('ask', 'policy', `${p.tool} asks for approval.`, 'medium');

@@ -24,7 +24,7 @@ function describe(s: McpServer): string {
 export const mcpCommand: CliCommand = {
   name: 'mcp',
   summary: 'MCP servers for every agent (both executors): add, list, remove, test. Env and header values are stored as secrets and never printed.',
-  usage: 'mcp list | mcp add NAME [--env K=V]… -- COMMAND [ARGS…] | mcp add NAME --url URL [--header K:V]… | mcp remove NAME | mcp test NAME | mcp enable NAME | mcp disable NAME',
+  usage: 'mcp list | mcp add NAME [--env K=V]… -- COMMAND [ARGS…] | mcp add NAME --url URL [--header K:V]… | mcp remove NAME | mcp test NAME | mcp enable NAME | mcp disable NAME | mcp tool NAME TOOL ask|allow|deny',
   flags: { env: 'multiple', url: true, header: 'multiple' },
   async run(ctx) {
     const [sub, name, ...rest] = ctx.args;
@@ -72,6 +72,13 @@ export const mcpCommand: CliCommand = {
         case 'disable': {
           const s = await mcp.setEnabled(needName(), sub === 'enable', sub === 'enable' ? null : undefined);
           ctx.out(ctx.json ? JSON.stringify(s) : `${s.name} is ${s.enabled ? 'enabled everywhere' : 'disabled'}.`);
+          return 0;
+        }
+        case 'tool': {
+          const [tool, policy] = rest;
+          if (!tool || (policy !== 'ask' && policy !== 'allow' && policy !== 'deny')) throw new UsageError('mcp tool NAME TOOL ask|allow|deny');
+          const s = mcp.setToolPolicy(needName(), tool, policy);
+          ctx.out(ctx.json ? JSON.stringify(s) : `${s.name}: ${tool} ${policy === 'ask' ? 'asks before each call' : policy === 'allow' ? 'is always allowed' : 'is always denied'}.`);
           return 0;
         }
         case 'test': {

@@ -96,6 +96,27 @@ export function McpServersPanel() {
                   </span>
                   <div className="mono small muted">{s.transport === 'stdio' ? [s.command, ...s.args].join(' ') : s.url}</div>
                   {(s.envNames.length > 0 || s.headerNames.length > 0) && <div className="small muted">Secrets: {[...s.envNames, ...s.headerNames].join(', ')} (values hidden)</div>}
+                  {s.tools.length > 0 && (
+                    <details className="small" data-testid="mcp-tool-policies">
+                      <summary>Tool approvals</summary>
+                      <ul className="plain-list">
+                        {s.tools.map((tool) => (
+                          <li key={tool.name}>
+                            <code>{tool.name}</code>{' '}
+                            <select
+                              aria-label={`Approval for ${s.name} ${tool.name}`}
+                              value={s.toolPolicy[tool.name] ?? 'ask'}
+                              onChange={(e) => void act(`Could not change ${tool.name}`, () => client.invoke('mcp.setToolPolicy', { name: s.name, tool: tool.name, policy: e.target.value as 'ask' | 'allow' | 'deny' }))}
+                            >
+                              <option value="ask">Ask each time</option>
+                              <option value="allow">Always allow</option>
+                              <option value="deny">Always deny</option>
+                            </select>
+                          </li>
+                        ))}
+                      </ul>
+                    </details>
+                  )}
                   <ProjectScope server={s} onChange={(projectIds) => void act(`Could not change ${s.name}`, () => client.invoke('mcp.setEnabled', { name: s.name, enabled: s.enabled, projectIds }))} />
                   {s.lastError && (
                     <p className="error small" data-testid="mcp-last-error">

@@ -127,6 +127,21 @@ describe('MCP servers over stdio', () => {
     const denied = events(env, id, 'tool.result').at(-1)!;
     expect(denied).toMatchObject({ tool: 'mcp__fixture__echo', isError: true });
     expect(denied.content).toContain('The user denied this call: not now');
+
+    // Set to always deny in Settings: refused without asking; set to always allow: runs unasked.
+    expect(await env.app.router.dispatch('mcp.setToolPolicy', { name: 'fixture', tool: 'echo', policy: 'deny' }, ctx)).toMatchObject({ ok: true, value: { toolPolicy: { echo: 'deny' } } });
+    env.server.setScript([use('mcp__fixture__echo', { text: 'refused' }), text('refused then'), use('mcp__fixture__echo', { text: 'allowed' }), text('allowed then')]);
+    await env.app.agents.run(id, 'try denied');
+    expect(events(env, id, 'tool.decision').at(-1)).toMatchObject({ tool: 'mcp__fixture__echo', decision: 'deny', reason: 'mcp__fixture__echo is set to Deny (Settings → MCP servers).' });
+    expect(events(env, id, 'tool.result').at(-1)).toMatchObject({ isError: true, content: expect.stringContaining('is set to Deny') });
+    env.app.mcp.setToolPolicy('fixture', 'echo', 'allow');
+    await env.app.agents.run(id, 'try allowed');
+    expect(events(env, id, 'tool.decision').at(-1)).toMatchObject({ decision: 'allow', reason: 'mcp__fixture__echo is set to Allow (Settings → MCP servers).' });
+    expect(events(env, id, 'tool.result').at(-1)).toMatchObject({ isError: false, content: 'echo: allowed' });
+    expect(env.app.agents.gate.pending(id)).toEqual([]);
+    // Back to ask: the decision is the user's again.
+    expect(env.app.mcp.setToolPolicy('fixture', 'echo', 'ask').toolPolicy).toEqual({});
+    expect(env.app.agents.gate.evaluate(id, 'mcp__fixture__echo', { text: 'x' }, 'default').decision).toBe('ask');
     expectNoSecret(env);
   }, 120_000);
 

@@ -1,26 +1,10 @@
-/** Parsers of MCP server input: the Settings form's command line and secret lines, and a repository's .mcp.json. */
+/** Parsers of MCP server input: a repository's .mcp.json and the contract. (The Settings form's: test/unit/renderer/mcp-command-line.test.ts.) */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pairLines, splitCommandLine } from '../../../src-renderer/src/mcp/command-line';
 import { readMcpJson } from '../../../src-main/mcp/mcp-service';
 import { McpServerInput } from '../../../src-preload/contract';
-
-describe('the Settings form', () => {
-  it('splits a command line on whitespace, quotes grouping', () => {
-    expect(splitCommandLine('npx -y @scope/server --root "/a b" \'c d\'')).toEqual(['npx', '-y', '@scope/server', '--root', '/a b', 'c d']);
-    expect(splitCommandLine('   ')).toEqual([]);
-    expect(splitCommandLine('""')).toEqual(['']);
-  });
-
-  it('reads NAME=value and Name: value lines, refusing one without the separator', () => {
-    expect(pairLines('A=1\n\n  B = x=y  \n', '=')).toEqual({ A: '1', B: 'x=y' });
-    expect(pairLines('Authorization: Bearer a:b', ':')).toEqual({ Authorization: 'Bearer a:b' });
-    expect(() => pairLines('NOVALUE', '=')).toThrow('"NOVALUE" is not NAME=value');
-    expect(() => pairLines('=v', '=')).toThrow('is not NAME=value');
-  });
-});
 
 describe('.mcp.json', () => {
   let dir = '';
