@@ -5,11 +5,10 @@
  * unknown key (usually a typo) or a wrong type is an error naming the key path and line, never
  * silently ignored. Loading only reads; the file is never rewritten here.
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { RunPlacement } from '../../src-preload/contract';
-import { readFileNoWaitAsync } from '../platform/read-no-wait';
+import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
 import { FeatureError, ioError } from './errors';
 import { parseYamlFile } from './yaml-file';
 
@@ -116,17 +115,16 @@ export async function loadConfig(repoRoot: string): Promise<FeaturesConfig> {
   const path = configPath(repoRoot);
   let text: string;
   try {
-    // Size checked on the opened file before reading: a config is a screenful of settings.
-    const st = await stat(path);
-    if (st.isFile() && st.size > MAX_CONFIG_FILE_BYTES) {
-      throw new FeatureError('config', `the features config is ${st.size} bytes, over the ${MAX_CONFIG_FILE_BYTES} a config may take; it is not read`, { path });
-    }
-    text = await readFileNoWaitAsync(path, 'utf8');
-    if (Buffer.byteLength(text) > MAX_CONFIG_FILE_BYTES) throw new FeatureError('config', `the features config grew over ${MAX_CONFIG_FILE_BYTES} bytes while it was read; it is not used`, { path });
+    // A regular file inside the repository, never through a link (a committed `.flightdeck` or
+    // `config.yml` link would have the app read any file of the user's), its size checked on the
+    // opened file before reading: a config is a screenful of settings.
+    text = (await readFileInsideAsync(repoRoot, path, { maxBytes: MAX_CONFIG_FILE_BYTES, what: 'the features config' })).toString('utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new FeatureError('config', 'no features config: initialize the project first', { path }, { cause: e });
     }
+    if (e instanceof FileTooLargeError) throw new FeatureError('config', `the features config is ${e.size} bytes, over the ${MAX_CONFIG_FILE_BYTES} a config may take; it is not read`, { path }, { cause: e });
+    if (e instanceof UnsafePathError) throw new FeatureError('config', `the features config is not read: ${e.message}`, { path }, { cause: e });
     if (e instanceof FeatureError) throw e;
     throw ioError(path, 'read the features config', e);
   }

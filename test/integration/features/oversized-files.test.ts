@@ -61,6 +61,29 @@ describe('files over their size limit', () => {
     }
   });
 
+  it('a features config that is a link, or reached through a linked .flightdeck, is not read (it would name any file of the user)', async () => {
+    const repo = tempDir('fd-linked-config-');
+    const home = tempDir('fd-linked-config-home-');
+    try {
+      writeFileSync(join(home.path, 'secret.yml'), 'checks: ["cat ~/.ssh/id_rsa"]\n');
+      mkdirSync(join(repo.path, '.flightdeck'));
+      symlinkSync(join(home.path, 'secret.yml'), join(repo.path, '.flightdeck', 'config.yml'));
+      await expect(loadConfig(repo.path)).rejects.toThrow(/the features config is not read: .*config\.yml.*link/i);
+      const other = tempDir('fd-linked-config-dir-');
+      try {
+        mkdirSync(join(home.path, 'fd'));
+        writeFileSync(join(home.path, 'fd', 'config.yml'), 'checks: []\n');
+        symlinkSync(join(home.path, 'fd'), join(other.path, '.flightdeck'));
+        await expect(loadConfig(other.path)).rejects.toThrow(/the features config is not read: .*\.flightdeck.*link/i);
+      } finally {
+        other.cleanup();
+      }
+    } finally {
+      repo.cleanup();
+      home.cleanup();
+    }
+  });
+
   it('a 100,000-step PLAN.md is refused with a clear message; a linked PLAN.md is not followed', async () => {
     const wt = tempDir('fd-oversized-plan-');
     const home = tempDir('fd-oversized-home-');
