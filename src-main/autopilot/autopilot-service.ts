@@ -377,7 +377,8 @@ export class AutopilotService {
       {
         store: this.store,
         agent,
-        prompts: new AutopilotPrompts({ worktree: r.worktree, dataDir: this.o.dataDir, useRepositoryTemplates: this.o.repositoryTemplates?.(r.repo) ?? false }),
+        // The trusted main checkout's templates, never the worktree's (its agent can edit them).
+        prompts: new AutopilotPrompts({ repository: r.repo, dataDir: this.o.dataDir, useRepositoryTemplates: () => this.o.repositoryTemplates?.(r.repo) ?? false }),
         logger: this.o.logger,
         acceptance: (run) => this.acceptanceTarget(run),
         onChange: (run, iteration) => this.emit(publicRun(run), iteration),

@@ -6,8 +6,9 @@ import { PromptTemplates } from '../features/templates';
  * The autopilot's three prompts (plan update, execute, fix or re-plan), rendered by the shared
  * prompt engine (src-main/features/templates.ts): the built-in ones are
  * `resources/prompts/autopilot/*.j2`; a trusted repository overrides one with a file of the same
- * name under `.flightdeck/prompts/autopilot/`, a user for every repository under
- * `<data folder>/prompts/autopilot/`. The first folder that has the file wins.
+ * name under `.flightdeck/prompts/autopilot/` of its main checkout (never of the run's worktree,
+ * which the run's agent writes: its edit of a template there is never used), a user for every
+ * repository under `<data folder>/prompts/autopilot/`. The first folder that has the file wins.
  */
 
 export type PromptName = 'plan_update' | 'execute' | 'fix_or_replan';
@@ -34,15 +35,19 @@ export interface PromptVars {
   fix_or_replan: { iteration: number; testCmd: string; step: PromptStep | null; exitCode: number | null; output: string; attempt: number; maxAttempts: number };
 }
 
-/** The repository's override folder in a run's worktree (searched only when the repository is trusted). */
+/** The repository's override folder in its main checkout (searched only when the repository is trusted). */
 export const REPOSITORY_PROMPTS_DIR = join('.flightdeck', 'prompts');
 
 export interface AutopilotPromptsOptions {
-  worktree: string;
+  /** The repository's main checkout (what the user trusted), never the run's worktree. */
+  repository: string;
   dataDir?: string;
   builtinDir?: string;
-  /** Whether the worktree's `.flightdeck/prompts` is searched (workspace trust); absent: never. */
-  useRepositoryTemplates?: boolean;
+  /**
+   * Whether the main checkout's `.flightdeck/prompts` is searched (workspace trust), asked at each
+   * prompt so a change since the run started counts; absent: never.
+   */
+  useRepositoryTemplates?: boolean | (() => boolean);
 }
 
 export class AutopilotPrompts {
@@ -52,8 +57,9 @@ export class AutopilotPrompts {
     // A new engine per prompt: it keeps only the override folders that exist, and one created
     // while a run goes on must count from the next prompt.
     try {
+      const trusted = typeof this.o.useRepositoryTemplates === 'function' ? this.o.useRepositoryTemplates() : (this.o.useRepositoryTemplates ?? false);
       const templates = new PromptTemplates({
-        ...(this.o.useRepositoryTemplates ? { repository: { root: this.o.worktree, dirs: [REPOSITORY_PROMPTS_DIR] } } : {}),
+        ...(trusted ? { repository: { root: this.o.repository, dirs: [REPOSITORY_PROMPTS_DIR] } } : {}),
         ...(this.o.dataDir ? { userDir: join(this.o.dataDir, 'prompts') } : {}),
         ...(this.o.builtinDir ? { builtinDir: this.o.builtinDir } : {}),
       });

@@ -41,7 +41,7 @@ describe('autopilot runner text', () => {
   it("renders the three built-in prompts; a trusted repository's override wins; a broken template is a clear error", () => {
     const wt = tempDir('fd-autopilot-prompts-');
     cleanups.push(wt.cleanup);
-    const p = new AutopilotPrompts({ worktree: wt.path, useRepositoryTemplates: true });
+    const p = new AutopilotPrompts({ repository: wt.path, useRepositoryTemplates: true });
     const plan = p.render('plan_update', { iteration: 1, goal: 'G', testCmd: 'npm test', snapshot: '[SNAPSHOT]', problems: ['line 3: bad'], reverted: ['x.js'], replanReason: '' });
     expect(plan).toContain('Change ONLY the file PLAN.md');
     expect(plan).toContain('- line 3: bad');
@@ -58,7 +58,7 @@ describe('autopilot runner text', () => {
     writeFileSync(join(wt.path, '.flightdeck', 'prompts', 'autopilot', 'execute.j2'), 'MY {{ nope.id }}');
     expect(() => p.render('execute', { iteration: 1, goal: 'G', testCmd: 't', snapshot: 'S', step: { id: '007', text: 'x' }, seedFiles: [] })).toThrow(AppError);
     // An untrusted repository (the default) gets the built-in prompt, whatever its folder holds.
-    const untrusted = new AutopilotPrompts({ worktree: wt.path });
+    const untrusted = new AutopilotPrompts({ repository: wt.path });
     expect(untrusted.render('execute', { iteration: 1, goal: 'G', testCmd: 't', snapshot: 'S', step: { id: '007', text: 'x' }, seedFiles: [] })).toContain('(STEP_ID=007) x');
   });
 
@@ -69,7 +69,7 @@ describe('autopilot runner text', () => {
     writeFileSync(join(secret.path, 'id_rsa'), 'SECRET-KEY-MATERIAL');
     mkdirSync(join(wt.path, '.flightdeck', 'prompts', 'autopilot'), { recursive: true });
     symlinkSync(join(secret.path, 'id_rsa'), join(wt.path, '.flightdeck', 'prompts', 'autopilot', 'execute.j2'));
-    const p = new AutopilotPrompts({ worktree: wt.path, useRepositoryTemplates: true });
+    const p = new AutopilotPrompts({ repository: wt.path, useRepositoryTemplates: true });
     const vars = { iteration: 1, goal: 'G', testCmd: 't', snapshot: 'S', step: { id: '007', text: 'x' }, seedFiles: [] };
     expect(() => p.render('execute', vars)).toThrow(/execute\.j2 is a symbolic link/);
   });
