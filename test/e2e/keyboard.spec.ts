@@ -242,6 +242,24 @@ test('keyboard only at 700 px: find a feature with the palette, run it, watch it
   ]);
   await page.setViewportSize({ width: 700, height: 900 });
   await new BoardPage(page).open(host.url);
+  // The board's filter says what it is, whole, at 700 px (its placeholder was cut to "…branch, p").
+  const filter = page.getByTestId('board-filter');
+  await expect(filter).toHaveAttribute('placeholder', 'Filter features');
+  // The placeholder's text width, measured in the input's own font, against the room inside the input.
+  const fits = await page.evaluate<boolean>(`(() => {
+    const el = document.querySelector('[data-testid="board-filter"]');
+    const cs = getComputedStyle(el);
+    const probe = document.createElement('span');
+    probe.textContent = el.placeholder;
+    probe.style.font = cs.font;
+    probe.style.position = 'absolute';
+    probe.style.whiteSpace = 'pre';
+    document.body.append(probe);
+    const w = probe.offsetWidth;
+    probe.remove();
+    return w <= el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  })()`);
+  expect(fits).toBe(true);
 
   await page.keyboard.press('Control+k');
   const p = page.getByTestId('command-palette');

@@ -94,8 +94,9 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
               type="search"
               value={filter.text}
               onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))}
-              placeholder="Filter by slug, project, branch, phase"
-              aria-label="Filter features"
+              placeholder="Filter features"
+              title="Matches a feature's slug, project, branch or phase"
+              aria-label="Filter features by slug, project, branch or phase"
               data-testid="board-filter"
             />
           </label>
