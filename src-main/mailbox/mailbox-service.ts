@@ -198,7 +198,7 @@ export interface MailboxServiceOptions {
   /** The app's worktree manager: a project mailbox's worktree is made through it (its setup, its lock). */
   worktrees: Pick<WorktreeManager, 'create'>;
   /** Workspace trust: a project's placement, `.context/` and `.clauderc` are used only while it is trusted; absent: never. */
-  trust?: Pick<TrustService, 'mailboxFilesTrusted' | 'apply'>;
+  trust?: Pick<TrustService, 'mailboxFilesTrusted' | 'apply' | 'recordUserWrite'>;
 }
 
 export class MailboxService {
@@ -452,6 +452,9 @@ export class MailboxService {
       if ((e as { code?: string }).code === 'EUNSAFEPATH') throw new AppError('invalid_input', `The context file was not saved: ${(e as Error).message}.`);
       throw e;
     }
+    // The workspace's .context/ is one of the repository's trusted parts: the user's own edit here
+    // keeps the trust they gave (an agent's edit of the same file still asks again).
+    if (m.projectId && m.workspace && isInside(m.workspace, dir)) this.o.trust?.recordUserWrite(this.o.projects.get(m.projectId).path, m.workspace, join(dir, name));
   }
 
   /**

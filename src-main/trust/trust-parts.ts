@@ -91,6 +91,11 @@ function fileItem(checkout: string, abs: string, key: string, label: string): Tr
   return { key, kind: 'file', label, value: `${rel}: ${buf.length} bytes, sha256 ${createHash('sha256').update(buf).digest('hex')}` };
 }
 
+/** The item of one file as the parts list names it (`file:<path in the checkout>`); null when it does not exist. */
+export function fileItemOf(checkout: string, abs: string): TrustItem | null {
+  return fileItem(checkout, abs, `file:${relative(checkout, abs).split(sep).join('/')}`, '');
+}
+
 /** Every file under `dir` (inside the checkout), without following links; capped. */
 function folderItems(checkout: string, dir: string, label: string, depth = 0, budget = { left: MAX_FOLDER_ENTRIES }): TrustItem[] {
   const top = lstatOrNull(dir);

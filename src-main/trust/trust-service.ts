@@ -22,7 +22,7 @@ import { gatherRepo } from '../features/init';
 import { detectFromRepo } from '../features/init-model';
 import type { Logger } from '../platform/logger';
 import type { Database } from '../store/db';
-import { diffItems, fingerprintOf, readTrustItems } from './trust-parts';
+import { diffItems, fileItemOf, fingerprintOf, readTrustItems } from './trust-parts';
 
 interface TrustRow {
   root: string;
@@ -129,7 +129,36 @@ export class TrustService {
     } catch {
       // A damaged record shows everything as added: still asked again, which is the safe side.
     }
-    return { root, state: 'changed', fingerprint, items, changes: diffItems(before, items), trustedAt: row.trusted_at };
+    // A file the user wrote through the app's own editor (the Context tab), still exactly as written,
+    // is the user's change, not the repository's or an agent's: it does not ask again by itself.
+    const own = this.userFiles(root, checkout ? this.rootOf(checkout) : root);
+    const changes = diffItems(before, items).filter((c) => !(c.kind === 'file' && c.after !== null && own.get(c.key) === c.after));
+    if (changes.length === 0) return { root, state: 'trusted', fingerprint, items, changes: [], trustedAt: row.trusted_at };
+    return { root, state: 'changed', fingerprint, items, changes, trustedAt: row.trusted_at };
+  }
+
+  private userFiles(root: string, checkout: string): Map<string, string> {
+    const rows = this.o.db.prepare('SELECT key, value FROM trust_user_files WHERE root = ? AND checkout = ?').all(root, checkout) as Array<{ key: string; value: string }>;
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  /**
+   * Records that the user wrote `file` (inside `checkout`, a checkout of the repository `rootPath`)
+   * through Flightdeck's own editor: while the file holds exactly what was written, its difference
+   * from what was trusted does not make the repository untrusted. It grants nothing else: an
+   * untrusted repository stays untrusted, and any other change (or a later edit of this file by
+   * anyone else) still asks again.
+   */
+  recordUserWrite(rootPath: string, checkout: string, file: string): void {
+    const root = this.rootOf(rootPath);
+    const item = fileItemOf(this.rootOf(checkout), this.rootOf(file));
+    // Only a regular file read whole (a link, an oversized or unreadable file is never the user's word).
+    if (!item || !/ bytes, sha256 [0-9a-f]{64}$/.test(item.value)) return;
+    this.o.db
+      .prepare('INSERT INTO trust_user_files (root, checkout, key, value, written_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(root, checkout, key) DO UPDATE SET value = excluded.value, written_at = excluded.written_at')
+      .run(root, this.rootOf(checkout), item.key, item.value, Date.now());
+    this.o.log?.info('user edit recorded for workspace trust', { root, checkout, key: item.key });
+    this.o.hub?.publish('trust.changed', { root });
   }
 
   /**
