@@ -27,7 +27,7 @@ export function FeatureTimeline({ phases, marks, projectId, running }: { phases:
     const t = setInterval(() => setNow(Date.now()), 2_000);
     return () => clearInterval(t);
   }, [running]);
-  const { rows, origin } = useMemo(() => timelineRows(phases, now), [phases, now]);
+  const { rows, origin } = useMemo(() => timelineRows(phases, now, running), [phases, now, running]);
   const markRows = origin === null ? [] : marks.map((m) => ({ ...m, at: (m.ts - origin) / 1000 }));
   return (
     <div className="feature-timeline" data-testid="feature-timeline">

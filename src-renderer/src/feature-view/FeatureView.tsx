@@ -12,7 +12,7 @@ import type { DiffCommenting } from '../changes/diff-comments';
 import { ReviewCommentList } from '../changes/ReviewCommentList';
 import type { ReviewComment } from '../../../src-preload/contract/review-comments';
 import { shortPath, usd } from '../lib/format';
-import { deliveryOf, duration, featureHistory, mergeEvents, pipelineChips, type FeatureHistory } from './feature-model';
+import { deliveryOf, duration, featureHistory, mergeEvents, phaseFigures, pipelineChips, type FeatureHistory } from './feature-model';
 import { FeatureTimeline } from './FeatureTimeline';
 import { RunDialog } from './RunDialog';
 import './feature-view.css';
@@ -357,6 +357,7 @@ function Overview({ detail, history, delivery, running }: { detail: FeatureDetai
   const lastRun = history.runs.at(-1);
   const failedAtPr = lastRun?.outcome === 'failed' && state.phases.every((p) => p.status === 'completed');
   const chips = pipelineChips(state.phases, delivery, running, failedAtPr);
+  const figures = phaseFigures(state.phases, now, running);
   const worktree = detail.git?.worktreePath ?? null;
   const agentSessions = worktree ? sessions.filter((s) => s.root === worktree).sort((a, b) => b.updatedAt - a.updatedAt) : [];
   return (
@@ -384,33 +385,30 @@ function Overview({ detail, history, delivery, running }: { detail: FeatureDetai
             </tr>
           </thead>
           <tbody>
-            {state.phases.map((p) => {
-              const live = p.status === 'running' && running && p.started_at ? (now - Date.parse(p.started_at)) / 1000 : p.duration_secs;
-              return (
-                <tr key={p.name} data-phase={p.name}>
-                  <td>
-                    {p.name} {p.kind === 'quality' && <span className="muted small">(quality)</span>}
-                  </td>
-                  <td>{p.status}</td>
-                  <td className="num">{p.turns}</td>
-                  <td className="num">{usd(p.cost_usd)}</td>
-                  <td className="num">{duration(live)}</td>
-                </tr>
-              );
-            })}
+            {figures.rows.map((p) => (
+              <tr key={p.name} data-phase={p.name}>
+                <td>
+                  {p.name} {p.kind === 'quality' && <span className="muted small">(quality)</span>}
+                </td>
+                <td>{p.status}</td>
+                <td className="num">{p.turns}</td>
+                <td className="num">{usd(p.costUsd)}</td>
+                <td className="num">{duration(p.durationSecs)}</td>
+              </tr>
+            ))}
           </tbody>
           <tfoot>
             <tr>
               <th>Total</th>
               <th />
-              <th className="num">{state.total.turns}</th>
-              <th className="num">{usd(state.total.cost_usd)}</th>
-              <th className="num">{duration(state.total.duration_secs)}</th>
+              <th className="num">{figures.total.turns}</th>
+              <th className="num">{usd(figures.total.costUsd)}</th>
+              <th className="num">{duration(figures.total.durationSecs)}</th>
             </tr>
           </tfoot>
         </table>
         <p className="muted small">
-          Tokens: {state.total.cost.input_tokens.toLocaleString()} in · {state.total.cost.output_tokens.toLocaleString()} out
+          Tokens: {figures.total.inputTokens.toLocaleString()} in · {figures.total.outputTokens.toLocaleString()} out
           {detail.git && (
             <>
               {' '}

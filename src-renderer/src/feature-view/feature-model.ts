@@ -140,11 +140,56 @@ export function deliveryOf(history: Pick<FeatureHistory, 'delivery'>, pr: { url:
   return history.delivery ?? (pr ? { kind: 'pr', url: pr.url, number: pr.number, title: pr.title } : null);
 }
 
+export interface PhaseFigure {
+  name: string;
+  kind: FeaturePhaseView['kind'];
+  status: FeaturePhaseView['status'];
+  /** Epoch ms, null for a phase that has not started. */
+  startedAt: number | null;
+  turns: number;
+  costUsd: number;
+  /** The time the phase's agent worked (state.yml's duration_secs); a phase running now counts to `now`. */
+  durationSecs: number;
+  cumulativeUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface PhaseFigures {
+  rows: PhaseFigure[];
+  /** The sum of the rows: what the phase table's total and the timeline's last cumulative cost show. */
+  total: { turns: number; costUsd: number; durationSecs: number; inputTokens: number; outputTokens: number };
+}
+
+/**
+ * Each phase's turns, cost and duration, and their totals — the one source of the phase table
+ * and the timeline, so the two agree (the table showed the state file's total and each phase's
+ * recorded duration, the timeline a bar from start to completion, which counted waits the
+ * duration does not, and ran a stopped run's phase on to now). A phase running in a live run
+ * lasts at least until `now`.
+ */
+export function phaseFigures(phases: readonly FeaturePhaseView[], now: number, running: boolean): PhaseFigures {
+  const total = { turns: 0, costUsd: 0, durationSecs: 0, inputTokens: 0, outputTokens: 0 };
+  const rows = phases.map((p): PhaseFigure => {
+    const startedAt = p.started_at ? Date.parse(p.started_at) : null;
+    const live = p.status === 'running' && running && startedAt !== null && Number.isFinite(startedAt) ? Math.max(p.duration_secs, (now - startedAt) / 1000) : p.duration_secs;
+    const durationSecs = Math.max(0, live);
+    total.turns += p.turns;
+    total.costUsd = Math.round((total.costUsd + p.cost_usd) * 1e6) / 1e6;
+    total.durationSecs += durationSecs;
+    total.inputTokens += p.cost.input_tokens;
+    total.outputTokens += p.cost.output_tokens;
+    return { name: p.name, kind: p.kind, status: p.status, startedAt: startedAt !== null && Number.isFinite(startedAt) ? startedAt : null, turns: p.turns, costUsd: p.cost_usd, durationSecs, cumulativeUsd: total.costUsd, inputTokens: p.cost.input_tokens, outputTokens: p.cost.output_tokens };
+  });
+  return { rows, total };
+}
+
 export interface TimelineRow {
   name: string;
   status: FeaturePhaseView['status'];
   /** Seconds from the feature's first phase start. */
   offset: number;
+  /** The phase's duration, the same the phase table shows (see phaseFigures). */
   duration: number;
   costUsd: number;
   cumulativeUsd: number;
@@ -153,21 +198,14 @@ export interface TimelineRow {
 
 /**
  * Bars for the phase timeline: each phase that started, placed by its start time relative to
- * the first one, with its cost and the cumulative cost. A phase still running ends at `now`.
+ * the first one, as long as its duration, with its cost and the cumulative cost — the figures of
+ * phaseFigures, so they agree with the phase table.
  */
-export function timelineRows(phases: readonly FeaturePhaseView[], now: number): { rows: TimelineRow[]; origin: number | null } {
-  const starts = phases.flatMap((p) => (p.started_at ? [Date.parse(p.started_at)] : []));
-  if (starts.length === 0) return { rows: [], origin: null };
-  const origin = Math.min(...starts);
-  let cumulative = 0;
-  const rows: TimelineRow[] = [];
-  for (const p of phases) {
-    if (!p.started_at) continue;
-    const start = Date.parse(p.started_at);
-    const end = p.completed_at ? Date.parse(p.completed_at) : p.status === 'running' ? now : start + p.duration_secs * 1000;
-    cumulative += p.cost_usd;
-    rows.push({ name: p.name, status: p.status, offset: (start - origin) / 1000, duration: Math.max(0, (end - start) / 1000), costUsd: p.cost_usd, cumulativeUsd: cumulative, turns: p.turns });
-  }
+export function timelineRows(phases: readonly FeaturePhaseView[], now: number, running = true): { rows: TimelineRow[]; origin: number | null } {
+  const started = phaseFigures(phases, now, running).rows.filter((r) => r.startedAt !== null);
+  if (started.length === 0) return { rows: [], origin: null };
+  const origin = Math.min(...started.map((r) => r.startedAt!));
+  const rows = started.map((r) => ({ name: r.name, status: r.status, offset: (r.startedAt! - origin) / 1000, duration: r.durationSecs, costUsd: r.costUsd, cumulativeUsd: r.cumulativeUsd, turns: r.turns }));
   return { rows, origin };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FeaturePhaseView, FeatureRunEvent } from '../../../../src-preload/contract';
-import { deliveryOf, duration, featureHistory, mergeEvents, pipelineChips, projectTimelineRows, timelineRows } from '../../../../src-renderer/src/feature-view/feature-model';
+import { deliveryOf, duration, featureHistory, mergeEvents, phaseFigures, pipelineChips, projectTimelineRows, timelineRows } from '../../../../src-renderer/src/feature-view/feature-model';
 
 const phase = (name: string, status: FeaturePhaseView['status'], started: string | null, completed: string | null, cost = 0, kind: 'dev' | 'quality' = 'dev'): FeaturePhaseView => ({
   name,
@@ -86,6 +86,37 @@ describe('timelineRows', () => {
 
   it('no started phase: no rows', () => {
     expect(timelineRows([phase('a', 'pending', null, null)], 0)).toEqual({ rows: [], origin: null });
+  });
+});
+
+describe('phaseFigures', () => {
+  it('the phase table and the timeline show the same duration, cost and turns, and the total is their sum', () => {
+    // The implement phase took 5 min of wall time but its agent worked 2 (it waited on an approval):
+    // the table showed 2 min, the timeline a 5 min bar. Verify was left "running" by a stopped run:
+    // the timeline ran it on to now, the table showed its recorded time.
+    const implement = { ...phase('implement', 'completed', '2026-01-01T10:00:00Z', '2026-01-01T10:05:00Z', 0.4), duration_secs: 120, turns: 3 };
+    const verify = { ...phase('verify', 'running', '2026-01-01T10:06:00Z', null, 0.1, 'quality'), duration_secs: 30, turns: 1 };
+    const now = Date.parse('2026-01-01T11:00:00Z');
+    const figures = phaseFigures([implement, verify, phase('pr', 'pending', null, null)], now, false);
+    expect(figures.rows.map((r) => [r.name, r.durationSecs, r.costUsd, r.turns])).toEqual([
+      ['implement', 120, 0.4, 3],
+      ['verify', 30, 0.1, 1],
+      ['pr', 0, 0, 2],
+    ]);
+    expect(figures.total).toEqual({ turns: 6, costUsd: 0.5, durationSecs: 150, inputTokens: 30, outputTokens: 15 });
+    const { rows } = timelineRows([implement, verify, phase('pr', 'pending', null, null)], now, false);
+    expect(rows.map((r) => [r.name, r.duration, r.costUsd, r.turns])).toEqual([
+      ['implement', 120, 0.4, 3],
+      ['verify', 30, 0.1, 1],
+    ]);
+    expect(rows.at(-1)!.cumulativeUsd).toBe(figures.total.costUsd);
+  });
+
+  it('a phase running in a live run counts to now in both', () => {
+    const p = { ...phase('implement', 'running', '2026-01-01T10:00:00Z', null, 0.2), duration_secs: 10 };
+    const now = Date.parse('2026-01-01T10:01:00Z');
+    expect(phaseFigures([p], now, true).rows[0]!.durationSecs).toBe(60);
+    expect(timelineRows([p], now, true).rows[0]!.duration).toBe(60);
   });
 });
 
