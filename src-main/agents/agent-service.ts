@@ -114,8 +114,8 @@ export class AgentService {
   onSessionRemoved: ((sessionId: string) => void) | null = null;
   /** Tools another capability offers some sessions (the Claude Code executor's `coder` in plan mode). */
   extraTools: ((sessionId: string, mode: AgentMode) => readonly ExtraTool[]) | null = null;
-  /** Called before each model call so extra tools can be made ready (MCP servers started lazily); never throws. */
-  prepareExtraTools: ((sessionId: string) => Promise<void>) | null = null;
+  /** Called before each model call so extra tools can be made ready (MCP servers started lazily); never throws. Returns notices for the session. */
+  prepareExtraTools: ((sessionId: string) => Promise<string[]>) | null = null;
   /** Tools the user set to always allow or deny (MCP tools, set by the MCP capability); null = they ask. */
   fixedToolPolicy: ((tool: string) => 'allow' | 'deny' | null) | null = null;
   /** The worktree a session works in, for Session.worktree (set by the session-worktrees capability). */
@@ -174,7 +174,7 @@ export class AgentService {
       sessionChanged: (id) => this.publishSession(id),
       executorOf: (id) => this.executorName?.(id) ?? 'builtin',
       extraTools: (sessionId, mode) => this.extraTools?.(sessionId, mode) ?? [],
-      prepareExtraTools: async (sessionId) => this.prepareExtraTools?.(sessionId),
+      prepareExtraTools: async (sessionId) => (await this.prepareExtraTools?.(sessionId)) ?? [],
       callGuard: (sessionId) => this.callGuards.check(sessionId),
       ownerPid: process.pid,
       ownerId: this.ownerId,

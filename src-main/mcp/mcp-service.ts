@@ -60,6 +60,8 @@ function secretKey(server: string, kind: 'env' | 'header', name: string): string
 
 export class McpService {
   private readonly connections = new Map<string, McpConnection>();
+  /** Failures already told to a session (session, server, error). */
+  private readonly told = new Set<string>();
   private disposed = false;
 
   constructor(private readonly o: McpServiceOptions) {}
@@ -232,7 +234,7 @@ export class McpService {
    * Before a model call: starts the session's enabled servers that are not running, so their
    * tools can be offered. A server that fails is left out (its status and last error say why).
    */
-  async prepare(sessionId: string): Promise<void> {
+  async prepare(sessionId: string): Promise<string[]> {
     const servers = this.enabledFor(this.o.sessionProject(sessionId));
     await Promise.all(
       servers.map((s) => {
@@ -243,6 +245,17 @@ export class McpService {
         return c.ensure().catch(() => undefined); // recorded as the server's status and last error
       }),
     );
+    // Each failure is told once per session: the model works without that server's tools.
+    const notices: string[] = [];
+    for (const s of servers) {
+      const c = this.connections.get(s.name);
+      if (c?.status !== 'failed' || !c.lastError) continue;
+      const key = `${sessionId}\0${s.name}\0${c.lastError}`;
+      if (this.told.has(key)) continue;
+      this.told.add(key);
+      notices.push(`${c.lastError} Its tools are not offered to the agent; test it in Settings → MCP servers.`);
+    }
+    return notices;
   }
 
   /** The built-in loop's MCP tools for a session: mcp__SERVER__TOOL, from servers that listed them. */

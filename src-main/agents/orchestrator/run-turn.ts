@@ -96,7 +96,7 @@ async function loop(ctx: TurnContext): Promise<TurnEnd> {
     ctx.step++;
     await maybeCompact(ctx, 'auto');
     if (ctx.aborted) return endAborted(ctx);
-    await ctx.deps.prepareExtraTools?.(ctx.sessionId);
+    for (const text of (await ctx.deps.prepareExtraTools?.(ctx.sessionId)) ?? []) ctx.emit({ type: 'notice', level: 'warning', text });
     if (ctx.aborted) return endAborted(ctx);
     const s = ctx.session();
     const call = await callModel(

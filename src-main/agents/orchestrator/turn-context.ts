@@ -39,8 +39,8 @@ export interface EngineDeps {
   executorOf?(sessionId: string): 'builtin' | 'claude-code';
   /** Tools other capabilities add for this session and mode (see ExtraTool). */
   extraTools(sessionId: string, mode: AgentMode): readonly ExtraTool[];
-  /** Makes the extra tools ready before a model call (MCP servers started lazily). */
-  prepareExtraTools?(sessionId: string): Promise<void>;
+  /** Makes the extra tools ready before a model call (MCP servers started lazily); what the session should be told (a server that failed). */
+  prepareExtraTools?(sessionId: string): Promise<string[]>;
   /** Budgets and turn limits asked before each model call: the refusal message, or null (agents/call-guard.ts). */
   callGuard?(sessionId: string): string | null;
   /** Marks the process that runs the session's turns. */

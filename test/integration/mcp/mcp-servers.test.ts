@@ -188,6 +188,18 @@ describe('MCP servers over stdio', () => {
     expect(r.error).toContain('"no-such-mcp-server-xyz" was not found on PATH');
     expect(env.app.mcp.get('missing')).toMatchObject({ status: 'failed', lastError: r.error });
   });
+
+  it('a session whose server fails to start is told once, and the turn goes on without its tools', async () => {
+    env = await setup([text('first'), text('second')]);
+    env.app.mcp.add({ transport: 'stdio', name: 'missing', command: 'no-such-mcp-server-xyz', args: [] });
+    const id = env.app.agents.createSession({ root: env.repo }).id;
+    expect((await env.app.agents.run(id, 'one')).outcome).toBe('completed');
+    expect((await env.app.agents.run(id, 'two')).outcome).toBe('completed');
+    const notices = events(env, id, 'notice').filter((n) => n.text.includes('MCP server'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.text).toContain('"no-such-mcp-server-xyz" was not found on PATH');
+    expect(notices[0]!.text).toContain('Its tools are not offered to the agent');
+  });
 });
 
 describe('MCP servers over streamable HTTP', () => {
