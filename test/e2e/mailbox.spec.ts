@@ -60,7 +60,7 @@ test('create a task from the UI, watch it run, read its report, follow it to the
   await expect(page.getByTestId('mailbox-running')).toContainText('Running: task-', { timeout: 30_000 });
   await page.screenshot({ path: 'test-results/mailbox-running.png', fullPage: true });
   await expect(mb.reportRows).toHaveCount(1, { timeout: 90_000 });
-  await expect(mb.reportRows.first()).toContainText('SUCCESS');
+  await expect(mb.reportRows.first()).toContainText('Success');
   await expect(mb.reportRows.first()).toContainText('GREETING-TASK');
   await expect(page.getByTestId('mailbox-running')).toHaveCount(0);
   expect(readdirSync(join(host.dataDir, 'mailboxes')).length).toBe(1);
@@ -81,21 +81,50 @@ test('create a task from the UI, watch it run, read its report, follow it to the
   await page.getByTestId('reports-tag').selectOption('greeting');
   await expect(mb.reportRows).toHaveCount(1);
 
+  // A report is a page of its own, with its address, its facts and links to its session, commit and command file.
+  const commandId = (await mb.reportRows.first().getAttribute('data-command-id'))!;
   await mb.reportRows.first().click();
+  await expect(page).toHaveURL(new RegExp(`#/mailbox/[^/]+/${commandId}$`));
+  await expect(mb.reportRows).toHaveCount(0);
+  await expect(page.getByTestId('report-title')).toContainText('GREETING-TASK');
   await expect(mb.reportDetail.getByRole('heading', { name: '执行任务总结报告' })).toBeVisible();
   await expect(mb.reportDetail.getByRole('cell', { name: 'hello.txt' })).toBeVisible();
   await expect(mb.reportDetail).toContainText('progress and next steps were updated');
+  // The front matter is the page's facts, not a line of text in the report.
+  const links = page.getByTestId('report-links');
+  await expect(links.getByText('Tags', { exact: true })).toBeVisible();
+  await expect(links).toContainText('greeting');
+  await expect(mb.reportDetail.locator('.badge[data-status="SUCCESS"]')).toHaveText('Success');
+  await expect(links.getByText('Commit', { exact: true })).toBeVisible();
+  await expect(links.getByText('Command file', { exact: true })).toBeVisible();
+  const sessionLink = page.getByTestId('report-transcript');
+  await expect(sessionLink).toHaveText(/^ses-/);
+  await expect(sessionLink).toBeEnabled();
   await page.getByTestId('report-command').click();
   await expect(page.getByTestId('report-extra')).toContainText('command_type: new');
+  await expect(page.getByTestId('report-extra')).toContainText('GREETING-TASK');
   await page.getByTestId('report-log').click();
   await expect(page.getByTestId('report-extra')).toContainText('reports written (SUCCESS)');
+  await page.setViewportSize({ width: 1440, height: 900 });
   await page.screenshot({ path: 'test-results/mailbox-report.png', fullPage: true });
+  await page.setViewportSize({ width: 700, height: 900 });
+  const [scrollW, clientW] = await page.locator('.main').evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  expect(scrollW).toBeLessThanOrEqual(clientW!);
+  await page.screenshot({ path: 'test-results/mailbox-report-700.png', fullPage: true });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // Reloading the address shows the same report; the back link returns to the project's reports.
+  await page.reload();
+  await expect(mb.reportDetail).toHaveAttribute('data-command-id', commandId);
+  await page.getByTestId('report-back').click();
+  await expect(mb.reportRows).toHaveCount(1);
+  await mb.reportRows.first().click();
 
   // The report leads to the agent session's transcript.
-  await page.getByTestId('report-transcript').click();
+  const sessionId = (await sessionLink.textContent())!;
+  await sessionLink.click();
   await expect(page.getByTestId('session-view')).toBeVisible();
   await expect(page.getByTestId('session-view')).toContainText('GREETING-TASK');
-  await expect(page).toHaveURL(/#\/session\/ses-/);
+  await expect(page).toHaveURL(new RegExp(`#/session/${sessionId}$`));
   await page.screenshot({ path: 'test-results/mailbox-transcript.png', fullPage: true });
 
   // The ADR timeline and the ADR itself.
@@ -189,7 +218,7 @@ test('a task placed in a container: its engine, image, limits and network typed 
     await page.getByTestId('task-submit').focus();
     await page.keyboard.press('Enter');
     await expect(mb.reportRows.filter({ hasText: 'CONTAINER-TASK' })).toHaveCount(1, { timeout: 120_000 });
-    await expect(mb.reportRows.filter({ hasText: 'CONTAINER-TASK' })).toContainText('SUCCESS');
+    await expect(mb.reportRows.filter({ hasText: 'CONTAINER-TASK' })).toContainText('Success');
 
     // The command file the form wrote holds every setting.
     const boxes = readdirSync(join(host.dataDir, 'mailboxes')).map((d) => join(host.dataDir, 'mailboxes', d));

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { Fragment, useCallback, useEffect, useMemo, useState } from 'react';
 import type { AdrSummary, ContextFileView, ContextLayer, MailboxStatus, ReportDetail, ReportStatus, ReportSummary } from '../../../src-preload/contract';
 import { Markdown } from '../agents/Markdown';
 import { ContainerPlacementFields, usePlacementForm } from '../containers/ContainerPlacementFields';
@@ -46,48 +46,73 @@ export function MailboxView({ projectId: initialProject, commandId }: { projectI
   const project = projects.find((p) => p.id === projectId) ?? null;
   const needsProject = tab === 'mission' || tab === 'context' || tab === 'task';
 
+  // A report is a page of its own (#/mailbox/<project>/<command id>), reached from the list.
+  const openReport = (pid: string, cid: string) => setView({ name: 'mailbox', projectId: pid, commandId: cid });
+  const projectSelect = (
+    <label className="mailbox-project">
+      <span className="muted small">Project</span>
+      <select className="input" value={projectId} onChange={(e) => setProjectId(e.target.value)} data-testid="mailbox-project">
+        <option value="">All projects</option>
+        {projects.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+
+  if (initialProject && commandId) {
+    return (
+      <section className="view mailbox-view" data-testid="mailbox-view">
+        <ReportPage
+          projectId={initialProject}
+          commandId={commandId}
+          projectName={projects.find((p) => p.id === initialProject)?.name ?? null}
+          tick={tick}
+          onBack={() => setView({ name: 'mailbox', projectId: initialProject })}
+          onSession={(sessionId) => setView({ name: 'session', sessionId })}
+          onError={toastError}
+        />
+      </section>
+    );
+  }
+
   return (
-    <div className="mailbox-view" data-testid="mailbox-view">
-      <header className="mailbox-header">
-        <h1>Mailbox</h1>
-        <label>
-          Project{' '}
-          <select value={projectId} onChange={(e) => setProjectId(e.target.value)} data-testid="mailbox-project">
-            <option value="">All projects</option>
-            {projects.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <nav className="mailbox-tabs" role="tablist">
-          {TABS.map((t) => (
-            <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'active' : ''} onClick={() => setTab(t.id)} data-testid={`mailbox-tab-${t.id}`}>
-              {t.label}
-            </button>
-          ))}
-        </nav>
+    <section className="view mailbox-view" data-testid="mailbox-view">
+      <header className="view-header">
+        <div>
+          <h1>Mailbox</h1>
+          <p className="muted">Tasks given to agents as command files, the reports they write back, their decision records (ADRs), the project&apos;s mission and the context they are given.</p>
+        </div>
+        <div className="view-actions">{projectSelect}</div>
       </header>
+      <div className="segmented mailbox-tabs" role="tablist" aria-label="Mailbox">
+        {TABS.map((t) => (
+          <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'active' : ''} onClick={() => setTab(t.id)} data-testid={`mailbox-tab-${t.id}`}>
+            {t.label}
+          </button>
+        ))}
+      </div>
       {needsProject && !project ? (
         <p className="muted">Choose a project above.</p>
       ) : (
         <>
           {tab === 'reports' && project && <RunningBanner projectId={project.id} tick={tick} onError={toastError} />}
-          {tab === 'reports' && <Reports projectId={projectId || undefined} initial={commandId} tick={tick} onTranscript={(sessionId) => setView({ name: 'session', sessionId })} onError={toastError} />}
+          {tab === 'reports' && <Reports projectId={projectId || undefined} tick={tick} onOpen={openReport} onError={toastError} />}
           {tab === 'adrs' && <Adrs projectId={projectId || undefined} tick={tick} onError={toastError} />}
           {tab === 'mission' && project && <Mission projectId={project.id} tick={tick} onError={toastError} />}
           {tab === 'context' && project && <Context projectId={project.id} onError={toastError} />}
           {tab === 'task' && project && <NewTask projectId={project.id} tick={tick} onError={toastError} onCreated={() => setTab('reports')} />}
         </>
       )}
-    </div>
+    </section>
   );
 }
 
 type OnError = (title: string, e: unknown) => void;
 
-function Reports({ projectId, initial, tick, onTranscript, onError }: { projectId?: string; initial?: string; tick: number; onTranscript(id: string): void; onError: OnError }) {
+function Reports({ projectId, tick, onOpen, onError }: { projectId?: string; tick: number; onOpen(projectId: string, commandId: string): void; onError: OnError }) {
   const client = useClient();
   const [status, setStatus] = useState<ReportStatus | ''>('');
   const [tag, setTag] = useState('');
@@ -95,39 +120,31 @@ function Reports({ projectId, initial, tick, onTranscript, onError }: { projectI
   const [to, setTo] = useState('');
   const [query, setQuery] = useState('');
   const [list, setList] = useState<{ reports: ReportSummary[]; tags: string[] }>({ reports: [], tags: [] });
-  const [open, setOpen] = useState<{ projectId: string; commandId: string } | null>(null);
 
   useEffect(() => {
     let live = true;
     client
       .invoke('mailbox.reports.list', { ...(projectId ? { projectId } : {}), ...(status ? { status } : {}), ...(tag ? { tag } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), ...(query.trim() ? { query } : {}) })
       .then((r) => {
-        if (!live) return;
-        setList(r);
-        if (initial && !open) {
-          const hit = r.reports.find((x) => x.commandId === initial && x.projectId);
-          if (hit) setOpen({ projectId: hit.projectId!, commandId: hit.commandId });
-        }
+        if (live) setList(r);
       })
       .catch((e: unknown) => onError('Could not list reports', e));
     return () => {
       live = false;
     };
-    // `open` is read only to keep the first selection; it must not refetch the list.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [client, projectId, status, tag, from, to, query, tick, initial, onError]);
+  }, [client, projectId, status, tag, from, to, query, tick, onError]);
 
   return (
     <div className="mailbox-reports">
       <div className="mailbox-filters">
-        <input type="search" placeholder="Search the reports" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search the reports" data-testid="reports-search" />
-        <select value={status} onChange={(e) => setStatus(e.target.value as ReportStatus | '')} aria-label="Status" data-testid="reports-status">
+        <input className="input" type="search" placeholder="Search the reports" value={query} onChange={(e) => setQuery(e.target.value)} aria-label="Search the reports" data-testid="reports-search" />
+        <select className="input" value={status} onChange={(e) => setStatus(e.target.value as ReportStatus | '')} aria-label="Status" data-testid="reports-status">
           <option value="">Any status</option>
-          <option value="SUCCESS">SUCCESS</option>
-          <option value="PARTIAL_SUCCESS">PARTIAL_SUCCESS</option>
-          <option value="FAILED">FAILED</option>
+          <option value="SUCCESS">Success</option>
+          <option value="PARTIAL_SUCCESS">Partial success</option>
+          <option value="FAILED">Failed</option>
         </select>
-        <select value={tag} onChange={(e) => setTag(e.target.value)} aria-label="Tag" data-testid="reports-tag">
+        <select className="input" value={tag} onChange={(e) => setTag(e.target.value)} aria-label="Tag" data-testid="reports-tag">
           <option value="">Any tag</option>
           {list.tags.map((t) => (
             <option key={t} value={t}>
@@ -135,89 +152,184 @@ function Reports({ projectId, initial, tick, onTranscript, onError }: { projectI
             </option>
           ))}
         </select>
-        <label>
-          From <input type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+        <label className="small">
+          From <input className="input" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
         </label>
-        <label>
-          To <input type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+        <label className="small">
+          To <input className="input" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
         </label>
       </div>
-      <div className="mailbox-split">
-        <ul className="mailbox-list" data-testid="reports-list">
-          {list.reports.length === 0 && <li className="muted">No reports.</li>}
-          {list.reports.map((r) => (
-            <li key={`${r.projectId}/${r.commandId}`}>
-              <button
-                className={`mailbox-row ${open?.commandId === r.commandId && open.projectId === r.projectId ? 'active' : ''}`}
-                disabled={!r.projectId}
-                onClick={() => r.projectId && setOpen({ projectId: r.projectId, commandId: r.commandId })}
-                data-testid="report-row"
-                data-command-id={r.commandId}
-              >
-                <span className={`status-badge status-${r.status.toLowerCase()}`}>{r.status}</span>
-                <span className="truncate">{r.title || r.commandId}</span>
-                <span className="muted small">
-                  {r.projectName ?? '—'} · {r.reportDate.slice(0, 16).replace('T', ' ')}
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
-        {open && <ReportPanel key={`${open.projectId}/${open.commandId}`} projectId={open.projectId} commandId={open.commandId} tick={tick} onTranscript={onTranscript} onError={onError} />}
-      </div>
+      <ul className="mailbox-list" data-testid="reports-list">
+        {list.reports.length === 0 && <li className="muted">No reports.</li>}
+        {list.reports.map((r) => (
+          <li key={`${r.projectId}/${r.commandId}`}>
+            <button
+              className="mailbox-row mailbox-report-row"
+              disabled={!r.projectId}
+              title={r.projectId ? 'Open the report' : 'The report\'s project is not in this Flightdeck'}
+              onClick={() => r.projectId && onOpen(r.projectId, r.commandId)}
+              data-testid="report-row"
+              data-command-id={r.commandId}
+            >
+              <StatusBadge status={r.status} />
+              <span className="truncate mailbox-row-title">{r.title || r.commandId}</span>
+              <span className="muted small">
+                {r.projectName ?? '—'} · {r.reportDate.slice(0, 16).replace('T', ' ')} · <span className="mono">{r.commandId}</span>
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
 
-function ReportPanel({ projectId, commandId, tick, onTranscript, onError }: { projectId: string; commandId: string; tick: number; onTranscript(id: string): void; onError: OnError }) {
+const STATUS_TEXT: Record<ReportStatus, string> = { SUCCESS: 'Success', PARTIAL_SUCCESS: 'Partial success', FAILED: 'Failed' };
+
+/** The report's status, in words; the file's own value stays in its title for search. */
+function StatusBadge({ status }: { status: ReportStatus }) {
+  const tone = status === 'SUCCESS' ? 'ok' : status === 'FAILED' ? 'bad' : 'warn';
+  return (
+    <span className={`badge badge-${tone}`} title={status} data-status={status}>
+      {STATUS_TEXT[status]}
+    </span>
+  );
+}
+
+/** Labels of the report's front matter keys; unknown keys are shown as written. */
+const FIELD_LABELS: Record<string, string> = {
+  command_id: 'Command',
+  session_id: 'Session',
+  status: 'Status',
+  report_date: 'Date',
+  tags: 'Tags',
+  commit: 'Commit',
+  commit_hash: 'Commit',
+  command_type: 'Command type',
+};
+
+/** One report on a page of its own: its facts, links to its session, commit and command file, and the rendered report. */
+function ReportPage({ projectId, commandId, projectName, tick, onBack, onSession, onError }: { projectId: string; commandId: string; projectName: string | null; tick: number; onBack(): void; onSession(id: string): void; onError: OnError }) {
   const client = useClient();
   const [d, setD] = useState<ReportDetail | null>(null);
+  const [missing, setMissing] = useState(false);
   const [detailed, setDetailed] = useState(false);
   const [extra, setExtra] = useState<'log' | 'commit' | 'command' | null>(null);
+  const [copied, setCopied] = useState(false);
   useEffect(() => {
     client
       .invoke('mailbox.reports.get', { projectId, commandId })
       .then(setD)
-      .catch((e: unknown) => onError('Could not open the report', e));
+      .catch((e: unknown) => {
+        setMissing(true);
+        onError('Could not open the report', e);
+      });
   }, [client, projectId, commandId, tick, onError]);
-  if (!d) return <div className="mailbox-detail muted">Loading…</div>;
-  const extraText = extra === 'log' ? d.debugLog : extra === 'commit' ? d.commitText : extra === 'command' ? d.commandFile : null;
-  return (
-    <article className="mailbox-detail" data-testid="report-detail">
-      <div className="mailbox-links">
-        <button className="link" disabled={!d.sessionKnown} title={d.sessionKnown ? 'Open the agent session' : 'The session is not in this Flightdeck'} onClick={() => onTranscript(d.summary.sessionId)} data-testid="report-transcript">
-          Transcript
-        </button>
-        <button className="link" disabled={!d.debugLog} aria-pressed={extra === 'log'} onClick={() => setExtra(extra === 'log' ? null : 'log')} data-testid="report-log">
-          Debug log
-        </button>
-        <button className="link" disabled={!d.summary.commit} aria-pressed={extra === 'commit'} onClick={() => setExtra(extra === 'commit' ? null : 'commit')} data-testid="report-commit">
-          Commit{d.summary.commit ? ` ${d.summary.commit.slice(0, 8)}` : ''}
-        </button>
-        <button className="link" disabled={!d.commandFile} aria-pressed={extra === 'command'} onClick={() => setExtra(extra === 'command' ? null : 'command')} data-testid="report-command">
-          Command file
-        </button>
-        <label className="small">
-          <input type="checkbox" checked={detailed} disabled={!d.detailedReport} onChange={(e) => setDetailed(e.target.checked)} /> Detailed
-        </label>
+  const back = (
+    <button className="link small" onClick={onBack} data-testid="report-back">
+      ← Reports{projectName ? ` of ${projectName}` : ''}
+    </button>
+  );
+  if (!d)
+    return (
+      <div>
+        {back}
+        <p className="muted">{missing ? `No report ${commandId} in this project.` : 'Loading…'}</p>
       </div>
-      {extra && <pre className="mailbox-pre" data-testid="report-extra">{extraText ?? (extra === 'commit' ? `Commit ${d.summary.commit} is not in the project's repository.` : '')}</pre>}
-      <Markdown text={stripFrontMatter(detailed && d.detailedReport ? d.detailedReport : d.report)} />
+    );
+  const { fields, body } = splitFrontMatter(detailed && d.detailedReport ? d.detailedReport : d.report);
+  const commit = d.summary.commit;
+  const extraText = extra === 'log' ? d.debugLog : extra === 'commit' ? d.commitText : extra === 'command' ? d.commandFile : null;
+  const copy = () => {
+    if (!commit) return;
+    void navigator.clipboard
+      ?.writeText(commit)
+      .then(() => setCopied(true))
+      .catch(() => setCopied(false));
+  };
+  return (
+    <article className="mailbox-report-page" data-testid="report-detail" data-command-id={commandId}>
+      <header className="view-header">
+        <div className="mailbox-report-heading">
+          {back}
+          <h1 className="mailbox-report-title" data-testid="report-title">{d.summary.title || commandId}</h1>
+          <p className="muted small">
+            <StatusBadge status={d.summary.status} /> {projectName ?? d.summary.projectName ?? '—'} · {d.summary.reportDate.slice(0, 16).replace('T', ' ')} · <span className="mono">{commandId}</span>
+          </p>
+        </div>
+        <div className="view-actions">
+          <label className="small mailbox-detailed">
+            <input type="checkbox" checked={detailed} disabled={!d.detailedReport} onChange={(e) => setDetailed(e.target.checked)} data-testid="report-detailed" /> Detailed report
+          </label>
+        </div>
+      </header>
+      <div className="panel mailbox-report-links" data-testid="report-links">
+        <dl className="mailbox-facts">
+          <dt>Session</dt>
+          <dd>
+            <button className="link mono" disabled={!d.sessionKnown} title={d.sessionKnown ? 'Open the agent session' : 'The session is not in this Flightdeck'} onClick={() => onSession(d.summary.sessionId)} data-testid="report-transcript">
+              {d.summary.sessionId}
+            </button>
+            {!d.sessionKnown && <span className="muted small"> (not in this Flightdeck)</span>}
+          </dd>
+          <dt>Commit</dt>
+          <dd>
+            {commit ? (
+              <>
+                <code className="mono" title={commit} data-testid="report-commit-hash">
+                  {commit.slice(0, 8)}
+                </code>{' '}
+                <button className="link small" onClick={copy} data-testid="report-commit-copy">
+                  {copied ? 'Copied' : 'Copy hash'}
+                </button>{' '}
+                <button className="link small" aria-pressed={extra === 'commit'} onClick={() => setExtra(extra === 'commit' ? null : 'commit')} data-testid="report-commit">
+                  {extra === 'commit' ? 'Hide files' : 'Files changed'}
+                </button>
+              </>
+            ) : (
+              <span className="muted">none recorded</span>
+            )}
+          </dd>
+          <dt>Command file</dt>
+          <dd>
+            <button className="link" disabled={!d.commandFile} aria-pressed={extra === 'command'} onClick={() => setExtra(extra === 'command' ? null : 'command')} data-testid="report-command">
+              {d.commandFile ? (extra === 'command' ? 'Hide' : 'Show the processed file') : 'not in commands/processed'}
+            </button>
+          </dd>
+          <dt>Debug log</dt>
+          <dd>
+            <button className="link" disabled={!d.debugLog} aria-pressed={extra === 'log'} onClick={() => setExtra(extra === 'log' ? null : 'log')} data-testid="report-log">
+              {d.debugLog ? (extra === 'log' ? 'Hide' : 'Show') : 'none'}
+            </button>
+          </dd>
+          {fields
+            .filter(([k]) => !['session_id', 'command_id', 'status', 'report_date', 'commit', 'commit_hash'].includes(k))
+            .map(([k, v]) => (
+              <Fragment key={k}>
+                <dt>{FIELD_LABELS[k] ?? k}</dt>
+                <dd className="mono">{v}</dd>
+              </Fragment>
+            ))}
+        </dl>
+        {extra && <pre className="mailbox-pre" data-testid="report-extra">{extraText ?? (extra === 'commit' ? `Commit ${commit} is not in the project's repository.` : '')}</pre>}
+      </div>
+      <div className="panel mailbox-report-body">
+        <Markdown text={body} />
+      </div>
     </article>
   );
 }
 
-/** The front matter is shown as a line of facts rather than as a horizontal rule and a paragraph. */
-function stripFrontMatter(text: string): string {
+/** The report's front matter as fields (shown as the page's facts) and the Markdown after it. */
+function splitFrontMatter(text: string): { fields: [string, string][]; body: string } {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text);
-  if (!m) return text;
-  const facts = m[1]!
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .map((l) => `\`${l}\``)
-    .join(' · ');
-  return `${facts}\n\n${text.slice(m[0].length)}`;
+  if (!m) return { fields: [], body: text };
+  const fields: [string, string][] = [];
+  for (const line of m[1]!.split(/\r?\n/)) {
+    const kv = /^([A-Za-z_][\w-]*):\s*(.*)$/.exec(line.trim());
+    if (kv) fields.push([kv[1]!, kv[2]!.replace(/^"(.*)"$/, '$1')]);
+  }
+  return { fields, body: text.slice(m[0].length) };
 }
 
 /** What the project's mailbox is doing now: tasks running and files waiting. */
