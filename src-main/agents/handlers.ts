@@ -1,4 +1,4 @@
-import { AgentEventData, AppError } from '../../src-preload/contract';
+import { AgentEventData, AppError, ImageAttachment } from '../../src-preload/contract';
 import type { Router } from '../bridge/router';
 import type { AgentService } from './agent-service';
 import { toContractMessage } from './store/message-repo';
@@ -23,6 +23,14 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
     // Events written by an older version that no longer fit the contract are skipped, not fatal.
     const events = agents.sink.read(sessionId, fromSeq, limit).filter((e) => AgentEventData.safeParse(e.data).success);
     return { events, lastSeq: agents.sink.lastSeq(sessionId) };
+  });
+  router.handle('agents.images.get', ({ sessionId, turnId, index }) => {
+    agents.getSession(sessionId);
+    const block = agents.messages.inputImages(sessionId, turnId)[index];
+    // Checked again on the way out: only an allowed image type and base64 ever reach an <img>.
+    const image = block ? ImageAttachment.safeParse({ mediaType: block.source.media_type, data: block.source.data }) : null;
+    if (!image?.success) throw new AppError('not_found', 'That turn has no such image.');
+    return image.data;
   });
   router.handle('agents.input', ({ sessionId, input, images }) => {
     if (input.trim() === '') throw new AppError('invalid_input', 'Type a message, a !command or a /command.');

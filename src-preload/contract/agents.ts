@@ -611,6 +611,11 @@ export const agentRequests = {
     z.object({ events: z.array(AgentEvent), lastSeq: z.number().int().nonnegative() }),
     'Replay a session event stream from fromSeq (inclusive); subscribe to agents.event first, then read, and drop duplicates by seq.',
   ),
+  'agents.images.get': request(
+    z.object({ sessionId: SessionId, turnId: TurnId, index: z.number().int().min(0).max(MAX_INPUT_IMAGES - 1) }).strict(),
+    ImageAttachment,
+    'An image attached to the input that started a turn (index in the order attached), from the stored conversation: what the transcript shows as its thumbnail, fetched when the message is shown (turn.started carries only sizes). not_found when the turn has no such image.',
+  ),
   'agents.input': request(
     z
       .object({ sessionId: SessionId, input: z.string().min(1).max(200_000), images: z.array(ImageAttachment).max(MAX_INPUT_IMAGES).optional() })

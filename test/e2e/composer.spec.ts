@@ -130,6 +130,12 @@ test('a message typed while the agent works is queued, removable, and sent when 
   await expect(session.transcript).toContainText('A single red pixel.', { timeout: 30_000 });
   await expect(page.getByTestId('image-chip')).toHaveCount(0);
   await expect(session.transcript.getByTestId('msg-images')).toContainText('1 image attached');
+  // The transcript shows the pasted image itself, as a thumbnail served from the stored conversation.
+  const thumb = session.transcript.getByTestId('msg-thumb');
+  await expect(thumb).toHaveCount(1);
+  await expect(thumb).toHaveAttribute('src', `data:image/png;base64,${PNG}`);
+  await expect.poll(() => thumb.evaluate((el) => (el as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(1);
+  await expect(thumb).toBeVisible();
   const body = mine()[2]!.body as Body;
   const last = body.messages[body.messages.length - 1]!;
   expect(last.content.map((b) => b.type)).toEqual(['image', 'text']);

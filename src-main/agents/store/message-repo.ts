@@ -86,6 +86,17 @@ export class MessageRepo {
     else this.unsaved.delete(sessionId);
   }
 
+  /** The images attached to the input that started `turnId` (its first user message with any), compacted or not. */
+  inputImages(sessionId: string, turnId: string): Array<Extract<StoredBlock, { type: 'image' }>> {
+    const stored = (this.db.prepare("SELECT * FROM agent_messages WHERE session_id = ? AND turn_id = ? AND role = 'user' ORDER BY ord").all(sessionId, turnId) as Row[]).map(fromRow);
+    const waiting = (this.unsaved.get(sessionId) ?? []).filter((m) => m.turnId === turnId && m.role === 'user');
+    for (const m of [...stored, ...waiting]) {
+      const images = m.blocks.filter((b): b is Extract<StoredBlock, { type: 'image' }> => b.type === 'image');
+      if (images.length > 0) return images;
+    }
+    return [];
+  }
+
   /** The live conversation (compacted messages excluded), oldest first. */
   live(sessionId: string): StoredMessage[] {
     const stored = (this.db.prepare('SELECT * FROM agent_messages WHERE session_id = ? AND compacted = 0 ORDER BY ord').all(sessionId) as Row[]).map(fromRow);

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Icon } from '../components/Icon';
-import { useAppStore } from '../store';
+import { useAppStore, useClient } from '../store';
 import type { CommandView } from '../../../src-preload/contract/agents';
 import { timeoutText } from '../../../src-preload/contract/units';
 import { ChangesView } from './DiffView';
@@ -192,6 +192,47 @@ function Rewound({ item }: { item: Extract<TranscriptItem, { kind: 'rewound' }> 
   );
 }
 
+/**
+ * The images attached to a message, as thumbnails: fetched from the stored conversation when the
+ * message is shown (the turn's event carries only their sizes). One that cannot be fetched (the
+ * session is not open here, or its conversation is gone) is still counted in the line below.
+ */
+function InputImages({ turnId, count }: { turnId: string | null; count: number }) {
+  const client = useClient();
+  const sessionId = useAppStore((s) => (s.view.name === 'session' ? s.view.sessionId : null));
+  const [srcs, setSrcs] = useState<Array<string | null>>([]);
+  useEffect(() => {
+    if (!sessionId || !turnId) return;
+    let alive = true;
+    void Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        client.invoke('agents.images.get', { sessionId, turnId, index }).then(
+          (img) => `data:${img.mediaType};base64,${img.data}`,
+          () => null,
+        ),
+      ),
+    ).then((all) => alive && setSrcs(all));
+    return () => {
+      alive = false;
+    };
+  }, [client, sessionId, turnId, count]);
+  const shown = srcs.filter((s): s is string => s !== null);
+  return (
+    <>
+      {shown.length > 0 && (
+        <div className="msg-thumbs" data-testid="msg-thumbs">
+          {shown.map((src, i) => (
+            <img key={i} className="msg-thumb" src={src} alt={`Attached image ${i + 1}`} data-testid="msg-thumb" />
+          ))}
+        </div>
+      )}
+      <p className="msg-images small" data-testid="msg-images">
+        <Icon name="layers" size={12} /> {count === 1 ? '1 image attached' : `${count} images attached`}
+      </p>
+    </>
+  );
+}
+
 export function TranscriptItemView({
   item,
   running = false,
@@ -210,11 +251,7 @@ export function TranscriptItemView({
         <div className="msg msg-user" data-testid="msg-user">
           {menu && <TurnMenuButton menu={menu} disabled={running} />}
           {item.inputKind === 'chat' ? <p className="pre-wrap">{item.text}</p> : <code className="mono">{item.text}</code>}
-          {item.images ? (
-            <p className="msg-images small" data-testid="msg-images">
-              <Icon name="layers" size={12} /> {item.images === 1 ? '1 image attached' : `${item.images} images attached`}
-            </p>
-          ) : null}
+          {item.images ? <InputImages turnId={item.turnId} count={item.images} /> : null}
         </div>
       );
     case 'assistant':

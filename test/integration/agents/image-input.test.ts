@@ -40,6 +40,26 @@ describe('images attached to an input', () => {
     expect(second.messages[0]!.content.map((b) => b.type)).toEqual(['image', 'text']);
   });
 
+  it('are served back for the transcript\'s thumbnail by agents.images.get, per turn and index, and nothing else is', async () => {
+    const h = await harnessed([{ blocks: [{ type: 'text', text: 'Two images.' }] }, { blocks: [{ type: 'text', text: 'No image.' }] }]);
+    const id = h.session();
+    const JPEG = '/9j/4AAQSkZJRgABAQ==';
+    const r = (await h.app.router.dispatch('agents.input', { sessionId: id, input: 'compare these', images: [{ mediaType: 'image/png', data: PNG }, { mediaType: 'image/jpeg', data: JPEG }] }, ctx)) as { ok: true; value: { turnId: string } };
+    await waitFor(() => h.events(id, 'turn.ended').length === 1, 'the turn to end');
+    const turnId = r.value.turnId;
+    // The event stays small: sizes only, the bytes are fetched when the message is shown.
+    expect(JSON.stringify(h.events(id, 'turn.started')[0])).not.toContain(PNG);
+    expect(await h.app.router.dispatch('agents.images.get', { sessionId: id, turnId, index: 0 }, ctx)).toEqual({ ok: true, value: { mediaType: 'image/png', data: PNG } });
+    expect(await h.app.router.dispatch('agents.images.get', { sessionId: id, turnId, index: 1 }, ctx)).toEqual({ ok: true, value: { mediaType: 'image/jpeg', data: JPEG } });
+    expect(await h.app.router.dispatch('agents.images.get', { sessionId: id, turnId, index: 2 }, ctx)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // A turn without images, and another session's id with this turn, serve nothing.
+    const plain = (await h.app.router.dispatch('agents.input', { sessionId: id, input: 'and now?' }, ctx)) as { ok: true; value: { turnId: string } };
+    await waitFor(() => h.events(id, 'turn.ended').length === 2, 'the second turn to end');
+    expect(await h.app.router.dispatch('agents.images.get', { sessionId: id, turnId: plain.value.turnId, index: 0 }, ctx)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    const other = h.session();
+    expect(await h.app.router.dispatch('agents.images.get', { sessionId: other, turnId, index: 0 }, ctx)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
   it('are refused with a reason for models that do not read images, for commands, and above the size bound', async () => {
     const h = await harnessed([]);
     const id = h.session();
