@@ -10,7 +10,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { AppError } from '../../../src-preload/contract';
 import type { AppServices } from '../../app/services';
-import type { CommandType, Placement } from '../../mailbox/command-file';
+import type { CommandType, HeadingLanguage, Placement } from '../../mailbox/command-file';
 import { parseContainerKeys, parseTimeout } from '../../mailbox/command-file';
 import { parseGpus } from '../../containers/core/container-spec';
 import { ensureMailbox, mailboxLayout } from '../../mailbox/layout';
@@ -221,11 +221,16 @@ export const taskCommand: CliCommand = {
   name: 'task',
   summary: 'Write a command file into a mailbox: a new task, a continuation of a session, or its end.',
   usage:
-    'task new "TEXT" (--project ID | --root DIR) [--placement host|container [--container-engine NAME] [--image REF] [--gpus none|all|N|IDS] [--memory 8g] [--cpus N] [--pids N] [--network bridge|host|none]] [--timeout 10m] [--constraints TEXT] [--expected TEXT]  |  task continue SESSION_ID "TEXT" …  |  task end SESSION_ID …',
+    'task new "TEXT" (--project ID | --root DIR) [--placement host|container [--container-engine NAME] [--image REF] [--gpus none|all|N|IDS] [--memory 8g] [--cpus N] [--pids N] [--network bridge|host|none]] [--timeout 10m] [--constraints TEXT] [--expected TEXT] [--headings en|zh]  |  task continue SESSION_ID "TEXT" …  |  task end SESSION_ID …',
   // --engine is the agent engine (the command file's `engine`); the Docker engine is --container-engine.
-  flags: { ...TARGET_FLAGS, placement: true, timeout: true, constraints: true, expected: true, engine: true, ...CONTAINER_FLAGS },
+  flags: { ...TARGET_FLAGS, placement: true, timeout: true, constraints: true, expected: true, engine: true, headings: true, ...CONTAINER_FLAGS },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
+    // The file's section headings: English (## Task) by default, or the format's own Chinese
+    // template (## 任务描述) with --headings zh; the reader takes both. The text is written as given.
+    const headingsFlag = ctx.flags.headings ?? 'en';
+    if (headingsFlag !== 'en' && headingsFlag !== 'zh') throw new UsageError(`--headings must be en or zh, not ${String(headingsFlag)}`);
+    const headings: HeadingLanguage = headingsFlag;
     let commandType: CommandType;
     let sessionId: string | undefined;
     let text: string | undefined;
@@ -244,7 +249,7 @@ export const taskCommand: CliCommand = {
       [sessionId, text] = rest;
       if (!sessionId) throw new UsageError('task end needs SESSION_ID');
       if (rest.length > 2) throw new UsageError(`unexpected argument: ${rest[2]}`);
-      text ??= `结束会话 ${sessionId}`;
+      text ??= headings === 'zh' ? `结束会话 ${sessionId}` : `End the session ${sessionId}.`;
     } else if (sub === undefined) throw new UsageError('task needs a subcommand: new, continue or end');
     else throw new UsageError(`unknown task subcommand "${sub}"`);
 
@@ -264,6 +269,7 @@ export const taskCommand: CliCommand = {
     const input = {
       commandType,
       task: text,
+      headings,
       ...(sessionId ? { sessionId } : {}),
       ...(typeof ctx.flags.constraints === 'string' ? { constraints: ctx.flags.constraints } : {}),
       ...(typeof ctx.flags.expected === 'string' ? { expectedOutput: ctx.flags.expected } : {}),

@@ -49,7 +49,9 @@ describe('mailbox CLI', () => {
     expect(made.code).toBe(0);
     const { id, file } = JSON.parse(made.out) as { id: string; file: string };
     expect(id).toMatch(/^task-[0-9a-f-]{36}$/);
-    expect(readFileSync(file, 'utf8')).toContain('## 约束条件\n\nonly cli.txt');
+    // English section headings by default.
+    expect(readFileSync(file, 'utf8')).toContain('\n## Task\n\nTASK-CLI write cli.txt\n\n## Constraints\n\nonly cli.txt');
+    expect(readFileSync(file, 'utf8')).not.toContain('任务描述');
 
     const run = await cli('mailbox', 'run', '--root', box, '--once', '--json', '--data-dir', data);
     expect(run.err).toBe('');
@@ -71,7 +73,11 @@ describe('mailbox CLI', () => {
     const adrs = JSON.parse((await cli('adr', 'list', '--root', box, '--json')).out) as { number: number; title: string }[];
     expect(adrs).toEqual([expect.objectContaining({ number: 1, title: 'Use plain files' })]);
 
-    expect((await cli('task', 'continue', sessionId, 'TASK-MORE', '--root', box)).code).toBe(0);
+    // The format's Chinese template is a choice; the text, in any language, is written as given (and read back by the processor).
+    const zh = await cli('task', 'continue', sessionId, 'TASK-MORE 再写一点', '--root', box, '--headings', 'zh', '--json');
+    expect(zh.code).toBe(0);
+    expect(readFileSync((JSON.parse(zh.out) as { file: string }).file, 'utf8')).toContain('\n## 任务描述\n\nTASK-MORE 再写一点\n');
+    expect((await cli('task', 'new', 'x', '--root', box, '--headings', 'fr')).code).toBe(2);
     expect((await cli('task', 'end', sessionId, '--root', box)).code).toBe(0);
     const run2 = await cli('mailbox', 'run', '--root', box, '--once', '--data-dir', data);
     expect(run2.out).toContain('2 processed, 0 rejected');
