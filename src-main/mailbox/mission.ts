@@ -17,9 +17,45 @@ const MAX_CLAUDERC_BYTES = 64 * 1024;
 /** Largest AGENT_MISSION.md read: a page of rules and a roadmap; the agent may grow it, never without bound. */
 const MAX_MISSION_BYTES = 256 * 1024;
 
-/** The mission's template, as the format defines it. */
-export function missionTemplate(date: Date): string {
+/**
+ * The language of a new mission's template: English by default, or the format's own Chinese
+ * template. Either is read by the checks below; what agents write in it stays as written.
+ */
+export type MissionLanguage = 'en' | 'zh';
+
+/** The mission's template: English, or (`zh`) the Chinese one the format defines. */
+export function missionTemplate(date: Date, language: MissionLanguage = 'en'): string {
   const day = date.toISOString().slice(0, 10);
+  if (language === 'en')
+    return `# Agent Mission Control
+
+## Vision and Goals
+- **Goal**: [project goal]
+- **Tech stack**: [main technologies]
+- **Key constraints**: [limits]
+
+## Roadmap
+- [ ] Stage 1: [description]
+- [ ] Stage 2: [description]
+- [ ] Stage 3: [description]
+
+## Progress
+| Module | Status | Progress | Last update | Notes |
+| :--- | :--- | :--- | :--- | :--- |
+| [module] | Not started | 0% | - | - |
+
+## Pitfalls
+> Format: **[date]** problem → failed attempts → final solution
+
+## Next Steps
+- [ ] [next task 1]
+- [ ] [next task 2]
+
+## Change History
+| Date | Agent | Change |
+| :--- | :--- | :--- |
+| ${day} | Agent | Created the document |
+`;
   return `# Agent 任务指挥手册 (Mission Control)
 
 ## 项目愿景与目标
@@ -61,11 +97,11 @@ export const BEHAVIOUR_RULES = `你是这个长期项目的维护者。你的行
 6. 交接意识：时刻记住，你的工作可能由其他智能体接手`;
 
 /** Creates AGENT_MISSION.md from the template when the workspace has none. True when created. */
-export function ensureMission(workspace: string, now: Date): boolean {
+export function ensureMission(workspace: string, now: Date, language: MissionLanguage = 'en'): boolean {
   const file = join(workspace, MISSION_FILE);
   if (existsSync(file)) return false;
   try {
-    writeNewFile(file, missionTemplate(now), 0o644);
+    writeNewFile(file, missionTemplate(now, language), 0o644);
   } catch (e) {
     // Another task created it a moment ago: it exists now, which is all that is wanted.
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -85,10 +121,14 @@ export function readMission(workspace: string): string | null {
   }
 }
 
-/** Text of the `## ` section whose heading starts with `prefix`, without its heading; null when absent. */
-export function missionSection(text: string, prefix: string): string | null {
+/**
+ * Text of the `## ` section whose heading starts with `prefix` (or one of `prefix`, the first
+ * found; English ones compared case-insensitively), without its heading; null when absent.
+ */
+export function missionSection(text: string, prefix: string | readonly string[]): string | null {
   const lines = text.split(/\r?\n/);
-  const start = lines.findIndex((l) => /^##\s/.test(l) && l.replace(/^##\s+/, '').startsWith(prefix));
+  const prefixes = (typeof prefix === 'string' ? [prefix] : prefix).map((p) => p.toLowerCase());
+  const start = lines.findIndex((l) => /^##\s/.test(l) && prefixes.some((p) => l.replace(/^##\s+/, '').toLowerCase().startsWith(p)));
   if (start < 0) return null;
   let end = lines.length;
   for (let i = start + 1; i < lines.length; i++) {
@@ -100,9 +140,10 @@ export function missionSection(text: string, prefix: string): string | null {
   return lines.slice(start + 1, end).join('\n').trim();
 }
 
-export const PROGRESS_SECTION = '实施进度追踪';
-export const NEXT_STEPS_SECTION = '下一步指令';
-export const ROADMAP_SECTION = '当前工作计划';
+/** Each section's heading in the Chinese template, then in the English one. */
+export const PROGRESS_SECTION = ['实施进度追踪', 'Progress'] as const;
+export const NEXT_STEPS_SECTION = ['下一步指令', 'Next Steps'] as const;
+export const ROADMAP_SECTION = ['当前工作计划', 'Roadmap'] as const;
 
 export interface MissionCheck {
   exists: boolean;
@@ -115,7 +156,7 @@ export interface MissionCheck {
 /** Compares the mission before and after a task: were the progress table and the next steps changed? */
 export function checkMissionUpdate(before: string | null, after: string | null): MissionCheck {
   if (after === null) return { exists: false, progressUpdated: false, nextStepsUpdated: false, stage: null };
-  const changed = (name: string) => {
+  const changed = (name: readonly string[]) => {
     const a = missionSection(after, name);
     return a !== null && a !== (before === null ? null : missionSection(before, name));
   };

@@ -27,7 +27,7 @@ import { checkCommandAgainstState, parseCommandFile, type CommandFile, type Comm
 import { loadContext, contextFolders } from './context';
 import { Journal, entryOwnerAlive, registerOwnerToken, releaseOwnerToken, type JournalEntry } from './journal';
 import { ensureMailbox, loadCommandFile, markProcessed, rejectCommandFile, type LoadedCommandFile, type MailboxLayout } from './layout';
-import { checkMissionUpdate, ensureMission, readClaudercPrompt, readMission } from './mission';
+import { checkMissionUpdate, ensureMission, readClaudercPrompt, readMission, type MissionLanguage } from './mission';
 import { LOG_SUMMARY_LINES, extractJudgement, formatDetailedReport, formatReport, reportStatus, type CheckFact, type TaskFacts, type ToolCallFact } from './report';
 import { endSession, newSession, readSessionFile, recordTurn, writeSessionFile, type SessionFile } from './session-file';
 import { taskInstructions, taskPrompt } from './task-prompt';
@@ -111,6 +111,8 @@ export interface MailboxProcessorOptions {
   agent: MailboxAgentPort;
   /** The global context layer's folder (`<data folder>/context/global`). */
   globalContextDir?: string | null;
+  /** The template of an AGENT_MISSION.md created for a workspace that has none: English (default) or the format's Chinese one. */
+  missionLanguage?: MissionLanguage;
   placements?: Partial<Record<Placement, TaskPlacement>>;
   defaultPlacement?: Placement;
   /**
@@ -658,7 +660,7 @@ export class MailboxProcessor {
     }
     try {
       const workspace = placed.workspace;
-      const missionCreated = ensureMission(workspace, startedAt);
+      const missionCreated = ensureMission(workspace, startedAt, this.o.missionLanguage ?? 'en');
       const missionBefore = readMission(workspace);
       // A project's `.context/` and `.clauderc` are the repository's instructions to the model: read only while it is trusted.
       const trusted = this.o.workspaceFilesTrusted ? await this.o.workspaceFilesTrusted(workspace) : true;

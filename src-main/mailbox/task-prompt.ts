@@ -23,7 +23,7 @@ export function taskInstructions(p: TaskInstructionsInput): string {
     '',
     '# Mission',
     '',
-    `${MISSION_FILE} in the workspace is the hand-over memory between agents${p.missionCreated ? ' (it was just created from its template: fill in what you learn)' : ''}. Read it before changing core logic. Before you finish, update its progress table (实施进度追踪) and its next steps (下一步指令); record failed attempts in its pitfalls (避坑指南). For an architectural change or a hard bug fix, write an ADR in docs/decisions/ADR-NNNN-<slug>.md with the sections 上下文, 失败的尝试, 最终决策, 后果.`,
+    `${MISSION_FILE} in the workspace is the hand-over memory between agents${p.missionCreated ? ' (it was just created from its template: fill in what you learn)' : ''}. Read it before changing core logic. Before you finish, update its progress table (Progress / 实施进度追踪) and its next steps (Next Steps / 下一步指令), keeping the file's own headings; record failed attempts in its pitfalls (Pitfalls / 避坑指南). For an architectural change or a hard bug fix, write an ADR in docs/decisions/ADR-NNNN-<slug>.md with the sections 上下文, 失败的尝试, 最终决策, 后果.`,
   );
   return parts.join('\n');
 }

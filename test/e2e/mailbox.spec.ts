@@ -13,7 +13,7 @@ import { MailboxPage } from './poms/mailbox';
 import { makeRepo } from '../support/temp';
 
 const ADR = ['# ADR-0001: Greet in plain text', '', '## 上下文', 'The greeting needs a format.', '', '## 失败的尝试', 'JSON was too heavy.', '', '## 最终决策', 'A plain text file.', '', '## 后果', 'Nothing else reads it.', ''].join('\n');
-const mission = missionTemplate(new Date('2026-02-22T00:00:00Z')).replace('| [模块名] | 未开始 | 0% | - | - |', '| greeting | 完成 | 100% | 2026-02-22 | hello.txt |').replace('- [ ] [待完成任务 1]', '- [ ] translate the greeting');
+const mission = missionTemplate(new Date('2026-02-22T00:00:00Z'), 'zh').replace('| [模块名] | 未开始 | 0% | - | - |', '| greeting | 完成 | 100% | 2026-02-22 | hello.txt |').replace('- [ ] [待完成任务 1]', '- [ ] translate the greeting');
 const write = (path: string, content: string, userPattern: string) => ({ match: { userPattern }, blocks: [{ type: 'tool_use' as const, name: 'write', input: { path, content } }] });
 
 let host: RunningHost;

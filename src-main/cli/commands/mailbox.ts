@@ -16,6 +16,7 @@ import { parseGpus } from '../../containers/core/container-spec';
 import { ensureMailbox, mailboxLayout } from '../../mailbox/layout';
 import { listAdrsIn, listReportsIn, writeTaskFile, type MailboxService, type TaskContainerInput, type MailboxTarget, type ResolvedMailbox } from '../../mailbox/mailbox-service';
 import type { MailboxChange } from '../../mailbox/processor';
+import type { MissionLanguage } from '../../mailbox/mission';
 import { listSessionFiles } from '../../mailbox/session-file';
 import { UsageError, type CliCommand, type CliContext } from '../command';
 
@@ -52,8 +53,8 @@ async function resolveTarget(ctx: CliContext): Promise<ResolvedMailbox> {
 export const mailboxCommand: CliCommand = {
   name: 'mailbox',
   summary: 'Run the agent mailbox: take command files from commands/pending, run them, write reports.',
-  usage: 'mailbox run (--project ID | --root DIR) [--once] [--timeout 10m] [--json]  |  mailbox watch (--project ID | --root DIR) [--tail]',
-  flags: { ...TARGET_FLAGS, once: false, tail: false, timeout: true },
+  usage: 'mailbox run (--project ID | --root DIR) [--once] [--timeout 10m] [--mission-template en|zh] [--json]  |  mailbox watch (--project ID | --root DIR) [--tail]',
+  flags: { ...TARGET_FLAGS, once: false, tail: false, timeout: true, 'mission-template': true },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -79,10 +80,15 @@ async function runMailbox(ctx: CliContext): Promise<number> {
     if (typeof v === 'string') throw new UsageError(`--timeout ${ctx.flags.timeout}: ${v}`);
     timeoutMs = v;
   }
+  // A workspace without AGENT_MISSION.md gets the English template, or the format's Chinese one.
+  const missionFlag = ctx.flags['mission-template'] ?? 'en';
+  if (missionFlag !== 'en' && missionFlag !== 'zh') throw new UsageError(`--mission-template must be en or zh, not ${String(missionFlag)}`);
+  const missionLanguage: MissionLanguage = missionFlag;
   const app = await ctx.openApp();
   const changes: MailboxChange[] = [];
   const p = service(app).processor(t, {
     ...(timeoutMs ? { taskTimeoutMs: timeoutMs } : {}),
+    missionLanguage,
     onChange: (e) => {
       changes.push(e);
       if (ctx.json && ctx.flags.once !== true) ctx.out(JSON.stringify(e));

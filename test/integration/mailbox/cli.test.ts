@@ -4,7 +4,7 @@
  * process killed in the middle of a task leaves nothing to run twice.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeAdr } from '../../../src-main/mailbox/adr';
@@ -62,6 +62,8 @@ describe('mailbox CLI', () => {
     expect(readFileSync(join(box, 'workspace/cli.txt'), 'utf8')).toBe('from the CLI\n');
     expect(existsSync(join(box, `commands/processed/${id}.md`))).toBe(true);
     const sessionId = summary.finished[0]!.sessionId;
+    // The workspace had no mission: it was created from the English template (the default).
+    expect(readFileSync(join(box, 'workspace/AGENT_MISSION.md'), 'utf8')).toContain('\n## Next Steps\n');
 
     const reports = await cli('reports', 'list', '--root', box, '--json');
     const list = JSON.parse(reports.out) as { commandId: string; status: string; tags: string[]; commandFile: string; sessionId: string }[];
@@ -79,7 +81,11 @@ describe('mailbox CLI', () => {
     expect(readFileSync((JSON.parse(zh.out) as { file: string }).file, 'utf8')).toContain('\n## 任务描述\n\nTASK-MORE 再写一点\n');
     expect((await cli('task', 'new', 'x', '--root', box, '--headings', 'fr')).code).toBe(2);
     expect((await cli('task', 'end', sessionId, '--root', box)).code).toBe(0);
-    const run2 = await cli('mailbox', 'run', '--root', box, '--once', '--data-dir', data);
+    // --mission-template zh: a mission created from now on is the format's Chinese template.
+    rmSync(join(box, 'workspace/AGENT_MISSION.md'));
+    expect((await cli('mailbox', 'run', '--root', box, '--once', '--mission-template', 'fr', '--data-dir', data)).code).toBe(2);
+    const run2 = await cli('mailbox', 'run', '--root', box, '--once', '--mission-template', 'zh', '--data-dir', data);
+    expect(readFileSync(join(box, 'workspace/AGENT_MISSION.md'), 'utf8')).toContain('\n## 下一步指令 (Next Steps)\n');
     expect(run2.out).toContain('2 processed, 0 rejected');
     const session = JSON.parse(readFileSync(join(box, `sessions/${sessionId}.json`), 'utf8')) as { turn_count: number; status: string };
     expect(session).toMatchObject({ turn_count: 2, status: 'ended' });

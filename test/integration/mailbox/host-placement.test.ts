@@ -16,7 +16,7 @@ function judgement(summary: string, extra: Record<string, unknown> = {}): string
 }
 
 function updatedMission(): string {
-  return missionTemplate(new Date('2026-02-22T00:00:00Z'))
+  return missionTemplate(new Date('2026-02-22T00:00:00Z'), 'zh')
     .replace('| [模块名] | 未开始 | 0% | - | - |', '| hello | 完成 | 100% | 2026-02-22 | hello.py |')
     .replace('- [ ] [待完成任务 1]', '- [ ] 添加单元测试');
 }

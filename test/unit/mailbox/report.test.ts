@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseCommandFile } from '../../../src-main/mailbox/command-file';
-import { checkMissionUpdate, missionTemplate, readClaudercPrompt } from '../../../src-main/mailbox/mission';
+import { checkMissionUpdate, ensureMission, missionTemplate, readClaudercPrompt } from '../../../src-main/mailbox/mission';
 import { extractJudgement, formatDetailedReport, formatReport, reportStatus, type TaskFacts } from '../../../src-main/mailbox/report';
 import { taskInstructions, taskPrompt } from '../../../src-main/mailbox/task-prompt';
 import { tempDir } from '../../support/temp';
@@ -95,11 +95,39 @@ describe('report text', () => {
 
 describe('mission and behaviour rules', () => {
   it('sees whether the progress table and next steps changed', () => {
-    const before = missionTemplate(new Date('2026-02-22T00:00:00Z'));
+    const before = missionTemplate(new Date('2026-02-22T00:00:00Z'), 'zh');
     expect(checkMissionUpdate(before, before)).toMatchObject({ exists: true, progressUpdated: false, nextStepsUpdated: false, stage: '阶段 1: [描述]' });
     const after = before.replace('| [模块名] | 未开始 | 0% | - | - |', '| api | 完成 | 100% | 2026-02-22 | - |').replace('- [ ] 阶段 1: [描述]', '- [x] 阶段 1: API');
     expect(checkMissionUpdate(before, after)).toMatchObject({ progressUpdated: true, nextStepsUpdated: false, stage: '阶段 2: [描述]' });
     expect(checkMissionUpdate(before, null).exists).toBe(false);
+  });
+
+  it('the English template (the default) is checked the same way, and a mission is created in the chosen language', () => {
+    const before = missionTemplate(new Date('2026-02-22T00:00:00Z'));
+    expect(before).toMatch(/^# Agent Mission Control\n/m);
+    expect(before).toContain('\n## Progress\n');
+    expect(before).toContain('\n## Next Steps\n');
+    expect(before).not.toMatch(/[\u4e00-\u9fff]/);
+    expect(checkMissionUpdate(before, before)).toMatchObject({ exists: true, progressUpdated: false, nextStepsUpdated: false, stage: 'Stage 1: [description]' });
+    const progress = before.replace('| [module] | Not started | 0% | - | - |', '| api | Done | 100% | 2026-02-22 | - |').replace('- [ ] Stage 1: [description]', '- [x] Stage 1: API');
+    expect(checkMissionUpdate(before, progress)).toMatchObject({ progressUpdated: true, nextStepsUpdated: false, stage: 'Stage 2: [description]' });
+    const next = progress.replace('- [ ] [next task 1]', '- [ ] 写测试 (the user\'s own words)');
+    expect(checkMissionUpdate(progress, next)).toMatchObject({ progressUpdated: false, nextStepsUpdated: true });
+    // A mission that was written in one language and rewritten in the other still counts as updated.
+    expect(checkMissionUpdate(missionTemplate(new Date('2026-02-22T00:00:00Z'), 'zh'), next)).toMatchObject({ progressUpdated: true, nextStepsUpdated: true });
+
+    const en = tempDir('fd-mission-en-');
+    const zh = tempDir('fd-mission-zh-');
+    try {
+      expect(ensureMission(en.path, new Date('2026-02-22T00:00:00Z'))).toBe(true);
+      expect(readFileSync(join(en.path, 'AGENT_MISSION.md'), 'utf8')).toContain('## Next Steps');
+      expect(ensureMission(zh.path, new Date('2026-02-22T00:00:00Z'), 'zh')).toBe(true);
+      expect(readFileSync(join(zh.path, 'AGENT_MISSION.md'), 'utf8')).toContain('## 下一步指令 (Next Steps)');
+      expect(ensureMission(zh.path, new Date('2026-02-22T00:00:00Z'), 'en')).toBe(false);
+    } finally {
+      en.cleanup();
+      zh.cleanup();
+    }
   });
 
   it('reads .clauderc systemPrompt, including the format’s own multi-line string, and puts it, the rules and the context in the instructions, the task in the message', () => {
