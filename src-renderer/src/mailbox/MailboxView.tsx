@@ -453,14 +453,15 @@ function Context({ projectId, onError }: { projectId: string; onError: OnError }
   return (
     <div className="mailbox-split">
       <div className="mailbox-context-files" data-testid="context-files">
-        <label className="small">
-          Task id (for the task layer) <input value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder="task-…" />
+        <label className="small mailbox-task-id">
+          <span className="muted">Task id (for the task layer)</span>
+          <input className="input" value={taskId} onChange={(e) => setTaskId(e.target.value)} placeholder="task-…" />
         </label>
         {(['global', 'project', 'task'] as const).map((layer) => (
           <section key={layer}>
             <h3>
               {layer[0]!.toUpperCase() + layer.slice(1)}{' '}
-              <button className="link small" disabled={layer === 'task' && !taskId.trim()} onClick={() => setEditing({ layer, name: 'new-context.md', text: NEW_FILE_TEMPLATE })}>
+              <button className="link small mailbox-add" disabled={layer === 'task' && !taskId.trim()} onClick={() => setEditing({ layer, name: 'new-context.md', text: NEW_FILE_TEMPLATE })}>
                 + file
               </button>
             </h3>
@@ -486,11 +487,11 @@ function Context({ projectId, onError }: { projectId: string; onError: OnError }
       <div className="mailbox-detail">
         {editing ? (
           <div className="mailbox-editor">
-            <label>
-              File{' '}
-              <input value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} aria-label="Context file name" />
+            <label className="mailbox-task-id">
+              <span className="muted small">File</span>
+              <input className="input" value={editing.name} onChange={(e) => setEditing({ ...editing, name: e.target.value })} aria-label="Context file name" />
             </label>
-            <textarea value={editing.text} onChange={(e) => setEditing({ ...editing, text: e.target.value })} rows={16} aria-label="Context file text" data-testid="context-editor" />
+            <textarea className="input" value={editing.text} onChange={(e) => setEditing({ ...editing, text: e.target.value })} rows={16} aria-label="Context file text" data-testid="context-editor" />
             <div>
               <button className="button primary" disabled={saving} onClick={save} data-testid="context-save">
                 Save
@@ -502,7 +503,7 @@ function Context({ projectId, onError }: { projectId: string; onError: OnError }
           </div>
         ) : null}
         <h3>
-          Composed prompt <span className="muted small" data-testid="context-size">{data ? `${data.bytes} bytes` : ''}</span>
+          Composed prompt <span className="muted small mailbox-bytes" data-testid="context-size">{data ? `${data.bytes} bytes` : ''}</span>
         </h3>
         <pre className="mailbox-pre" data-testid="context-preview">{data?.composed || '(no enabled context files)'}</pre>
       </div>
