@@ -41,6 +41,7 @@ export function registerMailboxHandlers(router: Router, mailbox: MailboxService,
   }));
   router.handle('mailbox.adrs.get', ({ projectId, number }) => ({ text: mailbox.adrText(projectId, number) }));
   router.handle('mailbox.mission.get', ({ projectId }) => ({ text: mailbox.mission(projectId) }));
+  router.handle('mailbox.mission.create', async ({ projectId, language }) => ({ text: await mailbox.createMission(projectId, language) }));
   router.handle('mailbox.context.list', ({ projectId, taskId }) => {
     const c = mailbox.context(projectId, taskId ?? null);
     return {

@@ -18,7 +18,7 @@ import type { ContainerGpuRequest, ContainerLimits } from '../../src-preload/con
 import { git } from '../git/git';
 import { FileTooLargeError, isInside, readFileInside, UnsafePathError, writeFileInside } from '../platform/contained-path';
 import { contextFolders, loadContext, MAX_CONTEXT_FILE_BYTES, type ContextFile, type ContextFolders, type ContextLayer } from './context';
-import { readMission } from './mission';
+import { ensureMission, readMission, type MissionLanguage } from './mission';
 import { containerTaskPlacement, type SessionPlacer } from './container-placement';
 import { projectDefaultPlacement } from '../features/placement';
 import { defaultConfig } from '../features/config';
@@ -421,6 +421,18 @@ export class MailboxService {
 
   mission(projectId: string): string | null {
     return readMission(this.resolve({ projectId }).workspace);
+  }
+
+  /**
+   * Creates the project's AGENT_MISSION.md from the chosen template (English, or the format's
+   * Chinese one) before any task has; the mailbox worktree is created first when needed. An
+   * existing mission is left as it is. Returns the mission's text.
+   */
+  async createMission(projectId: string, language: MissionLanguage): Promise<string | null> {
+    const m = this.resolve({ projectId });
+    await this.ensureWorktree(this.o.projects.get(projectId).path, m.workspace);
+    ensureMission(m.workspace, new Date(), language);
+    return readMission(m.workspace);
   }
 
   contextFolders(projectId: string, taskId: string | null): ContextFolders & { global: string; project: string } {

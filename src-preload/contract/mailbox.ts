@@ -123,6 +123,7 @@ export const mailboxRequests = {
   'mailbox.adrs.list': request(z.object({ projectId: ProjectId.optional() }).strict(), z.object({ adrs: z.array(AdrSummary) }), 'ADRs of the projects, by project and number.'),
   'mailbox.adrs.get': request(z.object({ projectId: ProjectId, number: z.number().int().positive() }).strict(), z.object({ text: z.string() }), 'The Markdown of one ADR.'),
   'mailbox.mission.get': request(z.object({ projectId: ProjectId }).strict(), z.object({ text: z.string().nullable() }), "The project's AGENT_MISSION.md (null when it has none yet)."),
+  'mailbox.mission.create': request(z.object({ projectId: ProjectId, language: z.enum(['en', 'zh']) }).strict(), z.object({ text: z.string().nullable() }), "Creates the project's AGENT_MISSION.md from the English or the format's Chinese template (an existing one is kept); its text."),
   'mailbox.context.list': request(
     z.object({ projectId: ProjectId, taskId: CommandId.optional() }).strict(),
     z.object({ files: z.array(ContextFileView), composed: z.string(), bytes: z.number().int(), folders: z.object({ global: z.string(), project: z.string(), task: z.string().nullable() }) }),

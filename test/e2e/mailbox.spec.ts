@@ -54,6 +54,14 @@ test('create a task from the UI, watch it run, read its report, follow it to the
   const mb = new MailboxPage(page);
   await mb.open();
   await mb.chooseProject(project);
+  // No mission yet: it can be created from either template before any task.
+  await mb.tab('mission');
+  await expect(page.getByTestId('mission-empty')).toBeVisible();
+  await expect(page.getByTestId('mission-template')).toHaveValue('en');
+  await page.getByTestId('mission-template').selectOption('zh');
+  await page.getByTestId('mission-create').click();
+  await expect(page.getByTestId('mission').getByRole('heading', { name: '实施进度追踪' })).toBeVisible();
+  expect(readFileSync(join(repo.path, '.trees', 'mailbox', 'AGENT_MISSION.md'), 'utf8')).toContain('## 下一步指令 (Next Steps)');
   await mb.createTask('GREETING-TASK: write hello.txt with a greeting, and record why in an ADR');
 
   // The form switches to the reports, which show the task running, then its report.

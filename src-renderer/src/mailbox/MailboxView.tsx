@@ -408,14 +408,38 @@ function Adrs({ projectId, tick, onError }: { projectId?: string; tick: number; 
 function Mission({ projectId, tick, onError }: { projectId: string; tick: number; onError: OnError }) {
   const client = useClient();
   const [text, setText] = useState<string | null | undefined>(undefined);
+  const [language, setLanguage] = useState<'en' | 'zh'>('en');
+  const [busy, setBusy] = useState(false);
   useEffect(() => {
     client
       .invoke('mailbox.mission.get', { projectId })
       .then((r) => setText(r.text))
       .catch((e: unknown) => onError('Could not read AGENT_MISSION.md', e));
   }, [client, projectId, tick, onError]);
+  const create = () => {
+    setBusy(true);
+    client
+      .invoke('mailbox.mission.create', { projectId, language })
+      .then((r) => setText(r.text))
+      .catch((e: unknown) => onError('Could not create AGENT_MISSION.md', e))
+      .finally(() => setBusy(false));
+  };
   if (text === undefined) return <p className="muted">Loading…</p>;
-  if (text === null) return <p className="muted">This project has no AGENT_MISSION.md yet; the first mailbox task creates it from the template.</p>;
+  if (text === null)
+    return (
+      <div className="panel mailbox-mission-empty" data-testid="mission-empty">
+        <p>This project has no AGENT_MISSION.md yet, the agents&apos; hand-over memory (goals, roadmap, progress, pitfalls, next steps). The first mailbox task creates it from the English template, or create it now.</p>
+        <div className="mailbox-mission-create">
+          <select className="input" value={language} onChange={(e) => setLanguage(e.target.value as 'en' | 'zh')} aria-label="Mission template" data-testid="mission-template">
+            <option value="en">English template (## Progress, ## Next Steps)</option>
+            <option value="zh">Chinese template (## 实施进度追踪), the format&apos;s own</option>
+          </select>
+          <button className="button primary" disabled={busy} onClick={create} data-testid="mission-create">
+            Create AGENT_MISSION.md
+          </button>
+        </div>
+      </div>
+    );
   return (
     <article className="mailbox-detail mailbox-mission" data-testid="mission">
       <Markdown text={text} />

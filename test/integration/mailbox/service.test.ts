@@ -95,4 +95,27 @@ describe('project mailboxes in the app', () => {
       other.cleanup();
     }
   }, 120_000);
+
+  it('creates a project’s AGENT_MISSION.md from the chosen template before any task (the worktree made for it), and keeps an existing one', async () => {
+    h = await mailboxHarness([]);
+    const r1 = makeRepo('fd-mbx-mission-en-');
+    const r2 = makeRepo('fd-mbx-mission-zh-');
+    try {
+      const en = await h.app.projects.add(r1.path);
+      const zh = await h.app.projects.add(r2.path);
+      const checkout = gitIn(r1.path, 'status', '--porcelain');
+      expect(h.app.mailbox.mission(en.id)).toBeNull();
+      const text = await h.app.mailbox.createMission(en.id, 'en');
+      expect(text).toContain('\n## Next Steps\n');
+      expect(readFileSync(join(r1.path, '.trees/mailbox/AGENT_MISSION.md'), 'utf8')).toBe(text);
+      expect(gitIn(r1.path, 'status', '--porcelain')).toBe(checkout);
+      expect(await h.app.mailbox.createMission(zh.id, 'zh')).toContain('\n## 下一步指令 (Next Steps)\n');
+      // An existing mission is never replaced.
+      writeFileSync(join(r1.path, '.trees/mailbox/AGENT_MISSION.md'), '# mine\n');
+      expect(await h.app.mailbox.createMission(en.id, 'zh')).toBe('# mine\n');
+    } finally {
+      r1.cleanup();
+      r2.cleanup();
+    }
+  });
 });
