@@ -395,7 +395,10 @@ describe('feature plan drafts', () => {
 
   it('an invalid slug, an uninitialized project and an unknown draft are clear errors', async () => {
     h = await planningHarness([]);
-    await expect(call(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'Bad_Slug' })).rejects.toMatchObject({ message: expect.stringContaining('config error') });
+    // A good slug in a project not set up for features: the config's error.
+    await expect(call(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'good-slug' })).rejects.toMatchObject({ message: expect.stringContaining('config error') });
+    // A bad slug is refused at the bridge, set up or not, with the rule's words.
+    await expect(call(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'Bad_Slug' })).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringContaining('lowercase') });
     initByHand(h);
     await expect(call(h.app, 'features.plan.start', { projectId: h.projectId, slug: 'Bad_Slug' })).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringContaining('lowercase') });
     await expect(call(h.app, 'features.plan.get', { draftId: 'plan-zzzzzzzz' })).rejects.toMatchObject({ code: 'not_found' });
