@@ -124,7 +124,8 @@ export async function loadConfig(repoRoot: string): Promise<FeaturesConfig> {
       throw new FeatureError('config', 'no features config: initialize the project first', { path }, { cause: e });
     }
     if (e instanceof FileTooLargeError) throw new FeatureError('config', `the features config is ${e.size} bytes, over the ${MAX_CONFIG_FILE_BYTES} a config may take; it is not read`, { path }, { cause: e });
-    if (e instanceof UnsafePathError) throw new FeatureError('config', `the features config is not read: ${e.message}`, { path }, { cause: e });
+    // Not a regular file of the repository's own (a link, a FIFO): an I/O refusal, as for any file.
+    if (e instanceof UnsafePathError) throw new FeatureError('io', `the features config is not read: ${e.message}`, { path }, { cause: e });
     if (e instanceof FeatureError) throw e;
     throw ioError(path, 'read the features config', e);
   }

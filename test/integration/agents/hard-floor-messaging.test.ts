@@ -12,7 +12,7 @@ describe('the hard floor in yolo is visible and says where it is turned off', ()
     const id = h.session({ mode: 'yolo' });
     await h.app.agents.run(id, '/permissions');
     const on = lastResult(id);
-    expect(on.text).toContain('Hard floor: on — catastrophic commands (rm -rf / or ~, mkfs, dd onto a disk, fork bombs, force push to the base branch, DROP DATABASE) are refused in every mode, this yolo session included.');
+    expect(on.text).toContain('Hard floor: on — catastrophic commands (rm -rf / or ~, mkfs, dd onto a disk, fork bombs, force push to the base branch, DROP DATABASE) are refused in every mode, this YOLO session included.');
     expect(on.text).toContain('Turn it off in Settings → Agents → Hard floor');
     // The structured view carries the same note.
     expect(on.view?.type === 'table' && on.view.notes.some((n) => n.startsWith('Hard floor: on'))).toBe(true);
