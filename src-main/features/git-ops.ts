@@ -5,8 +5,6 @@
  * descriptor prelude) and never prompts.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { git, GitError } from '../git/git';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import { setupExcludes } from '../worktrees/setup-artifacts';
@@ -26,8 +24,8 @@ export interface GitOps {
   /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
   /** `message` may be made from the staged paths, so it says what the commit holds. */
   commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o?: { repository?: string }): Promise<boolean>;
-  /** Pushes `branch` to `remote` from the main checkout (`repository`, else found from cwd). */
-  push(cwd: string, remote: string, branch: string, o?: { repository?: string }): Promise<void>;
+  /** Pushes `branch` to `remote` from the main checkout Flightdeck recorded (`repository`). */
+  push(cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void>;
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
 }
 
@@ -75,28 +73,18 @@ export class DefaultGitOps implements GitOps {
     return true;
   }
 
-  async push(cwd: string, remote: string, branch: string, o: { repository?: string } = {}): Promise<void> {
+  async push(_cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void> {
     // git resolves a remote given as a relative path (`../origin.git`) against the folder it
     // runs in, and the user wrote it against the main checkout: from a worktree it names
     // nothing. Branches are shared by every worktree, so the push runs from the main checkout
-    // (as Flightdeck recorded it, when the caller knows it).
-    const from = o.repository ?? (await mainCheckout(cwd));
+    // as Flightdeck recorded it (never as a worktree's .git file says).
     // A network push may take longer than a local git call.
-    await git(['push', '--no-verify', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd: from, timeoutMs: PUSH_TIMEOUT_MS });
+    await git(['push', '--no-verify', remote, `refs/heads/${branch}:refs/heads/${branch}`], { cwd: o.repository, timeoutMs: PUSH_TIMEOUT_MS });
   }
 
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict> {
     return detectMerged(repo, branch, base);
   }
-}
-
-/**
- * The main checkout of the repository `cwd` belongs to (the folder holding its common `.git`);
- * `cwd` itself for a bare repository or git data kept elsewhere.
- */
-async function mainCheckout(cwd: string): Promise<string> {
-  const common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd })).trim();
-  return basename(common) === '.git' && existsSync(dirname(common)) ? dirname(common) : cwd;
 }
 
 /** A push over a slow network; beyond this it is hung (a credential prompt nobody can answer). */

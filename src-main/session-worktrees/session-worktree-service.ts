@@ -319,7 +319,7 @@ export class SessionWorktreeService {
     const remote = await this.remoteUrl(w.repo);
     if (!remote) throw new AppError('not_found', `This repository has no remote "${PUSH_REMOTE}", so there is nowhere to push ${w.branch}: add one (git remote add ${PUSH_REMOTE} URL), or merge into ${w.base} locally.`);
     await this.o.worktrees.withRepoLock(w.repo, async () => {
-      await this.gitOps.push(w.path, PUSH_REMOTE, w.branch).catch((e: unknown) => {
+      await this.gitOps.push(w.path, PUSH_REMOTE, w.branch, { repository: w.repo }).catch((e: unknown) => {
         throw new AppError('unavailable', `Could not push ${w.branch} to ${PUSH_REMOTE} (${remote}): ${reasonOf(e)}`);
       });
       // Tracking origin's copy makes "ahead/behind upstream" meaningful, and pushed commits are no longer "at risk" on discard.

@@ -198,7 +198,7 @@ describe('DefaultGitOps', () => {
     chmodSync(join(wt, 'ops.txt'), 0o644);
     expect(await git.commit(wt, 'feat(ops): add ops', ['ops.txt'])).toBe(true);
     expect(gitIn(wt, 'log', '-1', '--format=%s').trim()).toBe('feat(ops): add ops');
-    await git.push(wt, 'origin', 'feature/ops');
+    await git.push(wt, 'origin', 'feature/ops', { repository: repo });
     const origin = gitIn(repo, 'remote', 'get-url', 'origin').trim();
     expect(gitIn(origin, 'rev-parse', 'feature/ops').trim()).toBe(gitIn(wt, 'rev-parse', 'HEAD').trim());
     await git.removeWorktree(repo, wt);

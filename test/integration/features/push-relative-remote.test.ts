@@ -33,12 +33,8 @@ function repoWithRelativeOrigin(): { repo: string; origin: string; worktree: str
 }
 
 describe('pushing a feature branch to a remote given as a relative path', () => {
-  it('pushes from a worktree, finding the main checkout itself or taking the recorded one', async () => {
+  it('pushes from a worktree through the recorded main checkout', async () => {
     const ops = new DefaultGitOps();
-    const a = repoWithRelativeOrigin();
-    await ops.push(a.worktree, 'origin', 'feature/x');
-    expect(gitIn(a.origin, 'rev-parse', 'refs/heads/feature/x').trim()).toBe(gitIn(a.worktree, 'rev-parse', 'HEAD').trim());
-
     const b = repoWithRelativeOrigin();
     await ops.push(b.worktree, 'origin', 'feature/x', { repository: b.repo });
     expect(gitIn(b.origin, 'rev-parse', 'refs/heads/feature/x').trim()).toBe(gitIn(b.worktree, 'rev-parse', 'HEAD').trim());

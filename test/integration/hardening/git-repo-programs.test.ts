@@ -152,7 +152,7 @@ describe("the app's git never runs a program the repository configures", () => {
     await expect(git(['fetch', 'origin'], { cwd: repo })).rejects.toMatchObject({ message: expect.stringMatching(/remote\.origin\.uploadpack/) });
     gitIn(repo, 'config', '--unset', 'remote.origin.uploadpack');
     gitIn(repo, 'config', 'core.sshCommand', `touch ${marker}-ssh`);
-    await expect(ops.push(repo, 'origin', 'main')).rejects.toMatchObject({ message: expect.stringMatching(/core\.sshcommand/i) });
+    await expect(ops.push(repo, 'origin', 'main', { repository: repo })).rejects.toMatchObject({ message: expect.stringMatching(/core\.sshcommand/i) });
     gitIn(repo, 'config', '--unset', 'core.sshCommand');
     gitIn(repo, 'config', 'protocol.ext.allow', 'always');
     gitIn(repo, 'remote', 'add', 'evil', `ext::sh -c touch% ${marker}-ext`);
