@@ -452,8 +452,11 @@ export class AppServices {
     this.coder.start();
     // MCP tools join the Claude Code executor's plan tool in the built-in loop's tool list.
     const coderTools = this.agents.extraTools;
-    this.agents.extraTools = (sessionId, mode) => [...(coderTools?.(sessionId, mode) ?? []), ...this.mcp.toolsFor(sessionId)];
-    this.agents.prepareExtraTools = (sessionId) => this.mcp.prepare(sessionId);
+    // A session placed in a container gets none: its servers would run here, on the host, outside
+    // the isolation the placement promises (Claude Code in a container gets none either).
+    const hostSession = (sessionId: string) => this.containers.placement(sessionId) === null;
+    this.agents.extraTools = (sessionId, mode) => [...(coderTools?.(sessionId, mode) ?? []), ...(hostSession(sessionId) ? this.mcp.toolsFor(sessionId) : [])];
+    this.agents.prepareExtraTools = async (sessionId) => (hostSession(sessionId) ? this.mcp.prepare(sessionId) : []);
     this.agents.fixedToolPolicy = (tool) => this.mcp.toolPolicy(tool);
     this.inbox.start();
     this.featureRuns.start();

@@ -142,6 +142,15 @@ describe('MCP servers over stdio', () => {
     // Back to ask: the decision is the user's again.
     expect(env.app.mcp.setToolPolicy('fixture', 'echo', 'ask').toolPolicy).toEqual({});
     expect(env.app.agents.gate.evaluate(id, 'mcp__fixture__echo', { text: 'x' }, 'default').decision).toBe('ask');
+    // A session placed in a container is offered none: its servers would run here, on the host,
+    // outside the isolation the placement promises.
+    const offeredTo = (sid: string) => (env!.app.agents.extraTools?.(sid, 'default') ?? []).map((t) => t.spec.name);
+    const placed = env.app.agents.createSession({ root: env.repo }).id;
+    expect(offeredTo(placed)).toContain('mcp__fixture__echo');
+    await env.app.containers.setPlacement(placed, { image: 'flightdeck-test', limits: { memoryBytes: 128 * 1024 * 1024, cpus: 0.5, pids: 128 }, network: 'none', gpus: { kind: 'none' } } as Parameters<typeof env.app.containers.setPlacement>[1]);
+    expect(offeredTo(placed)).not.toContain('mcp__fixture__echo');
+    expect(await env.app.agents.prepareExtraTools?.(placed)).toEqual([]);
+    expect(offeredTo(id)).toContain('mcp__fixture__echo');
     expectNoSecret(env);
   }, 120_000);
 
