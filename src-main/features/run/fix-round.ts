@@ -13,10 +13,13 @@ export function reopenForFix(state: FeatureState): FeatureState {
   const slug = state.feature.slug;
   if (state.status === 'merged') throw new AppError('conflict', `The feature "${slug}" is merged: there is no branch left to fix. Comment on a new feature instead.`);
   if (state.status === 'planned') throw new AppError('conflict', `The feature "${slug}" has not run yet: its comments go with its first run's review (feature run ${slug}).`);
+  // A run owns the state file while the feature is in progress: reopening its phases under it
+  // would reset what it is doing (and its run would refuse a second one anyway).
+  if (state.status === 'in_progress') throw new AppError('conflict', `The feature "${slug}" is running or was stopped mid-run: let it finish, or resume or cancel it, then send the comments.`);
   const first = state.phases.findIndex((p) => p.kind === 'quality');
   if (first < 0) throw new AppError('conflict', `The feature "${slug}" has no review or verify phase to run again.`);
-  // A run that stopped before review reaches it anyway: nothing to reopen.
-  if (state.phases.slice(0, first).some((p) => p.status !== 'completed')) return { ...state, status: state.status === 'completed' ? 'in_progress' : state.status };
+  // A run that failed before review reaches it anyway: nothing to reopen.
+  if (state.phases.slice(0, first).some((p) => p.status !== 'completed')) return state;
   const phases = state.phases.map((p, i) => {
     if (i < first) return p;
     const { [DETAIL.startCommit]: _start, [DETAIL.reason]: _reason, ...details } = p.details;
