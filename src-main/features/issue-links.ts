@@ -9,6 +9,19 @@ import type { FeatureIssueRef } from '../../src-preload/contract/issues';
 import { readFileInsideAsync } from '../platform/contained-path';
 import { ISSUE_FILE, MAX_ISSUE_RECORD_BYTES, parseIssueRecord } from './issue-input';
 
+/**
+ * The issue record `file`, read as a regular file inside `root` (no link on the way) of record
+ * size; null when there is none or it is not one. The worktree it sits in is the agent's.
+ */
+export async function readIssueRecord(root: string, file: string): Promise<FeatureIssueRef | null> {
+  try {
+    return parseIssueRecord((await readFileInsideAsync(root, file, { maxBytes: MAX_ISSUE_RECORD_BYTES, what: 'an issue record' })).toString('utf8'));
+  } catch {
+    // Absent (a feature planned without an issue), a link, a folder, or too large: no issue.
+    return null;
+  }
+}
+
 export class IssueLinks {
   private readonly kept = new Map<string, { id: string; ref: FeatureIssueRef | null }>();
 
@@ -29,13 +42,7 @@ export class IssueLinks {
     }
     const hit = this.kept.get(file);
     if (hit && hit.id === id) return hit.ref;
-    let ref: FeatureIssueRef | null = null;
-    try {
-      ref = parseIssueRecord((await readFileInsideAsync(dir, file, { maxBytes: MAX_ISSUE_RECORD_BYTES, what: 'an issue record' })).toString('utf8'));
-    } catch {
-      // Replaced by a link or grown since the lstat: no link is shown rather than a wrong one.
-      ref = null;
-    }
+    const ref = await readIssueRecord(dir, file);
     this.kept.set(file, { id, ref });
     return ref;
   }

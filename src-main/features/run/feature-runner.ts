@@ -12,7 +12,6 @@
  * from the session's cumulative figures turned into per-interaction deltas (metrics.ts), added
  * to the phase, and the totals are recomputed from the phases at every write.
  */
-import { lstat, readFile } from 'node:fs/promises';
 import { readFileInsideAsync } from '../../platform/contained-path';
 import { join, resolve } from 'node:path';
 import { AppError, type AgentMode, type CheckOutcome, type ContainerPlacement, type Delivery, type PhaseStats, type ReviewIssue, type RunEventData, type RunOutcome, type RunPlacement, type VerifyItem } from '../../../src-preload/contract';
@@ -21,7 +20,8 @@ import type { ExecutorName, SessionDriver, TurnReport } from '../../agents/sessi
 import type { Logger } from '../../platform/logger';
 import { FEATURES_DIR, loadConfig, type FeaturesConfig } from '../config';
 import { FeatureError } from '../errors';
-import { ISSUE_FILE, MAX_ISSUE_RECORD_BYTES, parseIssueRecord, prBody } from '../issue-input';
+import { ISSUE_FILE, prBody } from '../issue-input';
+import { readIssueRecord } from '../issue-links';
 import type { FeatureIssueRef } from '../../../src-preload/contract/issues';
 import type { GhOps, GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
@@ -587,17 +587,8 @@ export class FeatureRunner {
    * did not manage it), Flightdeck opens it itself.
    */
   /** The issue the feature was planned from (`.flightdeck/<slug>/issue.yml`), null when none or unreadable. */
-  private async featureIssue(): Promise<FeatureIssueRef | null> {
-    const file = join(this.worktree, FEATURES_DIR, this.req.slug, ISSUE_FILE);
-    try {
-      const st = await lstat(file);
-      // A regular file of record size only: the worktree is the agent's, and this is read on the host.
-      if (!st.isFile() || st.size > MAX_ISSUE_RECORD_BYTES) return null;
-      return parseIssueRecord(await readFile(file, 'utf8'));
-    } catch {
-      // No record (a feature planned without an issue) or gone: nothing to close.
-      return null;
-    }
+  private featureIssue(): Promise<FeatureIssueRef | null> {
+    return readIssueRecord(this.worktree, join(this.worktree, FEATURES_DIR, this.req.slug, ISSUE_FILE));
   }
 
   private async createPr(system: string, remote: string, branch: string, base: string): Promise<{ url: string; number: number | null; title: string } | null> {
