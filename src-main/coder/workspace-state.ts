@@ -74,7 +74,8 @@ function specialName(st: Stats): string {
 }
 
 async function gitSnapshot(cd: string, top: string): Promise<WorkspaceSnapshot> {
-  const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: top });
+  // A nested repository counts by its HEAD only (the app's git never looks into its work tree).
+  const status = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd: top });
   const head = await git(['rev-parse', '--verify', '-q', 'HEAD'], { cwd: top }).then(
     (s) => s.trim(),
     () => null,

@@ -120,10 +120,20 @@ async function pinned(args: readonly string[], opts: GitOptions, gitPath: string
 }
 
 /** The full argument list for one of the app's own git calls. */
+/**
+ * Subcommands that look into a nested repository's work tree (a submodule an agent added) by
+ * starting a git of its own there, with that repository's config: its filters ran on the host.
+ * Told on the command line (which a `.gitmodules` entry cannot override, unlike the config),
+ * they compare only the nested repository's HEAD.
+ */
+const LOOKS_INTO_SUBMODULES = new Set(['status', 'diff', 'diff-files', 'diff-index']);
+const SUBMODULES_HEAD_ONLY = '--ignore-submodules=dirty';
+
 export function safeGitArgs(args: readonly string[]): string[] {
   const [sub, ...rest] = args;
-  const hardened = sub !== undefined && DIFF_LIKE.has(sub) ? [sub, '--no-ext-diff', '--no-textconv', ...rest] : [...args];
-  return [...SAFE_GIT_CONFIG, ...hardened];
+  if (sub === undefined) return [...SAFE_GIT_CONFIG];
+  const options = [...(DIFF_LIKE.has(sub) ? ['--no-ext-diff', '--no-textconv'] : []), ...(LOOKS_INTO_SUBMODULES.has(sub) ? [SUBMODULES_HEAD_ONLY] : [])];
+  return [...SAFE_GIT_CONFIG, sub, ...options, ...rest.filter((a) => !(LOOKS_INTO_SUBMODULES.has(sub) && a.startsWith('--ignore-submodules')))];
 }
 
 /**
@@ -178,7 +188,21 @@ async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'ut
   const gitPath = resolveOnPath('git', base.PATH);
   if (!gitPath) throw gitNotInstalled();
   const { env, configArgs } = await pinned(args, opts, gitPath, base);
-  return runExec(gitPath, [...configArgs, ...safeGitArgs(args)], env, opts, encoding, withExit);
+  const run = args[0] === 'add' && args.includes('--') ? [...args, ...(await trackedNestedRepositories(gitPath, configArgs, env, opts))] : args;
+  return runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+}
+
+/**
+ * `git add` looks into the work tree of every nested repository the index tracks (a submodule)
+ * with a git of its own, run with that repository's config and filters, and no option or config
+ * stops it. So the app's `add` leaves them out: their pointers are the user's to stage.
+ */
+async function trackedNestedRepositories(gitPath: string, configArgs: string[], env: Record<string, string>, opts: GitOptions): Promise<string[]> {
+  const listed = (await runExec(gitPath, [...configArgs, ...safeGitArgs(['ls-files', '--stage', '-z'])], env, opts, 'utf8', false)) as string;
+  return listed
+    .split('\0')
+    .filter((entry) => entry.startsWith('160000 '))
+    .map((entry) => `:(exclude,literal,top)${entry.slice(entry.indexOf('\t') + 1)}`);
 }
 
 function runExec(gitPath: string, fullArgs: string[], env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {

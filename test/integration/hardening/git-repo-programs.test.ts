@@ -8,7 +8,7 @@
  * and how to allow it, and never looks anywhere but the recorded repository's git data.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../src-main/bridge/event-hub';
@@ -118,6 +118,39 @@ describe("the app's git never runs a program the repository configures", () => {
     writeFileSync(join(repo, 'work.txt'), 'more\n');
     await expect(ops.commit(repo, 'refused again')).rejects.toMatchObject({ code: 'forbidden' });
   }, 60_000);
+
+  it("a nested repository's own filter (a submodule an agent added, .gitmodules asking to look inside) never runs for status, diff or a commit", async () => {
+    const { repo, marker } = repoWithMarker();
+    const sub = join(repo, 'sub');
+    mkdirSync(sub);
+    gitIn(sub, 'init', '-q', '-b', 'main');
+    writeFileSync(join(sub, 'f.txt'), 'a\n');
+    gitIn(sub, 'add', 'f.txt');
+    gitIn(sub, 'commit', '-q', '-m', 'nested');
+    // Planted after the commit: git must hash f.txt again (same size, new time) to know it is unchanged.
+    gitIn(sub, 'config', 'filter.pwn.clean', `sh -c 'touch ${marker}-nested; cat'`);
+    writeFileSync(join(sub, '.gitattributes'), '* filter=pwn\n');
+    writeFileSync(join(repo, '.gitmodules'), '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n\tignore = none\n');
+    gitIn(repo, 'add', 'sub', '.gitmodules');
+    gitIn(repo, 'commit', '-q', '-m', 'a nested repository');
+    const touch = () => {
+      const t = new Date(Date.now() + 60_000 * (1 + Math.random()));
+      utimesSync(join(sub, 'f.txt'), t, t);
+    };
+    for (const args of [['status', '--porcelain'], ['status', '--porcelain', '--ignore-submodules=none'], ['diff'], ['diff-files']]) {
+      touch();
+      await git(args, { cwd: repo });
+      expect(existsSync(`${marker}-nested`), args.join(' ')).toBe(false);
+    }
+    touch();
+    writeFileSync(join(repo, 'top.txt'), 'top\n');
+    expect(await ops.commit(repo, 'top file', undefined, { repository: repo })).toBe(true);
+    expect(existsSync(`${marker}-nested`)).toBe(false);
+    // The user's own git (no hardening) does run it: the plant is real.
+    touch();
+    gitIn(repo, 'status', '--porcelain');
+    expect(existsSync(`${marker}-nested`)).toBe(true);
+  });
 
   it('merge drivers, signing programs, ssh commands, upload-pack and ext:: remotes are refused or off', async () => {
     const { repo, marker } = repoWithMarker();
