@@ -63,11 +63,18 @@ export function formatIssueRecord(ref: FeatureIssueRef): string {
 export function parseIssueRecord(text: string): FeatureIssueRef | null {
   try {
     const r = FeatureIssueRef.safeParse(parse(text, { maxAliasCount: 0 }));
-    return r.success ? r.data : null;
+    // The record sits in the agent's worktree: its link must be the issue it names, on the web.
+    return r.success && issueUrlMatches(r.data) ? r.data : null;
   } catch {
     // Not YAML: no issue to link, as for a feature planned without one.
     return null;
   }
+}
+
+/** An https issue page whose number is the record's (`…/issues/12` for #12). */
+function issueUrlMatches(ref: FeatureIssueRef): boolean {
+  const m = /^https:\/\/[^\s/]+\/\S+\/issues\/(\d+)\/?$/.exec(ref.url);
+  return m !== null && Number(m[1]) === ref.number;
 }
 
 /** The pull request body, closing the issue the feature came from. */

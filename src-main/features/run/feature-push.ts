@@ -5,6 +5,11 @@ import type { GhOps, GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
 import { readState } from '../state';
 import { pushRemote } from './run-git';
+import { join } from 'node:path';
+import { FEATURES_DIR } from '../config';
+import { ISSUE_FILE } from '../issue-input';
+import { readIssueRecord } from '../issue-links';
+import { TREES_DIR } from '../../worktrees/worktree-manager';
 
 export interface FeaturePushResult {
   remote: string;
@@ -24,7 +29,8 @@ export async function pushFeature(o: { projectPath: string; slug: string; git: G
   const state = await readState(activeStatePath(o.projectPath, o.slug));
   if (state.status === 'merged') throw new AppError('conflict', `The feature "${o.slug}" is merged already.`);
   const { branch, base_branch: base } = state.git;
-  const worktree = state.git.worktree_path.startsWith('/') ? state.git.worktree_path : `${o.projectPath}/${state.git.worktree_path}`;
+  // Where Flightdeck put the feature's worktree, never where its state.yml (the agent's to write) says.
+  const worktree = join(o.projectPath, TREES_DIR, o.slug);
   const remote = await pushRemote(worktree);
   if (!remote) throw new AppError('not_found', `This repository has no remote to push ${branch} to: add one (git remote add origin URL), or merge into ${base} locally.`);
   await o.git.push(worktree, remote.name, branch, { repository: o.projectPath }).catch((e: unknown) => {
@@ -37,7 +43,8 @@ export async function pushFeature(o: { projectPath: string; slug: string; git: G
   if (open) return { remote: remote.name, branch, pr: { url: open.url, number: open.number, existing: true }, compareUrl: compare, note: null };
   // The commits of the branch, oldest first, say what the feature did (a base that is unknown here leaves only the title).
   const subjects = (await git(['log', '--reverse', '--format=%s', `${remote.name}/${base}..${branch}`], { cwd: worktree }).catch(() => '')).split('\n').filter((l) => l !== '');
-  const body = [`Feature \`${o.slug}\` (branch \`${branch}\`), made with Flightdeck.`, '', ...(subjects.length > 0 ? ['Commits:', ...subjects.map((s) => `- ${s}`)] : [])].join('\n');
+  const issue = await readIssueRecord(worktree, join(worktree, FEATURES_DIR, o.slug, ISSUE_FILE));
+  const body = [`Feature \`${o.slug}\` (branch \`${branch}\`), made with Flightdeck.`, '', ...(subjects.length > 0 ? ['Commits:', ...subjects.map((s) => `- ${s}`)] : []), ...(issue ? ['', `Closes #${issue.number}`] : [])].join('\n');
   const created = await o.gh.prCreate(worktree, { title: `feat(${o.slug}): ${subjects.find((s) => !s.startsWith('chore(')) ?? o.slug}`.slice(0, 200), body, base, head: branch });
   if (!created.ok) return { remote: remote.name, branch, pr: null, compareUrl: compare, note: created.message };
   return { remote: remote.name, branch, pr: { url: created.value.url, number: created.value.number, existing: false }, compareUrl: compare, note: null };

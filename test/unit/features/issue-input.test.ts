@@ -26,6 +26,10 @@ describe('a feature from an issue', () => {
     const ref = { number: 12, url: 'https://github.com/o/r/issues/12', title: 'Fix: "quotes" and\nnewlines' };
     expect(parseIssueRecord(formatIssueRecord(ref))).toEqual(ref);
     for (const bad of ['', 'number: -1\nurl: u\ntitle: t', '[1, 2]', 'number: 1', ': : :', '*a']) expect(parseIssueRecord(bad)).toBeNull();
+    // The record is in the agent's worktree: its link must be the https page of the issue it names.
+    for (const url of ['javascript:alert(1)', 'http://github.com/o/r/issues/12', 'https://github.com/o/r/issues/13', 'https://github.com/o/r/pull/12']) {
+      expect(parseIssueRecord(formatIssueRecord({ ...ref, url }))).toBeNull();
+    }
     expect(prBody('w', ref)).toBe('Feature w, implemented and verified by Flightdeck.\n\nCloses #12');
     expect(prBody('w', null)).toBe('Feature w, implemented and verified by Flightdeck.');
   });
