@@ -52,7 +52,7 @@ let ghDir: string;
 test.beforeAll(async () => {
   model = await startModelServer({ script: [{ match: { userPattern: 'Plan this feature from issue #12' }, blocks: [{ type: 'text', text: 'Should ?next= survive a sign-up too?' }] }] });
   ghDir = mkdtempSync(join(tmpdir(), 'fd-e2e-gh-'));
-  writeFileSync(join(ghDir, 'scenario.json'), JSON.stringify({ issues: ISSUES }));
+  writeFileSync(join(ghDir, 'scenario.json'), JSON.stringify({ issues: ISSUES, failingLabel: 'flaky' }));
   const fakeGh = fileURLToPath(new URL('../fixtures/gh', import.meta.url));
   host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5', PATH: `${fakeGh}${delimiter}${process.env.PATH ?? ''}`, GH_CONFIG_DIR: ghDir } });
 });
@@ -77,6 +77,10 @@ for (const width of [1440, 700]) {
     const dialog = page.getByTestId('new-plan-dialog');
     await expect(dialog.getByTestId('issue-row')).toHaveCount(2);
     await expect(dialog.getByTestId('issue-row').first()).toContainText('#12');
+    // A filter gh fails on says why; the fields still work, and the next filter lists again.
+    await dialog.getByTestId('issue-label').fill('flaky');
+    await dialog.getByTestId('issue-label').press('Enter');
+    await expect(dialog.getByTestId('issues-error')).toContainText('HTTP 502');
     await dialog.getByTestId('issue-label').fill('ui');
     await dialog.getByTestId('issue-label').press('Enter');
     await expect(dialog.getByTestId('issue-row')).toHaveCount(1);

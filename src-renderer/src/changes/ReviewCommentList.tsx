@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import type { ReviewComment } from '../../../src-preload/contract/review-comments';
 import { useAppStore } from '../store';
+import { COMMENT_STATUS_WORDS } from './diff-comments';
 
-const COMMENT_STATUS: Record<ReviewComment['status'], string> = { open: 'Open', sent: 'With the agent', addressed: 'Addressed', outdated: 'Outdated' };
+const statusText = (s: ReviewComment['status']) => (COMMENT_STATUS_WORDS[s] ?? s).replace(/^./, (c) => c.toUpperCase());
 
 /**
  * Review comments as the user collects them on a diff (a feature's or a session's): each with
@@ -55,7 +56,7 @@ export function ReviewCommentList({
       <ul className="review-comment-list">
         {comments.map((c) => (
           <li key={c.id} className={`review-comment review-comment-${c.status}`} data-testid="review-comment" data-status={c.status}>
-            <span className={`badge ${c.status === 'addressed' ? 'badge-ok' : ''}`}>{COMMENT_STATUS[c.status]}</span>
+            <span className={`badge ${c.status === 'addressed' ? 'badge-ok' : ''}`}>{statusText(c.status)}</span>
             <span className="mono small truncate" title={c.file}>
               {c.file}:{c.lineStart === c.lineEnd ? c.lineStart : `${c.lineStart}-${c.lineEnd}`}
             </span>

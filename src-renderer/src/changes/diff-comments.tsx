@@ -54,7 +54,8 @@ export function linesLabel(r: { start: number; end: number } | { lineStart: numb
   return a === b ? `line ${a}` : `lines ${a}–${b}`;
 }
 
-const STATUS_WORDS: Record<string, string> = { open: 'open', sent: 'with the agent', addressed: 'addressed', outdated: 'outdated' };
+/** Where a comment stands, in words (the list capitalises them). */
+export const COMMENT_STATUS_WORDS: Record<string, string> = { open: 'open', sent: 'with the agent', addressed: 'addressed', outdated: 'outdated' };
 
 /** The widgets under the diff's lines: the box for the chosen lines, and the comments made so far. */
 export function commentWidgets(o: {
@@ -72,7 +73,7 @@ export function commentWidgets(o: {
     put(
       keyOfLine(o.hunks, c.lineEnd) ?? keyOfLine(o.hunks, c.lineStart),
       <div key={c.id} className={`diff-comment diff-comment-${c.status}`} data-testid="diff-comment" data-status={c.status}>
-        <span className="badge">{STATUS_WORDS[c.status] ?? c.status}</span> <span className="muted small">{linesLabel(c)}</span>
+        <span className="badge">{COMMENT_STATUS_WORDS[c.status] ?? c.status}</span> <span className="muted small">{linesLabel(c)}</span>
         <p>{c.body}</p>
       </div>,
     );

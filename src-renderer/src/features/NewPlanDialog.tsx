@@ -30,7 +30,9 @@ export function NewPlanDialog({
   const [executor, setExecutor] = useState<FeatureExecutor>('builtin');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const issues = useIssues(projectId, source === 'issue');
+  // The filter the list is asked with (applied on Enter or leaving a field); one copy, here.
+  const [filter, setFilter] = useState<IssueFilter>({ label: '', assignee: '' });
+  const issues = useIssues(projectId, source === 'issue', filter);
   const [picked, setPicked] = useState<number | null>(null);
   const ready = source === 'issue' ? picked !== null : slug.trim() !== '';
 
@@ -90,7 +92,7 @@ export function NewPlanDialog({
             </button>
           ))}
         </div>
-        {source === 'issue' && <IssueList state={issues} picked={picked} onPick={setPicked} />}
+        {source === 'issue' && <IssueList state={issues} filter={filter} onFilter={setFilter} picked={picked} onPick={setPicked} />}
         <label className="field">
           {source === 'issue' ? 'Feature slug (optional)' : 'Feature slug'}
           <input
@@ -130,20 +132,24 @@ export function NewPlanDialog({
   );
 }
 
-type IssuesState = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; issues: ForgeIssue[]; label: string; assignee: string; setFilter(f: { label: string; assignee: string }): void };
+interface IssueFilter {
+  label: string;
+  assignee: string;
+}
 
-/** The project's open issues through gh, re-asked when the label or assignee filter changes. */
-function useIssues(projectId: string, enabled: boolean): IssuesState & { retry(): void } {
+type IssuesState = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; issues: ForgeIssue[] };
+
+/** The project's open issues through gh, asked again when the filter changes or on Try again. */
+function useIssues(projectId: string, enabled: boolean, filter: IssueFilter): IssuesState & { retry(): void } {
   const client = useClient();
-  const [filter, setFilter] = useState({ label: '', assignee: '' });
-  const [state, setState] = useState<{ status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; issues: ForgeIssue[] }>({ status: 'loading' });
+  const [state, setState] = useState<IssuesState>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  const label = filter.label.trim();
+  const assignee = filter.assignee.trim();
   useEffect(() => {
     if (!enabled) return;
     let live = true;
     setState({ status: 'loading' });
-    const label = filter.label.trim();
-    const assignee = filter.assignee.trim();
     client
       .invoke('issues.list', { projectId, ...(label ? { label } : {}), ...(assignee ? { assignee } : {}) })
       .then((r) => live && setState({ status: 'ready', issues: r.issues }))
@@ -151,21 +157,20 @@ function useIssues(projectId: string, enabled: boolean): IssuesState & { retry()
     return () => {
       live = false;
     };
-  }, [client, projectId, enabled, filter.label, filter.assignee, attempt]);
+  }, [client, projectId, enabled, label, assignee, attempt]);
   const retry = useCallback(() => setAttempt((n) => n + 1), []);
-  if (state.status !== 'ready') return { ...state, retry };
-  return { ...state, ...filter, setFilter, retry };
+  return { ...state, retry };
 }
 
-function IssueList({ state, picked, onPick }: { state: IssuesState & { retry(): void }; picked: number | null; onPick(n: number): void }) {
-  const [label, setLabel] = useState('');
-  const [assignee, setAssignee] = useState('');
-  const apply = () => state.status === 'ready' && state.setFilter({ label, assignee });
+/** The filter fields (typed freely, applied on Enter or leaving a field, in any state of the list) and the list. */
+function IssueList({ state, filter, onFilter, picked, onPick }: { state: IssuesState & { retry(): void }; filter: IssueFilter; onFilter(f: IssueFilter): void; picked: number | null; onPick(n: number): void }) {
+  const [typed, setTyped] = useState(filter);
+  const apply = () => (typed.label !== filter.label || typed.assignee !== filter.assignee) && onFilter(typed);
   return (
     <div className="issue-picker" data-testid="issue-picker">
       <div className="issue-filters">
-        <input className="input" placeholder="Label" aria-label="Filter by label" value={label} onChange={(e) => setLabel(e.target.value)} onBlur={apply} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), apply())} data-testid="issue-label" />
-        <input className="input" placeholder="Assignee" aria-label="Filter by assignee" value={assignee} onChange={(e) => setAssignee(e.target.value)} onBlur={apply} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), apply())} data-testid="issue-assignee" />
+        <input className="input" placeholder="Label" aria-label="Filter by label" value={typed.label} onChange={(e) => setTyped({ ...typed, label: e.target.value })} onBlur={apply} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), apply())} data-testid="issue-label" />
+        <input className="input" placeholder="Assignee" aria-label="Filter by assignee" value={typed.assignee} onChange={(e) => setTyped({ ...typed, assignee: e.target.value })} onBlur={apply} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), apply())} data-testid="issue-assignee" />
       </div>
       {state.status === 'loading' && <p className="muted small">Loading open issues…</p>}
       {state.status === 'error' && (
@@ -176,7 +181,7 @@ function IssueList({ state, picked, onPick }: { state: IssuesState & { retry(): 
           </button>
         </p>
       )}
-      {state.status === 'ready' && state.issues.length === 0 && <p className="muted small">No open issues{state.label || state.assignee ? ' match' : ''}.</p>}
+      {state.status === 'ready' && state.issues.length === 0 && <p className="muted small">No open issues{filter.label.trim() || filter.assignee.trim() ? ' match' : ''}.</p>}
       {state.status === 'ready' && state.issues.length > 0 && (
         <ul className="issue-list" role="radiogroup" aria-label="Open issues">
           {state.issues.map((i) => (
