@@ -184,9 +184,12 @@ describe("the app's git never runs a program the repository configures", () => {
     gitIn(repo, 'config', 'remote.origin.uploadpack', `touch ${marker}-upload; git-upload-pack`);
     await expect(git(['fetch', 'origin'], { cwd: repo })).rejects.toMatchObject({ message: expect.stringMatching(/remote\.origin\.uploadpack/) });
     gitIn(repo, 'config', '--unset', 'remote.origin.uploadpack');
-    gitIn(repo, 'config', 'core.sshCommand', `touch ${marker}-ssh`);
-    await expect(ops.push(repo, 'origin', 'main', { repository: repo })).rejects.toMatchObject({ message: expect.stringMatching(/core\.sshcommand/i) });
+    // An ssh remote, so git would really start the ssh command (a path remote never does).
+    gitIn(repo, 'remote', 'add', 'overssh', 'ssh://127.0.0.1/never.git');
+    gitIn(repo, 'config', 'core.sshCommand', `touch ${marker}-ssh;`);
+    await expect(ops.push(repo, 'overssh', 'main', { repository: repo })).rejects.toMatchObject({ message: expect.stringMatching(/core\.sshcommand/i) });
     gitIn(repo, 'config', '--unset', 'core.sshCommand');
+    gitIn(repo, 'remote', 'remove', 'overssh');
     gitIn(repo, 'config', 'protocol.ext.allow', 'always');
     gitIn(repo, 'remote', 'add', 'evil', `ext::sh -c touch% ${marker}-ext`);
     await expect(git(['fetch', 'evil'], { cwd: repo })).rejects.toThrow();
