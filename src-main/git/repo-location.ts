@@ -8,9 +8,10 @@
  * (the part an agent writes). The app's git then runs with GIT_DIR and GIT_WORK_TREE set, so no
  * `.git` file and no `core.worktree` changes where it looks.
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
+import { readFileNoWait } from '../platform/read-no-wait';
 
 export interface RepoLocation {
   /** The git dir: `<top>/.git`, or a linked worktree's admin dir `<common>/worktrees/<name>`. */
@@ -52,9 +53,10 @@ function looksLikeGitDir(p: string): boolean {
 function readLine(p: string): string | null {
   try {
     const st = lstatSync(p);
-    // A tiny regular file: git writes one line; anything else is not git's record.
+    // A tiny regular file: git writes one line; anything else is not git's record. Read without
+    // waiting: a FIFO put there between the lstat and the read would hold the main thread.
     if (!st.isFile() || st.size > 8192) return null;
-    return readFileSync(p, 'utf8').split('\n')[0]!.trim();
+    return readFileNoWait(p, 'utf8').split('\n')[0]!.trim();
   } catch {
     return null;
   }
@@ -86,7 +88,14 @@ export function locateRepository(cwd: string): RepoLocation | null {
     } catch {
       st = null;
     }
-    if (st?.isDirectory()) return looksLikeGitDir(dotGit) ? { gitDir: dotGit, commonDir: commonOf(dotGit) ?? dotGit, workTree: dir } : null;
+    if (st?.isDirectory()) {
+      if (!looksLikeGitDir(dotGit)) return null;
+      // A main checkout's .git never names a common dir; a folder that does stands in for a
+      // worktree's .git file (written in the work tree, the agent's to write) and would choose
+      // the branch the host commits to.
+      if (commonOf(dotGit) !== null) throw unsafeRepository(dir, 'its .git folder names another repository’s git data (commondir), as only a worktree’s admin folder does');
+      return { gitDir: dotGit, commonDir: dotGit, workTree: dir };
+    }
     if (st?.isSymbolicLink()) throw unsafeRepository(dir, '.git is a symbolic link, so where git looks is not decided by this repository');
     if (st?.isFile()) return fromGitFile(dir, dotGit);
     // A bare repository or a git dir itself: git's discovery stops here too.
@@ -137,7 +146,7 @@ function coreWorktree(gitDir: string): string | null {
   try {
     const p = join(gitDir, 'config');
     if (statSync(p).size > 65_536) return null;
-    text = readFileSync(p, 'utf8');
+    text = readFileNoWait(p, 'utf8');
   } catch {
     return null;
   }

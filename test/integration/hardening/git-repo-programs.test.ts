@@ -8,7 +8,7 @@
  * and how to allow it, and never looks anywhere but the recorded repository's git data.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../src-main/bridge/event-hub';
@@ -233,6 +233,19 @@ describe("a worktree's .git file cannot send the host's git elsewhere", () => {
     expect(existsSync(marker)).toBe(false);
     expect(execFileSync('git', ['--git-dir', fake, 'rev-list', '--all'], { encoding: 'utf8' })).toBe('');
     expect(gitIn(repo, 'log', '--format=%s', 'feature/session-1').trim()).toBe('initial');
+  });
+
+  it("a .git folder put in place of a worktree's .git file, naming the real common dir: refused, the branch is not its to choose", async () => {
+    const { repo, wt } = worktree();
+    rmSync(join(wt, '.git'));
+    const fake = join(wt, '.git');
+    for (const d of ['objects', 'refs']) mkdirSync(join(fake, d), { recursive: true });
+    // Its HEAD would pick the branch the host's commit lands on: main, not the session's.
+    writeFileSync(join(fake, 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(fake, 'commondir'), `${join(repo, '.git')}\n`);
+    writeFileSync(join(wt, 'work.txt'), 'x\n');
+    await expect(ops.commit(wt, 'phase', undefined, { repository: repo })).rejects.toMatchObject({ code: 'forbidden', message: expect.stringMatching(/commondir/) });
+    expect(gitIn(repo, 'log', '--format=%s', 'main').trim()).toBe('initial');
   });
 
   it('a fake git folder outside the work tree with forged records: the commit names the recorded repository and is refused', async () => {
