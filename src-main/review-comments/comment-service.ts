@@ -9,6 +9,7 @@ import { AppError, type ReviewComment, type ReviewCommentStatus } from '../../sr
 import { git, GitError } from '../git/git';
 import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
 import type { Database } from '../store/db';
+import { TREES_DIR } from '../worktrees/worktree-manager';
 import { fixRoundText, judgeAnchor, linesOf } from './anchor';
 
 /** A file a comment quotes is source code, not a data dump; past this it is not read. */
@@ -54,7 +55,7 @@ function cleanPath(path: string): string {
 
 /** The feature's worktree, where its branch is checked out. */
 export function featureWorktree(repoRoot: string, slug: string): string {
-  return join(repoRoot, '.trees', slug);
+  return join(repoRoot, TREES_DIR, slug);
 }
 
 /** A file as committed at `rev` (HEAD by default) in the worktree; null when that commit has no such file. */

@@ -319,8 +319,3 @@ export function matchingRules(rules: readonly string[], command: string): string
   }
   return used.length > 0 ? used : null;
 }
-
-/** Whether remembered rules cover every part of the command. */
-export function ruleCovers(rules: readonly string[], command: string): boolean {
-  return matchingRules(rules, command) !== null;
-}

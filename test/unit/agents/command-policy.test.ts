@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { classifyCommand } from '../../../src-main/agents/policy/command-class';
-import { commandFamilies, commandSessionRule, ruleCovers } from '../../../src-main/agents/policy/command-family';
+import { commandFamilies, commandSessionRule, matchingRules } from '../../../src-main/agents/policy/command-family';
+
+/** Whether remembered rules cover every part of the command (what the policy asks of matchingRules). */
+const ruleCovers = (rules: readonly string[], command: string) => matchingRules(rules, command) !== null;
 import { decideTool, type PolicyInput } from '../../../src-main/agents/policy/policy';
 import { allCommands, parseCommandLine } from '../../../src-main/agents/policy/shell-parse';
 
