@@ -23,7 +23,7 @@ import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { TrustChange, TrustItem } from '../../src-preload/contract';
-import { readFileNoWait } from '../platform/read-no-wait';
+import { readFileInside } from '../platform/contained-path';
 
 export const CONFIG_RELATIVE = '.flightdeck/config.yml';
 /** The prompt folder a project has when its config names none (the config's own default). */
@@ -65,11 +65,15 @@ function linkTarget(path: string): string {
   }
 }
 
-function readOrNull(path: string): Buffer | null {
+/**
+ * `path` as a regular file inside `checkout`, opened without following a link (the lstat before
+ * it is only what the item says; a link swapped in afterwards is not read) and of at most `max`.
+ */
+function readOrNull(checkout: string, path: string, max: number): Buffer | null {
   try {
-    return readFileNoWait(path);
+    return readFileInside(checkout, path, { maxBytes: max });
   } catch {
-    // Vanished, or not a regular file after all: named as unreadable.
+    // Vanished, swapped for a link or a folder, or grown past the limit: named as unreadable.
     return null;
   }
 }
@@ -86,7 +90,7 @@ function fileItem(checkout: string, abs: string, key: string, label: string): Tr
   if (st.isSymbolicLink()) return { key, kind: 'file', label, value: `${rel}: symbolic link → ${linkTarget(abs)}` };
   if (!st.isFile()) return { key, kind: 'file', label, value: `${rel}: not a regular file` };
   if (st.size > MAX_HASHED_BYTES) return { key, kind: 'file', label, value: `${rel}: ${st.size} bytes (too large to read)` };
-  const buf = readOrNull(abs);
+  const buf = readOrNull(checkout, abs, MAX_HASHED_BYTES);
   if (!buf) return { key, kind: 'file', label, value: `${rel}: unreadable` };
   return { key, kind: 'file', label, value: `${rel}: ${buf.length} bytes, sha256 ${createHash('sha256').update(buf).digest('hex')}` };
 }
@@ -174,7 +178,7 @@ export function readTrustItems(checkout: string): TrustItem[] {
     else if (!st.isFile()) items.push({ key: 'config', kind: 'problem', label, value: 'not a regular file' });
     else if (st.size > MAX_CONFIG_BYTES) items.push({ key: 'config', kind: 'problem', label, value: `${st.size} bytes: too large to read` });
     else {
-      const buf = readOrNull(cfg);
+      const buf = readOrNull(checkout, cfg, MAX_CONFIG_BYTES);
       const body = buf ? buf.toString('utf8') : null;
       let raw: unknown = null;
       let problem: string | null = body === null ? 'unreadable' : null;
