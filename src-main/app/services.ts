@@ -22,6 +22,9 @@ import { CoderService } from '../coder/coder-service';
 import { MailboxService } from '../mailbox/mailbox-service';
 import { registerMailboxHandlers } from '../mailbox/handlers';
 import { SessionDriver } from '../agents/session-driver';
+import { FeatureCandidateService } from '../features/run/candidates-service';
+import { registerCandidateHandlers } from '../features/run/candidates-handlers';
+import { DefaultGitOps as CandidateGitOps } from '../features/git-ops';
 import { FeatureRunService } from '../features/run/run-service';
 import { runContainers } from '../features/run/run-containers';
 import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/run/handlers';
@@ -118,6 +121,8 @@ export class AppServices {
   readonly inbox: InboxService;
   /** Feature runs: phases, review, verify, PR; the queue; crash resume (see docs/features.md). */
   readonly featureRuns: FeatureRunService;
+  /** Best-of-N candidates of a feature: run, compared, judged, one picked (issue 24 §3). */
+  readonly featureCandidates: FeatureCandidateService;
   /** Diff comments on features, sent to the agent as fix rounds. */
   readonly reviewComments: ReviewCommentService;
   /** Daily spend budgets, asked before every model call (see docs/features.md). */
@@ -324,6 +329,8 @@ export class AppServices {
     this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root) });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
+    this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null });
+    registerCandidateHandlers(this.router, this.featureCandidates, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig, approvals });
     registerPlanningHandlers(this.router, this.planning, this.projects, log.child('planning'));
     this.autopilot = new AutopilotService({ db: this.db, hub: this.hub, projects: this.projects, worktrees: this.worktrees, driver: () => this.driver, dataDir: options.dataDir, logger: log.child('autopilot'), terminals: this.terminals, placement: (id) => this.agents.placementRunner?.(id) ?? null, sandboxNetwork: () => ({ mode: this.agents.settings().sandboxNetwork, allowedDomains: this.agents.settings().sandboxAllowedDomains }), repositoryTemplates });

@@ -12,6 +12,7 @@ import { autopilotEvents, autopilotRequests } from './autopilot';
 import { sessionWorktreeRequests } from './session-worktrees';
 import { featureEvents, featureRequests } from './features';
 import { featureRunEvents, featureRunRequests } from './feature-runs';
+import { featureCandidateRequests } from './feature-candidates';
 import { budgetEvents, budgetRequests } from './budgets';
 import { featureReviewRequests } from './feature-review';
 import { inboxEvents, inboxRequests } from './inbox';
@@ -39,6 +40,7 @@ export * from './autopilot';
 export * from './session-worktrees';
 export * from './features';
 export * from './feature-runs';
+export * from './feature-candidates';
 export * from './budgets';
 export * from './containers';
 export * from './mailbox';
@@ -68,6 +70,7 @@ export const requests = {
   ...sessionWorktreeRequests,
   ...featureRequests,
   ...featureRunRequests,
+  ...featureCandidateRequests,
   ...budgetRequests,
   ...containerRequests,
   ...mailboxRequests,

@@ -124,6 +124,19 @@ export interface RunRequest {
   /** Overrides the placement in state.yml and config.yml (absent in all: on the host). */
   placement?: RunPlacement;
   signal: AbortSignal;
+  /** A candidate of a best-of-N run (./candidates-service.ts): its own state file, agent and budget, and no delivery. */
+  candidate?: CandidateRun;
+}
+
+/** What a candidate run changes of a feature run: where its state lives, its agent, its budget; it stops before delivery. */
+export interface CandidateRun {
+  /** The candidate's copy of state.yml, in its own worktree (whose path and branch it names). */
+  statePath: string;
+  label: string;
+  profile?: string;
+  model?: string;
+  /** Over agent.max_budget_usd (the feature's budget split among the candidates, or set for each). */
+  budgetUsd?: number;
 }
 
 export interface RunResult {
@@ -181,7 +194,7 @@ export class FeatureRunner {
   ) {}
 
   async run(): Promise<RunResult> {
-    this.statePath = activeStatePath(this.req.repoRoot, this.req.slug);
+    this.statePath = this.req.candidate?.statePath ?? activeStatePath(this.req.repoRoot, this.req.slug);
     this.state = await readState(this.statePath);
     checkRunnable(this.state, this.statePath);
     const loaded = await loadConfig(this.req.repoRoot);
@@ -210,9 +223,9 @@ export class FeatureRunner {
       role: 'coder',
       executor,
       mode: this.req.mode ?? chosen.mode ?? DEFAULT_RUN_MODE,
-      ...(agent?.profile ? { profile: agent.profile } : {}),
-      ...(agent?.model ? { model: agent.model } : {}),
-      title: `Feature ${this.req.slug}`,
+      ...((this.req.candidate?.profile ?? agent?.profile) ? { profile: this.req.candidate?.profile ?? agent!.profile! } : {}),
+      ...((this.req.candidate?.model ?? agent?.model) ? { model: this.req.candidate?.model ?? agent!.model! } : {}),
+      title: this.req.candidate ? `Feature ${this.req.slug} (candidate ${this.req.candidate.label})` : `Feature ${this.req.slug}`,
     });
     this.sessionId = session.id;
     const removeGuard = this.d.guards.add((sid) => (sid === this.sessionId ? this.guard() : null));
@@ -249,6 +262,13 @@ export class FeatureRunner {
         }
       }
       this.throwIfCancelled();
+      if (this.req.candidate) {
+        // A candidate is delivered only once picked, as the feature's branch (a run of the feature then delivers it).
+        await this.commitState(`chore(${this.req.slug}): candidate ${this.req.candidate.label} finished`);
+        const totals = statsOf(this.state.total);
+        this.d.emit({ type: 'RunFinished', success: true, outcome: 'completed', message: null, totals, delivery: null });
+        return { outcome: 'completed', message: null, delivery: null, totals, state: this.state };
+      }
       const delivery = await this.deliver(system);
       const totals = statsOf(this.state.total);
       this.d.emit({ type: 'RunFinished', success: true, outcome: 'completed', message: null, totals, delivery });
@@ -295,7 +315,7 @@ export class FeatureRunner {
   private guard(): string | null {
     const cost = this.d.sessionCost(this.sessionId);
     // One session per run: its cumulative cost is the run's spend.
-    const budget = runBudgetRefusal(cost.usd, cost.maxCallUsd, this.config.agent.max_budget_usd);
+    const budget = runBudgetRefusal(cost.usd, cost.maxCallUsd, this.req.candidate?.budgetUsd ?? this.config.agent.max_budget_usd);
     if (budget) return (this.limitRefusal = budget);
     if (this.phaseIndex >= 0) {
       const turns = this.turnsBeforeInteraction + (cost.calls - this.callsAtInteraction);

@@ -28,7 +28,7 @@ import type { RepositoryTemplatesPolicy } from '../templates';
 import { readState, updateState, type RunAgent } from '../state';
 import { chooseAgent, type ChosenAgent, type FeatureApprovals } from '../approvals';
 import { makeCheckRunner } from './checks';
-import { FeatureRunner, type FixRoundComments, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
+import { FeatureRunner, type CandidateRun, type FixRoundComments, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
 import type { ReviewCommentService } from '../../review-comments/comment-service';
 import { localMerge, planLocalMerge } from './run-git';
 import { pushFeature, type FeaturePushResult } from './feature-push';
@@ -91,6 +91,8 @@ interface LiveRun {
   mode?: import('../../../src-preload/contract').AgentMode;
   placement?: RunPlacement;
   onSession?: (sessionId: string) => void;
+  /** A candidate of a best-of-N run (./candidates-service.ts). */
+  candidate?: CandidateRun;
   controller: AbortController;
   done: Promise<RunResult>;
   resolve(r: RunResult): void;
@@ -115,8 +117,15 @@ function fixRoundComments(comments: ReviewCommentService, repoRoot: string, slug
   };
 }
 
-function featureKey(projectPath: string, slug: string): string {
-  return `${projectPath}\0${slug}`;
+function featureKey(projectPath: string, slug: string, candidate?: CandidateRun): string {
+  return `${projectPath}\0${slug}${candidate ? `\0${candidate.label}` : ''}`;
+}
+
+/** What the best-of-N candidates (./candidates-service.ts) tell the queue: why a plain run is refused now, and which candidates to resume. */
+export interface CandidateHooks {
+  /** Why the feature cannot be run as one run now (its candidates are open), null when it can. */
+  busy(projectPath: string, slug: string): string | null;
+  resumeInterrupted(): Promise<FeatureRunInfo[]>;
 }
 
 export class FeatureRunService {
@@ -132,6 +141,8 @@ export class FeatureRunService {
   private ownerSweep: NodeJS.Timeout | null = null;
   /** What the last sweep saw of other processes' runs, to publish only a change. */
   private elsewhereSeen = '';
+  /** Set by the candidates service once it exists (it runs its candidates through this queue). */
+  candidateHooks: CandidateHooks | null = null;
 
   constructor(private readonly o: FeatureRunServiceOptions) {
     this.repo = new RunRepo(o.db);
@@ -252,16 +263,18 @@ export class FeatureRunService {
    * Queues a run of the feature (it starts at once while fewer than the limit run). Refused when
    * the feature is already queued or running here or in another live Flightdeck process.
    */
-  async enqueue(o: { projectPath: string; slug: string; executor?: RunExecutor; mode?: LiveRun['mode']; /** Overrides agent.placement of state.yml and config.yml. */ placement?: RunPlacement; /** Called with the run's agent session as soon as it exists (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void }): Promise<FeatureRunInfo & { done: Promise<RunResult> }> {
+  async enqueue(o: { projectPath: string; slug: string; executor?: RunExecutor; mode?: LiveRun['mode']; /** Overrides agent.placement of state.yml and config.yml. */ placement?: RunPlacement; /** Called with the run's agent session as soon as it exists (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void; candidate?: CandidateRun }): Promise<FeatureRunInfo & { done: Promise<RunResult> }> {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
-    const key = featureKey(o.projectPath, o.slug);
-    if ([...this.running.values(), ...this.queue].some((r) => featureKey(r.row.projectPath, r.row.slug) === key)) {
-      throw new AppError('conflict', `The feature "${o.slug}" is already running or queued.`);
+    const busy = o.candidate ? null : this.candidateHooks?.busy(o.projectPath, o.slug);
+    if (busy) throw new AppError('conflict', busy);
+    const key = featureKey(o.projectPath, o.slug, o.candidate);
+    if ([...this.running.values(), ...this.queue].some((r) => featureKey(r.row.projectPath, r.row.slug, r.candidate) === key)) {
+      throw new AppError('conflict', o.candidate ? `The candidate ${o.candidate.label} of "${o.slug}" is already running or queued.` : `The feature "${o.slug}" is already running or queued.`);
     }
     const other = this.repo.ofFeature(o.projectPath, o.slug).find((r) => (r.status === 'running' || r.status === 'queued' || r.status === 'cancelling') && r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId));
     if (other) throw new AppError('conflict', `The feature "${o.slug}" is being run by another Flightdeck process (pid ${other.ownerPid}).`);
     // Checked now, so a feature that cannot run is refused at once rather than failing in the queue.
-    const state = await readState(activeStatePath(o.projectPath, o.slug)).catch((e: unknown) => {
+    const state = await readState(o.candidate?.statePath ?? activeStatePath(o.projectPath, o.slug)).catch((e: unknown) => {
       throw isFeatureError(e) ? e.toAppError() : e;
     });
     if (state.status === 'completed' || state.status === 'merged') throw new AppError('conflict', `The feature "${o.slug}" is already ${state.status}.`);
@@ -286,7 +299,7 @@ export class FeatureRunService {
     let resolve!: (r: RunResult) => void;
     const done = new Promise<RunResult>((r) => (resolve = r));
     const project = this.o.projects.list().find((p) => p.path === o.projectPath);
-    const live: LiveRun = { row, projectId: project?.id ?? null, ...(o.executor ? { executor: o.executor } : {}), ...(o.mode ? { mode: o.mode } : {}), ...(o.placement ? { placement: o.placement } : {}), ...(o.onSession ? { onSession: o.onSession } : {}), controller: new AbortController(), done, resolve };
+    const live: LiveRun = { row, projectId: project?.id ?? null, ...(o.executor ? { executor: o.executor } : {}), ...(o.mode ? { mode: o.mode } : {}), ...(o.placement ? { placement: o.placement } : {}), ...(o.onSession ? { onSession: o.onSession } : {}), ...(o.candidate ? { candidate: o.candidate } : {}), controller: new AbortController(), done, resolve };
     this.queue.push(live);
     this.pump();
     if (this.queue.includes(live)) this.emit(row, { type: 'Queued', position: this.queue.indexOf(live) + 1 });
@@ -295,9 +308,9 @@ export class FeatureRunService {
   }
 
   /** Cancels a queued or running run of the feature; false when none is. */
-  cancel(projectPath: string, slug: string, reason: RunAbortReason = { kind: 'cancel' }): boolean {
-    const key = featureKey(projectPath, slug);
-    const qi = this.queue.findIndex((r) => featureKey(r.row.projectPath, r.row.slug) === key);
+  cancel(projectPath: string, slug: string, reason: RunAbortReason = { kind: 'cancel' }, candidate?: CandidateRun): boolean {
+    const key = featureKey(projectPath, slug, candidate);
+    const qi = this.queue.findIndex((r) => featureKey(r.row.projectPath, r.row.slug, r.candidate) === key);
     if (qi >= 0) {
       const [r] = this.queue.splice(qi, 1);
       const totals = { turns: 0, costUsd: 0, inputTokens: 0, outputTokens: 0, durationSecs: 0 };
@@ -307,16 +320,21 @@ export class FeatureRunService {
       this.publishQueue();
       return true;
     }
-    const live = [...this.running.values()].find((r) => featureKey(r.row.projectPath, r.row.slug) === key);
+    const live = [...this.running.values()].find((r) => featureKey(r.row.projectPath, r.row.slug, r.candidate) === key);
     if (!live) return false;
     live.controller.abort(reason);
     return true;
   }
 
-  /** Cancels a run by id (the CLI's waiting-for-a-human stop). */
+  /** Whether the run is queued or running in this process. */
+  isLive(runId: string): boolean {
+    return this.running.has(runId) || this.queue.some((r) => r.row.id === runId);
+  }
+
+  /** Cancels a run by id (the CLI's waiting-for-a-human stop, a candidate). */
   abort(runId: string, reason: RunAbortReason): void {
     const live = this.running.get(runId) ?? this.queue.find((r) => r.row.id === runId);
-    if (live) this.cancel(live.row.projectPath, live.row.slug, reason);
+    if (live) this.cancel(live.row.projectPath, live.row.slug, reason, live.candidate);
   }
 
   private pump(): void {
@@ -358,7 +376,7 @@ export class FeatureRunService {
         return;
       }
       for (const r of [...this.running.values(), ...this.queue]) {
-        if (this.repo.get(r.row.id)?.status === 'cancelling') this.cancel(r.row.projectPath, r.row.slug);
+        if (this.repo.get(r.row.id)?.status === 'cancelling') this.cancel(r.row.projectPath, r.row.slug, undefined, r.candidate);
       }
     }, CANCEL_POLL_MS);
     this.cancelPoll.unref?.();
@@ -409,10 +427,10 @@ export class FeatureRunService {
         useRepositoryTemplates: this.o.repositoryTemplates?.(row.projectPath) ?? false,
         userPromptsDir: join(this.o.dataDir, 'prompts'),
         ...(this.o.trustedConfig ? { trustedConfig: this.o.trustedConfig } : {}),
-        ...(this.o.comments ? { comments: fixRoundComments(this.o.comments, row.projectPath, row.slug) } : {}),
+        ...(this.o.comments && !live.candidate ? { comments: fixRoundComments(this.o.comments, row.projectPath, row.slug) } : {}),
         agentChoice: (root, slug, fromState) => this.agentChoice(root, slug, fromState),
       },
-      { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, ...(live.executor ? { executor: live.executor } : {}), ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), signal: live.controller.signal },
+      { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, ...(live.executor ? { executor: live.executor } : {}), ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), ...(live.candidate ? { candidate: live.candidate } : {}), signal: live.controller.signal },
     );
     let result: RunResult;
     try {
@@ -493,6 +511,7 @@ export class FeatureRunService {
         }
       }
     }
+    if (this.candidateHooks) started.push(...(await this.candidateHooks.resumeInterrupted()));
     return started;
   }
 
