@@ -12,6 +12,7 @@ import { parseGpus } from '../../containers/core/container-spec';
 import { promptApproval } from './chat-support';
 import { featureProject, typedFeatureErrors } from './feature-support';
 import { warnUntrusted } from './trust-text';
+import { featureRunCandidates } from './feature-candidates';
 
 /** Flags of run, cancel and merge (added to the `feature` command's own; `executor`, `approve` and `yes` are shared). */
 export const RUN_FLAGS = { squash: false, placement: true, engine: true, gpus: true, image: true } as const;
@@ -131,6 +132,16 @@ export async function featureRun(ctx: CliContext, args: string[]): Promise<numbe
     return 1;
   }
   const tty = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  if (ctx.flags.candidates !== undefined) {
+    if (modeFlag !== null) throw new UsageError('--mode does not apply to candidates (they run as the plan was approved)');
+    // Nobody to answer an approval: the candidates stop (each resumes when started again).
+    const answerCandidates = answerer(approve, tty, (message) => {
+      ctx.err(message);
+      app.featureCandidates.cancel(root, slug);
+    });
+    return featureRunCandidates(ctx, slug, { ...(placement ? { placement } : {}), ...(executorFlag?.success ? { executor: executorFlag.data } : {}), onSession: (a) => (id) => a.agents.gate.setAutoAnswer(id, answerCandidates) });
+  }
+  if (ctx.flags['candidate-agent'] !== undefined || ctx.flags['budget-each'] !== undefined) throw new UsageError('--candidate-agent and --budget-each go with --candidates N');
   let runId = '';
   let waiting: string | null = null;
   const answer = answerer(approve, tty, (message) => {

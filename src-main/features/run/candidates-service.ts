@@ -111,7 +111,7 @@ export class FeatureCandidateService {
    * Starts the candidates (or, without confirm, says what would start: each one's branch, agent
    * and budget). Refused while the feature runs, has open candidates, or has already run.
    */
-  start(o: { projectPath: string; slug: string; candidates: readonly CandidateSpec[]; budget: CandidateBudget; confirm: boolean }): Promise<CandidateStartResult> {
+  start(o: { projectPath: string; slug: string; candidates: readonly CandidateSpec[]; budget: CandidateBudget; confirm: boolean; /** Called with each candidate's agent session (the CLI sets its approval answers). */ onSession?: (sessionId: string) => void }): Promise<CandidateStartResult> {
     return this.exclusive(o.projectPath, o.slug, async () => {
       const root = o.projectPath;
       if (o.candidates.length < 2 || o.candidates.length > 5) throw new AppError('invalid_input', `A feature is tried by 2 to 5 candidates, not ${o.candidates.length}.`);
@@ -168,7 +168,7 @@ export class FeatureCandidateService {
         plans.map((p) => ({ groupId: group.id, index: p.index, executor: p.executor, profile: p.profile, model: p.model, placement: p.placement, budgetUsd: p.budgetUsd, branch: p.branch, worktree: p.worktree, runIds: [], archivedRef: null })),
       );
       const runs: FeatureRunInfo[] = [];
-      for (const c of this.repo.candidates(group.id)) runs.push(await this.enqueue(group, c));
+      for (const c of this.repo.candidates(group.id)) runs.push(await this.enqueue(group, c, o.onSession));
       return { started: true, groupId: group.id, ...answer, runs };
     });
   }
@@ -177,12 +177,13 @@ export class FeatureCandidateService {
     return join(root, c.worktree, FEATURES_DIR, slug, STATE_FILE);
   }
 
-  private async enqueue(g: GroupRow, c: CandidateRow): Promise<FeatureRunInfo> {
+  private async enqueue(g: GroupRow, c: CandidateRow, onSession?: (sessionId: string) => void): Promise<FeatureRunInfo> {
     const { done, ...info } = await this.o.runs.enqueue({
       projectPath: g.projectPath,
       slug: g.slug,
       executor: c.executor,
       ...(c.placement ? { placement: c.placement } : {}),
+      ...(onSession ? { onSession } : {}),
       candidate: { statePath: this.candidateStatePath(g.projectPath, g.slug, c), label: candidateLabel(c.index), ...(c.profile ? { profile: c.profile } : {}), ...(c.model ? { model: c.model } : {}), budgetUsd: c.budgetUsd },
     });
     this.repo.addRun(g.id, c.index, info.id);

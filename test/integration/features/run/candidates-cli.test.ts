@@ -1,0 +1,82 @@
+/**
+ * Best-of-N from the CLI: `feature run --candidates 2` with a different agent for one candidate,
+ * `feature compare` (table, --json, --diff), `feature pick` delivering the winner; and the
+ * usage errors a person meets.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CandidateDiff, CandidateGroupInfo } from '../../../../src-preload/contract';
+import { readState } from '../../../../src-main/features/state';
+import { activeStatePath } from '../../../../src-main/features/scanner';
+import { cli } from '../../../support/cli';
+import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, write, type RunHarness, type RunRepo } from './support';
+
+let repo: RunRepo | null = null;
+let h: RunHarness | null = null;
+afterEach(async () => {
+  await h?.cleanup();
+  repo?.cleanup();
+  h = null;
+  repo = null;
+});
+
+const PASS = text('```yaml\nresult: pass\nitems: []\n```');
+
+describe('flightdeck feature run --candidates | compare | pick (CLI)', () => {
+  it('runs two candidates, prints their budgets and the comparison, shows a diff between them, and picks one that is then delivered', async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    const featureTree = await planFeature(repo.repo, 'pair', ['work']);
+    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), PASS, write('sum.mjs', `// two\n${SUM_JS}`), text('Done.'), PASS]);
+    // One at a time, so the scripted answers go to the candidates in order.
+    h.app.featureRuns.setMaxParallel(1);
+    const dataDir = h.dataDir;
+    h.app.dispose();
+    const args = ['--repo', repo.repo, '--data-dir', dataDir];
+
+    const bad = await cli('feature', 'run', 'pair', '--candidates', '7', ...args);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--candidates takes 2 to 5');
+    const badAgent = await cli('feature', 'run', 'pair', '--candidates', '2', '--candidate-agent', 'executor=gpt', ...args);
+    expect(badAgent.code).toBe(2);
+    expect(badAgent.err).toContain('executor takes builtin|claude-code');
+
+    const r = await cli('feature', 'run', 'pair', '--candidates', '2', '--candidate-agent', 'executor=builtin', '--candidate-agent', 'executor=builtin,model=scripted-model', '--budget-each', '3', '--approve', 'allow', ...args);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('2 candidates of pair, $3.00 each, $6.00 in all');
+    expect(r.out).toContain('c2  feature/pair--c2');
+    expect(r.out).toMatch(/\[c1\] finished/);
+    expect(r.out).toMatch(/\[c2\] finished/);
+    expect(r.out).toContain('Pick one with: feature pick pair N');
+
+    const cmp = await cli('feature', 'compare', 'pair', '--json', ...args);
+    expect(cmp.code).toBe(0);
+    const group = CandidateGroupInfo.parse(JSON.parse(cmp.out));
+    expect(group.candidates.map((c) => [c.index, c.status, c.model, c.budgetUsd, c.filesChanged])).toEqual([
+      [1, 'finished', null, 3, 1],
+      [2, 'finished', 'scripted-model', 3, 1],
+    ]);
+    const table = await cli('feature', 'compare', 'pair', ...args);
+    expect(table.out).toContain('c2  finished');
+    expect(table.out).toContain('diff: feature compare pair --diff 2');
+
+    const diff = await cli('feature', 'compare', 'pair', '--diff', 'c2', '--against', '1', '--json', ...args);
+    const d = CandidateDiff.parse(JSON.parse(diff.out));
+    expect(d.text).toContain('+// two');
+    expect(await cli('feature', 'compare', 'pair', '--diff', '9', ...args)).toMatchObject({ code: 2 });
+
+    const picked = await cli('feature', 'pick', 'pair', 'c2', ...args);
+    expect(picked.err).toBe('');
+    expect(picked.code).toBe(0);
+    expect(picked.out).toContain('Candidate c2 is now feature/pair');
+    expect(picked.out).toContain('Completed locally');
+    expect((await readState(activeStatePath(repo.repo, 'pair'))).status).toBe('completed');
+    expect(readFileSync(join(featureTree, 'sum.mjs'), 'utf8')).toContain('// two');
+    expect(existsSync(join(repo.repo, '.trees/pair--c1'))).toBe(false);
+
+    const again = await cli('feature', 'pick', 'pair', '1', ...args);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain('has no open candidates');
+  }, 240_000);
+});
