@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   coder: () => import('./coder'),
   containers: () => import('./containers'),
   'feature-runs': () => import('./feature-runs'),
+  scale: () => import('./scale'),
   terminals: () => import('./terminals'),
   worktrees: () => import('./worktrees'),
 };

@@ -1,0 +1,296 @@
+/**
+ * Many sessions and terminals at once, in Chromium against browser mode (the host a separate
+ * process, as `serve` runs it): 20 sessions with 200 stored turns each and 30 terminals holding
+ * 5,000 lines each. The Terminals view shows a grid of four panes (the most the UI has); ten of
+ * the terminals are brought into view in turn, so ten have been visible and twenty never were.
+ *
+ * Reported: the renderer's memory (CDP Performance.getMetrics and the renderer process's RSS
+ * from /proc), the host's and the pty host's RSS, CPU of host and renderer over 60 s of idle
+ * (30 s on a session, 30 s on the Terminals view; utime+stime from /proc/<pid>/stat), and the
+ * time to switch between sessions and between terminals (p50/p95), each beside its goal.
+ * Terminals render with the DOM renderer here (GPU off in this browser's preference) so a switch
+ * can be timed until the terminal's last line is on screen.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+import { appRoot } from '../../src-main/platform/paths';
+import type { AgentEventData } from '../../src-preload/contract';
+import type { Client } from '../../src-preload/client/client';
+import { startHost } from '../e2e/support/host';
+import { connectWsClient, stopWsClients } from '../fixtures/terminals/ws-client';
+import { startTestApp } from '../support/app';
+import { makeRepo, tempDir } from '../support/temp';
+
+const SESSIONS = 20;
+const TURNS_PER_SESSION = 200;
+const TERMINALS = 30;
+const LINES_PER_TERMINAL = 5_000;
+/** Terminals brought into view in turn (the grid shows four at a time). */
+const SHOWN_TERMINALS = 10;
+const IDLE_MS_EACH = 30_000;
+/** Settling before an idle window: the last switch's work (replays, layout, GC) is not idle. */
+const SETTLE_MS = 5_000;
+const SWITCH_ROUNDS = 3;
+const GOALS = { rendererMb: 400, hostMb: 300, idleCpuPct: 1, switchP95Ms: 100 };
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const mb = (bytes: number) => round(bytes / 1024 / 1024);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** A stored turn as the agent loop leaves it: the input, a Markdown answer, a bash call with output, usage. */
+function turnEvents(s: number, t: number): Array<{ turnId: string; data: AgentEventData }> {
+  const turnId = `turn-s${s}t${t}x${'0'.repeat(6)}`.slice(0, 40);
+  const tool = `toolu_${s}_${t}`;
+  const output = Array.from({ length: 12 }, (_, i) => `src/module-${t}-${i}.ts:${i + 1}: export const value${i} = ${i * t};`).join('\n');
+  const text =
+    `Turn ${t} of session ${s}: I read the module and changed what was asked.\n\n` +
+    `- the **parser** keeps its state in one place\n- tests live under \`test/\`\n\n` +
+    '```ts\n' +
+    `export function answer${t}(x: number): number {\n  return x * ${t};\n}\n` +
+    '```\n\n| file | lines |\n|---|---|\n| src/a.ts | 12 |\n| src/b.ts | 40 |';
+  const data: AgentEventData[] = [
+    { type: 'turn.started', input: `s${s} t${t}: look at module ${t} and tidy it`, kind: 'chat', mode: 'default', model: 'claude-sonnet-5' },
+    { type: 'step.started', step: 1, model: 'claude-sonnet-5' },
+    { type: 'text.delta', step: 1, index: 0, text: `Looking at module ${t}.` },
+    { type: 'tool.started', step: 1, index: 1, toolUseId: tool, tool: 'bash' },
+    { type: 'tool.input.delta', step: 1, index: 1, toolUseId: tool, partialJson: JSON.stringify({ command: `grep -rn value src/module-${t}` }) },
+    { type: 'tool.result', toolUseId: tool, tool: 'bash', isError: false, content: output, exitCode: 0, stdout: output, durationMs: 12 },
+    { type: 'usage', step: 1, purpose: 'turn', profile: 'default', model: 'claude-sonnet-5', usage: { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.01, stopReason: 'tool_use' },
+    { type: 'step.started', step: 2, model: 'claude-sonnet-5' },
+    { type: 'text.delta', step: 2, index: 0, text },
+    { type: 'usage', step: 2, purpose: 'turn', profile: 'default', model: 'claude-sonnet-5', usage: { inputTokens: 1500, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.01, stopReason: 'end_turn' },
+    { type: 'turn.ended', outcome: 'completed', message: null, steps: 2 },
+  ];
+  return data.map((d) => ({ turnId, data: d }));
+}
+
+/** The sessions, written into the store directly as the agent loop would have left them. */
+async function seedSessions(dataDir: string, repo: string): Promise<string[]> {
+  const t = await startTestApp(dataDir);
+  const project = await t.app.projects.add(repo);
+  const ids: string[] = [];
+  for (let s = 0; s < SESSIONS; s++) {
+    const session = t.app.agents.createSession({ projectId: project.id, title: `Scale session ${s + 1}` });
+    ids.push(session.id);
+    for (let n = 1; n <= TURNS_PER_SESSION; n++) for (const e of turnEvents(s, n)) t.app.events.append(session.id, e.data.type, e);
+    await t.app.events.whenFlushed();
+  }
+  t.app.dispose();
+  return ids;
+}
+
+// ---- /proc ----
+
+const CLK_TCK = 100;
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      // The process ended while the table was read.
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** CPU share of each pid over a window, in % of one core. */
+async function idleCpu(pids: Record<string, number>, ms: number): Promise<Record<string, number>> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuTicks(p)]));
+  const t0 = performance.now();
+  await sleep(ms);
+  const secs = (performance.now() - t0) / 1000;
+  return Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, round(((cpuTicks(p) - before[k]!) / CLK_TCK / secs) * 100, 2)]));
+}
+
+// ---- the page ----
+
+const FRAME = `const frame = () => new Promise((r) => requestAnimationFrame(() => r()));`;
+
+/** Goes to a session by its address and times until its last turn's answer is painted. */
+async function timeSessionSwitch(page: Page, id: string, marker: string): Promise<number> {
+  return page.evaluate<number>(`(async () => {
+    ${FRAME}
+    const start = performance.now();
+    location.hash = '#/session/' + ${JSON.stringify(id)};
+    const done = () => {
+      const v = document.querySelector('[data-testid="session-view"]');
+      const t = document.querySelector('[data-testid="transcript"]');
+      return v && t && location.hash.endsWith(${JSON.stringify(id)}) && t.textContent.includes(${JSON.stringify(marker)});
+    };
+    while (!done()) await frame();
+    await frame();
+    return performance.now() - start;
+  })()`);
+}
+
+/** Brings a terminal into the focused pane by its address and times until its last line is painted. */
+async function timeTerminalSwitch(page: Page, id: string, marker: string): Promise<number> {
+  return page.evaluate<number>(`(async () => {
+    ${FRAME}
+    const start = performance.now();
+    location.hash = '#/terminals/' + ${JSON.stringify(id)};
+    const done = () => {
+      const pane = document.querySelector('[data-testid="terminal-pane"][data-terminal-id=${JSON.stringify(id)}]');
+      const rows = pane && pane.querySelector('.xterm-rows');
+      return rows && rows.textContent.includes(${JSON.stringify(marker)});
+    };
+    while (!done()) await frame();
+    await frame();
+    return performance.now() - start;
+  })()`);
+}
+
+async function fillTerminals(client: Client, cwd: string): Promise<Array<{ id: string; marker: string }>> {
+  const out: Array<{ id: string; marker: string }> = [];
+  for (let i = 0; i < TERMINALS; i++) {
+    const info = await client.invoke('terminals.create', { target: { kind: 'path', path: cwd }, cols: 120, rows: 30 });
+    const tag = `t${String(i).padStart(2, '0')}`;
+    // The marker is printed by printf, so the typed command line never contains it whole.
+    const cmd = `for i in $(seq 1 ${LINES_PER_TERMINAL}); do echo "${tag} line $i of ${LINES_PER_TERMINAL}: lorem ipsum dolor sit amet, consectetur adipiscing"; done; printf 'END%s\\n' -${tag}\r`;
+    await client.invoke('terminals.write', { id: info.id, data: cmd });
+    out.push({ id: info.id, marker: `END-${tag}` });
+  }
+  // Until every terminal has printed everything (its scrollback holds the marker).
+  for (const t of out) {
+    for (let tries = 0; ; tries++) {
+      const a = await client.invoke('terminals.attach', { id: t.id });
+      await client.invoke('terminals.detach', { id: t.id, attachmentId: a.attachmentId });
+      if (a.data.includes(`${t.marker}\r\n`)) break;
+      if (tries > 600) throw new Error(`terminal ${t.marker} did not finish printing`);
+      await sleep(200);
+    }
+  }
+  return out;
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  execFileSync(process.execPath, [join(appRoot(), 'bin', 'ensure-renderer.mjs')], { stdio: 'inherit' });
+  const repo = makeRepo('fd-bench-scale-');
+  const data = tempDir('fd-bench-scale-data-');
+  const sessionIds = await seedSessions(data.path, repo.path);
+  const host = await startHost({ dataDir: data.path });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  try {
+    const url = new URL(host.url);
+    const client = connectWsClient(Number(url.port), url.searchParams.get('token') ?? '');
+    const terms = await fillTerminals(client, repo.path);
+    stopWsClients();
+
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await page.goto(host.url);
+    // The DOM renderer in every pane, so the bench can read what is on screen.
+    await page.evaluate(`localStorage.setItem('flightdeck.terminals.gpu', 'off'); localStorage.setItem('flightdeck.terminals.layout', JSON.stringify({ layout: 'grid', panes: [null, null, null, null] }))`);
+    await page.reload();
+    await page.getByTestId('sidebar').waitFor();
+
+    // Sessions: each one opened, then rounds of switching between them.
+    const sessionSwitch: number[] = [];
+    const lastMarker = (s: number) => `Turn ${TURNS_PER_SESSION} of session ${s}:`;
+    for (let r = 0; r < SWITCH_ROUNDS; r++) for (let s = 0; s < SESSIONS; s++) sessionSwitch.push(await timeSessionSwitch(page, sessionIds[s]!, lastMarker(s)));
+    const firstSessionOpen = sessionSwitch.slice(0, SESSIONS);
+
+    // Terminals: the first ten brought into the grid in turn, then rounds of switching among them.
+    await page.evaluate(`location.hash = '#/terminals'`);
+    await page.getByTestId('terminals-view').waitFor();
+    const termSwitch: number[] = [];
+    const shown = terms.slice(0, SHOWN_TERMINALS);
+    for (let r = 0; r < SWITCH_ROUNDS; r++) {
+      for (const [i, t] of shown.entries()) {
+        await page.evaluate(`document.querySelectorAll('[data-testid="terminal-pane"], [data-testid="terminal-pane-empty"]')[${i % 4}]?.dispatchEvent(new MouseEvent('mousedown', { bubbles: true }))`);
+        termSwitch.push(await timeTerminalSwitch(page, t.id, t.marker));
+      }
+    }
+
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const browserCdp = await browser.newBrowserCDPSession();
+    const info = (await browserCdp.send('SystemInfo.getProcessInfo')) as { processInfo: Array<{ type: string; id: number; cpuTime: number }> };
+    const renderers = info.processInfo.filter((p) => p.type === 'renderer').map((p) => p.id);
+    // One page: its renderer is the largest (a spare renderer may sit beside it).
+    const renderer = renderers.sort((a, b) => rssBytes(b) - rssBytes(a))[0]!;
+    const gpu = info.processInfo.find((p) => p.type === 'GPU')?.id;
+    const tree = descendants(host.process.pid!);
+    const hostPid = tree.find((p) => cmdline(p).includes('main.ts') && !cmdline(p).includes('tsx/dist/cli.mjs')) ?? host.process.pid!;
+    const ptyHostPid = tree.find((p) => cmdline(p).includes('pty-host'));
+    // Chromium's browser process: the one started from here without a --type.
+    const browserPid = descendants(process.pid).find((p) => /chrom/.test(cmdline(p)) && !cmdline(p).includes('--type='));
+    const pids: Record<string, number> = { host: hostPid, renderer, ...(ptyHostPid ? { ptyHost: ptyHostPid } : {}), ...(gpu ? { gpu } : {}), ...(browserPid ? { browser: browserPid } : {}) };
+
+    // Idle: on a session (the last one), then on the Terminals view with four panes showing.
+    await timeSessionSwitch(page, sessionIds[SESSIONS - 1]!, lastMarker(SESSIONS - 1));
+    await sleep(SETTLE_MS);
+    const idleSession = await idleCpu(pids, IDLE_MS_EACH);
+    await page.evaluate(`location.hash = '#/terminals'`);
+    await sleep(SETTLE_MS);
+    const idleTerminals = await idleCpu(pids, IDLE_MS_EACH);
+    const idle = Object.fromEntries(Object.keys(pids).map((k) => [k, round((idleSession[k]! + idleTerminals[k]!) / 2, 2)]));
+
+    await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+    const metrics = Object.fromEntries(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
+    const rendererRss = rssBytes(renderer);
+    const hostRss = rssBytes(hostPid);
+    const sessionP = { p50: round(percentile(sessionSwitch, 50)), p95: round(percentile(sessionSwitch, 95)) };
+    const termP = { p50: round(percentile(termSwitch, 50)), p95: round(percentile(termSwitch, 95)) };
+    return {
+      sessions: SESSIONS,
+      turnsPerSession: TURNS_PER_SESSION,
+      terminals: TERMINALS,
+      linesPerTerminal: LINES_PER_TERMINAL,
+      terminalsShown: SHOWN_TERMINALS,
+      panesVisible: 4,
+      renderer: {
+        rssMb: mb(rendererRss),
+        jsHeapUsedMb: mb(metrics.JSHeapUsedSize ?? 0),
+        jsHeapTotalMb: mb(metrics.JSHeapTotalSize ?? 0),
+        domNodes: metrics.Nodes,
+        jsEventListeners: metrics.JSEventListeners,
+        layoutObjects: metrics.LayoutObjects,
+        goalMb: GOALS.rendererMb,
+        ratio: round(rendererRss / 1024 / 1024 / GOALS.rendererMb, 2),
+      },
+      host: { rssMb: mb(hostRss), goalMb: GOALS.hostMb, ratio: round(hostRss / 1024 / 1024 / GOALS.hostMb, 2), ptyHostRssMb: ptyHostPid ? mb(rssBytes(ptyHostPid)) : null },
+      idleCpuPct: { ...idle, onSession: idleSession, onTerminals: idleTerminals, goalPct: GOALS.idleCpuPct },
+      sessionSwitchMs: { ...sessionP, firstOpenP50: round(percentile(firstSessionOpen, 50)), goalP95: GOALS.switchP95Ms, ratio: round(sessionP.p95 / GOALS.switchP95Ms, 2) },
+      terminalSwitchMs: { ...termP, goalP95: GOALS.switchP95Ms, ratio: round(termP.p95 / GOALS.switchP95Ms, 2) },
+    };
+  } finally {
+    await browser.close();
+    await host.stop();
+    data.cleanup();
+    repo.cleanup();
+  }
+}
