@@ -14,6 +14,11 @@ export interface TerminalStreamOptions {
   /** Called when the view could not be continued seamlessly (the scrollback no longer reached back). */
   onGap?(missedChars: number): void;
   ackBatchChars?: number;
+  /**
+   * The sink already holds the output up to this offset (a parked view's snapshot): attaching
+   * writes only what came after it, or resets and replays when the scrollback moved past it.
+   */
+  resumeFrom?: number;
 }
 
 /**
@@ -43,6 +48,7 @@ export class TerminalStream {
     private readonly opts: TerminalStreamOptions = {},
   ) {
     this.ackBatch = opts.ackBatchChars ?? TERMINAL_ACK_BATCH_CHARS;
+    this.next = opts.resumeFrom ?? null;
     // Subscribe before attaching: the host handles frames in order, so nothing published after
     // the attach snapshot can be missed.
     this.offs.push(client.on('terminals.data', (p) => this.onData(p.offset, p.data), id));

@@ -1,19 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
-import { Terminal } from '@xterm/xterm';
-import { FitAddon } from '@xterm/addon-fit';
-import { SearchAddon } from '@xterm/addon-search';
-import { Unicode11Addon } from '@xterm/addon-unicode11';
-import { WebLinksAddon } from '@xterm/addon-web-links';
+import type { Terminal } from '@xterm/xterm';
+import type { FitAddon } from '@xterm/addon-fit';
+import type { SearchAddon } from '@xterm/addon-search';
 import { WebglAddon } from '@xterm/addon-webgl';
 import '@xterm/xterm/css/xterm.css';
-import { TERMINAL_MAX_INPUT_CHARS } from '../../../src-preload/contract';
-import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { useAppStore, useClient } from '../store';
-import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { Icon } from '../components/Icon';
-
-/** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
-const XTERM_SCROLLBACK_LINES = 5_000;
+import { acquireTerminalView, terminalViews, type TerminalView } from './terminal-view';
 
 interface Props {
   terminalId: string;
@@ -34,8 +27,10 @@ function writeEnd(term: Terminal, label: string): void {
 }
 
 /**
- * One xterm bound to one terminal. Output goes from the subscription straight into xterm
- * (never through React state); xterm's write callback acknowledges it for flow control.
+ * The pane showing one terminal's view (terminal-view.ts). Output goes from the subscription
+ * straight into xterm (never through React state); xterm's write callback acknowledges it for
+ * flow control. Leaving the pane hands the view to the cache, which keeps it live for a while
+ * and then parks it (terminal-park.ts).
  * The focused pane uses the WebGL renderer when the browser has it — browsers cap live WebGL
  * contexts — and every other pane the DOM renderer.
  */
@@ -51,9 +46,7 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
   const [searching, setSearching] = useState(false);
   const [query, setQuery] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
-  /** Whether the scrollback has been written (the end line must come after it) and the end line too. */
-  const attached = useRef(false);
-  const endWritten = useRef(false);
+  const viewRef = useRef<TerminalView | null>(null);
   const endLabelRef = useRef(endLabel);
   useEffect(() => {
     endLabelRef.current = endLabel;
@@ -62,106 +55,41 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
   useEffect(() => {
     const el = host.current;
     if (!el) return;
-    const term = new Terminal({
-      fontFamily: terminalFontFamily(),
-      fontSize,
-      theme: currentTerminalTheme(),
-      scrollback: XTERM_SCROLLBACK_LINES,
-      allowProposedApi: true,
-      cursorBlink: true,
-      macOptionIsMeta: true,
-    });
-    const fit = new FitAddon();
-    const search = new SearchAddon();
-    term.loadAddon(fit);
-    term.loadAddon(search);
-    term.loadAddon(new Unicode11Addon());
-    term.unicode.activeVersion = '11';
-    term.loadAddon(
-      new WebLinksAddon((_e, uri) => {
-        void client.invoke('shell.openExternal', { url: uri }).then(
-          (r) => r.opened || window.open(uri, '_blank', 'noopener,noreferrer'),
-          () => window.open(uri, '_blank', 'noopener,noreferrer'),
-        );
-      }),
-    );
-    term.open(el);
+    // A terminal seen recently comes back live; one hidden longer is restored from its snapshot.
+    const view = acquireTerminalView(client, terminalId, fontSize);
+    const term = view.term;
+    view.mount(el, { openSearch: () => setSearching(true), notice: setNotice, error: toastError });
     termRef.current = term;
-    fitRef.current = fit;
-    searchRef.current = search;
-    safeFit(fit);
-
-    const stream = new TerminalStream(
-      client,
-      terminalId,
-      { write: (data, cb) => term.write(data, cb), reset: () => term.reset() },
-      { onGap: () => setNotice('Some output was too old to replay after the connection dropped.') },
-    );
-    attached.current = false;
-    endWritten.current = false;
-    stream.attach().then(
+    fitRef.current = view.fit;
+    searchRef.current = view.search;
+    viewRef.current = view;
+    view.attached.then(
       (r) => {
-        attached.current = true;
-        if (r.terminal.status !== 'running' && endLabelRef.current && !endWritten.current) {
-          endWritten.current = true;
+        if (r.terminal.status !== 'running' && endLabelRef.current && !view.endWritten && termRef.current === term) {
+          view.endWritten = true;
           writeEnd(term, endLabelRef.current);
         }
-        if (r.terminal.status === 'running' && (r.terminal.cols !== term.cols || r.terminal.rows !== term.rows)) {
-          void client.invoke('terminals.resize', { id: terminalId, cols: term.cols, rows: term.rows }).catch(() => undefined);
-        }
       },
-      (e: unknown) => toastError('Could not open the terminal', e),
+      // Reported through the view's ui when it happened.
+      () => undefined,
     );
-
-    // Input goes out in order; a big paste is split to the contract's limit.
-    let sending = Promise.resolve();
-    const input = term.onData((data) => {
-      for (let i = 0; i < data.length; i += TERMINAL_MAX_INPUT_CHARS) {
-        const part = data.slice(i, i + TERMINAL_MAX_INPUT_CHARS);
-        sending = sending.then(() => client.invoke('terminals.write', { id: terminalId, data: part }).then(() => undefined, () => undefined));
-      }
-    });
-    const resized = term.onResize(({ cols, rows }) => {
-      void client.invoke('terminals.resize', { id: terminalId, cols, rows }).catch(() => undefined);
-    });
-    term.attachCustomKeyEventHandler((e) => {
-      if (e.type !== 'keydown') return true;
-      const mod = e.ctrlKey && e.shiftKey;
-      if ((mod && e.code === 'KeyC') || (e.metaKey && e.code === 'KeyC' && term.hasSelection())) {
-        e.preventDefault();
-        if (term.hasSelection()) void navigator.clipboard?.writeText(term.getSelection()).catch(() => setNotice('The browser did not allow copying; use the context menu.'));
-        return false;
-      }
-      // Ctrl+Shift+V (and Cmd+V) make the browser paste into xterm's textarea by itself, which
-      // xterm handles (bracketed paste included); xterm only has to not send ^V.
-      if ((mod && e.code === 'KeyV') || (e.metaKey && e.code === 'KeyV')) return false;
-      if (mod && e.code === 'KeyF') {
-        e.preventDefault();
-        setSearching(true);
-        return false;
-      }
-      return true;
-    });
 
     let frame = 0;
     const observer = new ResizeObserver(() => {
       cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(() => safeFit(fit));
+      frame = requestAnimationFrame(() => view.fitNow());
     });
     observer.observe(el);
-    const offTheme = watchTheme(() => (term.options.theme = currentTerminalTheme()));
 
     return () => {
       cancelAnimationFrame(frame);
       observer.disconnect();
-      offTheme();
-      input.dispose();
-      resized.dispose();
-      stream.dispose();
-      term.dispose();
+      view.unmount();
+      terminalViews.hide(terminalId, view);
       termRef.current = null;
       fitRef.current = null;
       searchRef.current = null;
+      viewRef.current = null;
     };
     // The font size is applied by its own effect, without recreating the terminal.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -171,15 +99,16 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     const term = termRef.current;
     if (!term || term.options.fontSize === fontSize) return;
     term.options.fontSize = fontSize;
-    if (fitRef.current) safeFit(fitRef.current);
+    viewRef.current?.fitNow();
   }, [fontSize]);
 
   useEffect(() => {
     const term = termRef.current;
     if (!term) return;
     term.options.disableStdin = !running;
-    if (!running && endLabel && attached.current && !endWritten.current) {
-      endWritten.current = true;
+    const view = viewRef.current;
+    if (!running && endLabel && view?.isAttached && !view.endWritten) {
+      view.endWritten = true;
       writeEnd(term, endLabel);
     }
   }, [running, endLabel]);
@@ -261,13 +190,4 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
       <div className="xterm-host" ref={host} data-testid="xterm-host" />
     </div>
   );
-}
-
-/** Fitting a pane that is hidden or zero-sized throws inside xterm; there is nothing to fit then. */
-function safeFit(fit: FitAddon): void {
-  try {
-    fit.fit();
-  } catch {
-    // Not laid out yet: the ResizeObserver fits it once it has a size.
-  }
 }

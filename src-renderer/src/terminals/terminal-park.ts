@@ -1,0 +1,173 @@
+/**
+ * Parking a hidden terminal: its xterm (a few MB of cell buffers per 5,000 lines, plus DOM) is
+ * replaced by a snapshot of what it shows — screen, scrollback, alternate screen, cursor, modes —
+ * as the serialize addon writes it, and the stream offset the snapshot stands for. Showing it
+ * again writes the snapshot into a new xterm of the size it was taken at, continues the stream
+ * from that offset (the main process keeps the output in between), and only then fits the pane,
+ * so cursor addressing in the snapshot lands where it was written.
+ *
+ * Nothing here touches the DOM: the same code parks and restores @xterm/headless in tests.
+ */
+
+/** What a parked terminal keeps: a few hundred KB of text instead of a live emulator. */
+export interface ParkedTerminal {
+  /** The serialize addon's output: replaying it into an emulator of `cols`×`rows` rebuilds the state. */
+  snapshot: string;
+  /** The stream offset of the next character the snapshot does not hold. */
+  offset: number;
+  cols: number;
+  rows: number;
+  /** The closing line of an ended terminal is part of the snapshot already. */
+  endWritten: boolean;
+  /** The cursor in the active screen (0-based, viewport rows), set again after the snapshot (see restoreTerminal). */
+  cursor: { x: number; y: number };
+}
+
+/** The parts of xterm (browser or headless) parking needs. */
+export interface ParkableTerminal {
+  readonly cols: number;
+  readonly rows: number;
+  readonly buffer: { readonly active: { readonly cursorX: number; readonly cursorY: number } };
+  write(data: string, callback?: () => void): void;
+}
+
+export interface Serializer {
+  serialize(options?: { scrollback?: number }): string;
+}
+
+/**
+ * Takes the snapshot once everything handed to the emulator is parsed. The caller has already
+ * stopped the stream (nothing more is written), so `offset` is exactly what the snapshot holds.
+ * Null when there is nothing to stand on (the view never attached).
+ */
+export function parkTerminal(term: ParkableTerminal, serializer: Serializer, offset: number | null, endWritten: boolean): Promise<ParkedTerminal | null> {
+  if (offset === null) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    term.write('', () => {
+      const { cursorX: x, cursorY: y } = term.buffer.active;
+      resolve({ snapshot: serializer.serialize(), offset, cols: term.cols, rows: term.rows, endWritten, cursor: { x, y } });
+    });
+  });
+}
+
+/**
+ * Writes a snapshot into a fresh emulator created at `parked.cols`×`parked.rows`; `done` runs once
+ * it is parsed (then the emulator may be resized to its pane).
+ */
+export function restoreTerminal(term: ParkableTerminal, parked: ParkedTerminal, done: () => void): void {
+  // The addon puts the cursor back with relative moves, which land one column short after a
+  // full-width row (a status line at the bottom of vim): it is placed again by address. A cursor
+  // past the last column (a wrap pending) is left as the addon put it: an address would cancel the wrap.
+  const { x, y } = parked.cursor;
+  term.write(parked.snapshot + (x < parked.cols ? `\x1b[${y + 1};${x + 1}H` : ''), done);
+}
+
+/** A view the cache can keep alive while hidden and park later. */
+export interface CachedView {
+  /** Takes the snapshot and disposes the view (null: nothing worth keeping, disposed all the same). */
+  park(): Promise<ParkedTerminal | null>;
+  dispose(): void;
+}
+
+export interface ViewCacheOptions {
+  /** Hidden this long, a view is parked. */
+  parkAfterMs: number;
+  /** At most this many hidden views stay live; past it the one hidden longest is parked at once. */
+  maxHidden: number;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (t: unknown) => void;
+}
+
+/**
+ * Which terminals have a live view and which a snapshot. A view taken off the screen stays live
+ * (switching back to it is only re-attaching its element) until it has been hidden for a while,
+ * then it is parked; the number of hidden live views is bounded whatever the timing.
+ */
+export class TerminalViewCache<V extends CachedView> {
+  private readonly hidden = new Map<string, { view: V; timer: unknown }>();
+  private readonly parked = new Map<string, ParkedTerminal>();
+  /** Parks under way, so a caller can wait for the snapshot rather than replay everything. */
+  private readonly parking = new Map<string, Promise<void>>();
+  /** Terminals whose view is on screen: a park that finishes after the terminal came back keeps no snapshot. */
+  private readonly shown = new Set<string>();
+  private readonly setTimer: (fn: () => void, ms: number) => unknown;
+  private readonly clearTimer: (t: unknown) => void;
+
+  constructor(private readonly o: ViewCacheOptions) {
+    this.setTimer = o.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    this.clearTimer = o.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
+  }
+
+  /** The hidden live view of a terminal (taken out of the cache), else its snapshot, else nothing. */
+  take(id: string): { view: V } | { parked: ParkedTerminal } | null {
+    this.shown.add(id);
+    const h = this.hidden.get(id);
+    if (h) {
+      this.clearTimer(h.timer);
+      this.hidden.delete(id);
+      return { view: h.view };
+    }
+    const p = this.parked.get(id);
+    if (p) {
+      this.parked.delete(id);
+      return { parked: p };
+    }
+    return null;
+  }
+
+  /** Resolves once a park of this terminal that is under way has finished (its snapshot is then takeable). */
+  settled(id: string): Promise<void> {
+    return this.parking.get(id) ?? Promise.resolve();
+  }
+
+  /** A view left the screen: it stays live for a while, then is parked. */
+  hide(id: string, view: V): void {
+    this.drop(id);
+    this.shown.delete(id);
+    const timer = this.setTimer(() => void this.park(id), this.o.parkAfterMs);
+    this.hidden.set(id, { view, timer });
+    while (this.hidden.size > this.o.maxHidden) {
+      // Maps iterate in insertion order: the first is the one hidden longest.
+      void this.park(this.hidden.keys().next().value!);
+    }
+  }
+
+  /** Forgets terminals that no longer exist (closed): their views are disposed, their snapshots dropped. */
+  retain(ids: ReadonlySet<string>): void {
+    for (const id of [...this.hidden.keys(), ...this.parked.keys()]) if (!ids.has(id)) this.drop(id);
+    for (const id of [...this.shown]) if (!ids.has(id)) this.shown.delete(id);
+  }
+
+  get counts(): { hidden: number; parked: number } {
+    return { hidden: this.hidden.size, parked: this.parked.size };
+  }
+
+  private drop(id: string): void {
+    const h = this.hidden.get(id);
+    if (h) {
+      this.clearTimer(h.timer);
+      this.hidden.delete(id);
+      h.view.dispose();
+    }
+    this.parked.delete(id);
+  }
+
+  private park(id: string): Promise<void> {
+    const h = this.hidden.get(id);
+    if (!h) return Promise.resolve();
+    this.clearTimer(h.timer);
+    this.hidden.delete(id);
+    const done = h.view.park().then(
+      (p) => {
+        if (p && !this.shown.has(id)) this.parked.set(id, p);
+      },
+      // A view that cannot be serialized is simply disposed: showing it again replays the main process's scrollback.
+      () => undefined,
+    );
+    const settled = done.finally(() => {
+      if (this.parking.get(id) === settled) this.parking.delete(id);
+    });
+    this.parking.set(id, settled);
+    return settled;
+  }
+}

@@ -1,0 +1,247 @@
+import { describe, expect, it, vi } from 'vitest';
+import xtermHeadless from '@xterm/headless';
+import serializeAddon from '@xterm/addon-serialize';
+import type { Client } from '../../../src-preload/client/client';
+import { TerminalStream } from '../../../src-preload/client/terminal-stream';
+import { parkTerminal, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
+
+const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
+const { SerializeAddon } = serializeAddon as unknown as typeof import('@xterm/addon-serialize');
+type Term = InstanceType<typeof Terminal>;
+
+/** The main process's side of one terminal: every character with its offset, a scrollback window, live events. */
+function fakeMain(scrollback = 10_000_000) {
+  let all = '';
+  const listeners = new Set<(p: { offset: number; data: string }) => void>();
+  let att = 0;
+  const client = {
+    transport: { invoke: async () => ({ ok: true, value: {} }), subscribe: () => () => undefined },
+    on(topic: string, l: (p: { offset: number; data: string }) => void) {
+      if (topic !== 'terminals.data') return () => undefined;
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    async invoke(channel: string) {
+      if (channel !== 'terminals.attach') return { ok: true };
+      const start = Math.max(0, all.length - scrollback);
+      return { terminal: { id: 't', status: 'running', cols: 80, rows: 24 }, attachmentId: `att-${String(++att).padStart(6, '0')}`, data: all.slice(start), start, end: all.length };
+    },
+  } as unknown as Client;
+  return {
+    client,
+    emit(data: string) {
+      const offset = all.length;
+      all += data;
+      for (const l of listeners) l({ offset, data });
+    },
+    get text() {
+      return all;
+    },
+  };
+}
+
+function term(cols = 80, rows = 24): { t: Term; s: InstanceType<typeof SerializeAddon> } {
+  const t = new Terminal({ cols, rows, scrollback: 5_000, allowProposedApi: true });
+  const s = new SerializeAddon();
+  t.loadAddon(s as never);
+  return { t, s };
+}
+
+const parsed = (t: Term) => new Promise<void>((r) => t.write('', r));
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+/** Everything a user would see or a program relies on: both buffers' text, which is active, the cursor, modes. */
+function state(t: Term) {
+  const lines = (b: Term['buffer']['normal']) => Array.from({ length: b.length }, (_, i) => b.getLine(i)?.translateToString(true) ?? '');
+  return {
+    active: t.buffer.active.type,
+    normal: lines(t.buffer.normal),
+    alternate: lines(t.buffer.alternate),
+    cursor: [t.buffer.active.cursorX, t.buffer.active.cursorY, t.buffer.active.baseY],
+    modes: t.modes,
+  };
+}
+
+/** A view as the renderer has one: the real stream into a headless emulator; `written` counts what it was handed. */
+async function view(client: Client, t: Term, resumeFrom?: number) {
+  const counter = { written: 0 };
+  const stream = new TerminalStream(
+    client,
+    't',
+    {
+      write: (d, cb) => {
+        counter.written += d.length;
+        t.write(d, cb);
+      },
+      reset: () => t.reset(),
+    },
+    resumeFrom === undefined ? {} : { resumeFrom },
+  );
+  await stream.attach();
+  return Object.assign(stream, { counter });
+}
+
+const colored = (n: number) => Array.from({ length: n }, (_, i) => `\x1b[3${i % 8}mline ${i}\x1b[0m ${'wide '.repeat(i % 30)}\r\n`).join('');
+/** A full-screen program: alternate screen, hidden cursor, bracketed paste and application cursor keys on, text placed by address. */
+const fullScreen = `\x1b[?1049h\x1b[?25l\x1b[?2004h\x1b[?1h\x1b[2J\x1b[H\x1b[7m top bar \x1b[0m\x1b[5;10H\x1b[1;32mediting here\x1b[0m\x1b[12;3Hstatus: 3 files\x1b[23;1H\x1b[7m${'-- INSERT --'.padEnd(80, ' ')}\x1b[0m\x1b[5;22H`;
+
+describe('parking a terminal and showing it again', () => {
+  it('restores screen, scrollback, alternate screen, cursor and modes, then continues from the snapshot offset', async () => {
+    const main = fakeMain();
+    main.emit(colored(300) + '$ vim\r\n' + fullScreen);
+    const a = term();
+    const stream = await view(main.client, a.t);
+    main.emit('\x1b[7;4Hmore text');
+    await tick();
+    stream.dispose();
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, false))!;
+    expect(parked.offset).toBe(main.text.length);
+    expect(parked.cols).toBe(80);
+
+    // While parked: the program goes on, leaves the alternate screen and prints more.
+    main.emit('\x1b[20;1Hlast edit\x1b[?1049l\x1b[?25h\x1b[?2004l' + colored(40) + '$ ');
+
+    const b = term(parked.cols, parked.rows);
+    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+    // Restored as it was when parked.
+    expect(state(b.t)).toEqual(state(a.t));
+    expect(b.t.buffer.active.type).toBe('alternate');
+    expect(b.t.modes.bracketedPasteMode).toBe(true);
+    expect(b.t.modes.applicationCursorKeysMode).toBe(true);
+
+    const resumed = await view(main.client, b.t, parked.offset);
+    await parsed(b.t);
+    // Only what came after the snapshot was written, and the result is what a view that saw everything shows.
+    expect(resumed.stats.gaps).toBe(0);
+    expect(resumed.counter.written).toBe(main.text.length - parked.offset);
+    const ref = term();
+    ref.t.write(main.text);
+    await parsed(ref.t);
+    expect(state(b.t)).toEqual(state(ref.t));
+    expect(b.t.buffer.active.type).toBe('normal');
+  });
+
+  it('a pane of another size: the snapshot is parsed at its own size first, then resized like a view that never parked', async () => {
+    const main = fakeMain();
+    main.emit(colored(120) + fullScreen);
+    const a = term(80, 24);
+    const stream = await view(main.client, a.t);
+    stream.dispose();
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, false))!;
+
+    const b = term(parked.cols, parked.rows);
+    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+    b.t.resize(60, 20);
+    const ref = term(80, 24);
+    ref.t.write(main.text);
+    await parsed(ref.t);
+    ref.t.resize(60, 20);
+    expect(state(b.t)).toEqual(state(ref.t));
+    // The text the full-screen program placed by address is where it was put.
+    expect(b.t.buffer.active.getLine(4)?.translateToString(true)).toBe('         editing here');
+  });
+
+  it('when the main process no longer holds the output since the snapshot, the view resets and replays what it holds', async () => {
+    const main = fakeMain(2_000);
+    main.emit(colored(20));
+    const a = term();
+    const stream = await view(main.client, a.t);
+    stream.dispose();
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, false))!;
+    main.emit(colored(200));
+
+    const b = term(parked.cols, parked.rows);
+    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+    const gaps: number[] = [];
+    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
+    await resumed.attach();
+    await parsed(b.t);
+    expect(gaps.length).toBe(1);
+    expect(gaps[0]).toBeGreaterThan(0);
+    const ref = term();
+    ref.t.write(main.text.slice(-2_000));
+    await parsed(ref.t);
+    expect(state(b.t)).toEqual(state(ref.t));
+  });
+
+  it('a view that never attached has nothing to park', async () => {
+    const a = term();
+    expect(await parkTerminal(a.t, a.s, null, false)).toBeNull();
+  });
+});
+
+function fakeView(snapshot: ParkedTerminal | null = { snapshot: 'x', offset: 1, cols: 80, rows: 24, endWritten: false, cursor: { x: 0, y: 0 } }) {
+  const v = { parks: 0, disposed: 0, release: null as null | (() => void) };
+  const cached: CachedView & typeof v = Object.assign(v, {
+    park: () => {
+      v.parks++;
+      v.disposed++;
+      return new Promise<ParkedTerminal | null>((resolve) => (v.release = () => resolve(snapshot)));
+    },
+    dispose: () => void v.disposed++,
+  });
+  return cached;
+}
+
+describe('TerminalViewCache', () => {
+  const cacheWith = (maxHidden = 3) => new TerminalViewCache<ReturnType<typeof fakeView>>({ parkAfterMs: 30_000, maxHidden });
+
+  it('keeps a hidden view live until it has been hidden long enough, then keeps only its snapshot', async () => {
+    vi.useFakeTimers();
+    try {
+      const cache = cacheWith();
+      const v = fakeView();
+      cache.hide('a', v);
+      vi.advanceTimersByTime(29_000);
+      const back = cache.take('a');
+      expect(back && 'view' in back && back.view).toBe(v);
+      expect(v.parks).toBe(0);
+      cache.hide('a', v);
+      vi.advanceTimersByTime(30_000);
+      expect(v.parks).toBe(1);
+      v.release!();
+      await cache.settled('a');
+      expect(cache.counts).toEqual({ hidden: 0, parked: 1 });
+      const restored = cache.take('a');
+      expect(restored && 'parked' in restored && restored.parked.offset).toBe(1);
+      expect(cache.take('a')).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('parks the view hidden longest at once when too many are hidden', () => {
+    const cache = cacheWith(2);
+    const views = [fakeView(), fakeView(), fakeView()];
+    views.forEach((v, i) => cache.hide(`t${i}`, v));
+    expect(views.map((v) => v.parks)).toEqual([1, 0, 0]);
+    expect(cache.counts.hidden).toBe(2);
+  });
+
+  it('a park that finishes after the terminal was shown again keeps no stale snapshot', async () => {
+    const cache = cacheWith(0);
+    const v = fakeView();
+    cache.hide('a', v);
+    expect(v.parks).toBe(1);
+    // Shown again while serializing: nothing to take yet, so a new view replays from the main process.
+    expect(cache.take('a')).toBeNull();
+    v.release!();
+    await cache.settled('a');
+    expect(cache.counts.parked).toBe(0);
+  });
+
+  it('forgets closed terminals: their live views are disposed and their snapshots dropped', async () => {
+    const cache = cacheWith(1);
+    const parked = fakeView();
+    const live = fakeView();
+    cache.hide('closed-parked', parked);
+    cache.hide('closed-live', live);
+    parked.release!();
+    await cache.settled('closed-parked');
+    expect(cache.counts).toEqual({ hidden: 1, parked: 1 });
+    cache.retain(new Set(['other']));
+    expect(cache.counts).toEqual({ hidden: 0, parked: 0 });
+    expect(live.disposed).toBe(1);
+    expect(live.parks).toBe(0);
+  });
+});
