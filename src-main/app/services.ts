@@ -289,6 +289,8 @@ export class AppServices {
     });
     registerMcpHandlers(this.router, this.mcp);
     this.coder.mcpConfig = (projectId) => this.mcp.claudeConfig(projectId);
+      // A session's command servers run in its worktree, as Claude Code starts them there.
+      sessionRoot: (id) => this.agents.sessions.get(id)?.root,
     this.containers = new ContainerService({
       dataDir: options.dataDir,
       logger: log.child('containers'),

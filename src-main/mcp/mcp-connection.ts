@@ -4,7 +4,7 @@
  * or streamable HTTP transport. Children start through the platform's helpers: an allow-listed
  * environment plus the server's own variables, and only descriptors 0–2 (cleanExec).
  */
-import { homedir } from 'node:os';
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -13,6 +13,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpToolInfo } from '../../src-preload/contract';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import type { Logger } from '../platform/logger';
+import { redactSecretForms, secretForms } from './mcp-model';
 
 /** How long a server has to start and answer `initialize` and `tools/list`: npx-launched servers download first. */
 export const MCP_START_TIMEOUT_MS = 60_000;
@@ -29,9 +30,11 @@ export interface ResolvedServer {
   command: string | null;
   args: string[];
   url: string | null;
-  /** Secret values: never logged, never in status or errors (redacted). */
+  /** Every variable and header the server gets: the user's secrets and a suggestion's shown values. */
   env: Record<string, string>;
   headers: Record<string, string>;
+  /** The values that are secrets: never logged, never in status, errors or results (redacted). */
+  secrets: string[];
 }
 
 export interface McpToolSpec extends McpToolInfo {
@@ -56,21 +59,33 @@ export class McpConnection {
   private stderrTail = '';
   /** The last error is a crash the server was restarted after. */
   private crashed = false;
+  private readonly secretForms: string[];
+  /** When the status last changed (a counter): the server's row shows its latest connection. */
+  changedAt = 0;
 
+  /**
+   * `cwd` is where a command server runs: the session's worktree, where Claude Code starts the
+   * same server for a session (its own working folder), so both executors give a server the
+   * same folder; the home folder for a test from Settings or the CLI, which has no session.
+   */
   constructor(
     readonly server: ResolvedServer,
+    readonly cwd: string,
     private readonly log: Logger,
     private readonly changed: () => void,
     private readonly base: NodeJS.ProcessEnv = process.env,
-  ) {}
+  ) {
+    this.secretForms = secretForms(server.secrets);
+  }
 
-  /** The text with every secret value of this server replaced by "***". */
+  /** The text with every secret of this server (and its bare credential) replaced by "***". */
   redact(text: string): string {
-    let out = text;
-    for (const v of [...Object.values(this.server.env), ...Object.values(this.server.headers)]) {
-      if (v.length >= 3) out = out.split(v).join('***');
-    }
-    return out;
+    return redactSecretForms(text, this.secretForms);
+  }
+
+  private notify(): void {
+    this.changedAt = nextChange();
+    this.changed();
   }
 
   /** Starts the server when it is not running; resolves with its client, rejects with the error in words. */
@@ -102,8 +117,9 @@ export class McpConnection {
     else if (command.includes('/') || command.includes('\\')) throw new Error(`The command "${command}" is a relative path; give an absolute path or a program on PATH.`);
     else file = resolveOnPath(command, env.PATH);
     if (!file) throw new Error(`The command "${command}" was not found on PATH.`);
+    if (!isDirectory(this.cwd)) throw new Error(`The folder it runs in, ${this.cwd}, does not exist (was the session's worktree removed?).`);
     const exec = cleanExec(file, s.args);
-    const t = new StdioClientTransport({ command: exec.file, args: exec.args, env, stderr: 'pipe', cwd: homedir() });
+    const t = new StdioClientTransport({ command: exec.file, args: exec.args, env, stderr: 'pipe', cwd: this.cwd });
     t.stderr?.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
     });
@@ -114,7 +130,7 @@ export class McpConnection {
     this.closing = false;
     this.status = 'starting';
     this.stderrTail = '';
-    this.changed();
+    this.notify();
     const client = new Client({ name: 'flightdeck', version: '1.0.0' });
     try {
       const transport = this.transport();
@@ -127,7 +143,7 @@ export class McpConnection {
       this.client = null;
       this.status = 'failed';
       this.lastError = this.describe(e, 'could not be started');
-      this.changed();
+      this.notify();
       throw new Error(this.lastError);
     }
     // Set after connect: a failure during start is reported above, not as a crash.
@@ -136,7 +152,7 @@ export class McpConnection {
     this.status = 'running';
     // After a crash the restarted server keeps saying what happened until it is tested again.
     if (!this.crashed) this.lastError = null;
-    this.changed();
+    this.notify();
     return client;
   }
 
@@ -150,13 +166,13 @@ export class McpConnection {
       this.crashed = true;
       this.lastError = `${why} It was started again.`;
       this.status = 'stopped';
-      this.changed();
+      this.notify();
       this.ensure().catch(() => undefined); // the failure is recorded in status and lastError
       return;
     }
     this.status = 'failed';
     this.lastError = `${why} It was already restarted once, so it is left stopped: test it in Settings → MCP servers (or \`mcp test ${this.server.name}\`) to start it again.`;
-    this.changed();
+    this.notify();
   }
 
   private describe(e: unknown, what: string): string {
@@ -195,6 +211,19 @@ export class McpConnection {
     await Promise.all([c, started].filter((x): x is Client => x !== null).map((x) => x.close().catch(() => undefined))); // a dead transport has nothing to close
     if (this.status !== 'failed') this.status = 'stopped';
   }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false; // gone or unreadable: the server cannot run there
+  }
+}
+
+let changes = 0;
+function nextChange(): number {
+  return ++changes;
 }
 
 /** What the model reads from a tool result: its text, and a note for content it cannot read as text. */

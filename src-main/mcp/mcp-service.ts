@@ -5,6 +5,7 @@
  * through the approval gate like any other tool (tool-exec / the Claude Code approval hook).
  */
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, McpServerInput, type McpServer, type McpSuggestion, type McpTestResult } from '../../src-preload/contract';
 import type { ExtraTool } from '../agents/tools/types';
@@ -13,6 +14,7 @@ import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
 import type { SettingsService } from '../settings/settings-service';
 import { McpConnection, type ResolvedServer } from './mcp-connection';
+import { BoundedSet, suggestionRefusal } from './mcp-model';
 
 /** Where the list of servers is kept in the settings table. */
 const CONFIG_KEY = 'mcp.servers';
@@ -22,6 +24,19 @@ export const MCP_TOOL_PREFIX = 'mcp__';
 const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** A .mcp.json bigger than this is not a list of servers. */
 const MAX_MCP_JSON_BYTES = 256 * 1024;
+/**
+ * Failures told to sessions are remembered up to this many (session, server, error) keys, the
+ * oldest forgotten first: enough for every session a person has open, while an app left
+ * running for weeks does not keep one per session it ever ran. A forgotten one is at worst
+ * told again.
+ */
+const MAX_TOLD = 1_000;
+/**
+ * A command server runs once per worktree that uses it (its working folder is the session's,
+ * as under Claude Code). Past this many for one server the least recently used is stopped;
+ * it starts again when a session there next needs it.
+ */
+export const MAX_CONNECTIONS_PER_SERVER = 8;
 
 interface StoredServer {
   name: string;
@@ -29,8 +44,12 @@ interface StoredServer {
   command: string | null;
   args: string[];
   url: string | null;
+  /** Secret values are in the key store under these names. */
   envNames: string[];
   headerNames: string[];
+  /** Values that are not secrets (a repository's suggestion, shown to the user as they are). */
+  plainEnv?: Record<string, string>;
+  plainHeaders?: Record<string, string>;
   enabled: boolean;
   projectIds: string[] | null;
   /** Absent in configs saved before it existed: every tool asks. */
@@ -44,6 +63,8 @@ export interface McpServiceOptions {
   logger: Logger;
   /** A session's project, for servers enabled per project. */
   sessionProject(sessionId: string): string | null | undefined;
+  /** A session's working folder (its worktree): where its command servers run. */
+  sessionRoot?(sessionId: string): string | null | undefined;
   /** A project's repository root and whether the user trusts it (for its .mcp.json). */
   projectRoot(projectId: string): string;
   trusted(root: string): Promise<boolean>;
@@ -59,9 +80,10 @@ function secretKey(server: string, kind: 'env' | 'header', name: string): string
 }
 
 export class McpService {
-  private readonly connections = new Map<string, McpConnection>();
-  /** Failures already told to a session (session, server, error). */
-  private readonly told = new Set<string>();
+  /** Per server, its clients by working folder, least recently used first. */
+  private readonly connections = new Map<string, Map<string, McpConnection>>();
+  /** Failures already told to a session (session, server, error); bounded. */
+  private readonly told = new BoundedSet(MAX_TOLD);
   private disposed = false;
 
   constructor(private readonly o: McpServiceOptions) {}
@@ -82,24 +104,55 @@ export class McpService {
   }
 
   private resolve(s: StoredServer): ResolvedServer {
-    const env: Record<string, string> = {};
-    for (const k of s.envNames) env[k] = this.o.secrets.get(secretKey(s.name, 'env', k)) ?? '';
-    const headers: Record<string, string> = {};
-    for (const k of s.headerNames) headers[k] = this.o.secrets.get(secretKey(s.name, 'header', k)) ?? '';
-    return { name: s.name, transport: s.transport, command: s.command, args: s.args, url: s.url, env, headers };
+    const env: Record<string, string> = { ...(s.plainEnv ?? {}) };
+    const headers: Record<string, string> = { ...(s.plainHeaders ?? {}) };
+    const secrets: string[] = [];
+    for (const k of s.envNames) secrets.push((env[k] = this.o.secrets.get(secretKey(s.name, 'env', k)) ?? ''));
+    for (const k of s.headerNames) secrets.push((headers[k] = this.o.secrets.get(secretKey(s.name, 'header', k)) ?? ''));
+    return { name: s.name, transport: s.transport, command: s.command, args: s.args, url: s.url, env, headers, secrets };
   }
 
-  private connection(s: StoredServer): McpConnection {
-    let c = this.connections.get(s.name);
-    if (!c) {
-      c = new McpConnection(this.resolve(s), this.o.logger, () => this.publish(), this.o.env);
-      this.connections.set(s.name, c);
+  /** Where a session's command servers run: its worktree (home when it has none, or for a test). */
+  private cwdFor(sessionId: string | null): string {
+    return (sessionId !== null ? this.o.sessionRoot?.(sessionId) : null) || homedir();
+  }
+
+  /** The server's client for a working folder (an HTTP server has one, whatever the folder). */
+  private connection(s: StoredServer, cwd: string): McpConnection {
+    const key = s.transport === 'http' ? '' : cwd;
+    let byCwd = this.connections.get(s.name);
+    if (!byCwd) this.connections.set(s.name, (byCwd = new Map()));
+    let c = byCwd.get(key);
+    if (c) {
+      // Most recently used last: the first is the one stopped when there are too many.
+      byCwd.delete(key);
+      byCwd.set(key, c);
+      return c;
+    }
+    c = new McpConnection(this.resolve(s), cwd, this.o.logger, () => this.publish(), this.o.env);
+    byCwd.set(key, c);
+    while (byCwd.size > MAX_CONNECTIONS_PER_SERVER) {
+      const [oldKey, old] = byCwd.entries().next().value as [string, McpConnection];
+      byCwd.delete(oldKey);
+      void old.close();
     }
     return c;
   }
 
+  private clients(name: string): McpConnection[] {
+    return [...(this.connections.get(name)?.values() ?? [])];
+  }
+
+  /**
+   * A server's row shows its clients as one: failed when one failed (that error is what the user
+   * must see), else starting, running or stopped; its latest such client's error and tools.
+   */
   private view(s: StoredServer): McpServer {
-    const c = this.connections.get(s.name);
+    const all = this.clients(s.name);
+    const status = (['failed', 'starting', 'running', 'stopped'] as const).find((st) => all.some((x) => x.status === st)) ?? 'stopped';
+    const latest = (list: McpConnection[]) => list.reduce<McpConnection | undefined>((a, b) => (!a || b.changedAt > a.changedAt ? b : a), undefined);
+    const c = latest(all.filter((x) => x.status === status));
+    const withTools = c?.tools.length ? c : latest(all.filter((x) => x.tools.length > 0));
     return {
       name: s.name,
       transport: s.transport,
@@ -108,11 +161,13 @@ export class McpService {
       url: s.url,
       envNames: s.envNames,
       headerNames: s.headerNames,
+      plainEnv: s.plainEnv ?? {},
+      plainHeaders: s.plainHeaders ?? {},
       enabled: s.enabled,
       projectIds: s.projectIds,
-      status: c?.status ?? 'stopped',
-      lastError: c?.lastError ?? null,
-      tools: (c?.tools ?? []).map((t) => ({ name: t.name, description: t.description })),
+      status,
+      lastError: c?.lastError ?? latest(all.filter((x) => x.lastError !== null))?.lastError ?? null,
+      tools: (withTools?.tools ?? []).map((t) => ({ name: t.name, description: t.description })),
       toolPolicy: s.toolPolicy ?? {},
     };
   }
@@ -130,23 +185,27 @@ export class McpService {
     this.o.hub.publish('mcp.changed', { servers: this.list() });
   }
 
-  add(raw: McpServerInput, opts: { enabled?: boolean; projectIds?: string[] | null } = {}): McpServer {
+  /** `plain`: the values are a repository's suggestion, kept and shown as they are, not secrets. */
+  add(raw: McpServerInput, opts: { enabled?: boolean; projectIds?: string[] | null; plain?: boolean } = {}): McpServer {
     const input = McpServerInput.parse(raw);
     const list = this.stored();
     if (list.some((s) => s.name === input.name)) throw new AppError('conflict', `An MCP server named "${input.name}" already exists; remove it first or pick another name.`);
     const env = input.transport === 'stdio' ? input.env : {};
     const headers = input.transport === 'http' ? input.headers : {};
     // Secrets first: a server is never listed with values that were not saved.
-    for (const [k, v] of Object.entries(env)) this.o.secrets.set(secretKey(input.name, 'env', k), v);
-    for (const [k, v] of Object.entries(headers)) this.o.secrets.set(secretKey(input.name, 'header', k), v);
+    if (!opts.plain) {
+      for (const [k, v] of Object.entries(env)) this.o.secrets.set(secretKey(input.name, 'env', k), v);
+      for (const [k, v] of Object.entries(headers)) this.o.secrets.set(secretKey(input.name, 'header', k), v);
+    }
     const stored: StoredServer = {
       name: input.name,
       transport: input.transport,
       command: input.transport === 'stdio' ? input.command : null,
       args: input.transport === 'stdio' ? input.args : [],
       url: input.transport === 'http' ? input.url : null,
-      envNames: Object.keys(env),
-      headerNames: Object.keys(headers),
+      envNames: opts.plain ? [] : Object.keys(env),
+      headerNames: opts.plain ? [] : Object.keys(headers),
+      ...(opts.plain ? { plainEnv: env, plainHeaders: headers } : {}),
       enabled: opts.enabled ?? true,
       projectIds: opts.projectIds ?? null,
     };
@@ -204,17 +263,23 @@ export class McpService {
     return s?.toolPolicy?.[rest.slice(cut + 2)] ?? null;
   }
 
+  /** Stops every client of the server (each worktree's). */
   private async stop(name: string): Promise<void> {
-    const c = this.connections.get(name);
+    const all = this.clients(name);
     this.connections.delete(name);
-    await c?.close();
+    await Promise.all(all.map((c) => c.close()));
   }
 
-  /** Starts the server afresh and lists its tools; the error in words when it fails. */
+  /**
+   * Starts the server afresh (in the home folder: a test has no session) and lists its tools;
+   * the error in words when it fails. Every other client of it is stopped, so sessions start
+   * theirs again, and sessions will be told of a new failure.
+   */
   async test(name: string): Promise<McpTestResult> {
     const s = this.find(name);
     await this.stop(name);
-    const c = this.connection(s);
+    this.told.deleteWhere((k) => k.split('\0')[1] === name);
+    const c = this.connection(s, this.cwdFor(null));
     try {
       const tools = await c.restart();
       return { ok: true, tools: tools.map((t) => ({ name: t.name, description: t.description })), error: null };
@@ -236,9 +301,11 @@ export class McpService {
    */
   async prepare(sessionId: string): Promise<string[]> {
     const servers = this.enabledFor(this.o.sessionProject(sessionId));
+    const cwd = this.cwdFor(sessionId);
+    const clients = new Map(servers.map((s) => [s.name, this.connection(s, cwd)]));
     await Promise.all(
       servers.map((s) => {
-        const c = this.connection(s);
+        const c = clients.get(s.name)!;
         // A server that failed is not started again before every model call (each try could
         // take the whole start timeout): Test in Settings or `mcp test` starts it again.
         if (c.status === 'failed') return undefined;
@@ -248,7 +315,7 @@ export class McpService {
     // Each failure is told once per session: the model works without that server's tools.
     const notices: string[] = [];
     for (const s of servers) {
-      const c = this.connections.get(s.name);
+      const c = clients.get(s.name);
       if (c?.status !== 'failed' || !c.lastError) continue;
       const key = `${sessionId}\0${s.name}\0${c.lastError}`;
       if (this.told.has(key)) continue;
@@ -261,15 +328,17 @@ export class McpService {
   /** The built-in loop's MCP tools for a session: mcp__SERVER__TOOL, from servers that listed them. */
   toolsFor(sessionId: string): ExtraTool[] {
     const out: ExtraTool[] = [];
+    const cwd = this.cwdFor(sessionId);
     for (const s of this.enabledFor(this.o.sessionProject(sessionId))) {
-      const c = this.connections.get(s.name);
+      const c = this.connections.get(s.name)?.get(s.transport === 'http' ? '' : cwd);
       if (!c) continue;
       for (const t of c.tools) {
         const name = mcpToolName(s.name, t.name);
         if (!API_TOOL_NAME.test(name)) continue;
         out.push({
           spec: { name, description: `${t.description || t.name} (MCP server ${s.name})`, input_schema: { type: 'object', ...t.inputSchema } },
-          run: (input, call) => c.call(t.name, input, call.signal),
+          // Looked up at the call: a client stopped since (too many worktrees) is started again, tracked.
+          run: (input, call) => this.connection(s, cwd).call(t.name, input, call.signal),
         });
       }
     }
@@ -278,7 +347,9 @@ export class McpService {
 
   /**
    * Claude Code's `--mcp-config` content for a session of this project: the same servers with
-   * their secrets. Written only to a private 0600 file (see coder), never logged.
+   * their secrets. Written only to a private 0600 file (see coder), never logged. Claude Code
+   * starts a command server in its own working folder, the session's worktree: the folder the
+   * built-in loop gives it too (cwdFor).
    */
   claudeConfig(projectId: string | null | undefined): { mcpServers: Record<string, Record<string, unknown>> } {
     const mcpServers: Record<string, Record<string, unknown>> = {};
@@ -296,16 +367,10 @@ export class McpService {
     const names = new Set(this.stored().map((s) => s.name));
     return {
       trusted: true,
-      servers: readMcpJson(root).map((s) => ({
-        name: s.name,
-        transport: s.transport,
-        command: s.transport === 'stdio' ? s.command : null,
-        args: s.transport === 'stdio' ? s.args : [],
-        url: s.transport === 'http' ? s.url : null,
-        envNames: Object.keys(s.transport === 'stdio' ? s.env : {}),
-        headerNames: Object.keys(s.transport === 'http' ? s.headers : {}),
-        added: names.has(s.name),
-      })),
+      servers: readMcpJson(root).map((s) => {
+        const shape = suggestedShape(s);
+        return { name: s.name, transport: s.transport, ...shape, added: names.has(s.name), refused: suggestionRefusal(shape) };
+      }),
     };
   }
 
@@ -315,21 +380,35 @@ export class McpService {
     if (!(await this.o.trusted(root))) throw new AppError('conflict', "This project is not trusted: its .mcp.json is not offered. Review and trust it first.");
     const s = readMcpJson(root).find((x) => x.name === name);
     if (!s) throw new AppError('not_found', `The project's .mcp.json suggests no server named "${name}".`);
-    return this.add(s, { enabled: true, projectIds: [projectId] });
+    const refused = suggestionRefusal(suggestedShape(s));
+    if (refused) throw new AppError('conflict', `The suggested server "${name}" is not added. ${refused}`);
+    // Its values come from the repository, shown to the user as they are: not the user's secrets.
+    return this.add(s, { enabled: true, projectIds: [projectId], plain: true });
   }
 
   dispose(): void {
     this.disposed = true;
-    for (const c of this.connections.values()) void c.close();
+    for (const byCwd of this.connections.values()) for (const c of byCwd.values()) void c.close();
     this.connections.clear();
   }
 
   /** Stops every client (awaited: tests and the CLI end with no child left). */
   async close(): Promise<void> {
     this.disposed = true;
-    await Promise.all([...this.connections.values()].map((c) => c.close()));
+    await Promise.all([...this.connections.values()].flatMap((byCwd) => [...byCwd.values()].map((c) => c.close())));
     this.connections.clear();
   }
+}
+
+/** What a suggestion shows: its command or URL and every value as the repository wrote it. */
+function suggestedShape(s: ReturnType<typeof McpServerInput.parse>): Omit<McpSuggestion, 'name' | 'transport' | 'added' | 'refused'> {
+  return {
+    command: s.transport === 'stdio' ? s.command : null,
+    args: s.transport === 'stdio' ? s.args : [],
+    url: s.transport === 'http' ? s.url : null,
+    env: s.transport === 'stdio' ? s.env : {},
+    headers: s.transport === 'http' ? s.headers : {},
+  };
 }
 
 /** The servers of a repository's .mcp.json (Claude Code's format) that fit the contract; others are skipped. */

@@ -15,10 +15,20 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
 
 const SECRET_FIELD = /(api[_-]?key|token|secret|password|authorization|auth[_-]?token)/i;
 const SECRET_VALUE = /\b(sk-[A-Za-z0-9_-]{8,}|[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,})\b/g;
+/**
+ * A credential after its scheme, in text (an error quoting a request, a header line): a bearer
+ * token of any shape, and whatever follows `Authorization:` / `Authorization=`.
+ */
+const BEARER_VALUE = /\b(bearer\s+)[^\s,;"']+/gi;
+const AUTHORIZATION_VALUE = /\b(authorization["']?\s*[:=]\s*["']?)(?!bearer\s)(?:(?:basic|token|digest)\s+)?[^\s,;"']+/gi;
+
+function redactText(text: string): string {
+  return text.replace(SECRET_VALUE, '[redacted]').replace(BEARER_VALUE, '$1[redacted]').replace(AUTHORIZATION_VALUE, '$1[redacted]');
+}
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[…]';
-  if (typeof value === 'string') return value.replace(SECRET_VALUE, '[redacted]');
+  if (typeof value === 'string') return redactText(value);
   if (value instanceof Error) return { name: value.name, message: redact(value.message, depth + 1) };
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value && typeof value === 'object') {

@@ -54,8 +54,12 @@ export const McpServer = z.object({
   command: z.string().nullable(),
   args: z.array(z.string()),
   url: z.string().nullable(),
+  /** The secret variables and headers, by name (their values stay in the key store). */
   envNames: z.array(z.string()),
   headerNames: z.array(z.string()),
+  /** Values that are not secrets: a repository's suggestion, shown as it wrote them. */
+  plainEnv: z.record(z.string(), z.string()),
+  plainHeaders: z.record(z.string(), z.string()),
   enabled: z.boolean(),
   /** null = every project; else only sessions of these projects use it. */
   projectIds: z.array(ProjectId).nullable(),
@@ -77,10 +81,16 @@ export const McpSuggestion = z.object({
   command: z.string().nullable(),
   args: z.array(z.string()),
   url: z.string().nullable(),
-  envNames: z.array(z.string()),
-  headerNames: z.array(z.string()),
+  /**
+   * Every variable and header with its value as the repository wrote it: they are the
+   * repository's, not the user's secrets, and the user judges them before adding the server.
+   */
+  env: z.record(z.string(), z.string()),
+  headers: z.record(z.string(), z.string()),
   /** Already configured under this name. */
   added: z.boolean(),
+  /** Why it cannot be added from the suggestion (a loader variable, a `${…}`), in words; null when it can. */
+  refused: z.string().nullable(),
 });
 export type McpSuggestion = z.infer<typeof McpSuggestion>;
 

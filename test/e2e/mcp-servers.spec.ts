@@ -82,7 +82,10 @@ test("a trusted project's .mcp.json is offered on its page (nothing while untrus
   const repo = makeRepo('fd-e2e-mcp-suggest-');
   try {
     const { command, args } = fixtureCommand();
-    writeFileSync(join(repo.path, '.mcp.json'), JSON.stringify({ mcpServers: { suggested: { command, args } } }));
+    writeFileSync(
+      join(repo.path, '.mcp.json'),
+      JSON.stringify({ mcpServers: { suggested: { command, args, env: { FIXTURE_PLAIN: 'repo-value' } }, loader: { command, args, env: { LD_PRELOAD: '/tmp/hook.so' } } } }),
+    );
     gitIn(repo.path, 'add', '.mcp.json');
     gitIn(repo.path, 'commit', '-qm', 'suggest an MCP server');
     const board = new BoardPage(page);
@@ -101,10 +104,21 @@ test("a trusted project's .mcp.json is offered on its page (nothing while untrus
     const suggestion = view.locator('[data-testid="mcp-suggestion"][data-server="suggested"]');
     await expect(suggestion).toBeVisible();
     await expect(view.getByTestId('mcp-suggestions')).toContainText('This project suggests these MCP servers');
+    // The repository's values are shown as written, before anything is added.
+    await expect(suggestion.getByTestId('mcp-suggestion-values')).toHaveText('FIXTURE_PLAIN=repo-value');
+    // A loader variable: shown, refused in words, no Add.
+    const loader = view.locator('[data-testid="mcp-suggestion"][data-server="loader"]');
+    await expect(loader.getByTestId('mcp-suggestion-values')).toHaveText('LD_PRELOAD=/tmp/hook.so');
+    await expect(loader.getByTestId('mcp-suggestion-refused')).toContainText('It sets LD_PRELOAD, which changes what code the program loads');
+    await expect(loader.getByRole('button', { name: 'Add the MCP server loader' })).toHaveCount(0);
+    await view.getByTestId('mcp-suggestions').screenshot({ path: 'test-results/mcp-suggestions.png' });
     await suggestion.getByRole('button', { name: 'Add the MCP server suggested' }).click();
     await expect(suggestion).toContainText('Added');
     const mcp = new McpPanel(page);
     await mcp.open();
+    // Kept as the repository's value, shown in Settings too (not a hidden secret).
+    await expect(mcp.row('suggested').getByTestId('mcp-plain-values')).toHaveText('FIXTURE_PLAIN=repo-value');
+    await expect(mcp.row('loader')).toHaveCount(0);
     const scope = mcp.row('suggested').getByTestId('mcp-scope');
     await expect(scope).toContainText('For 1 project(s) only');
     await scope.locator('summary').click();

@@ -96,6 +96,11 @@ export function McpServersPanel() {
                   </span>
                   <div className="mono small muted">{s.transport === 'stdio' ? [s.command, ...s.args].join(' ') : s.url}</div>
                   {(s.envNames.length > 0 || s.headerNames.length > 0) && <div className="small muted">Secrets: {[...s.envNames, ...s.headerNames].join(', ')} (values hidden)</div>}
+                  {(Object.keys(s.plainEnv).length > 0 || Object.keys(s.plainHeaders).length > 0) && (
+                    <div className="small muted mono" data-testid="mcp-plain-values" title="From a project's .mcp.json: the repository's values, not secrets">
+                      {[...Object.entries(s.plainEnv).map(([k, v]) => `${k}=${v}`), ...Object.entries(s.plainHeaders).map(([k, v]) => `${k}: ${v}`)].join('  ')}
+                    </div>
+                  )}
                   {s.tools.length > 0 && (
                     <details className="small" data-testid="mcp-tool-policies">
                       <summary>Tool approvals</summary>

@@ -29,18 +29,25 @@ export function McpSuggestions({ projectId }: { projectId: string }) {
   return (
     <div className="panel" data-testid="mcp-suggestions">
       <h3>This project suggests these MCP servers</h3>
-      <p className="muted small">From its .mcp.json (you trusted this repository). None is used until you add it; an added server is enabled for this project only.</p>
+      <p className="muted small">
+        From its .mcp.json (you trusted this repository). None is used until you add it; an added server is enabled for this project only, and runs in each session's worktree. The values below are the repository's, shown as it wrote them: read them before adding.
+      </p>
       <ul className="plain-list">
         {servers.map((s) => (
           <li key={s.name} className="setting-row" data-testid="mcp-suggestion" data-server={s.name}>
             <div>
               <strong>{s.name}</strong>
               <div className="mono small muted">{s.transport === 'stdio' ? [s.command, ...s.args].join(' ') : s.url}</div>
-              {(s.envNames.length > 0 || s.headerNames.length > 0) && <div className="small muted">Sets: {[...s.envNames, ...s.headerNames].join(', ')}</div>}
+              <SuggestedValues env={s.env} headers={s.headers} />
+              {s.refused && !s.added && (
+                <p className="error small" data-testid="mcp-suggestion-refused">
+                  Not offered: {s.refused}
+                </p>
+              )}
             </div>
             {s.added ? (
               <span className="muted small">Added</span>
-            ) : (
+            ) : s.refused ? null : (
               <button
                 type="button"
                 className="button small"
@@ -56,5 +63,18 @@ export function McpSuggestions({ projectId }: { projectId: string }) {
         ))}
       </ul>
     </div>
+  );
+}
+
+/** A suggestion's variables and headers with their values: the repository's, so the user reads them. */
+function SuggestedValues({ env, headers }: { env: Record<string, string>; headers: Record<string, string> }) {
+  const rows = [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  if (rows.length === 0) return null;
+  return (
+    <ul className="plain-list mono small" data-testid="mcp-suggestion-values" aria-label="Variables and headers it sets">
+      {rows.map((r) => (
+        <li key={r}>{r}</li>
+      ))}
+    </ul>
   );
 }

@@ -3,7 +3,7 @@
  * generated `--mcp-config` file (mode 0600, in the run's private folder, gone after the run)
  * beside `--strict-mcp-config`, and its MCP tool call passes Flightdeck's approval hook.
  */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src-preload/contract';
@@ -39,7 +39,8 @@ describe('a Claude Code session with an MCP server', () => {
     const server: ModelServer = await startModelServer({
       script: [
         { blocks: [{ type: 'tool_use', name: 'mcp__fixture__echo', input: { text: 'from claude' } }] },
-        { match: { userPattern: 'echo: from claude' }, blocks: [{ type: 'text', text: 'The MCP server answered.' }] },
+        { match: { userPattern: 'echo: from claude' }, blocks: [{ type: 'tool_use', name: 'mcp__fixture__where', input: {} }] },
+        { match: { userPattern: 'cwd=' }, blocks: [{ type: 'text', text: 'The MCP server answered.' }] },
       ],
     });
     const data = tempDir('fd-mcp-cc-data-');
@@ -84,7 +85,7 @@ exec '${CLAUDE_BIN}' "$@"
     app.hub.subscribe((e) => {
       if (e.topic === 'agents.event') published.push(e.payload as AgentEvent);
     });
-    const { command, args } = fixtureCommand();
+    const { command, args } = fixtureCommand(['--where-tool']);
     app.mcp.add({ transport: 'stdio', name: 'fixture', command, args, env: { FIXTURE_SECRET: SECRET } });
 
     const s = app.agents.createSession({ root: repo.path });
@@ -100,7 +101,7 @@ exec '${CLAUDE_BIN}' "$@"
     const r = await app.agents.run(s.id, 'call the echo tool');
     off();
     expect(r.outcome).toBe('completed');
-    expect(approvals).toEqual(['mcp__fixture__echo']);
+    expect(approvals).toEqual(['mcp__fixture__echo', 'mcp__fixture__where']);
 
     // The CLI got the config file beside --strict-mcp-config; it held the server with its secret, 0600, and is gone now.
     const argv = readFileSync(join(rec.path, 'argv'), 'utf8').split('\n');
@@ -114,6 +115,9 @@ exec '${CLAUDE_BIN}' "$@"
     const first = server.mainRequests()[0]!.body as { tools: Array<{ name: string }> };
     expect(first.tools.map((t) => t.name)).toContain('mcp__fixture__echo');
     expect(requestText(server.mainRequests().at(-1)!.body)).toContain('echo: from claude');
+    // Claude Code started the server in the session's folder, where the built-in loop starts it too
+    // (test/integration/mcp/mcp-suggestions.test.ts asks the same tool there).
+    expect(requestText(server.mainRequests().at(-1)!.body)).toContain(`cwd=${realpathSync(repo.path)} `);
     const result = published.find((e) => e.sessionId === s.id && e.data.type === 'tool.result');
     expect(result?.data).toMatchObject({ isError: false });
     expect(JSON.stringify(published)).not.toContain(SECRET);

@@ -1,9 +1,14 @@
 /**
  * Issue 25 §1, the CLI: `mcp add NAME -- COMMAND [ARGS…]` (with `--env K=V`), `mcp add NAME
  * --url URL --header K:V`, `mcp list` (names of secrets, never values), `mcp test NAME` (the
- * server's tools), `mcp remove NAME`, against the real MCP fixture server.
+ * server's tools), `mcp remove NAME`, against the real MCP fixture server. Secret values can
+ * stay off the command line (ps, shell history): `--env K` reads from stdin, `--env-from FILE`.
  */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FileSecretStore } from '../../../src-main/agents/provider/secrets';
 import { cli } from '../../support/cli';
 import { makeRepo, tempDir } from '../../support/temp';
 import { startModelServer } from '../../fixtures/model-server/index.js';
@@ -62,7 +67,7 @@ describe('flightdeck mcp', () => {
     } finally {
       await http.close();
     }
-    expect((await cli('mcp', 'add', 'bad', '--url', 'http://127.0.0.1:1/mcp', '--header', 'novalue', ...d)).code).toBe(2);
+    expect((await cli('mcp', 'add', 'bad', '--url', 'http://127.0.0.1:1/mcp', '--header', ':novalue', ...d)).code).toBe(2);
     expect((await cli('mcp', 'add', 'bad', ...d)).code).toBe(2);
     expect((await cli('mcp', 'add', 'a__b', ...d, '--', 'x')).code).toBe(2);
     const down = await cli('mcp', 'add', 'down', '--url', 'http://127.0.0.1:1/mcp', ...d);
@@ -70,6 +75,52 @@ describe('flightdeck mcp', () => {
     const failed = await cli('mcp', 'test', 'down', ...d);
     expect(failed.code).toBe(1);
     expect(failed.err).toContain('The MCP server "down" could not be started');
+  }, 120_000);
+});
+
+const ROOT = resolve(__dirname, '../../..');
+
+/**
+ * `flightdeck <args>` as its own process (the installed command, bin/flightdeck.mjs) with
+ * `input` on its stdin (a pipe, not a terminal).
+ */
+function cliWithStdin(args: string[], input: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [resolve(ROOT, 'bin/flightdeck.mjs'), ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('secret values off the command line', () => {
+  it('reads --env K and --header K from stdin, one line each, and --env-from / --headers-from', () => {
+    dir = tempDir('fd-mcp-cli-stdin-');
+    const d = ['--data-dir', dir.path];
+    const stored = (key: string) => new FileSecretStore(join(dir!.path, 'secrets.json')).get(key);
+    const piped = cliWithStdin(['mcp', 'add', 'piped', '--env', 'TOKEN', '--env', 'OTHER', '--env', 'INLINE=visible', ...d, '--', 'node', 'server.js'], `${SECRET}\nsecond-value\n`);
+    expect(piped.stderr).toBe('');
+    expect(piped.code).toBe(0);
+    expect(stored('mcp:piped:env:TOKEN')).toBe(SECRET);
+    expect(stored('mcp:piped:env:OTHER')).toBe('second-value');
+    expect(stored('mcp:piped:env:INLINE')).toBe('visible');
+    expect(piped.stdout).not.toContain(SECRET);
+
+    // Fewer lines than names: refused in words, nothing added.
+    const short = cliWithStdin(['mcp', 'add', 'short', '--env', 'A', '--env', 'B', ...d, '--', 'node'], 'only-one\n');
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('A, B read their values from stdin, one line each, but stdin had 1 line(s)');
+
+    // Files: K=V lines, comments and blank lines skipped; headers as Name: value.
+    const envFile = join(dir.path, 'server.env');
+    writeFileSync(envFile, `# the token\nTOKEN=${SECRET}\n\nMODE=fast\n`);
+    const fromFile = cliWithStdin(['mcp', 'add', 'filed', '--env-from', envFile, ...d, '--', 'node'], '');
+    expect(fromFile.code).toBe(0);
+    expect([stored('mcp:filed:env:TOKEN'), stored('mcp:filed:env:MODE')]).toEqual([SECRET, 'fast']);
+    const headerFile = join(dir.path, 'headers.txt');
+    writeFileSync(headerFile, `Authorization: Bearer ${SECRET}\n`);
+    expect(cliWithStdin(['mcp', 'add', 'web', '--url', 'https://example.com/mcp', '--headers-from', headerFile, '--header', 'x-key', ...d], 'k-from-stdin\n').code).toBe(0);
+    expect([stored('mcp:web:header:Authorization'), stored('mcp:web:header:x-key')]).toEqual([`Bearer ${SECRET}`, 'k-from-stdin']);
+    const bad = cliWithStdin(['mcp', 'add', 'bad', '--env-from', join(dir.path, 'missing.env'), ...d, '--', 'node'], '');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('cannot read');
+    expect(bad.stderr).toContain('ENOENT');
   }, 120_000);
 });
 

@@ -233,6 +233,26 @@ describe('MCP servers over streamable HTTP', () => {
   }, 120_000);
 });
 
+describe('secrets in what the server says back', () => {
+  it('a bare bearer token quoted by a server is redacted like the whole header value', async () => {
+    env = await setup([]);
+    const http = await startHttpFixture();
+    try {
+      const token = `reject-${SECRET}`;
+      env.app.mcp.add({ transport: 'http', name: 'bearer', url: http.url, headers: { Authorization: `Bearer ${token}` } });
+      const r = await env.app.mcp.test('bearer');
+      expect(r.ok).toBe(false);
+      // The server's answer is quoted (so the user sees why), with the bare token hidden.
+      expect(r.error).toContain('token rejected: ***');
+      expect(r.error).not.toContain(SECRET);
+      expect(env.app.mcp.get('bearer').lastError).toContain('token rejected: ***');
+      expectNoSecret(env);
+    } finally {
+      await http.close();
+    }
+  }, 120_000);
+});
+
 describe('the contract', () => {
   it('rejects malformed servers and duplicate names', async () => {
     env = await setup([]);
