@@ -3,20 +3,27 @@
  * The files are the record and always win; the table is what lists and the board read, and what
  * remembers the last good state of a file someone broke.
  *
- * Reconciled at start, on every list and status, and after a watched state file changes
- * (`.trees/<slug>/.flightdeck/<slug>/state.yml`, `.flightdeck/<slug>/state.yml`), debounced.
+ * Reconciled at start, after a watched state file changes (`.trees/<slug>/.flightdeck/<slug>/state.yml`,
+ * `.flightdeck/<slug>/state.yml`, or the `issue.yml` beside it), debounced, and whenever `current`
+ * finds that a file the last reconcile read is no longer what it was. A list asks `current`:
+ * it answers from the last reconcile kept in memory after one stat per feature folder and state
+ * file (no read, no parse), and reconciles only when something moved or a watched change is
+ * still waiting for its debounce.
  * A state file that fails to parse keeps its last good row, marked with the problem (path and
  * line); neither the file nor that row's state is overwritten. `reconcileRows` is the pure rule.
  */
-import { relative, sep } from 'node:path';
+import { basename, relative, sep } from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
+import type { FeatureIssueRef } from '../../src-preload/contract/issues';
 import type { Logger } from '../platform/logger';
 import { KeyedLock } from '../platform/keyed-lock';
 import type { Database } from '../store/db';
 import { FEATURES_DIR } from './config';
 import { FeatureError } from './errors';
 import { FeatureRepo, type FeatureRow, type IndexProblem } from './feature-repo';
-import { scanFeatures, TREES_DIR, type FeatureSource, type ScanResult } from './scanner';
+import { ISSUE_FILE } from './issue-input';
+import { IssueLinks } from './issue-links';
+import { probesHold, scanFeatures, TREES_DIR, type FeatureSource, type ScanResult } from './scanner';
 import { STATE_FILE } from './state';
 
 /**
@@ -33,18 +40,21 @@ export function locateStatePath(repoRoot: string, path: string): { slug: string;
   return null;
 }
 
-/** Whether the watcher should look at `path`: the state files and the folders leading to them, nothing inside a worktree's sources. */
+/** The files beside a state file that the index reads: the state itself and the issue it was planned from. */
+const isFeatureFile = (name: string | undefined) => name === STATE_FILE || name === ISSUE_FILE;
+
+/** Whether the watcher should look at `path`: the state and issue files and the folders leading to them, nothing inside a worktree's sources. */
 export function isWatchedPath(repoRoot: string, path: string): boolean {
   const rel = relative(repoRoot, path);
   if (rel === '') return true;
   const p = rel.split(sep);
-  if (p[0] === FEATURES_DIR) return p.length === 1 || p.length === 2 || (p.length === 3 && p[2] === STATE_FILE);
+  if (p[0] === FEATURES_DIR) return p.length === 1 || p.length === 2 || (p.length === 3 && isFeatureFile(p[2]));
   if (p[0] === TREES_DIR) {
     if (p.length <= 2) return true;
     if (p[2] !== FEATURES_DIR) return false;
     if (p.length === 3) return true;
     if (p[3] !== p[1]) return false; // inherited `.flightdeck/<other>` folders are not this worktree's feature
-    return p.length === 4 || (p.length === 5 && p[4] === STATE_FILE);
+    return p.length === 4 || (p.length === 5 && isFeatureFile(p[4]));
   }
   return false;
 }
@@ -95,6 +105,15 @@ export function reconcileRows(repoRoot: string, previous: readonly FeatureRow[],
   return { rows, repoProblems };
 }
 
+function sameIssues(a: ReadonlyMap<string, FeatureIssueRef>, b: ReadonlyMap<string, FeatureIssueRef>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [slug, ref] of b) {
+    const was = a.get(slug);
+    if (!was || was.number !== ref.number || was.url !== ref.url || was.title !== ref.title) return false;
+  }
+  return true;
+}
+
 /** Rows compared by what a reader sees (the indexing time left out). */
 function sameRows(a: readonly FeatureRow[], b: readonly FeatureRow[]): boolean {
   const strip = (rows: readonly FeatureRow[]) => JSON.stringify(rows.map((r) => ({ ...r, indexedAt: 0 })));
@@ -111,9 +130,18 @@ export interface FeatureIndexOptions {
 }
 
 export interface RepoIndex {
+  /** Shared with later callers until the next reconcile: read, never change. */
   rows: FeatureRow[];
   /** Problems of the repository's feature folders themselves (not of one state file). */
   problems: IndexProblem[];
+  /** The issue each feature was planned from (`issue.yml` beside its state file), by slug; absent: none. */
+  issues: ReadonlyMap<string, FeatureIssueRef>;
+}
+
+/** A repository's index as the last reconcile left it, and what that reconcile read (see probesHold). */
+interface Snapshot {
+  index: RepoIndex;
+  probes: ReadonlyMap<string, string | null>;
 }
 
 export class FeatureIndex {
@@ -122,7 +150,14 @@ export class FeatureIndex {
   private readonly watchers = new Map<string, FSWatcher>();
   private readonly readiness = new Map<string, Promise<void>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly repoProblems = new Map<string, IndexProblem[]>();
+  private readonly snapshots = new Map<string, Snapshot>();
+  /** The latest reconcile asked for each repository, while it runs. */
+  private readonly inflight = new Map<string, Promise<RepoIndex>>();
+  /** Repositories whose watcher reported ready: until then a change may go unseen by it. */
+  private readonly watchReady = new Set<string>();
+  /** Repositories with an issue file changed since their last reconcile (their issue links are stale). */
+  private readonly issuesChanged = new Set<string>();
+  private readonly issueLinks = new IssueLinks();
   /** Repositories that stopped being projects: a scan that ends after that writes nothing. */
   private readonly forgotten = new Set<string>();
   private disposed = false;
@@ -133,26 +168,84 @@ export class FeatureIndex {
 
   /** Scans one repository's state files and makes its rows equal to them (see reconcileRows). */
   reconcile(repoRoot: string): Promise<RepoIndex> {
+    const run = this.reconcileNow(repoRoot);
+    this.inflight.set(repoRoot, run);
+    const clear = () => {
+      if (this.inflight.get(repoRoot) === run) this.inflight.delete(repoRoot);
+    };
+    run.then(clear, clear);
+    return run;
+  }
+
+  private reconcileNow(repoRoot: string): Promise<RepoIndex> {
     // Serialized per repository: two overlapping scans must not write their rows in the wrong order.
     return this.lock.run(repoRoot, async () => {
+      // Changes from here on are this scan's to see: the issue files are looked at below.
+      this.issuesChanged.delete(repoRoot);
       const scan = await scanFeatures(repoRoot);
-      if (this.disposed) return { rows: this.repo.forRepo(repoRoot), problems: [] };
+      if (this.disposed) return { rows: this.repo.forRepo(repoRoot), problems: [], issues: new Map() };
       // The project left Flightdeck while this scan ran (or a watcher's late timer fired): its rows stay dropped.
-      if (this.forgotten.has(repoRoot)) return { rows: [], problems: [] };
-      const previous = this.repo.forRepo(repoRoot);
+      if (this.forgotten.has(repoRoot)) return { rows: [], problems: [], issues: new Map() };
+      const previous = this.snapshots.get(repoRoot)?.index.rows ?? this.repo.forRepo(repoRoot);
       const { rows, repoProblems } = reconcileRows(repoRoot, previous, scan, (this.o.now ?? Date.now)());
-      this.repoProblems.set(repoRoot, repoProblems);
-      if (!sameRows(previous, rows)) {
-        this.repo.replaceRepo(repoRoot, rows);
-        this.o.onChanged?.(repoRoot);
-      }
-      return { rows, problems: repoProblems };
+      const issues = await this.issuesOf(rows);
+      const changed = !sameRows(previous, rows);
+      if (changed) this.repo.replaceRepo(repoRoot, rows);
+      // The first reconcile has nothing to compare issues with: its rows decide (the board read them at start).
+      const before = this.snapshots.get(repoRoot)?.index.issues;
+      const issuesMoved = before !== undefined && !sameIssues(before, issues);
+      const index = { rows, problems: repoProblems, issues };
+      this.snapshots.set(repoRoot, { index, probes: scan.probes });
+      if (changed || issuesMoved) this.o.onChanged?.(repoRoot);
+      return index;
     });
+  }
+
+  /** The issue record beside each feature's state file (IssueLinks reads only the records whose file changed). */
+  private async issuesOf(rows: readonly FeatureRow[]): Promise<Map<string, FeatureIssueRef>> {
+    const out = new Map<string, FeatureIssueRef>();
+    await Promise.all(
+      rows.map(async (r) => {
+        const ref = await this.issueLinks.of(r.statePath);
+        if (ref) out.set(r.slug, ref);
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * The repository's index as its files are now: the last reconcile's, when every folder and
+   * state file it read is still what it was (one stat each) and no watched change waits for its
+   * debounce; else a reconcile. Issue links are trusted while the repository's watcher runs (it
+   * sees their files); without one they are looked at again (an lstat each, read only if changed).
+   */
+  async current(repoRoot: string): Promise<RepoIndex> {
+    // A reconcile under way (the one at start, one a watched change began) is waited for, not
+    // repeated: what it read is verified below like any other.
+    const running = this.inflight.get(repoRoot);
+    if (running) {
+      await running.catch(() => {
+        // It failed: the check below finds no snapshot (or a stale one) and reconciles again, reporting why.
+      });
+    }
+    const snap = this.snapshots.get(repoRoot);
+    const pending = this.timers.get(repoRoot);
+    if (!snap || pending || this.issuesChanged.has(repoRoot) || !probesHold(snap.probes)) {
+      if (pending) {
+        clearTimeout(pending);
+        this.timers.delete(repoRoot);
+      }
+      return this.reconcile(repoRoot);
+    }
+    if (this.watchReady.has(repoRoot)) return snap.index;
+    const issues = await this.issuesOf(snap.index.rows);
+    if (!sameIssues(snap.index.issues, issues)) this.snapshots.set(repoRoot, { ...snap, index: { ...snap.index, issues } });
+    return { ...snap.index, issues };
   }
 
   /** The rows as last reconciled, without reading the files. */
   cached(repoRoot: string): RepoIndex {
-    return { rows: this.repo.forRepo(repoRoot), problems: this.repoProblems.get(repoRoot) ?? [] };
+    return this.snapshots.get(repoRoot)?.index ?? { rows: this.repo.forRepo(repoRoot), problems: [], issues: new Map() };
   }
 
   /** Forgets repositories that are no longer projects (their files are left alone). */
@@ -163,6 +256,7 @@ export class FeatureIndex {
     for (const root of new Set([...this.repo.repoRoots(), ...this.watchers.keys()])) {
       if (wanted.has(root)) continue;
       this.forgotten.add(root);
+      this.snapshots.delete(root);
       this.repo.replaceRepo(root, []);
     }
   }
@@ -178,6 +272,7 @@ export class FeatureIndex {
       if (wanted.has(root)) continue;
       this.watchers.delete(root);
       this.readiness.delete(root);
+      this.watchReady.delete(root);
       void w.close();
     }
     for (const root of wanted) {
@@ -191,11 +286,25 @@ export class FeatureIndex {
         ignorePermissionErrors: true,
       });
       w.on('all', (_event, path) => {
-        // A state file, or a folder on the way to one (a worktree or a merged record added or removed).
-        if (isWatchedPath(root, path)) this.schedule(root);
+        // A state or issue file, or a folder on the way to one (a worktree or a merged record added or removed).
+        if (!isWatchedPath(root, path)) return;
+        if (basename(path) === ISSUE_FILE) this.issuesChanged.add(root);
+        this.schedule(root);
       });
-      w.on('error', (e) => this.o.log.warn('feature state watcher failed', { repoRoot: root, error: e }));
-      this.readiness.set(root, new Promise<void>((r) => w.once('ready', () => r())));
+      w.on('error', (e) => {
+        // The watcher may have stopped seeing changes (too many watches): issue links are looked at on each list again.
+        this.watchReady.delete(root);
+        this.o.log.warn('feature state watcher failed', { repoRoot: root, error: e });
+      });
+      this.readiness.set(
+        root,
+        new Promise<void>((r) =>
+          w.once('ready', () => {
+            if (this.watchers.get(root) === w) this.watchReady.add(root);
+            r();
+          }),
+        ),
+      );
       this.watchers.set(root, w);
     }
   }
@@ -228,6 +337,8 @@ export class FeatureIndex {
     const closing = [...this.watchers.values()].map((w) => w.close());
     this.watchers.clear();
     this.readiness.clear();
+    this.watchReady.clear();
+    this.snapshots.clear();
     await Promise.all(closing);
   }
 }

@@ -4,7 +4,8 @@
  * files say), git details through the worktree manager, and clean's removals through it too, so a
  * removed worktree is always archived first and never loses work.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import { git } from '../git/git';
@@ -18,12 +19,11 @@ import { FeatureIndex, type RepoIndex } from './feature-index';
 import type { FeatureRow, IndexProblem } from './feature-repo';
 import { DefaultGhOps, DefaultGitOps, type GhOps, type GitOps, type PrInfo } from './git-ops';
 import type { MergeMethod, MergeVerdict } from './merge-detect';
-import { activeStatePath, mergedStatePath, type FeatureSource } from './scanner';
+import { activeStatePath, identityNow, mergedStatePath, type FeatureSource } from './scanner';
 import { writeState, type FeatureState, type FeatureStatus, type TokenCost } from './state';
 import { configPath, FEATURES_DIR, loadConfig } from './config';
 import { isFeatureError } from './errors';
 import { toIndexProblem } from './feature-index';
-import { IssueLinks } from './issue-links';
 import { validateSlug } from '../worktrees/worktree-model';
 
 export interface FeatureSummary {
@@ -154,8 +154,10 @@ export class FeatureService {
   private readonly gh: GhOps;
   private readonly gitOps: GitOps;
   private offProjects: (() => void) | null = null;
-  /** The issue each feature was planned from, for the board's cards. */
-  private readonly issueLinks = new IssueLinks();
+  /** Each project folder's repository root, while that folder and the root's `.git` stay the same entries (see rootOf). */
+  private readonly roots = new Map<string, { root: string; seal: string }>();
+  /** Each repository's config problem, while its config file keeps its identity (see configProblem). */
+  private readonly configProblems = new Map<string, { identity: string; problem: IndexProblem | null }>();
   private disposed = false;
   private watching = false;
 
@@ -181,6 +183,7 @@ export class FeatureService {
     this.watching = true;
     this.offProjects = this.o.hub?.subscribe((e) => {
       if (e.topic === 'projects.changed') {
+        this.roots.clear();
         this.syncWatchers().catch((err: unknown) => {
           // The app is closing (the database is gone) or git failed: the next list reconciles anyway.
           if (!this.disposed) this.o.log.warn('feature index refresh failed', { error: err });
@@ -206,7 +209,8 @@ export class FeatureService {
     this.index.forgetExcept(roots);
     this.index.watch(roots);
     for (const root of roots) {
-      await this.index.reconcile(root).catch((e: unknown) => {
+      // Each projects.changed comes here: a repository already indexed and unchanged costs its stats only.
+      await this.index.current(root).catch((e: unknown) => {
         // One unreadable project must not stop the others; its list call reports the problem.
         this.o.log.warn('feature index reconcile failed', { repoRoot: root, error: e });
       });
@@ -237,7 +241,7 @@ export class FeatureService {
     const out = [];
     for (const p of this.o.projects.list()) {
       try {
-        const root = await this.o.worktrees.repoRoot(p.path);
+        const root = await this.rootOf(p.path);
         this.realRoots.set(p.path, root);
         out.push({ id: p.id, name: p.name, path: p.path, root, error: null });
       } catch (e) {
@@ -245,6 +249,25 @@ export class FeatureService {
       }
     }
     return out;
+  }
+
+  /**
+   * A project folder's repository root, asked of git (two calls) only when the folder, its `.git`
+   * entry or the root's `.git` entry is not the one seen last time: a list every few seconds of a
+   * handful of projects would otherwise spend most of its time starting git.
+   */
+  private async rootOf(path: string): Promise<string> {
+    const seal = (root: string) => {
+      const entries = [path, join(path, '.git'), join(root, '.git')].map(entryOf);
+      return entries.includes(null) ? null : entries.join(' ');
+    };
+    const kept = this.roots.get(path);
+    if (kept && seal(kept.root) === kept.seal) return kept.root;
+    const root = await this.o.worktrees.repoRoot(path);
+    const sealed = seal(root);
+    if (sealed !== null) this.roots.set(path, { root, seal: sealed });
+    else this.roots.delete(path);
+    return root;
   }
 
   /** The main checkout of `dir` (any folder of the repository or one of its worktrees). */
@@ -258,7 +281,7 @@ export class FeatureService {
   async list(o: { repo?: string; projectId?: string } = {}): Promise<ProjectFeatures[]> {
     if (o.repo !== undefined) {
       const root = await this.repoRoot(o.repo);
-      return [await this.projectFeatures(this.projectIdOf(root), nameOf(root), root, await this.index.reconcile(root))];
+      return [await this.projectFeatures(this.projectIdOf(root), nameOf(root), root, await this.index.current(root))];
     }
     const projects = (await this.projectRoots()).filter((p) => o.projectId === undefined || p.id === o.projectId);
     if (o.projectId !== undefined && projects.length === 0) throw new AppError('not_found', 'That project is no longer in Flightdeck.', { id: o.projectId });
@@ -268,27 +291,37 @@ export class FeatureService {
         out.push({ projectId: p.id, name: p.name, repoRoot: p.path, features: [], problems: [], error: p.error });
         continue;
       }
-      out.push(await this.projectFeatures(p.id, p.name, p.root, await this.index.reconcile(p.root)));
+      out.push(await this.projectFeatures(p.id, p.name, p.root, await this.index.current(p.root)));
     }
     return out;
   }
 
   private async projectFeatures(projectId: string | null, name: string, root: string, idx: RepoIndex): Promise<ProjectFeatures> {
     const configProblem = await this.configProblem(root);
-    const features = await Promise.all(idx.rows.map(async (r) => ({ ...summaryOf(projectId, r), issue: await this.issueLinks.of(r.statePath) })));
+    const features = idx.rows.map((r) => ({ ...summaryOf(projectId, r), issue: idx.issues.get(r.slug) ?? null }));
     return { projectId, name, repoRoot: root, features, problems: configProblem ? [configProblem, ...idx.problems] : idx.problems, error: null };
   }
 
-  /** The project's config problem, if it has a config that does not load (none: not initialized, which is fine here). */
+  /**
+   * The project's config problem, if it has a config that does not load (none: not initialized,
+   * which is fine here). Loaded again only when the file's identity changed (or it has none yet).
+   */
   private async configProblem(root: string): Promise<IndexProblem | null> {
-    if (!existsSync(configPath(root))) return null;
-    try {
-      await loadConfig(root);
-      return null;
-    } catch (e) {
-      if (isFeatureError(e)) return toIndexProblem(e);
-      throw e;
+    const path = configPath(root);
+    const identity = identityNow(path);
+    const kept = this.configProblems.get(root);
+    if (identity !== null && kept?.identity === identity) return kept.problem;
+    let problem: IndexProblem | null = null;
+    if (existsSync(path)) {
+      try {
+        await loadConfig(root);
+      } catch (e) {
+        if (!isFeatureError(e)) throw e;
+        problem = toIndexProblem(e);
+      }
     }
+    if (identity !== null) this.configProblems.set(root, { identity, problem });
+    return problem;
   }
 
   // ---- status ---------------------------------------------------------------------------------
@@ -297,7 +330,7 @@ export class FeatureService {
     // A slug names folders: `../x` must never reach a path (the bridge refuses it too).
     validateSlug(slug);
     const root = await this.repoRoot(repo);
-    const idx = await this.index.reconcile(root);
+    const idx = await this.index.current(root);
     const row = idx.rows.find((r) => r.slug === slug);
     if (!row) {
       throw new AppError('not_found', `There is no feature "${slug}" in ${root} (looked for ${activeStatePath(root, slug)} and ${mergedStatePath(root, slug)}).`, { slug });
@@ -524,6 +557,17 @@ export function currentPhaseOf(s: FeatureState): CurrentPhase | null {
   const p = s.phases[s.current_phase];
   if (!p) return null;
   return { name: p.name, index: s.current_phase, count: s.phases.length, status: p.status, startedAt: p.started_at };
+}
+
+/** Which entry `path` is (device and inode), '' when there is none, null when it cannot be told: a folder replaced or a repository re-made is another entry. */
+function entryOf(path: string): string | null {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st ? `${st.dev}:${st.ino}` : '';
+  } catch {
+    // Unreadable: nothing to compare with, so git is asked each time.
+    return null;
+  }
 }
 
 export function summaryOf(projectId: string | null, r: FeatureRow): FeatureSummary {

@@ -13,6 +13,7 @@
  * - the result is sorted by slug.
  * An unreadable or malformed state file is reported as a problem, never thrown.
  */
+import { statSync, type BigIntStats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FEATURES_DIR } from './config';
@@ -36,6 +37,51 @@ export interface ScanResult {
   features: ScannedFeature[];
   /** State files that could not be used, each with its path (and line when known). */
   problems: FeatureError[];
+  /**
+   * What the scan looked at, by path: the two feature folders it listed and every state file it
+   * tried, each with the identity it had before being read ('' for none there; null when it
+   * cannot vouch for it: changed too recently, or not stat-able). The scan's result holds while
+   * every path still has that identity (probesHold).
+   */
+  probes: Map<string, string | null>;
+}
+
+/**
+ * A file's or folder's identity: device, inode, size and times. As git does with its index, a
+ * path changed within RACY_MS of being looked at has none (a second change within the file
+ * system's clock tick could keep its size and times); every later change moves its times past
+ * that, so an identity that matches is never stale. A folder's times change when an entry is
+ * added, removed or renamed in it.
+ */
+const RACY_MS = 2_000;
+
+function identityOf(st: BigIntStats, now: number): string | null {
+  if (now - Number(st.mtimeMs) < RACY_MS || now - Number(st.ctimeMs) < RACY_MS) return null;
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** The identity of `path` now ('' for nothing there, null when it has none: changed too recently, or not stat-able). */
+export function identityNow(path: string): string | null {
+  try {
+    const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+    return st ? identityOf(st, Date.now()) : '';
+  } catch {
+    // A folder on the way is unreadable: no identity to trust.
+    return null;
+  }
+}
+
+/**
+ * Whether every probed path still has the identity a scan recorded: one stat each, no read.
+ * Synchronous on purpose: a thousand stats take a few milliseconds, far less than the same
+ * number of round trips through libuv's thread pool, and a stat opens nothing (a FIFO or a
+ * device swapped in cannot make it wait).
+ */
+export function probesHold(probes: ReadonlyMap<string, string | null>): boolean {
+  for (const [path, was] of probes) {
+    if (was === null || identityNow(path) !== was) return false;
+  }
+  return true;
 }
 
 export function activeStatePath(repoRoot: string, slug: string): string {
@@ -46,8 +92,14 @@ export function mergedStatePath(repoRoot: string, slug: string): string {
   return join(repoRoot, FEATURES_DIR, slug, STATE_FILE);
 }
 
-/** Names of the sub-folders of `dir` (none when it does not exist). */
-async function subfolders(dir: string, problems: FeatureError[]): Promise<string[]> {
+/** Names of the sub-folders of `dir` (none when it does not exist); its identity goes to `probes` first. */
+async function subfolders(dir: string, problems: FeatureError[], probes: Map<string, string | null>): Promise<string[]> {
+  try {
+    const st = await stat(dir, { bigint: true });
+    probes.set(dir, identityOf(st, Date.now()));
+  } catch (e) {
+    probes.set(dir, (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : null);
+  }
   try {
     const entries = await readdir(dir, { withFileTypes: true });
     return entries.filter((e) => e.isDirectory()).map((e) => e.name);
@@ -74,39 +126,36 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 }
 
 /**
- * Parsed state files, by path, kept while the file's identity and times are unchanged: a list
- * re-reads a thousand features on each call, and reading, parsing and validating each costs far
- * more than the one stat that shows it did not change. As git does with its index, a file
- * changed within RACY_MS of being looked at is not kept (a second change within the file
- * system's clock tick could keep its size and times); every later change moves its times past
- * that, so a kept entry is never stale. Atomic writes (how Flightdeck writes) also give a new inode.
+ * Parsed state files, by path, kept while the file's identity is unchanged (identityOf): a
+ * reconcile re-reads a thousand features, and reading, parsing and validating each costs far
+ * more than the one stat that shows it did not change. A file without an identity (changed
+ * within RACY_MS) is not kept. Atomic writes (how Flightdeck writes) also give a new inode.
  *
  * A file that failed (over the size limit, malformed) is kept the same way with its error: the
  * board lists every few seconds, and reading a broken file again and again until someone fixes
  * it is work for nothing. Its next change gives it a new key, and it is read again then.
  */
 const parsedStates = new Map<string, { key: string; state: FeatureState } | { key: string; error: unknown }>();
-const RACY_MS = 2_000;
 const MAX_PARSED_STATES = 20_000;
 
-async function readStateCached(path: string): Promise<FeatureState> {
+/** Reads the state at `path` through the cache above; what the file was before the read goes to `probes`. */
+async function readStateCached(path: string, probes: Map<string, string | null>): Promise<FeatureState> {
   let key: string | null = null;
-  let kept: { error: unknown } | null = null;
   try {
     const st = await stat(path, { bigint: true });
-    if (st.isFile()) {
-      key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-      const hit = parsedStates.get(path);
-      if (hit?.key === key) {
-        if (!('error' in hit)) return structuredClone(hit.state);
-        kept = { error: hit.error };
-      }
-      if (Date.now() - Number(st.mtimeMs) < RACY_MS || Date.now() - Number(st.ctimeMs) < RACY_MS) key = null;
+    key = identityOf(st, Date.now());
+    probes.set(path, key);
+    if (!st.isFile()) key = null;
+    const hit = key !== null ? parsedStates.get(path) : undefined;
+    if (hit?.key === key) {
+      if ('error' in hit) throw hit.error;
+      return structuredClone(hit.state);
     }
-  } catch {
+  } catch (e) {
+    if (isFeatureError(e)) throw e;
     // Missing or unreadable: readState says which, as a problem the scan reports.
+    probes.set(path, (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : null);
   }
-  if (kept) throw kept.error;
   let state: FeatureState;
   try {
     state = await readState(path);
@@ -130,10 +179,10 @@ function keep(path: string, entry: { key: string; state: FeatureState } | { key:
 }
 
 /** The state at `path`, or undefined when there is none; other failures become problems. */
-async function tryRead(path: string, folderName: string, problems: FeatureError[]): Promise<FeatureState | undefined> {
+async function tryRead(path: string, folderName: string, problems: FeatureError[], probes: Map<string, string | null> = new Map()): Promise<FeatureState | undefined> {
   let state: FeatureState;
   try {
-    state = await readStateCached(path);
+    state = await readStateCached(path, probes);
   } catch (e) {
     if (isFeatureError(e) && e.kind === 'state' && (e.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
       // A folder without a state file (a plain worktree, a prompts folder) is no feature.
@@ -153,14 +202,15 @@ async function tryRead(path: string, folderName: string, problems: FeatureError[
 
 export async function scanFeatures(repoRoot: string): Promise<ScanResult> {
   const problems: FeatureError[] = [];
+  const probes = new Map<string, string | null>();
   const bySlug = new Map<string, ScannedFeature>();
 
-  const merged = await subfolders(join(repoRoot, FEATURES_DIR), problems);
-  const active = await subfolders(join(repoRoot, TREES_DIR), problems);
+  const merged = await subfolders(join(repoRoot, FEATURES_DIR), problems, probes);
+  const active = await subfolders(join(repoRoot, TREES_DIR), problems, probes);
   // Read a few at a time (each read is several file-system calls); problems keep the folders' order.
   const reads = await mapLimit([...merged.map((slug) => ({ slug, source: 'merged' as const, statePath: mergedStatePath(repoRoot, slug) })), ...active.map((slug) => ({ slug, source: 'active' as const, statePath: activeStatePath(repoRoot, slug) }))], READ_CONCURRENCY, async (f) => {
     const own: FeatureError[] = [];
-    return { ...f, state: await tryRead(f.statePath, f.slug, own), problems: own };
+    return { ...f, state: await tryRead(f.statePath, f.slug, own, probes), problems: own };
   });
   for (const r of reads) {
     problems.push(...r.problems);
@@ -170,7 +220,7 @@ export async function scanFeatures(repoRoot: string): Promise<ScanResult> {
   }
 
   const features = [...bySlug.values()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
-  return { features, problems };
+  return { features, problems, probes };
 }
 
 /** One feature by slug, active copy first, else the merged record; undefined when neither exists. */

@@ -7,13 +7,17 @@
  * host's own feature index, so the list's cost is part of the first figure.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
+import { requests } from '../../src-preload/contract';
 import { startBrowserHost } from '../../src-main/host/browser-host';
 import { appRoot } from '../../src-main/platform/paths';
-import { activeStatePath, mergedStatePath } from '../../src-main/features/scanner';
-import { newFeatureState, serializeState, type FeatureStatus } from '../../src-main/features/state';
+import { formatIssueRecord, ISSUE_FILE } from '../../src-main/features/issue-input';
+import { IssueLinks } from '../../src-main/features/issue-links';
+import { activeStatePath, mergedStatePath, scanFeatures } from '../../src-main/features/scanner';
+import { newFeatureState, readState, serializeState, type FeatureStatus } from '../../src-main/features/state';
+import type { Database } from '../../src-main/store/db';
 import { startTestApp } from '../support/app';
 import { makeRepo } from '../support/temp';
 
@@ -22,6 +26,10 @@ const PROJECTS = 4;
 /** Runs of each measurement; the median is reported (the first page load also warms Chromium's caches). */
 const ROUNDS = 5;
 const STATUSES: FeatureStatus[] = ['planned', 'in_progress', 'completed', 'failed', 'merged'];
+/** Finished runs recorded per feature (the run list's latest-run query reads them all). */
+const RUNS_PER_FEATURE = 3;
+/** Every tenth feature was planned from an issue (its card links it). */
+const ISSUE_EVERY = 10;
 
 const round = (n: number) => Math.round(n * 10) / 10;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -37,7 +45,62 @@ function seedFeatures(repo: string, offset: number, count: number): void {
     const path = status === 'merged' ? mergedStatePath(repo, slug) : activeStatePath(repo, slug);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, serializeState({ ...state, status, phases, current_phase: status === 'planned' ? 0 : 2 }));
+    if (n % ISSUE_EVERY === 0) writeFileSync(join(dirname(path), ISSUE_FILE), formatIssueRecord({ number: n + 1, url: `https://github.com/acme/app/issues/${n + 1}`, title: `Issue ${n + 1}` }));
   }
+}
+
+/** Finished runs of every feature, as the run service records them, so its list has history to query. */
+function seedRuns(db: Database, repo: string, offset: number, count: number): void {
+  const ins = db.prepare(`INSERT INTO feature_runs (id, project_path, slug, executor, status, phase, message, owner_pid, owner_id, queued_at, started_at, ended_at) VALUES (?, ?, ?, 'claude-code', ?, NULL, NULL, NULL, NULL, ?, ?, ?)`);
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const slug = `feature-${String(offset + i).padStart(4, '0')}`;
+      for (let k = 0; k < RUNS_PER_FEATURE; k++) {
+        const at = Date.UTC(2026, 10, 1) + (offset + i) * 60_000 + k * 1000;
+        ins.run(`frun-${String(offset + i).padStart(6, '0')}r${k}`, repo, slug, k === RUNS_PER_FEATURE - 1 ? 'completed' : 'interrupted', at, at, at + 500);
+      }
+    }
+  })();
+}
+
+/** The median time of `fn` over ROUNDS calls. */
+async function timed(fn: () => unknown): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const t0 = performance.now();
+    await fn();
+    xs.push(performance.now() - t0);
+  }
+  return round(median(xs));
+}
+
+/**
+ * Where a list's time goes, each part timed alone over the same thousand features: resolving
+ * the projects' repositories (git), a stat of every state file (what verifying the index costs),
+ * reading and parsing every state file from scratch, the index's rows from SQLite, a reconcile
+ * of the index with the files, the issue links of every card, the run list, the contract's check
+ * of the answer and its serialization.
+ */
+async function listBreakdown(app: Awaited<ReturnType<typeof startTestApp>>['app'], repoPaths: string[]): Promise<Record<string, number>> {
+  const roots = await Promise.all(repoPaths.map((p) => app.features.repoRoot(p)));
+  const rows = roots.flatMap((r) => app.features.index.cached(r).rows);
+  const paths = rows.map((r) => r.statePath).filter((p): p is string => p !== null);
+  const answer = { projects: await app.features.list({}) };
+  return {
+    repoRootsMs: await timed(() => Promise.all(repoPaths.map((p) => app.features.repoRoot(p)))),
+    statEveryStateFileMs: await timed(() => paths.forEach((p) => statSync(p, { bigint: true }))),
+    readAndParseEveryStateFileMs: await timed(() => Promise.all(paths.map((p) => readState(p)))),
+    scanWithParseCacheMs: await timed(() => Promise.all(roots.map((r) => scanFeatures(r)))),
+    indexRowsFromDbMs: await timed(() => roots.forEach((r) => app.features.index.repo.forRepo(r))),
+    reconcileMs: await timed(() => Promise.all(roots.map((r) => app.features.index.reconcile(r)))),
+    issueLinksUncachedMs: await timed(() => {
+      const links = new IssueLinks();
+      return Promise.all(paths.map((p) => links.of(p)));
+    }),
+    runListMs: await timed(() => app.featureRuns.list()),
+    contractCheckMs: await timed(() => requests['features.list'].output.safeParse(answer)),
+    serializeMs: await timed(() => JSON.stringify(answer)),
+  };
 }
 
 export async function run(): Promise<Record<string, unknown>> {
@@ -46,21 +109,34 @@ export async function run(): Promise<Record<string, unknown>> {
   const per = FEATURES / PROJECTS;
   repos.forEach((r, i) => seedFeatures(r.path, i * per, per));
   const t = await startTestApp();
+  repos.forEach((r, i) => seedRuns(t.app.db, r.path, i * per, per));
   const host = await startBrowserHost(t.app, { port: 0 });
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   try {
     for (const r of repos) await t.app.projects.add(r.path);
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     const load: number[] = [];
+    const data: number[] = [];
+    const firstCard: number[] = [];
     const render: number[] = [];
     const filter: number[] = [];
     const clear: number[] = [];
     let cardsInPage = 0;
     for (let i = 0; i < ROUNDS; i++) {
       const t0 = Date.now();
+      // The list's answer arriving in the page (the data fetch), apart from the cards painted from it.
+      let listAt = 0;
+      const onSocket = (ws: import('@playwright/test').WebSocket) => ws.on('framereceived', (f) => {
+        if (!listAt && typeof f.payload === 'string' && f.payload.length > 100_000 && f.payload.includes('"features":[')) listAt = Date.now();
+      });
+      page.on('websocket', onSocket);
       await page.goto(host.url);
+      await page.getByTestId('feature-card').first().waitFor({ timeout: 60_000 });
+      firstCard.push(Date.now() - t0);
       await page.getByTestId('board-count').filter({ hasText: `${FEATURES} features` }).waitFor({ timeout: 60_000 });
       load.push(Date.now() - t0);
+      data.push(listAt ? listAt - t0 : NaN);
+      page.off('websocket', onSocket);
       cardsInPage = await page.getByTestId('feature-card').count();
       // The render alone: the board is taken off the page and put back with the same data.
       render.push(await page.evaluate<number>(RENDER_AGAIN));
@@ -81,7 +157,14 @@ export async function run(): Promise<Record<string, unknown>> {
       rounds: ROUNDS,
       firstPageLoadMs: round(load[0]!),
       pageLoadMs: round(median(load)),
+      // The first page load taken apart: the whole list in the page, then the first card painted.
+      firstPageListArrivedMs: round(data[0]!),
+      firstPageFirstCardMs: round(firstCard[0]!),
+      pageListArrivedMs: round(median(data)),
+      pageFirstCardMs: round(median(firstCard)),
       hostListMs: round(median(list)),
+      hostListFirstMs: round(list[0]!),
+      hostListBreakdown: await listBreakdown(t.app, repos.map((r) => r.path)),
       renderOnlyMs: round(median(render)),
       filterMs: round(median(filter)),
       clearFilterMs: round(median(clear)),

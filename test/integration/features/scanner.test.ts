@@ -39,7 +39,13 @@ function putMerged(folder: string, slug = folder, status: FeatureStatus = 'compl
 
 describe('FeatureScanner on real folders', () => {
   it('finds nothing, without problems, in a repository with no features', async () => {
-    expect(await scanFeatures(repo)).toEqual({ features: [], problems: [] });
+    const scan = await scanFeatures(repo);
+    expect({ features: scan.features, problems: scan.problems }).toEqual({ features: [], problems: [] });
+    // What it looked at: the two folders, neither there.
+    expect([...scan.probes]).toEqual([
+      [join(repo, '.flightdeck'), ''],
+      [join(repo, '.trees'), ''],
+    ]);
   });
 
   it('lists active features sorted by slug, ignoring ghost folders', async () => {

@@ -1,0 +1,150 @@
+/**
+ * A list answers from the feature index, not by reading every state file again, and is still
+ * what the files say: after a state.yml rewritten in place by an agent, a feature deleted, a new
+ * one, a worktree added, an issue record added. Real repositories, real files, real git
+ * worktrees; readState is wrapped so the reads can be counted.
+ *
+ * A file changed within two seconds has no identity the index can trust (scanner.ts, as git's
+ * "racy" rule), so those lists always read it again: to see the index answer without reading,
+ * the clock is moved past that (only Date is faked; the files keep their real times).
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EventHub } from '../../../src-main/bridge/event-hub';
+import { FeatureService, type ProjectFeatures } from '../../../src-main/features/feature-service';
+import { formatIssueRecord, ISSUE_FILE } from '../../../src-main/features/issue-input';
+import { activeStatePath, mergedStatePath } from '../../../src-main/features/scanner';
+import * as stateModule from '../../../src-main/features/state';
+import { writeState } from '../../../src-main/features/state';
+import { createLogger } from '../../../src-main/platform/logger';
+import { ProjectService } from '../../../src-main/projects/project-service';
+import { openDatabase, type Database } from '../../../src-main/store/db';
+import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
+import { waitFor } from '../../support/processes';
+import { gitIn, tempDir } from '../../support/temp';
+import { makeActiveFeature, makeMergedRecord, repoWithOrigin, stateFor, type RepoWithOrigin } from './support/feature-repos';
+
+vi.mock('../../../src-main/features/state', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../src-main/features/state')>();
+  return { ...actual, readState: vi.fn(actual.readState) };
+});
+const reads = vi.mocked(stateModule.readState);
+
+let repo: RepoWithOrigin;
+let data: { path: string; cleanup(): void };
+let db: Database;
+let hub: EventHub;
+let features: FeatureService;
+let changes: string[];
+
+beforeEach(async () => {
+  repo = repoWithOrigin('fd-current-');
+  data = tempDir('fd-current-data-');
+  db = openDatabase(join(data.path, 'fd.db'));
+  hub = new EventHub();
+  changes = [];
+  hub.subscribe((e) => {
+    if (e.topic === 'features.changed') changes.push((e.payload as { repoRoot: string }).repoRoot);
+  });
+  const log = createLogger({ level: 'error' });
+  const projects = new ProjectService(db, hub, log);
+  await projects.add(repo.path);
+  makeActiveFeature(repo.path, 'alpha', { phases: [{ name: 'p', turns: 3, cost: 0.1 }] });
+  makeMergedRecord(repo.path, 'beta');
+  features = new FeatureService({ db, log, hub, projects, worktrees: new WorktreeManager(), debounceMs: 50 });
+  reads.mockClear();
+}, 30_000);
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await features.dispose();
+  db.close();
+  data.cleanup();
+  repo.cleanup();
+});
+
+/** Moves the clock `ms` ahead: every file written so far is then older than the racy window. */
+function moveClock(ms: number): void {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + ms);
+}
+
+const summary = (projects: ProjectFeatures[]) =>
+  projects[0]!.features.map((f) => ({ slug: f.slug, status: f.status, turns: f.turns, issue: f.issue?.number ?? null }));
+
+describe('features.list answers from the index', () => {
+  it('reads no state file again while nothing changed, and the one rewritten in place by an agent', async () => {
+    expect(summary(await features.list())).toEqual([
+      { slug: 'alpha', status: 'in_progress', turns: 3, issue: null },
+      { slug: 'beta', status: 'merged', turns: 3, issue: null },
+    ]);
+    moveClock(5_000);
+    await features.list();
+    reads.mockClear();
+    // Nothing changed: one stat per folder and file, no read.
+    expect(summary(await features.list())).toHaveLength(2);
+    expect(reads).not.toHaveBeenCalled();
+
+    // An agent rewrites alpha's state in place: same size (3 turns → 7), no watcher running here.
+    writeFileSync(activeStatePath(repo.path, 'alpha'), stateModule.serializeState(stateFor('alpha', { phases: [{ name: 'p', turns: 7, cost: 0.1 }] })));
+    moveClock(5_000);
+    expect(summary(await features.list())[0]).toEqual({ slug: 'alpha', status: 'in_progress', turns: 7, issue: null });
+    expect(reads.mock.calls.map((c) => c[0])).toEqual([activeStatePath(repo.path, 'alpha')]);
+  }, 30_000);
+
+  it('drops a deleted feature, adds a new one and a worktree added with its state, at the next list', async () => {
+    await features.list();
+    moveClock(5_000);
+    await features.list();
+
+    rmSync(join(repo.path, '.trees', 'alpha'), { recursive: true, force: true });
+    gitIn(repo.path, 'worktree', 'prune');
+    expect(summary(await features.list()).map((f) => f.slug)).toEqual(['beta']);
+
+    makeMergedRecord(repo.path, 'gamma');
+    expect(summary(await features.list()).map((f) => f.slug)).toEqual(['beta', 'gamma']);
+
+    // A worktree first, its state file only later (as planning does): no feature until the file is there.
+    const wt = join(repo.path, '.trees', 'delta');
+    gitIn(repo.path, 'worktree', 'add', '-q', '-b', 'feature/delta', wt, 'main');
+    moveClock(5_000);
+    expect(summary(await features.list()).map((f) => f.slug)).toEqual(['beta', 'gamma']);
+    moveClock(5_000);
+    await features.list();
+    writeState(activeStatePath(repo.path, 'delta'), stateFor('delta', { status: 'planned' }));
+    moveClock(5_000);
+    expect(summary(await features.list()).find((f) => f.slug === 'delta')).toEqual({ slug: 'delta', status: 'planned', turns: 3, issue: null });
+  }, 30_000);
+
+  it('links the issue recorded beside a state file, and follows it while the files are watched', async () => {
+    const issueFile = join(dirname(mergedStatePath(repo.path, 'beta')), ISSUE_FILE);
+    writeFileSync(issueFile, formatIssueRecord({ number: 12, url: 'https://github.com/o/r/issues/12', title: 'Beta' }));
+    expect(summary(await features.list()).find((f) => f.slug === 'beta')?.issue).toBe(12);
+
+    await features.startWatching();
+    await features.index.ready();
+    moveClock(5_000);
+    await features.list();
+    changes.length = 0;
+    // Only the issue record changes (no state file does): the watcher tells the board, the list shows it.
+    vi.useRealTimers();
+    writeFileSync(issueFile, formatIssueRecord({ number: 13, url: 'https://github.com/o/r/issues/13', title: 'Beta again' }));
+    await waitFor(() => changes.includes(repo.path), 'features.changed after the issue record changed');
+    expect(summary(await features.list()).find((f) => f.slug === 'beta')?.issue).toBe(13);
+
+    changes.length = 0;
+    rmSync(issueFile);
+    await waitFor(() => changes.includes(repo.path), 'features.changed after the issue record was removed');
+    expect(summary(await features.list()).find((f) => f.slug === 'beta')?.issue).toBeNull();
+  }, 30_000);
+
+  it('sees a change the watcher has not reported yet (its debounce still waiting)', async () => {
+    await features.startWatching();
+    await features.index.ready();
+    await features.list();
+    // Written and listed at once: the watcher's reconcile is still pending, the list does not wait for it.
+    writeState(activeStatePath(repo.path, 'alpha'), stateFor('alpha', { status: 'completed', phases: [{ name: 'p', turns: 9, cost: 0.1 }] }));
+    expect(summary(await features.list())[0]).toEqual({ slug: 'alpha', status: 'completed', turns: 9, issue: null });
+  }, 30_000);
+});
