@@ -85,6 +85,12 @@ for (const width of [1440, 700]) {
     await dialog.getByTestId('issue-label').press('Enter');
     await expect(dialog.getByTestId('issue-row')).toHaveCount(1);
     await expect(dialog.getByTestId('issue-row')).toContainText('Dark mode');
+    // By assignee: only ana's issue (#12), then by label as well.
+    await dialog.getByTestId('issue-label').fill('');
+    await dialog.getByTestId('issue-assignee').fill('ana');
+    await dialog.getByTestId('issue-assignee').press('Enter');
+    await expect(dialog.getByTestId('issue-row')).toHaveCount(1);
+    await expect(dialog.getByTestId('issue-row')).toContainText('#12');
     await dialog.getByTestId('issue-label').fill('bug');
     await dialog.getByTestId('issue-label').press('Enter');
     await expect(dialog.getByTestId('issue-row')).toHaveCount(1);
