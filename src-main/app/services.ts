@@ -31,6 +31,9 @@ import { registerBudgetHandlers, registerFeatureRunHandlers } from '../features/
 import { ReviewCommentService } from '../review-comments/comment-service';
 import { registerReviewCommentHandlers, registerSessionCommentHandlers } from '../review-comments/handlers';
 import { reopenFeatureForFix } from '../features/run/fix-round';
+import { PrFollowService } from '../features/pr/pr-service';
+import { GhPrForge } from '../features/pr/pr-forge';
+import { registerPrHandlers } from '../features/pr/handlers';
 import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
 import type { RepositoryTemplatesPolicy } from '../features/templates';
@@ -125,6 +128,8 @@ export class AppServices {
   readonly featureCandidates: FeatureCandidateService;
   /** Diff comments on features, sent to the agent as fix rounds. */
   readonly reviewComments: ReviewCommentService;
+  /** The pull request loop after delivery with gh (issue 24 §2): started by long-lived hosts. */
+  readonly prFollow: PrFollowService;
   /** Daily spend budgets, asked before every model call (see docs/features.md). */
   readonly budgets: BudgetService;
   /** Features' init, planning chat, plan drafts and finalize (see docs/features.md). */
@@ -328,9 +333,25 @@ export class AppServices {
     });
     // A feature's approved agent settings live here, not only in its worktree's state.yml (which its agent can write).
     const approvals = new FeatureApprovals(this.db);
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root) });
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root), prFeedback: (root, slug) => this.prFollow.fixRound(root, slug) });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
+    this.prFollow = new PrFollowService({
+      db: this.db,
+      hub: this.hub,
+      logger: log.child('pr-follow'),
+      forge: new GhPrForge(),
+      inbox: this.inbox,
+      projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null,
+      runs: {
+        startFix: async (root, slug, o) => {
+          if (o.reopen) await reopenFeatureForFix(root, slug, new Date());
+          return (await this.featureRuns.enqueue({ projectPath: root, slug })).id;
+        },
+        isLive: (root, slug) => this.featureRuns.list().some((r) => r.projectPath === root && r.slug === slug && (r.status === 'queued' || r.status === 'running' || r.status === 'cancelling')),
+      },
+    });
+    registerPrHandlers(this.router, this.prFollow, this.projects);
     this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null });
     registerCandidateHandlers(this.router, this.featureCandidates, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig, approvals });
@@ -470,6 +491,8 @@ export class AppServices {
     this.inbox.start();
     this.featureRuns.start();
     // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
+    // Delivered PRs are recorded by every process; only long-lived hosts look at them (prFollow.start).
+    this.prFollow.attach();
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
     this.worktrees.start();
@@ -502,6 +525,7 @@ export class AppServices {
     this.storage.dispose();
     // First: a run in flight is recorded as interrupted while the agents and the database are still there.
     this.featureRuns.dispose();
+    this.prFollow.dispose();
     // Before the agents: runs in progress are recorded as paused while the database is open.
     this.autopilot.dispose();
     // Closes the state file watchers; a reconcile still running finds the database closed and only logs it.

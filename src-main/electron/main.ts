@@ -66,6 +66,8 @@ async function main(): Promise<void> {
   services.features.startInBackground();
   // Features a killed Flightdeck left in progress resume from their first phase not completed.
   services.featureRuns.resumeInterrupted().catch((e: unknown) => services.options.logger.warn('could not resume interrupted feature runs', { error: e }));
+  // Pull requests delivered with gh are followed (checks, reviews, fix rounds) while this host runs.
+  services.prFollow.start();
   // Mailboxes watched before the restart are watched again (and a task cut off by it is reported).
   services.mailbox.resumeWatchers();
   session.defaultSession.webRequest.onHeadersReceived((details, cb) => {

@@ -80,6 +80,16 @@ export const WorktreeConfig = z.strictObject({
   ports: PortRange.nullable().default(null),
 });
 
+/**
+ * The pull request loop after delivery with gh (src-main/features/pr/): how many fix rounds its
+ * checks and reviews may cause before the feature waits for the user, and whether a green,
+ * approved PR is merged by Flightdeck (off unless a method is named).
+ */
+export const PrConfig = z.strictObject({
+  max_fix_rounds: z.number().int().nonnegative().max(20).default(3),
+  auto_merge: z.enum(['off', 'squash', 'merge', 'rebase']).default('off'),
+});
+
 export const FeaturesConfig = z.strictObject({
   version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION} (the only config version this Flightdeck understands)` }).default(CONFIG_VERSION),
   agent: AgentConfig.prefault({}),
@@ -90,6 +100,7 @@ export const FeaturesConfig = z.strictObject({
   git: GitConfig.prefault({}),
   review: ReviewConfig.prefault({}),
   worktree: WorktreeConfig.prefault({}),
+  pr: PrConfig.prefault({}),
 });
 export type FeaturesConfig = z.output<typeof FeaturesConfig>;
 

@@ -218,6 +218,23 @@ export class DefaultGhOps implements GhOps {
     });
   }
 
+  /**
+   * A gh call whose exit code is part of its answer (`gh pr checks` exits 8 while checks run and
+   * 1 when one failed, with the JSON on stdout either way): stdout, stderr and the code.
+   */
+  exec(args: readonly string[], cwd: string): Promise<GhResult<{ code: number | null; stdout: string; stderr: string }>> {
+    const env = this.ghEnv();
+    const ghPath = resolveOnPath('gh', env.PATH);
+    if (!ghPath) return Promise.resolve({ ok: false, reason: 'not_installed', message: GH_NOT_INSTALLED_MESSAGE });
+    const { file, args: argv } = cleanExec(ghPath, args);
+    return new Promise((resolve) => {
+      execFile(file, argv, { cwd, env, timeout: GH_TIMEOUT_MS, maxBuffer: GH_MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true }, (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return resolve({ ok: false, reason: 'failed', message: `gh ${args.slice(0, 2).join(' ')} failed: ${(stderr.trim() || error.message).split('\n')[0]}` });
+        resolve({ ok: true, value: { code: error ? (error.code as number) : 0, stdout, stderr } });
+      });
+    });
+  }
+
   private async json<T>(args: readonly string[], cwd: string, parse: (raw: unknown) => T): Promise<GhResult<T>> {
     const out = await this.run(args, cwd);
     if (!out.ok) return out;

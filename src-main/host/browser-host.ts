@@ -237,3 +237,5 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     },
   };
 }
+  // Pull requests delivered with gh are followed (checks, reviews, fix rounds) while this host runs.
+  app.prFollow.start();

@@ -22,6 +22,7 @@ import { trustEvents, trustRequests } from './trust';
 import { mcpEvents, mcpRequests } from './mcp';
 import { issueRequests } from './issues';
 import { reviewCommentRequests } from './review-comments';
+import { pullRequestEvents, pullRequestRequests } from './pull-requests';
 import type { EventSpec, RequestSpec } from './define';
 
 export * from './errors';
@@ -50,6 +51,7 @@ export * from './trust';
 export * from './mcp';
 export * from './issues';
 export * from './review-comments';
+export * from './pull-requests';
 
 /**
  * The whole bridge. No channel exists outside this object: main registers a handler for
@@ -80,6 +82,7 @@ export const requests = {
   ...mcpRequests,
   ...issueRequests,
   ...reviewCommentRequests,
+  ...pullRequestRequests,
 } as const satisfies Record<string, RequestSpec>;
 
 export const events = {
@@ -98,6 +101,7 @@ export const events = {
   ...inboxEvents,
   ...trustEvents,
   ...mcpEvents,
+  ...pullRequestEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;

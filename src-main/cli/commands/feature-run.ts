@@ -10,6 +10,7 @@ import type { RunResult } from '../../features/run/feature-runner';
 import { UsageError, type CliContext } from '../command';
 import { parseGpus } from '../../containers/core/container-spec';
 import { promptApproval } from './chat-support';
+import { mergeFollowedPr } from './feature-pr';
 import { featureProject, typedFeatureErrors } from './feature-support';
 import { warnUntrusted } from './trust-text';
 import { featureRunCandidates } from './feature-candidates';
@@ -228,6 +229,9 @@ export async function featureMerge(ctx: CliContext, args: string[]): Promise<num
   const squash = ctx.flags.squash === true;
   const app = await ctx.openApp();
   const { root } = await featureProject(ctx, app);
+  // A feature whose pull request Flightdeck follows is merged there, with gh.
+  const viaPr = await mergeFollowedPr(ctx, app, root, slug);
+  if (viaPr !== null) return viaPr;
   const plan = await typedFeatureErrors(() => app.featureRuns.merge({ projectPath: root, slug, squash, confirm: false }));
   let confirmed = ctx.flags.yes === true;
   if (!confirmed) {

@@ -8,6 +8,7 @@ import { featureInit, featureIssues, featureNew, featurePlan, PLANNING_FLAGS, PL
 import { COMMENT_FLAGS, COMMENT_USAGE, featureComment, featureComments, featureFix } from './feature-comments';
 import { featureCancel, featureMerge, featureRun, RUN_FLAGS, RUN_USAGE } from './feature-run';
 import { CANDIDATE_FLAGS, CANDIDATE_USAGE, featureCompare, featureJudge, featurePick } from './feature-candidates';
+import { featurePr, PR_FLAGS, PR_USAGE } from './feature-pr';
 
 /**
  * `feature …`: features: a planned change worked in its own worktree, from plan to pull request. Each subcommand is its own function in
@@ -229,20 +230,21 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   compare: featureCompare,
   judge: featureJudge,
   pick: featurePick,
+  pr: featurePr,
 };
 
 export const featureCommand: CliCommand = {
   name: 'feature',
   summary: 'Features of a repository: initialize it, plan a feature (chat with the Planner, or given documents), list them (every project without --repo), show one in detail, or clean the merged and closed ones.',
-  usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes] | ${RUN_USAGE} | ${COMMENT_USAGE} | ${CANDIDATE_USAGE}`,
-  flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS, ...RUN_FLAGS, ...COMMENT_FLAGS, ...CANDIDATE_FLAGS },
+  usage: `${PLANNING_USAGE} | feature list [--repo DIR] | feature status SLUG [--repo DIR] | feature clean [--repo DIR] [--dry-run] [--yes] | ${RUN_USAGE} | ${COMMENT_USAGE} | ${CANDIDATE_USAGE} | ${PR_USAGE}`,
+  flags: { repo: true, 'dry-run': false, yes: false, ...PLANNING_FLAGS, ...RUN_FLAGS, ...COMMENT_FLAGS, ...CANDIDATE_FLAGS, ...PR_FLAGS },
   async run(ctx) {
     const [sub, ...rest] = ctx.args;
     if (sub === undefined) throw new UsageError('feature needs a subcommand');
     const run = Object.prototype.hasOwnProperty.call(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
     if (!run) throw new UsageError(`unknown feature subcommand "${sub}"`);
     if (ctx.flags['dry-run'] === true && sub !== 'clean') throw new UsageError('--dry-run applies to feature clean only');
-    if (ctx.flags.yes === true && sub !== 'clean' && sub !== 'merge' && sub !== 'init') throw new UsageError('--yes applies to feature clean, feature merge and feature init only');
+    if (ctx.flags.yes === true && sub !== 'clean' && sub !== 'merge' && sub !== 'init' && sub !== 'pr') throw new UsageError('--yes applies to feature clean, feature merge, feature pr --merge and feature init only');
     if (ctx.flags.squash === true && sub !== 'merge') throw new UsageError('--squash applies to feature merge only');
     if ((ctx.flags.candidates !== undefined || ctx.flags['candidate-agent'] !== undefined || ctx.flags['budget-each'] !== undefined) && sub !== 'run') throw new UsageError('--candidates, --candidate-agent and --budget-each apply to feature run only');
     if ((ctx.flags.diff !== undefined || ctx.flags.against !== undefined) && sub !== 'compare') throw new UsageError('--diff and --against apply to feature compare only');

@@ -103,6 +103,15 @@ export interface RunnerDeps {
    */
   agentChoice?: (root: string, slug: string, fromState: RunAgent | null) => ChosenAgent;
 }
+  /** The feature's pull request feedback waiting for a fix round (../pr/pr-service.ts); absent: none. */
+  prFeedback?: PrFeedback;
+}
+
+/** A fix round made from the PR's failed checks and reviews, sent before review like diff comments. */
+export interface PrFeedback {
+  pending(): { round: number; text: string } | null;
+  markSent(round: number): void;
+  markFixed(round: number): void;
 
 /** The user's diff comments of this feature, as a run sends them in one fix round before review. */
 export interface FixRoundComments {
@@ -472,7 +481,8 @@ export class FeatureRunner {
 
   private async review(index: number, system: string, resumed: string): Promise<Record<string, unknown>> {
     // The user's diff comments first: the review then looks at the fixed code.
-    const fixed = await this.commentsFixRound(index, system, resumed);
+    const prFixed = await this.prFixRound(index, system, resumed);
+    const fixed = (await this.commentsFixRound(index, system, prFixed ? '' : resumed)) || prFixed;
     const resumePrefix = fixed ? '' : resumed;
     if (!this.config.review.enabled) return { [DETAIL.skipped]: true };
     const max = this.config.review.max_review_rounds;
@@ -503,6 +513,19 @@ export class FeatureRunner {
   /**
    * The user's diff comments, sent as one fix round before review (review and verify then run as
    * after any fix round); each comment is judged again on the fixed worktree. False when none wait.
+  /** The pull request's feedback (failed checks, requested changes), sent as one fix round before review; false when none waits. */
+  private async prFixRound(index: number, system: string, resumePrefix: string): Promise<boolean> {
+    const feedback = this.d.prFeedback;
+    const round = feedback?.pending() ?? null;
+    if (!feedback || !round) return false;
+    // Sent until fixed: a run that dies here leaves it to be sent again by the next one.
+    feedback.markSent(round.round);
+    await this.interact(index, resumePrefix + round.text, system);
+    await this.autoCommit(`fix(${this.req.slug}): pull request feedback (round ${round.round})`);
+    feedback.markFixed(round.round);
+    return true;
+  }
+
    */
   private async commentsFixRound(index: number, system: string, resumePrefix: string): Promise<boolean> {
     const comments = this.d.comments;
@@ -580,7 +603,9 @@ export class FeatureRunner {
     await this.push(remote.name, branch);
     const ghReady = this.d.gh.available() && (await this.d.gh.authStatus(this.worktree)).ok;
     if (ghReady) {
-      const pr = await this.createPr(system, remote.name, branch, base);
+      // A fix round of the PR loop pushes to the PR already open: no second one is asked for.
+      const known = this.state.pr;
+      const pr = known ? { url: known.url, number: known.number as number | null, title: known.title } : await this.createPr(system, remote.name, branch, base);
       delivery = pr ? { kind: 'pr', url: pr.url, number: pr.number, title: pr.title } : { kind: 'compare', url: compareUrl(remote.url, base, branch), remote: remote.name };
       if (pr && pr.number !== null) await this.save((s) => ({ ...s, pr: { url: pr.url, number: pr.number!, title: pr.title } }));
     } else {

@@ -32,6 +32,7 @@ import { FeatureRunner, type CandidateRun, type FixRoundComments, type RunAbortR
 import type { ReviewCommentService } from '../../review-comments/comment-service';
 import { localMerge, planLocalMerge } from './run-git';
 import { pushFeature, type FeaturePushResult } from './feature-push';
+import type { PrFeedback } from './feature-runner';
 import { RunRepo, toInfo, type RunRow } from './run-repo';
 
 /** Three features at once: enough to keep a reviewer busy, few enough for a laptop's memory and the provider's rate limits. */
@@ -88,6 +89,8 @@ interface LiveRun {
   /** The executor the request named (over the approved one); absent: the approved one. */
   executor?: RunExecutor;
   projectId: string | null;
+  /** The feature's pull request feedback for a fix round (../pr/pr-service.ts); absent: none. */
+  prFeedback?: (root: string, slug: string) => PrFeedback;
   mode?: import('../../../src-preload/contract').AgentMode;
   placement?: RunPlacement;
   onSession?: (sessionId: string) => void;
@@ -457,6 +460,7 @@ export class FeatureRunService {
 
   private sessionCost(sessionId: string): SessionCost {
     const row = this.o.db
+        ...(this.o.prFeedback ? { prFeedback: this.o.prFeedback(row.projectPath, row.slug) } : {}),
       .prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(input_tokens), 0) AS inputTokens, COALESCE(SUM(output_tokens), 0) AS outputTokens, COALESCE(MAX(usd), 0) AS maxCallUsd FROM agent_costs WHERE session_id = ?')
       .get(sessionId) as SessionCost;
     return row;

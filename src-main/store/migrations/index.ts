@@ -10,6 +10,8 @@ import { m008WorkspaceTrust } from './008-workspace-trust';
 import { m009ReviewComments } from './009-review-comments';
 import { m010FeatureApprovals } from './010-feature-approvals';
 import { m011TrustUserFiles } from './011-trust-user-files';
+import { m012PrFollow } from './012-pr-follow';
+import { m013FeatureCandidates } from './013-feature-candidates';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -28,4 +30,6 @@ export const MIGRATIONS: readonly Migration[] = [
   m009ReviewComments,
   m010FeatureApprovals,
   m011TrustUserFiles,
+  m012PrFollow,
+  m013FeatureCandidates,
 ];

@@ -42,8 +42,10 @@ function parseError(text: string): FeatureError {
 describe('features config', () => {
   it('defaults equal the documented example, plus the worktree defaults and the checks timeout', () => {
     const d = defaultConfig();
-    const { worktree, check_timeout_minutes, ...rest } = d;
+    const { worktree, check_timeout_minutes, pr, ...rest } = d;
     expect(rest).toEqual(parse(SEED_EXAMPLE));
+    // The pull request loop: three fix rounds from CI and reviews, never merged unless asked.
+    expect(pr).toEqual({ max_fix_rounds: 3, auto_merge: 'off' });
     // A hung check (a runner left in watch mode) is stopped; half an hour covers a slow real suite.
     expect(check_timeout_minutes).toBe(30);
     expect(worktree).toEqual({ setup: [], copy: ['.env', '.env.local', '.env.*.local', '.envrc'], ports: null });
@@ -62,6 +64,13 @@ describe('features config', () => {
     expect(c.git).toEqual({ auto_commit: true, branch_prefix: 'feature', base_branch: 'develop' });
     expect(c.worktree.ports).toEqual({ start: 3000, end: 3099 });
     expect(c.checks).toHaveLength(3);
+  });
+
+  it('pr: the fix round limit and the auto-merge method are checked', () => {
+    expect(parseConfig('pr:\n  auto_merge: squash\n', 'c.yml').pr).toEqual({ max_fix_rounds: 3, auto_merge: 'squash' });
+    expect(parseError('pr:\n  auto_merge: yes\n').message).toMatch(/pr\.auto_merge/);
+    expect(parseError('pr:\n  max_fix_rounds: -1\n').message).toMatch(/pr\.max_fix_rounds/);
+    expect(parseError('pr:\n  max_fix_round: 2\n').message).toMatch(/max_fix_round/);
   });
 
   it('reports an unknown key with its path and line', () => {
