@@ -118,6 +118,21 @@ function loosenPacked(common: string, folder: string, own: string): boolean {
   return true;
 }
 
+/** Creates `file` empty unless something is there already (never through a link); whether a regular file is there now. */
+function ensureEmptyFile(file: string): boolean {
+  try {
+    // wx: O_EXCL, so a link planted under the name is not followed (it fails with EEXIST).
+    writeFileSync(file, '', { flag: 'wx', mode: 0o644 });
+  } catch {
+    // Already there (the usual case once made), or not creatable: what is there is judged below.
+  }
+  try {
+    return lstatSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** The binds for git in a sandbox whose root is `root`; nothing when the root is not a linked worktree's top. */
 export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-write'): WorktreeGitBinds {
   let loc;
@@ -137,7 +152,13 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
   const c = loc.commonDir;
   const a = loc.gitDir;
   if (mode === 'read-only') return { readOnly: [c], writable: [], protect: [] };
-  const writable = [join(c, 'objects'), a];
+  // The admin dir is writable, and a file not there cannot be bound read-only: config.worktree
+  // made by the command would be read by the host's git (once extensions.worktreeConfig is set,
+  // which a repository may do) with programs of its choosing. It is made empty first — the same
+  // to git as none — and protected like the others; where that fails, the admin dir stays read-only.
+  const worktreeConfig = join(a, 'config.worktree');
+  const adminWritable = ensureEmptyFile(worktreeConfig);
+  const writable = [join(c, 'objects'), ...(adminWritable ? [a] : [])];
   const protect: string[] = [join(c, 'objects', 'info'), join(c, 'objects', 'pack'), ...['HEAD', 'commondir', 'gitdir', 'config.worktree', 'locked'].map((f) => join(a, f))];
   const branch = branchOf(a);
   if (branch !== null && branch.includes('/')) {

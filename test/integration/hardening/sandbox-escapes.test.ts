@@ -51,14 +51,14 @@ afterAll(async () => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-function attack(command: string) {
+function attack(command: string, root: string = repo.path) {
   return runner.run({
-    cwd: repo.path,
+    cwd: root,
     command,
     env: { ...commandEnv(process.env), HOME: home },
     timeoutMs: COMMAND_TIMEOUT_MS,
     signal: new AbortController().signal,
-    sandbox: { mode: 'workspace-write', root: repo.path, network: DEFAULT_NETWORK },
+    sandbox: { mode: 'workspace-write', root, network: DEFAULT_NETWORK },
   });
 }
 
@@ -119,6 +119,29 @@ describe.runIf(process.platform === 'linux')('a workspace-write command cannot g
     expect(readdirSync(join(repo.path, '.git', 'hooks')).sort()).toEqual(hooksBefore);
     expect(existsSync(join(repo.path, '.git-old'))).toBe(false);
     expect(existsSync(join(repo.path, '.git', 'info', 'attributes'))).toBe(false);
+  });
+
+  it("a linked worktree's config.worktree, absent, cannot be created by the command; its git still commits", async () => {
+    const wt = join(repo.path, '.trees', 'cfg-wt');
+    gitIn(repo.path, 'worktree', 'add', '-q', '-b', 'session/cfg-wt', wt);
+    const admin = join(repo.path, '.git', 'worktrees', 'cfg-wt');
+    expect(existsSync(join(admin, 'config.worktree'))).toBe(false);
+    const r = await attack(
+      [
+        `printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > ${join(admin, 'config.worktree')}`,
+        `rm -f ${join(admin, 'config.worktree')}`,
+        `printf '[core]\\n\\tfsmonitor = touch PWNED\\n' > ${join(admin, 'config.worktree')}`,
+        'echo work > work.txt',
+        'git add work.txt && git -c user.name=a -c user.email=a@b commit -qm work && echo COMMITTED',
+        'echo DONE',
+      ].join('; '),
+      wt,
+    );
+    expect(r.output).toContain('DONE');
+    expect(r.output).toContain('COMMITTED');
+    // Made empty before the command ran and bound read-only: git reads nothing from it.
+    expect(readFileSync(join(admin, 'config.worktree'), 'utf8')).toBe('');
+    expect(gitIn(repo.path, 'log', '-1', '--format=%s', 'session/cfg-wt').trim()).toBe('work');
   });
 
   it("a repository nested in the root keeps its .git read-only too (a folder of clones, a submodule's .git file)", async () => {
