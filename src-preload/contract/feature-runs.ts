@@ -169,6 +169,8 @@ export const FeatureRunInfo = z.object({
   startedAt: z.number().int().nullable(),
   endedAt: z.number().int().nullable(),
   queuedAt: z.number().int(),
+  /** The best-of-N candidate this run is (c1 …); absent for a run of the feature itself. */
+  candidate: z.string().regex(/^c[1-9]$/).optional(),
 });
 export type FeatureRunInfo = z.infer<typeof FeatureRunInfo>;
 

@@ -15,6 +15,7 @@ import { shortPath, usd } from '../lib/format';
 import { deliveryOf, duration, featureHistory, mergeEvents, phaseFigures, pipelineChips, type FeatureHistory } from './feature-model';
 import { FeatureTimeline } from './FeatureTimeline';
 import { RunDialog } from './RunDialog';
+import { CandidatesPanel } from './CandidatesPanel';
 import './feature-view.css';
 
 type Tab = 'overview' | 'changes' | 'timeline';
@@ -111,7 +112,15 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   const toast = useAppStore((s) => s.toast);
   const toastError = useAppStore((s) => s.toastError);
   const setView = useAppStore((s) => s.setView);
-  const { project, detail, runs, events, error, loading, reload } = useFeature(projectId, slug);
+  const { project, detail, runs: allRuns, events: allEvents, error, loading, reload } = useFeature(projectId, slug);
+  // Best-of-N candidates' runs are shown by the candidates panel, not as runs of the feature.
+  const runs = useMemo(() => allRuns.filter((r) => !r.candidate), [allRuns]);
+  const candidateRuns = useMemo(() => allRuns.filter((r) => r.candidate), [allRuns]);
+  const events = useMemo(() => {
+    const ids = new Set(candidateRuns.map((r) => r.id));
+    return ids.size === 0 ? allEvents : allEvents.filter((e) => !ids.has(e.runId));
+  }, [allEvents, candidateRuns]);
+  const candidatesActive = candidateRuns.some((r) => ACTIVE_RUN.has(r.status));
   const [tab, setTab] = useState<Tab>('overview');
   const [confirm, setConfirm] = useState<null | 'run' | 'cancel' | 'merge' | 'discard'>(null);
   const [pushed, setPushed] = useState<FeaturePushed | null>(null);
@@ -139,7 +148,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
 
   const state = detail?.state ?? null;
   const status = state?.status ?? detail?.feature.status ?? null;
-  const canRun = !active && (status === 'planned' || status === 'in_progress' || status === 'failed');
+  const canRun = !active && !candidatesActive && (status === 'planned' || status === 'in_progress' || status === 'failed');
   const runLabel = status === 'planned' ? 'Start run' : status === 'failed' ? 'Retry phase' : 'Resume';
   // Where the work went: the runs' own word, else the PR the state file records.
   const delivery = deliveryOf(history, state?.pr ?? null);
@@ -199,6 +208,11 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
               Cancel run
             </button>
           )}
+          {candidatesActive && (
+            <button className="button" disabled={busy} data-testid="feature-cancel-candidates" onClick={() => void act('Candidates cancelled', () => client.invoke('featureCandidates.cancel', { projectId, slug }))}>
+              Cancel candidates
+            </button>
+          )}
           {canMerge && (
             <button className="button" disabled={busy} data-testid="feature-merge" onClick={() => setConfirm('merge')} title={`Merge or squash into ${state?.git.base_branch ?? 'the base'} locally, previewed first`}>
               Merge into {state?.git.base_branch ?? 'base'}…
@@ -242,6 +256,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
           {latest.message}
         </p>
       )}
+      {(candidateRuns.length > 0 || status === 'planned') && <CandidatesPanel projectId={projectId} slug={slug} projectPath={project.path} key={candidateRuns.map((r) => r.id).join()} onPicked={reload} />}
       {detail && (
         <>
           <div className="segmented feature-tabs" role="tablist" aria-label="Feature" onKeyDown={onTabKey}>
@@ -281,6 +296,14 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
             setConfirm(null);
             await act(runLabel, () => client.invoke('featureRuns.start', { projectId, slug, placement }));
           }}
+          {...(status === 'planned'
+            ? {
+                onStartCandidates: async (candidates, budget) => {
+                  setConfirm(null);
+                  await act(`Started ${candidates.length} candidates`, () => client.invoke('featureCandidates.start', { projectId, slug, candidates, budget, confirm: true }));
+                },
+              }
+            : {})}
         />
       )}
       {confirm === 'cancel' && (

@@ -5,6 +5,8 @@ import { ContainerPlacementFields, usePlacementForm } from '../containers/Contai
 import type { PlacementForm } from '../containers/placement-form';
 import { useClient } from '../store';
 import { formOfPlacement, originText } from './run-placement';
+import { budgetOf, CandidatesFields, initialCandidates, specsOf } from './CandidatesFields';
+import type { CandidateBudget, CandidateSpec } from '../../../src-preload/contract';
 
 /**
  * Before a feature runs: where its agent works — on this machine (the default, in its sandbox)
@@ -12,7 +14,22 @@ import { formOfPlacement, originText } from './run-placement';
  * starts from the feature's default (agent.placement in its state.yml, over the project's in
  * .flightdeck/config.yml) and says where that came from.
  */
-export function RunDialog({ title, projectId, slug, onStart, onClose }: { title: string; projectId: string; slug: string; onStart(placement: RunPlacement): Promise<void>; onClose(): void }) {
+export function RunDialog({
+  title,
+  projectId,
+  slug,
+  onStart,
+  onClose,
+  onStartCandidates,
+}: {
+  title: string;
+  projectId: string;
+  slug: string;
+  onStart(placement: RunPlacement): Promise<void>;
+  onClose(): void;
+  /** Offered for a planned feature: 2–5 candidates of its plan instead of one run (best-of-N). */
+  onStartCandidates?: (candidates: CandidateSpec[], budget: CandidateBudget) => Promise<void>;
+}) {
   const client = useClient();
   const [runsOn, setRunsOn] = useState<'host' | 'container'>('host');
   const { form, setForm, engines, enginesError: error, read: container } = usePlacementForm(runsOn === 'container');
@@ -42,13 +59,17 @@ export function RunDialog({ title, projectId, slug, onStart, onClose }: { title:
   }, [client, projectId, slug, setForm]);
   const choose = (where: 'host' | 'container') => ((touched.current = true), setRunsOn(where));
   const edit = (f: PlacementForm) => ((touched.current = true), setForm(f));
-  const ready = !busy && (container === null || container.placement !== null);
+  const [cands, setCands] = useState(initialCandidates);
+  const chosen: RunPlacement | null = container === null ? { kind: 'host' } : container.placement ? { kind: 'container', ...container.placement } : null;
+  const several = onStartCandidates !== undefined && cands.count > 1;
+  const ready = !busy && chosen !== null && (!several || budgetOf(cands) !== null);
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
     if (!ready) return;
     setBusy(true);
     try {
-      await onStart(container?.placement ? { kind: 'container', ...container.placement } : { kind: 'host' });
+      if (several && chosen) await onStartCandidates!(specsOf(cands, chosen), budgetOf(cands)!);
+      else await onStart(container?.placement ? { kind: 'container', ...container.placement } : { kind: 'host' });
     } finally {
       setBusy(false);
     }
@@ -65,7 +86,7 @@ export function RunDialog({ title, projectId, slug, onStart, onClose }: { title:
             Cancel
           </button>
           <button type="submit" form="run-dialog-form" className="button primary" disabled={!ready} data-testid="run-dialog-start">
-            {title}
+            {several ? `Start ${cands.count} candidates` : title}
           </button>
         </>
       }
@@ -93,6 +114,7 @@ export function RunDialog({ title, projectId, slug, onStart, onClose }: { title:
           </label>
           {runsOn === 'container' && <ContainerPlacementFields form={form} onChange={edit} engines={engines} enginesError={error} />}
         </fieldset>
+        {onStartCandidates && <CandidatesFields projectId={projectId} slug={slug} form={cands} onChange={setCands} placement={chosen} />}
       </form>
     </Modal>
   );

@@ -309,6 +309,15 @@ const FeatureCard = memo(function FeatureCard({
           {usd(card.costUsd)}
         </span>
       </div>
+      {card.candidates && (
+        <ul className="fc-candidates" aria-label="Candidates" data-testid="feature-candidates">
+          {card.candidates.map((c) => (
+            <li key={c.label} className={`fc-candidate fc-candidate-${c.status}`} data-status={c.status} title={`${c.label}: ${c.status}${c.phase ? `, ${c.phase}` : ''}`}>
+              {c.label} {c.status === 'running' && c.phase ? c.phase : c.status}
+            </li>
+          ))}
+        </ul>
+      )}
       {card.reason ? (
         <div className={`fc-reason ${card.column === 'failed' ? 'fc-failed' : ''}`} title={card.reason} data-testid="feature-reason">
           {card.reason}

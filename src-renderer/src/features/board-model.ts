@@ -48,6 +48,8 @@ export interface BoardCard {
   autopilotRunId?: string;
   /** The issue the feature was planned from, linked from the card. */
   issue?: { number: number; url: string; title: string } | null;
+  /** Its best-of-N candidates while it is tried by several (one card for all), each with its run's status and phase. */
+  candidates?: Array<{ label: string; status: FeatureRunInfo['status']; phase: string | null }>;
 }
 
 /** What is known about one feature, from the main process; the column follows from these alone. */
@@ -237,8 +239,17 @@ export function toBoardCards(
   phaseStartedAt: ReadonlyMap<string, number>,
 ): BoardCard[] {
   const latestRun = new Map<string, FeatureRunInfo>();
+  /** Per feature, the latest run of each candidate. */
+  const candidateRuns = new Map<string, Map<string, FeatureRunInfo>>();
   for (const r of runs) {
     const k = `${trimSlash(r.projectPath)}/${r.slug}`;
+    if (r.candidate) {
+      const byLabel = candidateRuns.get(k) ?? new Map<string, FeatureRunInfo>();
+      const seen = byLabel.get(r.candidate);
+      if (!seen || r.queuedAt > seen.queuedAt) byLabel.set(r.candidate, r);
+      candidateRuns.set(k, byLabel);
+      continue;
+    }
     const seen = latestRun.get(k);
     if (!seen || r.queuedAt > seen.queuedAt) latestRun.set(k, r);
   }
@@ -247,9 +258,12 @@ export function toBoardCards(
     for (const f of p.features) {
       const key = `${trimSlash(f.repoRoot)}/${f.slug}`;
       const run = latestRun.get(key);
-      const live = run && LIVE_RUN.has(run.status) ? run : null;
+      // Candidates run while the feature itself is still planned; after the pick it runs as itself.
+      const cands = f.status === 'planned' ? [...(candidateRuns.get(key)?.values() ?? [])].sort((a, b) => a.candidate!.localeCompare(b.candidate!)) : [];
+      const liveCandidate = cands.find((c) => LIVE_RUN.has(c.status)) ?? null;
+      const live = (run && LIVE_RUN.has(run.status) ? run : null) ?? liveCandidate;
       const pending = f.worktreePath ? (pendingByRoot.get(worktreeRoot(f.repoRoot, f.worktreePath)) ?? 0) : 0;
-      const placed = placeFeature({
+      let placed = placeFeature({
         state: f.status,
         problem: f.problem ? f.problem.message : null,
         failedPhase: f.currentPhase?.status === 'failed' ? f.currentPhase.name : null,
@@ -257,6 +271,7 @@ export function toBoardCards(
         lastRun: !live && run ? run : null,
         approvals: pending,
       });
+      if (cands.length > 0 && !live && placed.column === 'planned') placed = { column: 'needs_input', reason: 'Candidates finished: compare them and pick one.', resume: false };
       // No good state ever read: only its problem is known, which is a failure to look at.
       let status: BoardCard['status'] = f.status ?? 'failed';
       if (live && (status === 'planned' || status === 'failed' || status === 'completed')) status = 'in_progress';
@@ -276,6 +291,7 @@ export function toBoardCards(
         updatedAt: Math.max(f.updatedAt ? Date.parse(f.updatedAt) || 0 : 0, run?.startedAt ?? 0, run?.endedAt ?? 0, run?.queuedAt ?? 0),
         problem: f.problem ? f.problem.message : null,
         issue: f.issue ?? null,
+        ...(cands.length > 0 ? { candidates: cands.map((c) => ({ label: c.candidate!, status: c.status, phase: c.phase })) } : {}),
       });
     }
   }

@@ -166,6 +166,27 @@ describe('cards from the host', () => {
     expect(columnOf(c!)).toBe('in_progress');
   });
 
+  it('best-of-N: one card for the feature with a chip per candidate; in progress while one runs, Needs input (pick one) when all ended', () => {
+    const cand = (label: string, over: Partial<FeatureRunInfo>) => run('auth', { id: `frun-auth${label}0001`, candidate: label, ...over });
+    const running = [cand('c2', { status: 'queued', phase: null, queuedAt: 4002 }), cand('c1', { status: 'running', phase: 'review', queuedAt: 4001 }), cand('c3', { status: 'failed', phase: 'verify', queuedAt: 4003 })];
+    const cards = toBoardCards([project([summary('auth')])], running, new Map(), new Map());
+    expect(cards).toHaveLength(1);
+    expect(cards[0]!.candidates).toEqual([
+      { label: 'c1', status: 'running', phase: 'review' },
+      { label: 'c2', status: 'queued', phase: null },
+      { label: 'c3', status: 'failed', phase: 'verify' },
+    ]);
+    expect(columnOf(cards[0]!)).toBe('in_progress');
+    // A failed candidate does not fail the feature; all ended: the user picks.
+    const ended = [cand('c1', { status: 'completed', phase: 'verify' }), cand('c2', { status: 'failed', phase: 'verify', queuedAt: 4002 })];
+    const [done] = toBoardCards([project([summary('auth')])], ended, new Map(), new Map());
+    expect(done).toMatchObject({ column: 'needs_input', reason: 'Candidates finished: compare them and pick one.' });
+    // Picked: the feature runs as itself; its old candidates' runs no longer show on the card.
+    const [picked] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [...ended, run('auth', { queuedAt: 5000 })], new Map(), new Map());
+    expect(picked!.candidates).toBeUndefined();
+    expect(columnOf(picked!)).toBe('in_progress');
+  });
+
   it('an approval waiting in the worktree, or a run stopped for an answer, puts the card under Needs input', () => {
     const pending = new Map([['/repos/shop/.trees/auth', 2]]);
     const [a] = toBoardCards([project([summary('auth', { status: 'in_progress' })])], [run('auth')], pending, new Map());
