@@ -15,10 +15,12 @@ export interface RunRow {
   queuedAt: number;
   startedAt: number | null;
   endedAt: number | null;
+  /** The candidate a best-of-N run is (c1 …), null for a run of the feature itself. */
+  candidate?: string | null;
 }
 
 const COLUMNS = `id, project_path AS projectPath, slug, executor, status, phase, message, owner_pid AS ownerPid, owner_id AS ownerId,
-  queued_at AS queuedAt, started_at AS startedAt, ended_at AS endedAt`;
+  queued_at AS queuedAt, started_at AS startedAt, ended_at AS endedAt, candidate`;
 
 export class RunRepo {
   constructor(private readonly db: Database) {}
@@ -26,10 +28,10 @@ export class RunRepo {
   insert(r: RunRow): void {
     this.db
       .prepare(
-        `INSERT INTO feature_runs (id, project_path, slug, executor, status, phase, message, owner_pid, owner_id, queued_at, started_at, ended_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO feature_runs (id, project_path, slug, executor, status, phase, message, owner_pid, owner_id, queued_at, started_at, ended_at, candidate)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(r.id, r.projectPath, r.slug, r.executor, r.status, r.phase, r.message, r.ownerPid, r.ownerId, r.queuedAt, r.startedAt, r.endedAt);
+      .run(r.id, r.projectPath, r.slug, r.executor, r.status, r.phase, r.message, r.ownerPid, r.ownerId, r.queuedAt, r.startedAt, r.endedAt, r.candidate ?? null);
   }
 
   update(id: string, patch: Partial<Pick<RunRow, 'status' | 'phase' | 'message' | 'ownerPid' | 'ownerId' | 'startedAt' | 'endedAt'>>): void {
@@ -77,5 +79,5 @@ export class RunRepo {
 }
 
 export function toInfo(r: RunRow, position: number | null): FeatureRunInfo {
-  return { id: r.id, projectPath: r.projectPath, slug: r.slug, executor: r.executor, status: r.status, position, phase: r.phase, message: r.message, startedAt: r.startedAt, endedAt: r.endedAt, queuedAt: r.queuedAt };
+  return { id: r.id, projectPath: r.projectPath, slug: r.slug, executor: r.executor, status: r.status, position, phase: r.phase, message: r.message, startedAt: r.startedAt, endedAt: r.endedAt, queuedAt: r.queuedAt, ...(r.candidate ? { candidate: r.candidate } : {}) };
 }

@@ -295,6 +295,7 @@ export class FeatureRunService {
       queuedAt: Date.now(),
       startedAt: null,
       endedAt: null,
+      candidate: o.candidate?.label ?? null,
     };
     // A full disk keeps the row in memory (saved when space returns): the run is queued and listed
     // meanwhile, not refused with SQLite's text.

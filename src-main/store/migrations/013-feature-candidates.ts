@@ -46,5 +46,7 @@ export function m013FeatureCandidates(db: Database): void {
       archived_ref  TEXT,
       PRIMARY KEY (group_id, idx)
     );
+    -- A candidate's run names it (c1 …): the board and the feature page tell it from a run of the feature.
+    ALTER TABLE feature_runs ADD COLUMN candidate TEXT;
   `);
 }

@@ -75,6 +75,8 @@ describe('feature candidates (best-of-N)', () => {
     const started = await h.app.featureCandidates.start({ projectPath: repo.repo, slug: 'calc', candidates: specs, budget: { mode: 'split' }, confirm: true });
     expect(started.started).toBe(true);
     expect(started.runs.map((r) => r.status)).toEqual(['running', 'queued', 'queued']);
+    // Each run says which candidate it is (the board and the feature page tell them from runs of the feature).
+    expect(started.runs.map((r) => r.candidate)).toEqual(['c1', 'c2', 'c3']);
     // A plain run of the feature is refused while its candidates are open.
     await expect(h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'calc' })).rejects.toThrow(/has 3 candidates open/);
     await expect(h.app.featureCandidates.start({ projectPath: repo.repo, slug: 'calc', candidates: specs, budget: { mode: 'split' }, confirm: true })).rejects.toThrow(/already has open candidates/);
@@ -152,6 +154,7 @@ describe('feature candidates (best-of-N)', () => {
 
     // The winner is the feature's branch now, delivered by a run of the feature (no remote: completed locally).
     await waitFor(() => settled(h!, repo!.repo, 4), 'the delivering run', 60_000, 100);
+    expect(h.app.featureRuns.history(repo.repo, 'calc')[0]!.candidate).toBeUndefined();
     const state = await readState(activeStatePath(repo.repo, 'calc'));
     expect(state.status).toBe('completed');
     expect(state.git).toEqual({ worktree_path: '.trees/calc', branch: 'feature/calc', base_branch: 'main' });
