@@ -66,8 +66,12 @@ export class RunRepo {
     return `${r.n}:${r.q ?? 0}:${r.e ?? 0}`;
   }
 
-  /** The latest run of every feature (what the board says about a feature that nothing runs now). */
-  latestPerFeature(): RunRow[] {
+  /**
+   * The latest run of each of the `limit` features run most recently (what the board says about
+   * a feature that nothing runs now), newest first: one pass over the feature_runs_feature index
+   * (project, slug, queued time) for each feature's latest time, and one index lookup per row kept.
+   */
+  latestPerFeature(limit: number): RunRow[] {
     return this.db
       .prepare(`SELECT ${COLUMNS} FROM feature_runs r WHERE queued_at = (SELECT MAX(queued_at) FROM feature_runs x WHERE x.project_path = r.project_path AND x.slug = r.slug)`)
       .all() as RunRow[];

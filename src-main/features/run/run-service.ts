@@ -41,6 +41,12 @@ const SETTINGS_KEY = 'featureRuns.settings';
 /** Finished runs listed with the live ones (the board's recent activity). */
 const RECENT_FINISHED = 20;
 /**
+/**
+ * Features whose latest run is listed (how it ended places the card: failed, stopped, waiting),
+ * the most recently queued first: more than a board holds, and a bound on what each change of
+ * the queue publishes to every window however long the history grows.
+ */
+const LATEST_RUNS_LISTED = 5_000;
  * How often a long-lived process looks at the runs other processes hold: a run whose process
  * died (a killed CLI run, a crashed app) is marked interrupted within this, so the board shows
  * it stopped with Resume instead of in progress forever. Reading /proc per run is cheap.
@@ -145,6 +151,12 @@ export class FeatureRunService {
   /** What the last sweep saw of other processes' runs, to publish only a change. */
   private elsewhereSeen = '';
   /** Set by the candidates service once it exists (it runs its candidates through this queue). */
+  /**
+   * Whether the owner of another process's run was alive, by run and owner, as the last sweep
+   * (or a list since) saw it: the run list is published on every change of the queue, and
+   * reading /proc for each held run each time is work the sweep already does every OWNER_SWEEP_MS.
+   */
+  private readonly ownersSeen = new Map<string, boolean>();
   candidateHooks: CandidateHooks | null = null;
 
   constructor(private readonly o: FeatureRunServiceOptions) {
@@ -187,9 +199,11 @@ export class FeatureRunService {
     let changed = false;
     const live: string[] = [];
     for (const r of this.repo.unfinished()) {
+    // Looked at afresh below: what list() trusts until the next sweep.
+    this.ownersSeen.clear();
       // This process's own runs end here (a row may be written just before its run is queued in memory).
       if (r.ownerPid === process.pid || this.running.has(r.id) || this.queue.some((q) => q.row.id === r.id)) continue;
-      if (r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId)) {
+      if (r.ownerPid !== null && this.ownerLives(r)) {
         live.push(`${r.id}:${r.status}:${r.phase ?? ''}`);
         continue;
       }
@@ -206,6 +220,17 @@ export class FeatureRunService {
   }
 
   /** Stops every run (the phase in flight stays `running` in state.yml, resumed at the next start). Synchronous. */
+  /** Whether the process holding `r` lives (ownersSeen, else /proc once). */
+  private ownerLives(r: RunRow): boolean {
+    const key = `${r.id}\0${r.ownerPid}\0${r.ownerId ?? ''}`;
+    let alive = this.ownersSeen.get(key);
+    if (alive === undefined) {
+      alive = r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId);
+      this.ownersSeen.set(key, alive);
+    }
+    return alive;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -241,13 +266,13 @@ export class FeatureRunService {
     const queued = this.queue.map((r, i) => toInfo(r.row, i + 1));
     const ids = new Set([...live, ...queued].map((r) => r.id));
     // Runs another live process holds (a CLI feature run): the board shows them running too.
-    const elsewhere = this.repo.unfinished().filter((r) => !ids.has(r.id) && r.ownerPid !== null && r.ownerPid !== process.pid && ownerAlive(r.ownerPid, r.ownerId));
+    const elsewhere = this.repo.unfinished().filter((r) => !ids.has(r.id) && r.ownerPid !== null && r.ownerPid !== process.pid && this.ownerLives(r));
     for (const r of elsewhere) ids.add(r.id);
     const finished = (r: RunRow) => !ids.has(r.id) && r.status !== 'queued' && r.status !== 'running' && r.status !== 'cancelling';
     const recent = this.repo.recent(RECENT_FINISHED + ids.size).filter(finished).slice(0, RECENT_FINISHED);
     for (const r of recent) ids.add(r.id);
     // And how every other feature's latest run ended (a failed push, a crash), whenever it was.
-    const latest = this.repo.latestPerFeature().filter(finished);
+    const latest = this.repo.latestPerFeature(LATEST_RUNS_LISTED).filter(finished);
     return [...live, ...queued, ...elsewhere.map((r) => toInfo(r, null)), ...[...recent, ...latest].map((r) => toInfo(r, null))];
   }
 
