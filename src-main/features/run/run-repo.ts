@@ -73,8 +73,13 @@ export class RunRepo {
    */
   latestPerFeature(limit: number): RunRow[] {
     return this.db
-      .prepare(`SELECT ${COLUMNS} FROM feature_runs r WHERE queued_at = (SELECT MAX(queued_at) FROM feature_runs x WHERE x.project_path = r.project_path AND x.slug = r.slug)`)
-      .all() as RunRow[];
+      .prepare(
+        `SELECT ${COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')}
+         FROM (SELECT project_path AS p, slug AS s, MAX(queued_at) AS q FROM feature_runs GROUP BY project_path, slug ORDER BY q DESC LIMIT ?) m
+         JOIN feature_runs r ON r.project_path = m.p AND r.slug = m.s AND r.queued_at = m.q
+         ORDER BY m.q DESC`,
+      )
+      .all(limit) as RunRow[];
   }
 
   recent(limit: number): RunRow[] {
