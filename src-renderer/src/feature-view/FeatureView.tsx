@@ -16,6 +16,7 @@ import { deliveryOf, duration, featureHistory, mergeEvents, phaseFigures, pipeli
 import { FeatureTimeline } from './FeatureTimeline';
 import { RunDialog } from './RunDialog';
 import { CandidatesPanel } from './CandidatesPanel';
+import { PrEvents, PrPanel } from './PrPanel';
 import './feature-view.css';
 
 type Tab = 'overview' | 'changes' | 'timeline';
@@ -251,6 +252,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
         </p>
       )}
       <Delivered delivery={delivery} />
+      <PrPanel projectId={projectId} slug={slug} delivery={delivery} />
       {latest && latest.message && latest.status !== 'completed' && (
         <p className={`feature-run-message ${latest.status === 'failed' ? 'error' : 'muted'}`} data-testid="feature-run-message">
           {latest.message}
@@ -283,6 +285,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
             {tab === 'overview' && detail && <Overview detail={detail} history={history} delivery={delivery} running={active} />}
             {tab === 'changes' && <BranchChanges projectId={projectId} slug={slug} live={active} />}
             {tab === 'timeline' && <FeatureTimeline phases={state?.phases ?? []} marks={history.marks} projectId={projectId} running={active} />}
+            {tab === 'timeline' && <PrEvents projectId={projectId} slug={slug} />}
           </div>
         </>
       )}
