@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { readFileNoWait } from '../platform/read-no-wait';
 import { AppError } from '../../src-preload/contract';
 import { cleanExec, gitEnv, resolveOnPath } from '../platform/child-process';
 import { ConcurrencyLimiter } from '../platform/concurrency';
@@ -149,6 +151,22 @@ export async function repositoryPrograms(cwd: string): Promise<{ location: RepoL
   return { location, programs: await repoPrograms(location, gitPath, env) };
 }
 
+/** One git call's time by part: waiting for a slot, deciding where it looks and what it may run, the process itself. */
+export interface GitCallTiming {
+  args: readonly string[];
+  cwd: string;
+  waitMs: number;
+  pinMs: number;
+  execMs: number;
+  ok: boolean;
+}
+let observer: ((t: GitCallTiming) => void) | null = null;
+
+/** Benches: every git call's timing, or null to stop (off by default: nothing is measured then). */
+export function observeGit(fn: ((t: GitCallTiming) => void) | null): void {
+  observer = fn;
+}
+
 /** Gits running and waiting now, and the most that ever ran at once (tests, diagnostics). */
 export function gitConcurrency(): { running: number; queued: number; peakRunning: number } {
   return limiter.stats();
@@ -173,14 +191,37 @@ export function gitBuffer(args: readonly string[], opts: GitOptions): Promise<Bu
  * of conflicts): any exit resolves with its code; a signal, a timeout or a failed start rejects.
  */
 export function gitBufferWithExit(args: readonly string[], opts: GitOptions): Promise<{ stdout: Buffer; exitCode: number }> {
-  return limiter.run(opts.cwd, () => spawnGit(args, opts, 'buffer', true) as Promise<{ stdout: Buffer; exitCode: number }>, opts.signal);
+  return limited(args, opts, 'buffer', true) as Promise<{ stdout: Buffer; exitCode: number }>;
 }
 
 function runGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
-  return limiter.run(opts.cwd, () => spawnGit(args, opts, encoding, false) as Promise<string | Buffer>, opts.signal);
+  return limited(args, opts, encoding, false) as Promise<string | Buffer>;
 }
 
-async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+function limited(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+  if (!observer) return limiter.run(opts.cwd, () => spawnGit(args, opts, encoding, withExit, null), opts.signal);
+  const t = { args, cwd: opts.cwd, waitMs: 0, pinMs: 0, execMs: 0, ok: false };
+  const queued = performance.now();
+  return limiter
+    .run(
+      opts.cwd,
+      () => {
+        t.waitMs = performance.now() - queued;
+        return spawnGit(args, opts, encoding, withExit, t);
+      },
+      opts.signal,
+    )
+    .then(
+      (r) => ((t.ok = true), observer?.(t), r),
+      (e: unknown) => {
+        observer?.(t);
+        throw e;
+      },
+    );
+}
+
+async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean, timing: GitCallTiming | null): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+  const t0 = timing ? performance.now() : 0;
   // Optional locks off: a background status must not take the index lock from the user's own git.
   // No editor or pager ever starts (nobody could use one; a repository's config could name any program).
   const base: Record<string, string> = { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_PAGER: 'cat' };
@@ -188,8 +229,15 @@ async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'ut
   const gitPath = resolveOnPath('git', base.PATH);
   if (!gitPath) throw gitNotInstalled();
   const { env, configArgs } = await pinned(args, opts, gitPath, base);
-  const run = args[0] === 'add' && args.includes('--') ? [...args, ...(await trackedNestedRepositories(gitPath, configArgs, env, opts))] : args;
-  return runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+  const run = args[0] === 'add' && args.includes('--') && indexMayHoldGitlinks(env) ? [...args, ...(await trackedNestedRepositories(gitPath, configArgs, env, opts))] : args;
+  if (!timing) return runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+  const t1 = performance.now();
+  timing.pinMs = t1 - t0;
+  try {
+    return await runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+  } finally {
+    timing.execMs = performance.now() - t1;
+  }
 }
 
 /**
@@ -197,6 +245,36 @@ async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'ut
  * with a git of its own, run with that repository's config and filters, and no option or config
  * stops it. So the app's `add` leaves them out: their pointers are the user's to stage.
  */
+/** The index read whole up to this size for the look below; a bigger one is listed by git. */
+const MAX_INDEX_SCAN_BYTES = 64 * 1024 * 1024;
+/** A nested repository's entry has mode 0160000: these four bytes (big-endian) in its mode field. */
+const GITLINK_MODE = Buffer.from([0x00, 0x00, 0xe0, 0x00]);
+
+/**
+ * Whether the index the call will use may track a nested repository, without starting a git:
+ * an entry's mode is stored as these four bytes, so an index that holds them nowhere tracks none
+ * (most repositories; a commit then needs no `ls-files`). Anything that cannot be looked at this
+ * way — no pinned git dir, a relative GIT_INDEX_FILE, a split index whose entries live in a
+ * shared file, an unreadable or huge index — answers true and git lists the entries.
+ */
+function indexMayHoldGitlinks(env: Record<string, string>): boolean {
+  const gitDir = env.GIT_DIR;
+  if (!gitDir || !isAbsolute(gitDir)) return true;
+  // A relative GIT_INDEX_FILE is resolved by git after it moved to the top of the work tree: git lists it.
+  const file = env.GIT_INDEX_FILE ?? join(gitDir, 'index');
+  if (!isAbsolute(file)) return true;
+  let bytes: Buffer;
+  try {
+    if (statSync(file).size > MAX_INDEX_SCAN_BYTES) return true;
+    bytes = readFileNoWait(file);
+  } catch (e) {
+    // No index yet tracks nothing; anything else is git's to read.
+    return (e as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+  // The split-index extension ("link") keeps entries in a sharedindex file: git lists them.
+  return bytes.includes(GITLINK_MODE) || bytes.includes('link');
+}
+
 async function trackedNestedRepositories(gitPath: string, configArgs: string[], env: Record<string, string>, opts: GitOptions): Promise<string[]> {
   const listed = (await runExec(gitPath, [...configArgs, ...safeGitArgs(['ls-files', '--stage', '-z'])], env, opts, 'utf8', false)) as string;
   return listed

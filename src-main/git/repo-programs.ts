@@ -65,18 +65,42 @@ interface Cached {
 }
 const cache = new Map<string, Cached>();
 const CACHE_MAX = 500;
+/** Config scans run (`git config --list`), for benches: a cache hit runs none. */
+let scans = 0;
 
-function stamp(p: string): string {
+export function repoProgramScans(): number {
+  return scans;
+}
+
+/**
+ * A file changed this recently may change again without its times moving (file times are only
+ * as fine as the kernel's clock tick, a few milliseconds): a scan that read such a file is not
+ * kept (git's "racy" rule for its index). Generous against the tick.
+ */
+const RACY_MS = 50;
+/** The same on a file system that keeps whole seconds only (FAT, exFAT keep two). */
+const RACY_COARSE_MS = 3_000;
+
+interface Since {
+  newest: number;
+  /** Every time seen was a whole second: the file system's times are coarse. */
+  coarse: boolean;
+}
+
+function stamp(p: string, since: Since): string {
   try {
     const st = statSync(p);
-    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    since.newest = Math.max(since.newest, st.mtimeMs, st.ctimeMs);
+    if (st.mtimeMs % 1000 !== 0 || st.ctimeMs % 1000 !== 0) since.coarse = false;
+    // ctime too: a write in place that sets the modification time back still moves it.
+    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   } catch {
     return '-';
   }
 }
 
-function signatureOf(files: readonly string[]): string {
-  return files.map((f) => `${f}@${stamp(f)}`).join('|');
+function signatureOf(files: readonly string[], since: Since = { newest: 0, coarse: true }): string {
+  return files.map((f) => `${f}@${stamp(f, since)}`).join('|');
 }
 
 /** The config files a scan depends on: the repository's own, plus every file it included or names. */
@@ -125,13 +149,18 @@ export async function repoPrograms(loc: RepoLocation, gitPath: string, env: Reco
   const hit = cache.get(loc.gitDir);
   if (hit && signatureOf(hit.files) === hit.signature) return hit.programs;
   const files0 = baseFiles(loc);
+  const scanStart = Date.now();
   const sig0 = signatureOf(files0);
   // `git config --list` reads config only: it runs no program (git's own cwd inside the work tree, git dir pinned).
+  scans++;
   const out = await run(gitPath, { ...env, GIT_DIR: loc.gitDir, GIT_WORK_TREE: loc.workTree }, loc.workTree);
   const { programs, files } = parse(out, dirname(loc.gitDir));
   const all = [...new Set([...files0, ...files])];
-  // Signed before reading (files0) so a change during the read is seen next time.
-  const signature = sig0 === signatureOf(files0) ? signatureOf(all) : '';
+  // Signed before reading (files0) so a change during the read is seen next time; a file changed
+  // too recently to tell a later change by its times is not trusted to stay as read (RACY_MS).
+  const since: Since = { newest: 0, coarse: true };
+  const after = signatureOf(all, since);
+  const signature = sig0 === signatureOf(files0) && since.newest < scanStart - (since.coarse ? RACY_COARSE_MS : RACY_MS) ? after : '';
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
   cache.set(loc.gitDir, { signature, programs, files: all });
   return programs;

@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from '../git/git';
+import { locateRepository } from '../git/repo-location';
 import { writeFileInside } from '../platform/contained-path';
 import { readFileNoWait } from '../platform/read-no-wait';
 
@@ -25,7 +26,10 @@ export async function untrackedEntries(worktree: string): Promise<Set<string>> {
 }
 
 async function recordPath(worktree: string): Promise<string> {
-  const gitDir = (await git(['rev-parse', '--absolute-git-dir'], { cwd: worktree })).trim();
+  // The git dir the app's git would use (./repo-location decides it for git too), without
+  // starting one: every commit and diff of a feature run asks.
+  const loc = locateRepository(worktree);
+  const gitDir = loc ? loc.gitDir : (await git(['rev-parse', '--absolute-git-dir'], { cwd: worktree })).trim();
   return join(gitDir, RECORD_FILE);
 }
 

@@ -6,13 +6,15 @@
  * Every git call goes through the hardened helper (argument arrays, allow-listed environment,
  * GIT_TERMINAL_PROMPT=0). Writes to one repository are serialized by a lock keyed by its real path.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { appendFile, lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError, formatBytes } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
-import { readFileNoWaitAsync } from '../platform/read-no-wait';
+import { readFileNoWait, readFileNoWaitAsync } from '../platform/read-no-wait';
+import { readHead } from '../git/ref-read';
+import { locateRepository, type RepoLocation } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
 import { ignoredOnlyHere } from './ignored-files';
 import type { PrepareResult } from './worktree-prepare';
@@ -185,6 +187,10 @@ export class WorktreeManager {
   /** The main checkout's real path, from any folder inside the repository or one of its worktrees. */
   async repoRoot(dir: string): Promise<string> {
     if (!existsSync(dir)) throw new AppError('path_not_found', `The folder ${dir} does not exist.`, { path: dir });
+    // Inside a work tree whose git data is `<root>/.git` (the usual case): read from the files, as
+    // the app's git itself would be pinned there, without starting two gits.
+    const loc = locateRepository(dir);
+    if (loc && basename(loc.commonDir) === '.git') return realpath(dirname(loc.commonDir));
     let common: string;
     try {
       common = (await git(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir })).trim();
@@ -226,14 +232,16 @@ export class WorktreeManager {
 
   private async entries(root: string): Promise<WorktreeEntry[]> {
     const raw = parseWorktreeList(await this.porcelainList(root));
+    return this.entriesOf(root, raw, await realPaths(raw));
+  }
+
+  private entriesOf(root: string, raw: readonly PorcelainWorktree[], reals: readonly string[]): WorktreeEntry[] {
     const trees = join(root, TREES_DIR) + sep;
     const out: WorktreeEntry[] = [];
-    for (const w of raw) {
-      if (w.bare) continue;
-      const real = await realpath(w.path).catch(() => w.path); // A vanished folder has no real path: keep git's.
-      if (real === root) continue; // The main checkout is the project itself.
-      out.push(this.entryOf(w, real, trees));
-    }
+    raw.forEach((w, i) => {
+      if (w.bare || reals[i] === root) return; // The main checkout is the project itself.
+      out.push(this.entryOf(w, reals[i]!, trees));
+    });
     return out;
   }
 
@@ -314,27 +322,30 @@ export class WorktreeManager {
     validateSlug(slug);
     const root = await this.repoRoot(dir);
     const created = await this.locked(root, async () => {
-      const base = o.base ?? (await this.detectBase(root));
       const path = join(root, TREES_DIR, slug);
       const branch = this.branchFor(slug, o.branchPrefix);
-      const all = await this.entries(root);
+      // Everything the checks need, read at once (one round of gits instead of nine in a row):
+      // the refs (branch, base candidates), the worktrees, whether .trees/ is ignored.
+      const [refs, listed, ignored] = await Promise.all([this.refsOf(root, [`refs/heads/${branch}`, ...baseCandidates(o.base ?? this.baseSetting)]), this.porcelainList(root), this.treesIgnored(root)]);
+      const all = this.entriesOf(root, parseWorktreeList(listed), await realPaths(parseWorktreeList(listed)));
       const same = all.find((e) => e.path === path);
       if (same) throw new AppError('conflict', same.missing ? `The worktree "${slug}" is registered but its folder is missing: remove it first (worktree remove ${slug}).` : `The worktree "${slug}" already exists at ${path}.`, { slug });
       if (existsSync(path)) throw new AppError('conflict', `${path} already exists and is not a worktree: move it away or choose another name.`, { path });
-      await this.refuseCheckedOut(root, branch);
-      const gitignoreUpdated = await this.ensureIgnored(root, o.ignoreIn);
-      if (await this.refExists(root, `refs/heads/${branch}`)) {
+      const holder = parseWorktreeList(listed).find((w) => w.branch === branch);
+      if (holder) throw checkedOutElsewhere(branch, holder.path);
+      const base = o.base ?? (await this.baseFrom(root, refs));
+      const gitignoreUpdated = ignored ? false : await this.ensureIgnored(root, o.ignoreIn);
+      const existing = refs.get(`refs/heads/${branch}`);
+      if (existing) {
         // The branch survives from earlier work: check it out as it is rather than reset it.
         await this.write(root, ['worktree', 'add', path, branch]);
       } else {
-        const baseRef = await this.baseRef(root, base);
+        const baseRef = [`refs/heads/${base}`, `refs/remotes/origin/${base}`].find((r) => refs.has(r)) ?? (await this.baseRef(root, base));
         if (!baseRef) throw new AppError('not_found', `The base branch "${base}" does not exist in ${root} (neither locally nor on origin).`, { base });
         // --no-track: the base is where the branch starts, not where it is pushed.
         await this.write(root, ['worktree', 'add', '--no-track', '-b', branch, path, baseRef]);
       }
-      const entry = (await this.entries(root)).find((e) => e.path === path);
-      if (!entry) throw new AppError('internal', `git created no worktree at ${path}.`);
-      return { entry, base, gitignoreUpdated };
+      return { entry: await this.createdEntry(root, path), base, gitignoreUpdated };
     });
     return { ...created, prepared: this.prepare ? await this.prepare(root, created.entry) : null };
   }
@@ -461,6 +472,55 @@ export class WorktreeManager {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
+
+  /** The refs among `names` that exist, with their object id and (for a symbolic ref) its target: one git for all. */
+  private async refsOf(root: string, names: readonly string[]): Promise<Map<string, { id: string; symref: string }>> {
+    const wanted = new Set(names);
+    // for-each-ref matches a pattern as a prefix up to a slash too (refs/heads/a matches refs/heads/a/b): only exact names count.
+    const out = await git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)', '--', ...wanted], { cwd: root });
+    const found = new Map<string, { id: string; symref: string }>();
+    for (const line of out.split('\n')) {
+      const [name, id, symref] = line.split('\0');
+      if (name && id && wanted.has(name)) found.set(name, { id, symref: symref ?? '' });
+    }
+    return found;
+  }
+
+  /** `base_branch: auto` decided from refs read by refsOf (baseCandidates named them); detectBase's order. */
+  private async baseFrom(root: string, refs: Map<string, { id: string; symref: string }>): Promise<string> {
+    if (this.baseSetting !== 'auto') return this.baseSetting;
+    const originHead = refs.get('refs/remotes/origin/HEAD')?.symref.replace(/^refs\/remotes\/origin\//, '');
+    if (originHead) return originHead;
+    for (const name of ['main', 'master']) if (refs.has(`refs/heads/${name}`) || refs.has(`refs/remotes/origin/${name}`)) return name;
+    return this.detectBase(root);
+  }
+
+  /** Whether git ignores `.trees/` in the main checkout already. */
+  private treesIgnored(root: string): Promise<boolean> {
+    return git(['check-ignore', '-q', '--no-index', `${TREES_DIR}/x`], { cwd: root }).then(
+      () => true,
+      () => false, // Exit 1: not ignored.
+    );
+  }
+
+  /**
+   * The entry of a worktree `git worktree add` just made, from its files rather than another
+   * listing: its .git file must lead (as git's records confirm) to this repository's git data.
+   */
+  private async createdEntry(root: string, path: string): Promise<WorktreeEntry> {
+    const real = await realpath(path).catch(() => null); // Not there: git made nothing.
+    const loc = real ? locateRepository(real) : null;
+    const rootLoc = locateRepository(root);
+    if (!real || !loc || loc.workTree !== real || !rootLoc || loc.commonDir !== rootLoc.commonDir) {
+      const entry = (await this.entries(root)).find((e) => e.path === path);
+      if (!entry) throw new AppError('internal', `git created no worktree at ${path}.`);
+      return entry;
+    }
+    let head = readHead(loc);
+    if (head === undefined) head = (await git(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: real }).catch(() => '')).trim() || null; // Unborn: no commit.
+    const branchLine = readHeadRef(loc);
+    return { slug: basename(real), path: real, branch: branchLine, head, managed: real.startsWith(join(root, TREES_DIR) + sep), missing: false, locked: false, lockReason: null, detached: branchLine === null };
+  }
 
   /** A branch can be checked out in one worktree only, the main checkout included. */
   private async refuseCheckedOut(root: string, branch: string): Promise<void> {
@@ -640,6 +700,30 @@ export class WorktreeManager {
       () => true,
       () => false,
     );
+  }
+}
+
+/** Each listed worktree's real path (a vanished folder has none: git's is kept). */
+function realPaths(raw: readonly PorcelainWorktree[]): Promise<string[]> {
+  return Promise.all(raw.map((w) => realpath(w.path).catch(() => w.path)));
+}
+
+/** The refs `base_branch` (a name, or `auto`) may be read from, for one for-each-ref. */
+function baseCandidates(base: string): string[] {
+  const names = base === 'auto' ? ['main', 'master'] : [base];
+  return [...(base === 'auto' ? ['refs/remotes/origin/HEAD'] : []), ...names.flatMap((n) => [`refs/heads/${n}`, `refs/remotes/origin/${n}`])];
+}
+
+/** The branch HEAD names (`feature/x`), null when detached or unreadable. */
+function readHeadRef(loc: RepoLocation): string | null {
+  try {
+    const st = lstatSync(join(loc.gitDir, 'HEAD'));
+    if (!st.isFile() || st.size > 4096) return null;
+    const m = /^ref: refs\/heads\/(\S+)\s*$/.exec(readFileNoWait(join(loc.gitDir, 'HEAD'), 'utf8'));
+    return m ? m[1]! : null;
+  } catch {
+    // Gone or unreadable right after git wrote it: shown as detached rather than guessed.
+    return null;
   }
 }
 

@@ -17,6 +17,7 @@ import { AppError, type TerminalOwner } from '../../src-preload/contract';
 import { configPath, defaultConfig, loadConfig, type FeaturesConfig } from '../features/config';
 import { isFeatureError } from '../features/errors';
 import { git, gitBufferWithExit } from '../git/git';
+import { locateRepository } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
 import { recordSetupArtifacts, untrackedEntries } from './setup-artifacts';
 import type { RunCommandOptions, RunCommandResult } from '../terminals/command-runner';
@@ -171,6 +172,9 @@ export async function copyIgnoredFiles(root: string, worktree: string, patterns:
 const portLock = new KeyedLock();
 
 async function gitDirs(worktree: string): Promise<{ own: string; common: string }> {
+  // Where the app's git would look (./repo-location decides it for git too), without starting one.
+  const loc = locateRepository(worktree);
+  if (loc) return { own: loc.gitDir, common: loc.commonDir };
   const out = (await git(['rev-parse', '--path-format=absolute', '--absolute-git-dir', '--git-common-dir'], { cwd: worktree })).trim().split('\n');
   return { own: out[0]!.trim(), common: out[1]!.trim() };
 }

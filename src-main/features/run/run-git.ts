@@ -5,6 +5,8 @@
  */
 import { boundedDiff } from '../../git/bounded-diff';
 import { git, gitBufferWithExit, GitError } from '../../git/git';
+import { readHead, readRef } from '../../git/ref-read';
+import { locateRepository, type RepoLocation } from '../../git/repo-location';
 import { setupExcludes } from '../../worktrees/setup-artifacts';
 import { FeatureError } from '../errors';
 
@@ -13,7 +15,13 @@ export const MAX_DIFF_CHARS = 120_000;
 /** The feature's own bookkeeping (state, specs, logs) is not part of the change under review. */
 const NOT_FEATURE_FILES = [':(exclude).flightdeck'];
 
+/**
+ * HEAD's commit in `cwd`, null on an unborn branch. Read from git's files where the layout is
+ * plain (./ref-read: a run asks several times a phase, each git a process); else git is asked.
+ */
 export async function headCommit(cwd: string): Promise<string | null> {
+  const read = fromFiles(cwd, (loc) => readHead(loc));
+  if (read !== undefined) return read;
   return git(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd }).then(
     (s) => s.trim() || null,
     () => null, // An unborn branch has no commit yet.
@@ -29,8 +37,22 @@ async function featureDiff(cwd: string, rev: string): Promise<{ text: string; tr
   return { text: d.text, truncated: d.truncated };
 }
 
+/** What `read` finds in the repository at `cwd`, undefined when git must be asked (no plain layout, or a .git git's records do not confirm: git then refuses with the reason). */
+function fromFiles<T>(cwd: string, read: (loc: RepoLocation) => T | undefined): T | undefined {
+  try {
+    const loc = locateRepository(cwd);
+    return loc ? read(loc) : undefined;
+  } catch {
+    // A .git that git's records do not confirm: the git call below refuses it with the reason.
+    return undefined;
+  }
+}
+
 async function resolveBase(cwd: string, base: string): Promise<string> {
   for (const ref of [`refs/heads/${base}`, `refs/remotes/origin/${base}`]) {
+    const known = fromFiles(cwd, (loc) => readRef(loc, ref));
+    if (known) return ref;
+    if (known === null) continue;
     const ok = await git(['rev-parse', '--verify', '--quiet', ref], { cwd }).then(
       () => true,
       () => false, // That form of the base does not exist here: try the next.
