@@ -1,16 +1,21 @@
 /**
  * Worktree creation through Flightdeck (WorktreeManager.create: slug check, base detection, the
  * branch-in-use check, the ignore entry, `git worktree add`, the listing of the result — and the
- * default preparation of a new worktree: copying the env files) against a bare
+ * preparation of a new worktree: copying the env files, a port from a range) against a bare
  * `git worktree add -b` on the same repository. The ratio is what Flightdeck's safety costs.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultConfig } from '../../src-main/features/config';
+import { observeGit, type GitCallTiming } from '../../src-main/git/git';
+import { repoProgramScans } from '../../src-main/git/repo-programs';
 import { WorktreeManager } from '../../src-main/worktrees/worktree-manager';
-import { prepareWorktree } from '../../src-main/worktrees/worktree-prepare';
+import { assignPort, copyIgnoredFiles } from '../../src-main/worktrees/worktree-prepare';
 import { gitIn, makeRepo } from '../support/temp';
+
+/** The ports range of the bench's config: allocation is one of the steps measured. */
+const PORTS = { start: 4100, end: 4199 };
 
 /** A middling project: enough files that checking them out is real work, as it is for users. */
 const FILES = 2_000;
@@ -21,6 +26,9 @@ function median(xs: number[]): number {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 export async function run(): Promise<Record<string, unknown>> {
   const repo = makeRepo('fd-bench-wt-');
@@ -36,21 +44,66 @@ export async function run(): Promise<Record<string, unknown>> {
     gitIn(repo.path, 'commit', '-q', '-m', 'files');
     const manager = new WorktreeManager();
     const config = defaultConfig().worktree;
+    // Reading the repository's config is part of the first git call in it: done once before timing, like a running app.
+    await manager.list(repo.path);
     const raw: number[] = [];
     const flightdeck: number[] = [];
+    // Per run: each step's time, and every git call (what it was, where its time went).
+    const steps: Array<Record<string, number>> = [];
+    const calls: GitCallTiming[][] = [];
+    let scans = 0;
     // Interleaved so that caches and machine load affect both alike.
     for (let i = 0; i < RUNS; i++) {
       let t = performance.now();
       execFileSync('git', ['worktree', 'add', '-q', '-b', `raw/r${i}`, join(repo.path, '.trees', `raw-${i}`), 'main'], { cwd: repo.path });
       raw.push(performance.now() - t);
+      const seen: GitCallTiming[] = [];
+      observeGit((c) => seen.push(c));
+      const scans0 = repoProgramScans();
       t = performance.now();
+      // The same steps a new worktree gets (WorktreeManager's prepare hook): create, copy, port.
       const { entry } = await manager.create(repo.path, `fd-${i}`);
-      await prepareWorktree({ root: repo.path, worktree: entry.path, config });
-      flightdeck.push(performance.now() - t);
+      const tCreate = performance.now();
+      await copyIgnoredFiles(repo.path, entry.path, config.copy);
+      const tCopy = performance.now();
+      await assignPort(entry.path, PORTS);
+      const tEnd = performance.now();
+      observeGit(null);
+      flightdeck.push(tEnd - t);
+      calls.push(seen);
+      scans += repoProgramScans() - scans0;
+      const add = seen.filter((c) => c.args[0] === 'worktree' && c.args[1] === 'add');
+      steps.push({ create: tCreate - t, worktreeAdd: sum(add.map((c) => c.waitMs + c.pinMs + c.execMs)), copy: tCopy - tCreate, port: tEnd - tCopy });
     }
     const rawMs = median(raw);
     const fdMs = median(flightdeck);
-    return { files: FILES, runs: RUNS, rawGitMedianMs: Math.round(rawMs), flightdeckMedianMs: Math.round(fdMs), ratio: Math.round((fdMs / rawMs) * 100) / 100 };
+    const byCommand = new Map<string, number[][]>();
+    calls.forEach((run) => {
+      const per = new Map<string, number[]>();
+      for (const c of run) {
+        const name = c.args[0] === 'worktree' || c.args[0] === 'rev-parse' ? c.args.slice(0, 2).join(' ') : c.args[0]!;
+        const v = per.get(name) ?? [0, 0, 0, 0];
+        per.set(name, [v[0]! + 1, v[1]! + c.waitMs + c.pinMs + c.execMs, v[2]! + c.pinMs, v[3]! + c.execMs]);
+      }
+      for (const [name, v] of per) byCommand.set(name, [...(byCommand.get(name) ?? []), v]);
+    });
+    const gitCalls: Record<string, Record<string, number>> = {};
+    for (const [name, runs] of byCommand) {
+      gitCalls[name] = { perRun: runs.length === RUNS ? median(runs.map((v) => v[0]!)) : round1(sum(runs.map((v) => v[0]!)) / RUNS), ms: round1(median(runs.map((v) => v[1]!))), pinMs: round1(median(runs.map((v) => v[2]!))), execMs: round1(median(runs.map((v) => v[3]!))) };
+    }
+    const stepMedians = Object.fromEntries(Object.keys(steps[0]!).map((k) => [k, round1(median(steps.map((s) => s[k]!)))]));
+    return {
+      what: 'WorktreeManager.create + copying the env files + a port from a range, vs `git worktree add -b` of the same base; medians',
+      files: FILES,
+      runs: RUNS,
+      rawGitMedianMs: Math.round(rawMs),
+      flightdeckMedianMs: Math.round(fdMs),
+      ratio: Math.round((fdMs / rawMs) * 100) / 100,
+      breakdownMs: { ...stepMedians, createBesidesWorktreeAdd: round1(stepMedians.create! - stepMedians.worktreeAdd!) },
+      gitCallsPerRun: round1(sum(calls.map((c) => c.length)) / RUNS),
+      configScansPerRun: round1(scans / RUNS),
+      gitCalls,
+    };
   } finally {
     repo.cleanup();
   }
