@@ -149,14 +149,16 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
 
   const state = detail?.state ?? null;
   const status = state?.status ?? detail?.feature.status ?? null;
-  const canRun = !active && !candidatesActive && (status === 'planned' || status === 'in_progress' || status === 'failed');
+  // A planned feature with candidate runs has its candidates open: it goes on by a pick, not by a run of its own.
+  const candidatesOpen = status === 'planned' && candidateRuns.length > 0;
+  const canRun = !active && !candidatesOpen && (status === 'planned' || status === 'in_progress' || status === 'failed');
   const runLabel = status === 'planned' ? 'Start run' : status === 'failed' ? 'Retry phase' : 'Resume';
   // Where the work went: the runs' own word, else the PR the state file records.
   const delivery = deliveryOf(history, state?.pr ?? null);
   // The session header's worktree actions, for the feature's branch: merge a completed one, push one whose work is done or stuck at delivery, discard (archived first).
   const canMerge = !active && status === 'completed';
   const canPush = !active && (status === 'completed' || status === 'in_progress' || status === 'failed');
-  const canDiscard = !active && status !== null && status !== 'merged';
+  const canDiscard = !active && !candidatesOpen && status !== null && status !== 'merged';
   const push = async () => {
     setBusy(true);
     try {
