@@ -212,6 +212,10 @@ export function serializeState(state: FeatureState): string {
 }
 
 export async function readState(path: string): Promise<FeatureState> {
+  return parseState(await readStateText(path), path);
+}
+
+async function readStateText(path: string): Promise<string> {
   let text: string;
   try {
     text = (await readFileInsideAsync(stateRoot(path), path, { maxBytes: MAX_STATE_FILE_BYTES, what: 'feature state file' })).toString('utf8');
@@ -220,23 +224,41 @@ export async function readState(path: string): Promise<FeatureState> {
     if (e instanceof FileTooLargeError) throw new FeatureError('state', `the state file is ${sizeText(e.size)}, over the ${sizeText(e.limit)} a feature's state may take; it is not read (a state file holds a few KiB: restore it from git, or remove the feature's folder)`, { path }, { cause: e });
     throw ioError(path, 'read the feature state', e);
   }
-  return parseState(text, path);
+  return text;
 }
+
+/**
+ * What this process last wrote to each state file, as text and as the state that text parses to.
+ * A run writes its state several times a phase; when the file still holds exactly that text (its
+ * bytes are compared, so any edit by an agent or by hand is seen), the next update skips parsing
+ * and validating it again.
+ */
+const lastWritten = new Map<string, { text: string; state: FeatureState }>();
+/** State files remembered at once: one per feature being run, with room to spare. */
+const LAST_WRITTEN_MAX = 256;
 
 /** Writes `state.yml` atomically (old content or new, never a mix), creating its folder. */
 export function writeState(path: string, state: FeatureState): void {
   let data: string;
+  let checked: FeatureState;
   try {
-    data = serializeState(state);
+    // Validate before writing: an invalid state must never replace a valid file.
+    checked = FeatureState.parse(state);
+    data = stringify(checked, { lineWidth: 0 });
   } catch (e) {
     throw new FeatureError('state', `refusing to write an invalid state: ${e instanceof Error ? e.message : String(e)}`, { path }, { cause: e });
   }
   try {
-    writeFileInside(stateRoot(path), path, data, STATE_FILE_MODE);
+    // The folder is not flushed: a run rewrites its state several times a phase, and a power loss
+    // undoing the last rename leaves the previous state, from which the run resumes (atomic-file.ts).
+    writeFileInside(stateRoot(path), path, data, STATE_FILE_MODE, { syncFolder: false });
   } catch (e) {
     if (e instanceof UnsafePathError) throw new FeatureError('state', `refusing to write the feature state: ${e.message}`, { path }, { cause: e });
     throw ioError(path, 'write the feature state', e);
   }
+  lastWritten.delete(path);
+  if (lastWritten.size >= LAST_WRITTEN_MAX) lastWritten.delete(lastWritten.keys().next().value as string);
+  lastWritten.set(path, { text: data, state: checked });
 }
 
 /**
@@ -245,7 +267,9 @@ export function writeState(path: string, state: FeatureState): void {
  * guess), apply `change`, stamp `updated_at`, recompute the totals from the phases, write.
  */
 export async function updateState(path: string, now: Date, change: (s: FeatureState) => FeatureState): Promise<FeatureState> {
-  const current = await readState(path);
+  const text = await readStateText(path);
+  const known = lastWritten.get(path);
+  const current = known && known.text === text ? structuredClone(known.state) : parseState(text, path);
   const next = withTotals(change(current));
   const stamped: FeatureState = { ...next, feature: { ...next.feature, updated_at: now.toISOString() } };
   writeState(path, stamped);

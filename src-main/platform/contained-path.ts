@@ -201,11 +201,11 @@ export function mkdirInside(root: string, dir: string, mode = 0o755): string {
  * at the file's own name is replaced, never written through), creating its folders with
  * {@link mkdirInside}. Refuses a symlinked folder component, naming it.
  */
-export function writeFileInside(root: string, file: string, data: string | Buffer, mode = 0o644): string {
+export function writeFileInside(root: string, file: string, data: string | Buffer, mode = 0o644, o: { syncFolder?: boolean } = {}): string {
   const { abs } = insidePath(root, file);
   const dir = mkdirInside(root, resolve(abs, '..'));
   checkRealInside(root, dir, realpathSync(dir), realpathSync(root));
-  writeFileAtomic(abs, data, { mode });
+  writeFileAtomic(abs, data, { mode, ...o });
   return abs;
 }
 

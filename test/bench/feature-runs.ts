@@ -13,6 +13,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startModelServer, type Script } from '../fixtures/model-server/index';
+import { observeGit } from '../../src-main/git/git';
+import { repoProgramScans } from '../../src-main/git/repo-programs';
+import { observeSpans } from '../../src-main/platform/spans';
 import { tempDir } from '../support/temp';
 import { CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, runHarness, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from '../integration/features/run/support';
 import type { HostMessage, HostRequest } from './feature-runs-host';
@@ -51,14 +54,19 @@ function userInputs(body: unknown): string[] {
   return out;
 }
 
-async function overhead(): Promise<Record<string, unknown>> {
+export async function overhead(): Promise<Record<string, unknown>> {
   const repos: RunRepo[] = [];
   let h: RunHarness | null = null;
   try {
     h = await runHarness([]);
     const runMs: number[] = [];
     const directMs: number[] = [];
+    const phases = DEV_PHASES.length + 2;
     let calls = { run: 0, direct: 0 };
+    // Per measured run: each named part's total time and count, git calls by subcommand, config scans.
+    const parts: Array<Map<string, { ms: number; n: number }>> = [];
+    const gitCalls: Array<Map<string, { ms: number; pinMs: number; n: number }>> = [];
+    const scans: number[] = [];
     for (let rep = 0; rep <= OVERHEAD_REPS; rep++) {
       const repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [TRIVIAL_CHECK] }) });
       repos.push(repo);
@@ -69,10 +77,25 @@ async function overhead(): Promise<Record<string, unknown>> {
 
       h.server.setScript(overheadScript());
       h.server.reset();
+      const partMs = new Map<string, { ms: number; n: number }>();
+      const gitMs = new Map<string, { ms: number; pinMs: number; n: number }>();
+      observeSpans((name, ms) => {
+        const v = partMs.get(name) ?? { ms: 0, n: 0 };
+        partMs.set(name, { ms: v.ms + ms, n: v.n + 1 });
+      });
+      observeGit((c) => {
+        const name = `git ${c.args[0]}`;
+        const v = gitMs.get(name) ?? { ms: 0, pinMs: 0, n: 0 };
+        gitMs.set(name, { ms: v.ms + c.waitMs + c.pinMs + c.execMs, pinMs: v.pinMs + c.pinMs, n: v.n + 1 });
+      });
+      const scans0 = repoProgramScans();
       let t0 = performance.now();
       const { done } = await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug });
       const r = await done;
       const tRun = performance.now() - t0;
+      observeSpans(null);
+      observeGit(null);
+      const scanCount = repoProgramScans() - scans0;
       if (r.outcome !== 'completed') throw new Error(`bench feature run ended ${r.outcome}: ${r.message}`);
       const requests = h.server.mainRequests();
       const inputs = userInputs(requests.at(-1)!.body);
@@ -95,12 +118,22 @@ async function overhead(): Promise<Record<string, unknown>> {
       if (rep === 0) continue;
       runMs.push(tRun);
       directMs.push(tDirect);
+      parts.push(partMs);
+      gitCalls.push(gitMs);
+      scans.push(scanCount);
       repo.cleanup();
       repos.pop();
     }
-    const phases = DEV_PHASES.length + 2;
     const run = median(runMs);
     const direct = median(directMs);
+    const perPhase = (runs: Array<Map<string, { ms: number; n: number }>>) => {
+      const names = [...new Set(runs.flatMap((m) => [...m.keys()]))];
+      return Object.fromEntries(
+        names
+          .map((n) => [n, { ms: round2(median(runs.map((m) => m.get(n)?.ms ?? 0)) / phases), calls: round2(median(runs.map((m) => m.get(n)?.n ?? 0)) / phases) }] as const)
+          .sort((a, b) => b[1].ms - a[1].ms),
+      );
+    };
     return {
       what: `a feature run of ${DEV_PHASES.length} dev phases + clean review + passing verify (check \`${TRIVIAL_CHECK}\`, auto-commit, local delivery) through FeatureRunService vs the same ${phases} agent inputs sent directly with services.driver (createSession + runTurn) in a worktree; in-process, built-in executor`,
       phases,
@@ -110,6 +143,12 @@ async function overhead(): Promise<Record<string, unknown>> {
       directMs: { median: Math.round(direct), samples: directMs.map(Math.round) },
       overheadPerPhaseMs: round2((run - direct) / phases),
       ratio: round2(run / direct),
+      // Where a phase's time goes in the run (medians over the runs, per phase; parts nest: a
+      // commit's git calls are in both \`git: commit\` and \`git add/diff/commit\`, the queue's publish inside \`events: emit\`).
+      breakdownPerPhaseMs: perPhase(parts),
+      gitPerPhase: perPhase(gitCalls.map((m) => new Map([...m].map(([k, v]) => [k, { ms: v.ms, n: v.n }])))),
+      gitPinPerPhaseMs: round2(median(gitCalls.map((m) => [...m.values()].reduce((a, v) => a + v.pinMs, 0))) / phases),
+      configScansPerRun: median(scans),
     };
   } finally {
     await h?.cleanup();

@@ -39,6 +39,7 @@ import { fixRoundText } from '../../review-comments/anchor';
 import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
 import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
 import { branchDiff, headCommit, progressSince, pushRemote } from './run-git';
+import { span, spanSync } from '../../platform/spans';
 
 /** How much of a failing check's output goes into the fix prompt and the event: the end, where the failure is. */
 const CHECK_OUTPUT_TAIL_CHARS = 6_000;
@@ -204,10 +205,10 @@ export class FeatureRunner {
 
   async run(): Promise<RunResult> {
     this.statePath = this.req.candidate?.statePath ?? activeStatePath(this.req.repoRoot, this.req.slug);
-    this.state = await readState(this.statePath);
+    this.state = await span('run: state read', () => readState(this.statePath));
     checkRunnable(this.state, this.statePath);
-    const loaded = await loadConfig(this.req.repoRoot);
-    this.config = this.d.trustedConfig ? await this.d.trustedConfig(this.req.repoRoot, loaded) : loaded;
+    const loaded = await span('run: config read', () => loadConfig(this.req.repoRoot));
+    this.config = this.d.trustedConfig ? await span('trust: config', () => this.d.trustedConfig!(this.req.repoRoot, loaded)) : loaded;
     this.templates = projectTemplates(this.req.repoRoot, this.config.prompts.extra_dirs, {
       useRepositoryTemplates: this.d.useRepositoryTemplates ?? false,
       ...(this.d.userPromptsDir ? { userDir: this.d.userPromptsDir } : {}),
@@ -221,12 +222,12 @@ export class FeatureRunner {
     // How the run drives its agent, as chosen when the plan was approved (null in older files: the defaults).
     const agent = this.state.agent;
     const chosen: ChosenAgent = this.d.agentChoice
-      ? this.d.agentChoice(this.req.repoRoot, this.req.slug, agent ?? null)
+      ? spanSync('trust: agent choice', () => this.d.agentChoice!(this.req.repoRoot, this.req.slug, agent ?? null))
       : { executor: agent?.executor, mode: agent?.mode, placement: agent?.placement, notice: null };
     const executor: ExecutorName = this.req.executor ?? chosen.executor ?? 'builtin';
     const point = resumePoint(this.state);
     await this.save((s) => markRunStarted(s));
-    const session = this.d.driver.createSession({
+    const session = spanSync('session: create', () => this.d.driver.createSession({
       root: this.worktree,
       ...(this.req.projectId ? { projectId: this.req.projectId } : {}),
       role: 'coder',
@@ -235,7 +236,7 @@ export class FeatureRunner {
       ...((this.req.candidate?.profile ?? agent?.profile) ? { profile: this.req.candidate?.profile ?? agent!.profile! } : {}),
       ...((this.req.candidate?.model ?? agent?.model) ? { model: this.req.candidate?.model ?? agent!.model! } : {}),
       title: this.req.candidate ? `Feature ${this.req.slug} (candidate ${this.req.candidate.label})` : `Feature ${this.req.slug}`,
-    });
+    }));
     this.sessionId = session.id;
     const removeGuard = this.d.guards.add((sid) => (sid === this.sessionId ? this.guard() : null));
 
@@ -322,7 +323,7 @@ export class FeatureRunner {
 
   /** Asked before every model call of the run's session: the run's budget, then the phase's turn limit. */
   private guard(): string | null {
-    const cost = this.d.sessionCost(this.sessionId);
+    const cost = spanSync('budget: session cost', () => this.d.sessionCost(this.sessionId));
     // One session per run: its cumulative cost is the run's spend.
     const budget = runBudgetRefusal(cost.usd, cost.maxCallUsd, this.req.candidate?.budgetUsd ?? this.config.agent.max_budget_usd);
     if (budget) return (this.limitRefusal = budget);
@@ -344,7 +345,7 @@ export class FeatureRunner {
   // ---- state --------------------------------------------------------------------------------------
 
   private async save(change: (s: FeatureState) => FeatureState): Promise<void> {
-    this.state = await updateState(this.statePath, this.d.now(), change);
+    this.state = await span('state: write', () => updateState(this.statePath, this.d.now(), change));
   }
 
   // ---- one interaction ------------------------------------------------------------------------
@@ -356,15 +357,15 @@ export class FeatureRunner {
   private async interact(index: number, prompt: string, system: string): Promise<TurnReport> {
     this.throwIfCancelled();
     const input = this.firstTurn ? `${system}\n\n---\n\n${prompt}` : prompt;
-    const before = this.d.sessionCost(this.sessionId);
+    const before = spanSync('budget: session cost', () => this.d.sessionCost(this.sessionId));
     this.callsAtInteraction = before.calls;
     this.turnsBeforeInteraction = this.state.phases[index]!.turns;
     this.phaseIndex = index;
     this.limitRefusal = null;
     const started = Date.now();
-    const report = await this.d.driver.runTurn(this.sessionId, input, { signal: this.req.signal });
+    const report = await span('agent turn', () => this.d.driver.runTurn(this.sessionId, input, { signal: this.req.signal }));
     this.firstTurn = false;
-    const now = this.d.sessionCost(this.sessionId);
+    const now = spanSync('budget: session cost', () => this.d.sessionCost(this.sessionId));
     const delta = this.tracker.delta(cumulative(now));
     await this.save((s) => updatePhase(s, index, (p) => addToPhase(p, delta, (Date.now() - started) / 1000)));
     if (report.outcome === 'completed') return report;
@@ -391,11 +392,13 @@ export class FeatureRunner {
     this.d.emit({ type: 'PhaseStarting', name: phase.name, index, resumed });
     // Read before the phase is marked running again: the prompt says how it stopped (failed or interrupted).
     const resumePrefix = resumed ? await this.resumeText(phase) : '';
-    await this.save((s) => markPhaseRunning(s, index, this.d.now(), null));
-    if (!resumed || typeof this.state.phases[index]!.details[DETAIL.startCommit] !== 'string') {
-      const start = await headCommit(this.worktree);
-      if (start) await this.save((s) => updatePhase(s, index, (p) => ({ ...p, details: { ...p.details, [DETAIL.startCommit]: start } })));
-    }
+    // One write: running, and (unless a resumed phase keeps its own) the commit it starts from.
+    const start = !resumed || typeof this.state.phases[index]!.details[DETAIL.startCommit] !== 'string' ? await span('git: head', () => headCommit(this.worktree)) : null;
+    await this.save((s) => {
+      const running = markPhaseRunning(s, index, this.d.now(), null);
+      if (!start || (resumed && typeof running.phases[index]!.details[DETAIL.startCommit] === 'string')) return running;
+      return updatePhase(running, index, (p) => ({ ...p, details: { ...p.details, [DETAIL.startCommit]: start } }));
+    });
     this.pendingFailure = null;
     let details: Record<string, unknown> = {};
     let commit: string | null = null;
@@ -463,8 +466,8 @@ export class FeatureRunner {
     if (!this.config.git.auto_commit) return null;
     try {
       // Into the project's repository as recorded, whatever the worktree's .git file says now (an agent or a container wrote in it).
-      const made = await this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot });
-      return made ? await headCommit(this.worktree) : null;
+      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot }));
+      return made ? await span('git: head', () => headCommit(this.worktree)) : null;
     } catch (e) {
       throw new FeatureError('git', `the commit after the phase failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
     }
@@ -491,7 +494,7 @@ export class FeatureRunner {
     for (let round = 1; round <= max; round++) {
       // The previous round's fixes; nothing to commit is the usual case, and no fix is called one.
       await this.autoCommit((staged) => roundCommitMessage(this.req.slug, 'review', round, staged));
-      const diff = await branchDiff(this.worktree, this.state.git.base_branch);
+      const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch));
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
       const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system);
       const issues = await this.withFormat(index, report, parseReviewIssues, 'issues: []', system);
@@ -554,7 +557,7 @@ export class FeatureRunner {
       const checks: CheckOutcome[] = [];
       for (const command of this.config.checks) {
         this.throwIfCancelled();
-        checks.push(await this.d.runCheck({ cwd: this.worktree, command, sessionId: this.sessionId, projectId: this.req.projectId, signal: this.req.signal, timeoutMs: this.config.check_timeout_minutes * 60_000 }));
+        checks.push(await span('check terminal', () => this.d.runCheck({ cwd: this.worktree, command, sessionId: this.sessionId, projectId: this.req.projectId, signal: this.req.signal, timeoutMs: this.config.check_timeout_minutes * 60_000 })));
       }
       this.throwIfCancelled();
       const shown = checks.map((c) => ({ ...c, how: how(c) }));
@@ -583,14 +586,14 @@ export class FeatureRunner {
 
   private async commitState(message: string): Promise<void> {
     // The feature's record goes with the branch (it is merged with it and kept on the base).
-    await this.d.git.commit(this.worktree, message, [join(FEATURES_DIR, this.req.slug)], { repository: this.req.repoRoot });
+    await span('git: commit', () => this.d.git.commit(this.worktree, message, [join(FEATURES_DIR, this.req.slug)], { repository: this.req.repoRoot }));
   }
 
   private async deliver(system: string): Promise<Delivery> {
     this.d.emit({ type: 'CreatingPr' });
     const branch = this.state.git.branch;
     const base = this.state.git.base_branch;
-    const remote = await pushRemote(this.worktree);
+    const remote = await span('git: push remote', () => pushRemote(this.worktree));
     let delivery: Delivery;
     if (!remote) {
       delivery = { kind: 'local' };

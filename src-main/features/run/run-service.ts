@@ -34,6 +34,7 @@ import { localMerge, planLocalMerge } from './run-git';
 import { pushFeature, type FeaturePushResult } from './feature-push';
 import type { PrFeedback } from './feature-runner';
 import { RunRepo, toInfo, type RunRow } from './run-repo';
+import { spanSync } from '../../platform/spans';
 
 /** Three features at once: enough to keep a reviewer busy, few enough for a laptop's memory and the provider's rate limits. */
 export const DEFAULT_MAX_PARALLEL = 3;
@@ -444,16 +445,17 @@ export class FeatureRunService {
         git: this.git,
         gh: this.gh,
         runCheck: makeCheckRunner(this.o.terminals, this.o.dataDir),
-        emit: (data) => {
-          if (data.type === 'PhaseStarting') {
-            this.repo.update(row.id, { phase: data.name });
-            this.publishQueue();
-          }
-          this.emit(row, data);
-        },
+        emit: (data) =>
+          spanSync('events: emit', () => {
+            if (data.type === 'PhaseStarting') {
+              this.repo.update(row.id, { phase: data.name });
+              this.publishQueue();
+            }
+            this.emit(row, data);
+          }),
         now: () => new Date(),
         logger: this.o.logger,
-        useRepositoryTemplates: this.o.repositoryTemplates?.(row.projectPath) ?? false,
+        useRepositoryTemplates: spanSync('trust: templates', () => this.o.repositoryTemplates?.(row.projectPath) ?? false),
         userPromptsDir: join(this.o.dataDir, 'prompts'),
         ...(this.o.trustedConfig ? { trustedConfig: this.o.trustedConfig } : {}),
         ...(this.o.comments && !live.candidate ? { comments: fixRoundComments(this.o.comments, row.projectPath, row.slug) } : {}),
@@ -512,7 +514,7 @@ export class FeatureRunService {
 
   private publishQueue(): void {
     if (this.disposed) return;
-    this.o.hub.publish('featureRuns.changed', { runs: this.list(), limit: this.maxParallel() });
+    spanSync('queue: publish', () => this.o.hub.publish('featureRuns.changed', { runs: this.list(), limit: this.maxParallel() }));
   }
 
   // ---- recovery -----------------------------------------------------------------------------
