@@ -49,6 +49,8 @@ export interface PrView {
   state: PrState;
   reviewDecision: ReviewDecision;
   headSha: string;
+  /** The branch the PR merges: the feature's, or the PR is not the feature's. */
+  headRef: string;
   reviews: PrReview[];
 }
 
@@ -70,7 +72,7 @@ export function parseChecks(raw: unknown, headSha: string): PrCheck[] {
   });
 }
 
-/** `gh pr view N --json number,url,state,reviewDecision,headRefOid,reviews`. */
+/** `gh pr view N --json number,url,state,reviewDecision,headRefOid,headRefName,reviews`. */
 export function parsePrView(raw: unknown): PrView {
   const o = raw as Record<string, unknown> | null;
   const state = str(o?.state).toUpperCase();
@@ -85,6 +87,7 @@ export function parsePrView(raw: unknown): PrView {
     state,
     reviewDecision: (DECISIONS.has(decision) ? decision : '') as ReviewDecision,
     headSha: str(o.headRefOid),
+    headRef: str(o.headRefName),
     reviews: reviews.flatMap((r) => {
       const x = r as Record<string, unknown> | null;
       const s = str(x?.state).toUpperCase();

@@ -200,9 +200,23 @@ export class PrFollowService {
     }
   }
 
-  private cwdOf(f: { repoRoot: string; slug: string }): string {
-    const tree = join(f.repoRoot, TREES_DIR, f.slug);
-    return existsSync(tree) ? tree : f.repoRoot;
+  /**
+   * Where gh runs: the main checkout Flightdeck recorded, whose remote names the repository. Never
+   * the feature's worktree: its .git file is the agent's to rewrite, and gh would then look up
+   * (and merge) PR numbers of whatever repository it pointed at.
+   */
+  private cwdOf(f: { repoRoot: string }): string {
+    return f.repoRoot;
+  }
+
+  /** The feature's worktree, where a line comment's lines are quoted from (as the agent left them). */
+  private treeOf(f: { repoRoot: string; slug: string }): string {
+    return join(f.repoRoot, TREES_DIR, f.slug);
+  }
+
+  /** A PR whose head is not the feature's branch is not the feature's (the number came from the agent's answer). */
+  private foreignPr(f: FollowRow, pr: PrView): string | null {
+    return pr.headRef !== '' && pr.headRef !== f.branch ? `Pull request #${f.number} merges ${pr.headRef}, not the feature's branch ${f.branch}: it is not followed or merged. Follow the right one with feature pr ${f.slug} --follow after fixing state.yml's pr, or merge by hand.` : null;
   }
 
   private async lookAt(f: FollowRow): Promise<void> {
@@ -211,6 +225,12 @@ export class PrFollowService {
     if (this.disposed) return;
     if (!view.ok) return this.unreachable(f, view.message);
     const pr = view.value;
+    const foreign = this.foreignPr(f, pr);
+    if (foreign) {
+      if (f.status !== 'needs_input') this.repo.addEvent(f.repoRoot, f.slug, { kind: 'needs_input', message: foreign }, this.now());
+      this.repo.update(f.repoRoot, f.slug, { nextPollAt: this.now() + this.pollMax }, this.now());
+      return this.setStatus(f, 'needs_input', foreign);
+    }
     const checks = pr.state === 'OPEN' ? await this.o.forge.checks(cwd, f.number, pr.headSha) : { ok: true as const, value: [] as PrCheck[] };
     if (this.disposed) return;
     if (!checks.ok) return this.unreachable(f, checks.message);
@@ -298,7 +318,8 @@ export class PrFollowService {
       const log = await this.o.forge.failedLog(cwd, run);
       logs.set(run, log.ok ? log.value : null);
     }
-    const quoted = await Promise.all(comments.map(async (c) => ({ comment: c, quote: quoteOf(c, await this.fileAt(cwd, c.path)) })));
+    const tree = this.treeOf(f);
+    const quoted = await Promise.all(comments.map(async (c) => ({ comment: c, quote: quoteOf(c, await this.fileAt(tree, c.path)) })));
     const config = await loadConfig(f.repoRoot).catch(() => defaultConfig());
     const round = this.repo.rounds(f.repoRoot, f.slug).length + 1;
     const text = prFixRoundText({ number: f.number, url: pr.url || f.url, round, maxRounds: config.pr.max_fix_rounds, checks: checks.map((c) => ({ check: c, log: logs.get(runIdOf(c.link) ?? '') ?? null })), reviews, comments: quoted });
@@ -437,6 +458,9 @@ export class PrFollowService {
     if (!f) throw new AppError('not_found', `Flightdeck is not following a pull request of "${slug}"; merge it on GitHub, or locally with feature merge.`);
     if (f.status === 'merged') return { merged: true, message: `Pull request #${f.number} is merged already.` };
     if (f.status === 'fixing' || this.o.runs.isLive(repoRoot, slug)) throw new AppError('conflict', `The feature "${slug}" is being fixed; merge it when its round has been pushed and checked.`);
+    const view = await this.o.forge.view(this.cwdOf(f), f.number);
+    const foreign = view.ok ? this.foreignPr(f, view.value) : null;
+    if (foreign) throw new AppError('conflict', foreign);
     const r = await this.o.forge.merge(this.cwdOf(f), f.number, method);
     if (!r.ok) {
       const message = r.reason === 'not_installed' ? GH_PR_LOOP_MESSAGE : r.message;
@@ -457,7 +481,7 @@ export class PrFollowService {
     this.repo.addEvent(f.repoRoot, f.slug, { kind: 'merged', message }, this.now());
     this.repo.update(f.repoRoot, f.slug, { status: 'merged', reason: null }, this.now());
     this.changed(f);
-    const tree = join(f.repoRoot, TREES_DIR, f.slug);
+    const tree = this.treeOf(f);
     if (!existsSync(tree)) return;
     try {
       await updateState(activeStatePath(f.repoRoot, f.slug), new Date(this.now()), (s) => ({ ...s, status: 'merged' }));

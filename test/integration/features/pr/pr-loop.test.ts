@@ -5,7 +5,7 @@
  * requested with line comments then approved; the most fix rounds reached → Needs input;
  * auto-merge; a merge on GitHub noticed and the worktree a clean candidate; no gh.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../../fixtures/model-server/index';
@@ -45,9 +45,9 @@ const FIX_RUN: Script = [write('sum.mjs', FIXED), text('1. Documented sum.'), VE
 
 const check = (name: string, bucket: string, run?: number) => ({ name, bucket, workflow: 'CI', link: run ? `https://github.com/acme/widgets/actions/runs/${run}/job/${run + 1}` : '' });
 
-function setup(o: { extra?: string; stages: unknown[] }): void {
+function setup(o: { extra?: string; stages: unknown[]; headRefName?: string }): void {
   repo = makeRunRepo({ remote: 'github', config: configYaml({ checks: [], extra: o.extra ?? '' }).replace('enabled: true', 'enabled: false') });
-  gh = withFakeGh({ prs: [], createUrl: PR_URL, pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', stages: o.stages } });
+  gh = withFakeGh({ prs: [], createUrl: PR_URL, pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', headRefName: o.headRefName, stages: o.stages } });
   process.env.PATH = gh.env.PATH;
   process.env.GH_CONFIG_DIR = gh.env.GH_CONFIG_DIR;
 }
@@ -110,6 +110,10 @@ describe('the pull request loop', () => {
     expect(calls.filter((a) => a[0] === 'run')).toHaveLength(1);
     expect(calls.some((a) => a[0] === 'pr' && a[1] === 'create')).toBe(false);
     expect(calls.some((a) => a[0] === 'pr' && a[1] === 'merge')).toBe(false);
+    // gh runs in the main checkout Flightdeck recorded, never in the worktree (whose .git file the agent can rewrite).
+    const loopCalls = readFileSync(join(gh!.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; cwd: string }).filter((c) => c.argv[0] === 'run' || (c.argv[0] === 'pr' && (c.argv[1] === 'checks' || c.argv[1] === 'view')));
+    expect(loopCalls.length).toBeGreaterThan(2);
+    expect(new Set(loopCalls.map((c) => c.cwd))).toEqual(new Set([realpathSync(repo!.repo)]));
     // The fix is on the pushed branch.
     expect(gitIn(repo!.origin!, 'log', '--format=%s', 'feature/widget')).toContain('fix(widget): pull request feedback (round 1)');
     expect(gitIn(repo!.origin!, 'show', 'feature/widget:sum.mjs')).toBe(FIXED);
@@ -192,6 +196,18 @@ describe('the pull request loop', () => {
     const clean = await h!.app.features.clean(repo!.repo, { dryRun: true });
     expect(clean.candidates.map((c) => [c.slug, c.reason])).toEqual([['widget', 'pr_merged']]);
     expect(await h!.app.prFollow.merge(repo!.repo, 'widget', 'squash')).toEqual({ merged: true, message: 'Pull request #7 is merged already.' });
+  }, 240_000);
+
+  it('a PR whose head is not the feature\'s branch (the agent named another) is neither fixed nor merged', async () => {
+    setup({ extra: 'pr:\n  auto_merge: squash', headRefName: 'feature/someone-else', stages: [{ checks: [check('test', 'fail', 200)], logs: { '200': 'x' } }] });
+    await deliverAndFollow(FIRST_RUN);
+    await until('needs_input');
+    const status = await h!.app.prFollow.status(repo!.repo, 'widget');
+    expect(status.follow!.reason).toMatch(/merges feature\/someone-else, not the feature's branch feature\/widget/);
+    expect(status.rounds).toHaveLength(0);
+    await expect(h!.app.prFollow.merge(repo!.repo, 'widget', 'squash')).rejects.toThrow(/not the feature's branch/);
+    expect(ghCalls().some((a) => a[0] === 'pr' && a[1] === 'merge')).toBe(false);
+    expect(ghCalls().some((a) => a[0] === 'run')).toBe(false);
   }, 240_000);
 
   it('without gh logged in, the status says what the loop would do and how to enable it', async () => {
