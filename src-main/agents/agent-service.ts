@@ -110,6 +110,8 @@ export class AgentService {
   executorFor: ((sessionId: string, kind: 'chat' | 'bang' | 'slash') => ((ctx: TurnContext, input: string) => Promise<TurnEnd>) | null) | null = null;
   /** Which executor runs a session's chat turns, for Session.executor (set by the Claude Code executor). */
   executorName: ((sessionId: string) => 'builtin' | 'claude-code') | null = null;
+  /** Gives a fork the original's executor settings (set by the Claude Code executor; its conversation is resumed through SessionState.resumeAt). */
+  copyExecutor: ((from: string, to: string) => void) | null = null;
   /** Called after a session is removed (the terminals of its commands are closed with it). */
   onSessionRemoved: ((sessionId: string) => void) | null = null;
   /** Tools another capability offers some sessions (the Claude Code executor's `coder` in plan mode). */

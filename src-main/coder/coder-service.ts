@@ -65,6 +65,12 @@ export class CoderService {
   start(): void {
     this.o.agents.executorFor = (sessionId, kind) => this.runnerFor(sessionId, kind);
     this.o.agents.executorName = (sessionId) => this.repo.get(sessionId).executor;
+    // A fork runs on the original's executor; its conversation is resumed through the session's resumeAt.
+    this.o.agents.copyExecutor = (from, to) => {
+      const r = this.repo.get(from);
+      if (r.updatedAt === 0) return;
+      this.repo.update(to, { executor: r.executor, injectConstraints: r.injectConstraints, goal: r.goal, claudeSessionId: null, injected: [] });
+    };
     // Seed 000's use: a planning session of the built-in loop delegates a step to Claude Code.
     const planTool = {
       spec: coderToolSpec(),

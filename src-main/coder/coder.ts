@@ -65,6 +65,14 @@ export interface CoderRunOptions {
   goal?: string | null;
   /** Overrides the context pack read from cd's contract. */
   contextPack?: ContextPack | null;
+  /**
+   * Resume this conversation (an id, or the path of its file when it was made in another folder)
+   * at one of its messages, forked there; overrides SESSION_ID. Refused (gone, or the message is
+   * not in it): a new conversation starts, primed by `lostSessionPrompt` or the context pack.
+   */
+  resumeFrom?: { target: string; messageId: string } | null;
+  /** The prompt of the new conversation that replaces a lost one (default: the context pack before the task). */
+  lostSessionPrompt?: ((task: string) => string) | null;
   signal?: AbortSignal;
   onMessage?: (m: StreamMessage, attempt: number) => void;
   onAttempt?: (info: AttemptInfo) => void;
@@ -148,7 +156,7 @@ export async function runCoder(input: unknown, opts: CoderRunOptions = {}): Prom
     const backendIssue = backendProblem(opts.backend);
     if (backendIssue) return fail('config_error', `Invalid provider profile: ${backendIssue}`);
     // The session of the last attempt (or the one resumed), kept on a failure so it can be resumed.
-    const last = { sessionId: p.SESSION_ID ?? null };
+    const last = { sessionId: opts.resumeFrom ? null : (p.SESSION_ID ?? null) };
     return withSession(await runChecked(p, await realpath(p.cd), opts, redact, fail, last), last.sessionId);
   } catch (e) {
     return fail('unexpected_exception', `Unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
@@ -182,7 +190,8 @@ async function runChecked(
   const totals: Totals = { turns: 0, apiMs: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, usd: 0 };
   const messages: unknown[] = [];
   let prompt = p.PROMPT;
-  let resume: string | null = p.SESSION_ID ?? null;
+  let resume: string | null = opts.resumeFrom?.target ?? p.SESSION_ID ?? null;
+  let resumeAt: string | null = opts.resumeFrom?.messageId ?? null;
   let retries = 0;
   let attempt = 0;
   let recreated = false;
@@ -221,6 +230,7 @@ async function runChecked(
       prompt,
       sandbox: p.sandbox,
       resume,
+      resumeAt,
       idleTimeoutMs: p.timeout * 1000,
       maxDurationMs: p.max_duration * 1000,
       env,
@@ -243,16 +253,18 @@ async function runChecked(
     const verdict = classifyAttempt(report.outcome, { idleTimeoutS: p.timeout, maxDurationS: p.max_duration });
     // A SESSION_ID the CLI refused is not worth handing back.
     const lost = !verdict.ok && verdict.kind === 'lost_session';
-    last.sessionId = lost ? null : (report.outcome.sessionId ?? resume);
+    // A forked resume (resumeAt) is a new conversation: only the id the CLI reported is worth keeping.
+    last.sessionId = lost ? null : (report.outcome.sessionId ?? (resumeAt ? null : resume));
     const detail = { exit_code: report.outcome.exitCode, last_lines: report.lastLines, json_decode_errors: report.outcome.decodeErrors, retries };
 
     if (!verdict.ok && verdict.kind === 'lost_session') {
       if (recreated || resume === null) return { ...fail('upstream_error', 'The CLI refused to resume the session.', detail), ...extras() };
-      const pack = opts.contextPack ?? (await contextPackFor(cd, opts.goal ?? null));
-      prompt = renderContextPack(pack, resume, p.PROMPT);
+      if (opts.lostSessionPrompt) prompt = opts.lostSessionPrompt(p.PROMPT);
+      else prompt = renderContextPack(opts.contextPack ?? (await contextPackFor(cd, opts.goal ?? null)), resume, p.PROMPT);
       recreated = true;
       info = { attempt, resume: null, reason: 'new_session', delayMs: 0 };
       resume = null;
+      resumeAt = null;
       continue;
     }
 

@@ -41,6 +41,8 @@ export interface AttemptOptions {
   prompt: string;
   sandbox: Sandbox;
   resume: string | null;
+  /** With `resume`: the message to continue from, in a forked conversation (core/launch.ts). */
+  resumeAt?: string | null;
   /** `--model`, when the profile's model should be named explicitly (ANTHROPIC_MODEL also carries it). */
   model?: string | null;
   idleTimeoutMs: number;
@@ -159,7 +161,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
       mcpConfigPath = join(settingsDir, 'mcp.json');
       await writeFile(mcpConfigPath, JSON.stringify({ mcpServers: o.mcpServers }), { mode: 0o600 });
     }
-    const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, model: o.model ?? null, instructionsPath, mcpConfigPath });
+    const args = claudeArgs({ sandbox: o.sandbox, settingsPath, resume: o.resume, resumeAt: o.resumeAt ?? null, model: o.model ?? null, instructionsPath, mcpConfigPath });
 
     await new Promise<void>((resolveRun) => {
       let child;

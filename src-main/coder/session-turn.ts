@@ -7,11 +7,21 @@
  * cards (engine tool names), approvals through the same gate (policy, session rules, hard
  * floor, the dialog), usage and cost at the profile's prices, errors with their seed 000 kind.
  * The Claude Code conversation id is kept per session, so the next turn resumes it.
+ *
+ * Checkpoints (issue 25 §2): the working tree is captured before and after the turn and the
+ * difference kept as the turn's undo snapshot (tree-snapshot.ts), and the turn's last message in
+ * the conversation is kept as its point; /rewind and fork set where the next turn resumes
+ * (conversation-resume.ts).
  */
 import type { ClaudeDetection, CoderSettings, InjectedFile } from '../../src-preload/contract';
 import type { TurnEnd } from '../agents/orchestrator/run-turn';
 import type { TurnContext } from '../agents/orchestrator/turn-context';
 import { newId } from '../agents/ids';
+import { withPoint } from '../agents/orchestrator/conversation-points';
+import { captureWorkingTree, snapshotBetween } from '../agents/orchestrator/tree-snapshot';
+import { MAX_UNDO_SNAPSHOTS, gitWorkTree } from '../agents/orchestrator/undo';
+import type { ConversationPoint, SessionState } from '../agents/store/session-repo';
+import { conversationFile, replayPrompt } from './conversation-resume';
 import { priceUsage } from '../agents/provider/pricing';
 import { normalizeExternalTool } from '../approvals/external-tools';
 import { isRetryableKind } from './core/backoff';
@@ -101,9 +111,22 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
   const detection = await d.detect();
   if (!detection.found || !detection.path) return fail('command_not_found', detection.message);
 
+  // After a rewind or a fork: where the conversation continues (else: the session's own conversation).
+  const resumeAt = s.state.resumeAt;
+  const history = () => ctx.deps.messages.live(ctx.sessionId).filter((m) => m.turnId !== ctx.turnId);
+  let resumeFrom: { target: string; messageId: string } | null = null;
+  let replay = resumeAt?.kind === 'replay';
+  if (resumeAt?.kind === 'at') {
+    // Claude Code files conversations by folder: from another folder (a fork's worktree) its file is named.
+    const target = resumeAt.cwd === s.root ? resumeAt.conversationId : conversationFile({ ...process.env, ...d.envOverrides }, resumeAt.conversationId);
+    if (target) resumeFrom = { target, messageId: resumeAt.messageId };
+    else replay = true;
+  }
+  const startsNew = resumeFrom === null && (resumeAt !== undefined || cfg.claudeSessionId === null);
+
   let prompt = text;
   let injected: InjectedFile[] = [];
-  if (cfg.claudeSessionId === null && cfg.injectConstraints) {
+  if (startsNew && cfg.injectConstraints) {
     const built = await buildCoderPrompt({ task: text, cd: s.root, inject: true });
     if (built.injected.length > 0) {
       prompt = built.prompt;
@@ -113,6 +136,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     d.repo.update(ctx.sessionId, { injected });
     d.changed(ctx.sessionId);
   }
+  if (replay) prompt = replayPrompt(history(), prompt);
 
   const mapper = new StreamEventMapper({
     sessionId: ctx.sessionId,
@@ -125,6 +149,8 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     persist: (role, kind, blocks) => void ctx.addMessage(role, kind, blocks),
   });
   let seenSession: string | null = null;
+  /** The turn's last message in the main conversation (a subagent's are in a side chain): its point. */
+  let lastMessage: string | null = null;
   // Budgets and turn limits: the calls happen inside the CLI, so the run is asked before it starts
   // and after each call it reports, and ended before the next one when a limit refuses.
   const limit = new AbortController();
@@ -145,12 +171,13 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
   };
 
   const settings = d.settings();
+  const before = await captureTree(ctx, s.root);
   const result = await runCoder(
     {
       PROMPT: prompt,
       cd: s.root,
       sandbox: sandboxForMode(s.mode, s.state.sandbox),
-      ...(cfg.claudeSessionId ? { SESSION_ID: cfg.claudeSessionId } : {}),
+      ...(cfg.claudeSessionId && resumeAt === undefined ? { SESSION_ID: cfg.claudeSessionId } : {}),
       timeout: settings.idleTimeoutS,
       max_duration: settings.maxDurationS,
     },
@@ -167,12 +194,19 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
       ...(s.state.instructions ? { sessionInstructions: s.state.instructions } : {}),
       ...(d.mcpServers ? { mcpServers: d.mcpServers(s.projectId) } : {}),
       killGraceMs: d.killGraceMs,
+      ...(resumeFrom ? { resumeFrom } : {}),
+      // A rewind's or fork's conversation that cannot be resumed is rebuilt from the transcript, not the contract's pack.
+      ...(resumeAt !== undefined ? { lostSessionPrompt: (task: string) => replayPrompt(history(), task) } : {}),
       onMessage: (m) => {
         if (m.type === 'system' && m.subtype === 'init' && typeof m.session_id === 'string') seenSession = m.session_id;
+        if (m.type === 'assistant' && typeof m.uuid === 'string' && (m.parent_tool_use_id ?? null) === null) lastMessage = m.uuid;
         forward(mapper.map(m));
       },
       onAttempt: (info) => {
-        if (info.reason === 'new_session') {
+        lastMessage = null;
+        if (info.reason === 'new_session' && resumeAt !== undefined) {
+          ctx.emit({ type: 'notice', level: 'warning', text: 'The Claude Code conversation could not be resumed at that turn (it or its message is gone from this machine). Continuing in a new one, with the transcript up to that turn replayed as context.' });
+        } else if (info.reason === 'new_session') {
           ctx.emit({ type: 'notice', level: 'warning', text: `The Claude Code conversation ${cfg.claudeSessionId} could not be resumed (it is gone from this machine). Continuing in a new one, primed with the goal, contract, scope, assumptions and acceptance criteria.` });
         }
       },
@@ -180,18 +214,54 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
   );
   forward(mapper.flush());
   if (ctx.stopped) return { outcome: 'interrupted', message: null };
+  await recordFiles(ctx, s.root, before);
 
   if (result.success) {
     d.repo.update(ctx.sessionId, { claudeSessionId: result.SESSION_ID });
+    const point = lastMessage ? { turnId: ctx.turnId, conversationId: result.SESSION_ID, messageId: lastMessage, cwd: s.root } : null;
+    recordConversation(ctx, point);
     d.changed(ctx.sessionId);
     return { outcome: 'completed', message: null };
   }
   // A failed run still left a conversation on disk (a timeout mid-way): the next turn resumes it.
   if (seenSession !== null && seenSession !== cfg.claudeSessionId) {
     d.repo.update(ctx.sessionId, { claudeSessionId: seenSession });
+    // The rewind's or fork's resume happened: the next turn continues this conversation.
+    recordConversation(ctx, null);
     d.changed(ctx.sessionId);
   }
   if (refusal && !ctx.aborted) return fail('limit', refusal);
   if (result.error_kind === 'cancelled') return { outcome: 'cancelled', message: 'Cancelled by the user.' };
   return fail(result.error_kind, result.error, isRetryableKind(result.error_kind));
+}
+
+/** The working tree before the turn, or null when it cannot be checkpointed (said once, the turn still runs). */
+async function captureTree(ctx: TurnContext, root: string): Promise<string | null> {
+  if (!(await gitWorkTree(root))) return null;
+  try {
+    return await captureWorkingTree(root);
+  } catch (e) {
+    ctx.emit({ type: 'notice', level: 'warning', text: `This turn's file changes are not checkpointed (/undo and /rewind will not put them back): ${e instanceof Error ? e.message : String(e)}` });
+    return null;
+  }
+}
+
+/** What the turn changed in the working tree becomes its undo snapshot, as write/patch record theirs. */
+async function recordFiles(ctx: TurnContext, root: string, before: string | null): Promise<void> {
+  if (before === null) return;
+  try {
+    const snap = await snapshotBetween(root, before, await captureWorkingTree(root), ctx.turnId);
+    if (!snap || ctx.stopped) return;
+    const state = ctx.session().state;
+    // New changes end /redo, as a write does.
+    ctx.update({ state: { ...state, undo: [...state.undo.filter((u) => u.turnId !== ctx.turnId), snap].slice(-MAX_UNDO_SNAPSHOTS), redo: [] } });
+  } catch (e) {
+    ctx.emit({ type: 'notice', level: 'warning', text: `This turn's file changes could not be checkpointed (/undo and /rewind will not put them back): ${e instanceof Error ? e.message : String(e)}` });
+  }
+}
+
+/** A conversation ran: the rewind's or fork's resume point is used up, and the turn's point (if any) is kept. */
+function recordConversation(ctx: TurnContext, point: ConversationPoint | null): void {
+  const { resumeAt: _used, ...state }: SessionState = ctx.session().state;
+  ctx.update({ state: { ...state, ...(point ? { points: withPoint(state.points, point) } : {}) } });
 }

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, type Session } from '../../src-preload/contract';
 import type { AgentService } from '../agents/agent-service';
-import { CLAUDE_CODE_REWIND, checkpointOf, checkpointTooOld } from '../agents/orchestrator/rewind';
+import { checkpointOf, checkpointTooOld } from '../agents/orchestrator/rewind';
+import { resumePointFor } from '../agents/orchestrator/conversation-points';
 import { applyUndo, gitWorkTree, planUndo } from '../agents/orchestrator/undo';
 import { git } from '../git/git';
 
@@ -63,7 +64,6 @@ export interface ForkDeps {
 export async function forkSession(d: ForkDeps, sessionId: string, turn: number): Promise<{ session: Session; turn: number; messages: number; files: string[] }> {
   const s = d.agents.sessions.get(sessionId);
   if (!s) throw new AppError('not_found', `There is no session ${sessionId}.`);
-  if (d.agents.executorName?.(sessionId) === 'claude-code') throw new AppError('invalid_input', CLAUDE_CODE_REWIND);
   if (s.status === 'running' || s.status === 'awaiting_approval') throw new AppError('conflict', 'A turn is running in this session: wait for it to end (or cancel it) before forking.');
   if (!Number.isInteger(turn) || turn < 0) throw new AppError('invalid_input', `"${turn}" is not a turn number.`);
   const cp = checkpointOf(d.agents.messages, sessionId, s.state.undo, turn);
@@ -90,6 +90,12 @@ export async function forkSession(d: ForkDeps, sessionId: string, turn: number):
   await copyTranscript(d.agents, sessionId, started.session.id, cp.before === null ? null : (d.agents.messages.chatTurns(sessionId)[turn]?.turnId ?? null));
   d.agents.sink.emit(started.session.id, null, { type: 'notice', level: 'info', text: `Forked from "${s.title}" (${sessionId}) at turn ${turn}: the files and the conversation as they were after that turn.` });
   const kept = s.state.undo.filter((u) => !cp.later.includes(u));
+  // Claude Code's conversation: the fork's first turn resumes it at this turn's last message,
+  // forked there (or replays the transcript when that turn left no point); the original's stays as it is.
+  const keptTurns = d.agents.messages.chatTurns(sessionId).slice(0, turn);
+  const keptIds = new Set(keptTurns.map((t) => t.turnId));
+  const points = (s.state.points ?? []).filter((p) => keptIds.has(p.turnId));
+  d.agents.copyExecutor?.(sessionId, started.session.id);
   const next = d.agents.sessions.get(started.session.id)!;
   d.agents.sessions.update(started.session.id, {
     model: s.model,
@@ -97,7 +103,14 @@ export async function forkSession(d: ForkDeps, sessionId: string, turn: number):
     disabledTools: s.disabledTools,
     turnCount: turn,
     // The kept checkpoints' blobs live in the shared object store: /undo and /rewind work in the fork too.
-    state: { ...next.state, undo: kept, ...(s.state.role ? { role: s.state.role } : {}), ...(s.state.instructions ? { instructions: s.state.instructions } : {}) },
+    state: {
+      ...next.state,
+      undo: kept,
+      ...(points.length > 0 ? { points } : {}),
+      resumeAt: resumePointFor(points, keptTurns, turn),
+      ...(s.state.role ? { role: s.state.role } : {}),
+      ...(s.state.instructions ? { instructions: s.state.instructions } : {}),
+    },
   });
   d.agents.republish(started.session.id);
   return { session: d.agents.getSession(started.session.id), turn, messages, files };

@@ -8,16 +8,19 @@
  * that touched it, its post-image from the last). Files changed since those turns left them are
  * conflicts the user decides (keep / pre / merge), exactly like /undo. What the rewind replaces
  * is saved as git blobs and the hidden messages are kept, so `/rewind undo` takes it back as long
- * as no turn ran since. Changes made by shell commands are not tracked (as /undo).
+ * as no turn ran since. Changes made by shell commands are not tracked (as /undo), except in a
+ * Claude Code session, whose turns are checkpointed from the whole working tree (tree-snapshot.ts).
+ *
+ * Claude Code keeps its own conversation: the rewind also sets where its next turn resumes (at
+ * the rewound-to turn's last message, forked there; or the transcript replayed as context, see
+ * conversation-points.ts), and `/rewind undo` puts that back too.
  */
 import { UNDO_CHOICES, MAX_UNDO_SNAPSHOTS, applyRedo, applyUndo, gitWorkTree, planUndo, type UndoChoice } from './undo';
 import type { TurnContext } from './turn-context';
+import { resumePointFor } from './conversation-points';
 import type { MessageRepo } from '../store/message-repo';
 import type { RewindRecord, UndoSnapshot } from '../store/session-repo';
 
-/** Why a Claude Code session is not rewound or forked (yet). */
-export const CLAUDE_CODE_REWIND =
-  'This session runs on Claude Code, which keeps its own conversation and file history: Flightdeck cannot rewind or fork it to a turn yet. Switch the session to the built-in agent for new turns, or use Claude Code\'s own /rewind in a terminal.';
 export const REWIND_USAGE = '/rewind [turn] [keep | pre | merge] [path…] | /rewind undo';
 /** Rewinds `/rewind undo` can step back through. */
 const MAX_REWINDS = 10;
@@ -95,8 +98,6 @@ async function rewind(ctx: TurnContext, args: string[]): Promise<RewindCommandRe
   if (choice !== undefined && !UNDO_CHOICES.includes(choice)) return { ok: false, text: `Usage: ${REWIND_USAGE} — "${args[1]}" is not one of keep, pre, merge.` };
   const paths = args.length > 2 ? new Set(args.slice(2)) : null;
   const s = ctx.session();
-  // Claude Code keeps its own conversation and its edits leave no write/patch checkpoints here.
-  if (ctx.deps.executorOf?.(ctx.sessionId) === 'claude-code') return { ok: false, text: CLAUDE_CODE_REWIND };
   // A feature's or a mailbox task's session is the app's record of that work: fork it instead.
   if (s.state.role) return { ok: false, text: `This session belongs to a ${s.state.role === 'planner' ? 'plan' : 'feature or task run'}: it cannot be rewound in place. Fork it from the turn instead (its menu, or flightdeck session fork ${ctx.sessionId} ${n}).` };
   const turns = ctx.deps.messages.chatTurns(ctx.sessionId);
@@ -148,11 +149,14 @@ async function rewind(ctx: TurnContext, args: string[]): Promise<RewindCommandRe
     files,
     undo: state.undo,
     redo: state.redo ?? [],
+    resumeAt: state.resumeAt ?? null,
   };
   ctx.update({
     turnCount: n,
     state: {
       ...state,
+      // Claude Code's next turn continues its conversation from this turn, not from the latest.
+      resumeAt: resumePointFor(state.points, turns, n),
       undo: kept,
       redo: (state.redo ?? []).filter((r) => (index.get(r.turnId) ?? 0) <= n),
       rewinds: [...(state.rewinds ?? []), record].slice(-MAX_REWINDS),
@@ -160,11 +164,12 @@ async function rewind(ctx: TurnContext, args: string[]): Promise<RewindCommandRe
   });
   ctx.emit({ type: 'rewound', toTurn: n });
   const dropped = turns.length - n;
+  const claudeCode = ctx.deps.executorOf?.(ctx.sessionId) === 'claude-code';
   const body = filesLines.map((l) => `  ${l.replace('(created by that turn)', '(created after that turn)')}`).join('\n');
   const text = [
     `Rewound to turn ${n}${n > 0 ? ` (${clip(turns[n - 1]!.text)})` : ' (before the first turn)'}: the conversation of ${dropped === 1 ? `turn ${n + 1} is` : `turns ${n + 1}–${turns.length} are`} set aside${combined ? ', and their file changes:' : '; no file changes to put back.'}`,
     ...(combined ? [body || '  (the files were already as then)'] : []),
-    'Changes made by shell commands are not rewound. /rewind undo takes this back until the next turn.',
+    `${claudeCode ? 'Files git ignores are not rewound.' : 'Changes made by shell commands are not rewound.'} /rewind undo takes this back until the next turn.`,
   ].join('\n');
   return { ok: true, text, actions: [{ label: 'Undo rewind', input: '/rewind undo' }] };
 }
@@ -188,7 +193,8 @@ async function unrewind(ctx: TurnContext, args: string[]): Promise<RewindCommand
   ctx.deps.messages.unrewind(ctx.sessionId, rec);
   const state = ctx.session().state;
   const turns = ctx.deps.messages.chatTurns(ctx.sessionId).length;
-  ctx.update({ turnCount: turns, state: { ...state, undo: rec.undo, redo: rec.redo, rewinds: (state.rewinds ?? []).slice(0, -1) } });
+  const { resumeAt: _rewound, ...rest } = state;
+  ctx.update({ turnCount: turns, state: { ...rest, ...(rec.resumeAt ? { resumeAt: rec.resumeAt } : {}), undo: rec.undo, redo: rec.redo, rewinds: (state.rewinds ?? []).slice(0, -1) } });
   ctx.emit({ type: 'rewound', toTurn: null });
   const text = [
     `Took back the rewind to turn ${rec.toTurn}: the conversation is back to turn ${turns}.`,

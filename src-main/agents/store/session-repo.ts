@@ -1,6 +1,7 @@
 import { SandboxMode, type AgentMode, type PolicyPreset, type SessionStatus, type TodoItem, type ToolName, type TurnOutcome } from '../../../src-preload/contract';
 import type { Database } from '../../store/db';
 import { parseQueue, type QueuedInputRecord } from '../input-queue';
+import { parsePoints, parseResumePoint } from '../orchestrator/conversation-points';
 
 /** A per-turn record of what write/patch changed, so /undo can put the files back (see undo.ts). */
 export interface UndoSnapshot {
@@ -43,7 +44,28 @@ export interface RewindRecord {
   /** The undo and redo lists before the rewind. */
   undo: UndoSnapshot[];
   redo: RedoRecord[];
+  /** Where an external executor's next turn resumed before the rewind (absent: nowhere set). */
+  resumeAt?: ResumePoint | null;
 }
+
+/**
+ * Where an external executor (Claude Code) stood after a chat turn: its conversation, the id of
+ * the turn's last message in it, and the folder it ran in (Claude Code files conversations per
+ * folder). A rewind or a fork resumes the conversation at that message.
+ */
+export interface ConversationPoint {
+  turnId: string;
+  conversationId: string;
+  messageId: string;
+  cwd: string;
+}
+
+/**
+ * How the next turn of an external executor continues after a rewind or a fork: at a point of a
+ * conversation (forked there, the original untouched), by replaying the session's own transcript
+ * as context (no point recorded for that turn), or from nothing (rewound before the first turn).
+ */
+export type ResumePoint = { kind: 'at'; conversationId: string; messageId: string; cwd: string } | { kind: 'replay' } | { kind: 'fresh' };
 
 /** The trusted content of a file that decides what auto-verify runs (see verify-guard.ts). */
 export interface VerifyBaseline {
@@ -85,6 +107,10 @@ export interface SessionState {
   queueHeld?: string;
   /** Rewinds `/rewind undo` can take back, newest last. */
   rewinds?: RewindRecord[];
+  /** Each chat turn's place in an external executor's conversation, oldest first, bounded (see conversation-points.ts). */
+  points?: ConversationPoint[];
+  /** Set by a rewind or a fork: where the external executor's next turn resumes; cleared once it did. */
+  resumeAt?: ResumePoint;
 }
 
 /** The features' agent roles: the Planner reads, the Coder reads, writes and runs commands under a guard. */
@@ -163,6 +189,13 @@ function parseJson<T>(text: string | null, fallback: T): T {
   }
 }
 
+/** The conversation points of a stored state, checked (a hand-edited database must not name a file to resume). */
+function conversationFields(state: Partial<SessionState>): Pick<SessionState, 'points' | 'resumeAt'> {
+  const points = parsePoints(state.points);
+  const resumeAt = parseResumePoint(state.resumeAt);
+  return { ...(points.length > 0 ? { points } : {}), ...(resumeAt ? { resumeAt } : {}) };
+}
+
 function fromRow(r: Row): SessionRecord {
   const state = parseJson<Partial<SessionState>>(r.state, {});
   return {
@@ -177,7 +210,7 @@ function fromRow(r: Row): SessionRecord {
     disabledTools: parseJson<ToolName[]>(r.disabled_tools, []),
     status: r.status,
     todos: parseJson<TodoItem[]>(r.todos, []),
-    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(Array.isArray(state.rewinds) ? { rewinds: state.rewinds } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}), ...(typeof state.instructions === 'string' && state.instructions !== '' ? { instructions: state.instructions } : {}), ...queueFields(state) },
+    state: { undo: Array.isArray(state.undo) ? state.undo : [], ...(Array.isArray(state.redo) ? { redo: state.redo } : {}), ...(Array.isArray(state.rewinds) ? { rewinds: state.rewinds } : {}), ...(state.verifyGuard && typeof state.verifyGuard === 'object' ? { verifyGuard: state.verifyGuard } : {}), ...(typeof state.turnInFlight === 'string' ? { turnInFlight: state.turnInFlight } : {}), ...(SandboxMode.safeParse(state.sandbox).success ? { sandbox: state.sandbox } : {}), ...(state.archived === true ? { archived: true } : {}), ...(state.role === 'planner' || state.role === 'coder' ? { role: state.role } : {}), ...(typeof state.instructions === 'string' && state.instructions !== '' ? { instructions: state.instructions } : {}), ...queueFields(state), ...conversationFields(state) },
     turnCount: r.turn_count,
     lastTurn: parseJson<LastTurn | null>(r.last_turn, null),
     ownerPid: r.owner_pid,

@@ -46,9 +46,10 @@ export const INSTALL_HINT = 'Install it with: npm install -g @anthropic-ai/claud
 
 /**
  * What 2.1.197 says when `--resume` names a session it does not have: an unknown UUID in
- * this cwd, or a value that is neither a UUID nor a session title.
+ * this cwd, or a value that is neither a UUID nor a session title; or when
+ * `--resume-session-at` names a message the conversation does not hold.
  */
-const LOST_SESSION = [/No conversation found with session ID/i, /--resume requires a valid session ID/i];
+const LOST_SESSION = [/No conversation found with session ID/i, /--resume requires a valid session ID/i, /No message found with message\.uuid of/i];
 
 /** What 2.1.197 says when `sandbox.failIfUnavailable` stops it (result `errors` and stderr). */
 const SANDBOX_UNAVAILABLE = /sandbox required but unavailable:\s*([^\n]*?)(?:\s*·|\n|$)/i;

@@ -59,6 +59,11 @@ export interface ArgsInput {
   sandbox: Sandbox;
   settingsPath: string;
   resume?: string | null;
+  /**
+   * With `resume`: continue the conversation from this message (`--resume-session-at`, its later
+   * messages left out) as a new conversation (`--fork-session`): the resumed one stays as it was.
+   */
+  resumeAt?: string | null;
   model?: string | null;
   /** A file with the project's CLAUDE.md text (project-instructions.ts), appended to the system prompt. */
   instructionsPath?: string | null;
@@ -85,6 +90,7 @@ export function claudeArgs(a: ArgsInput): string[] {
   if (a.mcpConfigPath) args.push('--mcp-config', a.mcpConfigPath);
   if (a.model) args.push('--model', a.model);
   if (a.resume) args.push('--resume', a.resume);
+  if (a.resume && a.resumeAt) args.push('--resume-session-at', a.resumeAt, '--fork-session');
   return args;
 }
 
