@@ -16,9 +16,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { appRoot } from '../../src-main/platform/paths';
-import type { AgentEventData } from '../../src-preload/contract';
 import type { Client } from '../../src-preload/client/client';
 import { startHost } from '../e2e/support/host';
+import { seedLongSession } from '../fixtures/long-transcript';
 import { connectWsClient, stopWsClients } from '../fixtures/terminals/ws-client';
 import { startTestApp } from '../support/app';
 import { makeRepo, tempDir } from '../support/temp';
@@ -43,44 +43,12 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** A stored turn as the agent loop leaves it: the input, a Markdown answer, a bash call with output, usage. */
-function turnEvents(s: number, t: number): Array<{ turnId: string; data: AgentEventData }> {
-  const turnId = `turn-s${s}t${t}x${'0'.repeat(6)}`.slice(0, 40);
-  const tool = `toolu_${s}_${t}`;
-  const output = Array.from({ length: 12 }, (_, i) => `src/module-${t}-${i}.ts:${i + 1}: export const value${i} = ${i * t};`).join('\n');
-  const text =
-    `Turn ${t} of session ${s}: I read the module and changed what was asked.\n\n` +
-    `- the **parser** keeps its state in one place\n- tests live under \`test/\`\n\n` +
-    '```ts\n' +
-    `export function answer${t}(x: number): number {\n  return x * ${t};\n}\n` +
-    '```\n\n| file | lines |\n|---|---|\n| src/a.ts | 12 |\n| src/b.ts | 40 |';
-  const data: AgentEventData[] = [
-    { type: 'turn.started', input: `s${s} t${t}: look at module ${t} and tidy it`, kind: 'chat', mode: 'default', model: 'claude-sonnet-5' },
-    { type: 'step.started', step: 1, model: 'claude-sonnet-5' },
-    { type: 'text.delta', step: 1, index: 0, text: `Looking at module ${t}.` },
-    { type: 'tool.started', step: 1, index: 1, toolUseId: tool, tool: 'bash' },
-    { type: 'tool.input.delta', step: 1, index: 1, toolUseId: tool, partialJson: JSON.stringify({ command: `grep -rn value src/module-${t}` }) },
-    { type: 'tool.result', toolUseId: tool, tool: 'bash', isError: false, content: output, exitCode: 0, stdout: output, durationMs: 12 },
-    { type: 'usage', step: 1, purpose: 'turn', profile: 'default', model: 'claude-sonnet-5', usage: { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.01, stopReason: 'tool_use' },
-    { type: 'step.started', step: 2, model: 'claude-sonnet-5' },
-    { type: 'text.delta', step: 2, index: 0, text },
-    { type: 'usage', step: 2, purpose: 'turn', profile: 'default', model: 'claude-sonnet-5', usage: { inputTokens: 1500, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.01, stopReason: 'end_turn' },
-    { type: 'turn.ended', outcome: 'completed', message: null, steps: 2 },
-  ];
-  return data.map((d) => ({ turnId, data: d }));
-}
-
 /** The sessions, written into the store directly as the agent loop would have left them. */
 async function seedSessions(dataDir: string, repo: string): Promise<string[]> {
   const t = await startTestApp(dataDir);
   const project = await t.app.projects.add(repo);
   const ids: string[] = [];
-  for (let s = 0; s < SESSIONS; s++) {
-    const session = t.app.agents.createSession({ projectId: project.id, title: `Scale session ${s + 1}` });
-    ids.push(session.id);
-    for (let n = 1; n <= TURNS_PER_SESSION; n++) for (const e of turnEvents(s, n)) t.app.events.append(session.id, e.data.type, e);
-    await t.app.events.whenFlushed();
-  }
+  for (let s = 0; s < SESSIONS; s++) ids.push(await seedLongSession(t.app, project.id, `Scale session ${s + 1}`, s, TURNS_PER_SESSION));
   t.app.dispose();
   return ids;
 }

@@ -13,6 +13,8 @@ import { MODES, SessionHeader } from './SessionHeader';
 import { TranscriptItemView, type TurnMenu } from './Transcript';
 import { editedPaths, isChatTurn, type TranscriptItem } from './transcript';
 import { useSessionStream } from './use-session-stream';
+import { TranscriptFindBar, useTranscriptFind } from './TranscriptFindBar';
+import { VIRTUALIZE_FROM_BLOCKS, VirtualTranscript, type VirtualTranscriptHandle } from './VirtualTranscript';
 import './agents.css';
 
 /** What the empty session says its mode means, so a session started by /new in auto-edit does not claim Default. */
@@ -58,6 +60,13 @@ export function SessionView({
     });
     return starts;
   }, [transcript.items]);
+  const virtualized = transcript.items.length >= VIRTUALIZE_FROM_BLOCKS;
+  const virtualRef = useRef<VirtualTranscriptHandle>(null);
+  const find = useTranscriptFind(transcript.items, (index) => {
+    // Reading a match is leaving the bottom: the stream no longer pulls the view down.
+    stick.current = false;
+    virtualRef.current?.scrollToIndex(index);
+  });
   const laterItems = (turn: number): TranscriptItem[] => (turn < turns.length ? transcript.items.slice(turns[turn]) : []);
 
   // Output that arrived while the user was scrolled up: a "Jump to latest" pill offers the way down.
@@ -91,9 +100,32 @@ export function SessionView({
   const todos = transcript.todos.length > 0 ? transcript.todos : session.todos;
   // The window of the profile that made the latest call (the session's own profile before any call).
   const ctxWindow = profiles.find((p) => p.name === (transcript.context?.profile ?? session.profile))?.contextWindow ?? null;
+  const renderItem = (item: TranscriptItem, i: number) => {
+    const n = isChatTurn(item) ? turns.indexOf(i) + 1 : 0;
+    // Rewind: the user's own sessions; fork: any session (feature and mailbox ones too), on either executor.
+    const menu: TurnMenu | null =
+      n > 0 && !onSend
+        ? {
+            turn: n,
+            onRewind: session.role || n === turns.length ? null : () => setConfirmTurn({ action: 'rewind', turn: n }),
+            onFork: () => setConfirmTurn({ action: 'fork', turn: n }),
+          }
+        : null;
+    return <TranscriptItemView key={item.kind + item.id} item={item} running={running} menu={menu} />;
+  };
 
   return (
-    <section className="session-view" data-testid="session-view">
+    <section
+      className="session-view"
+      data-testid="session-view"
+      onKeyDown={(e) => {
+        // A virtualized transcript is mostly outside the page, where the browser's find cannot look.
+        if (virtualized && (e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.code === 'KeyF') {
+          e.preventDefault();
+          find.show();
+        }
+      }}
+    >
       <SessionHeader session={session} />
       <div className="session-subheader muted small">
         {project ? (
@@ -110,11 +142,18 @@ export function SessionView({
         {transcript.context && ctxWindow ? <ContextMeter tokens={transcript.context.tokens} window={ctxWindow} /> : null}
       </div>
       <div className="session-body">
+        {find.open && virtualized && <TranscriptFindBar find={find} />}
         <div
           className="transcript"
           ref={scroller}
           tabIndex={-1}
           onKeyDown={(e) => {
+            if (virtualized && e.target === e.currentTarget && (e.key === 'Home' || e.key === 'End') && !e.ctrlKey && !e.metaKey && !e.shiftKey && !e.altKey) {
+              e.preventDefault();
+              if (e.key === 'End') jumpToLatest();
+              else stick.current = false;
+              virtualRef.current?.toEdge(e.key === 'Home' ? 'start' : 'end');
+            }
             if (e.key === 'Escape' && running && !dialogOpen()) {
               e.preventDefault();
               void cancelTurn(session.id);
@@ -140,20 +179,11 @@ export function SessionView({
               </p>
             </div>
           )}
-          {transcript.items.map((item, i) => {
-            const n = isChatTurn(item) ? turns.indexOf(i) + 1 : 0;
-            // Rewind: the user's own built-in sessions; fork: any built-in session (feature and mailbox ones too).
-            const builtin = (session.executor ?? 'builtin') === 'builtin' && !onSend;
-            const menu: TurnMenu | null =
-              n > 0 && builtin
-                ? {
-                    turn: n,
-                    onRewind: session.role || n === turns.length ? null : () => setConfirmTurn({ action: 'rewind', turn: n }),
-                    onFork: () => setConfirmTurn({ action: 'fork', turn: n }),
-                  }
-                : null;
-            return <TranscriptItemView key={item.kind + item.id} item={item} running={running} menu={menu} />;
-          })}
+          {virtualized ? (
+            <VirtualTranscript items={transcript.items} scroller={scroller} follow={stick} highlight={find.open ? (find.matches[find.at] ?? null) : null} render={renderItem} handle={virtualRef} />
+          ) : (
+            transcript.items.map(renderItem)
+          )}
           {running && transcript.retry === null && <div className="working-indicator" aria-live="polite">Working…</div>}
         </div>
         {behind && (
@@ -185,6 +215,7 @@ export function SessionView({
       )}
       {confirmTurn?.action === 'rewind' && (
         <RewindConfirm
+          claudeCode={session.executor === 'claude-code'}
           turn={confirmTurn.turn}
           later={laterItems(confirmTurn.turn)}
           onCancel={() => setConfirmTurn(null)}
@@ -248,7 +279,7 @@ function ContextMeter({ tokens, window }: { tokens: number; window: number }) {
 }
 
 /** "Rewind to after turn N?": which later turns are set aside and which files go back. */
-function RewindConfirm({ turn, later, onCancel, onConfirm }: { turn: number; later: readonly TranscriptItem[]; onCancel(): void; onConfirm(): void }) {
+function RewindConfirm({ turn, later, claudeCode, onCancel, onConfirm }: { turn: number; later: readonly TranscriptItem[]; claudeCode: boolean; onCancel(): void; onConfirm(): void }) {
   const count = later.filter(isChatTurn).length;
   const files = editedPaths(later);
   return (
@@ -264,8 +295,13 @@ function RewindConfirm({ turn, later, onCancel, onConfirm }: { turn: number; lat
               <li key={f}>{f}</li>
             ))}
           </ul>
-          <p className="muted small">Files you changed since are left alone until you choose (keep yours, take turn {turn}'s, or merge). Changes made by shell commands stay.</p>
+          <p className="muted small">
+            Files you changed since are left alone until you choose (keep yours, take turn {turn}'s, or merge).{' '}
+            {claudeCode ? "Files Claude Code's commands changed are put back too, except files git ignores." : 'Changes made by shell commands stay.'}
+          </p>
         </>
+      ) : claudeCode ? (
+        <p className="muted small" data-testid="rewind-files-cc">Whatever Claude Code changed in the working tree in those turns is put back (its edits and its commands'; files git ignores stay).</p>
       ) : (
         <p className="muted small">Those turns changed no files with write or patch (changes made by shell commands are not rewound).</p>
       )}
