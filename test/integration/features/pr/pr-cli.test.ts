@@ -1,0 +1,82 @@
+/**
+ * The pull request loop on the command line: `feature pr SLUG` (text and --json) shows the PR,
+ * its checks and rounds; --merge is checked and asks for --yes; `feature merge` of a feature whose
+ * PR is followed merges it with gh instead of locally; --stop and --follow.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readState } from '../../../../src-main/features/state';
+import { activeStatePath } from '../../../../src-main/features/scanner';
+import type { PrStatusView } from '../../../../src-main/features/pr/pr-service';
+import { cli } from '../../../support/cli';
+import { waitFor } from '../../../support/processes';
+import { gitIn } from '../../../support/temp';
+import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, VERIFY_PASS, withFakeGh, write, type RunHarness, type RunRepo } from '../run/support';
+
+let repo: RunRepo | null = null;
+let h: RunHarness | null = null;
+let gh: ReturnType<typeof withFakeGh> | null = null;
+const savedEnv = { PATH: process.env.PATH, GH_CONFIG_DIR: process.env.GH_CONFIG_DIR };
+afterEach(async () => {
+  process.env.PATH = savedEnv.PATH;
+  if (savedEnv.GH_CONFIG_DIR === undefined) delete process.env.GH_CONFIG_DIR;
+  else process.env.GH_CONFIG_DIR = savedEnv.GH_CONFIG_DIR;
+  await h?.cleanup();
+  repo?.cleanup();
+  gh?.cleanup();
+  h = repo = gh = null;
+});
+
+const PR_URL = 'https://github.com/acme/widgets/pull/7';
+
+describe('feature pr and feature merge on the command line', () => {
+  it('shows the loop, refuses a bad method, asks before merging, and feature merge merges the followed PR with gh', async () => {
+    repo = makeRunRepo({ remote: 'github', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    gh = withFakeGh({ prs: [], pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', stages: [{ checks: [{ name: 'test', bucket: 'pass', workflow: 'CI', link: '' }], reviewDecision: 'REVIEW_REQUIRED' }] } });
+    process.env.PATH = gh.env.PATH;
+    process.env.GH_CONFIG_DIR = gh.env.GH_CONFIG_DIR;
+    await planFeature(repo.repo, 'widget', ['library']);
+    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), VERIFY_PASS, text(`Opened the pull request: ${PR_URL}`)]);
+    await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'widget' })).done;
+    await waitFor(() => h!.app.prFollow.repo.get(repo!.repo, 'widget'), 'the PR followed');
+    await h.app.prFollow.look(repo.repo, 'widget');
+    h.app.dispose();
+    const at = ['--repo', repo.repo, '--data-dir', h.dataDir];
+
+    const shown = await cli('feature', 'pr', 'widget', ...at);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain(`Pull request #7: ${PR_URL}`);
+    expect(shown.out).toContain('Status:  needs your review — The checks pass; the pull request needs an approving review.');
+    expect(shown.out).toContain('Checks:  test pass');
+    expect(shown.out).toContain('Rounds:  0 of at most 3');
+    const json = await cli('feature', 'pr', 'widget', '--json', ...at);
+    const s = JSON.parse(json.out) as PrStatusView;
+    expect(s.follow).toMatchObject({ number: 7, status: 'needs_review' });
+    expect(s.events.map((e) => e.kind)).toEqual(['opened', 'checks']);
+
+    expect((await cli('feature', 'pr', 'widget', '--merge', 'octopus', ...at)).code).toBe(2);
+    expect((await cli('feature', 'pr', 'widget', '--merge', 'squash', '--stop', ...at)).code).toBe(2);
+    const unconfirmed = await cli('feature', 'pr', 'widget', '--merge', 'rebase', ...at);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.out).toContain('Run again with --yes to merge pull request #7 (rebase)');
+    const calls = () => readFileSync(join(gh!.dir, 'calls.jsonl'), 'utf8');
+    expect(calls()).not.toContain('"merge"');
+
+    const stopped = await cli('feature', 'pr', 'widget', '--stop', ...at);
+    expect(stopped.out).toContain('Status:  not followed (stopped)');
+    const followed = await cli('feature', 'pr', 'widget', '--follow', ...at);
+    expect(followed.out).toContain('Status:  watching');
+
+    // feature merge of a followed PR: on GitHub with gh, not locally.
+    const merged = await cli('feature', 'merge', 'widget', '--squash', '--yes', ...at);
+    expect(merged.err).toBe('');
+    expect(merged.out).toBe('Merged pull request #7 (squash).');
+    expect(merged.code).toBe(0);
+    expect(calls()).toContain('"argv":["pr","merge","7","--squash"]');
+    expect((await readState(activeStatePath(repo.repo, 'widget'))).status).toBe('merged');
+    expect((await cli('feature', 'pr', 'widget', ...at)).out).toContain('Status:  merged');
+    // Nothing was merged into main locally.
+    expect(gitIn(repo.repo, 'log', '--format=%s', 'main')).not.toContain('widget');
+  }, 240_000);
+});
