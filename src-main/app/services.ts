@@ -289,13 +289,14 @@ export class AppServices {
       hub: this.hub,
       logger: log.child('mcp'),
       sessionProject: (id) => this.agents.sessions.get(id)?.projectId,
+      // A session's command servers run in its worktree, as Claude Code starts them there.
+      sessionRoot: (id) => this.agents.sessions.get(id)?.root,
       projectRoot: (id) => this.projects.get(id).path,
       trusted: async (root) => (await this.trust.status(root)).state === 'trusted',
     });
     registerMcpHandlers(this.router, this.mcp);
     this.coder.mcpConfig = (projectId) => this.mcp.claudeConfig(projectId);
-      // A session's command servers run in its worktree, as Claude Code starts them there.
-      sessionRoot: (id) => this.agents.sessions.get(id)?.root,
+    this.coder.mcpRedact = (tool, text) => this.mcp.redactToolResult(tool, text);
     this.containers = new ContainerService({
       dataDir: options.dataDir,
       logger: log.child('containers'),

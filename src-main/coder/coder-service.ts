@@ -53,6 +53,8 @@ export class CoderService {
   placementLaunch: ((sessionId: string) => (() => Promise<{ path: string; env: Record<string, string> }>) | null) | null = null;
   /** The MCP servers a session of this project uses, as Claude Code's `--mcp-config` content (set by the MCP capability). */
   mcpConfig: ((projectId: string | null) => { mcpServers: Record<string, Record<string, unknown>> }) | null = null;
+  /** An MCP tool's result with its server's secrets hidden (set by the MCP capability). */
+  mcpRedact: ((tool: string, text: string) => string) | null = null;
   readonly repo: CoderSessionRepo;
   private detection: ClaudeDetection | null = null;
   private detecting: Promise<ClaudeDetection> | null = null;
@@ -205,6 +207,7 @@ export class CoderService {
         changed: (id) => this.changed(id),
         // On the host only: a container's CLI could not start the host's stdio servers.
         mcpServers: (projectId) => this.mcpConfig?.(projectId).mcpServers ?? {},
+        redactToolResult: (tool, text) => this.mcpRedact?.(tool, text) ?? text,
       });
   }
 

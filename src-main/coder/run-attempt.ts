@@ -176,7 +176,10 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
       }
       try {
         const exec = cleanExec(program, args);
-        child = spawn(exec.file, exec.args, { cwd: o.cd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+        // With MCP servers the CLI waits for them to connect before its first model call (in -p it
+        // would start without their tools while they start): the built-in loop waits too.
+        const env = mcpConfigPath ? { ...o.env, MCP_CONNECTION_NONBLOCKING: '0' } : o.env;
+        child = spawn(exec.file, exec.args, { cwd: o.cd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
         outcome.spawnError = { code: err.code ?? 'UNKNOWN', message: o.redact(err.message) };

@@ -51,6 +51,8 @@ export interface SessionTurnDeps {
   changed(sessionId: string): void;
   /** The MCP servers the session's project uses (`--mcp-config`); absent = none. */
   mcpServers?(projectId: string | null): Record<string, Record<string, unknown>>;
+  /** A tool result as shown and stored: an MCP server's secrets hidden, as the built-in loop hides them. */
+  redactToolResult?(tool: string, text: string): string;
 }
 
 export function sandboxForMode(mode: string, chosen: Sandbox = 'workspace-write'): Sandbox {
@@ -147,6 +149,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     now: Date.now,
     price: (u) => priceUsage(u, resolved.prices),
     persist: (role, kind, blocks) => void ctx.addMessage(role, kind, blocks),
+    ...(d.redactToolResult ? { redactToolResult: d.redactToolResult } : {}),
   });
   let seenSession: string | null = null;
   /** The turn's last message in the main conversation (a subagent's are in a side chain): its point. */

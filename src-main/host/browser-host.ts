@@ -4,9 +4,13 @@ import { join } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { isTopic } from '../../src-preload/contract';
 import { ClientFrame, MAX_CLIENT_FRAME_BYTES, type HostFrame } from '../../src-preload/contract/wire';
+import { encodeTerminalDataFrame, hasBytes } from '../../src-preload/contract/terminal-frames';
+import type { TerminalData } from '../../src-preload/contract/terminals';
 import type { AppServices } from '../app/services';
 import { appVersion } from '../app/version';
-import { Subscriptions } from '../bridge/event-hub';
+import { Subscriptions, type HubEvent } from '../bridge/event-hub';
+import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES } from '../terminals/constants';
+import { FairQueue } from '../terminals/fair-queue';
 import { InFlightRequests } from '../bridge/limits';
 import { appRoot } from '../platform/paths';
 import { AppError } from '../../src-preload/contract';
@@ -29,9 +33,10 @@ export interface BrowserHost {
 }
 
 /**
- * Terminal output is not queued for a socket that has stopped draining this much: flow control
- * keeps a live view far below it, so only a stuck client gets here, and its view resyncs from
- * the terminal's scrollback when it sees the gap. Bounds what one client can make us buffer.
+ * Terminal output is not queued for a terminal whose frames to one socket have backed up this
+ * much: flow control keeps a live view far below it, so only a stuck client gets here, and its
+ * view resyncs from the terminal's scrollback when it sees the gap. Bounds what one client can
+ * make us buffer.
  */
 const MAX_TERMINAL_SOCKET_BACKLOG_BYTES = 8 * 1024 * 1024;
 
@@ -151,10 +156,32 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   function onConnection(ws: WebSocket): void {
     const ctx = { origin: 'browser' as const, connectionId: `ws-${++connectionSeq}` };
     const send = (frame: HostFrame) => {
-      if (frame.type === 'event' && frame.topic === 'terminals.data' && ws.bufferedAmount > MAX_TERMINAL_SOCKET_BACKLOG_BYTES) return;
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
-    const subs = new Subscriptions(app.hub, (e) => send({ type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload }));
+    // Terminal output and status take turns per terminal (fair-queue.ts): a quiet terminal's
+    // echo is never queued behind another's flood. Everything else is small and goes at once.
+    const terminalFrames = new FairQueue<string | Uint8Array>(
+      (data, done) => {
+        if (ws.readyState !== ws.OPEN) return done();
+        ws.send(data, () => done());
+      },
+      { maxInFlight: CHANNEL_IN_FLIGHT_MAX_BYTES, smallBelow: CHANNEL_SMALL_FRAME_BYTES },
+    );
+    const deliver = (e: HubEvent) => {
+      const frame: HostFrame = { type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload };
+      if (e.key === undefined || (e.topic !== 'terminals.data' && e.topic !== 'terminals.status')) return send(frame);
+      if (e.topic === 'terminals.data') {
+        const payload = e.payload as TerminalData;
+        const bytes = hasBytes(payload) ? payload.bytes : Buffer.from(payload.data, 'utf8');
+        if (terminalFrames.laneBytes(e.key) + bytes.length > MAX_TERMINAL_SOCKET_BACKLOG_BYTES) return;
+        const data = encodeTerminalDataFrame(e.key, payload.offset, hasBytes(payload) ? payload.length : payload.data.length, bytes);
+        return terminalFrames.push(e.key, data, data.length);
+      }
+      // A status after the output it follows (an exit), in the same lane.
+      const json = JSON.stringify(frame);
+      terminalFrames.push(e.key, json, json.length);
+    };
+    const subs = new Subscriptions(app.hub, deliver);
     const inFlight = new InFlightRequests();
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
@@ -195,6 +222,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     // Everything the connection held goes with it: its subscriptions and its terminal views.
     ws.on('close', () => {
       subs.dispose();
+      terminalFrames.dispose();
       app.hub.connectionClosed(ctx.connectionId);
     });
     ws.on('error', () => subs.dispose());

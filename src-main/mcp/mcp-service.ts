@@ -14,7 +14,7 @@ import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
 import type { SettingsService } from '../settings/settings-service';
 import { McpConnection, type ResolvedServer } from './mcp-connection';
-import { BoundedSet, suggestionRefusal } from './mcp-model';
+import { BoundedSet, redactSecretForms, secretForms, suggestionRefusal } from './mcp-model';
 
 /** Where the list of servers is kept in the settings table. */
 const CONFIG_KEY = 'mcp.servers';
@@ -358,6 +358,17 @@ export class McpService {
       mcpServers[s.name] = s.transport === 'stdio' ? { type: 'stdio', command: r.command, args: r.args, env: r.env } : { type: 'http', url: r.url, headers: r.headers };
     }
     return { mcpServers };
+  }
+
+  /**
+   * An MCP tool's result (mcp__SERVER__TOOL) with that server's secrets hidden: what Claude Code
+   * reports of its calls is shown and stored like the built-in loop's (McpConnection.call).
+   */
+  redactToolResult(tool: string, text: string): string {
+    if (!tool.startsWith(MCP_TOOL_PREFIX)) return text;
+    const rest = tool.slice(MCP_TOOL_PREFIX.length);
+    const s = this.stored().find((x) => rest.startsWith(`${x.name}__`));
+    return s ? redactSecretForms(text, secretForms(this.resolve(s).secrets)) : text;
   }
 
   /** What a trusted project's .mcp.json suggests; nothing while the project is not trusted. */

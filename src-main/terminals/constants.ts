@@ -1,17 +1,30 @@
 /**
- * Tunables of the terminal path. The flow-control numbers are VS Code's (FlowControlConstants):
- * they were tuned on real workloads to keep a flooding pty from outrunning the renderer while
- * leaving enough in flight that a fast renderer never waits for the pty.
+ * Tunables of the terminal path. Flow control is by unacknowledged output, like VS Code's, but
+ * with an adaptive window instead of its fixed 100k/5k watermarks (see flow-window.ts and
+ * docs/terminal-performance.md for the measurements behind these numbers).
  */
 
-/** Pause the pty when this many characters were sent but not yet parsed by the slowest live view. */
-export const FLOW_HIGH_WATERMARK_CHARS = 100_000;
-/** Resume it when the slowest live view is back under this many (hysteresis avoids pause/resume flapping). */
-export const FLOW_LOW_WATERMARK_CHARS = 5_000;
+/**
+ * The smallest (and first) flow window: the pty may be this many bytes ahead of the slowest
+ * live view. Four batches: the pty resumes with two still to parse, which covers the round trip
+ * (ack → main → pty host → read → batch → view) even on a loaded machine. With 256 KB the view
+ * ran dry before each resume about a fifth of the time in the benchmark.
+ */
+export const FLOW_WINDOW_MIN_BYTES = 512 * 1024;
+/**
+ * The largest window. Bounds what one terminal holds in flight (host → main → socket → view) to
+ * a few megabytes whatever the view's speed; 4 MB is about 120 ms of xterm's parser (~34 MB/s).
+ */
+export const FLOW_WINDOW_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * The window is sized to what the slowest view parses in this long: long enough that pauses are
+ * rare, short enough that a Ctrl+C in a flooding terminal shows its effect without a visible wait.
+ */
+export const FLOW_TARGET_LAG_MS = 200;
 // Views acknowledge parsed characters in batches of 5,000 (TERMINAL_ACK_BATCH_CHARS in the
 // contract, shared with the renderer): one ack per ~5 KB keeps ack traffic tiny.
 /**
- * A live view that owes more than the high watermark and has not acknowledged anything for this
+ * A live view that owes more than the smallest flow window and has not acknowledged anything for this
  * long is treated as stalled (a frozen tab, a debugger pause): it stops governing the pty so the
  * other views and the process keep going. It counts again from its next acknowledgement.
  */
@@ -30,7 +43,16 @@ export const BATCH_MAX_BYTES = 128 * 1024;
  * The pty host pauses a pty whose data it cannot hand to the main process fast enough (the IPC
  * backlog), so a flood nobody watches cannot grow the host's memory either.
  */
-export const HOST_IPC_BACKLOG_MAX_CHARS = 1_000_000;
+export const HOST_IPC_BACKLOG_MAX_BYTES = 1_000_000;
+
+/**
+ * Output handed to a shared channel (the pty host's IPC channel, a browser's WebSocket) and not
+ * yet written out, beyond which further batches wait in their terminal's queue (fair-queue.ts).
+ * What a quiet terminal's echo can wait behind: two batches, well under a millisecond to write.
+ */
+export const CHANNEL_IN_FLIGHT_MAX_BYTES = 256 * 1024;
+/** Frames below this size (keystroke echo, prompts, status) skip the queue of an idle terminal. */
+export const CHANNEL_SMALL_FRAME_BYTES = 4 * 1024;
 
 /** Scrollback kept per terminal for late or reloaded views: about 1–2 MB of UTF-16 text. */
 export const DEFAULT_SCROLLBACK_CHARS = 1_000_000;

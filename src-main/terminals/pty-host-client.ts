@@ -72,7 +72,8 @@ export class PtyHost {
       env: childEnv('minimal', process.env, entry.env),
       // stdin is a pipe only so the host sees it close when we die; stdout is unused.
       stdio: ['pipe', 'ignore', 'inherit', 'ipc'],
-      serialization: 'json',
+      // V8 serialization: terminal output crosses as bytes, without JSON encoding or escaping.
+      serialization: 'advanced',
     });
     this.child = child;
     this.exitedPromise = new Promise((resolve) => child.once('exit', () => resolve()));

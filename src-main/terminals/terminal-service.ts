@@ -12,8 +12,10 @@ import { runCommand, type RunCommandOptions, type RunCommandResult } from './com
 import { DEFAULT_SCROLLBACK_CHARS, FLOW_STALLED_VIEW_MS, MAX_EXITED_COMMAND_TERMINALS, RESIZE_THROTTLE_MS } from './constants';
 import { defaultShell, terminalEnv } from './environment';
 import { PtyHost } from './pty-host-client';
-import type { FromHost } from './pty-host/protocol';
+import type { FromHost, HostTerminalStats } from './pty-host/protocol';
 import { Scrollback } from './scrollback';
+import { utf16Length } from './utf16-length';
+import { terminalDataFromBytes } from '../../src-preload/contract/terminal-frames';
 import { ViewFlow } from './view-flow';
 
 export interface TerminalServiceOptions {
@@ -65,14 +67,35 @@ export interface TerminalFlowStats {
   resumes: number;
   paused: boolean;
   views: number;
+  /** The pty host's current flow window (bytes the pty may run ahead of the slowest view). */
+  window: number;
+  /** Output received from the pty host: bytes, when the first and last arrived (epoch ms), and the time spent handling it here. */
+  bytesReceived: number;
+  firstDataAt: number | null;
+  lastDataAt: number | null;
+  handleMs: number;
 }
 
 interface Terminal {
   info: TerminalInfo;
   ring: Scrollback;
   views: ViewFlow;
-  /** The consumed offset last told to the pty host (undefined: never told). */
+  /** The consumed offset (bytes) last told to the pty host (undefined: never told). */
   toldConsumed: number | null | undefined;
+  /** Bytes received from the pty host: the byte offset of the next batch. */
+  bytesEnd: number;
+  /**
+   * Where each batch not yet consumed by every view ends, in characters and in bytes: views
+   * acknowledge characters, the host counts bytes. `base` is a point known to be consumed.
+   */
+  marks: Array<{ chars: number; bytes: number }>;
+  base: { chars: number; bytes: number };
+  window: number;
+  /** The pty host's figures, kept from its exit message (the host forgets an exited pty). */
+  finalHostStats: HostTerminalStats | null;
+  firstDataAt: number | null;
+  lastDataAt: number | null;
+  handleMs: number;
   paused: boolean;
   pauses: number;
   resumes: number;
@@ -105,6 +128,7 @@ export class TerminalService {
   private readonly scrollbackChars: number;
   private readonly stalledViewMs: number;
   private offConnectionClosed: (() => void) | null = null;
+  private readonly statsWaiters = new Map<string, Array<(s: HostTerminalStats | null) => void>>();
   private disposed = false;
   private stopping: Promise<void> | null = null;
 
@@ -187,6 +211,14 @@ export class TerminalService {
       ring: new Scrollback(this.scrollbackChars),
       views: new ViewFlow(Date.now, this.stalledViewMs),
       toldConsumed: undefined,
+      bytesEnd: 0,
+      marks: [],
+      base: { chars: 0, bytes: 0 },
+      window: 0,
+      finalHostStats: null,
+      firstDataAt: null,
+      lastDataAt: null,
+      handleMs: 0,
       paused: false,
       pauses: 0,
       resumes: 0,
@@ -346,7 +378,24 @@ export class TerminalService {
       resumes: t.resumes,
       paused: t.paused,
       views: t.views.size,
+      window: t.window,
+      bytesReceived: t.bytesEnd,
+      firstDataAt: t.firstDataAt,
+      lastDataAt: t.lastDataAt,
+      handleMs: t.handleMs,
     };
+  }
+
+  /** What the pty host measured for a terminal (the benchmark's first hop); null once it forgot it. */
+  hostStats(id: string): Promise<HostTerminalStats | null> {
+    const t = this.find(id);
+    if (t.info.status === 'exited') return Promise.resolve(t.finalHostStats);
+    return new Promise((resolve) => {
+      const waiters = this.statsWaiters.get(id) ?? [];
+      waiters.push(resolve);
+      this.statsWaiters.set(id, waiters);
+      this.host.send({ t: 'stats', id });
+    });
   }
 
   /** What this service holds for all terminals: scrollback plus output in flight to views. */
@@ -422,6 +471,12 @@ export class TerminalService {
 
   private onHostMessage(msg: FromHost): void {
     if (msg.t === 'ready') return;
+    if (msg.t === 'stats') {
+      const waiters = this.statsWaiters.get(msg.id) ?? [];
+      this.statsWaiters.delete(msg.id);
+      for (const w of waiters) w(msg.stats);
+      return;
+    }
     const t = this.terminals.get(msg.id);
     if (!t) return;
     switch (msg.t) {
@@ -437,21 +492,55 @@ export class TerminalService {
       case 'data':
         return this.onData(t, msg.offset, msg.data);
       case 'flow':
+        t.window = msg.window;
         return this.onFlow(t, msg.paused);
       case 'exit':
+        t.finalHostStats = msg.stats;
         return this.onExit(t, msg.exitCode, msg.signal, null);
     }
   }
 
-  private onData(t: Terminal, offset: number, data: string): void {
-    if (offset !== t.ring.end) {
+  private onData(t: Terminal, byteOffset: number, bytes: Uint8Array): void {
+    const started = performance.now();
+    if (byteOffset !== t.bytesEnd) {
       // Cannot happen over an ordered channel; logged loudly because views would show a gap.
-      this.opts.log.error('terminal output offset mismatch', { id: t.info.id, expected: t.ring.end, got: offset });
+      this.opts.log.error('terminal output offset mismatch', { id: t.info.id, expected: t.bytesEnd, got: byteOffset });
     }
-    t.ring.append(data);
+    // Counted, not decoded: the text is only made if someone here reads it (see TerminalDataBytes).
+    const chars = utf16Length(bytes);
+    const offset = t.ring.end;
+    t.ring.append(bytes, chars);
+    t.bytesEnd = byteOffset + bytes.length;
+    const end = { chars: t.ring.end, bytes: t.bytesEnd };
+    // Nobody watching: everything so far counts as consumed (a view attaching later starts at the end).
+    if (t.views.size === 0) t.base = end;
+    else t.marks.push(end);
     t.peakUnacked = Math.max(t.peakUnacked, t.views.unacked(t.ring.end));
-    this.opts.hub.publish('terminals.data', { offset, data }, t.info.id);
-    for (const l of t.outputListeners) l(data);
+    // The bytes go along so a transport can send them as they came, without encoding the text again.
+    const payload = terminalDataFromBytes(offset, chars, bytes);
+    this.opts.hub.publish('terminals.data', payload, t.info.id, bytes);
+    for (const l of t.outputListeners) l(payload.data);
+    const now = performance.now();
+    t.handleMs += now - started;
+    t.lastDataAt = performance.timeOrigin + now;
+    t.firstDataAt ??= t.lastDataAt;
+  }
+
+  /**
+   * The byte offset the slowest view has reached, from the characters it acknowledged: exact at
+   * batch ends; inside a batch each character counts as one byte (it is at least one), so the
+   * estimate never runs ahead of the view and is exact for ASCII.
+   */
+  private consumedBytes(t: Terminal, chars: number): number {
+    let i = 0;
+    while (i < t.marks.length && t.marks[i]!.chars <= chars) i++;
+    if (i > 0) {
+      t.base = t.marks[i - 1]!;
+      t.marks.splice(0, i);
+    }
+    const next = t.marks[0];
+    const into = Math.max(0, chars - t.base.chars);
+    return next ? Math.min(next.bytes, t.base.bytes + into) : t.base.bytes;
   }
 
   private onFlow(t: Terminal, paused: boolean): void {
@@ -499,6 +588,8 @@ export class TerminalService {
   }
 
   private onHostExited(): void {
+    for (const waiters of this.statsWaiters.values()) for (const w of waiters) w(null);
+    this.statsWaiters.clear();
     for (const t of this.terminals.values()) {
       if (t.info.status === 'running') {
         this.onExit(t, null, 0, this.disposed ? 'Flightdeck closed and ended this terminal.' : 'The terminal host stopped unexpectedly; this terminal ended.');
@@ -509,7 +600,12 @@ export class TerminalService {
   /** Tells the host how far the slowest live view is, when that changed. */
   private syncFlow(t: Terminal): void {
     if (t.info.status !== 'running') return;
-    const consumed = t.views.consumed();
+    const chars = t.views.consumed();
+    if (chars === null) {
+      t.marks = [];
+      t.base = { chars: t.ring.end, bytes: t.bytesEnd };
+    }
+    const consumed = chars === null ? null : this.consumedBytes(t, chars);
     if (consumed === t.toldConsumed) return;
     t.toldConsumed = consumed;
     this.host.send({ t: 'consumed', id: t.info.id, offset: consumed });

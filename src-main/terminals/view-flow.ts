@@ -1,4 +1,4 @@
-import { FLOW_HIGH_WATERMARK_CHARS, FLOW_STALLED_VIEW_MS } from './constants';
+import { FLOW_STALLED_VIEW_MS, FLOW_WINDOW_MIN_BYTES } from './constants';
 
 interface View {
   readonly connectionId: string;
@@ -85,7 +85,7 @@ export class ViewFlow {
     const now = this.now();
     let changed = false;
     for (const v of this.views.values()) {
-      if (!v.stalled && end - v.acked > FLOW_HIGH_WATERMARK_CHARS && now - v.lastAckAt >= this.stalledMs) {
+      if (!v.stalled && end - v.acked > FLOW_WINDOW_MIN_BYTES && now - v.lastAckAt >= this.stalledMs) {
         v.stalled = true;
         changed = true;
       }

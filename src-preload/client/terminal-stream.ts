@@ -1,10 +1,14 @@
-import { TERMINAL_ACK_BATCH_CHARS, type AttachResult, type TerminalInfo } from '../contract/terminals';
+import { hasBytes } from '../contract/terminal-frames';
+import { TERMINAL_ACK_BATCH_CHARS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
 import type { Client } from './client';
 
 /** What a terminal emulator must offer: xterm.js's Terminal (browser or headless) fits as is. */
 export interface TerminalSink {
-  /** `callback` runs once the data has been parsed: that is when it is acknowledged. */
-  write(data: string, callback?: () => void): void;
+  /**
+   * `callback` runs once the data has been parsed: that is when it is acknowledged. Live output
+   * usually arrives as UTF-8 bytes, which xterm parses without a decoding step of ours.
+   */
+  write(data: string | Uint8Array, callback?: () => void): void;
   /** Clears the screen and scrollback, before a replay that cannot continue where we were. */
   reset(): void;
 }
@@ -32,7 +36,7 @@ export class TerminalStream {
   /** The stream offset of the next character this view expects. */
   private next: number | null = null;
   private attaching: Promise<AttachResult> | null = null;
-  private queue: Array<{ offset: number; data: string }> = [];
+  private queue: TerminalData[] = [];
   private attachmentId: string | null = null;
   private unackedParsed = 0;
   private disposed = false;
@@ -51,7 +55,7 @@ export class TerminalStream {
     this.next = opts.resumeFrom ?? null;
     // Subscribe before attaching: the host handles frames in order, so nothing published after
     // the attach snapshot can be missed.
-    this.offs.push(client.on('terminals.data', (p) => this.onData(p.offset, p.data), id));
+    this.offs.push(client.on('terminals.data', (p) => this.onData(p), id));
     this.offs.push(client.on('terminals.status', (info) => opts.onStatus?.(info), id));
     let wasOpen = true;
     const offStatus = client.transport.onStatus?.((s) => {
@@ -93,7 +97,7 @@ export class TerminalStream {
         this.opts.onStatus?.(r.terminal);
         const queued = this.queue;
         this.queue = [];
-        for (const q of queued) this.onData(q.offset, q.data);
+        for (const q of queued) this.onData(q);
         return r;
       },
       (e: unknown) => {
@@ -111,31 +115,37 @@ export class TerminalStream {
     this.attachmentId = null;
   }
 
-  private onData(offset: number, data: string): void {
+  private onData(p: TerminalData): void {
     if (this.disposed) return;
     if (this.attaching || this.next === null) {
-      this.queue.push({ offset, data });
+      this.queue.push(p);
       return;
     }
-    this.stats.received += data.length;
-    const end = offset + data.length;
+    const offset = p.offset;
+    // Bytes when the transport carried them (xterm decodes UTF-8 itself); the text otherwise.
+    const bytes = hasBytes(p) ? p.bytes : null;
+    const length = hasBytes(p) ? p.length : p.data.length;
+    this.stats.received += length;
+    const end = offset + length;
     if (end <= this.next) {
-      this.stats.duplicateChars += data.length;
+      this.stats.duplicateChars += length;
       return;
     }
+    let data: string | Uint8Array = bytes ?? p.data;
     if (offset < this.next) {
+      // Only after a re-attach: cut by characters, which needs the text.
       this.stats.duplicateChars += this.next - offset;
-      data = data.slice(this.next - offset);
+      data = p.data.slice(this.next - offset);
     } else if (offset > this.next) {
       // Output was dropped on the way (the host stops queueing for a client that fell far
       // behind): attach again, which replays what is missing from the scrollback, then this.
       this.stats.resyncs++;
-      this.queue.push({ offset, data });
+      this.queue.push(p);
       void this.attach().catch(() => undefined);
       return;
     }
+    const len = end - this.next;
     this.next = end;
-    const len = data.length;
     this.stats.written += len;
     const attachmentId = this.attachmentId;
     this.sink.write(data, () => this.parsed(len, attachmentId));

@@ -1,3 +1,4 @@
+import { decodeTerminalDataFrame } from '../contract/terminal-frames';
 import { HostFrame, type ClientFrame, type Result } from '../contract/wire';
 import { ListenerRegistry } from './listeners';
 import type { Transport, TransportStatus } from './transport';
@@ -52,6 +53,8 @@ export function createWebSocketTransport(url: string): Transport {
   function connect() {
     if (status !== 'unauthorized') setStatus('connecting');
     const ws = new WebSocket(url);
+    // Terminal output arrives as binary frames (terminal-frames.ts); ArrayBuffer decodes synchronously.
+    ws.binaryType = 'arraybuffer';
     socket = ws;
     let opened = false;
     ws.onopen = () => {
@@ -66,6 +69,11 @@ export function createWebSocketTransport(url: string): Transport {
       }
     };
     ws.onmessage = (msg) => {
+      if (typeof msg.data !== 'string') {
+        const f = decodeTerminalDataFrame(msg.data as ArrayBuffer);
+        if (f) listeners.dispatch('terminals.data', f.key, f.payload);
+        return;
+      }
       const parsed = HostFrame.safeParse(JSON.parse(String(msg.data)));
       if (!parsed.success) return;
       const frame = parsed.data;

@@ -28,6 +28,8 @@ export interface MapperContext {
   now(): number;
   /** USD for one model call at the profile's prices; null when the profile has none. */
   price?: ((usage: TokenUsage) => number) | null;
+  /** A tool result's text as it may be shown and stored (an MCP server's secrets hidden). */
+  redactToolResult?: (tool: string, text: string) => string;
   /**
    * Where transcript messages go. Given (a Flightdeck session), the engine persists the message
    * in the stored form (thinking signatures kept) and emits its own `message` event; absent,
@@ -267,7 +269,8 @@ export class StreamEventMapper {
       if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
         const known = this.tools.get(b.tool_use_id);
         const tool = known?.tool ?? 'tool';
-        const text = cap(toolResultText(b.content));
+        const raw = cap(toolResultText(b.content));
+        const text = this.ctx.redactToolResult ? this.ctx.redactToolResult(tool, raw) : raw;
         const isError = b.is_error === true;
         results.push({ type: 'tool_result', tool_use_id: b.tool_use_id, content: text, is_error: isError });
         out.push({

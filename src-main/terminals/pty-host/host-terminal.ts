@@ -1,28 +1,33 @@
 import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import type { IPty } from 'node-pty';
 import { DataBatcher } from '../batcher';
-import { FLOW_HIGH_WATERMARK_CHARS, FLOW_LOW_WATERMARK_CHARS, HOST_IPC_BACKLOG_MAX_CHARS, KILL_GRACE_MS } from '../constants';
+import { HOST_IPC_BACKLOG_MAX_BYTES, KILL_GRACE_MS } from '../constants';
+import { FlowWindow } from '../flow-window';
 import { Utf8Splitter } from '../utf8-splitter';
+import type { HostTerminalStats } from './protocol';
 import { pidAlive } from '../../platform/process-identity';
 
 export interface HostTerminalSink {
   /** Hands a batch to the main process; `done` runs once the IPC channel has taken it. */
-  data(offset: number, data: string, done: () => void): void;
-  flow(paused: boolean): void;
-  exit(exitCode: number, signal: number): void;
+  data(offset: number, data: Uint8Array, done: () => void): void;
+  flow(paused: boolean, window: number): void;
+  exit(exitCode: number, signal: number, stats: HostTerminalStats): void;
 }
 
 /**
  * One pty inside the pty host: reads raw bytes, never splits a UTF-8 character, batches, and
- * applies flow control. The pty is paused when the slowest live view is too far behind or when
- * the IPC channel to the main process is backed up, and resumed when both have drained.
+ * applies flow control. The pty is paused when the slowest live view is more than the flow
+ * window behind or when the IPC channel to the main process is backed up, and resumed when
+ * both have drained (see flow-window.ts). Output stays bytes here: it is never decoded.
  */
 export class HostTerminal {
   private readonly splitter = new Utf8Splitter();
-  private readonly decoder = new TextDecoder('utf-8');
   private readonly batcher: DataBatcher;
-  /** Characters handed to the main process so far (the stream offset of the next batch). */
+  private readonly flowWindow = new FlowWindow();
+  /** Bytes handed to the main process so far (the stream offset of the next batch). */
   private sent = 0;
+  private readonly stats: HostTerminalStats = { bytesRead: 0, firstReadAt: null, lastReadAt: null, pauses: 0, pausedMs: 0, window: 0 };
+  private pausedAt = 0;
   private consumed: number | null = null;
   private ipcBacklog = 0;
   private paused = false;
@@ -53,7 +58,7 @@ export class HostTerminal {
       if (rest.length > 0) this.batcher.write(rest);
       this.batcher.flush();
       this.batcher.dispose();
-      sink.exit(exitCode, signal ?? 0);
+      sink.exit(exitCode, signal ?? 0, this.getStats());
     });
   }
 
@@ -80,7 +85,15 @@ export class HostTerminal {
 
   setConsumed(offset: number | null): void {
     this.consumed = offset === null ? null : Math.min(offset, this.sent);
+    // Nobody watching: the next view starts from the small window, not one sized for another view.
+    if (offset === null) this.flowWindow.reset();
     this.updateFlow();
+  }
+
+  /** Throughput figures for the benchmark and diagnostics. */
+  getStats(): HostTerminalStats {
+    const pausedNow = this.paused ? performance.now() - this.pausedAt : 0;
+    return { ...this.stats, pausedMs: this.stats.pausedMs + pausedNow, window: this.flowWindow.window };
   }
 
   /** Signals the whole process group: a shell's children (a running build) must stop with it. */
@@ -121,41 +134,48 @@ export class HostTerminal {
 
   private onChunk(chunk: Uint8Array): void {
     if (this.leaderGone) this.armDrain();
+    const now = performance.timeOrigin + performance.now();
+    this.stats.bytesRead += chunk.length;
+    this.stats.firstReadAt ??= now;
+    this.stats.lastReadAt = now;
     const whole = this.splitter.write(chunk);
     if (whole.length > 0) this.batcher.write(whole);
     this.updateFlow();
   }
 
   private send(bytes: Uint8Array): void {
-    const data = this.decoder.decode(bytes);
     const offset = this.sent;
-    this.sent += data.length;
-    this.ipcBacklog += data.length;
-    this.sink.data(offset, data, () => {
-      this.ipcBacklog -= data.length;
+    const n = bytes.length;
+    this.sent += n;
+    this.ipcBacklog += n;
+    this.sink.data(offset, bytes, () => {
+      this.ipcBacklog -= n;
       this.updateFlow();
     });
   }
 
-  /**
-   * Unacknowledged = sent + still batched − consumed. Batched bytes are counted as characters
-   * (a UTF-8 byte never yields more than one UTF-16 unit), so the estimate errs on the safe side.
-   */
+  /** Unacknowledged = sent + still batched − consumed, all in bytes. */
   private updateFlow(): void {
     if (this.exited) return;
     const unacked = this.consumed === null ? 0 : this.sent + this.batcher.pending - this.consumed;
     const backlog = this.ipcBacklog;
-    if (!this.paused && !this.leaderGone && (unacked > FLOW_HIGH_WATERMARK_CHARS || backlog > HOST_IPC_BACKLOG_MAX_CHARS)) {
+    const w = this.flowWindow;
+    if (!this.paused && !this.leaderGone && (w.shouldPause(unacked) || backlog > HOST_IPC_BACKLOG_MAX_BYTES)) {
       this.paused = true;
+      this.pausedAt = performance.now();
+      this.stats.pauses++;
+      if (this.consumed !== null) w.paused(this.consumed);
       this.pty.pause();
-      this.sink.flow(true);
+      this.sink.flow(true, w.window);
       // Nothing more will join the batch while paused: send it now rather than after the timer,
       // so the views can parse (and acknowledge) it sooner.
       this.batcher.flush();
-    } else if (this.paused && (this.leaderGone || (unacked < FLOW_LOW_WATERMARK_CHARS && backlog < HOST_IPC_BACKLOG_MAX_CHARS / 2))) {
+    } else if (this.paused && (this.leaderGone || (w.shouldResume(unacked) && backlog < HOST_IPC_BACKLOG_MAX_BYTES / 2))) {
       this.paused = false;
+      this.stats.pausedMs += performance.now() - this.pausedAt;
+      if (this.consumed !== null) w.resumed(this.consumed);
       this.pty.resume();
-      this.sink.flow(false);
+      this.sink.flow(false, w.window);
     }
   }
 

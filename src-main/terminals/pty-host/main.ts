@@ -12,6 +12,8 @@ import type { IPty } from 'node-pty';
 import { cleanExec } from '../../platform/child-process';
 import { requireNative } from '../../platform/native';
 import { GroupRecords, killSession, sessionAlive } from '../../platform/process-groups';
+import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES } from '../constants';
+import { FairQueue } from '../fair-queue';
 import { HostTerminal } from './host-terminal';
 import type { FromHost, SpawnRequest, ToHost } from './protocol';
 
@@ -84,6 +86,24 @@ function send(msg: FromHost, done?: () => void): void {
   });
 }
 
+/**
+ * Everything about one terminal leaves through its own lane of one fair queue: output, flow and
+ * exit stay in order per terminal, and a quiet terminal's echo never waits behind another
+ * terminal's flood queued for the channel (fair-queue.ts).
+ */
+const out = new FairQueue<{ msg: FromHost; done?: () => void }>(
+  ({ msg, done }, written) =>
+    send(msg, () => {
+      written();
+      done?.();
+    }),
+  { maxInFlight: CHANNEL_IN_FLIGHT_MAX_BYTES, smallBelow: CHANNEL_SMALL_FRAME_BYTES },
+);
+
+function sendFor(id: string, msg: FromHost, done?: () => void): void {
+  out.push(id, { msg, done }, msg.t === 'data' ? msg.data.length : 0);
+}
+
 function spawn(req: SpawnRequest): void {
   let p: IPty;
   try {
@@ -96,10 +116,10 @@ function spawn(req: SpawnRequest): void {
     return;
   }
   const term = new HostTerminal(p, {
-    data: (offset, data, done) => send({ t: 'data', id: req.id, offset, data }, done),
-    flow: (paused) => send({ t: 'flow', id: req.id, paused }),
-    exit: (exitCode, signal) => {
-      send({ t: 'exit', id: req.id, exitCode, signal });
+    data: (offset, data, done) => sendFor(req.id, { t: 'data', id: req.id, offset, data }, done),
+    flow: (paused, window) => sendFor(req.id, { t: 'flow', id: req.id, paused, window }),
+    exit: (exitCode, signal, stats) => {
+      sendFor(req.id, { t: 'exit', id: req.id, exitCode, signal, stats });
       sweep(p.pid);
     },
   });
@@ -120,6 +140,8 @@ function onMessage(msg: ToHost): void {
       return terminals.get(msg.id)?.signal(msg.signal);
     case 'consumed':
       return terminals.get(msg.id)?.setConsumed(msg.offset);
+    case 'stats':
+      return sendFor(msg.id, { t: 'stats', id: msg.id, stats: terminals.get(msg.id)?.getStats() ?? null });
     case 'release': {
       const t = terminals.get(msg.id);
       terminals.delete(msg.id);

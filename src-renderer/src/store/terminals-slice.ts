@@ -58,7 +58,7 @@ export interface TerminalsSlice {
   terminalLayout: TerminalLayout;
   terminalPanes: Array<string | null>;
   focusedPane: number;
-  /** 'auto': the focused terminal renders with WebGL when the browser has it; 'off': DOM everywhere. */
+  /** 'auto': visible terminals render with WebGL when the browser has it (DOM otherwise); 'off': DOM everywhere. */
   terminalGpu: TerminalGpu;
   setTerminalGpu(gpu: TerminalGpu): void;
   setTerminals(list: TerminalInfo[]): void;

@@ -12,7 +12,7 @@ export function TerminalRendererSetting() {
     <div className="setting-row">
       <div>
         <strong>Terminal rendering</strong>
-        <p className="muted small">The focused terminal draws with WebGL when this browser offers it. Choose Compatible if text looks wrong or the GPU is unreliable: every terminal then draws as plain page text.</p>
+        <p className="muted small">Visible terminals draw with WebGL when this browser offers it. Choose Compatible if text looks wrong or the GPU is unreliable: every terminal then draws as plain page text.</p>
       </div>
       <div className="segmented" role="radiogroup" aria-label="Terminal rendering">
         {options.map((o) => (

@@ -7,6 +7,7 @@ import '@xterm/xterm/css/xterm.css';
 import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
 import { acquireTerminalView, terminalViews, type TerminalView } from './terminal-view';
+import { attachGpuRenderer } from './gpu-renderer';
 
 interface Props {
   terminalId: string;
@@ -31,8 +32,8 @@ function writeEnd(term: Terminal, label: string): void {
  * straight into xterm (never through React state); xterm's write callback acknowledges it for
  * flow control. Leaving the pane hands the view to the cache, which keeps it live for a while
  * and then parks it (terminal-park.ts).
- * The focused pane uses the WebGL renderer when the browser has it — browsers cap live WebGL
- * contexts — and every other pane the DOM renderer.
+ * A visible pane draws with the WebGL renderer when the browser has it (gpu-renderer.ts), and
+ * gives its context up when hidden; the DOM renderer is the fallback.
  */
 export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: Props) {
   const client = useClient();
@@ -115,24 +116,22 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
 
   useEffect(() => {
     const term = termRef.current;
-    if (!term || !focused) return;
-    term.focus();
-    if (gpu === 'off') return;
-    let gl: WebglAddon | null = null;
-    try {
-      gl = new WebglAddon();
-      gl.onContextLoss(() => {
-        gl?.dispose();
-        gl = null;
-      });
-      term.loadAddon(gl);
-    } catch {
-      // No WebGL here (headless, blocked GPU, too many contexts): the DOM renderer stays.
-      gl?.dispose();
-      gl = null;
+    if (term && focused) term.focus();
+  }, [focused, terminalId]);
+
+  // Declared after the effect that mounts the view, so the terminal exists when this runs. Its
+  // cleanup runs when the pane is hidden: a cached or parked view holds no WebGL context.
+  useEffect(() => {
+    const term = termRef.current;
+    const el = host.current;
+    if (!term || !el) return;
+    if (gpu === 'off') {
+      el.dataset.renderer = 'dom';
+      return;
     }
-    return () => gl?.dispose();
-  }, [focused, terminalId, gpu]);
+    const detach = attachGpuRenderer(term, () => new WebglAddon(), (state) => (el.dataset.renderer = state));
+    return detach;
+  }, [terminalId, gpu]);
 
   const find = (forward: boolean) => {
     const s = searchRef.current;

@@ -40,7 +40,8 @@ describe('a Claude Code session with an MCP server', () => {
       script: [
         { blocks: [{ type: 'tool_use', name: 'mcp__fixture__echo', input: { text: 'from claude' } }] },
         { match: { userPattern: 'echo: from claude' }, blocks: [{ type: 'tool_use', name: 'mcp__fixture__where', input: {} }] },
-        { match: { userPattern: 'cwd=' }, blocks: [{ type: 'text', text: 'The MCP server answered.' }] },
+        { match: { userPattern: 'cwd=' }, blocks: [{ type: 'tool_use', name: 'mcp__fixture__leak', input: {} }] },
+        { match: { userPattern: 'the secret is' }, blocks: [{ type: 'text', text: 'The MCP server answered.' }] },
       ],
     });
     const data = tempDir('fd-mcp-cc-data-');
@@ -52,6 +53,7 @@ describe('a Claude Code session with an MCP server', () => {
     writeFileSync(
       wrapper,
       `#!/bin/sh
+printf '%s' "\${MCP_CONNECTION_NONBLOCKING-unset}" > '${rec.path}/nonblocking'
 prev=""
 for a in "$@"; do
   printf '%s\\n' "$a" >> '${rec.path}/argv'
@@ -85,7 +87,7 @@ exec '${CLAUDE_BIN}' "$@"
     app.hub.subscribe((e) => {
       if (e.topic === 'agents.event') published.push(e.payload as AgentEvent);
     });
-    const { command, args } = fixtureCommand(['--where-tool']);
+    const { command, args } = fixtureCommand(['--where-tool', '--leak-tool']);
     app.mcp.add({ transport: 'stdio', name: 'fixture', command, args, env: { FIXTURE_SECRET: SECRET } });
 
     const s = app.agents.createSession({ root: repo.path });
@@ -101,7 +103,7 @@ exec '${CLAUDE_BIN}' "$@"
     const r = await app.agents.run(s.id, 'call the echo tool');
     off();
     expect(r.outcome).toBe('completed');
-    expect(approvals).toEqual(['mcp__fixture__echo', 'mcp__fixture__where']);
+    expect(approvals).toEqual(['mcp__fixture__echo', 'mcp__fixture__where', 'mcp__fixture__leak']);
 
     // The CLI got the config file beside --strict-mcp-config; it held the server with its secret, 0600, and is gone now.
     const argv = readFileSync(join(rec.path, 'argv'), 'utf8').split('\n');
@@ -109,18 +111,28 @@ exec '${CLAUDE_BIN}' "$@"
     expect(argv).toContain('--mcp-config');
     expect(JSON.parse(readFileSync(join(rec.path, 'mcp.json'), 'utf8'))).toEqual({ mcpServers: { fixture: { type: 'stdio', command, args, env: { FIXTURE_SECRET: SECRET } } } });
     expect(readFileSync(join(rec.path, 'mode'), 'utf8').trim()).toBe('600');
+    // The CLI waits for the servers before its first model call (else, starting slowly, their tools are missing from it).
+    expect(readFileSync(join(rec.path, 'nonblocking'), 'utf8')).toBe('0');
     expect(existsSync(readFileSync(join(rec.path, 'path'), 'utf8'))).toBe(false);
 
     // The model was offered the tool and read its result; the secret went nowhere else.
     const first = server.mainRequests()[0]!.body as { tools: Array<{ name: string }> };
     expect(first.tools.map((t) => t.name)).toContain('mcp__fixture__echo');
-    expect(requestText(server.mainRequests().at(-1)!.body)).toContain('echo: from claude');
+    const requests = server.mainRequests();
+    expect(requestText(requests.at(-2)!.body)).toContain('echo: from claude');
     // Claude Code started the server in the session's folder, where the built-in loop starts it too
     // (test/integration/mcp/mcp-suggestions.test.ts asks the same tool there).
-    expect(requestText(server.mainRequests().at(-1)!.body)).toContain(`cwd=${realpathSync(repo.path)} `);
+    expect(requestText(requests.at(-2)!.body)).toContain(`cwd=${realpathSync(repo.path)} `);
     const result = published.find((e) => e.sessionId === s.id && e.data.type === 'tool.result');
     expect(result?.data).toMatchObject({ isError: false });
+    // A server that returns its secret: the card shows it hidden, and the stored transcript too
+    // (the CLI hands the result to the model itself, so only the calls before it are free of it).
+    const leak = published.find((e) => e.sessionId === s.id && e.data.type === 'tool.result' && e.data.tool === 'mcp__fixture__leak');
+    expect(leak?.data).toMatchObject({ content: 'the secret is ***' });
     expect(JSON.stringify(published)).not.toContain(SECRET);
-    expect(JSON.stringify(server.requests)).not.toContain(SECRET);
+    const stored = JSON.stringify(app.agents.messages.live(s.id));
+    expect(stored).toContain('the secret is ***');
+    expect(stored).not.toContain(SECRET);
+    expect(JSON.stringify(requests.slice(0, -1).map((r) => r.body))).not.toContain(SECRET);
   }, 240_000);
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../src-main/bridge/event-hub';
 import { silentLogger } from '../../../src-main/platform/logger';
-import { BATCH_MAX_BYTES, FLOW_HIGH_WATERMARK_CHARS, FLOW_LOW_WATERMARK_CHARS } from '../../../src-main/terminals/constants';
+import { BATCH_MAX_BYTES, FLOW_WINDOW_MAX_BYTES, FLOW_WINDOW_MIN_BYTES } from '../../../src-main/terminals/constants';
 import { TerminalService } from '../../../src-main/terminals/terminal-service';
 import { catRawCommand } from '../../fixtures/terminals/flood';
 import { HeadlessView } from '../../fixtures/terminals/headless-view';
@@ -32,12 +32,12 @@ describe('flow control', () => {
   const dir = tempDir('fd-flow-');
   const ascii = join(dir.path, 'ascii.txt');
   beforeAll(() => {
-    // ASCII only: one byte is one character, so the watermarks can be checked exactly.
+    // ASCII only: one byte is one character, so the window can be checked exactly.
     writeFileSync(ascii, 'abcdefghijklmnopqrstuvwxyz0123456789-flow-control-line\n'.repeat(120_000));
   });
   afterAll(() => dir.cleanup());
 
-  it('pauses the pty above the high watermark and resumes it below the low one', async () => {
+  it('pauses the pty above the flow window and resumes it below half of it', async () => {
     const hub = new EventHub();
     const terms = service(hub, 60_000);
     try {
@@ -47,18 +47,21 @@ describe('flow control', () => {
       await waitFor(() => terms.flowStats(info.id).paused, 'the pty to pause');
       await sleep(100); // the batch gathered before the pause is flushed
       const atPause = terms.flowStats(info.id);
-      expect(atPause.unackedChars).toBeGreaterThan(FLOW_HIGH_WATERMARK_CHARS);
-      expect(atPause.unackedChars).toBeLessThanOrEqual(FLOW_HIGH_WATERMARK_CHARS + PTY_READ_MAX);
+      // The first window is the smallest one: nothing has been measured about the view yet.
+      expect(atPause.window).toBe(FLOW_WINDOW_MIN_BYTES);
+      expect(atPause.unackedChars).toBeGreaterThan(FLOW_WINDOW_MIN_BYTES);
+      expect(atPause.unackedChars).toBeLessThanOrEqual(FLOW_WINDOW_MIN_BYTES + PTY_READ_MAX);
       await sleep(300);
       // Paused means paused: nothing more is read while the view does not acknowledge.
       expect(terms.flowStats(info.id).unackedChars).toBe(atPause.unackedChars);
 
-      // Down to just above the low watermark: still paused.
-      terms.ack(info.id, view.attachmentId, atPause.unackedChars - (FLOW_LOW_WATERMARK_CHARS + 1_000));
+      // Down to just above half the window: still paused.
+      const resumeBelow = FLOW_WINDOW_MIN_BYTES / 2;
+      terms.ack(info.id, view.attachmentId, atPause.unackedChars - (resumeBelow + 1_000));
       await sleep(300);
-      expect(terms.flowStats(info.id)).toMatchObject({ paused: true, resumes: 0, unackedChars: FLOW_LOW_WATERMARK_CHARS + 1_000 });
+      expect(terms.flowStats(info.id)).toMatchObject({ paused: true, resumes: 0, unackedChars: resumeBelow + 1_000 });
 
-      // Below it: resumed, and the output flows until the watermark pauses it again.
+      // Below it (the view keeps half a window to parse while more travels): resumed, and the output flows until the watermark pauses it again.
       terms.ack(info.id, view.attachmentId, 2_000);
       await waitFor(() => terms.flowStats(info.id).resumes === 1, 'the pty to resume');
       await waitFor(() => terms.flowStats(info.id).pauses === 2, 'the second pause');
@@ -69,7 +72,7 @@ describe('flow control', () => {
       terms.detach(info.id, view.attachmentId);
       // Nobody watching: no flow control, the command runs to its end.
       expect((await terms.whenExited(info.id)).exitCode).toBe(0);
-      expect(terms.flowStats(info.id).peakUnackedChars).toBeLessThanOrEqual(FLOW_HIGH_WATERMARK_CHARS + BATCH_MAX_BYTES + PTY_READ_MAX);
+      expect(terms.flowStats(info.id).peakUnackedChars).toBeLessThanOrEqual(FLOW_WINDOW_MAX_BYTES + BATCH_MAX_BYTES + PTY_READ_MAX);
     } finally {
       await terms.shutdown();
     }
@@ -128,16 +131,16 @@ describe('flow control', () => {
       const echo = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'cat' });
       const echoView = new HeadlessView(h.client, echo.id);
       await echoView.attach();
-      await floodView.until((_o, v) => v.chars > 2_000_000, 30_000, 'the flood to be under way');
+      await floodView.until((_o, v) => v.bytes > 2_000_000, 30_000, 'the flood to be under way');
 
       const floodProgress: number[] = [];
       for (let i = 0; i < 20; i++) {
         const key = String.fromCharCode(97 + i);
-        floodProgress.push(floodView.chars);
+        floodProgress.push(floodView.bytes);
         await h.client.invoke('terminals.write', { id: echo.id, data: key });
         await echoView.until((o) => o.endsWith(key), 20_000, `the echo of "${key}"`);
       }
-      floodProgress.push(floodView.chars);
+      floodProgress.push(floodView.bytes);
       // Every keystroke was echoed while the flood kept going (its view kept receiving).
       expect(echoView.output).toBe('abcdefghijklmnopqrst');
       expect(h.app.terminals.get(flood.id).status).toBe('running');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DataBatcher } from '../../../src-main/terminals/batcher';
-import { FLOW_HIGH_WATERMARK_CHARS } from '../../../src-main/terminals/constants';
+import { FLOW_WINDOW_MIN_BYTES } from '../../../src-main/terminals/constants';
 import { OutputCapture } from '../../../src-main/terminals/output-capture';
 import { Scrollback } from '../../../src-main/terminals/scrollback';
 import { ViewFlow } from '../../../src-main/terminals/view-flow';
@@ -64,14 +64,17 @@ describe('DataBatcher', () => {
 });
 
 describe('Scrollback', () => {
+  /** What the terminal service does with each batch from the pty host. */
+  const add = (s: Scrollback, text: string) => s.append(Buffer.from(text, 'utf8'), text.length);
+
   it('keeps the most recent output within its capacity, addressed by stream offsets', () => {
     const s = new Scrollback(10);
-    s.append('hello ');
-    s.append('world!');
+    add(s, 'hello ');
+    add(s, 'world!');
     expect(s.end).toBe(12);
     expect(s.start).toBe(2);
     expect(s.read()).toBe('llo world!');
-    for (let i = 0; i < 1000; i++) s.append('x');
+    for (let i = 0; i < 1000; i++) add(s, 'x');
     expect(s.length).toBe(10);
     expect(s.end).toBe(1012);
     expect(s.read()).toBe('x'.repeat(10));
@@ -79,12 +82,39 @@ describe('Scrollback', () => {
 
   it('never starts with half of a surrogate pair', () => {
     const s = new Scrollback(3);
-    s.append('a😀b'); // 4 UTF-16 units: a, high, low, b
+    add(s, 'a😀b'); // 4 UTF-16 units: a, high, low, b
     expect(s.read()).toBe('😀b'.slice(0, 3));
-    s.append('😀😀');
+    add(s, '😀😀');
     const kept = s.read();
     expect(kept.charCodeAt(0) >= 0xdc00 && kept.charCodeAt(0) <= 0xdfff).toBe(false);
     expect(s.end - s.start).toBe(kept.length);
+  });
+
+  it('trims large batches exactly and replays multibyte text as it came', () => {
+    const s = new Scrollback(5_000);
+    const line = 'ok naïve 日本語 🚀 данные\n';
+    let all = '';
+    for (let i = 0; i < 400; i++) {
+      const batch = `${i} ${line.repeat(1 + (i % 7))}`;
+      all += batch;
+      add(s, batch);
+    }
+    expect(s.end).toBe(all.length);
+    expect(s.length).toBeLessThanOrEqual(5_000);
+    expect(s.length).toBeGreaterThanOrEqual(4_998);
+    expect(s.read()).toBe(all.slice(s.start));
+  });
+
+  it('keeps a batch that is not valid UTF-8 whole rather than cutting it blindly', () => {
+    const s = new Scrollback(4);
+    const bad = Uint8Array.of(0x61, 0xff, 0x62, 0xc3, 0x63, 0x64); // a, junk, b, a cut-off é, c, d
+    const text = new TextDecoder().decode(bad);
+    s.append(bad, text.length);
+    expect(s.read()).toBe(text);
+    expect(s.end - s.start).toBe(text.length);
+    add(s, 'wxyz');
+    expect(s.read()).toBe('wxyz');
+    expect(s.start).toBe(text.length);
   });
 });
 
@@ -115,7 +145,7 @@ describe('ViewFlow', () => {
     const f = new ViewFlow(() => now, 1_000);
     f.attach('frozen', 'c1', 0);
     f.attach('live', 'c2', 0);
-    const end = FLOW_HIGH_WATERMARK_CHARS * 2;
+    const end = FLOW_WINDOW_MIN_BYTES * 2;
     f.ack('live', end, end);
     now = 500;
     expect(f.markStalled(end)).toBe(false);
