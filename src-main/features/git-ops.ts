@@ -67,6 +67,7 @@ export class DefaultGitOps implements GitOps {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
     await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd))], at);
+    if (typeof message === 'string') return commitUnlessNothing(message, at);
     const staged = (await git(['diff', '--cached', '--name-only'], at)).trim();
     if (!staged) return false;
     await git(['commit', '--no-verify', '-m', typeof message === 'string' ? message : message(staged.split('\n'))], at);
@@ -84,6 +85,20 @@ export class DefaultGitOps implements GitOps {
 
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict> {
     return detectMerged(repo, branch, base);
+  }
+}
+
+/**
+ * Commits what is staged; false when nothing is. One git fewer than asking first: git answers
+ * "nothing to commit" itself (exit 1, on stdout, in English: the app's git runs with LC_ALL=C).
+ */
+async function commitUnlessNothing(message: string, at: { cwd: string; repository?: string }): Promise<boolean> {
+  try {
+    await git(['commit', '--no-verify', '-m', message], at);
+    return true;
+  } catch (e) {
+    if (e instanceof GitError && e.exitCode === 1 && /\b(nothing (added )?to commit|no changes added to commit)\b/.test(e.stdout)) return false;
+    throw e;
   }
 }
 

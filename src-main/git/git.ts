@@ -79,6 +79,8 @@ export class GitError extends Error {
     message: string,
     readonly exitCode: number | null,
     readonly stderr: string,
+    /** What git printed on stdout before failing (some answers, "nothing to commit", come there). */
+    readonly stdout: string = '',
   ) {
     super(message);
   }
@@ -315,7 +317,7 @@ function runExec(gitPath: string, fullArgs: string[], env: Record<string, string
         // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
         if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
         const exit = typeof error.code === 'number' ? error.code : null;
-        reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err));
+        reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err, String(stdout ?? '')));
       },
     );
   });

@@ -144,6 +144,28 @@ describe("a feature's state file updated again and again", () => {
   });
 });
 
+describe('a commit with a message given', () => {
+  it('says false when nothing is staged — a clean tree, only untracked files beside the paths, changes outside them — and true once something is', async () => {
+    const path = repo();
+    const ops = new DefaultGitOps();
+    const head = gitIn(path, 'rev-parse', 'HEAD').trim();
+    expect(await ops.commit(path, 'nothing', undefined, { repository: path })).toBe(false);
+    mkdirSync(join(path, 'docs'));
+    writeFileSync(join(path, 'stray.txt'), 'untracked\n');
+    expect(await ops.commit(path, 'nothing in docs', ['docs'], { repository: path })).toBe(false);
+    writeFileSync(join(path, 'README.md'), 'changed\n');
+    expect(await ops.commit(path, 'still nothing in docs', ['docs'], { repository: path })).toBe(false);
+    expect(gitIn(path, 'rev-parse', 'HEAD').trim()).toBe(head);
+    writeFileSync(join(path, 'docs', 'a.md'), 'a\n');
+    expect(await ops.commit(path, 'docs', ['docs'], { repository: path })).toBe(true);
+    expect(gitIn(path, 'log', '-1', '--format=%s').trim()).toBe('docs');
+    // A failure that is not "nothing to commit" is reported, not taken for one.
+    writeFileSync(join(path, '.git', 'index.lock'), '');
+    writeFileSync(join(path, 'more.txt'), 'm\n');
+    await expect(ops.commit(path, 'locked', undefined, { repository: path })).rejects.toThrow(/index\.lock/);
+  });
+});
+
 describe('a commit and nested repositories', () => {
   it("a nested repository tracked since the last commit is left out of the next one, its filter never run", async () => {
     const path = repo();
