@@ -1,13 +1,11 @@
 /**
  * The pure rules of best-of-N candidates: their names (branch, worktree, archive ref), the
- * budget of each, where one stands as read from its state.yml, which added files are tests, and
+ * budget of each, where one stands as its runs' events tell, which added files are tests, and
  * the judge's answer. No git, no SQLite: ./candidates-service.ts gathers the evidence.
  */
 import { parse as parseYaml } from 'yaml';
-import type { CandidateBudget, CandidateStatus, FeatureRunStatus, ReviewSeverity } from '../../../src-preload/contract';
-import type { FeatureState } from '../state';
+import type { CandidateBudget, CandidateStatus, FeatureRunStatus, ReviewSeverity, RunEventData } from '../../../src-preload/contract';
 import { TREES_DIR } from '../scanner';
-import { DETAIL } from './pipeline';
 
 /** Candidate N's label, as branches, worktrees and the UI name it. */
 export function candidateLabel(index: number): string {
@@ -65,32 +63,55 @@ export interface CandidateProgress {
 const SEVERITIES: readonly ReviewSeverity[] = ['critical', 'major', 'minor', 'info'];
 
 /**
- * A candidate's progress from its state.yml (what survives a restart) and its latest run's
- * status: the verdict of each configured check at its last verify attempt, and the issues of its
- * last readable review round.
+ * A candidate's progress from its runs' events, oldest first, and its latest run's status. The
+ * events are what the runner saw (the real checks' exit codes, the review answers it parsed) and
+ * live in the app's event log, out of the agent's reach; the candidate's state.yml sits in a
+ * worktree its agent writes, so a candidate could claim there that its checks passed.
  */
-export function candidateProgress(state: FeatureState | null, runStatus: FeatureRunStatus | null, checks: readonly string[]): CandidateProgress {
-  const phases = state?.phases ?? [];
-  const done = phases.filter((p) => p.status === 'completed').length;
-  const current = phases.find((p) => p.status !== 'completed');
-  const live = runStatus === 'queued' || runStatus === 'running' || runStatus === 'cancelling';
-  const status: CandidateStatus = live ? (runStatus === 'queued' ? 'queued' : 'running') : phases.length > 0 && done === phases.length ? 'finished' : state?.status === 'failed' || runStatus === 'failed' ? 'failed' : runStatus === null ? 'queued' : 'stopped';
-
-  const verify = phases.find((p) => p.name === 'verify');
-  const attempts = Array.isArray(verify?.details[DETAIL.attempts]) ? (verify!.details[DETAIL.attempts] as unknown[]) : [];
-  const last = attempts[attempts.length - 1] as { failed_checks?: unknown } | undefined;
-  const failed = Array.isArray(last?.failed_checks) ? new Set(last.failed_checks.filter((c): c is string => typeof c === 'string')) : null;
-  const checkVerdicts = checks.map((command) => ({ command, verdict: (failed === null ? 'not_run' : failed.has(command) ? 'failed' : 'passed') as 'passed' | 'failed' | 'not_run' }));
-
-  const review = phases.find((p) => p.name === 'review');
-  const rounds = Array.isArray(review?.details[DETAIL.rounds]) ? (review!.details[DETAIL.rounds] as Array<{ parsed?: unknown; issues?: unknown }>) : [];
-  const lastRead = [...rounds].reverse().find((r) => r.parsed === true);
-  const reviewIssues = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<ReviewSeverity, number>;
-  for (const i of Array.isArray(lastRead?.issues) ? lastRead.issues : []) {
-    const sev = (i as { severity?: unknown }).severity;
-    if (typeof sev === 'string' && (SEVERITIES as readonly string[]).includes(sev)) reviewIssues[sev as ReviewSeverity] += 1;
+export function candidateProgress(events: readonly RunEventData[], runStatus: FeatureRunStatus | null, checks: readonly string[]): CandidateProgress {
+  let total: string[] = [];
+  const done = new Set<string>();
+  let current: string | null = null;
+  let lastVerify: Extract<RunEventData, { type: 'VerifyAttempt' }> | null = null;
+  let verifyAttempts = 0;
+  let lastReview: Extract<RunEventData, { type: 'ReviewRound' }> | null = null;
+  let finish: Extract<RunEventData, { type: 'RunFinished' }> | null = null;
+  for (const e of events) {
+    if (e.type === 'RunStarting') {
+      total = e.phases.filter((p) => p.kind !== 'pr').map((p) => p.name);
+      done.clear();
+      for (const p of e.phases) if (p.status === 'completed' && p.kind !== 'pr') done.add(p.name);
+      finish = null;
+    } else if (e.type === 'PhaseStarting') current = e.name;
+    else if (e.type === 'PhaseCompleted' && e.success) done.add(e.name);
+    else if (e.type === 'VerifyAttempt') {
+      lastVerify = e;
+      verifyAttempts++;
+    } else if (e.type === 'ReviewRound' && e.parsed) lastReview = e;
+    else if (e.type === 'RunFinished') finish = e;
   }
-  return { status, phase: current?.name ?? null, phasesDone: done, phasesTotal: phases.length, checks: checkVerdicts, verifyAttempts: attempts.length, reviewIssues };
+  const live = runStatus === 'queued' || runStatus === 'running' || runStatus === 'cancelling';
+  const status: CandidateStatus = live
+    ? runStatus === 'queued'
+      ? 'queued'
+      : 'running'
+    : finish?.success && total.length > 0 && total.every((n) => done.has(n))
+      ? 'finished'
+      : finish?.outcome === 'failed' || runStatus === 'failed'
+        ? 'failed'
+        : runStatus === null
+          ? 'queued'
+          : 'stopped';
+  const ran = lastVerify?.checks ?? [];
+  const commands = [...checks, ...ran.map((c) => c.command).filter((c) => !checks.includes(c))];
+  const checkVerdicts = commands.map((command) => {
+    const outcome = ran.find((c) => c.command === command);
+    return { command, verdict: (outcome ? (outcome.passed ? 'passed' : 'failed') : 'not_run') as 'passed' | 'failed' | 'not_run' };
+  });
+  const reviewIssues = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<ReviewSeverity, number>;
+  for (const i of lastReview?.issues ?? []) reviewIssues[i.severity] += 1;
+  const phase = status === 'finished' ? null : (total.find((n) => !done.has(n)) ?? current);
+  return { status, phase, phasesDone: total.filter((n) => done.has(n)).length, phasesTotal: total.length, checks: checkVerdicts, verifyAttempts, reviewIssues };
 }
 
 /** Counts `git diff --numstat -z`'s answer: files, lines added and deleted (binary files count as a file, no lines). */

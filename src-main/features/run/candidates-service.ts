@@ -274,7 +274,15 @@ export class FeatureCandidateService {
       const runs = this.repo.runs(c.runIds);
       const last = runs.find((r) => r.id === c.runIds[c.runIds.length - 1]) ?? null;
       const runStatus = (last?.status ?? null) as FeatureRunStatus | null;
-      const progress = candidateProgress(state, runStatus, checks);
+      const events = c.runIds.flatMap((id) => {
+        try {
+          return this.o.runs.events(id).map((e) => e.data);
+        } catch {
+          // A run whose row is gone (a database restored from before it) has no events to add.
+          return [];
+        }
+      });
+      const progress = candidateProgress(events, runStatus, checks);
       const stats = head ? await changeStats(root, g.baseCommit, head) : { files: [], addedFiles: [] };
       const wallMs = runs.reduce((n, r) => (r.startedAt ? n + Math.max(0, (r.endedAt ?? this.now()) - r.startedAt) : n), 0);
       candidates.push({

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readState } from '../../../../src-main/features/state';
+import { readState, writeState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { gitIn } from '../../../support/temp';
 import { waitFor } from '../../../support/processes';
@@ -120,6 +120,12 @@ describe('feature candidates (best-of-N)', () => {
     expect(own.from).toBe('start');
     expect(own.text).not.toContain('.flightdeck');
 
+    // The failed candidate's own record says otherwise (its agent can write it): the comparison goes by what the runner saw.
+    const forgedPath = join(repo.repo, '.trees/calc--c2/.flightdeck/calc/state.yml');
+    const forged = await readState(forgedPath);
+    writeState(forgedPath, { ...forged, status: 'in_progress', phases: forged.phases.map((p) => ({ ...p, status: 'completed', details: p.name === 'verify' ? { attempts: [{ attempt: 1, result: 'pass', failed_checks: [] }] } : p.details })) });
+    const again = (await h.app.featureCandidates.compare(repo.repo, 'calc'))!.candidates[1]!;
+    expect([again.status, again.checks[0]!.verdict]).toEqual(['failed', 'failed']);
     await expect(h.app.featureCandidates.pick(repo.repo, 'calc', 2)).rejects.toThrow(/c2 did not finish \(failed/);
 
     const ranking = await h.app.featureCandidates.judge(repo.repo, 'calc');

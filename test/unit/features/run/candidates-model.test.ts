@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { archiveRef, candidateBranch, candidateBudgets, candidateProgress, candidateWorktree, isTestFile, parseJudgeAnswer, parseNumstat } from '../../../../src-main/features/run/candidates-model';
-import { newFeatureState, type FeatureState } from '../../../../src-main/features/state';
-
-function stateWith(change: (s: FeatureState) => FeatureState): FeatureState {
-  return change(newFeatureState({ slug: 'calc', now: new Date(0), worktreePath: '.trees/calc', branch: 'feature/calc', baseBranch: 'main', devPhases: ['library'] }));
-}
+import type { RunEventData } from '../../../../src-preload/contract';
 
 describe('candidate names', () => {
   it('branch, worktree and archive ref carry the label; a slug never has two hyphens, so none collides with a feature', () => {
@@ -24,48 +20,51 @@ describe('candidate budgets', () => {
   });
 });
 
-describe('a candidate from its state file', () => {
-  it('finished with each check of the last verify attempt, and the issues of the last readable review round', () => {
-    const s = stateWith((x) => ({
-      ...x,
-      status: 'in_progress',
-      phases: x.phases.map((p) =>
-        p.name === 'review'
-          ? { ...p, status: 'completed', details: { rounds: [{ round: 1, parsed: true, issues: [{ severity: 'major' }, { severity: 'minor' }] }, { round: 2, parsed: true, issues: [{ severity: 'minor' }, { severity: 'bogus' }] }, { round: 3, parsed: false, issues: [] }] } }
-          : p.name === 'verify'
-            ? { ...p, status: 'completed', details: { attempts: [{ attempt: 1, result: 'fail', failed_checks: ['npm test', 'npm run lint'] }, { attempt: 2, result: 'pass', failed_checks: [] }] } }
-            : { ...p, status: 'completed' },
-      ),
-    }));
-    const p = candidateProgress(s, 'completed', ['npm test', 'npm run lint']);
-    expect(p.status).toBe('finished');
+describe("a candidate from its runs' events", () => {
+  const phases = (done: string[] = []): RunEventData => ({
+    type: 'RunStarting',
+    phases: ['library', 'review', 'verify', 'create-pr'].map((name) => ({ name, kind: name === 'create-pr' ? ('pr' as const) : name === 'library' ? ('dev' as const) : ('quality' as const), status: done.includes(name) ? ('completed' as const) : ('pending' as const) })),
+    startIndex: done.length,
+    executor: 'builtin',
+    resumed: done.length > 0,
+  });
+  const completed = (name: string): RunEventData => ({ type: 'PhaseCompleted', name, index: 0, success: true, stats: { turns: 1, costUsd: 0, inputTokens: 1, outputTokens: 1, durationSecs: 1 }, commit: null, message: null });
+  const check = (command: string, passed: boolean) => ({ command, exitCode: passed ? 0 : 1, passed, output: '', durationMs: 5, terminalId: null });
+  const verify = (attempt: number, ...checks: ReturnType<typeof check>[]): RunEventData => ({ type: 'VerifyAttempt', attempt, checks, agentResult: 'pass', items: [], result: checks.every((c) => c.passed) ? 'pass' : 'fail' });
+  const review = (parsed: boolean, ...severities: Array<'critical' | 'major' | 'minor' | 'info'>): RunEventData => ({ type: 'ReviewRound', round: 1, parsed, issues: severities.map((severity) => ({ severity, file: 'a.ts', description: 'x' })) });
+  const finished = (success: boolean, outcome: 'completed' | 'failed' | 'cancelled' | 'interrupted'): RunEventData => ({ type: 'RunFinished', success, outcome, message: null, totals: { turns: 1, costUsd: 0, inputTokens: 1, outputTokens: 1, durationSecs: 1 }, delivery: null });
+
+  it('finished: every phase completed and the run said so; each check of the last verify attempt; the issues of the last readable review round', () => {
+    const events = [phases(), completed('library'), review(true, 'major', 'minor'), review(true, 'minor', 'info'), review(false), completed('review'), verify(1, check('npm test', false), check('tsc', true)), verify(2, check('npm test', true), check('tsc', true)), completed('verify'), finished(true, 'completed')];
+    const p = candidateProgress(events, 'completed', ['npm test', 'tsc']);
+    expect(p).toMatchObject({ status: 'finished', phase: null, phasesDone: 3, phasesTotal: 3, verifyAttempts: 2 });
     expect(p.checks).toEqual([
       { command: 'npm test', verdict: 'passed' },
-      { command: 'npm run lint', verdict: 'passed' },
-    ]);
-    expect(p.verifyAttempts).toBe(2);
-    expect(p.reviewIssues).toEqual({ critical: 0, major: 0, minor: 1, info: 0 });
-  });
-
-  it('failed at verify names the failed checks; one that never reached verify has them not run; a live run wins over the file', () => {
-    const failed = stateWith((x) => ({ ...x, status: 'failed', phases: x.phases.map((p) => (p.name === 'verify' ? { ...p, status: 'failed', details: { attempts: [{ attempt: 1, result: 'fail', failed_checks: ['npm test'] }] } } : { ...p, status: 'completed' })) }));
-    expect(candidateProgress(failed, 'failed', ['npm test', 'tsc']).checks).toEqual([
-      { command: 'npm test', verdict: 'failed' },
       { command: 'tsc', verdict: 'passed' },
     ]);
-    expect(candidateProgress(failed, 'failed', []).status).toBe('failed');
-    const fresh = stateWith((x) => x);
-    expect(candidateProgress(fresh, 'running', ['npm test'])).toMatchObject({ status: 'running', phase: 'library', checks: [{ command: 'npm test', verdict: 'not_run' }] });
-    expect(candidateProgress(fresh, null, []).status).toBe('queued');
-    expect(candidateProgress(fresh, 'cancelled', []).status).toBe('stopped');
-    expect(candidateProgress(null, 'interrupted', []).status).toBe('stopped');
+    expect(p.reviewIssues).toEqual({ critical: 0, major: 0, minor: 1, info: 1 });
   });
 
-  it('details written by hand into odd shapes are read as absent, never thrown on', () => {
-    const odd = stateWith((x) => ({ ...x, phases: x.phases.map((p) => ({ ...p, details: { attempts: 'x', rounds: [null, 3, { parsed: true, issues: 'no' }] } })) }));
-    const p = candidateProgress(odd, 'failed', ['npm test']);
-    expect(p.checks[0]!.verdict).toBe('not_run');
-    expect(p.reviewIssues.major).toBe(0);
+  it('failed at verify names the failed check; a check never run is not_run; a live run wins; a killed one is stopped', () => {
+    const failed = [phases(), completed('library'), completed('review'), verify(1, check('npm test', false)), finished(false, 'failed')];
+    const p = candidateProgress(failed, 'failed', ['npm test', 'npm run lint']);
+    expect(p).toMatchObject({ status: 'failed', phase: 'verify', phasesDone: 2 });
+    expect(p.checks).toEqual([
+      { command: 'npm test', verdict: 'failed' },
+      { command: 'npm run lint', verdict: 'not_run' },
+    ]);
+    expect(candidateProgress([phases(), { type: 'PhaseStarting', name: 'library', index: 0, resumed: false }], 'running', ['npm test'])).toMatchObject({ status: 'running', phase: 'library', checks: [{ command: 'npm test', verdict: 'not_run' }] });
+    expect(candidateProgress([], null, []).status).toBe('queued');
+    expect(candidateProgress([], 'queued', []).status).toBe('queued');
+    expect(candidateProgress([phases(), finished(false, 'cancelled')], 'cancelled', []).status).toBe('stopped');
+    // SIGKILLed: no RunFinished at all; the row says interrupted.
+    expect(candidateProgress([phases()], 'interrupted', []).status).toBe('stopped');
+  });
+
+  it('a resumed run starts from what was done; a run that ended successfully without every phase done is not finished', () => {
+    const resumed = [phases(), completed('library'), phases(['library']), completed('review'), completed('verify'), finished(true, 'completed')];
+    expect(candidateProgress(resumed, 'completed', []).status).toBe('finished');
+    expect(candidateProgress([phases(), completed('library'), finished(true, 'completed')], 'completed', []).status).toBe('stopped');
   });
 });
 
