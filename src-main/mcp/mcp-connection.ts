@@ -136,7 +136,8 @@ export class McpConnection {
       const transport = this.transport();
       await client.connect(transport, { timeout: MCP_START_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: MCP_START_TIMEOUT_MS });
-      this.tools = listed.tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: (t.inputSchema as Record<string, unknown>) ?? { type: 'object' } }));
+      // Descriptions reach the renderer and the model: a server that names its secret in one is redacted too.
+      this.tools = listed.tools.map((t) => ({ name: t.name, description: this.redact(t.description ?? ''), inputSchema: (t.inputSchema as Record<string, unknown>) ?? { type: 'object' } }));
     } catch (e) {
       this.closing = true;
       await client.close().catch(() => undefined); // already failed: closing is best effort

@@ -1,7 +1,7 @@
 /** The MCP capability's pure rules: suggested servers refused, secret forms redacted, the bounded memory of failures told. */
 import { describe, expect, it } from 'vitest';
 import { BoundedSet, isLoaderVariable, redactSecretForms, secretForms, suggestionRefusal } from '../../../src-main/mcp/mcp-model';
-import { McpService } from '../../../src-main/mcp/mcp-service';
+import { MAX_CONNECTIONS_PER_SERVER, McpService } from '../../../src-main/mcp/mcp-service';
 import type { SecretStore } from '../../../src-main/agents/provider/secrets';
 import type { SettingsService } from '../../../src-main/settings/settings-service';
 import type { EventHub } from '../../../src-main/bridge/event-hub';
@@ -65,6 +65,29 @@ describe('failures told to sessions', () => {
     expect((mcp as unknown as { told: BoundedSet }).told.size).toBeLessThanOrEqual(1_000);
     // A session still remembered is not told again.
     expect(await mcp.prepare('session-1199')).toEqual([]);
+    // The server's row: failed, with the error in words.
+    expect(mcp.get('missing')).toMatchObject({ status: 'failed', lastError: expect.stringContaining('"no-such-mcp-server-xyz" was not found on PATH') });
+    await mcp.close();
+  });
+});
+
+describe('clients per worktree', () => {
+  it('are bounded per server, the least recently used stopped first', async () => {
+    const store = new Map<string, unknown>();
+    const settings = { getInternal: (k: string) => store.get(k), setInternal: (k: string, v: unknown) => void store.set(k, v) } as unknown as SettingsService;
+    const secrets = { get: () => null, set: () => undefined, delete: () => undefined, problem: () => null } as unknown as SecretStore;
+    const hub = { publish: () => undefined } as unknown as EventHub;
+    const mcp = new McpService({ settings, secrets, hub, logger: silentLogger, sessionProject: () => null, sessionRoot: (id) => `/tmp/worktree-${id}`, projectRoot: () => '/', trusted: async () => false });
+    mcp.add({ transport: 'stdio', name: 'missing', command: 'no-such-mcp-server-xyz', args: [] });
+    const clients = () => [...((mcp as unknown as { connections: Map<string, Map<string, unknown>> }).connections.get('missing')?.keys() ?? [])];
+    for (let i = 0; i < MAX_CONNECTIONS_PER_SERVER; i++) await mcp.prepare(`s${i}`);
+    expect(clients()).toHaveLength(MAX_CONNECTIONS_PER_SERVER);
+    await mcp.prepare('s0'); // used again: the newest
+    await mcp.prepare('s-new');
+    expect(clients()).toHaveLength(MAX_CONNECTIONS_PER_SERVER);
+    expect(clients()).not.toContain('/tmp/worktree-s1');
+    expect(clients()).toContain('/tmp/worktree-s0');
+    expect(clients().at(-1)).toBe('/tmp/worktree-s-new');
     await mcp.close();
   });
 });
