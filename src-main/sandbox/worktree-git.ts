@@ -102,12 +102,16 @@ function loosenPacked(common: string, folder: string, own: string): boolean {
     return true;
   }
   const prefix = `refs/heads/${folder}/`;
+  // The loose files there already, listed once: a repository with hundreds of branches in the
+  // folder (all loose after the first command) then costs one walk, not a failed create each.
+  const present = new Set(filesUnder(join(common, 'refs', 'heads', folder)) ?? []);
   for (const line of text.split('\n')) {
     const m = /^([0-9a-f]{40,64}) (refs\/heads\/\S+)$/.exec(line);
     if (!m || !m[2]!.startsWith(prefix) || m[2] === `refs/heads/${own}`) continue;
     const name = m[2]!;
     if (name.split('/').some((part) => part === '.' || part === '..' || part === '')) continue;
     const file = join(common, name);
+    if (present.has(file)) continue;
     try {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, `${m[1]}\n`, { flag: 'wx' });
@@ -159,7 +163,7 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
   const worktreeConfig = join(a, 'config.worktree');
   const adminWritable = ensureEmptyFile(worktreeConfig);
   const writable = [join(c, 'objects'), ...(adminWritable ? [a] : [])];
-  const protect: string[] = [join(c, 'objects', 'info'), join(c, 'objects', 'pack'), ...['HEAD', 'commondir', 'gitdir', 'config.worktree', 'locked'].map((f) => join(a, f))];
+  const protect: string[] = [join(c, 'objects', 'info'), join(c, 'objects', 'pack'), ...['HEAD', 'commondir', 'gitdir', 'config.worktree', 'locked'].map((f) => join(a, f))].filter(exists);
   const branch = branchOf(a);
   if (branch !== null && branch.includes('/')) {
     const refFile = join(c, 'refs', 'heads', branch);
@@ -181,8 +185,9 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
       const others = filesUnder(folder);
       if (others === null) continue;
       writable.push(folder);
+      // Just listed: they exist (one gone since fails the bind, and with it the command, never silently).
       for (const f of others) if (f !== file) protect.push(f);
     }
   }
-  return { readOnly: [c], writable: writable.filter(exists), protect: protect.filter(exists) };
+  return { readOnly: [c], writable: writable.filter(exists), protect };
 }
