@@ -27,6 +27,7 @@ import {
   type JudgeRanking,
 } from '../../../src-preload/contract';
 import type { SessionDriver } from '../../agents/session-driver';
+import type { PrepareResult } from '../../worktrees/worktree-prepare';
 import type { Logger } from '../../platform/logger';
 import type { Database } from '../../store/db';
 import { FEATURES_DIR, loadConfig, type FeaturesConfig } from '../config';
@@ -56,6 +57,8 @@ export interface CandidateServiceOptions {
   /** Workspace trust over the loaded config (checks, budget); absent: used as loaded. */
   trustedConfig?: (root: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
   projectIdOf(root: string): string | null;
+  /** The project's worktree preparation (copy, ports, setup), as a feature's own worktree gets it; absent: none. */
+  prepare?: (root: string, worktree: string) => Promise<PrepareResult | null>;
   now?: () => number;
 }
 
@@ -156,6 +159,10 @@ export class FeatureCandidateService {
           const own: FeatureState = { ...state, git: { ...state.git, worktree_path: p.worktree, branch: p.branch } };
           writeState(join(tree, FEATURES_DIR, o.slug, STATE_FILE), own);
           await this.o.git.commit(tree, `chore(${o.slug}): candidate ${candidateLabel(p.index)}`, [join(FEATURES_DIR, o.slug)], { repository: root });
+          // Like the feature's worktree: its ignored files copied, its port, its setup commands (dependencies installed).
+          const prepared = await this.o.prepare?.(root, tree);
+          const failed = prepared?.problem ?? (prepared?.setup && !prepared.setup.ok ? `its setup failed at \`${prepared.setup.failed?.command ?? '?'}\`: ${prepared.setup.failed?.reason ?? 'it did not finish'}` : null);
+          if (failed) throw new AppError('unavailable', `Candidate ${candidateLabel(p.index)}'s worktree could not be prepared (${failed}); nothing was started.`);
         }
       } catch (e) {
         // Nothing ran in them yet: the half-made candidates go, so starting again is not refused.
