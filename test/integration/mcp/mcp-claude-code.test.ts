@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 describe('a Claude Code session with an MCP server', () => {
-  it('gets the server in a 0600 --mcp-config, asks before the MCP call, and the tool result reaches the model', async () => {
+  it('gets the server in a 0600 --mcp-config, asks before the MCP call (a tool set to Deny refused unasked), and the tool result reaches the model', async () => {
     const server: ModelServer = await startModelServer({
       script: [
         { blocks: [{ type: 'tool_use', name: 'mcp__fixture__echo', input: { text: 'from claude' } }] },
@@ -134,5 +134,29 @@ exec '${CLAUDE_BIN}' "$@"
     expect(stored).toContain('the secret is ***');
     expect(stored).not.toContain(SECRET);
     expect(JSON.stringify(requests.slice(0, -1).map((r) => r.body))).not.toContain(SECRET);
-  }, 240_000);
+
+    // Set to always deny (Settings → MCP servers): Claude Code's call is refused by the same
+    // approval hook without asking, and the server never runs it.
+    app.mcp.setToolPolicy('fixture', 'echo', 'deny');
+    server.setScript([
+      { match: { userPattern: 'echo once more' }, blocks: [{ type: 'tool_use', name: 'mcp__fixture__echo', input: { text: 'must not run' } }] },
+      { match: { userPattern: 'set to Deny' }, blocks: [{ type: 'text', text: 'Refused as you set it.' }] },
+    ]);
+    const asked: string[] = [];
+    const off2 = app.hub.subscribe((e) => {
+      if (e.topic !== 'agents.approvals.changed') return;
+      const a = (e.payload as { approval: { id: string; sessionId: string; status: string; tool: string } }).approval;
+      if (a.sessionId !== s.id || a.status !== 'pending') return;
+      asked.push(a.tool);
+      queueMicrotask(() => app.agents.gate.answer(a.id, 'deny'));
+    });
+    const denied = await app.agents.run(s.id, 'echo once more');
+    off2();
+    expect(denied.outcome).toBe('completed');
+    expect(asked).toEqual([]);
+    const refusal = published.filter((e) => e.sessionId === s.id && e.data.type === 'tool.result' && e.data.tool === 'mcp__fixture__echo').at(-1);
+    expect(refusal?.data).toMatchObject({ isError: true, content: expect.stringContaining('mcp__fixture__echo is set to Deny') });
+    expect(JSON.stringify(published)).not.toContain('echo: must not run');
+    expect(requestText(server.mainRequests().at(-1)!.body)).toContain('set to Deny');
+  }, 360_000);
 });
