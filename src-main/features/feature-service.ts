@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../src-preload/contract';
+import type { FeatureIssueRef } from '../../src-preload/contract/issues';
 import type { EventHub } from '../bridge/event-hub';
 import { git } from '../git/git';
 import type { Logger } from '../platform/logger';
@@ -45,6 +46,8 @@ export interface FeatureSummary {
   statePath: string | null;
   /** The state file failed to parse: what is shown is its last good content. */
   problem: IndexProblem | null;
+  /** The issue it was planned from (`issue.yml` beside its state file), in lists. */
+  issue?: FeatureIssueRef | null;
 }
 
 export interface ProjectFeatures {

@@ -1,4 +1,5 @@
 import type { SliceCreator } from '.';
+import { BridgeError } from '../../../src-preload/client/client';
 import type { PlanDraft, ProjectFeatures } from '../../../src-preload/contract/features';
 import type { FeatureRunEvent, FeatureRunInfo } from '../../../src-preload/contract/feature-runs';
 
@@ -35,10 +36,49 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
   let loading: Promise<void> | null = null;
   let again = false;
 
+  const readAll = async () => {
+    const { projects } = await client.invoke('features.list', {});
+    set({ featureProjects: projects, featuresLoaded: true, featuresError: null });
+  };
+
+  /**
+   * One project per request, all asked at once, each put in the store as it arrives: the board
+   * shows the first project's cards without waiting for the last one's (a project whose state
+   * files are being indexed for the first time), and until a project's answer is in it shows
+   * what the store already held for it. The order is the projects' order, as one list gives it.
+   */
+  const readEach = async (ids: readonly string[]) => {
+    const got = new Map<string, ProjectFeatures>();
+    const gone = new Set<string>();
+    const show = () => {
+      const held = new Map(get().featureProjects.map((p) => [p.projectId, p]));
+      const next = ids.filter((id) => !gone.has(id)).flatMap((id) => got.get(id) ?? held.get(id) ?? []);
+      set({ featureProjects: next });
+    };
+    let failure: unknown = null;
+    await Promise.all(
+      ids.map(async (projectId) => {
+        try {
+          const { projects } = await client.invoke('features.list', { projectId });
+          for (const p of projects) got.set(projectId, p);
+        } catch (e) {
+          // Removed since the projects were listed: its features leave the board with it.
+          if (e instanceof BridgeError && e.code === 'not_found') gone.add(projectId);
+          else failure ??= e;
+        }
+        show();
+      }),
+    );
+    if (failure !== null) throw failure;
+    set({ featuresLoaded: true, featuresError: null });
+  };
+
   const readFeatures = async () => {
     try {
-      const { projects } = await client.invoke('features.list', {});
-      set({ featureProjects: projects, featuresLoaded: true, featuresError: null });
+      const { projects, projectsLoaded } = get();
+      // Before the projects are known (the app's first second) there is nothing to stream by.
+      if (projectsLoaded && projects.length > 1) await readEach(projects.map((p) => p.id));
+      else await readAll();
     } catch (e) {
       set({ featuresLoaded: true, featuresError: e instanceof Error ? e.message : String(e) });
     }

@@ -17,6 +17,8 @@ export function BoardView() {
   const [fromIssue, setFromIssue] = useState(false);
   const setView = useAppStore((s) => s.setView);
   const loadFeatures = useAppStore((s) => s.loadFeatures);
+  // The board shows the features the store holds as soon as it holds any, without waiting for the projects' git status.
+  const featuresShown = useAppStore((s) => s.featureProjects.length > 0);
   const projectIds = projects.map((p) => p.id).join(' ');
   // A project added or removed brings its features with it (its state files are read by the
   // list). Only a change: the app's start already reads the list, and a second read of a
@@ -57,13 +59,13 @@ export function BoardView() {
           </button>
         </div>
       </header>
-      {!loaded ? (
+      {!loaded && !featuresShown ? (
         <div className="grid">
           {[0, 1, 2].map((i) => (
             <div key={i} className="card skeleton" />
           ))}
         </div>
-      ) : projects.length === 0 ? (
+      ) : loaded && projects.length === 0 ? (
         <div className="empty-state" data-testid="board-empty">
           <div className="empty-icon">
             <Icon name="plane" size={36} />

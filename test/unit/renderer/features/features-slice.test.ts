@@ -34,6 +34,67 @@ const draft = (id: string, over: Partial<PlanDraft> = {}): PlanDraft => ({
   ...over,
 });
 
+/** A transport whose features.list answers, per project asked, are released by the test in any order. */
+function perProjectList() {
+  const asked: Array<string | undefined> = [];
+  const answer = new Map<string, (r: { ok: true; value: { projects: ProjectFeatures[] } } | { ok: false; error: { code: 'not_found'; message: string } }) => void>();
+  const transport: Transport = {
+    invoke(channel, input) {
+      if (channel !== 'features.list') return Promise.resolve({ ok: true, value: [] });
+      const id = (input as { projectId?: string }).projectId;
+      asked.push(id);
+      return new Promise((resolve) => answer.set(id ?? '*', resolve));
+    },
+    subscribe: () => () => undefined,
+  };
+  return { store: createAppStore(createClient(transport)), asked, answer };
+}
+
+const inProject = (projectId: string, slugs: string[]): ProjectFeatures => ({
+  projectId,
+  name: projectId,
+  repoRoot: `/r/${projectId}`,
+  features: slugs.map((slug) => ({ projectId, repoRoot: `/r/${projectId}`, slug, source: 'active', status: 'planned', branch: null, baseBranch: null, worktreePath: null, turns: 0, costUsd: 0, currentPhase: null, createdAt: null, updatedAt: null, statePath: null, problem: null, issue: null })),
+  problems: [],
+  error: null,
+});
+const projectRow = (id: string) => ({ id, name: id, path: `/r/${id}`, addedAt: 1, git: null, problem: null, refreshedAt: null });
+const flush = () => new Promise((r) => setTimeout(r, 0));
+const shown = (store: ReturnType<typeof createAppStore>) => store.getState().featureProjects.map((p) => `${p.projectId}:${p.features.map((f) => f.slug).join(',')}`);
+
+describe('the features slice streams the board one project at a time', () => {
+  it('shows each project as its answer arrives, in the projects order, keeping what the store held for the others', async () => {
+    const { store, asked, answer } = perProjectList();
+    store.getState().setProjects([projectRow('p1'), projectRow('p2'), projectRow('p3')]);
+    // What the store already holds from an earlier list.
+    store.setState({ featureProjects: [inProject('p1', ['old-a']), inProject('p2', ['old-b'])] });
+
+    const loading = store.getState().loadFeatures();
+    expect(asked).toEqual(['p1', 'p2', 'p3']);
+    answer.get('p3')!({ ok: true, value: { projects: [inProject('p3', ['c'])] } });
+    await flush();
+    expect(shown(store)).toEqual(['p1:old-a', 'p2:old-b', 'p3:c']);
+    answer.get('p1')!({ ok: true, value: { projects: [inProject('p1', ['a1', 'a2'])] } });
+    await flush();
+    expect(shown(store)).toEqual(['p1:a1,a2', 'p2:old-b', 'p3:c']);
+    // p2 left Flightdeck meanwhile: its cards leave the board, nothing is reported as an error.
+    answer.get('p2')!({ ok: false, error: { code: 'not_found', message: 'That project is no longer in Flightdeck.' } });
+    await loading;
+    expect(shown(store)).toEqual(['p1:a1,a2', 'p3:c']);
+    expect(store.getState().featuresError).toBeNull();
+    expect(store.getState().featuresLoaded).toBe(true);
+  });
+
+  it('asks for every project at once before the projects are known', async () => {
+    const { store, asked, answer } = perProjectList();
+    const loading = store.getState().loadFeatures();
+    expect(asked).toEqual([undefined]);
+    answer.get('*')!({ ok: true, value: { projects: [inProject('p1', ['a'])] } });
+    await loading;
+    expect(shown(store)).toEqual(['p1:a']);
+  });
+});
+
 describe('the features slice', () => {
   it('a burst of features.changed while a list is read becomes one more read, with the newest answer kept', async () => {
     const { store, calls, pending } = slowList();
