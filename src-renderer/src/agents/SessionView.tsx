@@ -216,6 +216,7 @@ export function SessionView({
       {confirmTurn?.action === 'rewind' && (
         <RewindConfirm
           claudeCode={session.executor === 'claude-code'}
+          root={session.root}
           turn={confirmTurn.turn}
           later={laterItems(confirmTurn.turn)}
           onCancel={() => setConfirmTurn(null)}
@@ -279,9 +280,9 @@ function ContextMeter({ tokens, window }: { tokens: number; window: number }) {
 }
 
 /** "Rewind to after turn N?": which later turns are set aside and which files go back. */
-function RewindConfirm({ turn, later, claudeCode, onCancel, onConfirm }: { turn: number; later: readonly TranscriptItem[]; claudeCode: boolean; onCancel(): void; onConfirm(): void }) {
+function RewindConfirm({ turn, later, claudeCode, root, onCancel, onConfirm }: { turn: number; later: readonly TranscriptItem[]; claudeCode: boolean; root: string; onCancel(): void; onConfirm(): void }) {
   const count = later.filter(isChatTurn).length;
-  const files = editedPaths(later);
+  const files = editedPaths(later, claudeCode ? root : undefined);
   return (
     <ConfirmDialog title={`Rewind to after turn ${turn}?`} confirmLabel="Rewind" onCancel={onCancel} onConfirm={onConfirm}>
       <p data-testid="rewind-summary">

@@ -327,12 +327,14 @@ function foldRewind(out: Transcript, items: TranscriptItem[], toTurn: number | n
 }
 
 /** The files write/patch calls named in some items (a turn menu's "what will change"). */
-export function editedPaths(items: readonly TranscriptItem[]): string[] {
+export function editedPaths(items: readonly TranscriptItem[], root?: string): string[] {
   const out = new Set<string>();
   for (const it of items) {
     if (it.kind !== 'tool' || (it.tool !== 'write' && it.tool !== 'patch') || it.result?.isError) continue;
-    const p = parseToolInput(it.inputJson)?.path;
-    if (typeof p === 'string') out.add(p);
+    const input = parseToolInput(it.inputJson);
+    // Claude Code's cards carry its own input: `file_path`, absolute when inside the session's folder.
+    const p = input?.path ?? input?.file_path;
+    if (typeof p === 'string') out.add(root && p.startsWith(`${root}/`) ? p.slice(root.length + 1) : p);
   }
   return [...out];
 }

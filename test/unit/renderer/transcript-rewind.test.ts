@@ -33,6 +33,9 @@ describe('transcript fold: /rewind', () => {
     seq = 0;
     const base = applyEvents(emptyTranscript, [...chatTurn(1, 'a.txt'), ...chatTurn(2, 'b.txt'), ...chatTurn(3, 'c.txt')]);
     expect(editedPaths(base.items)).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    // Claude Code's cards carry its own input (file_path, absolute inside the session's folder).
+    const cc = applyEvents(emptyTranscript, [...chatTurn(7, 'x'), ...chatTurn(8, 'y')].map((e) => (e.data.type === 'tool.input.delta' ? { ...e, data: { ...e.data, partialJson: JSON.stringify({ file_path: e.data.toolUseId === 'tu7' ? '/repo/src/a.ts' : '/elsewhere/b.ts', content: 'x' }) } } : e)));
+    expect(editedPaths(cc.items, '/repo')).toEqual(['src/a.ts', '/elsewhere/b.ts']);
 
     const rewound = applyEvents(base, slashTurn(4, '/rewind 1', 1));
     expect(chats(rewound.items)).toEqual(['ask 1']);
