@@ -75,7 +75,12 @@ export type PrStatus = z.infer<typeof PrStatus>;
 
 const Target = z.object({ projectId: ProjectId, slug: FeatureSlug }).strict();
 
+/** One followed PR as the board shows it. */
+export const PrBoardEntry = z.object({ projectPath: z.string(), slug: z.string(), number: z.number().int().positive(), status: PrFollowStatus, reason: z.string().nullable() });
+export type PrBoardEntry = z.infer<typeof PrBoardEntry>;
+
 export const pullRequestRequests = {
+  'features.pr.list': request(z.object({}).strict(), z.object({ prs: z.array(PrBoardEntry) }), 'Every followed pull request with where its loop stands (the board places its feature by it).'),
   'features.pr.status': request(Target, PrStatus, "Where the feature's pull request loop stands: checks, reviews, fix rounds with their cost, events, and whether gh can follow it."),
   'features.pr.merge': request(Target.extend({ method: PrMergeMethod }).strict(), z.object({ merged: z.boolean(), message: z.string() }), 'Merge the feature\'s pull request with gh (gh pr merge --squash|--merge|--rebase); the feature moves to Merged.'),
   'features.pr.follow': request(Target.extend({ follow: z.boolean() }).strict(), PrStatus, "Follow the feature's pull request (again), or stop following it."),

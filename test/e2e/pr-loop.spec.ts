@@ -77,7 +77,9 @@ test('the PR panel shows the fix round and Ready to merge; Merge merges it with 
   await page.setViewportSize({ width: 1280, height: 900 });
   const board = new BoardPage(page);
   await board.open(host.url);
-  await page.locator('[data-testid="feature-card"][data-slug="widget"]').click();
+  const card = page.locator('[data-testid="feature-card"][data-slug="widget"]');
+  await expect(card).toContainText('Ready to merge (PR #7)');
+  await card.click();
   await expect(page.getByTestId('feature-view')).toHaveAttribute('data-slug', 'widget');
 
   const panel = page.getByTestId('pr-panel');

@@ -20,6 +20,7 @@ export function registerPrHandlers(router: Router, prs: PrFollowService, project
     validateSlug(slug);
     return projects.get(projectId).path;
   };
+  router.handle('features.pr.list', () => ({ prs: prs.repo.all().map((f) => ({ projectPath: f.repoRoot, slug: f.slug, number: f.number, status: f.status, reason: f.reason })) }));
   router.handle('features.pr.status', ({ projectId, slug }) => features(() => prs.status(root(projectId, slug), slug)));
   router.handle('features.pr.merge', ({ projectId, slug, method }) => features(() => prs.merge(root(projectId, slug), slug, method)));
   router.handle('features.pr.follow', ({ projectId, slug, follow }) =>

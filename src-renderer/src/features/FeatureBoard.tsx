@@ -5,6 +5,7 @@ import { usd } from '../lib/format';
 import { useAppStore, useClient } from '../store';
 import { BOARD_COLUMNS, COLUMN_LABEL, autopilotCards, clampFocus, elapsed, groupCards, moveFocus, toBoardCards, type BoardCard, type BoardColumn, type BoardFilter, type BoardPos, type BoardSort } from './board-model';
 import './board.css';
+import { usePrBoard } from './pr-board';
 
 /** A card's height plus the gap under it (CSS .feature-card and .board-list): fixed, so nothing needs measuring. */
 const CARD_STRIDE = 130;
@@ -37,6 +38,7 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
   const phaseStartedAt = useAppStore((s) => s.phaseStartedAt);
   const sessions = useAppStore((s) => s.sessions);
   const autopilotRuns = useAppStore((s) => s.autopilotRuns);
+  const prs = usePrBoard();
   const [filter, setFilter] = useState<BoardFilter>({ projectId: null, text: '' });
   const [sort, setSort] = useState<BoardSort>('activity');
   const [focus, setFocus] = useState<BoardPos | null>(null);
@@ -54,8 +56,8 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
   }, [sessions]);
   const cards = useMemo(() => {
     const nameOf = (projectId: string | null, repo: string) => featureProjects.find((p) => (projectId !== null && p.projectId === projectId) || p.repoRoot === repo)?.name ?? repo.split(/[\\/]/).pop() ?? repo;
-    return [...toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt), ...autopilotCards(autopilotRuns, nameOf)];
-  }, [featureProjects, runs, pendingByRoot, phaseStartedAt, autopilotRuns]);
+    return [...toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt, prs), ...autopilotCards(autopilotRuns, nameOf)];
+  }, [featureProjects, runs, pendingByRoot, phaseStartedAt, autopilotRuns, prs]);
   const columns = useMemo(() => groupCards(cards, filter, sort), [cards, filter, sort]);
   const shown = BOARD_COLUMNS.reduce((n, c) => n + columns[c].length, 0);
   const fullest = Math.max(1, ...BOARD_COLUMNS.map((c) => columns[c].length));

@@ -6,6 +6,7 @@
 import type { ProjectFeatures } from '../../../src-preload/contract/features';
 import type { FeatureRunInfo } from '../../../src-preload/contract/feature-runs';
 import type { AutopilotRun } from '../../../src-preload/contract/autopilot';
+import { placeWithPr, type PrBoardStatus } from './pr-placement';
 
 export const BOARD_COLUMNS = ['planned', 'in_progress', 'needs_input', 'completed', 'failed', 'merged'] as const;
 export type BoardColumn = (typeof BOARD_COLUMNS)[number];
@@ -237,6 +238,8 @@ export function toBoardCards(
   runs: readonly FeatureRunInfo[],
   pendingByRoot: ReadonlyMap<string, number>,
   phaseStartedAt: ReadonlyMap<string, number>,
+  /** Followed pull requests by `<repo>/<slug>` (./pr-board.ts). */
+  prs: ReadonlyMap<string, PrBoardStatus> = new Map(),
 ): BoardCard[] {
   const latestRun = new Map<string, FeatureRunInfo>();
   /** Per feature, the latest run of each candidate. */
@@ -271,6 +274,7 @@ export function toBoardCards(
         lastRun: !live && run ? run : null,
         approvals: pending,
       });
+      placed = placeWithPr(placed, prs.get(key), live !== null);
       if (cands.length > 0 && !live && placed.column === 'planned') placed = { column: 'needs_input', reason: 'Candidates finished: compare them and pick one.', resume: false };
       // No good state ever read: only its problem is known, which is a failure to look at.
       let status: BoardCard['status'] = f.status ?? 'failed';
