@@ -500,8 +500,11 @@ export class TerminalService {
     }
   }
 
-  private onData(t: Terminal, byteOffset: number, bytes: Uint8Array): void {
+  private onData(t: Terminal, byteOffset: number, received: Uint8Array): void {
     const started = performance.now();
+    // The IPC channel hands out views into its read buffer, which holds other messages too:
+    // kept in the scrollback (or cloned to a window) a view would hold all of it.
+    const bytes = received.byteOffset === 0 && received.byteLength === received.buffer.byteLength ? received : received.slice();
     if (byteOffset !== t.bytesEnd) {
       // Cannot happen over an ordered channel; logged loudly because views would show a gap.
       this.opts.log.error('terminal output offset mismatch', { id: t.info.id, expected: t.bytesEnd, got: byteOffset });

@@ -2,6 +2,9 @@ import { hasBytes } from '../contract/terminal-frames';
 import { TERMINAL_ACK_BATCH_CHARS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
 import type { Client } from './client';
 
+/** Live output is handed to the emulator in pieces of at most this many bytes (see onData). */
+const SINK_PIECE_BYTES = 32 * 1024;
+
 /** What a terminal emulator must offer: xterm.js's Terminal (browser or headless) fits as is. */
 export interface TerminalSink {
   /**
@@ -148,6 +151,14 @@ export class TerminalStream {
     this.next = end;
     this.stats.written += len;
     const attachmentId = this.attachmentId;
+    // xterm parses its queue in slices of about 12 ms, checking the clock between writes: a
+    // 128 KB batch in one write runs the slice over by its whole parse time, and another
+    // terminal's keystroke echo waits for it. Pieces keep the slices short (subarrays: no copy;
+    // xterm carries a character cut in two across writes).
+    if (typeof data !== 'string' && data.length > SINK_PIECE_BYTES) {
+      for (let at = 0; at + SINK_PIECE_BYTES < data.length; at += SINK_PIECE_BYTES) this.sink.write(data.subarray(at, at + SINK_PIECE_BYTES));
+      data = data.subarray(Math.floor((data.length - 1) / SINK_PIECE_BYTES) * SINK_PIECE_BYTES);
+    }
     this.sink.write(data, () => this.parsed(len, attachmentId));
   }
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Client } from '../../../src-preload/client/client';
+import { TerminalStream, type TerminalSink } from '../../../src-preload/client/terminal-stream';
 import { decodeTerminalDataFrame, encodeTerminalDataFrame, hasBytes, terminalDataFromBytes } from '../../../src-preload/contract/terminal-frames';
 import { utf16Length } from '../../../src-main/terminals/utf16-length';
 import { FairQueue } from '../../../src-main/terminals/fair-queue';
@@ -198,5 +200,139 @@ describe('terminal data frames', () => {
     // An empty output is fine (nothing to write), an empty key is not.
     expect(decodeTerminalDataFrame(encodeTerminalDataFrame('term-abc123', 0, 0, new Uint8Array(0)))?.payload.data).toBe('');
     expect(decodeTerminalDataFrame(encodeTerminalDataFrame('', 0, 1, Buffer.from('x')))).toBeNull();
+  });
+});
+
+describe('TerminalStream fed bytes', () => {
+  /** One terminal whose live events carry bytes (as the binary frames do) and a scrollback as text. */
+  function byteTerminal() {
+    let all = '';
+    let dropping = false;
+    let listener: ((p: unknown) => void) | null = null;
+    const acks: number[] = [];
+    let att = 0;
+    const client = {
+      transport: { invoke: async () => ({ ok: true, value: {} }), subscribe: () => () => undefined },
+      on(topic: string, l: (p: unknown) => void) {
+        if (topic === 'terminals.data') listener = l;
+        return () => undefined;
+      },
+      async invoke(channel: string, input: { chars?: number }) {
+        if (channel === 'terminals.ack') acks.push(input.chars!);
+        if (channel !== 'terminals.attach') return { ok: true };
+        return { terminal: { id: 't', status: 'running' }, attachmentId: `att-${String(++att).padStart(6, '0')}`, data: all, start: 0, end: all.length };
+      },
+    } as unknown as Client;
+    return {
+      client,
+      acks,
+      emit(text: string) {
+        const offset = all.length;
+        all += text;
+        const bytes = Buffer.from(text, 'utf8');
+        if (!dropping) listener?.(terminalDataFromBytes(offset, text.length, bytes));
+      },
+      /** Sends an event again (a duplicate, as after a reconnect), possibly overlapping what the view has. */
+      resend(offset: number, text: string) {
+        listener?.(terminalDataFromBytes(offset, text.length, Buffer.from(text, 'utf8')));
+      },
+      drop(on: boolean) {
+        dropping = on;
+      },
+    };
+  }
+
+  function byteSink() {
+    const decoder = new TextDecoder();
+    const s = { text: '', pieces: [] as Array<'text' | 'bytes'>, pending: [] as Array<() => void> };
+    const api: TerminalSink = {
+      write(data, cb) {
+        s.pieces.push(typeof data === 'string' ? 'text' : 'bytes');
+        // xterm keeps an incomplete UTF-8 sequence across writes; streaming decode does the same.
+        s.text += typeof data === 'string' ? data : decoder.decode(data, { stream: true });
+        if (cb) s.pending.push(cb);
+      },
+      reset() {
+        s.text = '';
+      },
+    };
+    return { s, api, parse: () => s.pending.splice(0).forEach((cb) => cb()) };
+  }
+
+  it('hands live bytes to the emulator as they are and acknowledges characters, not bytes', async () => {
+    const t = byteTerminal();
+    const out = byteSink();
+    const stream = new TerminalStream(t.client, 't', out.api, { ackBatchChars: 7 });
+    await stream.attach();
+    t.emit('日本語🚀');
+    t.emit('ok');
+    expect(out.s.pieces).toEqual(['bytes', 'bytes']);
+    expect(out.s.text).toBe('日本語🚀ok');
+    out.parse();
+    // 5 + 2 UTF-16 units reach the batch of 7, though 17 bytes went by.
+    expect(t.acks).toEqual([7]);
+    expect(stream.offset).toBe('日本語🚀ok'.length);
+  });
+
+  it('drops duplicates and cuts an overlap by characters, then resyncs a gap from the scrollback', async () => {
+    const t = byteTerminal();
+    const out = byteSink();
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    t.emit('ab😀');
+    t.resend(0, 'ab😀'); // all of it again: dropped
+    t.drop(true);
+    t.emit('cd');
+    t.drop(false);
+    t.resend(2, '😀cd'); // overlaps the emoji: only "cd" is new
+    expect(out.s.text).toBe('ab😀cd');
+    expect(stream.stats.duplicateChars).toBe(4 + 2);
+    t.drop(true);
+    t.emit('éé');
+    t.drop(false);
+    t.emit('!');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(out.s.text).toBe('ab😀cdéé!');
+    expect(stream.stats.resyncs).toBe(1);
+    expect(stream.offset).toBe('ab😀cdéé!'.length);
+  });
+});
+
+describe('TerminalStream pieces', () => {
+  it('hands a large batch to the emulator in pieces, in order, acknowledging once when the last is parsed', async () => {
+    const text = 'x日本語🚀'.repeat(20_000); // ~260 KB of UTF-8
+    const bytes = Buffer.from(text, 'utf8');
+    let listener: ((p: unknown) => void) | null = null;
+    const acks: number[] = [];
+    const client = {
+      transport: { invoke: async () => ({ ok: true, value: {} }), subscribe: () => () => undefined },
+      on(topic: string, l: (p: unknown) => void) {
+        if (topic === 'terminals.data') listener = l;
+        return () => undefined;
+      },
+      async invoke(channel: string, input: { chars?: number }) {
+        if (channel === 'terminals.ack') acks.push(input.chars!);
+        if (channel !== 'terminals.attach') return { ok: true };
+        return { terminal: { id: 't', status: 'running' }, attachmentId: 'att-000001', data: '', start: 0, end: 0 };
+      },
+    } as unknown as Client;
+    const pieces: Uint8Array[] = [];
+    const callbacks: Array<(() => void) | undefined> = [];
+    const stream = new TerminalStream(client, 't', {
+      write(data, cb) {
+        pieces.push(data as Uint8Array);
+        callbacks.push(cb);
+      },
+      reset() {},
+    });
+    await stream.attach();
+    listener!(terminalDataFromBytes(0, text.length, bytes));
+    expect(pieces.length).toBe(Math.ceil(bytes.length / (32 * 1024)));
+    expect(pieces.every((p) => p.length <= 32 * 1024)).toBe(true);
+    expect(Buffer.concat(pieces).equals(bytes)).toBe(true);
+    // Only the last piece carries the acknowledgement, for every character of the batch.
+    expect(callbacks.slice(0, -1).every((cb) => cb === undefined)).toBe(true);
+    callbacks[callbacks.length - 1]!();
+    expect(acks).toEqual([text.length]);
   });
 });
