@@ -285,9 +285,13 @@ export class PrFollowService {
         if (f.status === 'needs_input') return;
         return this.setStatus(f, 'watching', d.why);
       case 'needs_review':
+        // Needs input means the user has the PR: "Follow again" hands it back to the loop.
+        if (f.status === 'needs_input') return;
         if (f.status !== 'needs_review') this.inbox({ kind: 'needs_input', title: `Needs your review: ${f.slug}`, body: `${d.why} ${f.url}` }, f);
         return this.setStatus(f, 'needs_review', d.why);
       case 'ready':
+        // A refused auto-merge (or anything else the user was asked about) is not tried again on every look.
+        if (f.status === 'needs_input') return;
         if (f.status !== 'ready') {
           this.repo.addEvent(f.repoRoot, f.slug, { kind: 'ready', message: `Checks pass${pr.reviewDecision === 'APPROVED' ? ' and the pull request is approved' : ''}: ready to merge.` }, this.now());
           this.inbox({ kind: 'finished', title: `Ready to merge: ${f.slug}`, body: f.url }, f);
@@ -467,6 +471,7 @@ export class PrFollowService {
       this.repo.addEvent(repoRoot, slug, { kind: 'note', message: `Merge (${method}) refused: ${message}` }, this.now());
       this.changed(f);
       if (by === 'auto') {
+        this.inbox({ kind: 'needs_input', title: `Pull request needs you: ${slug}`, body: `pr.auto_merge could not merge: ${message}` }, f);
         this.setStatus(f, 'needs_input', `pr.auto_merge could not merge: ${message}`);
         return { merged: false, message };
       }

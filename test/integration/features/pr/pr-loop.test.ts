@@ -45,9 +45,9 @@ const FIX_RUN: Script = [write('sum.mjs', FIXED), text('1. Documented sum.'), VE
 
 const check = (name: string, bucket: string, run?: number) => ({ name, bucket, workflow: 'CI', link: run ? `https://github.com/acme/widgets/actions/runs/${run}/job/${run + 1}` : '' });
 
-function setup(o: { extra?: string; stages: unknown[]; headRefName?: string }): void {
+function setup(o: { extra?: string; stages: unknown[]; headRefName?: string; mergeRefused?: string }): void {
   repo = makeRunRepo({ remote: 'github', config: configYaml({ checks: [], extra: o.extra ?? '' }).replace('enabled: true', 'enabled: false') });
-  gh = withFakeGh({ prs: [], createUrl: PR_URL, pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', headRefName: o.headRefName, stages: o.stages } });
+  gh = withFakeGh({ prs: [], createUrl: PR_URL, pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', headRefName: o.headRefName, mergeRefused: o.mergeRefused, stages: o.stages } });
   process.env.PATH = gh.env.PATH;
   process.env.GH_CONFIG_DIR = gh.env.GH_CONFIG_DIR;
 }
@@ -185,6 +185,18 @@ describe('the pull request loop', () => {
     expect(s.status).toBe('merged');
     const kinds = (await h!.app.prFollow.status(repo!.repo, 'widget')).events.map((e) => e.kind);
     expect(kinds.slice(-2)).toEqual(['ready', 'merged']);
+  }, 240_000);
+
+  it('an auto-merge gh refuses puts the feature under Needs input with gh\'s words, and is not tried again on every look', async () => {
+    setup({ extra: 'pr:\n  auto_merge: rebase', mergeRefused: 'GraphQL: Base branch policy prohibits the merge.', stages: [{ checks: [check('test', 'pass', 100)], reviewDecision: 'APPROVED' }] });
+    await deliverAndFollow(FIRST_RUN);
+    await until('needs_input');
+    expect((await h!.app.prFollow.status(repo!.repo, 'widget')).follow!.reason).toBe('pr.auto_merge could not merge: gh pr merge failed: GraphQL: Base branch policy prohibits the merge.');
+    const views = ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'view').length;
+    await waitFor(() => ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'view').length >= views + 4, 'more looks');
+    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--rebase']]);
+    expect(added.filter((t) => t === 'Ready to merge: widget')).toHaveLength(1);
+    expect(added.filter((t) => t === 'Pull request needs you: widget')).toHaveLength(1);
   }, 240_000);
 
   it('a merge on GitHub is noticed: the feature is merged and its worktree a clean candidate; Merge is then refused by gh no more', async () => {
