@@ -42,12 +42,12 @@ const SETTINGS_KEY = 'featureRuns.settings';
 /** Finished runs listed with the live ones (the board's recent activity). */
 const RECENT_FINISHED = 20;
 /**
-/**
  * Features whose latest run is listed (how it ended places the card: failed, stopped, waiting),
  * the most recently queued first: more than a board holds, and a bound on what each change of
  * the queue publishes to every window however long the history grows.
  */
 const LATEST_RUNS_LISTED = 5_000;
+/**
  * How often a long-lived process looks at the runs other processes hold: a run whose process
  * died (a killed CLI run, a crashed app) is marked interrupted within this, so the board shows
  * it stopped with Resume instead of in progress forever. Reading /proc per run is cheap.
@@ -89,6 +89,8 @@ export interface FeatureRunServiceOptions {
   approvals?: FeatureApprovals;
   /** Whether the repository's main checkout is trusted (state.yml's placement of a feature without an approval record). */
   repositoryTrusted?: (root: string) => boolean;
+  /** The feature's pull request feedback for a fix round (../pr/pr-service.ts); absent: none. */
+  prFeedback?: (root: string, slug: string) => PrFeedback;
 }
 
 interface LiveRun {
@@ -96,8 +98,6 @@ interface LiveRun {
   /** The executor the request named (over the approved one); absent: the approved one. */
   executor?: RunExecutor;
   projectId: string | null;
-  /** The feature's pull request feedback for a fix round (../pr/pr-service.ts); absent: none. */
-  prFeedback?: (root: string, slug: string) => PrFeedback;
   mode?: import('../../../src-preload/contract').AgentMode;
   placement?: RunPlacement;
   onSession?: (sessionId: string) => void;
@@ -151,13 +151,13 @@ export class FeatureRunService {
   private ownerSweep: NodeJS.Timeout | null = null;
   /** What the last sweep saw of other processes' runs, to publish only a change. */
   private elsewhereSeen = '';
-  /** Set by the candidates service once it exists (it runs its candidates through this queue). */
   /**
    * Whether the owner of another process's run was alive, by run and owner, as the last sweep
    * (or a list since) saw it: the run list is published on every change of the queue, and
    * reading /proc for each held run each time is work the sweep already does every OWNER_SWEEP_MS.
    */
   private readonly ownersSeen = new Map<string, boolean>();
+  /** Set by the candidates service once it exists (it runs its candidates through this queue). */
   candidateHooks: CandidateHooks | null = null;
 
   constructor(private readonly o: FeatureRunServiceOptions) {
@@ -199,9 +199,9 @@ export class FeatureRunService {
     if (this.disposed) return;
     let changed = false;
     const live: string[] = [];
-    for (const r of this.repo.unfinished()) {
     // Looked at afresh below: what list() trusts until the next sweep.
     this.ownersSeen.clear();
+    for (const r of this.repo.unfinished()) {
       // This process's own runs end here (a row may be written just before its run is queued in memory).
       if (r.ownerPid === process.pid || this.running.has(r.id) || this.queue.some((q) => q.row.id === r.id)) continue;
       if (r.ownerPid !== null && this.ownerLives(r)) {
@@ -220,7 +220,6 @@ export class FeatureRunService {
     if (changed) this.publishQueue();
   }
 
-  /** Stops every run (the phase in flight stays `running` in state.yml, resumed at the next start). Synchronous. */
   /** Whether the process holding `r` lives (ownersSeen, else /proc once). */
   private ownerLives(r: RunRow): boolean {
     const key = `${r.id}\0${r.ownerPid}\0${r.ownerId ?? ''}`;
@@ -232,6 +231,7 @@ export class FeatureRunService {
     return alive;
   }
 
+  /** Stops every run (the phase in flight stays `running` in state.yml, resumed at the next start). Synchronous. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -460,6 +460,7 @@ export class FeatureRunService {
         ...(this.o.trustedConfig ? { trustedConfig: this.o.trustedConfig } : {}),
         ...(this.o.comments && !live.candidate ? { comments: fixRoundComments(this.o.comments, row.projectPath, row.slug) } : {}),
         agentChoice: (root, slug, fromState) => this.agentChoice(root, slug, fromState),
+        ...(this.o.prFeedback ? { prFeedback: this.o.prFeedback(row.projectPath, row.slug) } : {}),
       },
       { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, ...(live.executor ? { executor: live.executor } : {}), ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), ...(live.candidate ? { candidate: live.candidate } : {}), signal: live.controller.signal },
     );
@@ -488,7 +489,6 @@ export class FeatureRunService {
 
   private sessionCost(sessionId: string): SessionCost {
     const row = this.o.db
-        ...(this.o.prFeedback ? { prFeedback: this.o.prFeedback(row.projectPath, row.slug) } : {}),
       .prepare('SELECT COUNT(*) AS calls, COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(input_tokens), 0) AS inputTokens, COALESCE(SUM(output_tokens), 0) AS outputTokens, COALESCE(MAX(usd), 0) AS maxCallUsd FROM agent_costs WHERE session_id = ?')
       .get(sessionId) as SessionCost;
     return row;
