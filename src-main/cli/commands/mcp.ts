@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { McpServer, McpServerInput } from '../../../src-preload/contract';
 import { McpServerInput as McpServerInputSchema } from '../../../src-preload/contract';
 import { UsageError, type CliCommand } from '../command';
@@ -79,8 +80,8 @@ export const mcpCommand: CliCommand = {
   name: 'mcp',
   summary: 'MCP servers for every agent (both executors): add, list, remove, test. Env and header values are stored as secrets and never printed.',
   usage:
-    'mcp list | mcp add NAME [--env K[=V]]… [--env-from FILE] -- COMMAND [ARGS…] | mcp add NAME --url URL [--header K[:V]]… [--headers-from FILE] | mcp remove NAME | mcp test NAME | mcp enable NAME | mcp disable NAME | mcp tool NAME TOOL ask|allow|deny',
-  flags: { env: 'multiple', 'env-from': true, url: true, header: 'multiple', 'headers-from': true },
+    'mcp list | mcp add NAME [--env K[=V]]… [--env-from FILE] -- COMMAND [ARGS…] | mcp add NAME --url URL [--header K[:V]]… [--headers-from FILE] | mcp remove NAME | mcp test NAME | mcp enable NAME [--repo DIR] | mcp disable NAME [--repo DIR] | mcp tool NAME TOOL ask|allow|deny',
+  flags: { env: 'multiple', 'env-from': true, url: true, header: 'multiple', 'headers-from': true, repo: true },
   async run(ctx) {
     const [sub, name, ...rest] = ctx.args;
     const app = await ctx.openApp();
@@ -125,8 +126,24 @@ export const mcpCommand: CliCommand = {
         }
         case 'enable':
         case 'disable': {
-          const s = await mcp.setEnabled(needName(), sub === 'enable', sub === 'enable' ? null : undefined);
-          ctx.out(ctx.json ? JSON.stringify(s) : `${s.name} is ${s.enabled ? 'enabled everywhere' : 'disabled'}.`);
+          const n = needName();
+          const repo = typeof ctx.flags.repo === 'string' ? ctx.flags.repo : undefined;
+          let s: McpServer;
+          if (repo === undefined) s = await mcp.setEnabled(n, sub === 'enable', sub === 'enable' ? null : undefined);
+          else {
+            // Per project, as Settings' "Only these projects": this repository's project added to or taken from the list.
+            const root = await app.worktrees.repoRoot(resolve(repo));
+            const project = app.projects.list().find((p) => p.path === root) ?? (await app.projects.add(root));
+            const cur = mcp.get(n);
+            if (sub === 'enable') s = await mcp.setEnabled(n, true, [...new Set([...(cur.projectIds ?? []), project.id])]);
+            else {
+              if (cur.projectIds === null && cur.enabled) throw new UsageError(`${n} is enabled for every project; choose its projects with: mcp enable ${n} --repo DIR (or disable it everywhere with: mcp disable ${n})`);
+              s = await mcp.setEnabled(n, cur.enabled, (cur.projectIds ?? []).filter((id) => id !== project.id));
+            }
+          }
+          const names = new Map(app.projects.list().map((p) => [p.id, p.name]));
+          const where = !s.enabled ? 'disabled' : s.projectIds === null ? 'enabled everywhere' : s.projectIds.length === 0 ? 'enabled for no project' : `enabled for ${s.projectIds.map((id) => names.get(id) ?? id).join(', ')} only`;
+          ctx.out(ctx.json ? JSON.stringify(s) : `${s.name} is ${where}.`);
           return 0;
         }
         case 'tool': {

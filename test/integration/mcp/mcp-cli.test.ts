@@ -46,6 +46,23 @@ describe('flightdeck mcp', () => {
     expect(test.out + test.err).not.toContain(SECRET);
 
     expect((await cli('mcp', 'add', 'fixture', ...d, '--', 'x')).code).not.toBe(0);
+
+    // Per project: enabled for one repository's project only, then for none; everywhere again.
+    const repo = makeRepo('fd-mcp-cli-scope-');
+    try {
+      const only = await cli('mcp', 'enable', 'fixture', '--repo', repo.path, '--json', ...d);
+      expect(only.code).toBe(0);
+      const projectIds = (JSON.parse(only.out) as { projectIds: string[] }).projectIds;
+      expect(projectIds).toHaveLength(1);
+      expect((await cli('mcp', 'list', ...d)).out).toMatch(/^fixture\s+stdio\s+enabled for 1 project\(s\)/m);
+      expect((await cli('mcp', 'disable', 'fixture', '--repo', repo.path, ...d)).out).toBe('fixture is enabled for no project.');
+      expect((await cli('mcp', 'enable', 'fixture', ...d)).out).toBe('fixture is enabled everywhere.');
+      const refused = await cli('mcp', 'disable', 'fixture', '--repo', repo.path, ...d);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain('fixture is enabled for every project; choose its projects with: mcp enable fixture --repo DIR');
+    } finally {
+      repo.cleanup();
+    }
     const rm = await cli('mcp', 'remove', 'fixture', ...d);
     expect(rm.code).toBe(0);
     expect((await cli('mcp', 'list', ...d)).out).toContain('No MCP servers');
