@@ -155,5 +155,6 @@ export const featureCandidateRequests = {
     z.object({ group: CandidateGroupInfo, run: FeatureRunInfo.nullable(), message: z.string() }),
     "Make a finished candidate the feature's branch and deliver it; the others are archived (refs kept) and every candidate worktree removed.",
   ),
+  'featureCandidates.discard': request(z.object(FeatureRef).strict(), z.object({ group: CandidateGroupInfo }), 'Pick none: every candidate archived (refs kept) and its worktree removed; the feature stays planned.'),
   'featureCandidates.cancel': request(z.object(FeatureRef).strict(), z.object({ cancelled: z.number().int().nonnegative() }), "Cancel the feature's running candidates (each resumes when started again)."),
 } as const;

@@ -11,7 +11,7 @@ import { featureProject, typedFeatureErrors } from './feature-support';
 
 export const CANDIDATE_FLAGS = { candidates: true, 'candidate-agent': 'multiple', 'budget-each': true, diff: true, against: true } as const;
 export const CANDIDATE_USAGE =
-  'feature run SLUG --candidates N [--candidate-agent executor=E,model=M,profile=P …] [--budget-each USD] [--repo DIR] | feature compare SLUG [--json] [--diff N [--against M]] | feature judge SLUG | feature pick SLUG CANDIDATE';
+  'feature run SLUG --candidates N [--candidate-agent executor=E,model=M,profile=P …] [--budget-each USD] [--repo DIR] | feature compare SLUG [--json] [--diff N [--against M]] | feature judge SLUG | feature pick SLUG CANDIDATE|none';
 
 /** How often the CLI looks whether its candidate runs are still live (their events are printed as they come). */
 const LIVE_POLL_MS = 250;
@@ -190,9 +190,17 @@ export async function featureJudge(ctx: CliContext, args: string[]): Promise<num
 /** `feature pick SLUG CANDIDATE`: the winner becomes the feature's branch; the delivering run is followed to its end. */
 export async function featurePick(ctx: CliContext, args: string[]): Promise<number> {
   const [slug, which, ...rest] = args;
-  if (!slug) throw new UsageError('feature pick needs the SLUG and the CANDIDATE to pick');
-  const index = candidateNumber(which, 'CANDIDATE');
+  if (!slug) throw new UsageError('feature pick needs the SLUG and the CANDIDATE to pick (or none)');
   if (rest.length > 0) throw new UsageError(`unexpected argument: ${rest[0]}`);
+  if (which === 'none') {
+    const app = await ctx.openApp();
+    const { root } = await featureProject(ctx, app);
+    const group = await typedFeatureErrors(() => app.featureCandidates.discard(root, slug));
+    if (ctx.json) ctx.out(JSON.stringify(group));
+    else ctx.out(`No candidate picked: ${group.candidates.length} kept under refs/flightdeck/archive/${slug}/${group.id}/, their worktrees removed. ${slug} is planned as before.`);
+    return 0;
+  }
+  const index = candidateNumber(which, 'CANDIDATE');
   const app = await ctx.openApp();
   const { root } = await featureProject(ctx, app);
   const r = await typedFeatureErrors(() => app.featureCandidates.pick(root, slug, index));

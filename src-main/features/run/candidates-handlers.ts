@@ -8,5 +8,6 @@ export function registerCandidateHandlers(router: Router, candidates: FeatureCan
   router.handle('featureCandidates.diff', ({ projectId, slug, candidate, against }) => candidates.diff(projects.get(projectId).path, slug, candidate, against));
   router.handle('featureCandidates.judge', ({ projectId, slug }) => candidates.judge(projects.get(projectId).path, slug));
   router.handle('featureCandidates.pick', ({ projectId, slug, candidate }) => candidates.pick(projects.get(projectId).path, slug, candidate));
+  router.handle('featureCandidates.discard', async ({ projectId, slug }) => ({ group: await candidates.discard(projects.get(projectId).path, slug) }));
   router.handle('featureCandidates.cancel', async ({ projectId, slug }) => ({ cancelled: candidates.cancel(projects.get(projectId).path, slug) }));
 }

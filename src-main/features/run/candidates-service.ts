@@ -389,6 +389,27 @@ export class FeatureCandidateService {
     });
   }
 
+  /**
+   * None of them is wanted (all failed, say): every candidate is archived as at a pick and the
+   * group closed as discarded; the feature is planned as before and can be run or tried again.
+   */
+  discard(projectPath: string, slug: string): Promise<CandidateGroupInfo> {
+    return this.exclusive(projectPath, slug, async () => {
+      const g = this.repo.open(projectPath, slug);
+      if (!g) throw new AppError('not_found', `The feature "${slug}" has no open candidates.`);
+      const rows = this.repo.candidates(g.id);
+      const live = rows.filter((c) => this.repo.runs(c.runIds.slice(-1)).some((r) => LIVE.includes(r.status)));
+      if (live.length > 0) throw new AppError('conflict', `Candidate${live.length === 1 ? '' : 's'} ${live.map((c) => candidateLabel(c.index)).join(', ')} ${live.length === 1 ? 'is' : 'are'} still running; cancel first.`);
+      for (const c of rows) {
+        const tree = join(projectPath, c.worktree);
+        if (existsSync(tree) && (await hasChanges(tree, projectPath))) await this.o.git.commit(tree, `chore(${slug}): candidate ${candidateLabel(c.index)} as it was left`, undefined, { repository: projectPath });
+      }
+      await this.archive(g, rows);
+      this.repo.close(g.id, 'discarded', null, this.now());
+      return this.describe(this.repo.latest(projectPath, slug) ?? g);
+    });
+  }
+
   /** Every candidate's branch kept under its archive ref, then its worktree and branch removed. */
   private async archive(g: GroupRow, rows: readonly CandidateRow[]): Promise<void> {
     const root = g.projectPath;

@@ -63,6 +63,7 @@ export function CandidatesPanel({ projectId, slug, projectPath, onPicked }: { pr
   const [diff, setDiff] = useState<{ title: string; left: CandidateDiff; right?: CandidateDiff } | null>(null);
   const [pair, setPair] = useState<{ a: number; b: number }>({ a: 1, b: 2 });
   const [pick, setPick] = useState<number | null>(null);
+  const [discard, setDiscard] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
 
@@ -141,6 +142,21 @@ export function CandidatesPanel({ projectId, slug, projectPath, onPicked }: { pr
       onPicked();
     } catch (e) {
       toastError(`Could not pick c${n}`, e);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const doDiscard = async () => {
+    setDiscard(false);
+    setBusy('discard');
+    try {
+      const r = await client.invoke('featureCandidates.discard', { projectId, slug });
+      toast({ level: 'success', title: 'No candidate picked', message: `The candidates are kept under refs/flightdeck/archive/${slug}/${r.group.id}/; ${slug} is planned as before.` });
+      setGroup(r.group);
+      onPicked();
+    } catch (e) {
+      toastError('Could not discard the candidates', e);
     } finally {
       setBusy(null);
     }
@@ -237,6 +253,11 @@ export function CandidatesPanel({ projectId, slug, projectPath, onPicked }: { pr
         <button className="button small" disabled={busy !== null || running || cands.length === 0} onClick={() => void judge()} data-testid="candidates-judge" title="An agent reads the plan, the verification plan, the diffs and the check results and ranks the candidates">
           {busy === 'judge' ? 'Judging…' : group.judge ? 'Judge again' : 'Ask a judge'}
         </button>
+        {open && (
+          <button className="button small danger" disabled={busy !== null || running} onClick={() => setDiscard(true)} data-testid="candidates-discard" title="Pick none: archive every candidate and remove their worktrees">
+            Pick none…
+          </button>
+        )}
       </div>
       {group.judge && (
         <div className="candidates-judge" data-testid="candidates-judge-ranking">
@@ -274,6 +295,11 @@ export function CandidatesPanel({ projectId, slug, projectPath, onPicked }: { pr
             </>
           )}
         </Modal>
+      )}
+      {discard && (
+        <ConfirmDialog title="Pick none of the candidates?" confirmLabel="Pick none" onCancel={() => setDiscard(false)} onConfirm={() => void doDiscard()}>
+          <p>Every candidate&apos;s branch is kept under refs/flightdeck/archive/ and its worktree removed. The feature stays planned: run it, or try it with candidates again.</p>
+        </ConfirmDialog>
       )}
       {pick !== null && (
         <ConfirmDialog title={`Pick c${pick}?`} confirmLabel={`Pick c${pick}`} onCancel={() => setPick(null)} onConfirm={() => void doPick(pick)}>

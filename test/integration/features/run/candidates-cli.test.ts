@@ -10,6 +10,7 @@ import { CandidateDiff, CandidateGroupInfo } from '../../../../src-preload/contr
 import { readState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { cli } from '../../../support/cli';
+import { gitIn } from '../../../support/temp';
 import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, write, type RunHarness, type RunRepo } from './support';
 
 let repo: RunRepo | null = null;
@@ -78,5 +79,39 @@ describe('flightdeck feature run --candidates | compare | pick (CLI)', () => {
     const again = await cli('feature', 'pick', 'pair', '1', ...args);
     expect(again.code).toBe(1);
     expect(again.err).toContain('has no open candidates');
+  }, 240_000);
+
+  it('when every candidate failed: pick is refused, pick none archives them all, and the feature runs plainly again', async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    await planFeature(repo.repo, 'both-fail', ['work']);
+    const FAIL = text('```yaml\nresult: fail\nitems:\n  - item: it works\n    result: fail\n```');
+    const oneFailing = [write('sum.mjs', SUM_JS), text('Done.'), FAIL, text('Cannot fix it.'), FAIL];
+    h = await runHarness([...oneFailing, ...oneFailing]);
+    h.app.featureRuns.setMaxParallel(1);
+    const dataDir = h.dataDir;
+    h.app.dispose();
+    const args = ['--repo', repo.repo, '--data-dir', dataDir];
+    const r = await cli('feature', 'run', 'both-fail', '--candidates', '2', '--approve', 'allow', ...args);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/\[c1\] failed: Verification failed after 2 attempts/);
+    const pick = await cli('feature', 'pick', 'both-fail', '1', ...args);
+    expect(pick.code).toBe(1);
+    expect(pick.err).toContain('Candidate c1 did not finish (failed');
+    const plain = await cli('feature', 'run', 'both-fail', ...args);
+    expect(plain.code).toBe(1);
+    expect(plain.err).toContain('has 2 candidates open');
+
+    const none = await cli('feature', 'pick', 'both-fail', 'none', ...args);
+    expect(none.err).toBe('');
+    expect(none.code).toBe(0);
+    expect(none.out).toContain('No candidate picked: 2 kept under refs/flightdeck/archive/both-fail/');
+    expect(existsSync(join(repo.repo, '.trees/both-fail--c1'))).toBe(false);
+    expect(gitIn(repo.repo, 'for-each-ref', '--format=%(refname:lstrip=-1)', 'refs/flightdeck/archive/both-fail/').trim().split('\n')).toEqual(['c1', 'c2']);
+    const cmp = CandidateGroupInfo.parse(JSON.parse((await cli('feature', 'compare', 'both-fail', '--json', ...args)).out));
+    expect(cmp.status).toBe('discarded');
+    expect(cmp.candidates.map((c) => c.status)).toEqual(['failed', 'failed']);
+    // The feature is planned as before: a plain run is no longer refused for candidates (the script is used up, so it fails at its first call).
+    const again = await cli('feature', 'run', 'both-fail', ...args);
+    expect(again.err).not.toContain('candidates open');
   }, 240_000);
 });
