@@ -72,7 +72,7 @@ test.afterAll(async () => {
   data?.cleanup();
 });
 
-test('the PR panel shows the fix round and Ready to merge; Merge merges it with gh and the feature moves to Merged', async ({ page }) => {
+test('the PR panel shows the fix round and Ready to merge; Merge merges it with gh and the feature moves to Merged', async ({ page }, testInfo) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1280, height: 900 });
   const board = new BoardPage(page);
@@ -93,6 +93,7 @@ test('the PR panel shows the fix round and Ready to merge; Merge merges it with 
   await expect(round).toHaveAttribute('data-status', 'fixed');
   await expect(round).toContainText('1 failed check (test)');
   await expect(round.locator('td.num')).toHaveText(/^\$\d/);
+  await page.screenshot({ path: testInfo.outputPath('pr-panel.png') });
 
   // The timeline lists the PR's events, the fix round with its cost.
   await page.getByTestId('feature-tab-timeline').click();
