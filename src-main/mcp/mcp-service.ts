@@ -337,8 +337,13 @@ export class McpService {
         if (!API_TOOL_NAME.test(name)) continue;
         out.push({
           spec: { name, description: `${t.description || t.name} (MCP server ${s.name})`, input_schema: { type: 'object', ...t.inputSchema } },
-          // Looked up at the call: a client stopped since (too many worktrees) is started again, tracked.
-          run: (input, call) => this.connection(s, cwd).call(t.name, input, call.signal),
+          // Looked up at the call: a client stopped since (too many worktrees) is started again,
+          // tracked; a server removed or disabled since is not started again.
+          run: async (input, call) => {
+            const now = this.enabledFor(this.o.sessionProject(sessionId)).find((x) => x.name === s.name);
+            if (!now) return { content: `The MCP server "${s.name}" was removed or disabled; its tools are no longer available.`, isError: true };
+            return this.connection(now, cwd).call(t.name, input, call.signal);
+          },
         });
       }
     }

@@ -187,6 +187,11 @@ describe('MCP servers over stdio', () => {
     expectNoSecret(env);
     // Test starts it again.
     expect((await env.app.mcp.test('fragile')).ok).toBe(true);
+    // A tool handed out before the server was disabled does not start it again.
+    const echo3 = env.app.mcp.toolsFor('no-session').find((t) => t.spec.name === 'mcp__fragile__echo')!;
+    await env.app.mcp.setEnabled('fragile', false);
+    expect(await echo3.run({ text: 'x' }, { sessionId: 'x', turnId: 'y', signal: new AbortController().signal })).toEqual({ content: 'The MCP server "fragile" was removed or disabled; its tools are no longer available.', isError: true });
+    expect(env.app.mcp.get('fragile').status).toBe('stopped');
   }, 120_000);
 
   it('a command that does not exist fails the test in words', async () => {
