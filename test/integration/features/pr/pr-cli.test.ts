@@ -41,6 +41,7 @@ describe('feature pr and feature merge on the command line', () => {
     await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'widget' })).done;
     await waitFor(() => h!.app.prFollow.repo.get(repo!.repo, 'widget'), 'the PR followed');
     await h.app.prFollow.look(repo.repo, 'widget');
+    expect(h.app.inbox.list().entries.find((e) => e.title === 'Needs your review: widget')?.body).toBe(`The checks pass; the pull request needs an approving review. ${PR_URL}`);
     h.app.dispose();
     const at = ['--repo', repo.repo, '--data-dir', h.dataDir];
 
