@@ -242,6 +242,8 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   app.features.startInBackground();
   // Features a killed Flightdeck left in progress resume from their first phase not completed.
   app.featureRuns.resumeInterrupted().catch((e: unknown) => app.options.logger.warn('could not resume interrupted feature runs', { error: e }));
+  // Pull requests delivered with gh are followed (checks, reviews, fix rounds) while this host runs.
+  app.prFollow.start();
   // Mailboxes watched before the restart are watched again (and a task cut off by it is reported).
   app.mailbox.resumeWatchers();
   hosts = allowedHosts(bindHost, port);
@@ -265,5 +267,3 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     },
   };
 }
-  // Pull requests delivered with gh are followed (checks, reviews, fix rounds) while this host runs.
-  app.prFollow.start();
