@@ -1,7 +1,9 @@
 import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server/index';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
@@ -17,7 +19,7 @@ import { activeStatePath } from '../../src-main/features/scanner';
  * dialog (the budget split shown before starting, one candidate on another model), one card on
  * the board following them, the comparison on the feature page (one failed its check), two
  * diffs side by side, a judge's ranking, and the pick: the winner is delivered, the others
- * archived with their worktrees gone.
+ * archived with their worktrees gone, and the pull request opened (a scripted gh).
  */
 
 const SLUG = 'sum-lib';
@@ -47,11 +49,15 @@ const SCRIPT: Script = [
   text('One nit.\n\n```yaml\nissues:\n  - severity: minor\n    file: sum.mjs\n    description: the test could cover negatives\n```'),
   PASS,
   text('```yaml\nranking:\n  - candidate: c3\n    reason: passes node --test and documents sum\n  - candidate: c1\n    reason: passes node --test\n  - candidate: c2\n    reason: sum subtracts, node --test fails\nsummary: c3 is the most complete.\n```'),
+  // The picked candidate delivered by a run of the feature: the pull request.
+  text('Opened the pull request: https://github.com/acme/widgets/pull/7'),
 ];
 
 let host: RunningHost;
 let model: ModelServer;
 let repo: { path: string; cleanup(): void };
+let ghDir: string;
+let origin: string;
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
@@ -66,6 +72,12 @@ function plannedFeature(root: string): void {
   writeFileSync(join(root, '.gitignore'), '.trees/\n');
   git(root, 'add', '.');
   git(root, 'commit', '-qm', 'flightdeck config');
+  // A GitHub-looking remote whose pushes land in a local bare repository.
+  origin = join(ghDir, 'origin.git');
+  git(ghDir, 'init', '-q', '--bare', origin);
+  git(root, 'remote', 'add', 'origin', 'https://github.com/acme/widgets.git');
+  git(root, 'remote', 'set-url', '--push', 'origin', origin);
+  git(root, 'push', '-q', origin, 'main:main');
   const wt = join(root, '.trees', SLUG);
   git(root, 'worktree', 'add', '-q', '-b', `feature/${SLUG}`, wt, 'main');
   const dir = join(wt, '.flightdeck', SLUG, 'specs');
@@ -80,7 +92,11 @@ function plannedFeature(root: string): void {
 
 test.beforeAll(async () => {
   model = await startModelServer({ script: SCRIPT });
-  host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
+  // The scripted gh first on the host's PATH: logged in, and opening the PR when asked.
+  ghDir = mkdtempSync(join(tmpdir(), 'fd-e2e-cand-gh-'));
+  writeFileSync(join(ghDir, 'scenario.json'), JSON.stringify({ prs: [], createUrl: 'https://github.com/acme/widgets/pull/7' }));
+  const fakeGh = fileURLToPath(new URL('../fixtures/gh', import.meta.url));
+  host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5', PATH: `${fakeGh}${delimiter}${process.env.PATH ?? ''}`, GH_CONFIG_DIR: ghDir } });
   repo = makeRepo('fd-e2e-cand-');
   plannedFeature(repo.path);
 });
@@ -89,9 +105,10 @@ test.afterAll(async () => {
   await host?.stop();
   await model?.close();
   repo?.cleanup();
+  if (ghDir) rmSync(ghDir, { recursive: true, force: true });
 });
 
-test('three candidates of one plan: started from the dialog, followed on one card, compared, judged, one picked and delivered', async ({ page }) => {
+test('three candidates of one plan: started from the dialog, followed on one card, compared, judged, one picked and its pull request opened', async ({ page }) => {
   test.setTimeout(300_000);
   const board = new BoardPage(page);
   const features = new FeaturesPage(page);
@@ -159,10 +176,10 @@ test('three candidates of one plan: started from the dialog, followed on one car
   await expect(ranking.locator('li')).toHaveText([/^c3: passes node --test and documents sum/, /^c1/, /^c2: sum subtracts/]);
   await expect(ranking).toContainText('$');
 
-  // Pick the judge's first: it becomes the feature's branch and is delivered (no remote: completed locally).
+  // Pick the judge's first: it becomes the feature's branch and is delivered as a pull request.
   await cands.pick(3);
-  await expect(page.getByTestId('feature-status')).toHaveText('completed', { timeout: 120_000 });
-  await expect(page.getByTestId('feature-delivery')).toContainText('Completed locally');
+  await expect(page.getByTestId('feature-delivery')).toContainText('Pull request', { timeout: 120_000 });
+  await expect(page.getByTestId('feature-delivery').getByRole('link')).toHaveAttribute('href', 'https://github.com/acme/widgets/pull/7');
   await expect(cands.panel).toContainText('c3 picked');
   await expect(cands.row(3)).toHaveClass(/candidate-winner/);
   await page.screenshot({ path: 'test-results/candidates-picked.png', fullPage: true });
@@ -173,4 +190,7 @@ test('three candidates of one plan: started from the dialog, followed on one car
   const archived = git(repo.path, 'for-each-ref', '--format=%(refname)', `refs/flightdeck/archive/${SLUG}/`).split('\n');
   expect(archived.map((r) => r.split('/').pop())).toEqual(['c1', 'c2', 'c3']);
   for (const n of [1, 2, 3]) expect(existsSync(join(repo.path, '.trees', `${SLUG}--c${n}`))).toBe(false);
+  // Only the feature's branch was pushed, at the winner's work; no candidate branch left the machine.
+  expect(git(origin, 'show', `feature/${SLUG}:sum.mjs`)).toContain('Adds two numbers');
+  expect(git(origin, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/')).toBe(['feature/sum-lib', 'main'].join('\n'));
 });
