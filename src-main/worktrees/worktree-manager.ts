@@ -489,7 +489,8 @@ export class WorktreeManager {
   /** `base_branch: auto` decided from refs read by refsOf (baseCandidates named them); detectBase's order. */
   private async baseFrom(root: string, refs: Map<string, { id: string; symref: string }>): Promise<string> {
     if (this.baseSetting !== 'auto') return this.baseSetting;
-    const originHead = refs.get('refs/remotes/origin/HEAD')?.symref.replace(/^refs\/remotes\/origin\//, '');
+    // As `symbolic-ref --short` names it, without origin/ (detectBase's answer).
+    const originHead = refs.get('refs/remotes/origin/HEAD')?.symref.replace(/^refs\/remotes\//, '').replace(/^origin\//, '');
     if (originHead) return originHead;
     for (const name of ['main', 'master']) if (refs.has(`refs/heads/${name}`) || refs.has(`refs/remotes/origin/${name}`)) return name;
     return this.detectBase(root);
