@@ -180,6 +180,7 @@ test('three candidates of one plan: started from the dialog, followed on one car
   await cands.pick(3);
   await expect(page.getByTestId('feature-delivery')).toContainText('Pull request', { timeout: 120_000 });
   await expect(page.getByTestId('feature-delivery').getByRole('link')).toHaveAttribute('href', 'https://github.com/acme/widgets/pull/7');
+  await expect(page.getByTestId('feature-status')).toHaveText('completed');
   await expect(cands.panel).toContainText('c3 picked');
   await expect(cands.row(3)).toHaveClass(/candidate-winner/);
   await page.screenshot({ path: 'test-results/candidates-picked.png', fullPage: true });
