@@ -103,7 +103,6 @@ export interface RunnerDeps {
    * outside the worktree, which the agent can write), see ../approvals.ts. Absent: state.yml as read.
    */
   agentChoice?: (root: string, slug: string, fromState: RunAgent | null) => ChosenAgent;
-}
   /** The feature's pull request feedback waiting for a fix round (../pr/pr-service.ts); absent: none. */
   prFeedback?: PrFeedback;
 }
@@ -113,6 +112,7 @@ export interface PrFeedback {
   pending(): { round: number; text: string } | null;
   markSent(round: number): void;
   markFixed(round: number): void;
+}
 
 /** The user's diff comments of this feature, as a run sends them in one fix round before review. */
 export interface FixRoundComments {
@@ -513,9 +513,6 @@ export class FeatureRunner {
     return { [DETAIL.rounds]: rounds, clean };
   }
 
-  /**
-   * The user's diff comments, sent as one fix round before review (review and verify then run as
-   * after any fix round); each comment is judged again on the fixed worktree. False when none wait.
   /** The pull request's feedback (failed checks, requested changes), sent as one fix round before review; false when none waits. */
   private async prFixRound(index: number, system: string, resumePrefix: string): Promise<boolean> {
     const feedback = this.d.prFeedback;
@@ -529,6 +526,9 @@ export class FeatureRunner {
     return true;
   }
 
+  /**
+   * The user's diff comments, sent as one fix round before review (review and verify then run as
+   * after any fix round); each comment is judged again on the fixed worktree. False when none wait.
    */
   private async commentsFixRound(index: number, system: string, resumePrefix: string): Promise<boolean> {
     const comments = this.d.comments;
