@@ -72,7 +72,7 @@ export function toIndexProblem(e: FeatureError): IndexProblem {
  * - a feature with neither a file nor a problem is gone.
  * Problems not about one feature's state file (an unreadable `.trees` folder) are returned apart.
  */
-export function reconcileRows(repoRoot: string, previous: readonly FeatureRow[], scan: ScanResult, now: number): { rows: FeatureRow[]; repoProblems: IndexProblem[] } {
+export function reconcileRows(repoRoot: string, previous: readonly FeatureRow[], scan: Pick<ScanResult, 'features' | 'problems'>, now: number): { rows: FeatureRow[]; repoProblems: IndexProblem[] } {
   const before = new Map(previous.map((r) => [r.slug, r]));
   const problems = new Map<string, { active?: FeatureError; merged?: FeatureError }>();
   const repoProblems: IndexProblem[] = [];
