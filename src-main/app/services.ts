@@ -491,9 +491,9 @@ export class AppServices {
     this.agents.fixedToolPolicy = (tool) => this.mcp.toolPolicy(tool);
     this.inbox.start();
     this.featureRuns.start();
-    // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
     // Delivered PRs are recorded by every process; only long-lived hosts look at them (prFollow.start).
     this.prFollow.attach();
+    // Containers left by a Flightdeck that crashed are removed (kept ones re-attached) without delaying start-up.
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
     this.worktrees.start();

@@ -460,7 +460,8 @@ export class FeatureRunService {
         ...(this.o.trustedConfig ? { trustedConfig: this.o.trustedConfig } : {}),
         ...(this.o.comments && !live.candidate ? { comments: fixRoundComments(this.o.comments, row.projectPath, row.slug) } : {}),
         agentChoice: (root, slug, fromState) => this.agentChoice(root, slug, fromState),
-        ...(this.o.prFeedback ? { prFeedback: this.o.prFeedback(row.projectPath, row.slug) } : {}),
+        // A candidate run is no round of the feature's PR (it has none before one is picked).
+        ...(this.o.prFeedback && !live.candidate ? { prFeedback: this.o.prFeedback(row.projectPath, row.slug) } : {}),
       },
       { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, ...(live.executor ? { executor: live.executor } : {}), ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), ...(live.candidate ? { candidate: live.candidate } : {}), signal: live.controller.signal },
     );
