@@ -15,6 +15,13 @@ export function entryForRunEvent(e: FeatureRunEvent, projectId: string | null): 
     return { kind: 'budget', title: d.level === 'exceeded' ? `Budget reached: ${e.slug}` : `Budget warning: ${e.slug}`, body: d.message, target };
   }
   if (d.type !== 'RunFinished') return null;
+  // A best-of-N candidate ends without delivering anything: the feature goes on when one is picked.
+  if (e.candidate) {
+    if (d.outcome === 'completed') return { kind: 'finished', title: `Candidate ${e.candidate} finished: ${e.slug}`, body: `${project} · compare the candidates and pick one`, target };
+    if (d.outcome === 'failed') return { kind: 'failed', title: `Candidate ${e.candidate} failed: ${e.slug}`, body: d.message ?? `${project}: the candidate's run failed.`, target };
+    if (d.outcome === 'waiting') return { kind: 'needs_input', title: `Candidate ${e.candidate} needs you: ${e.slug}`, body: d.message ?? `${project}: an approval is waiting.`, target };
+    return null;
+  }
   if (d.outcome === 'completed') {
     const where = d.delivery?.kind === 'pr' ? `pull request ${d.delivery.url}` : d.delivery?.kind === 'compare' ? `branch pushed to ${d.delivery.remote}` : 'completed locally';
     return { kind: 'finished', title: `Feature finished: ${e.slug}`, body: `${project} · ${where}`, target };
@@ -47,6 +54,8 @@ export function entryForApproval(a: Approval, sessionRoot: string | null, projec
 export function settledByRunEvent(e: FeatureRunEvent): (entry: InboxEntry) => boolean {
   const d = e.data;
   if (d.type === 'BudgetNotice' || (d.type === 'RunFinished' && d.outcome === 'waiting')) return () => false;
+  // One candidate finishing settles nothing of its siblings (a failed one stays until the pick).
+  if (e.candidate && d.type === 'RunFinished') return () => false;
   const kinds: ReadonlySet<InboxEntry['kind']> = d.type === 'RunFinished' && d.outcome === 'completed' ? new Set(['needs_input', 'failed']) : new Set(['needs_input']);
   return (entry) => entry.target?.kind === 'feature' && entry.target.projectPath === e.projectPath && entry.target.slug === e.slug && kinds.has(entry.kind);
 }

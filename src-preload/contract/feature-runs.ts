@@ -149,6 +149,8 @@ export const FeatureRunEvent = z.object({
   seq: z.number().int().positive(),
   ts: z.number().int(),
   data: RunEventData,
+  /** The best-of-N candidate whose run this is (c1 …); absent for a run of the feature itself. */
+  candidate: z.string().regex(/^c[1-9]$/).optional(),
 });
 export type FeatureRunEvent = z.infer<typeof FeatureRunEvent>;
 

@@ -285,7 +285,7 @@ export class FeatureRunService {
   events(runId: string, fromSeq = 1): FeatureRunEvent[] {
     const row = this.repo.get(runId);
     if (!row) throw new AppError('not_found', `There is no feature run ${runId}.`);
-    return this.o.events.read<{ data: RunEventData }>(runId, fromSeq).map((e) => ({ runId, projectPath: row.projectPath, slug: row.slug, seq: e.seq, ts: e.ts, data: e.payload.data }));
+    return this.o.events.read<{ data: RunEventData }>(runId, fromSeq).map((e) => ({ runId, projectPath: row.projectPath, slug: row.slug, seq: e.seq, ts: e.ts, data: e.payload.data, ...(row.candidate ? { candidate: row.candidate } : {}) }));
   }
 
   /**
@@ -500,7 +500,7 @@ export class FeatureRunService {
   private emit(row: RunRow, data: RunEventData): void {
     // After a shutdown the event log is closing; the run was recorded as interrupted and resumes at the next start.
     if (this.disposed) return;
-    this.o.events.append(row.id, data.type, { projectPath: row.projectPath, slug: row.slug, data });
+    this.o.events.append(row.id, data.type, { projectPath: row.projectPath, slug: row.slug, ...(row.candidate ? { candidate: row.candidate } : {}), data });
   }
 
   /** Called with each committed event-log batch: run events are published once persisted. */
@@ -508,8 +508,8 @@ export class FeatureRunService {
     if (this.disposed) return;
     for (const e of batch) {
       if (!e.runId.startsWith('frun-')) continue;
-      const p = e.payload as { projectPath: string; slug: string; data: RunEventData };
-      this.o.hub.publish('featureRuns.event', { runId: e.runId, projectPath: p.projectPath, slug: p.slug, seq: e.seq, ts: e.ts, data: p.data });
+      const p = e.payload as { projectPath: string; slug: string; candidate?: string; data: RunEventData };
+      this.o.hub.publish('featureRuns.event', { runId: e.runId, projectPath: p.projectPath, slug: p.slug, seq: e.seq, ts: e.ts, data: p.data, ...(p.candidate ? { candidate: p.candidate } : {}) });
     }
   }
 

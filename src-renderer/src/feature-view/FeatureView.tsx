@@ -18,6 +18,7 @@ import { RunDialog } from './RunDialog';
 import { CandidatesPanel } from './CandidatesPanel';
 import { PrEvents, PrPanel } from './PrPanel';
 import './feature-view.css';
+import { usePageVisible } from '../lib/use-page-visible';
 
 type Tab = 'overview' | 'changes' | 'timeline';
 const TABS: Array<{ id: Tab; label: string }> = [
@@ -119,7 +120,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   const candidateRuns = useMemo(() => allRuns.filter((r) => r.candidate), [allRuns]);
   const events = useMemo(() => {
     const ids = new Set(candidateRuns.map((r) => r.id));
-    return ids.size === 0 ? allEvents : allEvents.filter((e) => !ids.has(e.runId));
+    return allEvents.filter((e) => !e.candidate && !ids.has(e.runId));
   }, [allEvents, candidateRuns]);
   const candidatesActive = candidateRuns.some((r) => ACTIVE_RUN.has(r.status));
   const [tab, setTab] = useState<Tab>('overview');
@@ -375,11 +376,13 @@ function Overview({ detail, history, delivery, running }: { detail: FeatureDetai
   const sessions = useAppStore((s) => s.sessions);
   const setView = useAppStore((s) => s.setView);
   const [now, setNow] = useState(() => Date.now());
+  const visible = usePageVisible();
   useEffect(() => {
-    if (!running) return;
+    if (!running || !visible) return;
+    setNow(Date.now());
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
-  }, [running]);
+  }, [running, visible]);
   const state = detail.state;
   if (!state) return <p className="muted">No readable state file for this feature.</p>;
   const lastRun = history.runs.at(-1);
@@ -559,11 +562,13 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
       refresh();
     },
   };
+  // While the page is hidden the diff is not read; it is read again once it shows.
+  const visible = usePageVisible();
   useEffect(() => {
-    if (!live) return;
+    if (!live || !visible) return;
     const t = setInterval(() => setGeneration((g) => g + 1), LIVE_DIFF_MS);
     return () => clearInterval(t);
-  }, [live]);
+  }, [live, visible]);
   useEffect(() => client.on('featureRuns.event', (e) => e.slug === slug && setGeneration((g) => g + 1)), [client, slug]);
   return (
     <div className="panel feature-changes" data-testid="feature-changes">

@@ -27,6 +27,13 @@ describe('inbox entries', () => {
     expect(entryForRunEvent(finished('interrupted'), 'prj-1')).toBeNull();
   });
 
+  it("a best-of-N candidate's end names the candidate and asks for a pick, never says the feature finished", () => {
+    const cand = (outcome: 'completed' | 'failed' | 'cancelled', message: string | null = null): FeatureRunEvent => ({ ...finished(outcome, message), candidate: 'c2', data: { ...(finished(outcome, message).data as Extract<FeatureRunEvent['data'], { type: 'RunFinished' }>), delivery: null } });
+    expect(entryForRunEvent(cand('completed'), 'prj-1')).toMatchObject({ kind: 'finished', title: 'Candidate c2 finished: add-cart', body: 'shop · compare the candidates and pick one', target: { kind: 'feature', slug: 'add-cart' } });
+    expect(entryForRunEvent(cand('failed', 'Verification failed after 2 attempts'), 'prj-1')).toMatchObject({ kind: 'failed', title: 'Candidate c2 failed: add-cart', body: 'Verification failed after 2 attempts' });
+    expect(entryForRunEvent(cand('cancelled'), 'prj-1')).toBeNull();
+  });
+
   it('an approval waiting in a feature worktree is "needs input"; one in a user session is not', () => {
     const a = { id: 'apr-1', sessionId: 'ses-1', status: 'pending', summary: 'bash: npm publish' } as Approval;
     expect(entryForApproval(a, '/home/me/shop/.trees/add-cart', (p) => (p === '/home/me/shop' ? 'prj-1' : null))).toMatchObject({

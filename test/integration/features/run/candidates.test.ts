@@ -86,6 +86,12 @@ describe('feature candidates (best-of-N)', () => {
 
     await waitFor(() => settled(h!, repo!.repo, 3), 'the three candidate runs', 180_000, 100);
     expect(h.server.pendingTurns()).toBe(1); // the judge's answer is left
+    // The inbox names each candidate's end; none says the feature finished (it has not: nothing was delivered).
+    await h.app.events.whenFlushed();
+    const titles = h.app.inbox.list().entries.map((e) => e.title);
+    expect(titles).toEqual(expect.arrayContaining(['Candidate c1 finished: calc', 'Candidate c2 failed: calc', 'Candidate c3 finished: calc']));
+    expect(titles).not.toContain('Feature finished: calc');
+    expect(h.app.featureRuns.events(started.runs[1]!.id).every((e) => e.candidate === 'c2')).toBe(true);
 
     const cmp = (await h.app.featureCandidates.compare(repo.repo, 'calc'))!;
     expect(cmp.status).toBe('open');
