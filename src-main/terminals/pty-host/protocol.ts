@@ -25,8 +25,8 @@ export type ToHost =
   /** Sends a signal to the terminal's whole process group. */
   | { t: 'signal'; id: string; signal: NodeJS.Signals }
   /**
-   * How far the slowest live view has parsed (`null`: nobody is watching, so no flow control).
-   * The host compares it with what it sent and pauses or resumes the pty.
+   * How far the slowest live view has parsed, as a byte offset (`null`: nobody is watching, so
+   * no flow control). The host compares it with what it sent and pauses or resumes the pty.
    */
   | { t: 'consumed'; id: string; offset: number | null }
   /** Asks for one terminal's throughput figures (the benchmark's per-hop breakdown). */
