@@ -105,6 +105,8 @@ export async function run(): Promise<Record<string, unknown>> {
       flightdeckMedianMs: Math.round(fdMs),
       ratio: Math.round((fdMs / rawMs) * 100) / 100,
       breakdownMs: { ...stepMedians, createBesidesWorktreeAdd: round1(stepMedians.create! - stepMedians.worktreeAdd!) },
+      // The app's own `git worktree add` (pinned git dir, safe -c settings, descriptor prelude) against the raw one.
+      worktreeAddVsRaw: Math.round((stepMedians.worktreeAdd! / rawMs) * 100) / 100,
       gitCallsPerRun: round1(sum(calls.map((c) => c.length)) / RUNS),
       configScansPerRun: round1(scans / RUNS),
       gitCalls,
