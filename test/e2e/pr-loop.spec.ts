@@ -103,7 +103,8 @@ test('the PR panel shows the fix round and Ready to merge; Merge merges it with 
   await expect(events.locator('li[data-kind="review"]')).toContainText('alice approved: Ship it.');
   await expect(events.locator('li[data-kind="ready"]')).toHaveCount(1);
 
-  // Merge, squashed, from the panel.
+  // Merge, squashed, from the panel (the local merge is not offered beside a followed PR).
+  await expect(page.getByTestId('feature-merge')).toHaveCount(0);
   await panel.getByTestId('pr-merge-method').selectOption('squash');
   await panel.getByTestId('pr-merge').click();
   await expect(panel).toHaveAttribute('data-status', 'merged');

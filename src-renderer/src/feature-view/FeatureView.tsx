@@ -16,7 +16,7 @@ import { deliveryOf, duration, featureHistory, mergeEvents, phaseFigures, pipeli
 import { FeatureTimeline } from './FeatureTimeline';
 import { RunDialog } from './RunDialog';
 import { CandidatesPanel } from './CandidatesPanel';
-import { PrEvents, PrPanel } from './PrPanel';
+import { PrEvents, PrPanel, usePrStatus } from './PrPanel';
 import './feature-view.css';
 
 type Tab = 'overview' | 'changes' | 'timeline';
@@ -131,6 +131,9 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   const active = latest !== null && ACTIVE_RUN.has(latest.status);
   const tabRefs = useRef<Array<HTMLButtonElement | null>>([]);
   const projectsLoaded = useAppStore((s) => s.projectsLoaded);
+  // A PR Flightdeck follows is merged there (its panel's Merge), never locally beside it.
+  const followedPr = usePrStatus(projectId, slug).status?.follow ?? null;
+  const prOpen = followedPr !== null && followedPr.status !== 'merged' && followedPr.status !== 'closed' && followedPr.status !== 'stopped';
 
   if (!project) return <Missing what="Project" loaded={projectsLoaded} verb="removed" />;
 
@@ -156,7 +159,7 @@ export function FeatureView({ projectId, slug }: { projectId: string; slug: stri
   // Where the work went: the runs' own word, else the PR the state file records.
   const delivery = deliveryOf(history, state?.pr ?? null);
   // The session header's worktree actions, for the feature's branch: merge a completed one, push one whose work is done or stuck at delivery, discard (archived first).
-  const canMerge = !active && status === 'completed';
+  const canMerge = !active && status === 'completed' && !prOpen;
   const canPush = !active && (status === 'completed' || status === 'in_progress' || status === 'failed');
   const canDiscard = !active && !candidatesOpen && status !== null && status !== 'merged';
   const push = async () => {
