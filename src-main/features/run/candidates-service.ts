@@ -170,10 +170,17 @@ export class FeatureCandidateService {
         throw e;
       }
       const group: GroupRow = { id: newGroupId(), projectPath: root, slug: o.slug, baseCommit: base, budgetMode: o.budget.mode, budgetUsd: o.budget.mode === 'each' ? budgets.each : budgets.total, status: 'open', winner: null, judge: null, createdAt: this.now(), closedAt: null };
-      this.repo.insertGroup(
-        group,
-        plans.map((p) => ({ groupId: group.id, index: p.index, executor: p.executor, profile: p.profile, model: p.model, placement: p.placement, budgetUsd: p.budgetUsd, branch: p.branch, worktree: p.worktree, runIds: [], archivedRef: null })),
-      );
+      try {
+        this.repo.insertGroup(
+          group,
+          plans.map((p) => ({ groupId: group.id, index: p.index, executor: p.executor, profile: p.profile, model: p.model, placement: p.placement, budgetUsd: p.budgetUsd, branch: p.branch, worktree: p.worktree, runIds: [], archivedRef: null })),
+        );
+      } catch (e) {
+        for (const p of made) await this.dropWorktree(root, p.worktree, p.branch);
+        // Another Flightdeck process opened candidates of this feature meanwhile (one open group per feature).
+        if ((e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new AppError('conflict', `The feature "${o.slug}" already has open candidates (started by another Flightdeck process).`);
+        throw e;
+      }
       const runs: FeatureRunInfo[] = [];
       for (const c of this.repo.candidates(group.id)) runs.push(await this.enqueue(group, c, o.onSession));
       return { started: true, groupId: group.id, ...answer, runs };
