@@ -13,7 +13,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpToolInfo } from '../../src-preload/contract';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import type { Logger } from '../platform/logger';
-import { redactSecretForms, secretForms } from './mcp-model';
+import { expandReferences, redactSecretForms, secretForms } from './mcp-model';
 
 /** How long a server has to start and answer `initialize` and `tools/list`: npx-launched servers download first. */
 export const MCP_START_TIMEOUT_MS = 60_000;
@@ -68,14 +68,30 @@ export class McpConnection {
    * same server for a session (its own working folder), so both executors give a server the
    * same folder; the home folder for a test from Settings or the CLI, which has no session.
    */
+  readonly server: ResolvedServer;
+
   constructor(
-    readonly server: ResolvedServer,
+    configured: ResolvedServer,
     readonly cwd: string,
     private readonly log: Logger,
     private readonly changed: () => void,
     private readonly base: NodeJS.ProcessEnv = process.env,
   ) {
-    this.secretForms = secretForms(server.secrets);
+    // `${VAR}` filled as Claude Code fills them, from the environment its commands get (no
+    // model credentials, none of Flightdeck's own variables).
+    const from = childEnv('command', base);
+    const fill = (t: string) => expandReferences(t, from);
+    const fillAll = (r: Record<string, string>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, fill(v)]));
+    this.server = {
+      ...configured,
+      command: configured.command === null ? null : fill(configured.command),
+      args: configured.args.map(fill),
+      url: configured.url === null ? null : fill(configured.url),
+      env: fillAll(configured.env),
+      headers: fillAll(configured.headers),
+      secrets: configured.secrets.map(fill),
+    };
+    this.secretForms = secretForms(this.server.secrets);
   }
 
   /** The text with every secret of this server (and its bare credential) replaced by "***". */

@@ -48,6 +48,23 @@ export function suggestionRefusal(s: SuggestedServerShape): string | null {
   return null;
 }
 
+/** `${NAME}` or `${NAME:-default}`, as Claude Code fills them in an MCP config. */
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * `text` with `${NAME}` and `${NAME:-default}` filled from `env`, as Claude Code fills the
+ * servers of its `--mcp-config` (command, arguments, environment, URL and headers) from its own
+ * environment: the built-in loop fills them the same way, so both executors start the same
+ * server. A name that is not set and has no default is left as written.
+ */
+export function expandReferences(text: string, env: Readonly<Record<string, string | undefined>>): string {
+  return text.replace(REFERENCE, (whole, name: string, fallback: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined && v !== '') return v;
+    return fallback ?? whole;
+  });
+}
+
 /** Secrets shorter than this are not looked for: a short string would redact ordinary words. */
 export const MIN_REDACTED_CHARS = 3;
 /** An HTTP credential with its scheme: `Bearer abc`, `Basic dXNlcjpwYXNz`, `token abc`. */

@@ -14,7 +14,8 @@ import type { EventHub } from '../bridge/event-hub';
 import type { Logger } from '../platform/logger';
 import type { SettingsService } from '../settings/settings-service';
 import { McpConnection, type ResolvedServer } from './mcp-connection';
-import { BoundedSet, redactSecretForms, secretForms, suggestionRefusal } from './mcp-model';
+import { childEnv } from '../platform/child-process';
+import { BoundedSet, expandReferences, redactSecretForms, secretForms, suggestionRefusal } from './mcp-model';
 
 /** Where the list of servers is kept in the settings table. */
 const CONFIG_KEY = 'mcp.servers';
@@ -373,7 +374,11 @@ export class McpService {
     if (!tool.startsWith(MCP_TOOL_PREFIX)) return text;
     const rest = tool.slice(MCP_TOOL_PREFIX.length);
     const s = this.stored().find((x) => rest.startsWith(`${x.name}__`));
-    return s ? redactSecretForms(text, secretForms(this.resolve(s).secrets)) : text;
+    if (!s) return text;
+    // As written and as filled in (`${VAR}`: Claude Code fills them from its environment).
+    const from = childEnv('command', this.o.env ?? process.env);
+    const values = this.resolve(s).secrets.flatMap((v) => [v, expandReferences(v, from)]);
+    return redactSecretForms(text, secretForms(values));
   }
 
   /** What a trusted project's .mcp.json suggests; nothing while the project is not trusted. */

@@ -66,6 +66,7 @@ exec '${CLAUDE_BIN}' "$@"
     chmodSync(wrapper, 0o755);
     const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
     cleanup = async () => {
+      delete process.env.FD_MCP_CC_SECRET;
       app.dispose();
       await server.close();
       for (const d of [data, home, rec, repo]) d.cleanup();
@@ -88,7 +89,9 @@ exec '${CLAUDE_BIN}' "$@"
       if (e.topic === 'agents.event') published.push(e.payload as AgentEvent);
     });
     const { command, args } = fixtureCommand(['--where-tool', '--leak-tool']);
-    app.mcp.add({ transport: 'stdio', name: 'fixture', command, args, env: { FIXTURE_SECRET: SECRET } });
+    // The secret reaches the server through ${…}, which the CLI fills from its environment.
+    process.env.FD_MCP_CC_SECRET = SECRET;
+    app.mcp.add({ transport: 'stdio', name: 'fixture', command, args, env: { FIXTURE_SECRET: '${FD_MCP_CC_SECRET}' } });
 
     const s = app.agents.createSession({ root: repo.path });
     app.coder.updateSession({ sessionId: s.id, executor: 'claude-code' });
@@ -109,7 +112,7 @@ exec '${CLAUDE_BIN}' "$@"
     const argv = readFileSync(join(rec.path, 'argv'), 'utf8').split('\n');
     expect(argv).toContain('--strict-mcp-config');
     expect(argv).toContain('--mcp-config');
-    expect(JSON.parse(readFileSync(join(rec.path, 'mcp.json'), 'utf8'))).toEqual({ mcpServers: { fixture: { type: 'stdio', command, args, env: { FIXTURE_SECRET: SECRET } } } });
+    expect(JSON.parse(readFileSync(join(rec.path, 'mcp.json'), 'utf8'))).toEqual({ mcpServers: { fixture: { type: 'stdio', command, args, env: { FIXTURE_SECRET: '${FD_MCP_CC_SECRET}' } } } });
     expect(readFileSync(join(rec.path, 'mode'), 'utf8').trim()).toBe('600');
     // The CLI waits for the servers before its first model call (else, starting slowly, their tools are missing from it).
     expect(readFileSync(join(rec.path, 'nonblocking'), 'utf8')).toBe('0');

@@ -194,6 +194,24 @@ describe('MCP servers over stdio', () => {
     expect(env.app.mcp.get('fragile').status).toBe('stopped');
   }, 120_000);
 
+  it('fills ${VAR} and ${VAR:-default} from the environment, as Claude Code fills its --mcp-config', async () => {
+    env = await setup([]);
+    process.env.FD_MCP_REF = 'filled-value';
+    try {
+      const { command, args } = fixtureCommand();
+      // The server tells the length of what it got: 'x' + 'ab' (the default) + 'filled-value' = 15.
+      const configured = 'x${FD_MCP_UNSET:-ab}${FD_MCP_REF}';
+      env.app.mcp.add({ transport: 'stdio', name: 'refs', command, args, env: { FIXTURE_SECRET: configured } });
+      expect((await env.app.mcp.test('refs')).ok).toBe(true);
+      const check = env.app.mcp.toolsFor('none').find((t) => t.spec.name === 'mcp__refs__secret_check')!;
+      expect(await check.run({}, { sessionId: 'x', turnId: 'y', signal: new AbortController().signal })).toEqual({ content: 'secret present, 15 characters', isError: false });
+      // Claude Code gets the text as written and fills it itself (test/integration/mcp/mcp-claude-code.test.ts).
+      expect(env.app.mcp.claudeConfig(null).mcpServers.refs).toMatchObject({ env: { FIXTURE_SECRET: configured } });
+    } finally {
+      delete process.env.FD_MCP_REF;
+    }
+  }, 120_000);
+
   it('a command that does not exist fails the test in words', async () => {
     env = await setup([]);
     env.app.mcp.add({ transport: 'stdio', name: 'missing', command: 'no-such-mcp-server-xyz', args: [] });

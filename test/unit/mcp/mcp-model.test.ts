@@ -1,6 +1,6 @@
 /** The MCP capability's pure rules: suggested servers refused, secret forms redacted, the bounded memory of failures told. */
 import { describe, expect, it } from 'vitest';
-import { BoundedSet, isLoaderVariable, redactSecretForms, secretForms, suggestionRefusal } from '../../../src-main/mcp/mcp-model';
+import { BoundedSet, expandReferences, isLoaderVariable, redactSecretForms, secretForms, suggestionRefusal } from '../../../src-main/mcp/mcp-model';
 import { MAX_CONNECTIONS_PER_SERVER, McpService } from '../../../src-main/mcp/mcp-service';
 import type { SecretStore } from '../../../src-main/agents/provider/secrets';
 import type { SettingsService } from '../../../src-main/settings/settings-service';
@@ -23,6 +23,15 @@ describe('a suggested server', () => {
     expect(suggestionRefusal({ command: 'npx', args: ['-y', 'srv', '--key=${API_KEY:-none}'] })).toContain('${API_KEY:-none}');
     expect(suggestionRefusal({ url: 'https://${HOST}/mcp' })).toContain('${HOST}');
     expect(suggestionRefusal({ command: 'node', env: { PRICE: '$5', HOME_DIR: '$HOME' } })).toBeNull();
+  });
+});
+
+describe('${VAR} in a server', () => {
+  it('is filled from the environment, with its default, or left as written', () => {
+    const env = { TOKEN: 'abc', EMPTY: '' };
+    expect(expandReferences('Bearer ${TOKEN}', env)).toBe('Bearer abc');
+    expect(expandReferences('${MISSING:-none}/${EMPTY:-d}/${MISSING}', env)).toBe('none/d/${MISSING}');
+    expect(expandReferences('$TOKEN ${1BAD} ${TOKEN', env)).toBe('$TOKEN ${1BAD} ${TOKEN');
   });
 });
 
