@@ -31,9 +31,8 @@ export interface SuggestedServerShape {
 /**
  * Why a server a repository suggests cannot be added from the suggestion, in words; null when
  * it can. Its values are shown to the user as they are, so what is refused is what the user
- * could not judge from them: a loader variable, or a `${…}` the Claude Code executor would fill
- * from the user's environment (a token sent to a server the repository chose) while the
- * built-in loop would pass it as written.
+ * could not judge from them: a loader variable, or a `${…}` both executors would fill from the
+ * user's environment (a token of the user's sent to a server the repository chose).
  */
 export function suggestionRefusal(s: SuggestedServerShape): string | null {
   const loaders = Object.keys(s.env ?? {}).filter(isLoaderVariable);
@@ -43,7 +42,7 @@ export function suggestionRefusal(s: SuggestedServerShape): string | null {
   const texts = [s.command ?? '', ...(s.args ?? []), s.url ?? '', ...Object.values(s.env ?? {}), ...Object.entries(s.headers ?? {}).flat()];
   const expanded = texts.map((t) => EXPANSION.exec(t)).find((m) => m !== null);
   if (expanded) {
-    return `It reads \${${expanded[1]}} from your environment (Claude Code would fill it in and send it to the server). Add it yourself in Settings → MCP servers with the value you mean.`;
+    return `It reads \${${expanded[1]}} from your environment (it would be filled in and sent to the server). Add it yourself in Settings → MCP servers with the value you mean.`;
   }
   return null;
 }
