@@ -13,7 +13,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError, formatBytes } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
 import { readFileNoWait, readFileNoWaitAsync } from '../platform/read-no-wait';
-import { readHead } from '../git/ref-read';
+import { readHead, readRef } from '../git/ref-read';
 import { locateRepository, type RepoLocation } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
 import { ignoredOnlyHere } from './ignored-files';
@@ -476,6 +476,8 @@ export class WorktreeManager {
   /** The refs among `names` that exist, with their object id and (for a symbolic ref) its target: one git for all. */
   private async refsOf(root: string, names: readonly string[]): Promise<Map<string, { id: string; symref: string }>> {
     const wanted = new Set(names);
+    const fromFiles = refsFromFiles(root, [...wanted]);
+    if (fromFiles) return fromFiles;
     // for-each-ref matches a pattern as a prefix up to a slash too (refs/heads/a matches refs/heads/a/b): only exact names count.
     const out = await git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)', '--', ...wanted], { cwd: root });
     const found = new Map<string, { id: string; symref: string }>();
@@ -707,6 +709,45 @@ export class WorktreeManager {
       () => false,
     );
   }
+}
+
+/**
+ * refsOf's answer read from git's files (ref-read.ts), or null when any of them needs git: a
+ * symbolic ref is only ever a loose file (`ref: <target>`), whose target is read the same way.
+ */
+function refsFromFiles(root: string, names: readonly string[]): Map<string, { id: string; symref: string }> | null {
+  let loc: RepoLocation | null;
+  try {
+    loc = locateRepository(root);
+  } catch {
+    // A .git git's records do not confirm: git refuses it with the reason.
+    return null;
+  }
+  if (!loc) return null;
+  const found = new Map<string, { id: string; symref: string }>();
+  for (const name of names) {
+    let symref = '';
+    let target = name;
+    if (name.endsWith('/HEAD')) {
+      const text = (() => {
+        try {
+          const st = lstatSync(join(loc.commonDir, name));
+          return st.isFile() && st.size <= 4096 ? readFileNoWait(join(loc.commonDir, name), 'utf8') : undefined;
+        } catch (e) {
+          return (e as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+        }
+      })();
+      if (text === undefined) return null;
+      if (text === null) continue;
+      const m = /^ref: (refs\/\S+)\s*$/.exec(text);
+      if (!m) return null;
+      symref = target = m[1]!;
+    }
+    const id = readRef(loc, target);
+    if (id === undefined) return null;
+    if (id !== null) found.set(name, { id, symref });
+  }
+  return found;
 }
 
 /** Each listed worktree's real path (a vanished folder has none: git's is kept). */
