@@ -418,9 +418,10 @@ export class FeatureRunService {
    */
   requestCancel(projectPath: string, slug: string): 'cancelled' | 'requested' | 'none' {
     if (this.cancel(projectPath, slug)) return 'cancelled';
-    const other = this.repo.ofFeature(projectPath, slug).find((r) => (r.status === 'running' || r.status === 'queued') && r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId));
-    if (!other) return 'none';
-    this.repo.update(other.id, { status: 'cancelling' });
+    // Every one: a feature tried by candidates has several runs at once.
+    const others = this.repo.ofFeature(projectPath, slug).filter((r) => (r.status === 'running' || r.status === 'queued') && r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId));
+    if (others.length === 0) return 'none';
+    for (const other of others) this.repo.update(other.id, { status: 'cancelling' });
     return 'requested';
   }
 

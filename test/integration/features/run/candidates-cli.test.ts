@@ -10,6 +10,7 @@ import { CandidateDiff, CandidateGroupInfo } from '../../../../src-preload/contr
 import { readState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { cli } from '../../../support/cli';
+import { waitFor } from '../../../support/processes';
 import { gitIn } from '../../../support/temp';
 import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, write, type RunHarness, type RunRepo } from './support';
 
@@ -114,4 +115,19 @@ describe('flightdeck feature run --candidates | compare | pick (CLI)', () => {
     const again = await cli('feature', 'run', 'both-fail', ...args);
     expect(again.err).not.toContain('candidates open');
   }, 240_000);
+
+  it('feature cancel SLUG stops every candidate the app runs, not only the first', async () => {
+    repo = makeRunRepo({ remote: 'none' });
+    await planFeature(repo.repo, 'stuck', ['work']);
+    const stall = { fault: { kind: 'stall' as const, ms: 60_000 }, blocks: [{ type: 'text' as const, text: 'never seen' }] };
+    h = await runHarness([stall, stall]);
+    h.app.featureRuns.setMaxParallel(2);
+    await h.app.featureCandidates.start({ projectPath: repo.repo, slug: 'stuck', candidates: [{}, {}], budget: { mode: 'split' }, confirm: true });
+    await waitFor(() => h!.server.mainRequests().length >= 2, 'both stalled calls', 60_000);
+    const c = await cli('feature', 'cancel', 'stuck', '--repo', repo.repo, '--data-dir', h.dataDir);
+    expect(c.code).toBe(0);
+    await waitFor(() => h!.app.featureRuns.history(repo!.repo, 'stuck').every((r) => r.status === 'cancelled'), 'both candidates cancelled', 30_000, 50);
+    const group = (await h.app.featureCandidates.compare(repo.repo, 'stuck'))!;
+    expect(group.candidates.map((x) => x.status)).toEqual(['stopped', 'stopped']);
+  }, 120_000);
 });
