@@ -120,6 +120,9 @@ function sameRows(a: readonly FeatureRow[], b: readonly FeatureRow[]): boolean {
   return strip(a) === strip(b);
 }
 
+/** The lock key scans take turns on (repository roots are absolute paths, so never this). */
+const SCAN_TURN = 'scan turn';
+
 export interface FeatureIndexOptions {
   db: Database;
   log: Logger;
@@ -182,7 +185,9 @@ export class FeatureIndex {
     return this.lock.run(repoRoot, async () => {
       // Changes from here on are this scan's to see: the issue files are looked at below.
       this.issuesChanged.delete(repoRoot);
-      const scan = await scanFeatures(repoRoot);
+      // One repository scanned at a time: parsing is CPU work on this one thread either way, and in
+      // turn the first repository asked for is done first (the board shows it while the rest follow).
+      const scan = await this.lock.run(SCAN_TURN, () => scanFeatures(repoRoot));
       if (this.disposed) return { rows: this.repo.forRepo(repoRoot), problems: [], issues: new Map() };
       // The project left Flightdeck while this scan ran (or a watcher's late timer fired): its rows stay dropped.
       if (this.forgotten.has(repoRoot)) return { rows: [], problems: [], issues: new Map() };

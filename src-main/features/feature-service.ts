@@ -210,7 +210,9 @@ export class FeatureService {
     if (this.disposed) return;
     // A project removed from Flightdeck leaves no rows behind (its files are not touched).
     this.index.forgetExcept(roots);
-    this.index.watch(roots);
+    // Indexed first, watched after: a watcher's first crawl of every worktree folder would compete
+    // with the first scan for the one thread; a change in between is found by the next list's
+    // stats (FeatureIndex.current), and issue links are looked at on each list until the watcher is ready.
     for (const root of roots) {
       // Each projects.changed comes here: a repository already indexed and unchanged costs its stats only.
       await this.index.current(root).catch((e: unknown) => {
@@ -218,6 +220,9 @@ export class FeatureService {
         this.o.log.warn('feature index reconcile failed', { repoRoot: root, error: e });
       });
     }
+    if (this.disposed) return;
+    // The project list may have changed while the scans ran: watch what it is now.
+    this.index.watch((await this.projectRoots()).filter((p) => p.root !== null).map((p) => p.root!));
   }
 
   async dispose(): Promise<void> {
