@@ -14,7 +14,9 @@ import { requests } from '../../src-preload/contract';
 import { startBrowserHost } from '../../src-main/host/browser-host';
 import { appRoot } from '../../src-main/platform/paths';
 import { formatIssueRecord, ISSUE_FILE } from '../../src-main/features/issue-input';
+import { FeatureIndex } from '../../src-main/features/feature-index';
 import { IssueLinks } from '../../src-main/features/issue-links';
+import { silentLogger } from '../../src-main/platform/logger';
 import { activeStatePath, mergedStatePath, scanFeatures } from '../../src-main/features/scanner';
 import { newFeatureState, readState, serializeState, type FeatureStatus } from '../../src-main/features/state';
 import type { Database } from '../../src-main/store/db';
@@ -98,6 +100,13 @@ async function listBreakdown(app: Awaited<ReturnType<typeof startTestApp>>['app'
       return Promise.all(paths.map((p) => links.of(p)));
     }),
     runListMs: await timed(() => app.featureRuns.list()),
+    // Starting the state-file watchers of the four repositories until they are ready (their first crawl).
+    watchersReadyMs: await timed(async () => {
+      const idx = new FeatureIndex({ db: app.db, log: silentLogger });
+      idx.watch(roots);
+      await idx.ready();
+      await idx.dispose();
+    }),
     contractCheckMs: await timed(() => requests['features.list'].output.safeParse(answer)),
     serializeMs: await timed(() => JSON.stringify(answer)),
   };
