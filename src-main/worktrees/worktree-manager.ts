@@ -506,15 +506,15 @@ export class WorktreeManager {
     );
   }
 
-  /**
-   * The entry of a worktree `git worktree add` just made, from its files rather than another
-   * listing: its .git file must lead (as git's records confirm) to this repository's git data.
-   */
   /** Prepares a worktree made outside create() (a best-of-N candidate's, ../features/run/candidates-service.ts) as create() prepares its own. */
   async prepareMade(root: string, path: string): Promise<PrepareResult | null> {
     return this.prepare ? this.prepare(root, await this.createdEntry(root, path)) : null;
   }
 
+  /**
+   * The entry of a worktree `git worktree add` just made, from its files rather than another
+   * listing: its .git file must lead (as git's records confirm) to this repository's git data.
+   */
   private async createdEntry(root: string, path: string): Promise<WorktreeEntry> {
     const real = await realpath(path).catch(() => null); // Not there: git made nothing.
     const loc = real ? locateRepository(real) : null;
