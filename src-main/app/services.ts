@@ -289,8 +289,6 @@ export class AppServices {
       hub: this.hub,
       logger: log.child('mcp'),
       sessionProject: (id) => this.agents.sessions.get(id)?.projectId,
-      // A session's command servers run in its worktree, as Claude Code starts them there.
-      sessionRoot: (id) => this.agents.sessions.get(id)?.root,
       projectRoot: (id) => this.projects.get(id).path,
       trusted: async (root) => (await this.trust.status(root)).state === 'trusted',
     });

@@ -64,9 +64,8 @@ export class McpConnection {
   changedAt = 0;
 
   /**
-   * `cwd` is where a command server runs: the session's worktree, where Claude Code starts the
-   * same server for a session (its own working folder), so both executors give a server the
-   * same folder; the home folder for a test from Settings or the CLI, which has no session.
+   * `cwd` is where a command server runs: the same folder for every session and for a test, and
+   * the folder Claude Code's config changes to (mcp-service mcpServerFolder).
    */
   readonly server: ResolvedServer;
 

@@ -33,11 +33,15 @@ const MAX_MCP_JSON_BYTES = 256 * 1024;
  */
 const MAX_TOLD = 1_000;
 /**
- * A command server runs once per worktree that uses it (its working folder is the session's,
- * as under Claude Code). Past this many for one server the least recently used is stopped;
- * it starts again when a session there next needs it.
+ * Where a command server runs, under both executors: the user's home folder, never the
+ * session's worktree. A worktree is the agent's to write, and what a program reads from its
+ * working folder is code or configuration it trusts (`python -m` imports from it, `npx` reads
+ * its `.npmrc`, `uvx` its `uv.toml`): a sandboxed agent would run code unsandboxed through
+ * the server's next start.
  */
-export const MAX_CONNECTIONS_PER_SERVER = 8;
+export function mcpServerFolder(): string {
+  return homedir();
+}
 
 interface StoredServer {
   name: string;
@@ -64,8 +68,6 @@ export interface McpServiceOptions {
   logger: Logger;
   /** A session's project, for servers enabled per project. */
   sessionProject(sessionId: string): string | null | undefined;
-  /** A session's working folder (its worktree): where its command servers run. */
-  sessionRoot?(sessionId: string): string | null | undefined;
   /** A project's repository root and whether the user trusts it (for its .mcp.json). */
   projectRoot(projectId: string): string;
   trusted(root: string): Promise<boolean>;
@@ -82,7 +84,7 @@ function secretKey(server: string, kind: 'env' | 'header', name: string): string
 
 export class McpService {
   /** Per server, its clients by working folder, least recently used first. */
-  private readonly connections = new Map<string, Map<string, McpConnection>>();
+  private readonly connections = new Map<string, McpConnection>();
   /** Failures already told to a session (session, server, error); bounded. */
   private readonly told = new BoundedSet(MAX_TOLD);
   private disposed = false;
@@ -113,35 +115,16 @@ export class McpService {
     return { name: s.name, transport: s.transport, command: s.command, args: s.args, url: s.url, env, headers, secrets };
   }
 
-  /** Where a session's command servers run: its worktree (home when it has none, or for a test). */
-  private cwdFor(sessionId: string | null): string {
-    return (sessionId !== null ? this.o.sessionRoot?.(sessionId) : null) || homedir();
-  }
-
-  /** The server's client for a working folder (an HTTP server has one, whatever the folder). */
-  private connection(s: StoredServer, cwd: string): McpConnection {
-    const key = s.transport === 'http' ? '' : cwd;
-    let byCwd = this.connections.get(s.name);
-    if (!byCwd) this.connections.set(s.name, (byCwd = new Map()));
-    let c = byCwd.get(key);
-    if (c) {
-      // Most recently used last: the first is the one stopped when there are too many.
-      byCwd.delete(key);
-      byCwd.set(key, c);
-      return c;
-    }
-    c = new McpConnection(this.resolve(s), cwd, this.o.logger, () => this.publish(), this.o.env);
-    byCwd.set(key, c);
-    while (byCwd.size > MAX_CONNECTIONS_PER_SERVER) {
-      const [oldKey, old] = byCwd.entries().next().value as [string, McpConnection];
-      byCwd.delete(oldKey);
-      void old.close();
-    }
+  /** The server's one client (started when first needed). */
+  private connection(s: StoredServer): McpConnection {
+    let c = this.connections.get(s.name);
+    if (!c) this.connections.set(s.name, (c = new McpConnection(this.resolve(s), mcpServerFolder(), this.o.logger, () => this.publish(), this.o.env)));
     return c;
   }
 
   private clients(name: string): McpConnection[] {
-    return [...(this.connections.get(name)?.values() ?? [])];
+    const c = this.connections.get(name);
+    return c ? [c] : [];
   }
 
   /**
@@ -264,7 +247,7 @@ export class McpService {
     return s?.toolPolicy?.[rest.slice(cut + 2)] ?? null;
   }
 
-  /** Stops every client of the server (each worktree's). */
+  /** Stops the server's client. */
   private async stop(name: string): Promise<void> {
     const all = this.clients(name);
     this.connections.delete(name);
@@ -280,7 +263,7 @@ export class McpService {
     const s = this.find(name);
     await this.stop(name);
     this.told.deleteWhere((k) => k.split('\0')[1] === name);
-    const c = this.connection(s, this.cwdFor(null));
+    const c = this.connection(s);
     try {
       const tools = await c.restart();
       return { ok: true, tools: tools.map((t) => ({ name: t.name, description: t.description })), error: null };
@@ -302,8 +285,7 @@ export class McpService {
    */
   async prepare(sessionId: string): Promise<string[]> {
     const servers = this.enabledFor(this.o.sessionProject(sessionId));
-    const cwd = this.cwdFor(sessionId);
-    const clients = new Map(servers.map((s) => [s.name, this.connection(s, cwd)]));
+    const clients = new Map(servers.map((s) => [s.name, this.connection(s)]));
     await Promise.all(
       servers.map((s) => {
         const c = clients.get(s.name)!;
@@ -329,21 +311,19 @@ export class McpService {
   /** The built-in loop's MCP tools for a session: mcp__SERVER__TOOL, from servers that listed them. */
   toolsFor(sessionId: string): ExtraTool[] {
     const out: ExtraTool[] = [];
-    const cwd = this.cwdFor(sessionId);
     for (const s of this.enabledFor(this.o.sessionProject(sessionId))) {
-      const c = this.connections.get(s.name)?.get(s.transport === 'http' ? '' : cwd);
+      const c = this.connections.get(s.name);
       if (!c) continue;
       for (const t of c.tools) {
         const name = mcpToolName(s.name, t.name);
         if (!API_TOOL_NAME.test(name)) continue;
         out.push({
           spec: { name, description: `${t.description || t.name} (MCP server ${s.name})`, input_schema: { type: 'object', ...t.inputSchema } },
-          // Looked up at the call: a client stopped since (too many worktrees) is started again,
-          // tracked; a server removed or disabled since is not started again.
+          // Looked up at the call: a server removed or disabled since is not started again.
           run: async (input, call) => {
             const now = this.enabledFor(this.o.sessionProject(sessionId)).find((x) => x.name === s.name);
             if (!now) return { content: `The MCP server "${s.name}" was removed or disabled; its tools are no longer available.`, isError: true };
-            return this.connection(now, cwd).call(t.name, input, call.signal);
+            return this.connection(now).call(t.name, input, call.signal);
           },
         });
       }
@@ -354,14 +334,15 @@ export class McpService {
   /**
    * Claude Code's `--mcp-config` content for a session of this project: the same servers with
    * their secrets. Written only to a private 0600 file (see coder), never logged. Claude Code
-   * starts a command server in its own working folder, the session's worktree: the folder the
-   * built-in loop gives it too (cwdFor).
+   * would start a command server in its own working folder, the session's worktree: a POSIX
+   * shell changes to the folder the built-in loop uses (mcpServerFolder) and then becomes the
+   * server, so the worktree's files are never the server's configuration.
    */
   claudeConfig(projectId: string | null | undefined): { mcpServers: Record<string, Record<string, unknown>> } {
     const mcpServers: Record<string, Record<string, unknown>> = {};
     for (const s of this.enabledFor(projectId)) {
       const r = this.resolve(s);
-      mcpServers[s.name] = s.transport === 'stdio' ? { type: 'stdio', command: r.command, args: r.args, env: r.env } : { type: 'http', url: r.url, headers: r.headers };
+      mcpServers[s.name] = s.transport === 'stdio' ? { type: 'stdio', ...inFolder(r.command!, r.args), env: r.env } : { type: 'http', url: r.url, headers: r.headers };
     }
     return { mcpServers };
   }
@@ -409,14 +390,14 @@ export class McpService {
 
   dispose(): void {
     this.disposed = true;
-    for (const byCwd of this.connections.values()) for (const c of byCwd.values()) void c.close();
+    for (const c of this.connections.values()) void c.close();
     this.connections.clear();
   }
 
   /** Stops every client (awaited: tests and the CLI end with no child left). */
   async close(): Promise<void> {
     this.disposed = true;
-    await Promise.all([...this.connections.values()].flatMap((byCwd) => [...byCwd.values()].map((c) => c.close())));
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();
   }
 }
@@ -458,4 +439,14 @@ export function readMcpJson(root: string): Array<ReturnType<typeof McpServerInpu
     if (parsed.success) out.push(parsed.data);
   }
   return out;
+}
+
+/**
+ * A command run in mcpServerFolder whatever the working folder of whoever starts it: `sh -c`
+ * with the folder, the program and its arguments as positional parameters (nothing of theirs is
+ * parsed by the shell). No `${…}` in the script: Claude Code fills those in its config.
+ */
+export function inFolder(command: string, args: readonly string[], folder = mcpServerFolder()): { command: string; args: string[] } {
+  if (process.platform === 'win32') return { command, args: [...args] };
+  return { command: '/bin/sh', args: ['-c', 'cd -- "$1" || exit 127; shift; exec "$@"', 'flightdeck-mcp', folder, command, ...args] };
 }

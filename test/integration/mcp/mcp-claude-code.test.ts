@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src-preload/contract';
 import { AppServices } from '../../../src-main/app/services';
+import { inFolder, mcpServerFolder } from '../../../src-main/mcp/mcp-service';
 import { claudeArgs } from '../../../src-main/coder/core/launch';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server/index';
@@ -112,7 +113,7 @@ exec '${CLAUDE_BIN}' "$@"
     const argv = readFileSync(join(rec.path, 'argv'), 'utf8').split('\n');
     expect(argv).toContain('--strict-mcp-config');
     expect(argv).toContain('--mcp-config');
-    expect(JSON.parse(readFileSync(join(rec.path, 'mcp.json'), 'utf8'))).toEqual({ mcpServers: { fixture: { type: 'stdio', command, args, env: { FIXTURE_SECRET: '${FD_MCP_CC_SECRET}' } } } });
+    expect(JSON.parse(readFileSync(join(rec.path, 'mcp.json'), 'utf8'))).toEqual({ mcpServers: { fixture: { type: 'stdio', ...inFolder(command, args), env: { FIXTURE_SECRET: '${FD_MCP_CC_SECRET}' } } } });
     expect(readFileSync(join(rec.path, 'mode'), 'utf8').trim()).toBe('600');
     // The CLI waits for the servers before its first model call (else, starting slowly, their tools are missing from it).
     expect(readFileSync(join(rec.path, 'nonblocking'), 'utf8')).toBe('0');
@@ -123,9 +124,10 @@ exec '${CLAUDE_BIN}' "$@"
     expect(first.tools.map((t) => t.name)).toContain('mcp__fixture__echo');
     const requests = server.mainRequests();
     expect(requestText(requests.at(-2)!.body)).toContain('echo: from claude');
-    // Claude Code started the server in the session's folder, where the built-in loop starts it too
-    // (test/integration/mcp/mcp-suggestions.test.ts asks the same tool there).
-    expect(requestText(requests.at(-2)!.body)).toContain(`cwd=${realpathSync(repo.path)} `);
+    // Claude Code starts its servers in the session's worktree; the server ran in the folder the
+    // built-in loop uses instead (test/integration/mcp/mcp-suggestions.test.ts asks the same tool there).
+    expect(requestText(requests.at(-2)!.body)).toContain(`cwd=${realpathSync(mcpServerFolder())} `);
+    expect(requestText(requests.at(-2)!.body)).not.toContain(`cwd=${realpathSync(repo.path)} `);
     const result = published.find((e) => e.sessionId === s.id && e.data.type === 'tool.result');
     expect(result?.data).toMatchObject({ isError: false });
     // A server that returns its secret: the card shows it hidden, and the stored transcript too

@@ -8,6 +8,7 @@ import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp } from '../../support/app';
+import { mcpServerFolder } from '../../../src-main/mcp/mcp-service';
 import { gitIn, makeRepo } from '../../support/temp';
 import { fixtureCommand } from '../../fixtures/mcp/index';
 
@@ -91,7 +92,7 @@ describe(".mcp.json suggestions", () => {
     expect(app.mcp.toolsFor(mine).map((t) => t.spec.name).sort()).toEqual(['mcp__fixture__crash', 'mcp__fixture__echo', 'mcp__fixture__secret_check', 'mcp__fixture__where']);
     // The server got the shown value, and runs in the session's folder (Claude Code's too).
     const where = app.mcp.toolsFor(mine).find((t) => t.spec.name === 'mcp__fixture__where')!;
-    expect(await where.run({}, { sessionId: mine, turnId: 't', signal: new AbortController().signal })).toEqual({ content: `cwd=${realpathSync(app.agents.sessions.get(mine)!.root)} plain=from-repo`, isError: false });
+    expect(await where.run({}, { sessionId: mine, turnId: 't', signal: new AbortController().signal })).toEqual({ content: `cwd=${realpathSync(mcpServerFolder())} plain=from-repo`, isError: false });
     expect(app.mcp.toolsFor(theirs)).toEqual([]);
     expect(app.mcp.claudeConfig(otherProject.id)).toEqual({ mcpServers: {} });
     expect(Object.keys(app.mcp.claudeConfig(project.id).mcpServers)).toEqual(['fixture']);

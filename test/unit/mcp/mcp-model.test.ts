@@ -1,7 +1,11 @@
 /** The MCP capability's pure rules: suggested servers refused, secret forms redacted, the bounded memory of failures told. */
 import { describe, expect, it } from 'vitest';
 import { BoundedSet, expandReferences, isLoaderVariable, redactSecretForms, secretForms, suggestionRefusal } from '../../../src-main/mcp/mcp-model';
-import { MAX_CONNECTIONS_PER_SERVER, McpService } from '../../../src-main/mcp/mcp-service';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inFolder, McpService } from '../../../src-main/mcp/mcp-service';
 import type { SecretStore } from '../../../src-main/agents/provider/secrets';
 import type { SettingsService } from '../../../src-main/settings/settings-service';
 import type { EventHub } from '../../../src-main/bridge/event-hub';
@@ -80,23 +84,22 @@ describe('failures told to sessions', () => {
   });
 });
 
-describe('clients per worktree', () => {
-  it('are bounded per server, the least recently used stopped first', async () => {
-    const store = new Map<string, unknown>();
-    const settings = { getInternal: (k: string) => store.get(k), setInternal: (k: string, v: unknown) => void store.set(k, v) } as unknown as SettingsService;
-    const secrets = { get: () => null, set: () => undefined, delete: () => undefined, problem: () => null } as unknown as SecretStore;
-    const hub = { publish: () => undefined } as unknown as EventHub;
-    const mcp = new McpService({ settings, secrets, hub, logger: silentLogger, sessionProject: () => null, sessionRoot: (id) => `/tmp/worktree-${id}`, projectRoot: () => '/', trusted: async () => false });
-    mcp.add({ transport: 'stdio', name: 'missing', command: 'no-such-mcp-server-xyz', args: [] });
-    const clients = () => [...((mcp as unknown as { connections: Map<string, Map<string, unknown>> }).connections.get('missing')?.keys() ?? [])];
-    for (let i = 0; i < MAX_CONNECTIONS_PER_SERVER; i++) await mcp.prepare(`s${i}`);
-    expect(clients()).toHaveLength(MAX_CONNECTIONS_PER_SERVER);
-    await mcp.prepare('s0'); // used again: the newest
-    await mcp.prepare('s-new');
-    expect(clients()).toHaveLength(MAX_CONNECTIONS_PER_SERVER);
-    expect(clients()).not.toContain('/tmp/worktree-s1');
-    expect(clients()).toContain('/tmp/worktree-s0');
-    expect(clients().at(-1)).toBe('/tmp/worktree-s-new');
-    await mcp.close();
+describe.runIf(process.platform !== 'win32')('a command server under Claude Code', () => {
+  it('runs in the server folder, not where Claude Code starts it, with its arguments as given', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'fd-mcp-folder-'));
+    const elsewhere = mkdtempSync(join(tmpdir(), 'fd-mcp-worktree-'));
+    try {
+      const odd = ['a b', '$HOME', '; touch pwned', '"q"', '-n'];
+      const { command, args } = inFolder(process.execPath, ['-e', 'process.stdout.write(JSON.stringify([process.cwd(), ...process.argv.slice(1)]))', ...odd], folder);
+      const out = execFileSync(command, args, { cwd: elsewhere, encoding: 'utf8' });
+      expect(JSON.parse(out)).toEqual([realpathSync(folder), ...odd]);
+      expect(existsSync(join(elsewhere, 'pwned'))).toBe(false);
+      // A folder that is gone: the server does not start somewhere else instead.
+      rmSync(folder, { recursive: true });
+      expect(() => execFileSync(command, args, { cwd: elsewhere, stdio: 'pipe' })).toThrow();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });
