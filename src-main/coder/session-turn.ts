@@ -117,8 +117,11 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
   const resumeAt = s.state.resumeAt;
   const history = () => ctx.deps.messages.live(ctx.sessionId).filter((m) => m.turnId !== ctx.turnId);
   let resumeFrom: { target: string; messageId: string } | null = null;
-  let replay = resumeAt?.kind === 'replay';
-  if (resumeAt?.kind === 'at') {
+  // Turns the built-in loop ran since the rewind or fork are not in that conversation: replay them too.
+  const prior = ctx.deps.messages.chatTurns(ctx.sessionId).filter((t) => t.turnId !== ctx.turnId).at(-1);
+  const pointTurn = resumeAt?.kind === 'at' ? s.state.points?.find((p) => p.conversationId === resumeAt.conversationId && p.messageId === resumeAt.messageId)?.turnId : undefined;
+  let replay = resumeAt?.kind === 'replay' || (resumeAt?.kind === 'fresh' && prior !== undefined) || (resumeAt?.kind === 'at' && pointTurn !== prior?.turnId);
+  if (resumeAt?.kind === 'at' && !replay) {
     // Claude Code files conversations by folder: from another folder (a fork's worktree) its file is named.
     const target = resumeAt.cwd === s.root ? resumeAt.conversationId : conversationFile({ ...process.env, ...d.envOverrides }, resumeAt.conversationId);
     if (target) resumeFrom = { target, messageId: resumeAt.messageId };

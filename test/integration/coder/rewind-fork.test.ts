@@ -31,7 +31,8 @@ async function harness(): Promise<Harness> {
   const repo = makeRepo('fd-ccrw-repo-');
   const open = async () => {
     const app = await AppServices.create({ dataDir: data.path, logger: silentLogger, platform: { runtime: 'browser' }, coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' } });
-    app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 30, maxDurationS: 120 });
+    // Generous limits: a loaded machine (two cores, many tests) can leave the CLI silent for a while.
+    app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 180, maxDurationS: 600 });
     return app;
   };
   let app = await open();
@@ -128,7 +129,7 @@ async function threeTurns(id?: string): Promise<string> {
   return sid;
 }
 
-describe('a Claude Code session rewound to a turn', { timeout: 240_000 }, () => {
+describe('a Claude Code session rewound to a turn', { timeout: 600_000 }, () => {
   it('puts back the files three turns edited, created and deleted, across restarts, a user edit handled as /undo does; the next turn resumes the conversation at that turn; /rewind undo takes it back', async () => {
     h = await harness();
     const id = await threeTurns();
@@ -223,9 +224,27 @@ describe('a Claude Code session rewound to a turn', { timeout: 240_000 }, () => 
     expect(sent).toContain('builtin answer');
     expect(sent).not.toContain('cc-turn');
   });
+
+  it('turns the built-in loop ran after the rewind are replayed with the rest when the session goes back to Claude Code', async () => {
+    h = await harness();
+    const id = h.claudeSession();
+    h.server.setScript([text('first answer', 'cc-first'), text('second answer', 'cc-second'), text('builtin answer', 'builtin-after'), text('back on claude code', 'cc-after')]);
+    expect((await h.app.agents.run(id, 'cc-first')).outcome).toBe('completed');
+    expect((await h.app.agents.run(id, 'cc-second')).outcome).toBe('completed');
+    await h.app.agents.run(id, '/rewind 1');
+    expect(h.app.agents.sessions.get(id)!.state.resumeAt).toMatchObject({ kind: 'at' });
+    h.app.coder.updateSession({ sessionId: id, executor: 'builtin' });
+    await h.app.agents.run(id, 'builtin-after');
+    h.app.coder.updateSession({ sessionId: id, executor: 'claude-code' });
+    expect((await h.app.agents.run(id, 'cc-after')).outcome).toBe('completed');
+    const sent = lastRequest();
+    expect(sent).toContain('earlier-conversation');
+    for (const t of ['cc-first', 'first answer', 'builtin-after', 'builtin answer', 'cc-after']) expect(sent).toContain(t);
+    expect(sent).not.toContain('cc-second');
+  });
 });
 
-describe('a Claude Code session forked at a turn', { timeout: 240_000 }, () => {
+describe('a Claude Code session forked at a turn', { timeout: 600_000 }, () => {
   it("starts in a new worktree with that turn's files and conversation; both sessions continue independently across a restart", async () => {
     h = await harness();
     const id = await threeTurns();
