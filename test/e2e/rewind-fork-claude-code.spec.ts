@@ -14,6 +14,8 @@ let model: ModelServer;
 let repo: { path: string; cleanup(): void };
 let home: { path: string; cleanup(): void };
 
+const hostEnv = () => ({ ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-claude-key', ANTHROPIC_MODEL: 'claude-sonnet-5', HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' });
+
 /** What the model received on its last agent turn. */
 const lastRequest = () => JSON.stringify((model.mainRequests().at(-1)!.body as { messages: unknown[] }).messages);
 
@@ -30,9 +32,7 @@ test.beforeAll(async () => {
     ],
   });
   home = tempDir('fd-e2e-ccrw-home-');
-  host = await startHost({
-    env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-claude-key', ANTHROPIC_MODEL: 'claude-sonnet-5', HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' },
-  });
+  host = await startHost({ env: hostEnv() });
   repo = makeRepo('fd-e2e-ccrw-');
   gitIn(repo.path, 'config', 'user.name', 'E2E Tester');
   gitIn(repo.path, 'config', 'user.email', 'e2e@example.com');
@@ -45,7 +45,7 @@ test.afterAll(async () => {
   home?.cleanup();
 });
 
-test("a Claude Code session's turn menu rewinds files and conversation to a turn, and forks a new worktree session that continues from it", async ({ page }) => {
+test("a Claude Code session's turn menu rewinds files and conversation to a turn (across a restart), and forks a new worktree session that continues from it", async ({ page }) => {
   test.setTimeout(240_000);
   const board = new BoardPage(page);
   await board.open(host.url);
@@ -81,6 +81,15 @@ test("a Claude Code session's turn menu rewinds files and conversation to a turn
   await session.waitIdle();
   expect(existsSync(join(repo.path, 'two.txt'))).toBe(false);
   expect(readFileSync(join(repo.path, 'one.txt'), 'utf8')).toBe('first\n');
+
+  // A restart between the rewind and the next turn: where the conversation resumes is on disk.
+  const where = new URL(page.url()).hash;
+  expect(where).toMatch(/^#\/session\/ses-/);
+  await host.stop();
+  host = await startHost({ dataDir: host.dataDir, env: hostEnv() });
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '${where}'`);
+  await expect(session.transcript.getByTestId('rewound')).toContainText('Turn 2 set aside by a rewind to turn 1');
 
   // The next turn: Claude Code's conversation holds turn 1 and not turn 2.
   await session.send('after the rewind');
