@@ -339,6 +339,8 @@ export class AppServices {
       db: this.db,
       hub: this.hub,
       logger: log.child('pr-follow'),
+      // pr.auto_merge only from a trusted repository (trust/trust-parts).
+      trustedConfig,
       forge: new GhPrForge(),
       inbox: this.inbox,
       projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null,

@@ -157,6 +157,9 @@ function configItems(raw: unknown): { items: TrustItem[]; promptDirs: string[] }
   for (const k of Object.keys(placement ?? {}).sort()) {
     items.push({ key: `agent.placement.${k}`, kind: k === 'image' ? 'image' : 'setting', label: `agent.placement ${CONFIG_LABEL}: where feature runs and mailbox tasks work`, value: text(placement![k]) });
   }
+  // Merging without the user is the repository's to ask only once trusted (an agent's PR merged unreviewed).
+  const pr = obj(doc.pr);
+  if (pr?.auto_merge !== undefined && pr.auto_merge !== 'off') items.push({ key: 'pr.auto_merge', kind: 'setting', label: `pr.auto_merge ${CONFIG_LABEL}: a green, approved pull request is merged without asking`, value: text(pr.auto_merge) });
   const promptDirs = Array.isArray(extra) ? extra.filter((d): d is string => typeof d === 'string' && d.trim() !== '') : extra === undefined ? [DEFAULT_PROMPT_DIR] : [];
   return { items, promptDirs };
 }

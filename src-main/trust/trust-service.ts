@@ -32,9 +32,9 @@ interface TrustRow {
 }
 
 /** What an untrusted repository's config would have made Flightdeck do, for the user ("worktree.setup (2 commands)"). */
-export type TrustPart = 'worktree.setup' | 'worktree.copy' | 'checks' | 'prompts' | 'agent.placement' | 'mailbox';
+export type TrustPart = 'worktree.setup' | 'worktree.copy' | 'checks' | 'prompts' | 'agent.placement' | 'pr.auto_merge' | 'mailbox';
 
-const CONFIG_PARTS: readonly TrustPart[] = ['worktree.setup', 'worktree.copy', 'checks', 'prompts', 'agent.placement'];
+const CONFIG_PARTS: readonly TrustPart[] = ['worktree.setup', 'worktree.copy', 'checks', 'prompts', 'agent.placement', 'pr.auto_merge'];
 
 const PART_OF_KEY: ReadonlyArray<[RegExp, TrustPart]> = [
   [/^worktree\.setup/, 'worktree.setup'],
@@ -42,6 +42,7 @@ const PART_OF_KEY: ReadonlyArray<[RegExp, TrustPart]> = [
   [/^checks/, 'checks'],
   [/^folder:/, 'prompts'],
   [/^agent\.placement/, 'agent.placement'],
+  [/^pr\.auto_merge$/, 'pr.auto_merge'],
 ];
 
 /** Which part an item belongs to (`.mcp.json` to none yet: nothing reads it). */
@@ -71,6 +72,8 @@ export function skippedText(part: TrustPart, items: readonly TrustItem[]): strin
       return 'the repository\'s prompt templates were not used (built-in templates)';
     case 'agent.placement':
       return 'agent.placement was not used (on the host)';
+    case 'pr.auto_merge':
+      return 'pr.auto_merge was not used (a ready pull request waits for you to merge it)';
     case 'mailbox':
       return '.context/ and .clauderc were not read';
   }
@@ -221,6 +224,7 @@ export class TrustService {
     if (skipped.includes('worktree.copy')) out.worktree.copy = [...DEFAULT_WORKTREE_COPY];
     if (skipped.includes('prompts')) out.prompts.extra_dirs = [];
     if (skipped.includes('agent.placement')) delete out.agent.placement;
+    if (skipped.includes('pr.auto_merge')) out.pr.auto_merge = 'off';
     if (skipped.includes('checks')) out.checks = await detectedChecks(checkout ?? status.root);
     return { status, config: out, skipped };
   }

@@ -21,7 +21,7 @@ import { readFileInsideAsync } from '../../platform/contained-path';
 import type { Logger } from '../../platform/logger';
 import type { Database } from '../../store/db';
 import { TREES_DIR } from '../../worktrees/worktree-manager';
-import { defaultConfig, loadConfig, FEATURES_DIR } from '../config';
+import { defaultConfig, loadConfig, FEATURES_DIR, type FeaturesConfig } from '../config';
 import { DefaultGitOps, type GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
 import { readState, updateState } from '../state';
@@ -60,6 +60,12 @@ export interface PrFollowOptions {
   runs: PrRuns;
   inbox?: { add(d: EntryDraft): unknown; settle(done: (e: InboxEntry) => boolean): void };
   projectIdOf?: (repoPath: string) => string | null;
+  /**
+   * The repository's config with what it may not decide while untrusted put back to the
+   * defaults (pr.auto_merge off: a repository cannot have an agent's PR merged unasked).
+   * Absent: every repository is untrusted.
+   */
+  trustedConfig?: (repoRoot: string, config: FeaturesConfig) => Promise<FeaturesConfig>;
   pollMinMs?: number;
   pollMaxMs?: number;
   tickMs?: number;
@@ -103,6 +109,13 @@ export class PrFollowService {
     this.repo = new PrRepo(o.db);
     this.git = o.git ?? new DefaultGitOps();
     this.timing = { pollMinMs: o.pollMinMs ?? PR_POLL_MIN_MS, pollMaxMs: o.pollMaxMs ?? PR_POLL_MAX_MS, tickMs: o.tickMs ?? TICK_MS };
+  }
+
+  /** The config the loop goes by: the main checkout's, as far as the repository is trusted. */
+  private async config(repoRoot: string): Promise<FeaturesConfig> {
+    const raw = await loadConfig(repoRoot).catch(() => defaultConfig());
+    if (this.o.trustedConfig) return this.o.trustedConfig(repoRoot, raw).catch(() => ({ ...raw, pr: { ...raw.pr, auto_merge: 'off' as const } }));
+    return { ...raw, pr: { ...raw.pr, auto_merge: 'off' } };
   }
 
   private now(): number {
@@ -245,7 +258,7 @@ export class PrFollowService {
       if (c.ok) comments = c.value;
       else this.o.logger.warn('pull request loop: line comments unreadable', { slug: f.slug, error: c.message });
     }
-    const config = await loadConfig(f.repoRoot).catch(() => defaultConfig());
+    const config = await this.config(f.repoRoot);
     const rounds = this.repo.rounds(f.repoRoot, f.slug).length;
     const decision = decide({ pr, checks: checks.value, comments }, seen, rounds, config.pr.max_fix_rounds);
     this.recordObservations(f, pr, checks.value, seenSet);
@@ -324,7 +337,7 @@ export class PrFollowService {
     }
     const tree = this.treeOf(f);
     const quoted = await Promise.all(comments.map(async (c) => ({ comment: c, quote: quoteOf(c, await this.fileAt(tree, c.path)) })));
-    const config = await loadConfig(f.repoRoot).catch(() => defaultConfig());
+    const config = await this.config(f.repoRoot);
     const round = this.repo.rounds(f.repoRoot, f.slug).length + 1;
     const text = prFixRoundText({ number: f.number, url: pr.url || f.url, round, maxRounds: config.pr.max_fix_rounds, checks: checks.map((c) => ({ check: c, log: logs.get(runIdOf(c.link) ?? '') ?? null })), reviews, comments: quoted });
     const summary = roundSummary(checks, reviews, comments.length);
@@ -499,7 +512,7 @@ export class PrFollowService {
 
   async status(repoRoot: string, slug: string): Promise<PrStatusView> {
     const f = this.repo.get(repoRoot, slug);
-    const config = await loadConfig(repoRoot).catch(() => defaultConfig());
+    const config = await this.config(repoRoot);
     return {
       follow: f ? { slug: f.slug, number: f.number, url: f.url, branch: f.branch, status: f.status, reason: f.reason, checks: f.checks, reviewState: null, createdAt: f.createdAt, updatedAt: f.updatedAt, nextPollAt: LOOKED_AT.has(f.status) ? f.nextPollAt : null } : null,
       rounds: this.repo.rounds(repoRoot, slug).map(({ prompt: _p, repoRoot: _r, slug: _s, ...r }) => r),

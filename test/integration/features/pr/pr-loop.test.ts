@@ -187,6 +187,26 @@ describe('the pull request loop', () => {
     expect(kinds.slice(-2)).toEqual(['ready', 'merged']);
   }, 240_000);
 
+  it('pr.auto_merge added after the repository was trusted is not used until it is trusted again: a ready PR waits for the user', async () => {
+    setup({ stages: [{ checks: [check('test', 'pass', 100)], reviewDecision: 'APPROVED', reviews: [{ id: 'PRR_1', author: { login: 'alice' }, state: 'APPROVED', body: '' }] }] });
+    await deliverAndFollow(FIRST_RUN);
+    await until('ready');
+    // A pull of the main checkout brings a config asking to merge by itself (not reviewed by the user).
+    const cfg = join(repo!.repo, '.flightdeck', 'config.yml');
+    writeFileSync(cfg, `${readFileSync(cfg, 'utf8')}\npr:\n  auto_merge: squash\n`);
+    const views = ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'view').length;
+    await waitFor(() => ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'view').length >= views + 4, 'more looks');
+    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([]);
+    expect(h!.app.prFollow.repo.get(repo!.repo, 'widget')?.status).toBe('ready');
+    expect((await h!.app.prFollow.status(repo!.repo, 'widget')).autoMerge).toBe('off');
+    const trust = await h!.app.trust.status(repo!.repo);
+    expect(trust.changes.map((c) => c.key)).toContain('pr.auto_merge');
+    // Reviewed and trusted: the next look merges.
+    await h!.app.trust.trust(repo!.repo);
+    await until('merged');
+    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--squash']]);
+  }, 240_000);
+
   it('an auto-merge gh refuses puts the feature under Needs input with gh\'s words, and is not tried again on every look', async () => {
     setup({ extra: 'pr:\n  auto_merge: rebase', mergeRefused: 'GraphQL: Base branch policy prohibits the merge.', stages: [{ checks: [check('test', 'pass', 100)], reviewDecision: 'APPROVED' }] });
     await deliverAndFollow(FIRST_RUN);
