@@ -20,7 +20,7 @@ export interface PrForge {
   merge(cwd: string, number: number, method: MergeMethod): Promise<GhResult<true>>;
 }
 
-const VIEW_FIELDS = 'number,url,state,reviewDecision,headRefOid,headRefName,reviews';
+const VIEW_FIELDS = 'number,url,state,reviewDecision,headRefOid,headRefName,isCrossRepository,reviews';
 const CHECK_FIELDS = 'name,state,bucket,link,workflow';
 /** `gh pr checks` exits 8 while a check runs and 1 when one failed; the JSON is on stdout in both. */
 const CHECKS_EXIT_PENDING = 8;

@@ -51,6 +51,8 @@ export interface PrView {
   headSha: string;
   /** The branch the PR merges: the feature's, or the PR is not the feature's. */
   headRef: string;
+  /** The head branch lives in another repository (a fork): a branch of that name there is not the feature's. */
+  crossRepository: boolean;
   reviews: PrReview[];
 }
 
@@ -72,7 +74,7 @@ export function parseChecks(raw: unknown, headSha: string): PrCheck[] {
   });
 }
 
-/** `gh pr view N --json number,url,state,reviewDecision,headRefOid,headRefName,reviews`. */
+/** `gh pr view N --json number,url,state,reviewDecision,headRefOid,headRefName,isCrossRepository,reviews`. */
 export function parsePrView(raw: unknown): PrView {
   const o = raw as Record<string, unknown> | null;
   const state = str(o?.state).toUpperCase();
@@ -88,6 +90,8 @@ export function parsePrView(raw: unknown): PrView {
     reviewDecision: (DECISIONS.has(decision) ? decision : '') as ReviewDecision,
     headSha: str(o.headRefOid),
     headRef: str(o.headRefName),
+    // Anything but an explicit false is taken as a fork's: only our own branch is fixed or merged.
+    crossRepository: o.isCrossRepository !== false,
     reviews: reviews.flatMap((r) => {
       const x = r as Record<string, unknown> | null;
       const s = str(x?.state).toUpperCase();

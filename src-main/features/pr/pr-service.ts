@@ -229,7 +229,11 @@ export class PrFollowService {
 
   /** A PR whose head is not the feature's branch is not the feature's (the number came from the agent's answer). */
   private foreignPr(f: FollowRow, pr: PrView): string | null {
-    return pr.headRef !== '' && pr.headRef !== f.branch ? `Pull request #${f.number} merges ${pr.headRef}, not the feature's branch ${f.branch}: it is not followed or merged. Follow the right one with feature pr ${f.slug} --follow after fixing state.yml's pr, or merge by hand.` : null;
+    const fix = `it is not followed or merged. Follow the right one with feature pr ${f.slug} --follow after fixing state.yml's pr, or merge by hand.`;
+    if (pr.headRef !== f.branch) return `Pull request #${f.number} merges ${pr.headRef || 'an unnamed branch'}, not the feature's branch ${f.branch}: ${fix}`;
+    // A fork can name a branch like ours; its PR is someone else's code.
+    if (pr.crossRepository) return `Pull request #${f.number} merges ${pr.headRef} from another repository (a fork), not the feature's branch: ${fix}`;
+    return null;
   }
 
   private async lookAt(f: FollowRow): Promise<void> {

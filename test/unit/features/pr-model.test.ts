@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decide, logTail, nextPollDelay, parseChecks, parseLineComments, parsePrView, prFixRoundText, quoteOf, roundSummary, runIdOf, type PrCheck, type PrSnapshot, type Seen } from '../../../src-main/features/pr/pr-model';
 
 const check = (name: string, bucket: PrCheck['bucket'], id = `https://github.com/o/r/actions/runs/1${name.length}/job/9`): PrCheck => ({ id, name, workflow: 'CI', bucket, link: id });
-const pr = (o: Partial<PrSnapshot['pr']> = {}): PrSnapshot['pr'] => ({ number: 7, url: 'u', state: 'OPEN', reviewDecision: '', headSha: 'abc', headRef: 'feature/x', reviews: [], ...o });
+const pr = (o: Partial<PrSnapshot['pr']> = {}): PrSnapshot['pr'] => ({ number: 7, url: 'u', state: 'OPEN', reviewDecision: '', headSha: 'abc', headRef: 'feature/x', crossRepository: false, reviews: [], ...o });
 const none: Seen = { has: () => false };
 const seenOf = (...keys: string[]): Seen => ({ has: (k, id) => keys.includes(`${k}:${id}`) });
 
@@ -20,7 +20,8 @@ describe('pull request loop: gh answers', () => {
 
   it('parses the PR view; reviews of unknown states or without ids are left out; an odd decision is none', () => {
     const v = parsePrView({ number: 7, url: 'u', state: 'open', reviewDecision: 'WHATEVER', headRefOid: 'h', reviews: [{ id: 'R1', author: { login: 'al' }, state: 'APPROVED', body: 'ok' }, { id: 'R2', state: 'EXPLODED' }, { state: 'APPROVED' }, 'junk'] });
-    expect(v).toEqual({ number: 7, url: 'u', state: 'OPEN', reviewDecision: '', headSha: 'h', headRef: '', reviews: [{ id: 'R1', author: 'al', state: 'APPROVED', body: 'ok' }] });
+    expect(v).toEqual({ number: 7, url: 'u', state: 'OPEN', reviewDecision: '', headSha: 'h', headRef: '', crossRepository: true, reviews: [{ id: 'R1', author: 'al', state: 'APPROVED', body: 'ok' }] });
+    expect(parsePrView({ number: 7, state: 'OPEN', headRefName: 'feature/x', isCrossRepository: false }).crossRepository).toBe(false);
     expect(() => parsePrView({ number: '7', state: 'OPEN' })).toThrow(/unexpected pull request/);
     expect(() => parsePrView({ number: 7, state: 'DRAFTISH' })).toThrow(/unexpected pull request/);
     expect(() => parsePrView(null)).toThrow();

@@ -45,9 +45,9 @@ const FIX_RUN: Script = [write('sum.mjs', FIXED), text('1. Documented sum.'), VE
 
 const check = (name: string, bucket: string, run?: number) => ({ name, bucket, workflow: 'CI', link: run ? `https://github.com/acme/widgets/actions/runs/${run}/job/${run + 1}` : '' });
 
-function setup(o: { extra?: string; stages: unknown[]; headRefName?: string; mergeRefused?: string }): void {
+function setup(o: { extra?: string; stages: unknown[]; headRefName?: string; isCrossRepository?: boolean; mergeRefused?: string }): void {
   repo = makeRunRepo({ remote: 'github', config: configYaml({ checks: [], extra: o.extra ?? '' }).replace('enabled: true', 'enabled: false') });
-  gh = withFakeGh({ prs: [], createUrl: PR_URL, pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', headRefName: o.headRefName, mergeRefused: o.mergeRefused, stages: o.stages } });
+  gh = withFakeGh({ prs: [], createUrl: PR_URL, pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', headRefName: o.headRefName, isCrossRepository: o.isCrossRepository, mergeRefused: o.mergeRefused, stages: o.stages } });
   process.env.PATH = gh.env.PATH;
   process.env.GH_CONFIG_DIR = gh.env.GH_CONFIG_DIR;
 }
@@ -240,6 +240,16 @@ describe('the pull request loop', () => {
     await expect(h!.app.prFollow.merge(repo!.repo, 'widget', 'squash')).rejects.toThrow(/not the feature's branch/);
     expect(ghCalls().some((a) => a[0] === 'pr' && a[1] === 'merge')).toBe(false);
     expect(ghCalls().some((a) => a[0] === 'run')).toBe(false);
+  }, 240_000);
+
+  it("a fork's PR whose head branch is named like the feature's is neither fixed nor merged", async () => {
+    setup({ extra: 'pr:\n  auto_merge: squash', isCrossRepository: true, stages: [{ checks: [check('test', 'pass', 200)], reviewDecision: 'APPROVED' }] });
+    await deliverAndFollow(FIRST_RUN);
+    await until('needs_input');
+    const status = await h!.app.prFollow.status(repo!.repo, 'widget');
+    expect(status.follow!.reason).toMatch(/merges feature\/widget from another repository \(a fork\)/);
+    await expect(h!.app.prFollow.merge(repo!.repo, 'widget', 'squash')).rejects.toThrow(/another repository/);
+    expect(ghCalls().some((a) => a[0] === 'pr' && a[1] === 'merge')).toBe(false);
   }, 240_000);
 
   it('without gh logged in, the status says what the loop would do and how to enable it', async () => {
