@@ -196,6 +196,8 @@ export function decide(s: PrSnapshot, seen: Seen, roundsDone: number, maxRounds:
 export const LOG_TAIL_CHARS = 6_000;
 /** A reviewer's text is bounded so one long review cannot crowd out the rest. */
 const REVIEW_BODY_CHARS = 4_000;
+/** A comment's quoted lines too: a comment can span a whole file (lines 1-50000), a diff hunk can be huge. */
+const QUOTE_CHARS = 4_000;
 
 export function logTail(log: string, chars = LOG_TAIL_CHARS): string {
   // gh prefixes each line with "job\tstep\t"; the timestamp and the ANSI colours say nothing to the agent.
@@ -218,11 +220,11 @@ function cut(text: string, max: number): string {
 export function quoteOf(c: PrLineComment, fileText: string | null): string {
   if (fileText !== null && c.lineStart !== null && c.lineEnd !== null) {
     const q = linesOf(fileText, c.lineStart, c.lineEnd);
-    if (q !== null) return q;
+    if (q !== null) return cut(q, QUOTE_CHARS);
   }
   const hunk = c.diffHunk.split('\n').filter((l) => !l.startsWith('@@'));
   const n = c.lineStart !== null && c.lineEnd !== null ? c.lineEnd - c.lineStart + 1 : 3;
-  return hunk.slice(-Math.max(1, n)).map((l) => l.replace(/^[+ -]/, '')).join('\n');
+  return cut(hunk.slice(-Math.max(1, n)).map((l) => l.replace(/^[+ -]/, '')).join('\n'), QUOTE_CHARS);
 }
 
 export interface RoundInput {

@@ -117,6 +117,16 @@ describe('pull request loop: the fix round request', () => {
     expect(quoteOf({ ...c, lineStart: null, lineEnd: null }, 'one\ntwo\n')).toBe('line one\nline two');
   });
 
+  it('bounds a quote: a comment over a whole big file, or a huge diff hunk, is cut', () => {
+    const big = Array.from({ length: 50_000 }, (_, i) => `const line${i} = ${i};`).join('\n');
+    const c = { id: '1', reviewId: null, author: 'b', path: 'a', lineStart: 1, lineEnd: 50_000, body: '', diffHunk: `@@ -1 +1,50000 @@\n${big.split('\n').map((l) => `+${l}`).join('\n')}` };
+    const fromFile = quoteOf(c, big);
+    expect(fromFile.length).toBeLessThan(5_000);
+    expect(fromFile.startsWith('const line0 = 0;')).toBe(true);
+    expect(fromFile).toMatch(/more characters\)$/);
+    expect(quoteOf(c, null).length).toBeLessThan(5_000);
+  });
+
   it('keeps the end of a long log, and sums up a round', () => {
     expect(logTail('x'.repeat(10) + 'END', 5)).toBe('… xxEND');
     expect(roundSummary([check('a', 'fail'), check('b', 'fail')], [{ id: 'R', author: 'bob', state: 'CHANGES_REQUESTED', body: '' }], 1)).toBe('2 failed checks (a, b); changes requested by bob with 1 line comment');
