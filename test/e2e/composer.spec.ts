@@ -195,6 +195,15 @@ test('a running tool shows its elapsed time, and Escape in the composer interrup
   await expect(elapsed).toHaveText(/^0:0[0-9]$/);
   await expect(elapsed).toHaveText(/^0:0[2-9]$/, { timeout: 15_000 });
   await page.screenshot({ path: 'test-results/composer-tool-elapsed.png' });
+  // A hidden page (a background tab, a minimized window): the clock stops, and is right again once shown.
+  const setHidden = (hidden: boolean) =>
+    page.evaluate(`Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' }); document.dispatchEvent(new Event('visibilitychange'))`);
+  await setHidden(true);
+  const frozen = await elapsed.textContent();
+  await page.waitForTimeout(2_500);
+  expect(await elapsed.textContent()).toBe(frozen);
+  await setHidden(false);
+  await expect(elapsed).not.toHaveText(frozen!);
   await session.input.focus();
   await session.input.press('Escape');
   await expect(page.getByTestId('send')).toBeVisible({ timeout: 15_000 });

@@ -5,6 +5,7 @@ import { formatElapsed } from './composer-logic';
 import { DiffView, patchInputDiff } from './DiffView';
 import { diffChangesNothing } from './diff-parse';
 import { clipLines, parseToolInput, toolSummary, type TranscriptItem } from './transcript';
+import { usePageVisible } from '../lib/use-page-visible';
 
 /** A written file's content shown in its card; the file on disk has all of it. */
 const MAX_CONTENT_CHARS = 4_000;
@@ -76,10 +77,13 @@ const ELAPSED_TICK_MS = 1_000;
 /** The time since the tool call began, ticking while it runs. */
 function Elapsed({ since }: { since: number }) {
   const [now, setNow] = useState(() => Date.now());
+  const visible = usePageVisible();
   useEffect(() => {
+    if (!visible) return;
+    setNow(Date.now());
     const t = setInterval(() => setNow(Date.now()), ELAPSED_TICK_MS);
     return () => clearInterval(t);
-  }, []);
+  }, [visible]);
   return (
     <span className="muted small tool-elapsed" title="Running for" data-testid="tool-elapsed">
       {formatElapsed(now - since)}

@@ -10,6 +10,7 @@ import { AddEngineForm, useRemoveEngine } from './AddEngineForm';
 import { ImagesSection } from './ImagesSection';
 import { PlaceSessionForm } from './PlaceSessionForm';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { usePageVisible } from '../lib/use-page-visible';
 
 /** How often a running container's CPU and memory are sampled while the view is open. */
 const STATS_INTERVAL_MS = 3_000;
@@ -53,10 +54,11 @@ export function ContainersView() {
     };
   }, [client, generation, toastError]);
 
-  // Live figures for running containers, sampled while the view is open.
+  // Live figures for running containers, sampled while the view is open and can be seen.
+  const visible = usePageVisible();
   useEffect(() => {
     const running = containers.filter((c) => c.state === 'running');
-    if (running.length === 0) return;
+    if (running.length === 0 || !visible) return;
     let live = true;
     const sample = () => {
       for (const c of running) {
@@ -73,7 +75,7 @@ export function ContainersView() {
       live = false;
       clearInterval(t);
     };
-  }, [client, containers]);
+  }, [client, containers, visible]);
 
   // A remote workspace's sync state changes after each of its commands: the row follows.
   useEffect(

@@ -5,6 +5,7 @@ import type { SpendDay } from '../../../src-preload/contract/feature-review';
 import { useClient } from '../store';
 import { usd } from '../lib/format';
 import { duration, timelineRows, type FeatureHistory } from './feature-model';
+import { usePageVisible } from '../lib/use-page-visible';
 
 /** Outcome colours, the same the pipeline chips use (see feature-view.css). */
 const STATUS_COLOR: Record<FeaturePhaseView['status'], string> = {
@@ -22,11 +23,13 @@ const SPEND_DAYS = 30;
  */
 export function FeatureTimeline({ phases, marks, projectId, running }: { phases: readonly FeaturePhaseView[]; marks: FeatureHistory['marks']; projectId: string; running: boolean }) {
   const [now, setNow] = useState(() => Date.now());
+  const visible = usePageVisible();
   useEffect(() => {
-    if (!running) return;
+    if (!running || !visible) return;
+    setNow(Date.now());
     const t = setInterval(() => setNow(Date.now()), 2_000);
     return () => clearInterval(t);
-  }, [running]);
+  }, [running, visible]);
   const { rows, origin } = useMemo(() => timelineRows(phases, now, running), [phases, now, running]);
   const markRows = origin === null ? [] : marks.map((m) => ({ ...m, at: (m.ts - origin) / 1000 }));
   return (

@@ -18,6 +18,7 @@ import { RunDialog } from './RunDialog';
 import { CandidatesPanel } from './CandidatesPanel';
 import { PrEvents, PrPanel, usePrStatus } from './PrPanel';
 import './feature-view.css';
+import { usePageVisible } from '../lib/use-page-visible';
 
 type Tab = 'overview' | 'changes' | 'timeline';
 const TABS: Array<{ id: Tab; label: string }> = [
@@ -378,11 +379,13 @@ function Overview({ detail, history, delivery, running }: { detail: FeatureDetai
   const sessions = useAppStore((s) => s.sessions);
   const setView = useAppStore((s) => s.setView);
   const [now, setNow] = useState(() => Date.now());
+  const visible = usePageVisible();
   useEffect(() => {
-    if (!running) return;
+    if (!running || !visible) return;
+    setNow(Date.now());
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
-  }, [running]);
+  }, [running, visible]);
   const state = detail.state;
   if (!state) return <p className="muted">No readable state file for this feature.</p>;
   const lastRun = history.runs.at(-1);
@@ -562,11 +565,13 @@ function BranchChanges({ projectId, slug, live }: { projectId: string; slug: str
       refresh();
     },
   };
+  // While the page is hidden the diff is not read; it is read again once it shows.
+  const visible = usePageVisible();
   useEffect(() => {
-    if (!live) return;
+    if (!live || !visible) return;
     const t = setInterval(() => setGeneration((g) => g + 1), LIVE_DIFF_MS);
     return () => clearInterval(t);
-  }, [live]);
+  }, [live, visible]);
   useEffect(() => client.on('featureRuns.event', (e) => e.slug === slug && setGeneration((g) => g + 1)), [client, slug]);
   return (
     <div className="panel feature-changes" data-testid="feature-changes">

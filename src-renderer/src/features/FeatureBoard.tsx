@@ -6,6 +6,7 @@ import { useAppStore, useClient } from '../store';
 import { BOARD_COLUMNS, COLUMN_LABEL, autopilotCards, clampFocus, elapsed, groupCards, moveFocus, toBoardCards, type BoardCard, type BoardColumn, type BoardFilter, type BoardPos, type BoardSort } from './board-model';
 import './board.css';
 import { usePrBoard } from './pr-board';
+import { usePageVisible } from '../lib/use-page-visible';
 
 /** A card's height plus the gap under it (CSS .feature-card and .board-list): fixed, so nothing needs measuring. */
 const CARD_STRIDE = 130;
@@ -381,10 +382,12 @@ function PhaseLine({ phase, status }: { phase: NonNullable<BoardCard['phase']>; 
 /** The current time, ticking once a second while `on`: kept in the component that shows it, never in the store. */
 function useNow(on: boolean): number {
   const [now, setNow] = useState(() => Date.now());
+  const visible = usePageVisible();
   useEffect(() => {
-    if (!on) return;
+    if (!on || !visible) return;
+    setNow(Date.now());
     const t = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(t);
-  }, [on]);
+  }, [on, visible]);
   return now;
 }
