@@ -17,7 +17,8 @@ export interface PrForge {
   checks(cwd: string, number: number, headSha: string): Promise<GhResult<PrCheck[]>>;
   failedLog(cwd: string, runId: string): Promise<GhResult<string>>;
   lineComments(cwd: string, number: number): Promise<GhResult<PrLineComment[]>>;
-  merge(cwd: string, number: number, method: MergeMethod): Promise<GhResult<true>>;
+  /** `matchHead`: merged only while the PR's head is still this commit (the one whose checks were seen green). */
+  merge(cwd: string, number: number, method: MergeMethod, matchHead?: string): Promise<GhResult<true>>;
 }
 
 const VIEW_FIELDS = 'number,url,state,reviewDecision,headRefOid,headRefName,isCrossRepository,reviews';
@@ -81,8 +82,8 @@ export class GhPrForge implements PrForge {
     return r.value.code === 0 ? parsed('api', r.value.stdout, parseLineComments) : failure('api', r.value);
   }
 
-  async merge(cwd: string, number: number, method: MergeMethod): Promise<GhResult<true>> {
-    const r = await this.gh.exec(['pr', 'merge', String(number), `--${method}`], cwd);
+  async merge(cwd: string, number: number, method: MergeMethod, matchHead?: string): Promise<GhResult<true>> {
+    const r = await this.gh.exec(['pr', 'merge', String(number), `--${method}`, ...(matchHead !== undefined ? ['--match-head-commit', matchHead] : [])], cwd);
     if (!r.ok) return r;
     return r.value.code === 0 ? { ok: true, value: true } : failure('pr merge', r.value);
   }

@@ -314,7 +314,8 @@ export class PrFollowService {
           this.inbox({ kind: 'finished', title: `Ready to merge: ${f.slug}`, body: f.url }, f);
         }
         this.setStatus(f, 'ready', null);
-        if (autoMerge !== 'off') await this.merge(f.repoRoot, f.slug, autoMerge, 'auto');
+        // Only the commit whose checks were just seen green: a push since then waits for its own checks.
+        if (autoMerge !== 'off') await this.merge(f.repoRoot, f.slug, autoMerge, 'auto', pr.headSha);
         return;
       case 'give_up': {
         if (f.status === 'needs_input') return;
@@ -474,7 +475,7 @@ export class PrFollowService {
   }
 
   /** Merges the PR with gh (`gh pr merge --<method>`) and records the feature merged. */
-  async merge(repoRoot: string, slug: string, method: MergeMethod, by: 'user' | 'auto' = 'user'): Promise<{ merged: boolean; message: string }> {
+  async merge(repoRoot: string, slug: string, method: MergeMethod, by: 'user' | 'auto' = 'user', checkedHead?: string): Promise<{ merged: boolean; message: string }> {
     const f = this.repo.get(repoRoot, slug);
     if (!f) throw new AppError('not_found', `Flightdeck is not following a pull request of "${slug}"; merge it on GitHub, or locally with feature merge.`);
     if (f.status === 'merged') return { merged: true, message: `Pull request #${f.number} is merged already.` };
@@ -482,7 +483,11 @@ export class PrFollowService {
     const view = await this.o.forge.view(this.cwdOf(f), f.number);
     const foreign = view.ok ? this.foreignPr(f, view.value) : null;
     if (foreign) throw new AppError('conflict', foreign);
-    const r = await this.o.forge.merge(this.cwdOf(f), f.number, method);
+    const matchHead = by === 'auto' ? checkedHead ?? '' : undefined;
+    const r: Awaited<ReturnType<PrForge['merge']>> =
+      matchHead !== undefined && !/^[0-9a-f]{40,64}$/.test(matchHead)
+        ? { ok: false, reason: 'failed', message: `gh named no head commit of pull request #${f.number} to merge` }
+        : await this.o.forge.merge(this.cwdOf(f), f.number, method, matchHead);
     if (!r.ok) {
       const message = r.reason === 'not_installed' ? GH_PR_LOOP_MESSAGE : r.message;
       this.repo.addEvent(repoRoot, slug, { kind: 'note', message: `Merge (${method}) refused: ${message}` }, this.now());

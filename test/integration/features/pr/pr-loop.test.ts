@@ -180,7 +180,9 @@ describe('the pull request loop', () => {
     setup({ extra: 'pr:\n  auto_merge: squash', stages: [{ checks: [check('test', 'pass', 100)], reviewDecision: 'APPROVED', reviews: [{ id: 'PRR_1', author: { login: 'alice' }, state: 'APPROVED', body: '' }] }] });
     await deliverAndFollow(FIRST_RUN);
     await until('merged');
-    expect(ghCalls()).toContainEqual(['pr', 'merge', '7', '--squash']);
+    // Only the head whose checks were seen green is merged (a push since would wait for its own checks).
+    const head = gitIn(repo!.origin!, 'rev-parse', 'refs/heads/feature/widget').trim();
+    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--squash', '--match-head-commit', head]]);
     const s = await readState(activeStatePath(repo!.repo, 'widget'));
     expect(s.status).toBe('merged');
     const kinds = (await h!.app.prFollow.status(repo!.repo, 'widget')).events.map((e) => e.kind);
@@ -204,7 +206,7 @@ describe('the pull request loop', () => {
     // Reviewed and trusted: the next look merges.
     await h!.app.trust.trust(repo!.repo);
     await until('merged');
-    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--squash']]);
+    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--squash', '--match-head-commit', gitIn(repo!.origin!, 'rev-parse', 'refs/heads/feature/widget').trim()]]);
   }, 240_000);
 
   it('an auto-merge gh refuses puts the feature under Needs input with gh\'s words, and is not tried again on every look', async () => {
@@ -214,7 +216,7 @@ describe('the pull request loop', () => {
     expect((await h!.app.prFollow.status(repo!.repo, 'widget')).follow!.reason).toBe('pr.auto_merge could not merge: gh pr merge failed: GraphQL: Base branch policy prohibits the merge.');
     const views = ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'view').length;
     await waitFor(() => ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'view').length >= views + 4, 'more looks');
-    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--rebase']]);
+    expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--rebase', '--match-head-commit', gitIn(repo!.origin!, 'rev-parse', 'refs/heads/feature/widget').trim()]]);
     expect(added.filter((t) => t === 'Ready to merge: widget')).toHaveLength(1);
     expect(added.filter((t) => t === 'Pull request needs you: widget')).toHaveLength(1);
   }, 240_000);
