@@ -145,6 +145,8 @@ export interface RepoIndex {
 interface Snapshot {
   index: RepoIndex;
   probes: ReadonlyMap<string, string | null>;
+  /** Which scan made it (FeatureIndex.scans when it began). */
+  seq: number;
 }
 
 export class FeatureIndex {
@@ -156,6 +158,10 @@ export class FeatureIndex {
   private readonly snapshots = new Map<string, Snapshot>();
   /** The latest reconcile asked for each repository, while it runs. */
   private readonly inflight = new Map<string, Promise<RepoIndex>>();
+  /** A reconcile asked for each repository that has not begun its scan yet. */
+  private readonly waiting = new Map<string, Promise<RepoIndex>>();
+  /** Scans begun so far (a snapshot from a scan begun after a call began is as fresh as that call needs). */
+  private scans = 0;
   /** Repositories whose watcher reported ready: until then a change may go unseen by it. */
   private readonly watchReady = new Set<string>();
   /** Repositories with an issue file changed since their last reconcile (their issue links are stale). */
@@ -171,18 +177,27 @@ export class FeatureIndex {
 
   /** Scans one repository's state files and makes its rows equal to them (see reconcileRows). */
   reconcile(repoRoot: string): Promise<RepoIndex> {
-    const run = this.reconcileNow(repoRoot);
+    // One asked for while another still waits its turn joins that one: it reads the files after this call anyway.
+    const queued = this.waiting.get(repoRoot);
+    if (queued) return queued;
+    const run: Promise<RepoIndex> = this.reconcileNow(repoRoot, () => {
+      if (this.waiting.get(repoRoot) === run) this.waiting.delete(repoRoot);
+    });
+    this.waiting.set(repoRoot, run);
     this.inflight.set(repoRoot, run);
     const clear = () => {
       if (this.inflight.get(repoRoot) === run) this.inflight.delete(repoRoot);
+      if (this.waiting.get(repoRoot) === run) this.waiting.delete(repoRoot);
     };
     run.then(clear, clear);
     return run;
   }
 
-  private reconcileNow(repoRoot: string): Promise<RepoIndex> {
+  private reconcileNow(repoRoot: string, started: () => void): Promise<RepoIndex> {
     // Serialized per repository: two overlapping scans must not write their rows in the wrong order.
     return this.lock.run(repoRoot, async () => {
+      started();
+      const seq = ++this.scans;
       // Changes from here on are this scan's to see: the issue files are looked at below.
       this.issuesChanged.delete(repoRoot);
       // One repository scanned at a time: parsing is CPU work on this one thread either way, and in
@@ -200,7 +215,7 @@ export class FeatureIndex {
       const before = this.snapshots.get(repoRoot)?.index.issues;
       const issuesMoved = before !== undefined && !sameIssues(before, issues);
       const index = { rows, problems: repoProblems, issues };
-      this.snapshots.set(repoRoot, { index, probes: scan.probes });
+      this.snapshots.set(repoRoot, { index, probes: scan.probes, seq });
       if (changed || issuesMoved) this.o.onChanged?.(repoRoot);
       return index;
     });
@@ -225,8 +240,9 @@ export class FeatureIndex {
    * sees their files); without one they are looked at again (an lstat each, read only if changed).
    */
   async current(repoRoot: string): Promise<RepoIndex> {
+    const asked = this.scans;
     // A reconcile under way (the one at start, one a watched change began) is waited for, not
-    // repeated: what it read is verified below like any other.
+    // repeated: what it read is verified below like any other, unless it began after this call.
     const running = this.inflight.get(repoRoot);
     if (running) {
       await running.catch(() => {
@@ -234,6 +250,7 @@ export class FeatureIndex {
       });
     }
     const snap = this.snapshots.get(repoRoot);
+    if (snap && snap.seq > asked) return snap.index;
     const pending = this.timers.get(repoRoot);
     if (!snap || pending || this.issuesChanged.has(repoRoot) || !probesHold(snap.probes)) {
       if (pending) {

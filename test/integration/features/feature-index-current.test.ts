@@ -139,6 +139,21 @@ describe('features.list answers from the index', () => {
     expect(summary(await features.list()).find((f) => f.slug === 'beta')?.issue).toBeNull();
   }, 30_000);
 
+  it('lists asked for at once while the index is made scan the files once', async () => {
+    const root = await features.repoRoot(repo.path);
+    reads.mockClear();
+    // Just written files (no identity to trust yet): a call that waited for another's scan must
+    // not scan again when that scan began after it was asked.
+    const all = await Promise.all([features.index.current(root), features.index.current(root), features.index.current(root)]);
+    expect(all[1]).toBe(all[0]);
+    expect(all[2]).toBe(all[0]);
+    expect(reads.mock.calls.map((c) => c[0]).sort()).toEqual([activeStatePath(repo.path, 'alpha'), mergedStatePath(repo.path, 'beta')].sort());
+    // Asked after that scan ended: verified, and (the files still too recent to trust) read again.
+    reads.mockClear();
+    await features.index.current(root);
+    expect(reads).toHaveBeenCalled();
+  }, 30_000);
+
   it('sees a change the watcher has not reported yet (its debounce still waiting)', async () => {
     await features.startWatching();
     await features.index.ready();
