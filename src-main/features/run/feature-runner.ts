@@ -13,7 +13,7 @@
  * to the phase, and the totals are recomputed from the phases at every write.
  */
 import { readFileInsideAsync } from '../../platform/contained-path';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { AppError, type AgentMode, type CheckOutcome, type ContainerPlacement, type Delivery, type PhaseStats, type ReviewIssue, type RunEventData, type RunOutcome, type RunPlacement, type VerifyItem } from '../../../src-preload/contract';
 import type { CallGuards } from '../../agents/call-guard';
 import type { ExecutorName, SessionDriver, TurnReport } from '../../agents/session-driver';
@@ -215,6 +215,10 @@ export class FeatureRunner {
       ...(this.d.builtinPromptsDir ? { builtinDir: this.d.builtinPromptsDir } : {}),
     });
     this.worktree = resolve(this.req.repoRoot, this.state.git.worktree_path);
+    // state.yml is in the worktree its agent writes: the worktree it names must be the one holding it
+    // (another feature's or candidate's tree, or any folder, would be the next run's session root).
+    const own = resolve(dirname(this.statePath), '..', '..');
+    if (this.worktree !== own) throw new FeatureError('state', `git.worktree_path names ${this.state.git.worktree_path}, not the worktree this state.yml is in (${relative(this.req.repoRoot, own) || '.'}); put it back by hand`, { path: this.statePath });
     const featureDir = join(this.worktree, FEATURES_DIR, this.req.slug);
     const designSpec = await readDoc(this.worktree, join(featureDir, 'specs', 'design.md'));
     const verificationPlan = await readDoc(this.worktree, join(featureDir, 'specs', 'verification.md'));
