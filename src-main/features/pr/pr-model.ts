@@ -60,6 +60,12 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const BUCKETS: ReadonlySet<string> = new Set(['pass', 'fail', 'pending', 'skipping', 'cancel']);
 const REVIEW_STATES: ReadonlySet<string> = new Set(['APPROVED', 'CHANGES_REQUESTED', 'COMMENTED', 'DISMISSED', 'PENDING']);
 const DECISIONS: ReadonlySet<string> = new Set(['APPROVED', 'CHANGES_REQUESTED', 'REVIEW_REQUIRED', '']);
+/**
+ * Who may ask the agent for changes: the repository's owner, its organisation's members and its
+ * collaborators. On a public repository anyone can submit a "changes requested" review; fed to
+ * the agent, a stranger would direct the code pushed to the PR (then green and auto-merged).
+ */
+const MAY_REQUEST_CHANGES: ReadonlySet<string> = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 /** `gh pr checks N --json name,state,bucket,link,workflow`; throws on anything that is not a list of checks. */
 export function parseChecks(raw: unknown, headSha: string): PrCheck[] {
@@ -97,7 +103,9 @@ export function parsePrView(raw: unknown): PrView {
       const s = str(x?.state).toUpperCase();
       const id = typeof x?.id === 'string' || typeof x?.id === 'number' ? String(x.id) : '';
       if (!x || id === '' || !REVIEW_STATES.has(s)) return [];
-      return [{ id, author: str((x.author as { login?: unknown } | null)?.login) || 'someone', state: s as ReviewState, body: str(x.body) }];
+      // Anyone else's request for changes is a comment to the loop: shown, never a fix round.
+      const state = s === 'CHANGES_REQUESTED' && !MAY_REQUEST_CHANGES.has(str(x.authorAssociation).toUpperCase()) ? 'COMMENTED' : s;
+      return [{ id, author: str((x.author as { login?: unknown } | null)?.login) || 'someone', state: state as ReviewState, body: str(x.body) }];
     }),
   };
 }

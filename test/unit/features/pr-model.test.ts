@@ -22,6 +22,10 @@ describe('pull request loop: gh answers', () => {
     const v = parsePrView({ number: 7, url: 'u', state: 'open', reviewDecision: 'WHATEVER', headRefOid: 'h', reviews: [{ id: 'R1', author: { login: 'al' }, state: 'APPROVED', body: 'ok' }, { id: 'R2', state: 'EXPLODED' }, { state: 'APPROVED' }, 'junk'] });
     expect(v).toEqual({ number: 7, url: 'u', state: 'OPEN', reviewDecision: '', headSha: 'h', headRef: '', crossRepository: true, reviews: [{ id: 'R1', author: 'al', state: 'APPROVED', body: 'ok' }] });
     expect(parsePrView({ number: 7, state: 'OPEN', headRefName: 'feature/x', isCrossRepository: false }).crossRepository).toBe(false);
+    // Changes are requested only by those who can push: a stranger's request is a comment.
+    const asked = (authorAssociation?: string) => parsePrView({ number: 7, state: 'OPEN', reviews: [{ id: 'R', author: { login: 'x' }, state: 'CHANGES_REQUESTED', body: 'b', authorAssociation }] }).reviews[0]!.state;
+    expect([asked('OWNER'), asked('MEMBER'), asked('collaborator')]).toEqual(['CHANGES_REQUESTED', 'CHANGES_REQUESTED', 'CHANGES_REQUESTED']);
+    expect([asked('NONE'), asked('CONTRIBUTOR'), asked('FIRST_TIME_CONTRIBUTOR'), asked(undefined)]).toEqual(['COMMENTED', 'COMMENTED', 'COMMENTED', 'COMMENTED']);
     expect(() => parsePrView({ number: '7', state: 'OPEN' })).toThrow(/unexpected pull request/);
     expect(() => parsePrView({ number: 7, state: 'DRAFTISH' })).toThrow(/unexpected pull request/);
     expect(() => parsePrView(null)).toThrow();
