@@ -76,8 +76,11 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
   const readFeatures = async () => {
     try {
       const { projects, projectsLoaded } = get();
-      // Before the projects are known (the app's first second) there is nothing to stream by.
-      if (projectsLoaded && projects.length > 1) await readEach(projects.map((p) => p.id));
+      // At the app's start the projects are not known yet: asked for here (a small answer from the
+      // database), so even the first list, the one that waits for the state files to be indexed,
+      // shows the first project while the others are read.
+      const ids = projectsLoaded ? projects.map((p) => p.id) : (await client.invoke('projects.list', {})).map((p) => p.id);
+      if (ids.length > 1) await readEach(ids);
       else await readAll();
     } catch (e) {
       set({ featuresLoaded: true, featuresError: e instanceof Error ? e.message : String(e) });

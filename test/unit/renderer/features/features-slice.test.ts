@@ -35,11 +35,12 @@ const draft = (id: string, over: Partial<PlanDraft> = {}): PlanDraft => ({
 });
 
 /** A transport whose features.list answers, per project asked, are released by the test in any order. */
-function perProjectList() {
+function perProjectList(hostProjects: unknown[] = []) {
   const asked: Array<string | undefined> = [];
   const answer = new Map<string, (r: { ok: true; value: { projects: ProjectFeatures[] } } | { ok: false; error: { code: 'not_found'; message: string } }) => void>();
   const transport: Transport = {
     invoke(channel, input) {
+      if (channel === 'projects.list') return Promise.resolve({ ok: true, value: hostProjects });
       if (channel !== 'features.list') return Promise.resolve({ ok: true, value: [] });
       const id = (input as { projectId?: string }).projectId;
       asked.push(id);
@@ -58,7 +59,9 @@ const inProject = (projectId: string, slugs: string[]): ProjectFeatures => ({
   problems: [],
   error: null,
 });
-const projectRow = (id: string) => ({ id, name: id, path: `/r/${id}`, addedAt: 1, git: null, problem: null, refreshedAt: null });
+function projectRow(id: string) {
+  return { id, name: id, path: `/r/${id}`, addedAt: 1, git: null, problem: null, refreshedAt: null };
+}
 const flush = () => new Promise((r) => setTimeout(r, 0));
 const shown = (store: ReturnType<typeof createAppStore>) => store.getState().featureProjects.map((p) => `${p.projectId}:${p.features.map((f) => f.slug).join(',')}`);
 
@@ -85,9 +88,23 @@ describe('the features slice streams the board one project at a time', () => {
     expect(store.getState().featuresLoaded).toBe(true);
   });
 
-  it('asks for every project at once before the projects are known', async () => {
-    const { store, asked, answer } = perProjectList();
+  it('asks for the projects first when the store does not know them yet, then streams by them', async () => {
+    const { store, asked, answer } = perProjectList([projectRow('p1'), projectRow('p2')]);
     const loading = store.getState().loadFeatures();
+    await flush();
+    expect(asked).toEqual(['p1', 'p2']);
+    answer.get('p1')!({ ok: true, value: { projects: [inProject('p1', ['a'])] } });
+    await flush();
+    expect(shown(store)).toEqual(['p1:a']);
+    answer.get('p2')!({ ok: true, value: { projects: [inProject('p2', ['b'])] } });
+    await loading;
+    expect(shown(store)).toEqual(['p1:a', 'p2:b']);
+  });
+
+  it('asks for every project in one list when there is only one', async () => {
+    const { store, asked, answer } = perProjectList([projectRow('p1')]);
+    const loading = store.getState().loadFeatures();
+    await flush();
     expect(asked).toEqual([undefined]);
     answer.get('*')!({ ok: true, value: { projects: [inProject('p1', ['a'])] } });
     await loading;
@@ -102,6 +119,8 @@ describe('the features slice', () => {
     void store.getState().loadFeatures();
     void store.getState().loadFeatures();
     void store.getState().loadFeatures();
+    // (The projects are asked for first: the store does not know them yet.)
+    await new Promise((r) => setTimeout(r, 0));
     expect(calls.filter((c) => c === 'features.list')).toHaveLength(1);
     pending.shift()!([project('old')]);
     await new Promise((r) => setTimeout(r, 0));
@@ -112,6 +131,7 @@ describe('the features slice', () => {
     expect(store.getState().featuresLoaded).toBe(true);
     // Idle again: the next change reads again.
     void store.getState().loadFeatures();
+    await new Promise((r) => setTimeout(r, 0));
     expect(calls.filter((c) => c === 'features.list')).toHaveLength(3);
   });
 
