@@ -368,7 +368,10 @@ export class FeatureCandidateService {
       if (chosen.status !== 'finished' || !chosen.head) throw new AppError('conflict', `Candidate ${candidateLabel(index)} did not finish (${chosen.status}${chosen.message ? `: ${chosen.message}` : ''}); pick a finished one.`);
 
       const statePath = activeStatePath(root, slug);
-      const own = (await readState(statePath)).git;
+      // The feature's own record as the candidates started from it: the file may already be the
+      // winner's (naming its branch and worktree) when a pick stopped right after the fast-forward.
+      const rel = `${FEATURES_DIR}/${slug}/${STATE_FILE}`;
+      const own = parseState(await git(['show', `${g.baseCommit}:${rel}`], { cwd: root, maxOutputBytes: 1024 * 1024 }), rel).git;
       const featureTree = resolve(root, own.worktree_path);
       // Anything a candidate left uncommitted is committed on its branch, so its archive holds it.
       for (const c of rows) {
