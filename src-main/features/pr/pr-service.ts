@@ -417,6 +417,16 @@ export class PrFollowService {
       this.inbox({ kind: 'needs_input', title: `Pull request needs you: ${f.slug}`, body: why }, f);
       return this.setStatus(f, 'needs_input', why);
     }
+    if (f && f.status === 'stopped') {
+      const round = this.repo.lastRound(f.repoRoot, f.slug);
+      if (round && round.runId === ev.runId && round.endedAt === null) {
+        // The round's run ended after the user stopped following: recorded, and the PR stays unfollowed.
+        if (d.outcome === 'interrupted') return; // Resumed at the next start, and ended then.
+        this.repo.setRound(f.repoRoot, f.slug, round.round, { status: d.outcome === 'completed' ? 'fixed' : 'failed', endedAt: this.now() });
+        this.repo.addEvent(f.repoRoot, f.slug, { kind: 'note', message: `Fix round ${round.round} ${d.outcome === 'completed' ? 'pushed' : `did not finish (${d.outcome})`}; the pull request is not followed (stopped by the user).`, round: round.round }, this.now());
+        return this.changed(f);
+      }
+    }
     if (d.outcome !== 'completed' || d.delivery?.kind !== 'pr' || d.delivery.number === null) return;
     const state = await readState(activeStatePath(ev.projectPath, ev.slug));
     const { created } = this.repo.upsert({ repoRoot: ev.projectPath, slug: ev.slug, number: d.delivery.number, url: d.delivery.url, branch: state.git.branch }, this.now());
