@@ -265,9 +265,10 @@ export class DefaultGhOps implements GhOps {
   }
 
   prList(cwd: string, branch: string): Promise<GhResult<PrInfo[]>> {
-    return this.json(['pr', 'list', '--head', branch, '--state', 'all', '--json', PR_FIELDS], cwd, (raw) => {
+    return this.json(['pr', 'list', '--head', branch, '--state', 'all', '--json', `${PR_FIELDS},isCrossRepository`], cwd, (raw) => {
       if (!Array.isArray(raw)) throw new Error('expected a list');
-      return raw.map(parsePr);
+      // --head matches the branch name in any repository: a fork's PR from a branch named like ours is not ours.
+      return raw.filter((p) => (p as { isCrossRepository?: unknown } | null)?.isCrossRepository !== true).map(parsePr);
     });
   }
 

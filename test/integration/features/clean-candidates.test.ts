@@ -137,9 +137,9 @@ describe('clean candidates with the scripted gh', () => {
     const recorded = calls();
     expect(recorded.map((c) => c.argv)).toEqual([
       ['pr', 'view', '1', '--json', 'state,url,title,number'],
-      ['pr', 'list', '--head', 'feature/squash', '--state', 'all', '--json', 'state,url,title,number'],
-      ['pr', 'list', '--head', 'feature/rebase', '--state', 'all', '--json', 'state,url,title,number'],
-      ['pr', 'list', '--head', 'feature/open', '--state', 'all', '--json', 'state,url,title,number'],
+      ['pr', 'list', '--head', 'feature/squash', '--state', 'all', '--json', 'state,url,title,number,isCrossRepository'],
+      ['pr', 'list', '--head', 'feature/rebase', '--state', 'all', '--json', 'state,url,title,number,isCrossRepository'],
+      ['pr', 'list', '--head', 'feature/open', '--state', 'all', '--json', 'state,url,title,number,isCrossRepository'],
     ]);
     expect(recorded.every((c) => c.cwd === repo && c.promptDisabled === '1')).toBe(true);
   });

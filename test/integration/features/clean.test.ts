@@ -103,7 +103,7 @@ describe('clean with gh (scripted)', () => {
     // The known PR number is asked directly; the others by their branch, every state.
     const argv = calls();
     expect(argv).toContainEqual(['pr', 'view', '42', '--json', 'state,url,title,number']);
-    for (const slug of ['closed-pr', 'open-pr', 'no-pr']) expect(argv).toContainEqual(['pr', 'list', '--head', `feature/${slug}`, '--state', 'all', '--json', 'state,url,title,number']);
+    for (const slug of ['closed-pr', 'open-pr', 'no-pr']) expect(argv).toContainEqual(['pr', 'list', '--head', `feature/${slug}`, '--state', 'all', '--json', 'state,url,title,number,isCrossRepository']);
     expect(argv.some((a) => a.includes('feature/merged-pr'))).toBe(false);
 
     const done = await features.clean(repo.path, { dryRun: false });
@@ -128,6 +128,15 @@ describe('clean with gh (scripted)', () => {
       ['open-pr', 'active', 'in_progress'],
     ]);
   }, 60_000);
+
+  it("a fork's merged PR from a branch named like the feature's is not the feature's: it is not cleaned", async () => {
+    const { repo, service } = setup('fd-clean-fork-');
+    work(makeActiveFeature(repo.path, 'forked', {}), 'forked', 'forked.txt');
+    const { gh } = scriptedGh({ prs: [{ number: 50, state: 'MERGED', url: 'https://github.com/o/r/pull/50', title: 'from a fork', headRefName: 'feature/forked', isCrossRepository: true }] });
+    const dry = await service(gh).clean(repo.path, { dryRun: true });
+    expect(dry.candidates).toEqual([]);
+    expect(dry.skipped).toEqual([{ slug: 'forked', why: 'no pull request for the branch' }]);
+  });
 
   it('refuses a merged feature with uncommitted files or commits found on no remote, and restore brings them back', async () => {
     const { repo, service } = setup('fd-clean-risk-');

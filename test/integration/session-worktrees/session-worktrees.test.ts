@@ -215,7 +215,7 @@ describe('sessions in worktrees', () => {
     expect(await sw.status(session.id)).toMatchObject({ upstream: 'origin/feature/pr-please', aheadOfUpstream: 0, behindUpstream: 0 });
     const calls = () => readFileSync(join(ghDir.path, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; cwd: string; promptDisabled: string | null });
     expect(calls().map((c) => c.argv)).toEqual([
-      ['pr', 'list', '--head', 'feature/pr-please', '--state', 'all', '--json', 'state,url,title,number'],
+      ['pr', 'list', '--head', 'feature/pr-please', '--state', 'all', '--json', 'state,url,title,number,isCrossRepository'],
       ['pr', 'create', '--title', 'Speed up widgets', '--body', 'Opened from a Flightdeck session.\n\nCommits:\n- Speed up widgets', '--base', 'main', '--head', 'feature/pr-please'],
     ]);
     expect(calls().every((c) => c.cwd === session.root && c.promptDisabled === '1')).toBe(true);

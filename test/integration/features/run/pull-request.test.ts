@@ -75,7 +75,7 @@ describe('feature run: the pull request with gh', () => {
     useGh({ prs: [{ number: 31, state: 'OPEN', url: 'https://github.com/acme/widgets/pull/31', title: 'Sum feature', headRefName: 'feature/widget' }] });
     const r = await runWith([text('I opened it.')]);
     expect(r.delivery).toEqual({ kind: 'pr', url: 'https://github.com/acme/widgets/pull/31', number: 31, title: 'Sum feature' });
-    expect(ghCalls()).toContainEqual(['pr', 'list', '--head', 'feature/widget', '--state', 'all', '--json', 'state,url,title,number']);
+    expect(ghCalls()).toContainEqual(['pr', 'list', '--head', 'feature/widget', '--state', 'all', '--json', 'state,url,title,number,isCrossRepository']);
   }, 120_000);
 
   it('closes the issue the feature was planned from: the agent is asked to, and the PR Flightdeck opens itself says so', async () => {
