@@ -75,6 +75,16 @@ async function until(status: FollowStatus, timeoutMs = 90_000): Promise<void> {
   await waitFor(() => h!.app.prFollow.repo.get(repo!.repo, 'widget')?.status === status, `the PR loop at ${status} (now ${h!.app.prFollow.repo.get(repo!.repo, 'widget')?.status})`, timeoutMs);
 }
 
+/** The loop records a merge in its database first, then in the branch's state.yml: wait for the file. */
+async function stateSays(status: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  let now = '';
+  while ((now = (await readState(activeStatePath(repo!.repo, 'widget'))).status) !== status) {
+    if (Date.now() > deadline) throw new Error(`state.yml still says ${now}, not ${status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('the pull request loop', () => {
   it('a failing check becomes a fix round with its log tail, the branch is pushed again, then green and approved: ready to merge', async () => {
     setup({
@@ -209,8 +219,7 @@ describe('the pull request loop', () => {
     // Only the head whose checks were seen green is merged (a push since would wait for its own checks).
     const head = gitIn(repo!.origin!, 'rev-parse', 'refs/heads/feature/widget').trim();
     expect(ghCalls().filter((a) => a[0] === 'pr' && a[1] === 'merge')).toEqual([['pr', 'merge', '7', '--squash', '--match-head-commit', head]]);
-    const s = await readState(activeStatePath(repo!.repo, 'widget'));
-    expect(s.status).toBe('merged');
+    await stateSays('merged');
     const kinds = (await h!.app.prFollow.status(repo!.repo, 'widget')).events.map((e) => e.kind);
     expect(kinds.slice(-2)).toEqual(['ready', 'merged']);
   }, 240_000);
@@ -252,7 +261,7 @@ describe('the pull request loop', () => {
     await deliverAndFollow(FIRST_RUN);
     await until('merged');
     expect(ghCalls().some((a) => a[0] === 'pr' && a[1] === 'merge')).toBe(false);
-    expect((await readState(activeStatePath(repo!.repo, 'widget'))).status).toBe('merged');
+    await stateSays('merged');
     const clean = await h!.app.features.clean(repo!.repo, { dryRun: true });
     expect(clean.candidates.map((c) => [c.slug, c.reason])).toEqual([['widget', 'pr_merged']]);
     expect(await h!.app.prFollow.merge(repo!.repo, 'widget', 'squash')).toEqual({ merged: true, message: 'Pull request #7 is merged already.' });
