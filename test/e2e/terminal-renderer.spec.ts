@@ -4,6 +4,12 @@ import { BoardPage } from './poms/board';
 import { TerminalsPage } from './poms/terminals';
 import { makeRepo } from '../support/temp';
 
+/** The part of a page's canvas the test looks at (this config compiles without the DOM's types). */
+interface Canvas {
+  parentElement: unknown;
+  getContext(type: string, options?: unknown): unknown;
+}
+
 let host: RunningHost;
 test.beforeAll(async () => {
   host = await startHost();
@@ -15,16 +21,18 @@ test.afterAll(async () => {
 test('every visible terminal pane draws with WebGL and gives its context back when hidden', async ({ page }) => {
   // Every WebGL canvas the page makes; a renderer that is disposed takes its canvas out of the page.
   await page.addInitScript(() => {
-    const made: HTMLCanvasElement[] = [];
-    (globalThis as unknown as { __glCanvases: HTMLCanvasElement[] }).__glCanvases = made;
-    const original = HTMLCanvasElement.prototype.getContext;
-    HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, type: string, options?: unknown) {
-      const ctx = (original as (this: HTMLCanvasElement, t: string, o?: unknown) => RenderingContext | null).call(this, type, options);
+    const g = globalThis as unknown as { __glCanvases: Canvas[]; HTMLCanvasElement: { prototype: Canvas } };
+    const made: Canvas[] = [];
+    g.__glCanvases = made;
+    const proto = g.HTMLCanvasElement.prototype;
+    const original = proto.getContext;
+    proto.getContext = function (this: Canvas, type: string, options?: unknown) {
+      const ctx = original.call(this, type, options);
       if (ctx && (type === 'webgl2' || type === 'webgl')) made.push(this);
       return ctx;
-    } as typeof original;
+    };
   });
-  const liveContexts = () => page.evaluate(() => (globalThis as unknown as { __glCanvases: HTMLCanvasElement[] }).__glCanvases.filter((c) => c.parentElement !== null).length);
+  const liveContexts = () => page.evaluate(() => (globalThis as unknown as { __glCanvases: Canvas[] }).__glCanvases.filter((c) => c.parentElement !== null).length);
 
   const repo = makeRepo('fd-e2e-gl-');
   const name = repo.path.split('/').pop()!;
