@@ -174,6 +174,9 @@ export class TerminalView implements CachedView {
     this.ui = NO_UI;
     this.element.remove();
     this.stopBlinkTimer();
+    // xterm keeps blinking a cursor it believes focused, off the page too: a hidden view's timer
+    // would wake the renderer twice a second for nothing. Mounting again turns it back on.
+    this.term.options.cursorBlink = false;
   }
 
   fitNow(): void {
