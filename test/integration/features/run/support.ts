@@ -97,7 +97,9 @@ export function makeRunRepo(o: { remote: Remote; config?: string }): RunRepo {
   }
   madeRepos.add(r.path);
   // trust() records synchronously (its promise only carries the status back).
-  if (liveApp) void liveApp.trust.trust(r.path);
+  // A harness disposed without its cleanup (an e2e spec that keeps its data folder) is not live.
+  if (liveApp?.db.open) void liveApp.trust.trust(r.path);
+  else liveApp = null;
   return {
     repo: r.path,
     origin,
