@@ -109,29 +109,25 @@ describe('FlowWindow', () => {
   it('sizes the window to what the view parses in the target lag, within its bounds', () => {
     let now = 0;
     const w = new FlowWindow({ min: 1_000, max: 100_000, targetLagMs: 100, now: () => now });
+    /** Pauses at offset `from`, and resumes at `to` once the clock reads `at` ms. */
+    const pauseThenResume = (from: number, at: number, to: number) => {
+      w.paused(from);
+      now = at;
+      w.resumed(to);
+    };
     // A fast view drains 600 bytes in 2 ms (300 bytes/ms): 30,000 bytes per 100 ms.
-    w.paused(10_000);
-    now = 2;
-    w.resumed(10_600);
+    pauseThenResume(10_000, 2, 10_600);
     expect(w.window).toBe(30_000);
     // Faster still: capped at the maximum.
-    w.paused(20_000);
-    now = 3;
-    w.resumed(60_000);
+    pauseThenResume(20_000, 3, 60_000);
     expect(w.window).toBe(100_000);
     // A slow view (a busy tab): 100 bytes in 100 ms shrinks it to the minimum.
-    w.paused(70_000);
-    now = 103;
-    w.resumed(70_100);
+    pauseThenResume(70_000, 103, 70_100);
     expect(w.window).toBe(1_000);
     // A resume without progress (the channel, not the view, was the reason) measures nothing.
-    w.paused(80_000);
-    now = 200;
-    w.resumed(80_000);
+    pauseThenResume(80_000, 200, 80_000);
     expect(w.window).toBe(1_000);
-    w.paused(0);
-    now = 201;
-    w.resumed(50_000);
+    pauseThenResume(0, 201, 50_000);
     w.reset();
     expect(w.window).toBe(1_000);
   });
