@@ -123,7 +123,6 @@ async function pinned(args: readonly string[], opts: GitOptions, gitPath: string
   return { env: pinnedEnv, configArgs: decide(loc, sub, programs).configArgs };
 }
 
-/** The full argument list for one of the app's own git calls. */
 /**
  * Subcommands that look into a nested repository's work tree (a submodule an agent added) by
  * starting a git of its own there, with that repository's config: its filters ran on the host.
@@ -133,6 +132,7 @@ async function pinned(args: readonly string[], opts: GitOptions, gitPath: string
 const LOOKS_INTO_SUBMODULES = new Set(['status', 'diff', 'diff-files', 'diff-index']);
 const SUBMODULES_HEAD_ONLY = '--ignore-submodules=dirty';
 
+/** The full argument list for one of the app's own git calls. */
 export function safeGitArgs(args: readonly string[]): string[] {
   const [sub, ...rest] = args;
   if (sub === undefined) return [...SAFE_GIT_CONFIG];
@@ -231,22 +231,21 @@ async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'ut
   const gitPath = resolveOnPath('git', base.PATH);
   if (!gitPath) throw gitNotInstalled();
   const { env, configArgs } = await pinned(args, opts, gitPath, base);
+  // `git add` looks into the work tree of every nested repository the index tracks (a submodule)
+  // with a git of its own, run with that repository's config and filters, and no option or config
+  // stops it. So the app's `add` leaves them out: their pointers are the user's to stage.
   const run = args[0] === 'add' && args.includes('--') && indexMayHoldGitlinks(env) ? [...args, ...(await trackedNestedRepositories(gitPath, configArgs, env, opts))] : args;
-  if (!timing) return runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+  const exec = () => runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+  if (!timing) return exec();
   const t1 = performance.now();
   timing.pinMs = t1 - t0;
   try {
-    return await runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+    return await exec();
   } finally {
     timing.execMs = performance.now() - t1;
   }
 }
 
-/**
- * `git add` looks into the work tree of every nested repository the index tracks (a submodule)
- * with a git of its own, run with that repository's config and filters, and no option or config
- * stops it. So the app's `add` leaves them out: their pointers are the user's to stage.
- */
 /** The index read whole up to this size for the look below; a bigger one is listed by git. */
 const MAX_INDEX_SCAN_BYTES = 64 * 1024 * 1024;
 /** A nested repository's entry has mode 0160000: these four bytes (big-endian) in its mode field. */
