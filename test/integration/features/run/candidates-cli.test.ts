@@ -12,7 +12,7 @@ import { activeStatePath } from '../../../../src-main/features/scanner';
 import { cli } from '../../../support/cli';
 import { waitFor } from '../../../support/processes';
 import { gitIn } from '../../../support/temp';
-import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, write, type RunHarness, type RunRepo } from './support';
+import { makeRunRepo, NO_PIPELINE_CONFIG, planFeature, runHarness, SUM_JS, text, twoCandidateHarness, write, type RunHarness, type RunRepo } from './support';
 
 let repo: RunRepo | null = null;
 let h: RunHarness | null = null;
@@ -23,15 +23,12 @@ afterEach(async () => {
   repo = null;
 });
 
-const PASS = text('```yaml\nresult: pass\nitems: []\n```');
-
 describe('flightdeck feature run --candidates | compare | pick (CLI)', () => {
   it('runs two candidates, prints their budgets and the comparison, shows a diff between them, and picks one that is then delivered', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
-    const featureTree = await planFeature(repo.repo, 'pair', ['work']);
-    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), PASS, write('sum.mjs', `// two\n${SUM_JS}`), text('Done.'), PASS]);
-    // One at a time, so the scripted answers go to the candidates in order.
-    h.app.featureRuns.setMaxParallel(1);
+    repo = makeRunRepo({ remote: 'none', config: NO_PIPELINE_CONFIG() });
+    const started = await twoCandidateHarness(repo.repo, 'pair', `// two\n${SUM_JS}`);
+    const featureTree = started.featureTree;
+    h = started.h;
     const dataDir = h.dataDir;
     h.app.dispose();
     const args = ['--repo', repo.repo, '--data-dir', dataDir];
@@ -83,7 +80,7 @@ describe('flightdeck feature run --candidates | compare | pick (CLI)', () => {
   }, 240_000);
 
   it('when every candidate failed: pick is refused, pick none archives them all, and the feature runs plainly again', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    repo = makeRunRepo({ remote: 'none', config: NO_PIPELINE_CONFIG() });
     await planFeature(repo.repo, 'both-fail', ['work']);
     const FAIL = text('```yaml\nresult: fail\nitems:\n  - item: it works\n    result: fail\n```');
     const oneFailing = [write('sum.mjs', SUM_JS), text('Done.'), FAIL, text('Cannot fix it.'), FAIL];

@@ -10,7 +10,7 @@ import { readState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { gitIn } from '../../../support/temp';
 import { waitFor } from '../../../support/processes';
-import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, write, type RunHarness, type RunRepo } from './support';
+import { makeRunRepo, NO_PIPELINE_CONFIG, SUM_JS, twoCandidateHarness, type RunHarness, type RunRepo } from './support';
 
 let repo: RunRepo | null = null;
 let h: RunHarness | null = null;
@@ -21,14 +21,12 @@ afterEach(async () => {
   repo = null;
 });
 
-const PASS = text('```yaml\nresult: pass\nitems: []\n```');
-
 describe('candidates: a pick cut off after the fast-forward', () => {
   it('picking again leaves the feature on its own branch and worktree, the candidates archived', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
-    const featureTree = await planFeature(repo.repo, 'calc', ['work']);
-    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), PASS, write('sum.mjs', SUM_JS), text('Done.'), PASS]);
-    h.app.featureRuns.setMaxParallel(1);
+    repo = makeRunRepo({ remote: 'none', config: NO_PIPELINE_CONFIG() });
+    const started = await twoCandidateHarness(repo.repo, 'calc', SUM_JS);
+    const featureTree = started.featureTree;
+    h = started.h;
     await h.app.featureCandidates.start({ projectPath: repo.repo, slug: 'calc', candidates: [{}, {}], budget: { mode: 'split' }, confirm: true });
     await waitFor(() => h!.app.featureRuns.history(repo!.repo, 'calc').filter((r) => r.status === 'completed').length === 2, 'both candidates', 120_000, 100);
     // What the first pick did before it was cut off: the feature's branch moved to c1's head.

@@ -201,4 +201,19 @@ export const bash = (command: string): Script[number] => ({ blocks: [{ type: 'to
 export const CLEAN_REVIEW = text('Looks good.\n\n```yaml\nissues: []\n```');
 export const VERIFY_PASS = text('All items hold.\n\n```yaml\nresult: pass\nitems:\n  - item: sum(2, 3) is 5\n    result: pass\n  - item: the tests pass\n    result: pass\n```');
 export const SUM_JS = 'export function sum(a, b) { return a + b; }\n';
+/** The verifier's answer that passes with no items (what a candidate's verify step is scripted with). */
+export const PASS_NO_ITEMS = text('```yaml\nresult: pass\nitems: []\n```');
+/** A config with no checks and the review pipeline off: a feature run goes straight from coder to verify. */
+export const NO_PIPELINE_CONFIG = (): string => configYaml({ checks: [] }).replace('enabled: true', 'enabled: false');
+
+/**
+ * SLUG planned with one phase in REPO and a harness scripted for two candidates that each write
+ * sum.mjs (the second with SECOND_SUM) and pass, run one at a time so the answers go in order.
+ */
+export async function twoCandidateHarness(repo: string, slug: string, secondSum: string): Promise<{ featureTree: string; h: RunHarness }> {
+  const featureTree = await planFeature(repo, slug, ['work']);
+  const h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), PASS_NO_ITEMS, write('sum.mjs', secondSum), text('Done.'), PASS_NO_ITEMS]);
+  h.app.featureRuns.setMaxParallel(1);
+  return { featureTree, h };
+}
 export const SUM_TEST = "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { sum } from './sum.mjs';\ntest('sum', () => assert.strictEqual(sum(2, 3), 5));\n";
