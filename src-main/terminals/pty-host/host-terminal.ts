@@ -34,7 +34,6 @@ export class HostTerminal {
   private exited = false;
   /** The pty's leader exited: what is left in the kernel buffer is read at once, flow control or not. */
   private leaderGone = false;
-  private exitPoll: NodeJS.Timeout | null = null;
   private drainTimer: NodeJS.Timeout | null = null;
   /** Our own handle on the pty's slave side (see holdSlave). */
   private slaveFd: number | null = null;
@@ -46,10 +45,10 @@ export class HostTerminal {
     this.batcher = new DataBatcher((bytes) => this.send(bytes));
     this.holdSlave();
     pty.onData((chunk) => this.onChunk(chunk as unknown as Uint8Array));
-    this.exitPoll = setInterval(() => this.checkLeader(), EXIT_POLL_MS);
+    watchLeader(this);
     pty.onExit(({ exitCode, signal }) => {
       this.exited = true;
-      this.stopExitPoll();
+      unwatchLeader(this);
       if (this.drainTimer) clearTimeout(this.drainTimer);
       if (this.slaveFd !== null) closeSync(this.slaveFd);
       this.slaveFd = null;
@@ -201,11 +200,12 @@ export class HostTerminal {
    * the exit and destroying the socket — with the slave held open it never closes by itself. So
    * once the leader is gone we read on regardless of flow control and, when the output has been
    * quiet for a moment, end the stream ourselves so the exit is reported without that delay.
+   * Called on every tick of the shared leader watch (below).
    */
-  private checkLeader(): void {
+  checkLeader(): void {
     if (this.leaderGone || pidAlive(this.pty.pid)) return;
     this.leaderGone = true;
-    this.stopExitPoll();
+    unwatchLeader(this);
     this.updateFlow();
     this.armDrain();
   }
@@ -219,15 +219,33 @@ export class HostTerminal {
       socket?.destroy();
     }, DRAIN_QUIET_MS);
   }
-
-  private stopExitPoll(): void {
-    if (this.exitPoll) clearInterval(this.exitPoll);
-    this.exitPoll = null;
-  }
 }
 
-/** How often a pty's leader is checked for having exited; one cheap kill(pid, 0) per terminal. */
+/** How often the ptys' leaders are checked for having exited; one cheap kill(pid, 0) per terminal. */
 const EXIT_POLL_MS = 20;
+
+/**
+ * The terminals whose leader is still being watched, all checked by one shared timer (one
+ * wake-up per tick for the whole host, not one per terminal); it runs only while one is watched.
+ */
+const watchedLeaders = new Set<HostTerminal>();
+let leaderTimer: NodeJS.Timeout | null = null;
+
+function watchLeader(t: HostTerminal): void {
+  watchedLeaders.add(t);
+  leaderTimer ??= setInterval(() => {
+    // checkLeader may unwatch the terminal: deleting the current entry while iterating a Set is safe.
+    for (const w of watchedLeaders) w.checkLeader();
+  }, EXIT_POLL_MS);
+}
+
+function unwatchLeader(t: HostTerminal): void {
+  watchedLeaders.delete(t);
+  if (watchedLeaders.size > 0 || !leaderTimer) return;
+  clearInterval(leaderTimer);
+  leaderTimer = null;
+}
+
 /**
  * After the leader exited, output quiet this long means the kernel buffer is drained (the last
  * bytes are already queued when the process is reaped). Well under node-pty's own 200 ms.
