@@ -17,24 +17,31 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/**
+ * A repository with a committed .context/rules.md, its mailbox workspace (a worktree holding that
+ * committed .context/) and an app; all cleaned up after the test.
+ */
+async function mailboxWorkspace(prefix: string, rules: string, message: string) {
+  const repo = makeRepo(prefix);
+  cleanups.push(repo.cleanup);
+  mkdirSync(join(repo.path, '.context'));
+  writeFileSync(join(repo.path, '.context', 'rules.md'), rules);
+  gitIn(repo.path, 'add', '.');
+  gitIn(repo.path, 'commit', '-q', '-m', message);
+  appendFileSync(join(repo.path, '.git', 'info', 'exclude'), '.trees/\n');
+  const ws = join(repo.path, '.trees', 'mailbox');
+  gitIn(repo.path, 'worktree', 'add', '-q', '-b', 'mailbox', ws);
+  const started = await startTestApp();
+  cleanups.push(() => {
+    started.app.dispose();
+    started.cleanup();
+  });
+  return { repo, ws, app: started.app };
+}
+
 describe("the Context tab's edits under workspace trust", () => {
   it('a save through the Context tab keeps the repository trusted; an agent edit of the same file asks again', async () => {
-    const repo = makeRepo('fd-ctx-trust-');
-    cleanups.push(repo.cleanup);
-    mkdirSync(join(repo.path, '.context'));
-    writeFileSync(join(repo.path, '.context', 'rules.md'), '# Rules\n\nBe brief.\n');
-    gitIn(repo.path, 'add', '.');
-    gitIn(repo.path, 'commit', '-q', '-m', 'instructions for agents');
-    appendFileSync(join(repo.path, '.git', 'info', 'exclude'), '.trees/\n');
-    // The project's mailbox workspace: a worktree of the repository holding the committed .context/.
-    const ws = join(repo.path, '.trees', 'mailbox');
-    gitIn(repo.path, 'worktree', 'add', '-q', '-b', 'mailbox', ws);
-    const started = await startTestApp();
-    cleanups.push(() => {
-      started.app.dispose();
-      started.cleanup();
-    });
-    const app = started.app;
+    const { repo, ws, app } = await mailboxWorkspace('fd-ctx-trust-', '# Rules\n\nBe brief.\n', 'instructions for agents');
     const { id: projectId } = await app.projects.add(repo.path);
     await trustRepository(app, repo.path);
     expect(await app.trust.mailboxFilesTrusted(repo.path, ws)).toBe(true);
@@ -64,23 +71,10 @@ describe("the Context tab's edits under workspace trust", () => {
   }, 60_000);
 
   it('an untrusted repository is not trusted by a Context tab save', async () => {
-    const repo = makeRepo('fd-ctx-untrusted-');
-    cleanups.push(repo.cleanup);
-    mkdirSync(join(repo.path, '.context'));
-    writeFileSync(join(repo.path, '.context', 'rules.md'), 'x\n');
-    gitIn(repo.path, 'add', '.');
-    gitIn(repo.path, 'commit', '-q', '-m', 'ctx');
-    appendFileSync(join(repo.path, '.git', 'info', 'exclude'), '.trees/\n');
-    const ws = join(repo.path, '.trees', 'mailbox');
-    gitIn(repo.path, 'worktree', 'add', '-q', '-b', 'mailbox', ws);
-    const started = await startTestApp();
-    cleanups.push(() => {
-      started.app.dispose();
-      started.cleanup();
-    });
-    const { id: projectId } = await started.app.projects.add(repo.path);
-    await call(started.app, 'mailbox.context.save', { projectId, layer: 'project', name: 'rules.md', text: 'mine\n' });
-    expect(await started.app.trust.mailboxFilesTrusted(repo.path, ws)).toBe(false);
-    expect((await started.app.trust.status(repo.path, ws)).state).toBe('untrusted');
+    const { repo, ws, app } = await mailboxWorkspace('fd-ctx-untrusted-', 'x\n', 'ctx');
+    const { id: projectId } = await app.projects.add(repo.path);
+    await call(app, 'mailbox.context.save', { projectId, layer: 'project', name: 'rules.md', text: 'mine\n' });
+    expect(await app.trust.mailboxFilesTrusted(repo.path, ws)).toBe(false);
+    expect((await app.trust.status(repo.path, ws)).state).toBe('untrusted');
   }, 60_000);
 });
