@@ -92,14 +92,26 @@ export function mergedStatePath(repoRoot: string, slug: string): string {
   return join(repoRoot, FEATURES_DIR, slug, STATE_FILE);
 }
 
+/**
+ * Records in `probes` what `path` is before a scan reads it (its identity, '' for nothing there,
+ * null when it cannot be stat-ed); what it found, null for nothing stat-able.
+ */
+async function probe(path: string, probes: Map<string, string | null>): Promise<{ isFile: boolean; identity: string | null } | null> {
+  try {
+    const st = await stat(path, { bigint: true });
+    const identity = identityOf(st, Date.now());
+    probes.set(path, identity);
+    return { isFile: st.isFile(), identity };
+  } catch (e) {
+    // Missing or unreadable: what reads it next says which.
+    probes.set(path, (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : null);
+    return null;
+  }
+}
+
 /** Names of the sub-folders of `dir` (none when it does not exist); its identity goes to `probes` first. */
 async function subfolders(dir: string, problems: FeatureError[], probes: Map<string, string | null>): Promise<string[]> {
-  try {
-    const st = await stat(dir, { bigint: true });
-    probes.set(dir, identityOf(st, Date.now()));
-  } catch (e) {
-    probes.set(dir, (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : null);
-  }
+  await probe(dir, probes);
   try {
     const entries = await readdir(dir, { withFileTypes: true });
     return entries.filter((e) => e.isDirectory()).map((e) => e.name);
@@ -140,21 +152,13 @@ const MAX_PARSED_STATES = 20_000;
 
 /** Reads the state at `path` through the cache above; what the file was before the read goes to `probes`. */
 async function readStateCached(path: string, probes: Map<string, string | null>): Promise<FeatureState> {
-  let key: string | null = null;
-  try {
-    const st = await stat(path, { bigint: true });
-    key = identityOf(st, Date.now());
-    probes.set(path, key);
-    if (!st.isFile()) key = null;
-    const hit = key !== null ? parsedStates.get(path) : undefined;
-    if (hit?.key === key) {
-      if ('error' in hit) throw hit.error;
-      return structuredClone(hit.state);
-    }
-  } catch (e) {
-    if (isFeatureError(e)) throw e;
-    // Missing or unreadable: readState says which, as a problem the scan reports.
-    probes.set(path, (e as NodeJS.ErrnoException).code === 'ENOENT' ? '' : null);
+  // Missing or unreadable (nothing found): readState says which, as a problem the scan reports.
+  const found = await probe(path, probes);
+  const key = found?.isFile ? found.identity : null;
+  const hit = key !== null ? parsedStates.get(path) : undefined;
+  if (hit?.key === key) {
+    if ('error' in hit) throw hit.error;
+    return structuredClone(hit.state);
   }
   let state: FeatureState;
   try {
