@@ -2,46 +2,23 @@
  * The pull request loop over the bridge: its channels validate their input (a slug that is a path,
  * an unknown merge method), answer in the contract's shape, and its changes are published.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PrBoardEntry, PrStatus } from '../../../../src-preload/contract';
-import { waitFor } from '../../../support/processes';
-import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, VERIFY_PASS, withFakeGh, write, type RunHarness, type RunRepo } from '../run/support';
+import { deliverAndFollow, PR_URL, prSetup, prTestState } from './support';
 
 const ctx = { origin: 'test' as const, connectionId: 'c' };
-let repo: RunRepo | null = null;
-let h: RunHarness | null = null;
-let gh: ReturnType<typeof withFakeGh> | null = null;
-const savedEnv = { PATH: process.env.PATH, GH_CONFIG_DIR: process.env.GH_CONFIG_DIR };
-afterEach(async () => {
-  process.env.PATH = savedEnv.PATH;
-  if (savedEnv.GH_CONFIG_DIR === undefined) delete process.env.GH_CONFIG_DIR;
-  else process.env.GH_CONFIG_DIR = savedEnv.GH_CONFIG_DIR;
-  await h?.cleanup();
-  repo?.cleanup();
-  gh?.cleanup();
-  h = repo = gh = null;
-});
-
-const PR_URL = 'https://github.com/acme/widgets/pull/7';
+const t = prTestState();
 
 describe('the pull request loop over the bridge', () => {
   it('status, list, follow and merge; bad input refused at the bridge; changes published', async () => {
-    repo = makeRunRepo({ remote: 'github', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
-    gh = withFakeGh({ prs: [], pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', stages: [{ checks: [{ name: 'test', bucket: 'pass', workflow: 'CI', link: '' }], reviewDecision: 'APPROVED' }] } });
-    process.env.PATH = gh.env.PATH;
-    process.env.GH_CONFIG_DIR = gh.env.GH_CONFIG_DIR;
-    await planFeature(repo.repo, 'widget', ['library']);
-    await planFeature(repo.repo, 'other', ['library']);
-    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), VERIFY_PASS, text(`Opened the pull request: ${PR_URL}`)]);
+    const { repo, h } = await prSetup(t, 'APPROVED', ['widget', 'other']);
     const changed: Array<{ projectPath: string; slug: string }> = [];
     h.app.hub.subscribe((e) => {
       if (e.topic === 'features.pr.changed') changed.push(e.payload as { projectPath: string; slug: string });
     });
-    const call = (channel: string, payload: unknown) => h!.app.router.dispatch(channel, payload, ctx);
+    const call = (channel: string, payload: unknown) => h.app.router.dispatch(channel, payload, ctx);
     const project = await h.app.projects.add(repo.repo);
-    await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'widget' })).done;
-    await waitFor(() => h!.app.prFollow.repo.get(repo!.repo, 'widget'), 'the PR followed');
-    await h.app.prFollow.look(repo.repo, 'widget');
+    await deliverAndFollow(h, repo);
 
     const status = (await call('features.pr.status', { projectId: project.id, slug: 'widget' })) as { ok: true; value: PrStatus };
     expect(status.ok).toBe(true);

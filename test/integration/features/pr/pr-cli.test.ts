@@ -5,42 +5,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import type { PrStatusView } from '../../../../src-main/features/pr/pr-service';
 import { cli } from '../../../support/cli';
-import { waitFor } from '../../../support/processes';
 import { gitIn } from '../../../support/temp';
-import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, VERIFY_PASS, withFakeGh, write, type RunHarness, type RunRepo } from '../run/support';
+import { deliverAndFollow, PR_URL, prSetup, prTestState } from './support';
 
-let repo: RunRepo | null = null;
-let h: RunHarness | null = null;
-let gh: ReturnType<typeof withFakeGh> | null = null;
-const savedEnv = { PATH: process.env.PATH, GH_CONFIG_DIR: process.env.GH_CONFIG_DIR };
-afterEach(async () => {
-  process.env.PATH = savedEnv.PATH;
-  if (savedEnv.GH_CONFIG_DIR === undefined) delete process.env.GH_CONFIG_DIR;
-  else process.env.GH_CONFIG_DIR = savedEnv.GH_CONFIG_DIR;
-  await h?.cleanup();
-  repo?.cleanup();
-  gh?.cleanup();
-  h = repo = gh = null;
-});
-
-const PR_URL = 'https://github.com/acme/widgets/pull/7';
+const t = prTestState();
 
 describe('feature pr and feature merge on the command line', () => {
   it('shows the loop, refuses a bad method, asks before merging, and feature merge merges the followed PR with gh', async () => {
-    repo = makeRunRepo({ remote: 'github', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
-    gh = withFakeGh({ prs: [], pull: { number: 7, url: PR_URL, origin: repo.origin, branch: 'feature/widget', stages: [{ checks: [{ name: 'test', bucket: 'pass', workflow: 'CI', link: '' }], reviewDecision: 'REVIEW_REQUIRED' }] } });
-    process.env.PATH = gh.env.PATH;
-    process.env.GH_CONFIG_DIR = gh.env.GH_CONFIG_DIR;
-    await planFeature(repo.repo, 'widget', ['library']);
-    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), VERIFY_PASS, text(`Opened the pull request: ${PR_URL}`)]);
-    await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'widget' })).done;
-    await waitFor(() => h!.app.prFollow.repo.get(repo!.repo, 'widget'), 'the PR followed');
-    await h.app.prFollow.look(repo.repo, 'widget');
+    const { repo, h, gh } = await prSetup(t, 'REVIEW_REQUIRED');
+    await deliverAndFollow(h, repo);
     expect(h.app.inbox.list().entries.find((e) => e.title === 'Needs your review: widget')?.body).toBe(`The checks pass; the pull request needs an approving review. ${PR_URL}`);
     h.app.dispose();
     const at = ['--repo', repo.repo, '--data-dir', h.dataDir];
@@ -61,7 +39,7 @@ describe('feature pr and feature merge on the command line', () => {
     const unconfirmed = await cli('feature', 'pr', 'widget', '--merge', 'rebase', ...at);
     expect(unconfirmed.code).toBe(1);
     expect(unconfirmed.out).toContain('Run again with --yes to merge pull request #7 (rebase)');
-    const calls = () => readFileSync(join(gh!.dir, 'calls.jsonl'), 'utf8');
+    const calls = () => readFileSync(join(gh.dir, 'calls.jsonl'), 'utf8');
     expect(calls()).not.toContain('"merge"');
 
     const stopped = await cli('feature', 'pr', 'widget', '--stop', ...at);
