@@ -13,6 +13,8 @@ interface Chunk {
   bytes: Uint8Array;
   /** UTF-16 code units `bytes` decode to. */
   chars: number;
+  /** `bytes` is valid UTF-8 (checked once, when the batch arrives; a cut on a boundary keeps it). */
+  valid: boolean;
 }
 
 const decoder = new TextDecoder('utf-8');
@@ -45,15 +47,16 @@ export class Scrollback {
   append(bytes: Uint8Array, chars: number): void {
     if (bytes.length === 0) return;
     const last = this.chunks[this.chunks.length - 1];
+    const valid = isUtf8(bytes);
     // Only valid UTF-8 is merged: two valid runs decode to exactly their two texts joined.
-    if (last && last.bytes.length + bytes.length <= Scrollback.MERGE_BELOW && isUtf8(last.bytes) && isUtf8(bytes)) {
+    if (last && last.bytes.length + bytes.length <= Scrollback.MERGE_BELOW && last.valid && valid) {
       const merged = new Uint8Array(last.bytes.length + bytes.length);
       merged.set(last.bytes, 0);
       merged.set(bytes, last.bytes.length);
       last.bytes = merged;
       last.chars += chars;
     } else {
-      this.chunks.push({ bytes, chars });
+      this.chunks.push({ bytes, chars, valid });
     }
     this.size += chars;
     this.trim();
@@ -76,7 +79,7 @@ export class Scrollback {
       }
       // A chunk that is not valid UTF-8 is kept whole until all of it is excess: where its
       // characters start is the decoder's business, not ours.
-      if (!isUtf8(first.bytes)) return;
+      if (!first.valid) return;
       const cut = cutCharacters(first.bytes, excess);
       first.bytes = first.bytes.subarray(cut.bytes);
       first.chars -= cut.chars;
