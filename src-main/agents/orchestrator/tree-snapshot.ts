@@ -7,10 +7,12 @@
  * two trees becomes the same UndoSnapshot the write/patch tools record (pre-image, post-image,
  * created folders), so /undo, /rewind and fork treat it exactly like theirs.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
 import { git, gitBufferWithExit } from '../../git/git';
+import { readFileNoWaitAsync } from '../../platform/read-no-wait';
 import type { UndoSnapshot } from '../store/session-repo';
 
 /** Hashing a large untracked tree (a dependency folder git does not ignore) can take a while. */
@@ -22,7 +24,9 @@ const FILE_MODES = new Set(['100644', '100755']);
 
 /**
  * The working tree of `root` as a tree id. The repository's index is copied first so git reuses
- * its stat cache and hashes only what changed since it was written.
+ * its stat cache and hashes only what changed since it was written. The index lives in the git
+ * folder, which the agent can write: anything but a regular file there (a FIFO would hold the
+ * read forever) is not copied, and git then hashes the whole tree into an empty index.
  */
 export async function captureWorkingTree(root: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'fd-turn-index-'));
@@ -30,7 +34,8 @@ export async function captureWorkingTree(root: string): Promise<string> {
     const index = join(dir, 'index');
     const own = (await git(['rev-parse', '--git-path', 'index'], { cwd: root })).trim();
     const ownPath = isAbsolute(own) ? own : join(root, own);
-    if (existsSync(ownPath)) copyFileSync(ownPath, index);
+    const copy = await readFileNoWaitAsync(ownPath).catch(() => null);
+    if (copy) await writeFile(index, copy);
     const env = { GIT_INDEX_FILE: index };
     await git(['add', '-A', '--', '.'], { cwd: root, env, timeoutMs: CAPTURE_TIMEOUT_MS });
     return (await git(['write-tree'], { cwd: root, env })).trim();
