@@ -1,13 +1,9 @@
 import { test, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { FeaturesPage } from './poms/features';
 import { makeRepo } from '../support/temp';
-import { newFeatureState, writeState } from '../../src-main/features/state';
-import { activeStatePath } from '../../src-main/features/scanner';
+import { plannedProject } from './support/planned-feature';
 
 /**
  * The feature board at a half-screen window (700 px): its six columns used to need 960 px and
@@ -19,26 +15,10 @@ let host: RunningHost;
 let repo: { path: string; cleanup(): void };
 const SLUG = 'narrow-board-card';
 
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
-
 test.beforeAll(async () => {
   host = await startHost({ env: { ANTHROPIC_API_KEY: 'e2e-test-key' } });
   repo = makeRepo('fd-e2e-board-narrow-');
-  const root = repo.path;
-  git(root, 'config', 'user.name', 'E2E');
-  git(root, 'config', 'user.email', 'e2e@example.com');
-  mkdirSync(join(root, '.flightdeck'), { recursive: true });
-  writeFileSync(join(root, '.flightdeck', 'config.yml'), ['version: 1', 'git:', '  branch_prefix: feature', '  base_branch: main', ''].join('\n'));
-  writeFileSync(join(root, '.gitignore'), '.trees/\n');
-  git(root, 'add', '.');
-  git(root, 'commit', '-qm', 'flightdeck config');
-  const wt = join(root, '.trees', SLUG);
-  git(root, 'worktree', 'add', '-q', '-b', `feature/${SLUG}`, wt, 'main');
-  mkdirSync(join(wt, '.flightdeck', SLUG, 'specs'), { recursive: true });
-  writeFileSync(join(wt, '.flightdeck', SLUG, 'specs', 'design.md'), '# Design\n\n## Development Phases\n\n### Phase 1: library\n\nA library.\n');
-  writeState(activeStatePath(root, SLUG), newFeatureState({ slug: SLUG, now: new Date(), worktreePath: `.trees/${SLUG}`, branch: `feature/${SLUG}`, baseBranch: 'main', devPhases: ['library'] }));
-  git(wt, 'add', '.');
-  git(wt, 'commit', '-qm', `feat(${SLUG}): initialize planning artifacts`);
+  plannedProject(repo.path, SLUG, { design: '# Design\n\n## Development Phases\n\n### Phase 1: library\n\nA library.\n', verification: '# Verification\n', phases: ['library'] });
 });
 
 test.afterAll(async () => {

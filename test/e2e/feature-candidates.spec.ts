@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,7 @@ import { TrustPage } from './poms/trust';
 import { FeaturesPage } from './poms/features';
 import { CandidatesPage } from './poms/candidates';
 import { makeRepo } from '../support/temp';
-import { newFeatureState, writeState } from '../../src-main/features/state';
-import { activeStatePath } from '../../src-main/features/scanner';
+import { commitProjectConfig, git, planFeature } from './support/planned-feature';
 
 /**
  * Best-of-N from a person's side: a planned feature started as three candidates from its Start
@@ -59,35 +58,16 @@ let repo: { path: string; cleanup(): void };
 let ghDir: string;
 let origin: string;
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 function plannedFeature(root: string): void {
-  git(root, 'config', 'user.name', 'E2E');
-  git(root, 'config', 'user.email', 'e2e@example.com');
-  mkdirSync(join(root, '.flightdeck'), { recursive: true });
-  writeFileSync(
-    join(root, '.flightdeck', 'config.yml'),
-    ['version: 1', 'agent:', '  max_budget_usd: 20', '  max_retries: 1', '  max_turns: 50', 'checks: ["node --test"]', 'git:', '  auto_commit: true', '  branch_prefix: feature', '  base_branch: main', 'review:', '  enabled: true', '  max_review_rounds: 2', ''].join('\n'),
-  );
-  writeFileSync(join(root, '.gitignore'), '.trees/\n');
-  git(root, 'add', '.');
-  git(root, 'commit', '-qm', 'flightdeck config');
+  commitProjectConfig(root);
   // A GitHub-looking remote whose pushes land in a local bare repository.
   origin = join(ghDir, 'origin.git');
   git(ghDir, 'init', '-q', '--bare', origin);
   git(root, 'remote', 'add', 'origin', 'https://github.com/acme/widgets.git');
   git(root, 'remote', 'set-url', '--push', 'origin', origin);
   git(root, 'push', '-q', origin, 'main:main');
-  const wt = join(root, '.trees', SLUG);
-  git(root, 'worktree', 'add', '-q', '-b', `feature/${SLUG}`, wt, 'main');
-  const dir = join(wt, '.flightdeck', SLUG, 'specs');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'design.md'), '# Design\n\nA sum function.\n\n## Development Phases\n\n### Phase 1: library\n\nsum.mjs and its test.\n');
-  writeFileSync(join(dir, 'verification.md'), '# Verification\n\n- sum(2, 3) is 5\n');
-  const state = newFeatureState({ slug: SLUG, now: new Date(), worktreePath: `.trees/${SLUG}`, branch: `feature/${SLUG}`, baseBranch: 'main', devPhases: ['library'] });
-  writeState(activeStatePath(root, SLUG), { ...state, agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
-  git(wt, 'add', '.');
-  git(wt, 'commit', '-qm', `feat(${SLUG}): initialize planning artifacts`);
+  planFeature(root, SLUG);
 }
 
 test.beforeAll(async () => {

@@ -1,6 +1,5 @@
 import { test, expect, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server/index';
 import { startHost, type RunningHost } from './support/host';
@@ -11,8 +10,7 @@ import { BoardPage } from './poms/board';
 import { TrustPage } from './poms/trust';
 import { FeaturesPage } from './poms/features';
 import { makeRepo } from '../support/temp';
-import { newFeatureState, writeState } from '../../src-main/features/state';
-import { activeStatePath } from '../../src-main/features/scanner';
+import { commitProjectConfig, git, planFeature } from './support/planned-feature';
 
 /**
  * A feature run from a person's side: a planned feature on the board, started from its view,
@@ -51,41 +49,17 @@ let host: RunningHost;
 let model: ModelServer;
 let repo: { path: string; cleanup(): void };
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 /** A project with config.yml on main and one planned feature, as finalize leaves it. */
 function plannedFeature(root: string): void {
-  git(root, 'config', 'user.name', 'E2E');
-  git(root, 'config', 'user.email', 'e2e@example.com');
-  mkdirSync(join(root, '.flightdeck'), { recursive: true });
-  writeFileSync(
-    join(root, '.flightdeck', 'config.yml'),
-    ['version: 1', 'agent:', '  max_budget_usd: 20', '  max_retries: 1', '  max_turns: 50', 'checks: ["node --test"]', 'git:', '  auto_commit: true', '  branch_prefix: feature', '  base_branch: main', 'review:', '  enabled: true', '  max_review_rounds: 2', ''].join('\n'),
-  );
-  writeFileSync(join(root, '.gitignore'), '.trees/\n');
-  git(root, 'add', '.');
-  git(root, 'commit', '-qm', 'flightdeck config');
-  const wt = join(root, '.trees', SLUG);
-  git(root, 'worktree', 'add', '-q', '-b', `feature/${SLUG}`, wt, 'main');
-  const dir = join(wt, '.flightdeck', SLUG, 'specs');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'design.md'), '# Design\n\nA sum function.\n\n## Development Phases\n\n### Phase 1: library\n\nsum.mjs and its test.\n');
-  writeFileSync(join(dir, 'verification.md'), '# Verification\n\n- sum(2, 3) is 5\n');
-  const state = newFeatureState({ slug: SLUG, now: new Date(), worktreePath: `.trees/${SLUG}`, branch: `feature/${SLUG}`, baseBranch: 'main', devPhases: ['library'] });
-  writeState(activeStatePath(root, SLUG), { ...state, agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
-  git(wt, 'add', '.');
-  git(wt, 'commit', '-qm', `feat(${SLUG}): initialize planning artifacts`);
+  commitProjectConfig(root);
+  planFeature(root, SLUG);
   // A second feature, planned and never started: the board shows two columns in use.
-  const other = join(root, '.trees', OTHER);
-  git(root, 'worktree', 'add', '-q', '-b', `feature/${OTHER}`, other, 'main');
-  const otherSpecs = join(other, '.flightdeck', OTHER, 'specs');
-  mkdirSync(otherSpecs, { recursive: true });
-  writeFileSync(join(otherSpecs, 'design.md'), '# Design\n\nRecord where the agent runs.\n\n## Development Phases\n\n### Phase 1: docs\n\nwhere.txt.\n');
-  writeFileSync(join(otherSpecs, 'verification.md'), '# Verification\n\n- where.txt exists\n');
-  const otherState = newFeatureState({ slug: OTHER, now: new Date(), worktreePath: `.trees/${OTHER}`, branch: `feature/${OTHER}`, baseBranch: 'main', devPhases: ['docs'] });
-  writeState(activeStatePath(root, OTHER), { ...otherState, agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
-  git(other, 'add', '.');
-  git(other, 'commit', '-qm', `feat(${OTHER}): initialize planning artifacts`);
+  planFeature(root, OTHER, {
+    design: '# Design\n\nRecord where the agent runs.\n\n## Development Phases\n\n### Phase 1: docs\n\nwhere.txt.\n',
+    verification: '# Verification\n\n- where.txt exists\n',
+    phases: ['docs'],
+  });
 }
 
 test.beforeAll(async () => {

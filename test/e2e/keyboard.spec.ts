@@ -1,13 +1,9 @@
 import { test, expect, type Locator, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startModelServer, type ModelServer, type Script } from '../fixtures/model-server/index';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { makeRepo } from '../support/temp';
-import { newFeatureState, writeState } from '../../src-main/features/state';
-import { activeStatePath } from '../../src-main/features/scanner';
+import { plannedProject } from './support/planned-feature';
 
 /**
  * Keyboard first: every flow here is driven by keys only — the palette, Ctrl+N, Shift+Tab,
@@ -19,42 +15,17 @@ test.describe.configure({ mode: 'serial' });
 
 const SLUG = 'sum-lib';
 const text = (t: string): Script[number] => ({ blocks: [{ type: 'text', text: t }] });
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 let host: RunningHost;
 let model: ModelServer;
 let repo: { path: string; cleanup(): void };
 let project: string;
 
-/** A project with config.yml on main and one planned feature, as finalize leaves it. */
-function plannedFeature(root: string): void {
-  git(root, 'config', 'user.name', 'E2E');
-  git(root, 'config', 'user.email', 'e2e@example.com');
-  mkdirSync(join(root, '.flightdeck'), { recursive: true });
-  writeFileSync(
-    join(root, '.flightdeck', 'config.yml'),
-    ['version: 1', 'agent:', '  max_budget_usd: 20', '  max_retries: 1', '  max_turns: 50', 'checks: ["node --test"]', 'git:', '  auto_commit: true', '  branch_prefix: feature', '  base_branch: main', 'review:', '  enabled: true', '  max_review_rounds: 2', ''].join('\n'),
-  );
-  writeFileSync(join(root, '.gitignore'), '.trees/\n');
-  git(root, 'add', '.');
-  git(root, 'commit', '-qm', 'flightdeck config');
-  const wt = join(root, '.trees', SLUG);
-  git(root, 'worktree', 'add', '-q', '-b', `feature/${SLUG}`, wt, 'main');
-  const dir = join(wt, '.flightdeck', SLUG, 'specs');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'design.md'), '# Design\n\nA sum function.\n\n## Development Phases\n\n### Phase 1: library\n\nsum.mjs and its test.\n');
-  writeFileSync(join(dir, 'verification.md'), '# Verification\n\n- sum(2, 3) is 5\n');
-  const state = newFeatureState({ slug: SLUG, now: new Date(), worktreePath: `.trees/${SLUG}`, branch: `feature/${SLUG}`, baseBranch: 'main', devPhases: ['library'] });
-  writeState(activeStatePath(root, SLUG), { ...state, agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
-  git(wt, 'add', '.');
-  git(wt, 'commit', '-qm', `feat(${SLUG}): initialize planning artifacts`);
-}
-
 test.beforeAll(async () => {
   model = await startModelServer({ script: [] });
   host = await startHost({ env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'e2e-test-key', ANTHROPIC_MODEL: 'claude-sonnet-5' } });
   repo = makeRepo('fd-e2e-keys-');
-  plannedFeature(repo.path);
+  plannedProject(repo.path, SLUG);
   project = repo.path.split('/').pop()!;
 });
 
