@@ -5,12 +5,6 @@ export interface HubEvent {
   readonly topic: Topic;
   readonly key: string | undefined;
   readonly payload: unknown;
-  /**
-   * The payload's bulk as the bytes it arrived as (terminal output in UTF-8, see
-   * TerminalDataBytes): such a payload was built by a service, not taken from outside, and a
-   * transport can send the bytes as they are instead of serializing the payload again.
-   */
-  readonly binary?: Uint8Array;
 }
 type Listener = (e: HubEvent) => void;
 
@@ -23,13 +17,17 @@ export class EventHub {
   /** Validation costs little but high-volume topics (terminal bytes) may opt out after their tests. */
   constructor(private readonly validate = true) {}
 
+  /**
+   * `binary`: the payload's bulk as the bytes it arrived as (terminal output in UTF-8, see
+   * TerminalDataBytes); transports find them on the payload itself.
+   */
   publish<T extends Topic>(topic: T, payload: PayloadOf<T>, key?: string, binary?: Uint8Array): void {
     const spec = events[topic];
     if (spec.keyed && key === undefined) throw new Error(`topic ${topic} needs a key`);
     // A payload with a binary body is built by a service from bytes it counted itself
     // (terminal output); validating it would decode the bytes, which is the cost being avoided.
     if (this.validate && !binary) spec.payload.parse(payload);
-    const e: HubEvent = binary ? { topic, key, payload, binary } : { topic, key, payload };
+    const e: HubEvent = { topic, key, payload };
     for (const l of this.listeners) l(e);
   }
 
