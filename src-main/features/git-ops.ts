@@ -218,19 +218,13 @@ export class DefaultGhOps implements GhOps {
     return resolveOnPath('gh', this.env.PATH) !== null;
   }
 
-  private run(args: readonly string[], cwd: string): Promise<GhResult<string>> {
-    const env = this.ghEnv();
-    // Resolved first: the descriptor prelude would turn a missing gh into exit 127.
-    const ghPath = resolveOnPath('gh', env.PATH);
-    if (!ghPath) return Promise.resolve({ ok: false, reason: 'not_installed', message: GH_NOT_INSTALLED_MESSAGE });
-    const { file, args: argv } = cleanExec(ghPath, args);
-    return new Promise((resolve) => {
-      execFile(file, argv, { cwd, env, timeout: GH_TIMEOUT_MS, maxBuffer: GH_MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true }, (error, stdout, stderr) => {
-        if (!error) return resolve({ ok: true, value: stdout });
-        const detail = (stderr.trim() || error.message).split('\n')[0];
-        resolve({ ok: false, reason: 'failed', message: `gh ${args.slice(0, 2).join(' ')} failed: ${detail}` });
-      });
-    });
+  /** A gh call that succeeds only on exit 0: its stdout, else gh's first line of complaint. */
+  private async run(args: readonly string[], cwd: string): Promise<GhResult<string>> {
+    const r = await this.exec(args, cwd);
+    if (!r.ok) return r;
+    const { code, stdout, stderr } = r.value;
+    if (code === 0) return { ok: true, value: stdout };
+    return { ok: false, reason: 'failed', message: `gh ${args.slice(0, 2).join(' ')} failed: ${stderr.trim().split('\n')[0] || `exit ${code}`}` };
   }
 
   /**
@@ -239,6 +233,7 @@ export class DefaultGhOps implements GhOps {
    */
   exec(args: readonly string[], cwd: string): Promise<GhResult<{ code: number | null; stdout: string; stderr: string }>> {
     const env = this.ghEnv();
+    // Resolved first: the descriptor prelude would turn a missing gh into exit 127.
     const ghPath = resolveOnPath('gh', env.PATH);
     if (!ghPath) return Promise.resolve({ ok: false, reason: 'not_installed', message: GH_NOT_INSTALLED_MESSAGE });
     const { file, args: argv } = cleanExec(ghPath, args);
