@@ -10,34 +10,20 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appRoot } from '../../../../src-main/platform/paths';
 import { readState, type FeatureState } from '../../../../src-main/features/state';
-import { startModelServer, type ModelServer } from '../../../fixtures/model-server/index';
+import { startModelServer } from '../../../fixtures/model-server/index';
 import { startTestApp } from '../../../support/app';
 import { waitFor } from '../../../support/processes';
 import { tempDir } from '../../../support/temp';
 import { saveTestProfile } from '../../agents/harness';
-import { startHostProcess, type HostProcess } from '../../hardening/support';
-import { commitSubjects, configYaml, makeRunRepo, planFeature, SUM_JS, text, write, type RunRepo } from './support';
+import { startHostProcess } from '../../hardening/support';
+import { cleanupHostTest, commitSubjects, hostTest, makeRunRepo, NO_PIPELINE_CONFIG, PASS_NO_ITEMS, planFeature, SUM_JS, text, write } from './support';
 
-let repo: RunRepo | null = null;
-let server: ModelServer | null = null;
-let host: HostProcess | null = null;
-let data: { path: string; cleanup(): void } | null = null;
-afterEach(async () => {
-  await host?.stop();
-  await server?.close();
-  repo?.cleanup();
-  data?.cleanup();
-  host = null;
-  server = null;
-  repo = null;
-  data = null;
-});
-
-const PASS = text('```yaml\nresult: pass\nitems: []\n```');
+const t = hostTest();
+afterEach(() => cleanupHostTest(t));
 
 /** The candidates' runs the host has recorded as completed (read beside the live host, read-only). */
 function completedRuns(): number {
-  const db = new Database(join(data!.path, 'flightdeck.db'), { readonly: true, fileMustExist: true });
+  const db = new Database(join(t.data!.path, 'flightdeck.db'), { readonly: true, fileMustExist: true });
   try {
     return (db.prepare("SELECT COUNT(*) AS n FROM feature_runs WHERE candidate IS NOT NULL AND status = 'completed'").get() as { n: number }).n;
   } finally {
@@ -47,21 +33,21 @@ function completedRuns(): number {
 
 async function candidateState(n: number): Promise<FeatureState | null> {
   // Mid-write reads are retried by the caller.
-  return readState(join(repo!.repo, `.trees/duo--c${n}/.flightdeck/duo/state.yml`)).catch(() => null);
+  return readState(join(t.repo!.repo, `.trees/duo--c${n}/.flightdeck/duo/state.yml`)).catch(() => null);
 }
 
 describe('feature candidates after a crash', () => {
   it('resumes every interrupted candidate at the next start of a long-lived host, each in its own worktree', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    const repo = (t.repo = makeRunRepo({ remote: 'none', config: NO_PIPELINE_CONFIG() }));
     await planFeature(repo.repo, 'duo', ['work']);
-    server = await startModelServer({
+    const server = (t.server = await startModelServer({
       script: [
         write('sum.mjs', SUM_JS),
         // c1's second call hangs: the process is killed while it waits.
         { fault: { kind: 'stall', ms: 120_000 }, blocks: [{ type: 'text', text: 'never seen' }] },
       ],
-    });
-    data = tempDir('fd-cand-crash-');
+    }));
+    const data = (t.data = tempDir('fd-cand-crash-'));
     const setup = await startTestApp(data.path);
     saveTestProfile(setup.app, server.url);
     // One at a time: c2 is still queued when the process dies.
@@ -75,14 +61,14 @@ describe('feature candidates after a crash', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
-    await waitFor(() => server!.mainRequests().length >= 2, `c1's stalled call (output so far: ${out})`, 90_000);
+    await waitFor(() => server.mainRequests().length >= 2, `c1's stalled call (output so far: ${out})`, 90_000);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     expect((await candidateState(1))!.phases[0]!.status).toBe('running');
     expect((await candidateState(2))!.phases[0]!.status).toBe('pending');
 
-    server.setScript([text('Done.'), PASS, write('sum.mjs', `// c2\n${SUM_JS}`), text('Done.'), PASS]);
-    host = await startHostProcess({ dataDir: data.path });
+    server.setScript([text('Done.'), PASS_NO_ITEMS, write('sum.mjs', `// c2\n${SUM_JS}`), text('Done.'), PASS_NO_ITEMS]);
+    const host = (t.host = await startHostProcess({ dataDir: data.path }));
     for (const until = Date.now() + 150_000; ; ) {
       const states = await Promise.all([candidateState(1), candidateState(2)]);
       if (states.every((s) => s?.phases.every((p) => p.status === 'completed')) && completedRuns() === 2) break;
@@ -90,7 +76,7 @@ describe('feature candidates after a crash', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     await host.stop();
-    host = null;
+    t.host = null;
     // c1 resumed its phase (one dev commit), c2 ran from the start in its own worktree.
     expect(commitSubjects(join(repo.repo, '.trees/duo--c1'), 'main..HEAD').filter((s) => s === 'feat(duo): work')).toHaveLength(1);
 

@@ -5,38 +5,26 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { appRoot } from '../../../../src-main/platform/paths';
 import { readState, sumPhases, type FeatureState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
-import { startModelServer, type ModelServer } from '../../../fixtures/model-server/index';
+import { startModelServer } from '../../../fixtures/model-server/index';
 import { startTestApp } from '../../../support/app';
 import { waitFor } from '../../../support/processes';
 import { tempDir } from '../../../support/temp';
 import { saveTestProfile } from '../../agents/harness';
-import { startHostProcess, type HostProcess } from '../../hardening/support';
-import { CLEAN_REVIEW, commitSubjects, makeRunRepo, planFeature, SUM_JS, SUM_TEST, text, VERIFY_PASS, write, type RunRepo } from './support';
+import { startHostProcess } from '../../hardening/support';
+import { CLEAN_REVIEW, cleanupHostTest, commitSubjects, hostTest, makeRunRepo, planFeature, SUM_JS, SUM_TEST, text, VERIFY_PASS, write } from './support';
 
-let repo: RunRepo | null = null;
-let server: ModelServer | null = null;
-let host: HostProcess | null = null;
-let data: { path: string; cleanup(): void } | null = null;
-afterEach(async () => {
-  await host?.stop();
-  await server?.close();
-  repo?.cleanup();
-  data?.cleanup();
-  host = null;
-  server = null;
-  repo = null;
-  data = null;
-});
+const t = hostTest();
+afterEach(() => cleanupHostTest(t));
 
 async function stateOf(slug: string): Promise<FeatureState | null> {
-  return readState(activeStatePath(repo!.repo, slug)).catch(() => null); // Mid-write reads are retried by the caller.
+  return readState(activeStatePath(t.repo!.repo, slug)).catch(() => null); // Mid-write reads are retried by the caller.
 }
 
 describe('feature run crash recovery', () => {
   it('after SIGKILL of the process running it mid-phase, the next start resumes the feature: no completed phase or commit repeated, totals the sum of the phases', async () => {
-    repo = makeRunRepo({ remote: 'none' });
+    const repo = (t.repo = makeRunRepo({ remote: 'none' }));
     const wt = await planFeature(repo.repo, 'crashy', ['library', 'tests']);
-    server = await startModelServer({
+    const server = (t.server = await startModelServer({
       script: [
         write('sum.mjs', SUM_JS),
         text('Library done.'),
@@ -44,8 +32,8 @@ describe('feature run crash recovery', () => {
         // Phase two's second call hangs: the process is killed while it waits.
         { fault: { kind: 'stall', ms: 120_000 }, blocks: [{ type: 'text', text: 'never seen' }] },
       ],
-    });
-    data = tempDir('fd-crash-data-');
+    }));
+    const data = (t.data = tempDir('fd-crash-data-'));
     const setup = await startTestApp(data.path);
     saveTestProfile(setup.app, server.url);
     setup.app.dispose();
@@ -62,7 +50,7 @@ describe('feature run crash recovery', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
-    await waitFor(() => server!.mainRequests().length >= 4, `phase two's stalled call (output so far: ${out})`, 90_000);
+    await waitFor(() => server.mainRequests().length >= 4, `phase two's stalled call (output so far: ${out})`, 90_000);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
@@ -75,7 +63,7 @@ describe('feature run crash recovery', () => {
     // The next start (browser mode, a long-lived host) resumes it by itself.
     server.setScript([text('The test is written.'), CLEAN_REVIEW, VERIFY_PASS]);
     const before = server.mainRequests().length;
-    host = await startHostProcess({ dataDir: data.path });
+    const host = (t.host = await startHostProcess({ dataDir: data.path }));
     let done: FeatureState | null = null;
     for (const until = Date.now() + 120_000; !done; ) {
       const s = await stateOf('crashy');

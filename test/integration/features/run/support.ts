@@ -19,6 +19,7 @@ import { startModelServer, type ModelServer, type Script } from '../../../fixtur
 import { startTestApp } from '../../../support/app';
 import { gitIn, makeRepo, tempDir } from '../../../support/temp';
 import { saveTestProfile } from '../../agents/harness';
+import type { HostProcess } from '../../hardening/support';
 
 /** This folder; import.meta rather than __dirname so the benches (tsx, ESM) can import these helpers too. */
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -183,6 +184,25 @@ export async function runHarness(script: Script, o: { dataDir?: string; coderEnv
       data.cleanup();
     },
   };
+}
+
+/** What a test that kills a run and resumes it in a long-lived host starts; each kept here as it is made. */
+export interface HostTest {
+  repo: RunRepo | null;
+  server: ModelServer | null;
+  host: HostProcess | null;
+  data: { path: string; cleanup(): void } | null;
+}
+
+export const hostTest = (): HostTest => ({ repo: null, server: null, host: null, data: null });
+
+/** Stops and removes everything T holds (the test's afterEach), leaving it empty for the next test. */
+export async function cleanupHostTest(t: HostTest): Promise<void> {
+  await t.host?.stop();
+  await t.server?.close();
+  t.repo?.cleanup();
+  t.data?.cleanup();
+  t.host = t.server = t.repo = t.data = null;
 }
 
 /** PATH with the scripted gh first, and its scenario folder (outside /tmp, which the sandbox replaces). */
