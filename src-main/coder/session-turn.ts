@@ -19,7 +19,7 @@ import type { TurnContext } from '../agents/orchestrator/turn-context';
 import { newId } from '../agents/ids';
 import { withPoint } from '../agents/orchestrator/conversation-points';
 import { captureWorkingTree, snapshotBetween } from '../agents/orchestrator/tree-snapshot';
-import { MAX_UNDO_SNAPSHOTS, gitWorkTree } from '../agents/orchestrator/undo';
+import { gitWorkTree, putSnapshot } from '../agents/orchestrator/undo';
 import type { ConversationPoint, SessionState } from '../agents/store/session-repo';
 import { conversationFile, replayPrompt } from './conversation-resume';
 import { priceUsage } from '../agents/provider/pricing';
@@ -260,7 +260,7 @@ async function recordFiles(ctx: TurnContext, root: string, before: string | null
     if (!snap || ctx.stopped) return;
     const state = ctx.session().state;
     // New changes end /redo, as a write does.
-    ctx.update({ state: { ...state, undo: [...state.undo.filter((u) => u.turnId !== ctx.turnId), snap].slice(-MAX_UNDO_SNAPSHOTS), redo: [] } });
+    ctx.update({ state: { ...state, undo: putSnapshot(state.undo, snap), redo: [] } });
   } catch (e) {
     ctx.emit({ type: 'notice', level: 'warning', text: `This turn's file changes could not be checkpointed (/undo and /rewind will not put them back): ${e instanceof Error ? e.message : String(e)}` });
   }

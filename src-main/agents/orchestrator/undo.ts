@@ -103,7 +103,12 @@ export function addPre(undo: readonly UndoSnapshot[], turnId: string, rel: strin
   const snap: UndoSnapshot = current
     ? { ...current, files: [...current.files, { path: rel, blob: pre.blob }], dirs: [...new Set([...(current.dirs ?? []), ...pre.dirs])] }
     : { turnId, at: Date.now(), files: [{ path: rel, blob: pre.blob }], dirs: pre.dirs };
-  return [...undo.filter((u) => u.turnId !== turnId), snap].slice(-MAX_UNDO_SNAPSHOTS);
+  return putSnapshot(undo, snap);
+}
+
+/** The snapshot list with a turn's snapshot put last (replacing the one it had), the oldest past the limit dropped. Pure. */
+export function putSnapshot(undo: readonly UndoSnapshot[], snap: UndoSnapshot): UndoSnapshot[] {
+  return [...undo.filter((u) => u.turnId !== snap.turnId), snap].slice(-MAX_UNDO_SNAPSHOTS);
 }
 
 /** Stores what the files hold now (the turn's post-images): path → blob id, or null when absent. */
