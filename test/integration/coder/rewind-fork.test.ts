@@ -12,7 +12,7 @@ import { silentLogger } from '../../../src-main/platform/logger';
 import { conversationFile } from '../../../src-main/coder/conversation-resume';
 import { startModelServer, type ModelServer, type Script, type ScriptTurn } from '../../fixtures/model-server/index';
 import { makeRepo, tempDir } from '../../support/temp';
-import { CLAUDE_BIN, requestText, TEST_KEY } from './support';
+import { CLAUDE_BIN, requestText, saveScriptedProfile } from './support';
 
 interface Harness {
   app: AppServices;
@@ -36,18 +36,7 @@ async function harness(): Promise<Harness> {
     return app;
   };
   let app = await open();
-  app.agents.profiles.save({
-    name: 'scripted',
-    label: 'Scripted server',
-    preset: 'custom',
-    baseUrl: server.url,
-    model: 'glm-4.7',
-    maxTokens: 4_096,
-    contextWindow: 200_000,
-    prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-    apiKey: TEST_KEY,
-    makeDefault: true,
-  });
+  saveScriptedProfile(app, server.url);
   return {
     get app() {
       return app;

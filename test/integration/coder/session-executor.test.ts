@@ -6,7 +6,7 @@ import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index';
 import { makeRepo, tempDir } from '../../support/temp';
-import { CLAUDE_BIN, requestText, TEST_KEY } from './support';
+import { CLAUDE_BIN, requestText, saveScriptedProfile, TEST_KEY } from './support';
 
 interface SessionHarness {
   app: AppServices;
@@ -30,18 +30,7 @@ async function sessionHarness(script: Script): Promise<SessionHarness> {
     coderEnv: { HOME: home.path, CLAUDE_CODE_MAX_RETRIES: '0' },
   });
   app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 30, maxDurationS: 120 });
-  app.agents.profiles.save({
-    name: 'scripted',
-    label: 'Scripted server',
-    preset: 'custom',
-    baseUrl: server.url,
-    model: 'glm-4.7',
-    maxTokens: 4_096,
-    contextWindow: 200_000,
-    prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-    apiKey: TEST_KEY,
-    makeDefault: true,
-  });
+  saveScriptedProfile(app, server.url);
   const published: AgentEvent[] = [];
   app.hub.subscribe((e) => {
     if (e.topic === 'agents.event') published.push(e.payload as AgentEvent);

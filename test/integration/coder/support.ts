@@ -11,6 +11,7 @@ import { makeRepo } from '../../support/temp';
 import { runCoder, type CoderRunOptions } from '../../../src-main/coder/coder';
 import type { CoderParamsInput } from '../../../src-main/coder/core/params';
 import type { CoderResult } from '../../../src-main/coder/core/result';
+import type { AppServices } from '../../../src-main/app/services';
 
 export { CLAUDE_BIN };
 export const WRAPPER = resolve(__dirname, '../../fixtures/claude-code/wrappers/filter-claude.mjs');
@@ -50,6 +51,22 @@ export async function coderHarness(script: Script = []): Promise<CoderHarness> {
       repo.cleanup();
     },
   };
+}
+
+/** Saves the default agent profile "scripted": the scripted model server at `baseUrl`, with TEST_KEY. */
+export function saveScriptedProfile(app: AppServices, baseUrl: string): void {
+  app.agents.profiles.save({
+    name: 'scripted',
+    label: 'Scripted server',
+    preset: 'custom',
+    baseUrl,
+    model: 'glm-4.7',
+    maxTokens: 4_096,
+    contextWindow: 200_000,
+    prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
+    apiKey: TEST_KEY,
+    makeDefault: true,
+  });
 }
 
 /** The text of every message of a recorded request (to look for prompts and context). */
