@@ -14,7 +14,7 @@ import { selfIdentity } from '../../../src-main/platform/process-identity';
 import { removeKeyFile, writeKeyFile } from '../../../src-main/coder/key-file';
 import { startModelServer } from '../../fixtures/model-server/index';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
-import { CLAUDE_BIN, coderHarness, TEST_KEY, type CoderHarness } from './support';
+import { CLAUDE_BIN, coderHarness, saveScriptedProfile, TEST_KEY, type CoderHarness } from './support';
 
 let h: CoderHarness | undefined;
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -144,18 +144,7 @@ describe("Claude Code's tools cannot read its key", () => {
       repo.cleanup();
     });
     app.coder.updateSettings({ claudePath: CLAUDE_BIN, idleTimeoutS: 30, maxDurationS: 120 });
-    app.agents.profiles.save({
-      name: 'scripted',
-      label: 'Scripted server',
-      preset: 'custom',
-      baseUrl: server.url,
-      model: 'glm-4.7',
-      maxTokens: 4_096,
-      contextWindow: 200_000,
-      prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-      apiKey: TEST_KEY,
-      makeDefault: true,
-    });
+    saveScriptedProfile(app, server.url);
     const published: AgentEvent[] = [];
     app.hub.subscribe((e) => {
       if (e.topic === 'agents.event') published.push(e.payload as AgentEvent);
