@@ -7,6 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectWsClient, stopWsClients } from '../../fixtures/terminals/ws-client';
+import { pidsWith } from '../../support/processes';
 import { tempDir } from '../../support/temp';
 import { isRunning, processes, running, startHostProcess, until, type HostProcess } from './support';
 
@@ -21,6 +22,11 @@ afterEach(async () => {
   for (const m of markers.splice(0)) for (const p of running(m)) process.kill(p.pid, 'SIGKILL');
   for (const d of dirs.splice(0)) d.cleanup();
 });
+
+/** How many `sleep <marker>` processes run (exactly that command line; zombies have none). */
+function sleeping(m: string): number {
+  return pidsWith(`sleep ${m}`).length;
+}
 
 /** A sleep whose argument is unique to this test, so /proc/<pid>/cmdline finds it and nothing else. */
 function marker(): string {
@@ -45,9 +51,13 @@ async function openShellAndDetachedCommand(): Promise<{ host: HostProcess; shell
   await client.invoke('terminals.write', { id: shell.id, data: `nohup sleep ${userSleep} >/dev/null 2>&1 &\r` });
 
   // Yolo without the OS sandbox, as in the attack (a sandboxed command's pid namespace would end the sleep by itself).
+  // The hang-up is ignored before the fork, not by nohup after it: the command's bash exits at
+  // once, and the kernel hangs up its terminal's foreground group then, which killed a child
+  // that had not yet reached nohup's signal() (seen under CI load, as with `ssh host 'nohup x &'`).
   const session = await client.invoke('agents.sessions.create', { root: work.path, mode: 'yolo', sandbox: 'danger-full-access' });
-  await client.invoke('agents.input', { sessionId: session.id, input: `!nohup sleep ${agentSleep} >/dev/null 2>&1 &` });
-  await until(() => running(userSleep).length === 1 && running(agentSleep).length === 1, 'both detached sleeps to run', 30_000);
+  await client.invoke('agents.input', { sessionId: session.id, input: `!trap '' HUP; nohup sleep ${agentSleep} >/dev/null 2>&1 &` });
+  // The sleeps themselves, exec'd: a looser match also counts the `bash -lc …` running the command.
+  await until(() => sleeping(userSleep) === 1 && sleeping(agentSleep) === 1, 'both detached sleeps to run', 30_000);
   // The agent's command itself has ended: only what it detached is left.
   await until(async () => (await client.invoke('agents.sessions.get', { sessionId: session.id })).status !== 'running', 'the command turn to end').catch(() => undefined);
 
@@ -82,8 +92,8 @@ describe.runIf(process.platform === 'linux')('no orphans after the host is kille
     // Nobody is left to end them: this is the state a crash of the whole app leaves. (The
     // shell itself may already have ended of the hang-up when the pty master closed.)
     await new Promise((r) => setTimeout(r, 1_000));
-    expect(running(s.userSleep)).toHaveLength(1);
-    expect(running(s.agentSleep)).toHaveLength(1);
+    expect(sleeping(s.userSleep)).toBe(1);
+    expect(sleeping(s.agentSleep)).toBe(1);
 
     const again = await startHostProcess({ dataDir, env: { HOME: dataDir, SHELL: '/bin/bash' } });
     hosts.push(again);
