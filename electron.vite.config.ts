@@ -13,7 +13,7 @@ export default defineConfig({
       outDir: 'out/main',
       externalizeDeps: true,
       rollupOptions: {
-        input: { index: resolve(root, 'src-main/electron/main.ts'), 'pty-host': resolve(root, 'src-main/terminals/pty-host/main.ts'), 'container-exec': resolve(root, 'src-main/containers/exec-bridge/main.ts'), 'claude-in-container': resolve(root, 'src-main/containers/claude-bridge/main.ts') },
+        input: { index: resolve(root, 'src-main/electron/main.ts'), 'pty-host': resolve(root, 'src-main/terminals/pty-host/main.ts'), 'container-exec': resolve(root, 'src-main/containers/exec-bridge/main.ts'), 'claude-in-container': resolve(root, 'src-main/containers/claude-bridge/main.ts'), 'state-parse-worker': resolve(root, 'src-main/features/state-parse-worker.ts') },
       },
     },
   },

@@ -4,7 +4,7 @@
  * git or gh, or YAML itself), so the UI and the CLI can show the kind next to a clear message.
  * A file-related failure carries the file and, when known, the 1-based line.
  */
-import { AppError, type ErrorCode } from '../../src-preload/contract';
+import { AppError, type ErrorCode } from '../../src-preload/contract/errors';
 
 export const FEATURE_ERROR_KINDS = ['agent', 'prompt', 'io', 'config', 'state', 'plan', 'git', 'yaml'] as const;
 export type FeatureErrorKind = (typeof FEATURE_ERROR_KINDS)[number];

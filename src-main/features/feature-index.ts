@@ -23,7 +23,7 @@ import { FeatureError } from './errors';
 import { FeatureRepo, type FeatureRow, type IndexProblem } from './feature-repo';
 import { ISSUE_FILE } from './issue-input';
 import { IssueLinks } from './issue-links';
-import { probesHold, scanFeatures, TREES_DIR, type FeatureSource, type ScanResult } from './scanner';
+import { probesHold, rememberStates, scanFeatures, TREES_DIR, type FeatureSource, type ScanResult } from './scanner';
 import { STATE_FILE } from './state';
 
 /**
@@ -95,7 +95,7 @@ export function reconcileRows(repoRoot: string, previous: readonly FeatureRow[],
     // The shown copy failed: the active one, or the merged one when no active copy was read.
     const failed = trouble?.active ?? (found?.source === 'active' ? undefined : trouble?.merged);
     if (!failed) {
-      rows.push({ repoRoot, slug, source: found!.source, statePath: found!.statePath, state: found!.state, problem: null, indexedAt: now });
+      rows.push({ repoRoot, slug, source: found!.source, statePath: found!.statePath, state: found!.state, problem: null, indexedAt: now, ...(found!.stateFile ? { stateFile: found!.stateFile } : {}) });
       continue;
     }
     const last = before.get(slug);
@@ -114,10 +114,15 @@ function sameIssues(a: ReadonlyMap<string, FeatureIssueRef>, b: ReadonlyMap<stri
   return true;
 }
 
-/** Rows compared by what a reader sees (the indexing time left out). */
+/** Rows compared by what a reader sees (the indexing time and the files' identities left out). */
 function sameRows(a: readonly FeatureRow[], b: readonly FeatureRow[]): boolean {
-  const strip = (rows: readonly FeatureRow[]) => JSON.stringify(rows.map((r) => ({ ...r, indexedAt: 0 })));
+  const strip = (rows: readonly FeatureRow[]) => JSON.stringify(rows.map((r) => ({ ...r, indexedAt: 0, stateFile: undefined })));
   return strip(a) === strip(b);
+}
+
+/** Whether the rows were read from the same files (what a restarted app trusts: see rememberStates). */
+function sameFiles(a: readonly FeatureRow[], b: readonly FeatureRow[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.stateFile?.identity === b[i]!.stateFile?.identity && r.stateFile?.sha256 === b[i]!.stateFile?.sha256);
 }
 
 /** The lock key scans take turns on (repository roots are absolute paths, so never this). */
@@ -169,6 +174,8 @@ export class FeatureIndex {
   private readonly issueLinks = new IssueLinks();
   /** Repositories that stopped being projects: a scan that ends after that writes nothing. */
   private readonly forgotten = new Set<string>();
+  /** Repositories whose rows from the last run were handed to the scanner (rememberStates). */
+  private readonly remembered = new Set<string>();
   private disposed = false;
 
   constructor(private readonly o: FeatureIndexOptions) {
@@ -198,6 +205,12 @@ export class FeatureIndex {
     return this.lock.run(repoRoot, async () => {
       started();
       const seq = ++this.scans;
+      // The first scan of this repository in this process: what the last run read is known by its
+      // files' identities, so only the files changed since are parsed again.
+      if (!this.snapshots.has(repoRoot) && !this.remembered.has(repoRoot)) {
+        this.remembered.add(repoRoot);
+        rememberStates(this.repo.forRepo(repoRoot).flatMap((r) => (r.stateFile && r.statePath && r.state ? [{ path: r.statePath, state: r.state, stateFile: r.stateFile }] : [])));
+      }
       // Changes from here on are this scan's to see: the issue files are looked at below.
       this.issuesChanged.delete(repoRoot);
       // One repository scanned at a time: parsing is CPU work on this one thread either way, and in
@@ -210,7 +223,9 @@ export class FeatureIndex {
       const { rows, repoProblems } = reconcileRows(repoRoot, previous, scan, (this.o.now ?? Date.now)());
       const issues = await this.issuesOf(rows);
       const changed = !sameRows(previous, rows);
-      if (changed) this.repo.replaceRepo(repoRoot, rows);
+      // Files rewritten with the same content (or old enough now to have an identity) are written
+      // down too, so that a restart trusts them; readers see nothing new (no onChanged).
+      if (changed || !sameFiles(previous, rows)) this.repo.replaceRepo(repoRoot, rows);
       // The first reconcile has nothing to compare issues with: its rows decide (the board read them at start).
       const before = this.snapshots.get(repoRoot)?.index.issues;
       const issuesMoved = before !== undefined && !sameIssues(before, issues);

@@ -1,10 +1,11 @@
 /**
  * The `feature_index` table (migration 004): one row per feature of a repository, the last good
- * state read from its `state.yml`, and the problem of the file when the last read failed.
+ * state read from its `state.yml`, and the problem of the file when the last read failed; and
+ * (migration 014) the identity and hash of the file that state was read from.
  */
 import type { Database } from '../store/db';
 import type { FeatureErrorKind } from './errors';
-import type { FeatureSource } from './scanner';
+import type { FeatureSource, StateFileMark } from './scanner';
 import type { FeatureState } from './state';
 
 export interface IndexProblem {
@@ -24,6 +25,8 @@ export interface FeatureRow {
   state: FeatureState | null;
   problem: IndexProblem | null;
   indexedAt: number;
+  /** What `state` was read from at `statePath` (absent: not known, or the row is kept from an earlier read while the file is broken). */
+  stateFile?: StateFileMark;
 }
 
 interface RawRow {
@@ -37,6 +40,8 @@ interface RawRow {
   problem_path: string | null;
   problem_line: number | null;
   indexed_at: number;
+  state_identity: string | null;
+  state_sha256: string | null;
 }
 
 function toRow(r: RawRow): FeatureRow {
@@ -49,6 +54,7 @@ function toRow(r: RawRow): FeatureRow {
     state: r.state ? (JSON.parse(r.state) as FeatureState) : null,
     problem: r.problem ? { kind: (r.problem_kind ?? 'state') as FeatureErrorKind, message: r.problem, path: r.problem_path, line: r.problem_line } : null,
     indexedAt: r.indexed_at,
+    ...(r.state_sha256 !== null && r.state !== null && !r.problem ? { stateFile: { identity: r.state_identity, sha256: r.state_sha256 } } : {}),
   };
 }
 
@@ -68,8 +74,8 @@ export class FeatureRepo {
   replaceRepo(repoRoot: string, rows: readonly FeatureRow[]): void {
     const del = this.db.prepare('DELETE FROM feature_index WHERE repo_root = ?');
     const ins = this.db.prepare(
-      `INSERT INTO feature_index (repo_root, slug, source, state_path, state, status, branch, turns, cost_usd, updated_at, problem_kind, problem, problem_path, problem_line, indexed_at)
-       VALUES (@repo_root, @slug, @source, @state_path, @state, @status, @branch, @turns, @cost_usd, @updated_at, @problem_kind, @problem, @problem_path, @problem_line, @indexed_at)`,
+      `INSERT INTO feature_index (repo_root, slug, source, state_path, state, status, branch, turns, cost_usd, updated_at, problem_kind, problem, problem_path, problem_line, indexed_at, state_identity, state_sha256)
+       VALUES (@repo_root, @slug, @source, @state_path, @state, @status, @branch, @turns, @cost_usd, @updated_at, @problem_kind, @problem, @problem_path, @problem_line, @indexed_at, @state_identity, @state_sha256)`,
     );
     this.db.transaction(() => {
       del.run(repoRoot);
@@ -90,6 +96,8 @@ export class FeatureRepo {
           problem_path: r.problem?.path ?? null,
           problem_line: r.problem?.line ?? null,
           indexed_at: r.indexedAt,
+          state_identity: r.stateFile?.identity ?? null,
+          state_sha256: r.stateFile?.sha256 ?? null,
         });
       }
     })();

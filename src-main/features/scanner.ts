@@ -13,17 +13,25 @@
  * - the result is sorted by slug.
  * An unreadable or malformed state file is reported as a problem, never thrown.
  */
+import { createHash } from 'node:crypto';
 import { statSync, type BigIntStats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FEATURES_DIR } from './config';
 import { FeatureError, ioError, isFeatureError } from './errors';
-import { readState, STATE_FILE, type FeatureState } from './state';
+import { readStateText, STATE_FILE, type FeatureState } from './state';
+import { stateParser } from './state-parser';
 
 /** Folder of the feature worktrees, relative to the repository root. */
 export const TREES_DIR = '.trees';
 
 export type FeatureSource = 'active' | 'merged';
+
+/** What a state file was when its state was read: its identity (identityOf; null when it had none) and the SHA-256 of its text. */
+export interface StateFileMark {
+  identity: string | null;
+  sha256: string;
+}
 
 export interface ScannedFeature {
   slug: string;
@@ -31,6 +39,8 @@ export interface ScannedFeature {
   /** The state file the feature was read from. */
   statePath: string;
   state: FeatureState;
+  /** What that file was when `state` was read from it (the index keeps it: see rememberStates). */
+  stateFile?: StateFileMark;
 }
 
 export interface ScanResult {
@@ -140,53 +150,104 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 /**
  * Parsed state files, by path, kept while the file's identity is unchanged (identityOf): a
  * reconcile re-reads a thousand features, and reading, parsing and validating each costs far
- * more than the one stat that shows it did not change. A file without an identity (changed
- * within RACY_MS) is not kept. Atomic writes (how Flightdeck writes) also give a new inode.
+ * more than the one stat that shows it did not change. Atomic writes (how Flightdeck writes) also
+ * give a new inode. A file whose identity changed, or that has none (changed within RACY_MS), is
+ * read again; when its text is the one kept (same SHA-256: touched, checked out again, written
+ * twice in a row), the kept result is used without parsing it again.
  *
  * A file that failed (over the size limit, malformed) is kept the same way with its error: the
  * board lists every few seconds, and reading a broken file again and again until someone fixes
  * it is work for nothing. Its next change gives it a new key, and it is read again then.
+ *
+ * After a restart the index hands over what the last run read (rememberStates): such an entry is
+ * `unverified` until its file's real path is found to be the path itself once (no folder on the
+ * way swapped for a link while the app was not looking), else the file is read as any other.
  */
-const parsedStates = new Map<string, { key: string; state: FeatureState } | { key: string; error: unknown }>();
+type Kept = { key: string | null; sha256: string | null; unverified?: boolean } & ({ state: FeatureState } | { error: unknown });
+const parsedStates = new Map<string, Kept>();
 const MAX_PARSED_STATES = 20_000;
 
+const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Whether no component of `path` is a symbolic link: its real path is itself (repository roots are real paths). */
+async function isOwnRealPath(path: string): Promise<boolean> {
+  try {
+    return (await realpath(path)) === path;
+  } catch {
+    // Gone or unreadable: not trusted; the read says which.
+    return false;
+  }
+}
+
+/**
+ * States the index's rows hold from the previous run, each with what its file was when read
+ * (feature_index's state_identity and state_sha256): a restarted app then parses only the files
+ * that changed since. What this process read itself is newer and stays.
+ */
+export function rememberStates(entries: readonly { path: string; state: FeatureState; stateFile: StateFileMark }[]): void {
+  for (const e of entries) {
+    if (parsedStates.has(e.path)) continue;
+    keep(e.path, { key: e.stateFile.identity, sha256: e.stateFile.sha256, unverified: true, state: e.state });
+  }
+}
+
+/** Forgets every kept parse, as a restarted process has none (tests stand for a restart with it). */
+export function forgetParsedStates(): void {
+  parsedStates.clear();
+}
+
 /** Reads the state at `path` through the cache above; what the file was before the read goes to `probes`. */
-async function readStateCached(path: string, probes: Map<string, string | null>): Promise<FeatureState> {
-  // Missing or unreadable (nothing found): readState says which, as a problem the scan reports.
+async function readStateCached(path: string, probes: Map<string, string | null>): Promise<{ state: FeatureState; stateFile: StateFileMark }> {
+  // Missing or unreadable (nothing found): readStateText says which, as a problem the scan reports.
   const found = await probe(path, probes);
   const key = found?.isFile ? found.identity : null;
-  const hit = key !== null ? parsedStates.get(path) : undefined;
-  if (hit?.key === key) {
+  const hit = parsedStates.get(path);
+  if (hit && key !== null && hit.key === key && (!hit.unverified || (await isOwnRealPath(path)))) {
+    if (hit.unverified) keep(path, { ...hit, unverified: false });
     if ('error' in hit) throw hit.error;
-    return structuredClone(hit.state);
+    return { state: structuredClone(hit.state), stateFile: { identity: key, sha256: hit.sha256! } };
+  }
+  let text: string;
+  try {
+    text = await readStateText(path);
+  } catch (e) {
+    // Gone or unreadable: nothing of it stays kept. Over the size limit: its error is kept (see above).
+    keep(path, key !== null && isFeatureError(e) && (e.kind === 'state' || e.kind === 'yaml') ? { key, sha256: null, error: e } : null);
+    throw e;
+  }
+  const sha256 = sha256Of(text);
+  if (hit && hit.sha256 === sha256) {
+    // The text read is the one kept (read by the same checks just now): the same result, without parsing it again.
+    keep(path, { ...hit, key, unverified: false });
+    if ('error' in hit) throw hit.error;
+    return { state: structuredClone(hit.state), stateFile: { identity: key, sha256 } };
   }
   let state: FeatureState;
   try {
-    state = await readState(path);
+    state = await stateParser.parse(text, path);
   } catch (e) {
-    // Gone or unreadable: nothing of it stays kept. Broken as this very file (its size, its YAML,
-    // its content): its error is kept (see above).
-    keep(path, key !== null && isFeatureError(e) && (e.kind === 'state' || e.kind === 'yaml') ? { key, error: e } : null);
+    // Broken as this very text (its YAML, its content): its error is kept (see above).
+    keep(path, isFeatureError(e) && (e.kind === 'state' || e.kind === 'yaml') ? { key, sha256, error: e } : null);
     throw e;
   }
-  keep(path, key !== null ? { key, state: structuredClone(state) } : null);
-  return state;
+  keep(path, { key, sha256, state: structuredClone(state) });
+  return { state, stateFile: { identity: key, sha256 } };
 }
 
-function keep(path: string, entry: { key: string; state: FeatureState } | { key: string; error: unknown } | null): void {
+function keep(path: string, entry: Kept | null): void {
   if (entry === null) {
     parsedStates.delete(path);
     return;
   }
-  if (parsedStates.size >= MAX_PARSED_STATES) parsedStates.delete(parsedStates.keys().next().value!);
+  if (!parsedStates.has(path) && parsedStates.size >= MAX_PARSED_STATES) parsedStates.delete(parsedStates.keys().next().value!);
   parsedStates.set(path, entry);
 }
 
 /** The state at `path`, or undefined when there is none; other failures become problems. */
-async function tryRead(path: string, folderName: string, problems: FeatureError[], probes: Map<string, string | null> = new Map()): Promise<FeatureState | undefined> {
-  let state: FeatureState;
+async function tryRead(path: string, folderName: string, problems: FeatureError[], probes: Map<string, string | null> = new Map()): Promise<{ state: FeatureState; stateFile: StateFileMark } | undefined> {
+  let read: { state: FeatureState; stateFile: StateFileMark };
   try {
-    state = await readStateCached(path, probes);
+    read = await readStateCached(path, probes);
   } catch (e) {
     if (isFeatureError(e) && e.kind === 'state' && (e.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
       // A folder without a state file (a plain worktree, a prompts folder) is no feature.
@@ -195,13 +256,13 @@ async function tryRead(path: string, folderName: string, problems: FeatureError[
     problems.push(isFeatureError(e) ? e : ioError(path, 'read the feature state', e));
     return undefined;
   }
-  if (state.feature.slug !== folderName) {
+  if (read.state.feature.slug !== folderName) {
     problems.push(
-      new FeatureError('state', `feature.slug is "${state.feature.slug}" but the folder is "${folderName}"; the slug must equal the folder name`, { path }),
+      new FeatureError('state', `feature.slug is "${read.state.feature.slug}" but the folder is "${folderName}"; the slug must equal the folder name`, { path }),
     );
     return undefined;
   }
-  return state;
+  return read;
 }
 
 export async function scanFeatures(repoRoot: string): Promise<ScanResult> {
@@ -214,13 +275,14 @@ export async function scanFeatures(repoRoot: string): Promise<ScanResult> {
   // Read a few at a time (each read is several file-system calls); problems keep the folders' order.
   const reads = await mapLimit([...merged.map((slug) => ({ slug, source: 'merged' as const, statePath: mergedStatePath(repoRoot, slug) })), ...active.map((slug) => ({ slug, source: 'active' as const, statePath: activeStatePath(repoRoot, slug) }))], READ_CONCURRENCY, async (f) => {
     const own: FeatureError[] = [];
-    return { ...f, state: await tryRead(f.statePath, f.slug, own, probes), problems: own };
+    return { ...f, read: await tryRead(f.statePath, f.slug, own, probes), problems: own };
   });
   for (const r of reads) {
     problems.push(...r.problems);
-    if (!r.state) continue;
+    if (!r.read) continue;
+    const { state, stateFile } = r.read;
     // Merged records first, then active copies: the active one wins a slug both have.
-    bySlug.set(r.slug, { slug: r.slug, source: r.source, statePath: r.statePath, state: r.source === 'merged' ? { ...r.state, status: 'merged' } : r.state });
+    bySlug.set(r.slug, { slug: r.slug, source: r.source, statePath: r.statePath, state: r.source === 'merged' ? { ...state, status: 'merged' } : state, stateFile });
   }
 
   const features = [...bySlug.values()].sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
@@ -232,9 +294,9 @@ export async function findFeature(repoRoot: string, slug: string): Promise<{ fea
   const problems: FeatureError[] = [];
   const activePath = activeStatePath(repoRoot, slug);
   const active = await tryRead(activePath, slug, problems);
-  if (active) return { feature: { slug, source: 'active', statePath: activePath, state: active }, problems };
+  if (active) return { feature: { slug, source: 'active', statePath: activePath, ...active }, problems };
   const mergedPath = mergedStatePath(repoRoot, slug);
   const merged = await tryRead(mergedPath, slug, problems);
-  if (merged) return { feature: { slug, source: 'merged', statePath: mergedPath, state: { ...merged, status: 'merged' } }, problems };
+  if (merged) return { feature: { slug, source: 'merged', statePath: mergedPath, state: { ...merged.state, status: 'merged' }, stateFile: merged.stateFile }, problems };
   return { problems };
 }

@@ -8,7 +8,9 @@
 import { basename, dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import { AgentMode, RunPlacement } from '../../src-preload/contract';
+// The contract's own modules, not its index: the state parser's worker thread loads this file and no more of the contract than it needs.
+import { AgentMode } from '../../src-preload/contract/agents';
+import { RunPlacement } from '../../src-preload/contract/feature-runs';
 import { FileTooLargeError, readFileInsideAsync, UnsafePathError, writeFileInside } from '../platform/contained-path';
 import { formatBytes as sizeText } from '../../src-preload/contract/units';
 import { FEATURES_DIR } from './config';
@@ -215,7 +217,8 @@ export async function readState(path: string): Promise<FeatureState> {
   return parseState(await readStateText(path), path);
 }
 
-async function readStateText(path: string): Promise<string> {
+/** The text of the state file at `path`, read by the rules of readFileInsideAsync (no symlink, no FIFO, at most MAX_STATE_FILE_BYTES). */
+export async function readStateText(path: string): Promise<string> {
   let text: string;
   try {
     text = (await readFileInsideAsync(stateRoot(path), path, { maxBytes: MAX_STATE_FILE_BYTES, what: 'feature state file' })).toString('utf8');

@@ -2,7 +2,7 @@
  * Worktrees, the pure part: slug rules, the parsers of git's porcelain output, archive ref names
  * and the "what would be lost" summary. No I/O here; WorktreeManager does the git calls.
  */
-import { AppError } from '../../src-preload/contract';
+import { AppError } from '../../src-preload/contract/errors';
 
 /** Long enough for a descriptive feature name, short enough for a branch name and a folder. */
 export const MAX_SLUG_LENGTH = 64;

@@ -12,6 +12,7 @@ import { m010FeatureApprovals } from './010-feature-approvals';
 import { m011TrustUserFiles } from './011-trust-user-files';
 import { m012PrFollow } from './012-pr-follow';
 import { m013FeatureCandidates } from './013-feature-candidates';
+import { m014FeatureIndexFiles } from './014-feature-index-files';
 
 /**
  * Numbered migrations: index i is version i+1. Append only; never edit one that shipped.
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m011TrustUserFiles,
   m012PrFollow,
   m013FeatureCandidates,
+  m014FeatureIndexFiles,
 ];

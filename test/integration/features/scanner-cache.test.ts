@@ -1,7 +1,8 @@
 /**
  * The scanner keeps parsed state files while they are unchanged, and never serves a changed one
  * from what it kept: a file changed in place with the same size, replaced atomically, or replaced
- * by a FIFO is read again. readState is wrapped so the reads can be counted.
+ * by a FIFO is read again. A file read again whose text is the one kept is not parsed again.
+ * readStateText and the parser are wrapped so reads and parses can be counted.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
@@ -11,17 +12,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { activeStatePath, scanFeatures } from '../../../src-main/features/scanner';
 import * as stateModule from '../../../src-main/features/state';
 import { newFeatureState, writeState } from '../../../src-main/features/state';
+import { stateParser } from '../../../src-main/features/state-parser';
 
 vi.mock('../../../src-main/features/state', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../src-main/features/state')>();
-  return { ...actual, readState: vi.fn(actual.readState) };
+  return { ...actual, readStateText: vi.fn(actual.readStateText) };
 });
-const reads = vi.mocked(stateModule.readState);
+const reads = vi.mocked(stateModule.readStateText);
+const parses = vi.spyOn(stateParser, 'parse');
 
 let repo: string;
 beforeEach(() => {
   repo = mkdtempSync(join(tmpdir(), 'fd-scan-cache-'));
   reads.mockClear();
+  parses.mockClear();
 });
 afterEach(() => rmSync(repo, { recursive: true, force: true }));
 
@@ -34,24 +38,30 @@ describe('scanner cache', () => {
   it('reads an unchanged file once, and a changed one again however it changed', async () => {
     put('alpha', 'Title AAAA');
     put('beta', 'Title BBBB');
-    // Just written: too recent to keep (a second write in the same clock tick could look the same).
+    // Just written: too recent to trust its identity (a second write in the same clock tick could
+    // look the same), so read again; its text is the one parsed before, so not parsed again.
     expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
     expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
     expect(reads).toHaveBeenCalledTimes(4);
+    expect(parses).toHaveBeenCalledTimes(2);
 
     await new Promise((r) => setTimeout(r, 2_100));
     reads.mockClear();
+    parses.mockClear();
     expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
     expect(await titles()).toEqual(['Title AAAA', 'Title BBBB']);
-    // Old enough now: kept after the first of these scans.
+    // Old enough now: read once more to take its identity, then kept; parsed by neither scan.
     expect(reads).toHaveBeenCalledTimes(2);
+    expect(parses).not.toHaveBeenCalled();
 
     // In place, same size, its modification time put back: the change time still differs.
     const path = activeStatePath(repo, 'alpha');
     const before = readFileSync(path, 'utf8');
     writeFileSync(path, before.replace('Title AAAA', 'Title ZZZZ'));
     utimesSync(path, new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
+    parses.mockClear();
     expect(await titles()).toEqual(['Title ZZZZ', 'Title BBBB']);
+    expect(parses.mock.calls.map((c) => c[1])).toEqual([path]);
 
     // Replaced atomically (a new inode), as Flightdeck writes.
     put('beta', 'Title YYYY');
