@@ -1,9 +1,7 @@
 import { hasBytes } from '../contract/terminal-frames';
 import { TERMINAL_ACK_BATCH_CHARS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
 import type { Client } from './client';
-
-/** Live output is handed to the emulator in pieces of at most this many bytes (see onData). */
-const SINK_PIECE_BYTES = 32 * 1024;
+import { outputScheduler, type OutputLane, type OutputScheduler } from './output-scheduler';
 
 /** What a terminal emulator must offer: xterm.js's Terminal (browser or headless) fits as is. */
 export interface TerminalSink {
@@ -26,6 +24,8 @@ export interface TerminalStreamOptions {
    * writes only what came after it, or resets and replays when the scrollback moved past it.
    */
   resumeFrom?: number;
+  /** What paces the writes into the sink: the window's one scheduler unless a test brings its own. */
+  scheduler?: OutputScheduler;
 }
 
 /**
@@ -45,6 +45,8 @@ export class TerminalStream {
   private disposed = false;
   private readonly offs: Array<() => void> = [];
   private readonly ackBatch: number;
+  /** The sink's place in the window's output scheduler: every write to the sink goes through it, in order. */
+  private readonly lane: OutputLane;
   /** Counters for tests and the benchmark. */
   readonly stats = { received: 0, written: 0, duplicateChars: 0, gaps: 0, resyncs: 0, acks: 0 };
 
@@ -56,6 +58,7 @@ export class TerminalStream {
   ) {
     this.ackBatch = opts.ackBatchChars ?? TERMINAL_ACK_BATCH_CHARS;
     this.next = opts.resumeFrom ?? null;
+    this.lane = (opts.scheduler ?? outputScheduler).lane(sink);
     // Subscribe before attaching: the host handles frames in order, so nothing published after
     // the attach snapshot can be missed.
     this.offs.push(client.on('terminals.data', (p) => this.onData(p), id));
@@ -66,6 +69,11 @@ export class TerminalStream {
       wasOpen = s === 'open';
     });
     if (offStatus) this.offs.push(offStatus);
+    // Output lost on a dropped direct socket (onResync): attach again, which replays it.
+    const offResync = client.transport.onResync?.(() => {
+      if (this.next !== null) void this.attach().catch(() => undefined);
+    });
+    if (offResync) this.offs.push(offResync);
   }
 
   get offset(): number | null {
@@ -90,11 +98,13 @@ export class TerminalStream {
           if (this.next !== null) {
             this.stats.gaps++;
             this.opts.onGap?.(Math.max(0, r.start - this.next));
+            // What still waits for the emulator would be wiped by the reset anyway.
+            this.lane.drop();
             this.sink.reset();
           }
-          if (r.data.length > 0) this.sink.write(r.data);
+          if (r.data.length > 0) this.lane.write(r.data);
         } else if (this.next < r.end) {
-          this.sink.write(r.data.slice(this.next - r.start));
+          this.lane.write(r.data.slice(this.next - r.start));
         }
         this.next = r.end;
         this.opts.onStatus?.(r.terminal);
@@ -110,9 +120,19 @@ export class TerminalStream {
     );
   }
 
+  /** The user typed in this terminal: its output goes before other terminals' for a while. */
+  noteInput(): void {
+    this.lane.noteInput();
+  }
+
+  /**
+   * Stops the stream. What it had accepted and not yet handed to the sink is handed over now:
+   * the sink then holds exactly the output up to `offset` (parking relies on it).
+   */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.lane.close();
     for (const off of this.offs.splice(0)) off();
     if (this.attachmentId) void this.client.invoke('terminals.detach', { id: this.id, attachmentId: this.attachmentId }).catch(() => undefined);
     this.attachmentId = null;
@@ -151,15 +171,9 @@ export class TerminalStream {
     this.next = end;
     this.stats.written += len;
     const attachmentId = this.attachmentId;
-    // xterm parses its queue in slices of about 12 ms, checking the clock between writes: a
-    // 128 KB batch in one write runs the slice over by its whole parse time, and another
-    // terminal's keystroke echo waits for it. Pieces keep the slices short (subarrays: no copy;
-    // xterm carries a character cut in two across writes).
-    if (typeof data !== 'string' && data.length > SINK_PIECE_BYTES) {
-      for (let at = 0; at + SINK_PIECE_BYTES < data.length; at += SINK_PIECE_BYTES) this.sink.write(data.subarray(at, at + SINK_PIECE_BYTES));
-      data = data.subarray(Math.floor((data.length - 1) / SINK_PIECE_BYTES) * SINK_PIECE_BYTES);
-    }
-    this.sink.write(data, () => this.parsed(len, attachmentId));
+    // Paced by the window's scheduler (output-scheduler.ts): an echo goes to the emulator at
+    // once, a flood in short slices, so no terminal's parsing holds up another's keystrokes.
+    this.lane.write(data, () => this.parsed(len, attachmentId));
   }
 
   private parsed(chars: number, attachmentId: string | null): void {

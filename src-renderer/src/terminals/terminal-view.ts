@@ -127,6 +127,8 @@ export class TerminalView implements CachedView {
     let sending = Promise.resolve();
     const input = term.onData((data) => {
       this.activity();
+      // Its echo and what the command prints next go before other terminals' output.
+      this.stream.noteInput();
       for (let i = 0; i < data.length; i += TERMINAL_MAX_INPUT_CHARS) {
         const part = data.slice(i, i + TERMINAL_MAX_INPUT_CHARS);
         sending = sending.then(() => client.invoke('terminals.write', { id: terminalId, data: part }).then(() => undefined, () => undefined));

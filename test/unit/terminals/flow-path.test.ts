@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream, type TerminalSink } from '../../../src-preload/client/terminal-stream';
+import { OUTPUT_PIECE_BYTES, OutputScheduler } from '../../../src-preload/client/output-scheduler';
 import { decodeTerminalDataFrame, encodeTerminalDataFrame, hasBytes, terminalDataFromBytes } from '../../../src-preload/contract/terminal-frames';
 import { utf16Length } from '../../../src-main/terminals/utf16-length';
 import { FairQueue } from '../../../src-main/terminals/fair-queue';
@@ -295,7 +296,7 @@ describe('TerminalStream fed bytes', () => {
 });
 
 describe('TerminalStream pieces', () => {
-  it('hands a large batch to the emulator in pieces, in order, acknowledging once when the last is parsed', async () => {
+  it('hands a large batch to the emulator one piece at a time, in order, acknowledging once when the last is parsed', async () => {
     const text = 'x日本語🚀'.repeat(20_000); // ~260 KB of UTF-8
     const bytes = Buffer.from(text, 'utf8');
     let listener: ((p: unknown) => void) | null = null;
@@ -320,15 +321,19 @@ describe('TerminalStream pieces', () => {
         callbacks.push(cb);
       },
       reset() {},
-    });
+    }, { scheduler: new OutputScheduler({ sliceMs: Number.POSITIVE_INFINITY }) });
     await stream.attach();
     listener!(terminalDataFromBytes(0, text.length, bytes));
-    expect(pieces.length).toBe(Math.ceil(bytes.length / (32 * 1024)));
-    expect(pieces.every((p) => p.length <= 32 * 1024)).toBe(true);
+    // The next piece only once the emulator has parsed the previous one; nothing acknowledged
+    // before the last is parsed.
+    while (callbacks.length > 0) {
+      expect(callbacks.length).toBe(1);
+      expect(acks).toEqual([]);
+      callbacks.shift()!();
+    }
+    expect(pieces.length).toBe(Math.ceil(bytes.length / OUTPUT_PIECE_BYTES));
+    expect(pieces.every((p) => p.length <= OUTPUT_PIECE_BYTES)).toBe(true);
     expect(Buffer.concat(pieces).equals(bytes)).toBe(true);
-    // Only the last piece carries the acknowledgement, for every character of the batch.
-    expect(callbacks.slice(0, -1).every((cb) => cb === undefined)).toBe(true);
-    callbacks[callbacks.length - 1]!();
     expect(acks).toEqual([text.length]);
   });
 });

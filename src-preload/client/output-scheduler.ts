@@ -1,0 +1,299 @@
+/**
+ * Every terminal of one window (or view process) is fed through one queue, so a terminal
+ * somebody types in never waits behind another terminal's flood.
+ *
+ * The emulators share one thread. xterm parses what it was given in slices of up to 12 ms
+ * (its WRITE_TIMEOUT_MS) and only then lets the event loop run, so a keystroke echo arriving
+ * while a flood is being parsed used to wait for the rest of that slice, and for every slice of
+ * data already handed over before it. Here:
+ *
+ * - a small write (an echo, a prompt) of a terminal with nothing queued goes to its emulator at
+ *   once, in the task it arrived in;
+ * - everything else waits in its terminal's lane and is handed over one piece at a time, the
+ *   next piece only once the emulator has parsed the previous one (its write callback). Pieces
+ *   keep following each other in the same task for at most `sliceMs`; then the scheduler yields
+ *   to the event loop (a new task), so whatever arrived meanwhile runs before the next piece;
+ * - lanes take turns, a lane whose terminal was typed in recently first.
+ *
+ * Each lane's data reaches its emulator in exactly the order it was written, and each write's
+ * callback runs once the emulator has parsed it: acknowledgements (flow control) still mean
+ * "parsed", so the backlog the host sees includes what waits here.
+ */
+
+/** What a lane feeds: xterm's Terminal (browser or headless) fits as is. */
+export interface OutputTarget {
+  write(data: string | Uint8Array, parsed?: () => void): void;
+}
+
+export interface OutputSchedulerOptions {
+  /** Writes up to this size of a lane with nothing queued skip the queue. */
+  smallBytes?: number;
+  /** What is queued is handed over in pieces of at most this size. */
+  pieceBytes?: number;
+  /** Parsing that may follow the first parsed piece in one task before the scheduler yields. */
+  sliceMs?: number;
+  /** A lane whose terminal had input this recently is served before the others. */
+  inputPriorityMs?: number;
+  now?: () => number;
+  /** Runs `fn` in a new task, after input and I/O that are already waiting. */
+  nextTask?: (fn: () => void) => void;
+}
+
+/**
+ * An echo, a prompt or a status line: parsed in well under a millisecond, so it is never worth
+ * queueing. The host's fair queue uses the same bound for "small frame".
+ */
+export const OUTPUT_SMALL_BYTES = 4 * 1024;
+/**
+ * 16 KB of mixed output parses in about 0.5 ms at xterm's ~30 MB/s, and in 2 ms on a loaded
+ * machine: small enough that the first piece of a task never runs long, large enough that the
+ * per-piece cost (a callback, a subarray) stays far below 1 % of the parse.
+ */
+export const OUTPUT_PIECE_BYTES = 16 * 1024;
+/**
+ * How long a task may go on parsing after its first piece. An echo that arrives meanwhile waits
+ * at most this plus one piece (≈ 3–4 ms) instead of xterm's 12 ms slice; each yield costs the
+ * emulator a timer hop (xterm schedules its parse with setTimeout), so shorter slices trade
+ * throughput away.
+ */
+export const OUTPUT_SLICE_MS = 3;
+/** Typing makes a terminal's output go first for this long (a typist pauses between words). */
+export const OUTPUT_INPUT_PRIORITY_MS = 1_000;
+
+interface Item {
+  data: string | Uint8Array;
+  parsed?: () => void;
+}
+
+/** A new task without the 4 ms clamp browsers put on nested timers. */
+function defaultNextTask(): (fn: () => void) => void {
+  const g = globalThis as { setImmediate?: (fn: () => void) => unknown };
+  if (typeof g.setImmediate === 'function') {
+    const setImmediate = g.setImmediate;
+    return (fn) => void setImmediate(fn);
+  }
+  if (typeof MessageChannel === 'function') {
+    const channel = new MessageChannel();
+    const waiting: Array<() => void> = [];
+    // Typed loosely: Node's MessagePort typings lack onmessage (Node takes the setImmediate path above).
+    (channel.port1 as unknown as { onmessage: () => void }).onmessage = () => waiting.shift()?.();
+    return (fn) => {
+      waiting.push(fn);
+      channel.port2.postMessage(null);
+    };
+  }
+  return (fn) => void setTimeout(fn, 0);
+}
+
+/** One terminal's place in the scheduler. */
+export class OutputLane {
+  /** @internal */ readonly items: Item[] = [];
+  /** @internal */ head = 0;
+  /** @internal */ lastInputAt = Number.NEGATIVE_INFINITY;
+  private closed = false;
+
+  constructor(
+    private readonly scheduler: OutputScheduler,
+    readonly target: OutputTarget,
+  ) {}
+
+  /** Bytes (or characters, for text) waiting here, not yet handed to the emulator. */
+  get queuedSize(): number {
+    let n = 0;
+    for (let i = this.head; i < this.items.length; i++) n += this.items[i]!.data.length;
+    return n;
+  }
+
+  get isEmpty(): boolean {
+    return this.head >= this.items.length;
+  }
+
+  /** Output for this terminal; `parsed` runs once the emulator has parsed all of it. */
+  write(data: string | Uint8Array, parsed?: () => void): void {
+    if (this.closed) {
+      this.target.write(data, parsed);
+      return;
+    }
+    this.scheduler.write(this, data, parsed);
+  }
+
+  /** The user typed here: this terminal's output goes before other lanes' for a while. */
+  noteInput(): void {
+    this.lastInputAt = this.scheduler.now();
+  }
+
+  /**
+   * Forgets what is queued and not yet handed over (the emulator is about to be reset, which
+   * would wipe it anyway). Their callbacks do not run: nothing of it is parsed.
+   */
+  drop(): void {
+    this.items.length = 0;
+    this.head = 0;
+  }
+
+  /** Hands everything queued to the emulator now, in order; later writes go straight to it. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    while (!this.isEmpty) {
+      const item = this.take()!;
+      this.target.write(item.data, item.parsed);
+    }
+    this.scheduler.remove(this);
+  }
+
+  /** @internal */
+  push(item: Item): void {
+    this.items.push(item);
+  }
+
+  /** @internal */
+  take(): Item | undefined {
+    const item = this.items[this.head];
+    if (!item) return undefined;
+    this.items[this.head++] = undefined as unknown as Item;
+    if (this.head >= this.items.length) this.drop();
+    else if (this.head > 64 && this.head * 2 > this.items.length) {
+      this.items.splice(0, this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+}
+
+export class OutputScheduler {
+  /** Lanes with something queued, in turn order (a Set keeps insertion order). */
+  private readonly waiting = new Set<OutputLane>();
+  /** The piece handed to an emulator and not parsed yet: the next one waits for it. */
+  private busy: { lane: OutputLane } | null = null;
+  /** A new task was asked for, to go on after yielding to the event loop. */
+  private yielded = false;
+  private pumping = false;
+  private again = false;
+  /** When the current task's first piece was parsed; null outside a run of pieces. */
+  private sliceStart: number | null = null;
+  private readonly smallBytes: number;
+  private readonly pieceBytes: number;
+  private readonly sliceMs: number;
+  private readonly inputPriorityMs: number;
+  private readonly nextTask: (fn: () => void) => void;
+  readonly now: () => number;
+  /** Counters for tests and the benchmark. */
+  readonly stats = { direct: 0, pieces: 0, yields: 0 };
+
+  constructor(opts: OutputSchedulerOptions = {}) {
+    this.smallBytes = opts.smallBytes ?? OUTPUT_SMALL_BYTES;
+    this.pieceBytes = opts.pieceBytes ?? OUTPUT_PIECE_BYTES;
+    this.sliceMs = opts.sliceMs ?? OUTPUT_SLICE_MS;
+    this.inputPriorityMs = opts.inputPriorityMs ?? OUTPUT_INPUT_PRIORITY_MS;
+    this.now = opts.now ?? (() => performance.now());
+    this.nextTask = opts.nextTask ?? defaultNextTask();
+  }
+
+  lane(target: OutputTarget): OutputLane {
+    return new OutputLane(this, target);
+  }
+
+  /** @internal */
+  write(lane: OutputLane, data: string | Uint8Array, parsed?: () => void): void {
+    if (lane.isEmpty && data.length <= this.smallBytes) {
+      this.stats.direct++;
+      lane.target.write(data, parsed);
+      return;
+    }
+    // Subarrays and slices: no copy of bytes. A UTF-8 character or a surrogate pair cut in two
+    // is fine, xterm carries the first half over to the next write.
+    for (let at = 0; at + this.pieceBytes < data.length; at += this.pieceBytes) {
+      lane.push({ data: typeof data === 'string' ? data.slice(at, at + this.pieceBytes) : data.subarray(at, at + this.pieceBytes) });
+    }
+    const last = Math.max(0, Math.floor((data.length - 1) / this.pieceBytes) * this.pieceBytes);
+    lane.push({ data: last === 0 ? data : typeof data === 'string' ? data.slice(last) : data.subarray(last), ...(parsed ? { parsed } : {}) });
+    this.waiting.add(lane);
+    if (!this.busy && !this.yielded) this.pump();
+  }
+
+  /** @internal A closed lane's piece no longer holds the others up, parsed or not (its emulator may be gone). */
+  remove(lane: OutputLane): void {
+    this.waiting.delete(lane);
+    if (this.busy?.lane !== lane) return;
+    this.busy = null;
+    if (!this.yielded) this.pump();
+  }
+
+  /** Hands pieces over while the task's budget lasts (a loop, not recursion: a target may call back at once). */
+  private pump(): void {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        this.handOne();
+      } while (this.again && !this.busy);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** The next piece: of a lane typed in recently if any, else of the next lane in turn. */
+  private handOne(): void {
+    if (this.busy) return;
+    let lane: OutputLane | null = null;
+    const now = this.now();
+    for (const l of this.waiting) {
+      if (l.isEmpty) {
+        this.waiting.delete(l);
+        continue;
+      }
+      if (now - l.lastInputAt < this.inputPriorityMs) {
+        lane = l;
+        break;
+      }
+      lane ??= l;
+    }
+    if (!lane) return;
+    const item = lane.take()!;
+    // Back of the line once this piece is parsed: lanes waiting meanwhile go first.
+    this.waiting.delete(lane);
+    const piece = { lane };
+    this.busy = piece;
+    this.stats.pieces++;
+    let called = false;
+    lane.target.write(item.data, () => {
+      if (called) return;
+      called = true;
+      this.parsed(piece, item);
+    });
+  }
+
+  private parsed(piece: { lane: OutputLane }, item: Item): void {
+    const current = this.busy === piece;
+    if (current) this.busy = null;
+    if (current && !piece.lane.isEmpty) this.waiting.add(piece.lane);
+    item.parsed?.();
+    if (!current || this.busy || this.waiting.size === 0) return;
+    const now = this.now();
+    if (this.sliceStart === null) {
+      this.sliceStart = now;
+      // Runs when the emulator's parse loop returns, i.e. at the end of this task.
+      queueMicrotask(() => (this.sliceStart = null));
+    }
+    if (now - this.sliceStart < this.sliceMs) {
+      // Same task: the emulator's parse loop takes the piece up right after this callback.
+      this.pump();
+      return;
+    }
+    if (this.yielded) return;
+    this.yielded = true;
+    this.stats.yields++;
+    this.nextTask(() => {
+      this.yielded = false;
+      this.pump();
+    });
+  }
+}
+
+/** The window's scheduler: every terminal view in it shares the one thread, so it shares this. */
+export const outputScheduler = new OutputScheduler();

@@ -1,0 +1,272 @@
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../../../src-preload/client/client';
+import { OutputScheduler, type OutputTarget } from '../../../src-preload/client/output-scheduler';
+import { TerminalStream } from '../../../src-preload/client/terminal-stream';
+
+const text = (d: string | Uint8Array) => (typeof d === 'string' ? d : Buffer.from(d).toString('latin1'));
+
+/** An emulator that parses only when told, oldest write first, as xterm does (callbacks in order). */
+function target(name: string, log: string[]) {
+  const pending: Array<{ data: string; cb?: () => void }> = [];
+  const t = {
+    handed: '',
+    parsed: '',
+    pending,
+    api: {
+      write(data, cb) {
+        const s = text(data);
+        t.handed += s;
+        log.push(`${name}:${s.length}`);
+        pending.push({ data: s, ...(cb ? { cb } : {}) });
+      },
+    } satisfies OutputTarget,
+    /** Parses the oldest write; false when there was none. */
+    parseOne() {
+      const w = pending.shift();
+      if (!w) return false;
+      t.parsed += w.data;
+      w.cb?.();
+      return true;
+    },
+  };
+  return t;
+}
+
+/** A scheduler on a fake clock whose "new tasks" run only when the test says so. */
+function harness(opts: { sliceMs?: number; pieceBytes?: number; smallBytes?: number } = {}) {
+  const clock = { now: 0 };
+  const tasks: Array<() => void> = [];
+  const s = new OutputScheduler({ pieceBytes: opts.pieceBytes ?? 10, smallBytes: opts.smallBytes ?? 4, sliceMs: opts.sliceMs ?? 5, inputPriorityMs: 100, now: () => clock.now, nextTask: (fn) => tasks.push(fn) });
+  return { s, clock, tasks, runTask: () => tasks.shift()?.() };
+}
+
+describe('OutputScheduler', () => {
+  it('hands a quiet terminal’s echo over at once, ahead of the flood’s queued pieces', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const flood = target('flood', log);
+    const quiet = target('quiet', log);
+    const floodLane = s.lane(flood.api);
+    const quietLane = s.lane(quiet.api);
+    floodLane.write('x'.repeat(50));
+    // One piece at a time: the next only once the emulator has parsed this one.
+    expect(log).toEqual(['flood:10']);
+    quietLane.write('k');
+    expect(log).toEqual(['flood:10', 'quiet:1']);
+    expect(quiet.handed).toBe('k');
+    expect(floodLane.queuedSize).toBe(40);
+  });
+
+  it('goes on with the next piece in the same task within the slice, then yields to a new task', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 5 });
+    const flood = target('flood', log);
+    const quiet = target('quiet', log);
+    const floodLane = h.s.lane(flood.api);
+    floodLane.write('x'.repeat(60));
+    flood.parseOne(); // the task's first piece starts its slice
+    h.clock.now = 3;
+    flood.parseOne(); // 3 ms in: still within the slice, the next piece follows at once
+    expect(log).toEqual(['flood:10', 'flood:10', 'flood:10']);
+    h.clock.now = 6;
+    flood.parseOne(); // past the slice: the scheduler asks for a new task instead
+    expect(log).toHaveLength(3);
+    expect(h.tasks).toHaveLength(1);
+    // What arrived before the new task (an echo; a bigger write of another terminal) goes first.
+    const quietLane = h.s.lane(quiet.api);
+    quietLane.noteInput();
+    quietLane.write('prompt$ '.repeat(3));
+    expect(log).toHaveLength(3);
+    return Promise.resolve().then(() => {
+      // The slice ended with the task (a microtask); the new task serves the lane typed in first.
+      h.runTask();
+      expect(log[3]).toBe('quiet:10');
+    });
+  });
+
+  it('serves a lane typed in recently before the others, and the rest in turn', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000 });
+    const a = target('a', log);
+    const b = target('b', log);
+    const c = target('c', log);
+    const [la, lb, lc] = [h.s.lane(a.api), h.s.lane(b.api), h.s.lane(c.api)];
+    la.write('a'.repeat(30));
+    lb.write('b'.repeat(30));
+    lc.write('c'.repeat(30));
+    lc.noteInput();
+    const parseAll = () => {
+      for (let progress = true; progress; ) progress = a.parseOne() || b.parseOne() || c.parseOne();
+    };
+    parseAll();
+    // a's first piece was handed before c was typed in; then c's until done, then b (it waited
+    // while a had its turn) and a in turn.
+    expect(log).toEqual(['a:10', 'c:10', 'c:10', 'c:10', 'b:10', 'a:10', 'b:10', 'a:10', 'b:10']);
+    h.clock.now = 500;
+    la.write('a'.repeat(20));
+    lc.write('c'.repeat(20));
+    parseAll();
+    // The typing was 500 ms ago: plain turns again.
+    expect(log.slice(9)).toEqual(['a:10', 'c:10', 'a:10', 'c:10']);
+  });
+
+  it('loses, duplicates and reorders nothing within a terminal, whatever the interleaving', async () => {
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 20; round++) {
+      const log: string[] = [];
+      const h = harness({ sliceMs: 2, pieceBytes: 1 + Math.floor(rnd() * 64), smallBytes: Math.floor(rnd() * 16) });
+      const ts = Array.from({ length: 4 }, (_, i) => target(`t${i}`, log));
+      const lanes = ts.map((t) => h.s.lane(t.api));
+      const written = ts.map(() => '');
+      const callbacks = ts.map(() => [] as number[]);
+      const fired = ts.map(() => [] as number[]);
+      let n = 0;
+      for (let i = 0; i < 400; i++) {
+        const k = Math.floor(rnd() * 4);
+        const r = rnd();
+        if (r < 0.45) {
+          const size = Math.floor(rnd() * (rnd() < 0.3 ? 300 : 8));
+          const id = n++;
+          const s = Array.from({ length: size }, (_, j) => String.fromCharCode(65 + ((id + j) % 58))).join('');
+          const data = rnd() < 0.5 ? s : Buffer.from(s, 'latin1');
+          written[k] += s;
+          callbacks[k]!.push(id);
+          // Each callback must come only once everything written up to it has been parsed.
+          const upTo = written[k]!.length;
+          lanes[k]!.write(data, () => {
+            expect(ts[k]!.parsed.length).toBeGreaterThanOrEqual(upTo);
+            fired[k]!.push(id);
+          });
+        } else if (r < 0.8) ts[k]!.parseOne();
+        else if (r < 0.9) h.runTask();
+        else if (r < 0.95) await Promise.resolve();
+        else lanes[k]!.noteInput();
+        h.clock.now += rnd() * 2;
+      }
+      for (let progress = true; progress; ) {
+        await Promise.resolve();
+        progress = ts.some((t) => t.parseOne()) || h.tasks.length > 0;
+        h.runTask();
+      }
+      for (let k = 0; k < 4; k++) {
+        expect(ts[k]!.parsed).toBe(written[k]);
+        expect(fired[k]).toEqual(callbacks[k]);
+      }
+    }
+  });
+
+  it('never has more than one queued piece of any terminal waiting in an emulator', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const a = target('a', log);
+    const b = target('b', log);
+    s.lane(a.api).write('a'.repeat(100));
+    s.lane(b.api).write('b'.repeat(100));
+    for (let i = 0; i < 25; i++) {
+      expect(a.pending.length + b.pending.length).toBeLessThanOrEqual(1);
+      if (!a.parseOne()) b.parseOne();
+    }
+    expect(a.parsed.length + b.parsed.length).toBe(200);
+  });
+
+  it('on close hands over the rest at once and stops waiting for the closed terminal', () => {
+    const log: string[] = [];
+    const { s } = harness({ sliceMs: 1_000 });
+    const a = target('a', log);
+    const b = target('b', log);
+    const la = s.lane(a.api);
+    la.write('a'.repeat(35));
+    s.lane(b.api).write('b'.repeat(20));
+    // a's first piece is with its emulator, which will never parse it (disposed): closing a
+    // hands a's remaining pieces over and lets b go on.
+    la.close();
+    expect(a.handed).toBe('a'.repeat(35));
+    expect(log).toEqual(['a:10', 'a:10', 'a:10', 'a:5', 'b:10']);
+    b.parseOne();
+    expect(b.handed).toBe('b'.repeat(20));
+    // A closed lane writes straight through.
+    la.write('late');
+    expect(a.handed.endsWith('late')).toBe(true);
+  });
+
+  it('drops what is queued for a terminal about to be reset, without parsed callbacks', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const a = target('a', log);
+    const la = s.lane(a.api);
+    let parsed = 0;
+    la.write('a'.repeat(35), () => parsed++);
+    la.drop();
+    expect(la.queuedSize).toBe(0);
+    a.parseOne();
+    la.write('fresh-data-here');
+    while (a.parseOne());
+    expect(a.parsed).toBe('a'.repeat(10) + 'fresh-data-here');
+    expect(parsed).toBe(0);
+  });
+});
+
+describe('TerminalStream through the scheduler', () => {
+  /** One live terminal: attach returns nothing, `emit` publishes output, acks are recorded. */
+  function liveTerminal() {
+    let listener: ((p: unknown) => void) | null = null;
+    const acks: number[] = [];
+    let offset = 0;
+    const client = {
+      transport: { invoke: async () => ({ ok: true, value: {} }), subscribe: () => () => undefined },
+      on(topic: string, l: (p: unknown) => void) {
+        if (topic === 'terminals.data') listener = l;
+        return () => undefined;
+      },
+      async invoke(channel: string, input: { chars?: number }) {
+        if (channel === 'terminals.ack') acks.push(input.chars!);
+        if (channel !== 'terminals.attach') return {};
+        return { terminal: { id: 't', status: 'running' }, attachmentId: 'att-000001', data: '', start: 0, end: 0 };
+      },
+    } as unknown as Client;
+    return {
+      client,
+      acks,
+      emit(data: string) {
+        listener!({ offset, data });
+        offset += data.length;
+      },
+    };
+  }
+
+  it('acknowledges a flood only as the emulator parses it, so the host’s flow control still sees the backlog', async () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000, pieceBytes: 1_000, smallBytes: 100 });
+    const t = liveTerminal();
+    const emu = target('emu', log);
+    const stream = new TerminalStream(t.client, 't', { ...emu.api, reset() {} }, { scheduler: h.s, ackBatchChars: 2_500 });
+    await stream.attach();
+    t.emit('x'.repeat(4_000));
+    t.emit('y'.repeat(4_000));
+    // Everything accepted, one piece with the emulator, nothing parsed: nothing acknowledged.
+    expect(stream.offset).toBe(8_000);
+    expect(emu.handed.length).toBe(1_000);
+    expect(t.acks).toEqual([]);
+    for (let i = 0; i < 4; i++) emu.parseOne();
+    // The first write's callback ran once its last piece was parsed: 4,000 characters, one ack.
+    expect(t.acks).toEqual([4_000]);
+    while (emu.parseOne());
+    expect(t.acks).toEqual([4_000, 4_000]);
+    expect(emu.parsed).toBe('x'.repeat(4_000) + 'y'.repeat(4_000));
+  });
+
+  it('on dispose hands the emulator everything accepted, so a parked snapshot matches the offset', async () => {
+    const log: string[] = [];
+    const h = harness({ pieceBytes: 1_000, smallBytes: 100 });
+    const t = liveTerminal();
+    const emu = target('emu', log);
+    const stream = new TerminalStream(t.client, 't', { ...emu.api, reset() {} }, { scheduler: h.s });
+    await stream.attach();
+    t.emit('z'.repeat(3_500));
+    expect(emu.handed.length).toBe(1_000);
+    stream.dispose();
+    expect(emu.handed).toBe('z'.repeat(3_500));
+    expect(stream.offset).toBe(3_500);
+  });
+});
