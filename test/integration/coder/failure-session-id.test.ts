@@ -7,7 +7,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe('Coder SESSION_ID on failures and empty values (real claude CLI)', () => {
+// The real CLI's start has taken over 10 s on a loaded machine; nothing here measures time.
+describe('Coder SESSION_ID on failures and empty values (real claude CLI)', { timeout: 120_000 }, () => {
   it('an empty_result failure keeps the SESSION_ID, and resuming it continues that conversation', async () => {
     h = await coderHarness([
       { match: { userPattern: 'about zebras' }, blocks: [], times: 5 },

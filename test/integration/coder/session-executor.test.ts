@@ -79,7 +79,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe('a session whose executor is Claude Code', () => {
+// Each test starts the real CLI (a large bundle) one or more times: under a loaded machine a start alone
+// has taken over 10 s, so the default 30 s cut tests off mid-turn. Nothing here measures time.
+describe('a session whose executor is Claude Code', { timeout: 120_000 }, () => {
   it('streams a turn as ordinary agent events, records its cost, and resumes the conversation next turn', async () => {
     h = await sessionHarness([
       { blocks: [{ type: 'thinking', thinking: 'Planning.' }, { type: 'text', text: 'Hello from Claude Code.' }], usage: { input_tokens: 1000, output_tokens: 100 } },
