@@ -125,6 +125,8 @@ export class AgentService {
   /** Budgets and turn limits asked before every model call of every session (see call-guard.ts). */
   readonly callGuards = new CallGuards();
   private readonly live = new Map<string, LiveTurn>();
+  /** Sessions whose next queued input waits for the disk to take writes again (see drainQueue). */
+  private readonly queuesAwaitingStorage = new Set<string>();
   private readonly providers = new Map<string, ModelProvider>();
   private readonly ownerId = selfIdentity();
   private readonly env: NodeJS.ProcessEnv;
@@ -528,14 +530,43 @@ export class AgentService {
     return this.drainQueue(sessionId);
   }
 
+  /** The disk takes writes again: the queued inputs that waited for it (see drainQueue) go now. */
+  storageRecovered(): void {
+    for (const id of [...this.queuesAwaitingStorage]) {
+      this.queuesAwaitingStorage.delete(id);
+      this.drainQueue(id);
+    }
+  }
+
   /** Starts the first queued input when the session is free and its queue is not held. */
   private drainQueue(sessionId: string): boolean {
     if (this.disposed || this.live.has(sessionId)) return false;
+    try {
+      // What a full disk kept (this turn's end, holding the queue as it was) is written first:
+      // taking the input out of the queue before it would let that write put back a message
+      // that already went, and it would be sent twice. While the disk refuses, the queue waits.
+      storageHealthOf(this.o.db)?.requireWritable();
+    } catch (e) {
+      this.queuesAwaitingStorage.add(sessionId);
+      this.o.logger.warn('queued input waits for the disk', { sessionId, error: e });
+      return false;
+    }
     const s = this.sessions.get(sessionId);
     if (!s || s.state.queueHeld) return false;
     const [next, ...rest] = queueOf(s.state);
     if (!next) return false;
-    this.sessions.update(sessionId, { state: withQueue(s.state, rest) });
+    try {
+      // Taken out of the stored queue before it starts, so it is never sent twice. When that write
+      // fails (the disk filled just now), nothing changed: it stays queued until space returns,
+      // and the caller (a turn's end) goes on.
+      this.sessions.update(sessionId, { state: withQueue(s.state, rest) });
+    } catch (e) {
+      if (storageProblem(e) === null) throw e;
+      storageHealthOf(this.o.db)?.failed(e);
+      this.queuesAwaitingStorage.add(sessionId);
+      this.o.logger.warn('queued input waits for the disk', { sessionId, error: e });
+      return false;
+    }
     try {
       this.startInput(sessionId, next.text, next.images ?? []);
       return true;

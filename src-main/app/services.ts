@@ -220,7 +220,11 @@ export class AppServices {
         log.warn(n.message);
         this.hub.publish('app.notice', n);
       },
-      changed: () => this.publishStorage(),
+      changed: () => {
+        this.publishStorage();
+        // Messages queued behind a turn that ended while the disk was full go once it takes writes.
+        if (this.storage.state === 'ok') this.agents?.storageRecovered();
+      },
       pendingElsewhere: () => this.events.pending,
       // One row rewritten: a commit needs new WAL space, so it succeeds only when the disk takes writes.
       probe: () => {

@@ -1,0 +1,87 @@
+/**
+ * A message queued behind a turn that ends while the disk under the data folder is full. The
+ * turn's end record is kept in memory (it holds the queue as it was); taking the message out of
+ * the queue then either failed at the turn's end (an unhandled rejection) or overtook the kept
+ * record, which later put the message back, and it was sent twice. Now the queue waits for the
+ * disk, and the message goes once, when space returns.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppServices } from '../../../src-main/app/services';
+import { silentLogger } from '../../../src-main/platform/logger';
+
+let mountPoint = '';
+let work = '';
+const unhandled: unknown[] = [];
+const onUnhandled = (e: unknown) => unhandled.push(e);
+
+beforeAll(() => {
+  mountPoint = mkdtempSync(join(tmpdir(), 'fd-diskfull-queue-'));
+  // A real file system that really fills: root may mount one (CI and this machine run tests as root).
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs', mountPoint]);
+  // The session's folder is on the ordinary disk: only the data folder's disk fills.
+  work = mkdtempSync(join(tmpdir(), 'fd-diskfull-queue-work-'));
+  process.on('unhandledRejection', onUnhandled);
+  process.on('uncaughtException', onUnhandled);
+});
+
+afterAll(() => {
+  process.off('unhandledRejection', onUnhandled);
+  process.off('uncaughtException', onUnhandled);
+  execFileSync('umount', ['-l', mountPoint]);
+  rmSync(mountPoint, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('a message queued behind a turn that ends on a full disk', () => {
+  it('waits while the disk is full and is sent exactly once when space returns', async () => {
+    const dataDir = join(mountPoint, 'data');
+    const fill = join(mountPoint, 'fill.bin');
+    const ran = join(work, 'ran.txt');
+    mkdirSync(dataDir, { recursive: true });
+    const app = await AppServices.create({ dataDir, logger: silentLogger, platform: { runtime: 'browser' }, storageRetry: { baseMs: 200, maxMs: 1_000 } });
+    try {
+      const sessionId = app.agents.createSession({ root: work, mode: 'yolo', sandbox: 'danger-full-access' }).id;
+      // The running turn waits for a go file, so the message is queued while the disk still takes writes.
+      const go = join(work, 'go');
+      const first = app.agents.submit(sessionId, `!while [ ! -e ${go} ]; do sleep 0.05; done; head -c 100000000 /dev/zero > ${fill}; echo filled`);
+      expect(first.outcome).toBe('started');
+      const queued = app.agents.submit(sessionId, `!echo once >> ${ran}`);
+      expect(queued.outcome).toBe('queued');
+      execFileSync('touch', [go]);
+
+      await until('the first turn to end', () => app.agents.running(sessionId) === null);
+      expect(app.storage.state).toBe('disk_full');
+      // Several retries pass while the disk stays full: the queued message has not gone.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(existsSync(ran)).toBe(false);
+      expect(unhandled).toEqual([]);
+
+      // Space returns: the kept turn end is saved, then the message goes, once.
+      rmSync(fill);
+      await until('the queued message to run', () => existsSync(ran));
+      await until('its turn to end', () => app.agents.running(sessionId) === null && app.storage.keptWrites === 0 && app.storage.state === 'ok');
+      // Another look after the store settled: a kept write that put it back would send it again.
+      await new Promise((r) => setTimeout(r, 1_500));
+      await until('no turn running', () => app.agents.running(sessionId) === null);
+      expect(readFileSync(ran, 'utf8')).toBe('once\n');
+      const row = app.db.prepare('SELECT status, state FROM agent_sessions WHERE id = ?').get(sessionId) as { status: string; state: string };
+      expect(row.status).toBe('idle');
+      expect(JSON.parse(row.state).queue ?? []).toEqual([]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      app.dispose();
+    }
+  }, 120_000);
+});
