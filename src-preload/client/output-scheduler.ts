@@ -59,6 +59,11 @@ export const OUTPUT_PIECE_BYTES = 16 * 1024;
 export const OUTPUT_SLICE_MS = 3;
 /** Typing makes a terminal's output go first for this long (a typist pauses between words). */
 export const OUTPUT_INPUT_PRIORITY_MS = 1_000;
+/**
+ * A piece not parsed after this long no longer holds the other terminals up (an emulator that
+ * threw in the middle of a write never calls back). A 16 KB piece parses in milliseconds.
+ */
+export const OUTPUT_STALLED_MS = 2_000;
 
 interface Item {
   data: string | Uint8Array;
@@ -165,7 +170,9 @@ export class OutputScheduler {
   /** Lanes with something queued, in turn order (a Set keeps insertion order). */
   private readonly waiting = new Set<OutputLane>();
   /** The piece handed to an emulator and not parsed yet: the next one waits for it. */
-  private busy: { lane: OutputLane } | null = null;
+  private busy: { lane: OutputLane; since: number } | null = null;
+  /** Off while nobody looks (a hidden page): everything goes to the emulators at once. */
+  private paced = true;
   /** A new task was asked for, to go on after yielding to the event loop. */
   private yielded = false;
   private pumping = false;
@@ -194,9 +201,32 @@ export class OutputScheduler {
     return new OutputLane(this, target);
   }
 
+  /**
+   * Pacing buys latency for someone typing and costs a timer hop per slice. In a hidden page
+   * nobody types, and browsers run timers there about once a second, which would leave one
+   * piece parsed per second: so there everything is handed over at once and xterm parses in its
+   * own 12 ms slices, as without this scheduler.
+   */
+  setPaced(on: boolean): void {
+    if (this.paced === on) return;
+    this.paced = on;
+    if (on) return;
+    // The lane whose piece is with its emulator is not in `waiting` until that piece is parsed.
+    const lanes = new Set(this.waiting);
+    if (this.busy) lanes.add(this.busy.lane);
+    for (const lane of lanes) {
+      while (!lane.isEmpty) {
+        const item = lane.take()!;
+        lane.target.write(item.data, item.parsed);
+      }
+    }
+    this.waiting.clear();
+  }
+
   /** @internal */
   write(lane: OutputLane, data: string | Uint8Array, parsed?: () => void): void {
-    if (lane.isEmpty && data.length <= this.smallBytes) {
+    if (this.busy && this.now() - this.busy.since > OUTPUT_STALLED_MS) this.busy = null;
+    if (lane.isEmpty && (data.length <= this.smallBytes || !this.paced)) {
       this.stats.direct++;
       lane.target.write(data, parsed);
       return;
@@ -257,7 +287,7 @@ export class OutputScheduler {
     const item = lane.take()!;
     // Back of the line once this piece is parsed: lanes waiting meanwhile go first.
     this.waiting.delete(lane);
-    const piece = { lane };
+    const piece = { lane, since: now };
     this.busy = piece;
     this.stats.pieces++;
     let called = false;
@@ -268,7 +298,7 @@ export class OutputScheduler {
     });
   }
 
-  private parsed(piece: { lane: OutputLane }, item: Item): void {
+  private parsed(piece: { lane: OutputLane; since: number }, item: Item): void {
     const current = this.busy === piece;
     if (current) this.busy = null;
     if (current && !piece.lane.isEmpty) this.waiting.add(piece.lane);

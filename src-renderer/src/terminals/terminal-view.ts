@@ -7,8 +7,10 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { TERMINAL_MAX_INPUT_CHARS, type AttachResult } from '../../../src-preload/contract';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
+import { outputScheduler } from '../../../src-preload/client/output-scheduler';
 import { parkTerminal, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
+import { setLoadedTerminalViews } from './loaded-views';
 
 /** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
 const XTERM_SCROLLBACK_LINES = 5_000;
@@ -235,8 +237,14 @@ export class TerminalView implements CachedView {
   }
 }
 
+// Output is paced for whoever types while the page is shown, and parsed at full speed while it
+// is hidden (output-scheduler.ts: a hidden page's timers run about once a second).
+outputScheduler.setPaced(document.visibilityState !== 'hidden');
+document.addEventListener('visibilitychange', () => outputScheduler.setPaced(document.visibilityState !== 'hidden'));
+
 /** The renderer's hidden and parked terminals (one window, one cache). */
 export const terminalViews = new TerminalViewCache<TerminalView>({ parkAfterMs: PARK_AFTER_MS, maxHidden: MAX_HIDDEN_LIVE });
+setLoadedTerminalViews(terminalViews);
 
 /** The view for a pane: the hidden live one, else restored from its snapshot, else new (full replay). */
 export function acquireTerminalView(client: Client, terminalId: string, fontSize: number): TerminalView {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../../src-preload/client/client';
-import { OutputScheduler, type OutputTarget } from '../../../src-preload/client/output-scheduler';
+import { OUTPUT_STALLED_MS, OutputScheduler, type OutputTarget } from '../../../src-preload/client/output-scheduler';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 
 const text = (d: string | Uint8Array) => (typeof d === 'string' ? d : Buffer.from(d).toString('latin1'));
@@ -204,6 +204,40 @@ describe('OutputScheduler', () => {
     while (a.parseOne());
     expect(a.parsed).toBe('a'.repeat(10) + 'fresh-data-here');
     expect(parsed).toBe(0);
+  });
+});
+
+describe('OutputScheduler when nobody looks or an emulator is stuck', () => {
+  it('hands everything over at once while not paced (a hidden page), in order', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const a = target('a', log);
+    const la = s.lane(a.api);
+    la.write('a'.repeat(35));
+    s.setPaced(false);
+    // What was queued goes at once, and so does whatever comes next.
+    expect(a.handed).toBe('a'.repeat(35));
+    la.write('b'.repeat(25));
+    expect(a.handed).toBe('a'.repeat(35) + 'b'.repeat(25));
+    s.setPaced(true);
+    la.write('c'.repeat(25));
+    expect(a.handed.endsWith('c'.repeat(10))).toBe(false);
+    while (a.parseOne());
+    expect(a.parsed).toBe('a'.repeat(35) + 'b'.repeat(25) + 'c'.repeat(25));
+  });
+
+  it('stops waiting for a piece an emulator never parses, after OUTPUT_STALLED_MS', () => {
+    const log: string[] = [];
+    const h = harness();
+    const stuck = target('stuck', log);
+    const b = target('b', log);
+    h.s.lane(stuck.api).write('s'.repeat(30));
+    const lb = h.s.lane(b.api);
+    lb.write('b'.repeat(20));
+    expect(b.handed).toBe('');
+    h.clock.now = OUTPUT_STALLED_MS + 1;
+    lb.write('b'.repeat(20));
+    expect(b.handed.length).toBe(10);
   });
 });
 
