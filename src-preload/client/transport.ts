@@ -10,6 +10,12 @@ export interface Transport {
   subscribe(topic: string, key: string | undefined, listener: (payload: unknown) => void): () => void;
   /** Connection state, for the status bar. Electron is always 'open'. */
   onStatus?(listener: (status: TransportStatus) => void): () => void;
+  /**
+   * Terminal output may have been lost on the way while the connection stayed up (browser
+   * mode's direct output socket dropped): terminal views attach again, which replays what they
+   * are missing from the scrollback.
+   */
+  onResync?(listener: () => void): () => void;
 }
 
 /** `unauthorized`: the host is up but refuses this page's token (it restarted with a new one). */
