@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { cpuMsOf } from '../support/proc-cpu';
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { IPty } from 'node-pty';
 import xtermHeadless from '@xterm/headless';
@@ -70,6 +71,44 @@ async function headlessParseOnly(file: string): Promise<{ ms: number; cpuMs: num
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
+/**
+ * Where each keystroke echo's time went, idle and during the flood: view → main (the request on
+ * the socket, main's event loop), main → pty host → cat → pty host → main, main → view (fair
+ * queue, socket, the view's event loop), the view's scheduler, xterm's parse. Per hop p50/p99,
+ * and the mean per hop over the slowest tenth of the echoes (what the p99 is made of).
+ */
+function echoHopStats(
+  view: { sent: number[]; arrived: number[]; written: number[]; parsed: number[] },
+  main: { write: number[]; data: number[] },
+  idleCount: number,
+) {
+  const n = Math.min(view.sent.length, view.arrived.length, view.written.length, view.parsed.length, main.write.length, main.data.length);
+  const hops = {
+    viewToMain: (i: number) => main.write[i]! - view.sent[i]!,
+    mainPtyHostMain: (i: number) => main.data[i]! - main.write[i]!,
+    mainToView: (i: number) => view.arrived[i]! - main.data[i]!,
+    viewScheduler: (i: number) => view.written[i]! - view.arrived[i]!,
+    xtermParse: (i: number) => view.parsed[i]! - view.written[i]!,
+  };
+  const phase = (from: number, to: number) => {
+    const idx = Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
+    const total = (i: number) => view.written[i]! - view.sent[i]!;
+    const slowest = [...idx].sort((a, b) => total(b) - total(a)).slice(0, Math.max(1, Math.ceil(idx.length / 10)));
+    const out: Record<string, unknown> = { samples: idx.length };
+    for (const [name, f] of Object.entries(hops)) {
+      const v = idx.map(f);
+      out[name] = { p50: round(percentile(v, 50), 2), p99: round(percentile(v, 99), 2), slowestTenthMean: round(slowest.reduce((a, i) => a + f(i), 0) / slowest.length, 2) };
+    }
+    return out;
+  };
+  return {
+    note: 'per keystroke, epoch ms across processes; slowestTenthMean: mean of each hop over the 10% slowest echoes (sent → handed to xterm)',
+    complete: n === view.sent.length,
+    idle: phase(0, Math.min(idleCount, n)),
+    duringFlood: phase(idleCount, n),
+  };
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const dir = tempDir('fd-bench-term-');
   const t = await startTestApp();
@@ -94,6 +133,22 @@ export async function run(): Promise<Record<string, unknown>> {
       peak.inFlightChars = Math.max(peak.inFlightChars, t.app.terminals.memory().inFlightChars);
     }, MEMORY_SAMPLE_MS);
 
+    // The echo's hops in this (the main) process, one entry per keystroke: the write reached the
+    // terminal service, and its echo came back from the pty host (published on the hub).
+    const epoch = () => performance.timeOrigin + performance.now();
+    const mainEcho = { write: [] as number[], data: [] as number[] };
+    const terminals = t.app.terminals;
+    const write = terminals.write.bind(terminals);
+    terminals.write = (id, data) => {
+      if (id === echoTerm.id) mainEcho.write.push(epoch());
+      write(id, data);
+    };
+    const offHub = t.app.hub.subscribe((e) => {
+      if (e.topic === 'terminals.data' && e.key === echoTerm.id) mainEcho.data.push(epoch());
+    });
+
+    const loadAtStart = loadavg();
+    const viewStartedAt = performance.now();
     const hostPid = t.app.terminals.processes().hostPid!;
     const hostCpu0 = cpuMsOf(hostPid);
     const mainCpu0 = process.cpuUsage();
@@ -107,7 +162,10 @@ export async function run(): Promise<Record<string, unknown>> {
     let out = '';
     client.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const code = await new Promise<number | null>((resolve) => client.on('exit', resolve));
+    // CPU of the flood only (the parser-alone run below is not the main process's work).
+    const cpuAtViewExit = { main: process.cpuUsage(mainCpu0), hostMs: cpuMsOf(hostPid) - hostCpu0, load: loadavg(), wallMs: performance.now() - viewStartedAt };
     clearInterval(sampler);
+    offHub();
     const parseAfter = await headlessParseOnly(file);
     const parse = { ms: (parseBefore.ms + parseAfter.ms) / 2, cpuMs: (parseBefore.cpuMs + parseAfter.cpuMs) / 2 };
     if (code !== 0) throw new Error(`the view process failed (exit ${code})`);
@@ -125,10 +183,13 @@ export async function run(): Promise<Record<string, unknown>> {
       during: number[];
       acks: number;
       gaps: number;
+      echoHops: { sent: number[]; arrived: number[]; written: number[]; parsed: number[] };
+      scheduler: Record<string, number>;
     };
     mainLoop.disable();
-    const hostCpuMs = cpuMsOf(hostPid) - hostCpu0;
-    const mainCpu = process.cpuUsage(mainCpu0);
+    const hostCpuMs = cpuAtViewExit.hostMs;
+    const mainCpu = cpuAtViewExit.main;
+    const mainCpuMs = (mainCpu.user + mainCpu.system) / 1000;
     const stats = t.app.terminals.flowStats(floodTerm.id);
     const hostStats = await t.app.terminals.hostStats(floodTerm.id);
     const since = (at: number | null | undefined) => (at == null ? null : round(at - r.goAt, 1));
@@ -160,7 +221,10 @@ export async function run(): Promise<Record<string, unknown>> {
           lastArrivalMs: since(stats.lastDataAt),
           MBps: rate(stats.lastDataAt),
           handleWallMs: round(stats.handleMs),
-          cpuMs: round((mainCpu.user + mainCpu.system) / 1000),
+          cpuMs: round(mainCpuMs),
+          // Of one core, while the view process ran (the flood plus the echo timings around it).
+          cpuShareWhileViewRan: round(mainCpuMs / cpuAtViewExit.wallMs, 3),
+          cpuMsPerFloodMB: round(mainCpuMs / (flood.bytes / 1024 / 1024), 2),
           eventLoopDelayMs: { p50: round(mainLoop.percentile(50) / 1e6), p99: round(mainLoop.percentile(99) / 1e6), max: round(mainLoop.max / 1e6) },
         },
         transportToView: { firstArrivalMs: since(r.firstAt), lastArrivalMs: since(r.lastAt), MBps: rate(r.lastAt) },
@@ -172,6 +236,7 @@ export async function run(): Promise<Record<string, unknown>> {
         },
       },
       floodBytes: flood.bytes,
+      loadAverage: { atStart: loadAtStart.map((l) => round(l, 2)), atViewExit: cpuAtViewExit.load.map((l) => round(l, 2)) },
       rawNodePty: { seconds: round(raw.ms / 1000, 2), MBps: round(rawMBps), bytesReceived: raw.bytes, lostAtExit: flood.bytes - raw.bytes },
       fullPath: {
         seconds: round(r.floodMs / 1000, 2),
@@ -201,7 +266,9 @@ export async function run(): Promise<Record<string, unknown>> {
       echoLatencyMs: {
         idle: { p50: round(percentile(r.idle, 50), 2), p99: round(idleP99, 2), samples: r.idle.length },
         duringFlood: { p50: round(percentile(r.during, 50), 2), p99: round(duringP99, 2), samples: r.during.length },
+        hops: echoHopStats(r.echoHops, mainEcho, r.idle.length),
       },
+      viewScheduler: r.scheduler,
     };
   } finally {
     await host.close();
