@@ -207,10 +207,7 @@ export class FeatureIndex {
       const seq = ++this.scans;
       // The first scan of this repository in this process: what the last run read is known by its
       // files' identities, so only the files changed since are parsed again.
-      if (!this.snapshots.has(repoRoot) && !this.remembered.has(repoRoot)) {
-        this.remembered.add(repoRoot);
-        rememberStates(this.repo.forRepo(repoRoot).flatMap((r) => (r.stateFile && r.statePath && r.state ? [{ path: r.statePath, state: r.state, stateFile: r.stateFile }] : [])));
-      }
+      if (!this.snapshots.has(repoRoot)) this.remember(repoRoot);
       // Changes from here on are this scan's to see: the issue files are looked at below.
       this.issuesChanged.delete(repoRoot);
       // One repository scanned at a time: parsing is CPU work on this one thread either way, and in
@@ -234,6 +231,21 @@ export class FeatureIndex {
       if (changed || issuesMoved) this.o.onChanged?.(repoRoot);
       return index;
     });
+  }
+
+  /**
+   * Hands what the last run read of every indexed repository to the scanner (rememberStates), for
+   * the hosts to call as they start: then any first scan (this index's, the resume of interrupted
+   * runs, a feature's page) parses only the files changed since, whichever comes first.
+   */
+  rememberAll(): void {
+    for (const root of this.repo.repoRoots()) this.remember(root);
+  }
+
+  private remember(repoRoot: string): void {
+    if (this.remembered.has(repoRoot)) return;
+    this.remembered.add(repoRoot);
+    rememberStates(this.repo.forRepo(repoRoot).flatMap((r) => (r.stateFile && r.statePath && r.state ? [{ path: r.statePath, state: r.state, stateFile: r.stateFile }] : [])));
   }
 
   /** The issue record beside each feature's state file (IssueLinks reads only the records whose file changed). */

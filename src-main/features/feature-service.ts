@@ -184,6 +184,13 @@ export class FeatureService {
   async startWatching(): Promise<void> {
     if (this.watching) return;
     this.watching = true;
+    // At once, before the hosts' next step (resuming interrupted runs) scans the same files.
+    try {
+      this.index.rememberAll();
+    } catch (e) {
+      // The index could not be read: every state file is then parsed, as on a first start.
+      this.o.log.warn('feature index rows could not be read', { error: e });
+    }
     this.offProjects = this.o.hub?.subscribe((e) => {
       if (e.topic === 'projects.changed') {
         this.roots.clear();

@@ -17,7 +17,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FeatureIndex } from '../../../src-main/features/feature-index';
 import type { FeatureRow } from '../../../src-main/features/feature-repo';
-import { activeStatePath, forgetParsedStates, mergedStatePath } from '../../../src-main/features/scanner';
+import { activeStatePath, forgetParsedStates, mergedStatePath, scanFeatures } from '../../../src-main/features/scanner';
 import * as stateModule from '../../../src-main/features/state';
 import { newFeatureState, serializeState, writeState } from '../../../src-main/features/state';
 import { stateParser } from '../../../src-main/features/state-parser';
@@ -163,6 +163,28 @@ describe('the feature index after a restart', () => {
     const stored = third.repo.forRepo(root);
     expect(stored.find((r) => r.slug === 'alpha')!.stateFile!.identity).not.toBe(before.rows.find((r) => r.slug === 'alpha')!.stateFile!.identity);
     expect(stored.filter((r) => r.stateFile === undefined).map((r) => r.slug)).toEqual(['eps', 'gamma']);
+  }, 30_000);
+
+  it('rememberAll at a host\'s start spares any first scan the parse, not only the index\'s own', async () => {
+    const dbFile = join(data.path, 'fd.db');
+    put('alpha');
+    put('beta', { merged: true });
+    moveClock();
+    const first = start(dbFile);
+    await first.reconcile(root);
+    await stop(first);
+
+    reads.mockClear();
+    parses.mockClear();
+    const second = start(dbFile);
+    second.rememberAll();
+    // What resuming interrupted runs does at a host's start, before the index's first reconcile.
+    expect((await scanFeatures(root)).features.map((f) => [f.slug, f.state.status])).toEqual([
+      ['alpha', 'planned'],
+      ['beta', 'merged'],
+    ]);
+    expect(reads).not.toHaveBeenCalled();
+    expect(parses).not.toHaveBeenCalled();
   }, 30_000);
 
   it('upgrades an index written before migration 014: its rows keep working, then gain their files', async () => {
