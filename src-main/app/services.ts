@@ -38,6 +38,7 @@ import { BudgetService } from '../budgets/budget-service';
 import { PlanningService } from '../features/planning-service';
 import type { RepositoryTemplatesPolicy } from '../features/templates';
 import type { FeaturesConfig } from '../features/config';
+import { isFeatureError } from '../features/errors';
 import { registerPlanningHandlers } from '../features/plan-handlers';
 import { AutopilotService } from '../autopilot/autopilot-service';
 import { registerAutopilotHandlers } from '../autopilot/handlers';
@@ -55,7 +56,8 @@ import { SessionWorktreeService } from '../session-worktrees/session-worktree-se
 import { registerSessionWorktreeHandlers } from '../session-worktrees/handlers';
 import { FeatureService } from '../features/feature-service';
 import { registerFeatureListHandlers } from '../features/list-handlers';
-import { prepareNewWorktree, worktreeEnv } from '../worktrees/worktree-prepare';
+import { earlyPrepare, prepareNewWorktree, trustedWorktreeConfig, worktreeEnv } from '../worktrees/worktree-prepare';
+import { setupProblem, WorktreeSetupService } from '../worktrees/setup-service';
 import { sandboxedSetupRunner } from '../worktrees/setup-runner';
 import type { HiddenPath } from '../sandbox/policy';
 import { skippedText, TrustService } from '../trust/trust-service';
@@ -143,27 +145,51 @@ export class AppServices {
   readonly containers: ContainerService;
   /** The agent mailbox: command files in, reports, sessions, logs and ADRs out (see docs/mailbox.md). */
   readonly mailbox: MailboxService;
+  /**
+   * Worktrees' setup commands, run after the worktree is usable, in the workspace sandbox, each in
+   * a terminal the user can watch; pending / running / done / failed published per worktree.
+   */
+  readonly worktreeSetups = new WorktreeSetupService({
+    runner: {
+      runCommand: (o) => {
+        const hidden: HiddenPath[] = [
+          { path: this.options.dataDir, kind: 'dir' },
+          { path: join(this.options.dataDir, 'secrets.json'), kind: 'file' },
+        ];
+        return sandboxedSetupRunner(this.terminals, hidden).runCommand(o);
+      },
+    },
+    owner: (root, worktree) => {
+      const projectId = this.projects.list().find((p) => p.path === root)?.id;
+      return { ...(projectId ? { projectId } : {}), worktreePath: worktree, phase: 'setup' };
+    },
+    // A re-run uses the setup as the repository's trust allows it now: an untrusted one's never runs.
+    commandsOf: async (root) => {
+      const { config, skipped } = await trustedWorktreeConfig(root, (c) => this.trustedWorktree(root, c)).catch((e: unknown) => {
+        if (isFeatureError(e)) throw new AppError('invalid_input', `${e.kind} error: ${e.message}`);
+        throw e;
+      });
+      const untrusted = skipped.find((t) => t.startsWith('worktree.setup'));
+      return { commands: config.setup, refused: untrusted ? `${root} is untrusted: ${untrusted}` : null };
+    },
+    onChange: (root, path, setup) => this.hub.publish('worktrees.setup.changed', { projectId: this.projects.list().find((p) => p.path === root)?.id ?? null, root, path, setup }),
+    logger: { warn: (msg, fields) => this.options.logger.warn(`worktree setup: ${msg}`, fields) },
+  });
   /** Feature worktrees under `.trees/` of each project (see docs/worktrees.md). */
   readonly worktrees = new WorktreeManager({
-    // Every new worktree gets the project's worktree.copy / ports / setup, its setup commands in terminals the user can watch.
+    // Every new worktree gets the project's worktree.copy / ports, then its setup, which runs on
+    // after create returns (worktreeSetups), its commands in terminals the user can watch.
     // Only what the repository's trust allows (an untrusted one's setup never runs), and the setup in the workspace sandbox.
-    prepare: (root, entry) => {
-      const projectId = this.projects.list().find((p) => p.path === root)?.id;
-      const hidden: HiddenPath[] = [
-        { path: this.options.dataDir, kind: 'dir' },
-        { path: join(this.options.dataDir, 'secrets.json'), kind: 'file' },
-      ];
-      return prepareNewWorktree({
+    prepareEarly: (root) => earlyPrepare(root, (config) => this.trustedWorktree(root, config)),
+    prepare: (root, entry, early) =>
+      prepareNewWorktree({
         root,
         worktree: entry.path,
-        trusted: async (config) => {
-          const t = await this.trust.apply(root, config);
-          return { config: t.config, skipped: t.skipped.map((part) => skippedText(part, t.status.items)) };
-        },
-        runner: sandboxedSetupRunner(this.terminals, hidden),
-        owner: { ...(projectId ? { projectId } : {}), worktreePath: entry.path, phase: 'setup' },
-      });
-    },
+        trusted: (config) => this.trustedWorktree(root, config),
+        early,
+        startSetup: (commands, env) => this.worktreeSetups.begin(root, entry.path, commands, env),
+      }),
+    setupDone: (path, signal) => this.worktreeSetups.wait(path, signal),
   });
   /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
   readonly sessionWorktrees: SessionWorktreeService;
@@ -242,7 +268,7 @@ export class AppServices {
     registerProjectHandlers(this.router, this.projects);
     registerTrustHandlers(this.router, this.trust, this.projects);
     registerFolderHandlers(this.router);
-    registerWorktreeHandlers(this.router, this.worktrees, this.projects);
+    registerWorktreeHandlers(this.router, this.worktrees, this.projects, this.worktreeSetups, (sessionId) => this.sessionWorktrees.worktreeOf(sessionId));
     registerFeatureReviewHandlers(this.router, this.db, this.projects);
     this.inbox = new InboxService({
       dataDir: options.dataDir,
@@ -336,7 +362,7 @@ export class AppServices {
     });
     // A feature's approved agent settings live here, not only in its worktree's state.yml (which its agent can write).
     const approvals = new FeatureApprovals(this.db);
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root), prFeedback: (root, slug) => this.prFollow.fixRound(root, slug) });
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root), prFeedback: (root, slug) => this.prFollow.fixRound(root, slug), setupDone: (worktree, signal, onWait) => this.setupWait(worktree, signal, onWait) });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.prFollow = new PrFollowService({
@@ -357,7 +383,7 @@ export class AppServices {
       },
     });
     registerPrHandlers(this.router, this.prFollow, this.projects);
-    this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null, prepare: (root, tree) => this.worktrees.prepareMade(root, tree) });
+    this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null, prepare: (root, tree) => this.worktrees.prepareMade(root, tree), setupDone: (tree) => this.setupWait(tree) });
     registerCandidateHandlers(this.router, this.featureCandidates, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig, approvals });
     registerPlanningHandlers(this.router, this.planning, this.projects, log.child('planning'));
@@ -501,6 +527,7 @@ export class AppServices {
     this.containers.reap(undefined, { localOnly: true }).catch((e: unknown) => this.options.logger.warn('could not reap orphaned containers', { error: e }));
     this.changes.start();
     this.worktrees.start();
+    this.worktreeSetups.start();
     this.planning.start();
     this.autopilot.start();
     this.sessionWorktrees.start();
@@ -523,6 +550,19 @@ export class AppServices {
   }
 
   /** Stops everything that runs and closes the database. Safe to call twice. */
+  /** Waits for a worktree's setup to end (`onWait` hears the command running when there is one to wait for); its problem in words, null when it finished well or none ran. */
+  async setupWait(worktree: string, signal?: AbortSignal, onWait?: (command: string) => void): Promise<string | null> {
+    const now = this.worktreeSetups.status(worktree);
+    if (now && (now.state === 'pending' || now.state === 'running')) onWait?.(now.commands[now.step] ?? '');
+    return setupProblem(await this.worktreeSetups.wait(worktree, signal));
+  }
+
+  /** The project's config as its trust allows, with what was left out in words. */
+  private async trustedWorktree(root: string, config: FeaturesConfig): Promise<{ config: FeaturesConfig; skipped: readonly string[] }> {
+    const t = await this.trust.apply(root, config);
+    return { config: t.config, skipped: t.skipped.map((part) => skippedText(part, t.status.items)) };
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -538,6 +578,7 @@ export class AppServices {
     this.sessionWorktrees.dispose();
     this.planning.dispose();
     this.worktrees.dispose();
+    this.worktreeSetups.dispose();
     this.changes.dispose();
     this.coder.dispose();
     this.mcp.dispose();

@@ -9,6 +9,7 @@
  * checkout. A mailbox-layout `volumes/` folder (`--root DIR`) is used as it is, with the agent
  * working in `DIR/workspace`.
  */
+import { setupProblem } from '../worktrees/setup-service';
 import type { RunPlacement } from '../../src-preload/contract/feature-runs';
 import { existsSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -196,7 +197,7 @@ export interface MailboxServiceOptions {
   /** The containers service: when given, tasks can run with `placement: container`. */
   containers?: SessionPlacer;
   /** The app's worktree manager: a project mailbox's worktree is made through it (its setup, its lock). */
-  worktrees: Pick<WorktreeManager, 'create'>;
+  worktrees: Pick<WorktreeManager, 'create' | 'setupDone'>;
   /** Workspace trust: a project's placement, `.context/` and `.clauderc` are used only while it is trusted; absent: never. */
   trust?: Pick<TrustService, 'mailboxFilesTrusted' | 'apply' | 'recordUserWrite'>;
 }
@@ -265,12 +266,16 @@ export class MailboxService {
    * `.trees/` ignore entry goes to `.git/info/exclude`, so the user's checkout is not changed.
    */
   private async ensureWorktree(projectPath: string, workspace: string): Promise<void> {
-    if (existsSync(join(workspace, '.git'))) return;
-    const { entry } = await this.o.worktrees.create(projectPath, MAILBOX_WORKTREE, { ignoreIn: 'exclude' });
-    // The project folder is inside the repository rather than its top: the worktree went to the top's .trees/.
-    if (!existsSync(workspace) || realpathSync(workspace) !== entry.path) {
-      throw new AppError('conflict', `The mailbox worktree was created at ${entry.path}, not at ${workspace}: add the repository's top folder as the project.`);
+    if (!existsSync(join(workspace, '.git'))) {
+      const { entry } = await this.o.worktrees.create(projectPath, MAILBOX_WORKTREE, { ignoreIn: 'exclude' });
+      // The project folder is inside the repository rather than its top: the worktree went to the top's .trees/.
+      if (!existsSync(workspace) || realpathSync(workspace) !== entry.path) {
+        throw new AppError('conflict', `The mailbox worktree was created at ${entry.path}, not at ${workspace}: add the repository's top folder as the project.`);
+      }
     }
+    // A task's agent needs what the worktree's setup installs: it waits for the setup to end.
+    const problem = setupProblem(await this.o.worktrees.setupDone(workspace));
+    if (problem) throw new AppError('conflict', `${problem}; run it again from the project's worktrees (${MAILBOX_WORKTREE}).`);
   }
 
   /** Every mailbox Flightdeck knows: each project's (existing ones only). */

@@ -9,6 +9,7 @@
  * fast-forward of the checkout that holds it (or a ref update with its old value checked when no
  * checkout holds it). Every write to a repository holds the manager's lock for that repository.
  */
+import { worktreeSetupStatus } from '../worktrees/setup-service';
 import { existsSync } from 'node:fs';
 import { AppError, LISTED_FILES_MAX, type MergeStrategy, type PlacementProbe, type SandboxMode, type Session, type SessionPlacement, type SessionWorktreeRef, type SessionWorktreeStatus, type AgentMode } from '../../src-preload/contract';
 import type { AgentService } from '../agents/agent-service';
@@ -225,6 +226,7 @@ export class SessionWorktreeService {
     return {
       worktree: w,
       state: 'active',
+      setup: worktreeSetupStatus(w.path),
       aheadOfBase: aheadOfBase ?? 0,
       behindBase: behindBase ?? 0,
       changed: status.changed.length,
@@ -374,6 +376,11 @@ export class SessionWorktreeService {
 
   private alive(): void {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is shutting down.');
+  }
+
+  /** The session's own worktree, refused when it has none or it was discarded or is missing. */
+  worktreeOf(sessionId: string): SessionWorktreeRef {
+    return this.activeWorktree(sessionId);
   }
 
   private worktreeOrNull(sessionId: string): SessionWorktreeRef | null {

@@ -10,14 +10,15 @@ import { existsSync, lstatSync } from 'node:fs';
 import { appendFile, lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { AppError, formatBytes } from '../../src-preload/contract';
+import { AppError, formatBytes, type WorktreeSetup } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
 import { readFileNoWait, readFileNoWaitAsync } from '../platform/read-no-wait';
 import { readHead, readRef } from '../git/ref-read';
 import { locateRepository, type RepoLocation } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
+import { span } from '../platform/spans';
 import { ignoredOnlyHere } from './ignored-files';
-import type { PrepareResult } from './worktree-prepare';
+import type { EarlyPrepare, PrepareResult } from './worktree-prepare';
 import {
   ARCHIVE_REF_PREFIX,
   archiveMessage,
@@ -70,11 +71,19 @@ export interface WorktreeManagerOptions {
   lockRetry?: { attempts: number; firstDelayMs: number };
   settleMs?: number;
   /**
-   * Runs after each create, outside the repository's lock (it may take minutes: `npm ci`): the
-   * project's `worktree.copy` / `ports` / `setup` (see worktree-prepare.ts). Its result is
-   * returned by create as `prepared`; its failure fails create, with the worktree left in place.
+   * Runs after each create, outside the repository's lock: the project's `worktree.copy` /
+   * `ports`, and the start of its `setup` (see worktree-prepare.ts), which runs on after create
+   * returns (setup-service.ts). Its result is returned by create as `prepared`; its failure fails
+   * create, with the worktree left in place.
    */
-  prepare?: (root: string, entry: WorktreeEntry) => Promise<PrepareResult | null>;
+  prepare?: (root: string, entry: WorktreeEntry, early: Promise<EarlyPrepare> | null) => Promise<PrepareResult | null>;
+  /**
+   * Started by create just before `git worktree add` and handed to `prepare`: what preparing
+   * reads from the main checkout alone (the config, the copy's check-ignore), read meanwhile.
+   */
+  prepareEarly?: (root: string) => Promise<EarlyPrepare>;
+  /** Waits for a worktree's setup started by `prepare` to end (setup-service.ts); absent: setup never outlives create. */
+  setupDone?: (path: string, signal?: AbortSignal) => Promise<WorktreeSetup | null>;
 }
 
 export interface WorktreeEntry {
@@ -133,6 +142,8 @@ export class WorktreeManager {
   private readonly retry: { attempts: number; firstDelayMs: number };
   private readonly settleMs: number;
   private readonly prepare: WorktreeManagerOptions['prepare'] | null;
+  private readonly setupWait: WorktreeManagerOptions['setupDone'] | null;
+  private readonly prepareEarly: WorktreeManagerOptions['prepareEarly'] | null;
   private disposed = false;
 
   constructor(o: WorktreeManagerOptions = {}) {
@@ -142,6 +153,16 @@ export class WorktreeManager {
     this.retry = o.lockRetry ?? DEFAULT_LOCK_RETRY;
     this.settleMs = o.settleMs ?? DEFAULT_SETTLE_MS;
     this.prepare = o.prepare ?? null;
+    this.setupWait = o.setupDone ?? null;
+    this.prepareEarly = o.prepareEarly ?? null;
+  }
+
+  /**
+   * Waits for the setup create started in the worktree at `path` to end: for callers that need
+   * it finished (an agent's run, checks). Null when none ran; `signal` ends the wait only.
+   */
+  async setupDone(path: string, signal?: AbortSignal): Promise<WorktreeSetup | null> {
+    return this.setupWait ? this.setupWait(path, signal) : null;
   }
 
   start(): void {
@@ -320,34 +341,53 @@ export class WorktreeManager {
    */
   async create(dir: string, slug: string, o: { base?: string; branchPrefix?: string; ignoreIn?: 'gitignore' | 'exclude' } = {}): Promise<{ entry: WorktreeEntry; base: string; gitignoreUpdated: boolean; prepared: PrepareResult | null }> {
     validateSlug(slug);
-    const root = await this.repoRoot(dir);
+    const root = await span('worktree: repo root', () => this.repoRoot(dir));
+    let early: Promise<EarlyPrepare> | null = null;
     const created = await this.locked(root, async () => {
       const path = join(root, TREES_DIR, slug);
       const branch = this.branchFor(slug, o.branchPrefix);
-      // Everything the checks need, read at once (one round of gits instead of nine in a row):
-      // the refs (branch, base candidates), the worktrees, whether .trees/ is ignored.
-      const [refs, listed, ignored] = await Promise.all([this.refsOf(root, [`refs/heads/${branch}`, ...baseCandidates(o.base ?? this.baseSetting)]), this.porcelainList(root), this.treesIgnored(root)]);
-      const all = this.entriesOf(root, parseWorktreeList(listed), await realPaths(parseWorktreeList(listed)));
-      const same = all.find((e) => e.path === path);
-      if (same) throw new AppError('conflict', same.missing ? `The worktree "${slug}" is registered but its folder is missing: remove it first (worktree remove ${slug}).` : `The worktree "${slug}" already exists at ${path}.`, { slug });
-      if (existsSync(path)) throw new AppError('conflict', `${path} already exists and is not a worktree: move it away or choose another name.`, { path });
-      const holder = parseWorktreeList(listed).find((w) => w.branch === branch);
-      if (holder) throw checkedOutElsewhere(branch, holder.path);
+      // Everything the checks need, read at once: the refs (branch, base candidates) and whether
+      // .trees/ is ignored, from git's files where they are plain (no git started then).
+      const [refs, ignored] = await span('worktree: checks', () => Promise.all([this.refsOf(root, [`refs/heads/${branch}`, ...baseCandidates(o.base ?? this.baseSetting)]), this.treesIgnored(root)]));
+      const existing = refs.get(`refs/heads/${branch}`);
+      const missingRegistered = new AppError('conflict', `The worktree "${slug}" is registered but its folder is missing: remove it first (worktree remove ${slug}).`, { slug });
+      // The worktrees are listed only when one could be in the way: a branch that exists may be
+      // checked out elsewhere, a folder that exists may be one. A new branch at a free path needs
+      // no listing (no worktree holds a branch that does not exist; a registered worktree whose
+      // folder vanished is refused by git itself, and said below as here).
+      if (existing || existsSync(path)) {
+        const listed = await span('worktree: list', () => this.porcelainList(root));
+        const all = this.entriesOf(root, parseWorktreeList(listed), await realPaths(parseWorktreeList(listed)));
+        const same = all.find((e) => e.path === path);
+        if (same) throw same.missing ? missingRegistered : new AppError('conflict', `The worktree "${slug}" already exists at ${path}.`, { slug });
+        if (existsSync(path)) throw new AppError('conflict', `${path} already exists and is not a worktree: move it away or choose another name.`, { path });
+        const holder = parseWorktreeList(listed).find((w) => w.branch === branch);
+        if (holder) throw checkedOutElsewhere(branch, holder.path);
+      }
       const base = o.base ?? (await this.baseFrom(root, refs));
       const gitignoreUpdated = ignored ? false : await this.ensureIgnored(root, o.ignoreIn);
-      const existing = refs.get(`refs/heads/${branch}`);
+      // Read while git checks the worktree out: it needs only the main checkout.
+      early = this.prepare && this.prepareEarly ? this.prepareEarly(root) : null;
+      const add = async (args: string[]) => {
+        try {
+          await this.write(root, args);
+        } catch (e) {
+          if (e instanceof AppError && /is a missing but (already registered|locked) worktree/.test(e.message)) throw missingRegistered;
+          throw e;
+        }
+      };
       if (existing) {
         // The branch survives from earlier work: check it out as it is rather than reset it.
-        await this.write(root, ['worktree', 'add', path, branch]);
+        await add(['worktree', 'add', path, branch]);
       } else {
         const baseRef = [`refs/heads/${base}`, `refs/remotes/origin/${base}`].find((r) => refs.has(r)) ?? (await this.baseRef(root, base));
         if (!baseRef) throw new AppError('not_found', `The base branch "${base}" does not exist in ${root} (neither locally nor on origin).`, { base });
         // --no-track: the base is where the branch starts, not where it is pushed.
-        await this.write(root, ['worktree', 'add', '--no-track', '-b', branch, path, baseRef]);
+        await add(['worktree', 'add', '--no-track', '-b', branch, path, baseRef]);
       }
-      return { entry: await this.createdEntry(root, path), base, gitignoreUpdated };
+      return { entry: await span('worktree: entry', () => this.createdEntry(root, path)), base, gitignoreUpdated };
     });
-    return { ...created, prepared: this.prepare ? await this.prepare(root, created.entry) : null };
+    return { ...created, prepared: this.prepare ? await span('worktree: prepare', () => this.prepare!(root, created.entry, early)) : null };
   }
 
   /**
@@ -500,6 +540,7 @@ export class WorktreeManager {
 
   /** Whether git ignores `.trees/` in the main checkout already. */
   private treesIgnored(root: string): Promise<boolean> {
+    if (treesIgnoredByFiles(root)) return Promise.resolve(true);
     return git(['check-ignore', '-q', '--no-index', `${TREES_DIR}/x`], { cwd: root }).then(
       () => true,
       () => false, // Exit 1: not ignored.
@@ -508,7 +549,7 @@ export class WorktreeManager {
 
   /** Prepares a worktree made outside create() (a best-of-N candidate's, ../features/run/candidates-service.ts) as create() prepares its own. */
   async prepareMade(root: string, path: string): Promise<PrepareResult | null> {
-    return this.prepare ? this.prepare(root, await this.createdEntry(root, path)) : null;
+    return this.prepare ? this.prepare(root, await this.createdEntry(root, path), null) : null;
   }
 
   /**
@@ -748,6 +789,45 @@ function refsFromFiles(root: string, names: readonly string[]): Map<string, { id
     if (id !== null) found.set(name, { id, symref });
   }
   return found;
+}
+
+/** An ignore file larger than this is left to git to read. */
+const IGNORE_FILE_MAX_BYTES = 256 * 1024;
+
+/**
+ * True when the repository's own `.gitignore` or `info/exclude` names `.trees/` outright and no
+ * rule of either negates anything (`!…`), so git would ignore `.trees/x` for sure: what project
+ * init and create write. Anything else (no such line, a negation, `.trees` not a folder, a file
+ * that is not a plain one) is git's to answer. Only ever says "ignored"; a wrong "no" costs a git.
+ */
+function treesIgnoredByFiles(root: string): boolean {
+  let loc: RepoLocation | null;
+  try {
+    loc = locateRepository(root);
+    const st = lstatSync(join(root, TREES_DIR), { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) return false;
+  } catch {
+    // A layout git's records do not confirm, or an unreadable folder: git decides.
+    return false;
+  }
+  if (!loc) return false;
+  let named = false;
+  for (const file of [join(root, '.gitignore'), join(loc.commonDir, 'info', 'exclude')]) {
+    let text: string;
+    try {
+      const st = lstatSync(file);
+      if (!st.isFile() || st.size > IGNORE_FILE_MAX_BYTES) return false;
+      text = readFileNoWait(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // No such file: it ignores nothing.
+      return false;
+    }
+    for (const line of text.split('\n')) {
+      if (line.startsWith('!')) return false;
+      if (/^\/?\.trees\/?$/.test(line)) named = true;
+    }
+  }
+  return named;
 }
 
 /** Each listed worktree's real path (a vanished folder has none: git's is kept). */

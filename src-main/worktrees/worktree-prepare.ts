@@ -19,6 +19,7 @@ import { isFeatureError } from '../features/errors';
 import { git, gitBufferWithExit } from '../git/git';
 import { locateRepository } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
+import { span, spanSync } from '../platform/spans';
 import { recordSetupArtifacts, untrackedEntries } from './setup-artifacts';
 import type { RunCommandOptions, RunCommandResult } from '../terminals/command-runner';
 
@@ -108,22 +109,41 @@ export interface CopyResult {
   skipped: { path: string; reason: string }[];
 }
 
-/** Copies the git-ignored files matching `patterns` from the main checkout `root` into `worktree`, where absent. */
-export async function copyIgnoredFiles(root: string, worktree: string, patterns: readonly string[]): Promise<CopyResult> {
-  const result: CopyResult = { copied: [], skipped: [] };
-  const realRoot = await realpath(root);
-  const realWorktree = await realpath(worktree);
+/** What a copy takes from the main checkout alone: the matches, which git ignores, the refused patterns. */
+export interface CopyPlan {
+  root: string;
+  matches: string[];
+  ignored: Set<string>;
+  refused: { path: string; reason: string }[];
+}
+
+/**
+ * The main checkout's side of a copy (matching the patterns, one `check-ignore`): it needs no
+ * worktree, so create reads it while git checks the worktree out (see WorktreeManager's
+ * prepareEarly). The copy itself looks at each file again when it copies it.
+ */
+export async function planCopy(root: string, patterns: readonly string[]): Promise<CopyPlan> {
+  const refused: CopyPlan['refused'] = [];
   const matches = new Set<string>();
   for (const pattern of patterns) {
     const problem = patternProblem(pattern);
     if (problem) {
-      result.skipped.push({ path: pattern, reason: `the pattern ${problem}` });
+      refused.push({ path: pattern, reason: `the pattern ${problem}` });
       continue;
     }
     for (const m of await expand(root, pattern)) matches.add(m);
   }
-  const ignored = await ignoredOf(root, [...matches]);
-  for (const rel of [...matches].sort()) {
+  return { root, matches: [...matches].sort(), ignored: await ignoredOf(root, [...matches]), refused };
+}
+
+/** Copies the git-ignored files matching `patterns` from the main checkout `root` into `worktree`, where absent. */
+export async function copyIgnoredFiles(root: string, worktree: string, patterns: readonly string[], planned?: Promise<CopyPlan>): Promise<CopyResult> {
+  const plan = (await planned?.then((p) => (p.root === root ? p : null))) ?? (await planCopy(root, patterns));
+  const result: CopyResult = { copied: [], skipped: [...plan.refused] };
+  const realRoot = await realpath(root);
+  const realWorktree = await realpath(worktree);
+  const ignored = plan.ignored;
+  for (const rel of plan.matches) {
     const src = join(root, rel);
     const dest = join(worktree, rel);
     if (!ignored.has(rel)) {
@@ -337,20 +357,40 @@ export interface PrepareResult {
   untrusted?: string[];
   /** Untracked files and folders the setup commands created and the repository does not ignore (kept out of commits and diffs). */
   setupArtifacts?: string[];
+  /** The setup commands were handed to `startSetup`: they run after the worktree is usable (setup-service.ts). */
+  setupStarted?: boolean;
 }
 
-/** Copy, then the port, then the setup commands (which see the copied files and the PORT). */
+/** Starts the setup commands after the worktree is prepared, without waiting for them (setup-service.ts). */
+export type StartSetup = (commands: readonly string[], env: Record<string, string>) => void;
+
+/**
+ * Copy, then the port, then the setup commands (which see the copied files and the PORT). With
+ * `startSetup` the commands are handed to it and not waited for: the worktree is usable at once.
+ */
 export async function prepareWorktree(o: {
   root: string;
   worktree: string;
   config: WorktreePrepareConfig;
+  /** The copy's main-checkout side, read while the worktree was checked out (planCopy with config.copy). */
+  copyPlan?: Promise<CopyPlan>;
   runner?: SetupRunner;
+  startSetup?: StartSetup;
   signal?: AbortSignal;
   owner?: TerminalOwner;
   onSetupStart?: (command: string, terminalId: string) => void;
 }): Promise<PrepareResult> {
-  const copy = await copyIgnoredFiles(o.root, o.worktree, o.config.copy);
-  const port = o.config.ports ? await assignPort(o.worktree, o.config.ports) : null;
+  // The copy (one check-ignore and a few small files) and the port (a folder listing under a
+  // lock) touch different things: done at once.
+  const [copy, port] = await Promise.all([
+    span('worktree: copy', () => copyIgnoredFiles(o.root, o.worktree, o.config.copy, o.copyPlan)),
+    o.config.ports ? span('worktree: port', () => assignPort(o.worktree, o.config.ports!)) : Promise.resolve(null),
+  ]);
+  if (o.startSetup && o.config.setup.length > 0) {
+    const env: Record<string, string> = port !== null ? { PORT: String(port) } : {};
+    spanSync('worktree: setup start', () => o.startSetup!(o.config.setup, env));
+    return { copy, port, setup: null, problem: null, setupStarted: true };
+  }
   let setup: SetupResult | null = null;
   let artifacts: string[] = [];
   if (o.runner && o.config.setup.length > 0) {
@@ -381,17 +421,48 @@ export type TrustedWorktreeConfig = (config: FeaturesConfig) => Promise<{ config
  * run and its copy list is the default one. A config that does not load prepares nothing and
  * says why; the worktree itself is fine.
  */
-export async function prepareNewWorktree(o: { root: string; worktree: string; trusted: TrustedWorktreeConfig; runner?: SetupRunner; owner?: TerminalOwner; signal?: AbortSignal }): Promise<PrepareResult> {
+export async function prepareNewWorktree(o: { root: string; worktree: string; trusted: TrustedWorktreeConfig; early?: Promise<EarlyPrepare> | null; runner?: SetupRunner; startSetup?: StartSetup; owner?: TerminalOwner; signal?: AbortSignal }): Promise<PrepareResult> {
   let config: WorktreePrepareConfig;
   let skipped: readonly string[] = [];
+  let copyPlan: Promise<CopyPlan>;
   try {
-    const trusted = await o.trusted(existsSync(configPath(o.root)) ? await loadConfig(o.root) : defaultConfig());
-    config = trusted.config.worktree;
-    skipped = trusted.skipped;
+    // Read while git checked the worktree out (earlyPrepare), else now.
+    const early = (await o.early?.then((e) => (e.root === o.root ? e : null))) ?? (await earlyPrepare(o.root, o.trusted));
+    ({ config, skipped, copyPlan } = await early.trusted);
   } catch (e) {
     if (!isFeatureError(e)) throw e;
     return { copy: { copied: [], skipped: [] }, port: null, setup: null, problem: `${e.kind} error: ${e.message}`, untrusted: [] };
   }
-  const r = await prepareWorktree({ root: o.root, worktree: o.worktree, config, ...(o.runner ? { runner: o.runner } : {}), ...(o.owner ? { owner: o.owner } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+  const r = await prepareWorktree({ root: o.root, worktree: o.worktree, config, copyPlan, ...(o.runner ? { runner: o.runner } : {}), ...(o.startSetup ? { startSetup: o.startSetup } : {}), ...(o.owner ? { owner: o.owner } : {}), ...(o.signal ? { signal: o.signal } : {}) });
   return { ...r, untrusted: [...skipped] };
+}
+
+/** What preparing a worktree reads from the main checkout alone: the trusted config and the copy's plan. */
+export interface EarlyPrepare {
+  root: string;
+  /** Rejects with the config's FeatureError when it does not load. */
+  trusted: Promise<{ config: WorktreePrepareConfig; skipped: readonly string[]; copyPlan: Promise<CopyPlan> }>;
+}
+
+/**
+ * Starts reading what prepareNewWorktree needs from the main checkout (the config through the
+ * trust check, the copy's matches and their check-ignore), so create can do it while git checks
+ * the worktree out. Never rejects itself: a failure is kept for prepareNewWorktree to report.
+ */
+export function earlyPrepare(root: string, trusted: TrustedWorktreeConfig): Promise<EarlyPrepare> {
+  const read = trustedWorktreeConfig(root, trusted).then((t) => {
+    const copyPlan = planCopy(root, t.config.copy);
+    // Awaited by the copy; a failure here is reported there (nothing waits on it before).
+    copyPlan.catch(() => undefined);
+    return { ...t, copyPlan };
+  });
+  // Awaited by prepareNewWorktree, which reports a broken config; create may fail before that.
+  read.catch(() => undefined);
+  return Promise.resolve({ root, trusted: read });
+}
+
+/** The project's `worktree:` config as the trust check leaves it (the defaults without a config file); a broken config throws its FeatureError. */
+export async function trustedWorktreeConfig(root: string, trusted: TrustedWorktreeConfig): Promise<{ config: WorktreePrepareConfig; skipped: readonly string[] }> {
+  const t = await trusted(existsSync(configPath(root)) ? await loadConfig(root) : defaultConfig());
+  return { config: t.config.worktree, skipped: t.skipped };
 }

@@ -7,7 +7,7 @@ import { terminalEvents, terminalRequests } from './terminals';
 import { changeEvents, changeRequests } from './changes';
 import { providerRequests } from './providers';
 import { folderRequests } from './folders';
-import { worktreeRequests } from './worktrees';
+import { worktreeEvents, worktreeRequests } from './worktrees';
 import { autopilotEvents, autopilotRequests } from './autopilot';
 import { sessionWorktreeRequests } from './session-worktrees';
 import { featureEvents, featureRequests } from './features';
@@ -102,6 +102,7 @@ export const events = {
   ...trustEvents,
   ...mcpEvents,
   ...pullRequestEvents,
+  ...worktreeEvents,
 } as const satisfies Record<string, EventSpec>;
 
 export type Requests = typeof requests;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { request } from './define';
 import { AgentMode, ProfileName, SandboxMode, Session, SessionId } from './agents';
 import { ProjectId } from './projects';
-import { SessionWorktreeRef, WorktreeArchive } from './worktrees';
+import { SessionWorktreeRef, WorktreeArchive, WorktreeSetup } from './worktrees';
 
 /** The slug rule itself lives in src-main/worktrees/worktree-model.ts (with its message); this only bounds the input. */
 const Slug = z.string().min(1).max(200);
@@ -58,6 +58,8 @@ export const SessionWorktreeStatus = z.object({
   /** Whether the GitHub CLI is on PATH (a push then opens the pull request with it). */
   ghAvailable: z.boolean(),
   lastCommit: z.object({ sha: z.string(), subject: z.string() }).nullable(),
+  /** The worktree's setup (null: none ran): a session may start while it still runs. */
+  setup: WorktreeSetup.nullable().optional(),
 });
 export type SessionWorktreeStatus = z.infer<typeof SessionWorktreeStatus>;
 

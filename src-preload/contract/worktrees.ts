@@ -1,9 +1,32 @@
 import { z } from 'zod';
-import { request } from './define';
+import { event, request } from './define';
 import { ProjectId } from './projects';
 
 /** The rule itself lives in src-main/worktrees/worktree-model.ts (with its message); this only bounds the input. */
 const Slug = z.string().min(1).max(200);
+
+/**
+ * Where a worktree's setup (`worktree.setup` of a trusted repository) is: it runs after the
+ * worktree is made and usable. `pending`: decided, its first command not started yet;
+ * `interrupted`: the process running it ended (a restart) before it finished. A failed,
+ * cancelled or interrupted setup can be run again.
+ */
+export const WorktreeSetupState = z.enum(['pending', 'running', 'done', 'failed', 'cancelled', 'interrupted']);
+export type WorktreeSetupState = z.infer<typeof WorktreeSetupState>;
+
+export const WorktreeSetup = z.object({
+  state: WorktreeSetupState,
+  commands: z.array(z.string().max(10_000)).max(200),
+  /** The command running now (or that failed / was stopped): an index into `commands`. */
+  step: z.number().int().nonnegative(),
+  /** The terminal of the current (or last) command, while the app holds it. */
+  terminalId: z.string().max(200).nullable(),
+  /** What ended it when it did not succeed: the command, its exit code (null when stopped by a signal or never ran), why in words. */
+  failed: z.object({ command: z.string().max(10_000), exitCode: z.number().int().nullable(), reason: z.string().max(1_000) }).nullable(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+});
+export type WorktreeSetup = z.infer<typeof WorktreeSetup>;
 
 export const WorktreeEntry = z.object({
   slug: z.string(),
@@ -21,6 +44,8 @@ export const WorktreeEntry = z.object({
   diskBytes: z.number().nullable().optional(),
   /** Its own PORT from the project's worktree.ports (null: none assigned). */
   port: z.number().int().nullable().optional(),
+  /** Its setup's state (null: no setup ran in it). */
+  setup: WorktreeSetup.nullable().optional(),
 });
 export type WorktreeEntry = z.infer<typeof WorktreeEntry>;
 
@@ -66,5 +91,22 @@ export const worktreeRequests = {
     z.object({ projectId: ProjectId, slug: Slug }).strict(),
     z.object({ worktree: WorktreeEntry, archive: WorktreeArchive, reappliedDirty: z.boolean() }),
     'Recreate a worktree and its branch from its newest archive, uncommitted work included.',
+  ),
+  'worktrees.setup.rerun': request(
+    z.union([z.object({ projectId: ProjectId, slug: Slug }).strict(), z.object({ sessionId: z.string().min(1).max(200) }).strict()]),
+    z.object({ setup: WorktreeSetup }),
+    "Run a worktree's setup again (after it failed, was cancelled or interrupted), with the repository's setup as trusted now. Refused while it runs.",
+  ),
+  'worktrees.setup.cancel': request(
+    z.union([z.object({ projectId: ProjectId, slug: Slug }).strict(), z.object({ sessionId: z.string().min(1).max(200) }).strict()]),
+    z.object({ cancelled: z.boolean() }),
+    "Stop a worktree's running setup (its command's terminal is ended); false when none was running.",
+  ),
+} as const;
+
+export const worktreeEvents = {
+  'worktrees.setup.changed': event(
+    z.object({ projectId: z.string().nullable(), root: z.string(), path: z.string(), setup: WorktreeSetup }),
+    "A worktree's setup started, moved to its next command, or ended (done, failed, cancelled, interrupted).",
   ),
 } as const;

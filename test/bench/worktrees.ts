@@ -1,17 +1,26 @@
 /**
  * Worktree creation through Flightdeck (WorktreeManager.create: slug check, base detection, the
- * branch-in-use check, the ignore entry, `git worktree add`, the listing of the result — and the
- * preparation of a new worktree: copying the env files, a port from a range) against a bare
- * `git worktree add -b` on the same repository. The ratio is what Flightdeck's safety costs.
+ * branch-in-use check, the ignore entry, `git worktree add`, the entry of the result — and the
+ * preparation of a new worktree as the app's hooks do it: the config and the env files' ignore
+ * check read while git checks out, then copying them and a port from a range at once, then the
+ * start of its setup, whose state is recorded and which runs after create returns) against a bare `git worktree add -b` on the same repository, until each
+ * worktree is usable. The ratio is what Flightdeck's safety costs.
+ *
+ * The setup's command is run by a runner that starts no terminal (the app's runs it in a sandboxed
+ * terminal, after create returned): what create pays for it is its state record. Each run waits
+ * for its setup (git's listing of untracked files before and after) to end before the next pair,
+ * outside the timing.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultConfig } from '../../src-main/features/config';
+import { defaultConfig, type FeaturesConfig } from '../../src-main/features/config';
 import { observeGit, type GitCallTiming } from '../../src-main/git/git';
 import { repoProgramScans } from '../../src-main/git/repo-programs';
+import { observeSpans } from '../../src-main/platform/spans';
+import { WorktreeSetupService } from '../../src-main/worktrees/setup-service';
 import { WorktreeManager } from '../../src-main/worktrees/worktree-manager';
-import { assignPort, copyIgnoredFiles } from '../../src-main/worktrees/worktree-prepare';
+import { earlyPrepare, prepareNewWorktree } from '../../src-main/worktrees/worktree-prepare';
 import { gitIn, makeRepo } from '../support/temp';
 
 /** The ports range of the bench's config: allocation is one of the steps measured. */
@@ -42,8 +51,21 @@ export async function run(): Promise<Record<string, unknown>> {
     writeFileSync(join(repo.path, '.env'), 'SECRET=1\n');
     gitIn(repo.path, 'add', '.');
     gitIn(repo.path, 'commit', '-q', '-m', 'files');
-    const manager = new WorktreeManager();
-    const config = defaultConfig().worktree;
+    const setups = new WorktreeSetupService({
+      runner: { runCommand: async () => ({ terminalId: 'bench', exitCode: 0, signal: null, cancelled: false, timedOut: false, durationMs: 0, output: '', truncated: false }) },
+      owner: () => ({}),
+      commandsOf: async () => ({ commands: [], refused: null }),
+    });
+    const config = { ...defaultConfig().worktree, ports: PORTS, setup: ['npm ci'] };
+    // The project's config as the trust check hands it over (the app's also checks its fingerprint).
+    const trusted = async (c: FeaturesConfig) => ({ config: { ...c, worktree: config }, skipped: [] });
+    // The app's hooks (app/services.ts): the config and the copy's check-ignore read during the
+    // add, then copy and port, then the setup started, not waited for.
+    const manager = new WorktreeManager({
+      prepareEarly: (root) => earlyPrepare(root, trusted),
+      prepare: (root, entry, early) => prepareNewWorktree({ root, worktree: entry.path, trusted, early, startSetup: (commands, env) => setups.begin(root, entry.path, commands, env) }),
+      setupDone: (path) => setups.wait(path),
+    });
     // Reading the repository's config is part of the first git call in it: done once before timing, like a running app.
     await manager.list(repo.path);
     const raw: number[] = [];
@@ -62,22 +84,36 @@ export async function run(): Promise<Record<string, unknown>> {
     for (let i = 0; i < RUNS; i++) {
       if (i % 2 === 0) rawAdd(i);
       const seen: GitCallTiming[] = [];
+      const parts: Record<string, number> = {};
       observeGit((c) => seen.push(c));
+      observeSpans((name, ms) => (parts[name] = (parts[name] ?? 0) + ms));
       const scans0 = repoProgramScans();
       const t = performance.now();
-      // The same steps a new worktree gets (WorktreeManager's prepare hook): create, copy, port.
-      const { entry } = await manager.create(repo.path, `fd-${i}`);
-      const tCreate = performance.now();
-      await copyIgnoredFiles(repo.path, entry.path, config.copy);
-      const tCopy = performance.now();
-      await assignPort(entry.path, PORTS);
+      // What a new worktree gets until it is usable: create with the prepare hook (copy, port, the setup started).
+      const { entry, prepared } = await manager.create(repo.path, `fd-${i}`);
       const tEnd = performance.now();
       observeGit(null);
+      observeSpans(null);
+      if (!prepared?.setupStarted || prepared.port === null) throw new Error('the bench worktree was not prepared as the app prepares one');
       flightdeck.push(tEnd - t);
-      calls.push(seen);
+      // Only the gits create itself waited for; the setup's own (its untracked listings) run after.
+      const own = seen.filter((c) => !(c.args[0] === 'ls-files'));
+      calls.push(own);
       scans += repoProgramScans() - scans0;
-      const add = seen.filter((c) => c.args[0] === 'worktree' && c.args[1] === 'add');
-      steps.push({ create: tCreate - t, worktreeAdd: sum(add.map((c) => c.waitMs + c.pinMs + c.execMs)), copy: tCopy - tCreate, port: tEnd - tCopy });
+      const add = own.filter((c) => c.args[0] === 'worktree' && c.args[1] === 'add');
+      steps.push({
+        total: tEnd - t,
+        repoRoot: parts['worktree: repo root'] ?? 0,
+        checks: parts['worktree: checks'] ?? 0,
+        worktreeAdd: sum(add.map((c) => c.waitMs + c.pinMs + c.execMs)),
+        entry: parts['worktree: entry'] ?? 0,
+        prepare: parts['worktree: prepare'] ?? 0,
+        copy: parts['worktree: copy'] ?? 0,
+        port: parts['worktree: port'] ?? 0,
+        setupRecord: parts['worktree: setup record'] ?? 0,
+        setupStart: parts['worktree: setup start'] ?? 0,
+      });
+      await manager.setupDone(entry.path);
       if (i % 2 === 1) rawAdd(i);
     }
     const rawMs = median(raw);
@@ -98,13 +134,15 @@ export async function run(): Promise<Record<string, unknown>> {
     }
     const stepMedians = Object.fromEntries(Object.keys(steps[0]!).map((k) => [k, round1(median(steps.map((s) => s[k]!)))]));
     return {
-      what: 'WorktreeManager.create + copying the env files + a port from a range, vs `git worktree add -b` of the same base; medians',
+      what: 'WorktreeManager.create with the app prepare hooks (config and the env files\' check-ignore read during the add; env files copied and a port from a range at once; the setup started and recorded, run after), vs `git worktree add -b` of the same base; medians',
       files: FILES,
       runs: RUNS,
       rawGitMedianMs: Math.round(rawMs),
       flightdeckMedianMs: Math.round(fdMs),
       ratio: Math.round((fdMs / rawMs) * 100) / 100,
-      breakdownMs: { ...stepMedians, createBesidesWorktreeAdd: round1(stepMedians.create! - stepMedians.worktreeAdd!) },
+      // Per hop: the repository's root, the checks' round of gits, the add, reading the new entry, and the
+      // prepare hook (copy and port side by side, so prepare < copy + port; the setup's state record).
+      breakdownMs: { ...stepMedians, besidesWorktreeAdd: round1(stepMedians.total! - stepMedians.worktreeAdd!) },
       // The app's own `git worktree add` (pinned git dir, safe -c settings, descriptor prelude) against the raw one.
       worktreeAddVsRaw: Math.round((stepMedians.worktreeAdd! / rawMs) * 100) / 100,
       gitCallsPerRun: round1(sum(calls.map((c) => c.length)) / RUNS),

@@ -69,6 +69,11 @@ test('untrusted on adding, Review and trust shows the commands, the trusted setu
   const session = new SessionPage(page);
   await expect(session.view).toBeVisible();
   const tree = join(repo.path, '.trees/trusted-setup');
+  // The setup runs after the worktree is made, its state in the session's bar: here it fails at the write outside.
+  const state = page.getByTestId('worktree-setup');
+  await expect(state).toHaveAttribute('data-state', 'failed');
+  await expect(state).toContainText(`Setup failed: touch ${outside}/pwned — exited with code 1`);
+  await expect(page.getByTestId('worktree-setup-rerun')).toBeVisible();
   expect(readFileSync(join(tree, 'setup-ran.txt'), 'utf8')).toBe('installed\n');
   expect(existsSync(join(outside, 'pwned'))).toBe(false);
 

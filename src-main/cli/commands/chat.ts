@@ -4,6 +4,7 @@ import { AgentMode, SandboxMode, SessionId, type AgentEvent } from '../../../src
 import type { AutoAnswer } from '../../approvals/gate';
 import { UsageError, type CliCommand } from '../command';
 import { warnUntrusted } from './trust-text';
+import { followSetup } from './setup-follow';
 import { promptApproval, TranscriptPrinter } from './chat-support';
 import { parseGpus } from '../../containers/core/container-spec';
 import { AGENT_IMAGE } from '../../containers/images';
@@ -72,6 +73,8 @@ export const chatCommand: CliCommand = {
         ctx.out(`worktree: ${w.path}`);
         ctx.out(`branch: ${w.branch} (from ${w.base})`);
       }
+      // The turn runs in what the setup installs, and the command's exit would end the setup.
+      await followSetup(ctx, app, w.path);
     } else {
       sessionId = agents.createSession({ root: cwd, ...(mode?.success ? { mode: mode.data } : {}), ...(profile ? { profile } : {}), ...sandboxPatch }).id;
     }

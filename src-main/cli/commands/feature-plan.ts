@@ -15,6 +15,7 @@ import type { RunAgent } from '../../features/state';
 import { UsageError, type CliContext } from '../command';
 import { featureProject, typedFeatureErrors } from './feature-support';
 import { warnUntrusted } from './trust-text';
+import { followSetup } from './setup-follow';
 import type { TrustPart } from '../../trust/trust-service';
 
 /** What planning a feature uses of the repository's config: its worktree's setup and copy list, its templates, its checks (in the verification plan). */
@@ -159,6 +160,7 @@ export async function featurePlan(ctx: CliContext, args: string[]): Promise<numb
       if (!revision) throw new FeatureError('plan', 'nothing to finalize yet: add --approve so the Planner writes the design spec and verification plan');
       if (!revision.phasesFound) throw new FeatureError('plan', 'the design spec has no development phases ("## Development Phases" with "### Phase N: <name>" headings); ask the Planner to add them, then --approve again');
       feature = (await planning.approve(draft.id, { revision: revision.number, designMd: revision.designMd, verificationMd: revision.verificationMd, phases: revision.phases.map((p) => p.title), agent })).feature;
+      await followSetup(ctx, app, feature.worktreePath);
       if (!ctx.json) {
         printFinalized(ctx, feature);
         await offerIgnoreRules(ctx, root, feature.worktreePath);
@@ -179,6 +181,7 @@ async function planFromFiles(ctx: CliContext, slug: string, designMd: string, ve
     const { root } = await featureProject(ctx, app);
     await warnUntrusted(ctx, app, root, PLAN_PARTS);
     const feature = await app.planning.finalize({ repo: root, slug, designMd, verificationMd, phases: phases.phases.map((p) => p.title), agent });
+    await followSetup(ctx, app, feature.worktreePath);
     if (ctx.json) ctx.out(JSON.stringify({ feature }));
     else {
       printFinalized(ctx, feature);

@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import { WorktreeManager, shortPath } from '../../worktrees/worktree-manager';
+import { AppError } from '../../../src-preload/contract';
+import { worktreeSetupStatus } from '../../worktrees/setup-service';
 import { UsageError, type CliCommand } from '../command';
+import { followSetup, setupLine } from './setup-follow';
 
 /**
  * Feature worktrees of one repository, without starting the app: it works on the repository's
@@ -9,8 +12,8 @@ import { UsageError, type CliCommand } from '../command';
  */
 export const worktreeCommand: CliCommand = {
   name: 'worktree',
-  summary: 'List the worktrees of a repository, remove one (archived first, never losing work), or restore one from its archive.',
-  usage: 'worktree list | worktree remove SLUG [--force] | worktree restore SLUG  [--repo DIR]',
+  summary: 'List the worktrees of a repository (with their setup state), remove one (archived first, never losing work), restore one from its archive, or run its setup again.',
+  usage: 'worktree list | worktree remove SLUG [--force] | worktree restore SLUG | worktree setup SLUG  [--repo DIR]',
   flags: { repo: true, force: false },
   async run(ctx) {
     const [sub, slug, ...rest] = ctx.args;
@@ -24,12 +27,13 @@ export const worktreeCommand: CliCommand = {
         case 'list': {
           if (slug !== undefined) throw new UsageError(`unexpected argument: ${slug}`);
           const root = await manager.repoRoot(repo);
-          const list = await manager.list(root);
+          const list = (await manager.list(root)).map((e) => ({ ...e, setup: e.missing ? null : worktreeSetupStatus(e.path) }));
           if (ctx.json) ctx.out(JSON.stringify(list));
           else if (list.length === 0) ctx.out(`No worktrees in ${root}.`);
           else {
             for (const e of list) {
-              const notes = [e.managed ? null : 'made outside Flightdeck', e.missing ? `folder missing — "worktree remove ${e.slug}" prunes it` : null, e.locked ? `locked${e.lockReason ? `: ${e.lockReason}` : ''}` : null].filter(Boolean);
+              const setup = e.setup ? `${setupLine(e.setup)}${['failed', 'cancelled', 'interrupted'].includes(e.setup.state) ? ` — "worktree setup ${e.slug}" runs it again` : ''}` : null;
+              const notes = [e.managed ? null : 'made outside Flightdeck', e.missing ? `folder missing — "worktree remove ${e.slug}" prunes it` : null, e.locked ? `locked${e.lockReason ? `: ${e.lockReason}` : ''}` : null, setup].filter(Boolean);
               ctx.out(`${e.slug}  ${e.branch ?? `(detached ${e.head?.slice(0, 7) ?? ''})`}  ${shortPath(root, e.path)}${notes.length ? `  [${notes.join('; ')}]` : ''}`);
             }
           }
@@ -55,6 +59,19 @@ export const worktreeCommand: CliCommand = {
             if (r.reappliedDirty) ctx.out('Its uncommitted changes and untracked files are back as uncommitted changes.');
           }
           return 0;
+        }
+        case 'setup': {
+          if (!slug) throw new UsageError('worktree setup needs the SLUG of the worktree');
+          const root = await manager.repoRoot(repo);
+          const entry = (await manager.list(root)).find((e) => e.slug === slug && !e.missing);
+          if (!entry) throw new AppError('not_found', `There is no worktree "${slug}" in ${root} (see: worktree list).`, { slug });
+          // The app's services: the trust check decides whether the repository's setup may run, the sandbox and terminals run it.
+          const app = await ctx.openApp();
+          await app.worktreeSetups.rerun(root, entry.path);
+          const end = await followSetup(ctx, app, entry.path);
+          if (ctx.json) ctx.out(JSON.stringify({ setup: end }));
+          else if (end?.state === 'done') ctx.out(`The setup of ${slug} is done (${end.commands.length} command${end.commands.length === 1 ? '' : 's'}).`);
+          return end?.state === 'done' ? 0 : 1;
         }
         case undefined:
           throw new UsageError('worktree needs a subcommand');

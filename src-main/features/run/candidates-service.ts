@@ -59,6 +59,8 @@ export interface CandidateServiceOptions {
   projectIdOf(root: string): string | null;
   /** The project's worktree preparation (copy, ports, setup), as a feature's own worktree gets it; absent: none. */
   prepare?: (root: string, worktree: string) => Promise<PrepareResult | null>;
+  /** Waits for a worktree's setup started by `prepare` to end: its problem in words, null when it finished well or none ran. */
+  setupDone?: (worktree: string) => Promise<string | null>;
   now?: () => number;
 }
 
@@ -164,6 +166,10 @@ export class FeatureCandidateService {
           const failed = prepared?.problem ?? (prepared?.setup && !prepared.setup.ok ? `its setup failed at \`${prepared.setup.failed?.command ?? '?'}\`: ${prepared.setup.failed?.reason ?? 'it did not finish'}` : null);
           if (failed) throw new AppError('unavailable', `Candidate ${candidateLabel(p.index)}'s worktree could not be prepared (${failed}); nothing was started.`);
         }
+        // Their setups run side by side; every candidate's run needs its own finished.
+        const setups = await Promise.all(made.map(async (p) => ({ p, problem: (await this.o.setupDone?.(join(root, p.worktree))) ?? null })));
+        const bad = setups.find((x) => x.problem !== null);
+        if (bad) throw new AppError('unavailable', `Candidate ${candidateLabel(bad.p.index)}'s worktree could not be prepared (${bad.problem}); nothing was started.`);
       } catch (e) {
         // Nothing ran in them yet: the half-made candidates go, so starting again is not refused.
         for (const p of made) await this.dropWorktree(root, p.worktree, p.branch);

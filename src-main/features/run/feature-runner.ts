@@ -13,7 +13,7 @@
  * to the phase, and the totals are recomputed from the phases at every write.
  */
 import { readFileInsideAsync } from '../../platform/contained-path';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { AppError, type AgentMode, type CheckOutcome, type ContainerPlacement, type Delivery, type PhaseStats, type ReviewIssue, type RunEventData, type RunOutcome, type RunPlacement, type VerifyItem } from '../../../src-preload/contract';
 import type { CallGuards } from '../../agents/call-guard';
 import type { ExecutorName, SessionDriver, TurnReport } from '../../agents/session-driver';
@@ -105,6 +105,12 @@ export interface RunnerDeps {
   agentChoice?: (root: string, slug: string, fromState: RunAgent | null) => ChosenAgent;
   /** The feature's pull request feedback waiting for a fix round (../pr/pr-service.ts); absent: none. */
   prFeedback?: PrFeedback;
+  /**
+   * Waits for the worktree's setup (started when it was made, ../../worktrees/setup-service.ts)
+   * to end: its problem in words when it did not finish well, null when it did or none ran.
+   * Absent: the run does not wait.
+   */
+  setupDone?: (worktree: string, signal: AbortSignal, onWait: (command: string) => void) => Promise<string | null>;
 }
 
 /** A fix round made from the PR's failed checks and reviews, sent before review like diff comments. */
@@ -219,6 +225,16 @@ export class FeatureRunner {
     // (another feature's or candidate's tree, or any folder, would be the next run's session root).
     const own = resolve(dirname(this.statePath), '..', '..');
     if (this.worktree !== own) throw new FeatureError('state', `git.worktree_path names ${this.state.git.worktree_path}, not the worktree this state.yml is in (${relative(this.req.repoRoot, own) || '.'}); put it back by hand`, { path: this.statePath });
+    // The first agent turn and the checks need what setup installs (dependencies, a build).
+    const setupProblem = this.d.setupDone ? await span('worktree: setup wait', () => this.d.setupDone!(this.worktree, this.req.signal, (command) => this.d.emit({ type: 'Notice', message: `Waiting for the worktree's setup to finish (\`${command}\`) before the first agent turn.` }))) : null;
+    if (this.req.signal.aborted) {
+      // Cancelled (or Flightdeck stopping) while it waited: nothing started, nothing to record.
+      const outcome = abortOutcome(this.req.signal);
+      const message = abortMessage(this.req.signal);
+      this.d.emit({ type: 'RunFinished', success: false, outcome, message, totals: ZERO_STATS, delivery: null });
+      return { outcome, message, delivery: null, totals: ZERO_STATS, state: this.state };
+    }
+    if (setupProblem) throw new AppError('conflict', `The run did not start: ${setupProblem}. Run the setup again (Worktrees in the project, or \`flightdeck worktree setup ${basename(this.worktree)}\`), then start the run again.`);
     const featureDir = join(this.worktree, FEATURES_DIR, this.req.slug);
     const designSpec = await readDoc(this.worktree, join(featureDir, 'specs', 'design.md'));
     const verificationPlan = await readDoc(this.worktree, join(featureDir, 'specs', 'verification.md'));

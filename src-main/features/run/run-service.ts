@@ -28,7 +28,7 @@ import type { RepositoryTemplatesPolicy } from '../templates';
 import { readState, updateState, type RunAgent } from '../state';
 import { chooseAgent, type ChosenAgent, type FeatureApprovals } from '../approvals';
 import { makeCheckRunner } from './checks';
-import { FeatureRunner, type CandidateRun, type FixRoundComments, type RunAbortReason, type RunContainers, type RunResult, type SessionCost } from './feature-runner';
+import { FeatureRunner, type CandidateRun, type FixRoundComments, type RunAbortReason, type RunContainers, type RunnerDeps, type RunResult, type SessionCost } from './feature-runner';
 import type { ReviewCommentService } from '../../review-comments/comment-service';
 import { localMerge, planLocalMerge } from './run-git';
 import { pushFeature, type FeaturePushResult } from './feature-push';
@@ -91,6 +91,8 @@ export interface FeatureRunServiceOptions {
   repositoryTrusted?: (root: string) => boolean;
   /** The feature's pull request feedback for a fix round (../pr/pr-service.ts); absent: none. */
   prFeedback?: (root: string, slug: string) => PrFeedback;
+  /** Waits for the worktree's setup to end (../../worktrees/setup-service.ts) before the first agent turn; absent: not waited for. */
+  setupDone?: RunnerDeps['setupDone'];
 }
 
 interface LiveRun {
@@ -463,6 +465,7 @@ export class FeatureRunService {
         agentChoice: (root, slug, fromState) => this.agentChoice(root, slug, fromState),
         // A candidate run is no round of the feature's PR (it has none before one is picked).
         ...(this.o.prFeedback && !live.candidate ? { prFeedback: this.o.prFeedback(row.projectPath, row.slug) } : {}),
+        ...(this.o.setupDone ? { setupDone: this.o.setupDone } : {}),
       },
       { repoRoot: row.projectPath, slug: row.slug, projectId: live.projectId, ...(live.executor ? { executor: live.executor } : {}), ...(live.mode ? { mode: live.mode } : {}), ...(live.placement ? { placement: live.placement } : {}), ...(live.candidate ? { candidate: live.candidate } : {}), signal: live.controller.signal },
     );

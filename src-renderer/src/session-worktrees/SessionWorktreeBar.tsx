@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { Session } from '../../../src-preload/contract/agents';
 import type { MergeStrategy, SessionWorktreeStatus } from '../../../src-preload/contract/session-worktrees';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { SetupStatus } from '../worktrees/SetupStatus';
 import { Modal } from '../components/Modal';
 import { useAppStore, useClient } from '../store';
 import { plural } from '../lib/format';
@@ -95,6 +96,7 @@ export function SessionWorktreeBar({ session }: { session: Session }) {
         </span>
       )}
       {status?.state === 'missing' && <span className="badge badge-bad">folder missing</span>}
+      {!w.archiveRef && status?.state === 'active' && <SetupStatus path={w.path} initial={status.setup} target={{ sessionId: session.id }} compact />}
       <SetupTerminalsButton worktreePath={w.path} />
       {w.archiveRef ? (
         <>

@@ -4,6 +4,7 @@ import { formatBytes } from '../../../src-preload/contract/units';
 import { useAppStore, useClient } from '../store';
 import { BridgeError } from '../../../src-preload/client/client';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { SetupStatus } from './SetupStatus';
 
 interface Listing {
   worktrees: WorktreeEntry[];
@@ -91,6 +92,7 @@ export function WorktreeList({ projectId }: { projectId: string }) {
                 </span>
               )}
               {typeof w.port === 'number' && <span className="badge"> PORT {w.port}</span>}{' '}
+              {!w.missing && <SetupStatus path={w.path} initial={w.setup} target={{ projectId, slug: w.slug }} />}{' '}
               <button className="button" onClick={() => setConfirm({ slug: w.slug, force: false, text: w.missing ? `The folder of ${w.slug} is gone. Forget it (its branch tip is archived)?` : `Remove ${w.slug} (${w.path})? It is archived first and can be restored.` })}>
                 {w.missing ? 'Prune' : 'Remove'}
               </button>

@@ -106,6 +106,8 @@ describe('worktree.setup and workspace trust', () => {
 
     const { worktree } = await t.app.sessionWorktrees.startSession({ projectId: project.id, placement: 'worktree' });
     const tree = worktree!.path;
+    // The setup runs after the worktree is made: its end is waited for.
+    expect((await t.app.worktreeSetups.wait(tree))?.state).toBe('failed');
     expect(existsSync(join(tree, 'setup-ran.txt'))).toBe(true);
     expect(existsSync(marker)).toBe(false);
     const terminals = t.app.terminals.list().filter((x) => x.owner.worktreePath === tree && x.owner.phase === 'setup');

@@ -50,6 +50,12 @@ describe('WorktreeManager', () => {
     expect(created.entry).toMatchObject({ slug: 'add-auth', path: join(work, '.trees', 'add-auth'), branch: 'feature/add-auth', managed: true, missing: false });
     expect(gitIn(join(work, '.trees/add-auth'), 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('feature/add-auth');
     expect((await m.create(work, 'second')).gitignoreUpdated).toBe(false);
+    // A rule that negates: whether .trees/ is ignored is git's to say (not read from the line alone).
+    writeFileSync(join(work, '.gitignore'), '.trees/\n!.trees/\n');
+    expect((await m.create(work, 'third')).gitignoreUpdated).toBe(true);
+    expect(readFileSync(join(work, '.gitignore'), 'utf8')).toBe('.trees/\n!.trees/\n.trees/\n');
+    await m.remove(work, 'third', { force: true });
+    writeFileSync(join(work, '.gitignore'), '.trees/\n');
 
     const wt = join(work, '.trees/add-auth');
     writeFileSync(join(wt, 'a.txt'), 'one\n');
@@ -193,6 +199,15 @@ describe('WorktreeManager', () => {
     gitIn(work, 'switch', '-q', '-c', 'feature/busy');
     const busy = await failure(m.create(work, 'busy'));
     expect(busy.message).toContain(`The branch feature/busy is already checked out in ${work}`);
+
+    // A worktree git still records whose folder vanished, its branch gone too (create then lists
+    // nothing: git's own refusal is said the same way as the listing would).
+    await m.create(work, 'vanished');
+    gitIn(join(work, '.trees/vanished'), 'switch', '-q', '--detach');
+    rmSync(join(work, '.trees/vanished'), { recursive: true, force: true });
+    gitIn(work, 'branch', '-q', '-D', 'feature/vanished');
+    const vanished = await failure(m.create(work, 'vanished'));
+    expect(vanished.message).toBe('The worktree "vanished" is registered but its folder is missing: remove it first (worktree remove vanished).');
   });
 
   it('waits for a git running in the worktree (index.lock), and reports a lock that stays', async () => {

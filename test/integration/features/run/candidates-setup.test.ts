@@ -1,7 +1,7 @@
 /**
  * A candidate's worktree is prepared like the feature's own (the project's worktree.copy, ports
- * and setup): its ignored files copied, its setup run before its agent starts; a setup that
- * fails starts nothing and leaves nothing half-made behind.
+ * and setup): its ignored files copied, its setup run (the candidates' side by side) before its
+ * agent starts; a setup that fails starts nothing and leaves nothing half-made behind.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +45,7 @@ describe('candidate worktrees are prepared as the feature worktree is', () => {
     repo = makeRunRepo({ remote: 'none', config: `${base()}\nworktree:\n  setup:\n    - exit 7\n` });
     await planFeature(repo.repo, 'nope', ['work']);
     h = await runHarness([]);
-    await expect(h.app.featureCandidates.start({ projectPath: repo.repo, slug: 'nope', candidates: [{}, {}], budget: { mode: 'split' }, confirm: true })).rejects.toThrow(/Candidate c1's worktree could not be prepared \(its setup failed at `exit 7`/);
+    await expect(h.app.featureCandidates.start({ projectPath: repo.repo, slug: 'nope', candidates: [{}, {}], budget: { mode: 'split' }, confirm: true })).rejects.toThrow(/Candidate c1's worktree could not be prepared \(the worktree's setup failed at `exit 7`: exited with code 7\)/);
     expect(await h.app.featureCandidates.compare(repo.repo, 'nope')).toBeNull();
     expect(h.app.featureRuns.history(repo.repo, 'nope')).toEqual([]);
     expect(existsSync(join(repo.repo, '.trees/nope--c1'))).toBe(false);
