@@ -3,13 +3,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { isTopic } from '../../src-preload/contract';
-import { ClientFrame, MAX_CLIENT_FRAME_BYTES, type HostFrame } from '../../src-preload/contract/wire';
+import { ClientFrame, DIRECT_SOCKET_PATH, MAX_CLIENT_FRAME_BYTES, type HostFrame } from '../../src-preload/contract/wire';
 import { encodeTerminalDataFrame, hasBytes } from '../../src-preload/contract/terminal-frames';
 import type { TerminalData } from '../../src-preload/contract/terminals';
 import type { AppServices } from '../app/services';
 import { appVersion } from '../app/version';
 import { Subscriptions, type HubEvent } from '../bridge/event-hub';
-import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES } from '../terminals/constants';
+import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES, TERMINAL_SOCKET_BACKLOG_MAX_BYTES } from '../terminals/constants';
 import { FairQueue } from '../terminals/fair-queue';
 import { InFlightRequests } from '../bridge/limits';
 import { appRoot } from '../platform/paths';
@@ -31,14 +31,6 @@ export interface BrowserHost {
   readonly connections: number;
   close(): Promise<void>;
 }
-
-/**
- * Terminal output is not queued for a terminal whose frames to one socket have backed up this
- * much: flow control keeps a live view far below it, so only a stuck client gets here, and its
- * view resyncs from the terminal's scrollback when it sees the gap. Bounds what one client can
- * make us buffer.
- */
-const MAX_TERMINAL_SOCKET_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 /**
  * What a browser without the token sees: how to get in, instead of a bare "Unauthorized".
@@ -89,6 +81,20 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   let hosts: Set<string> | null = null;
   let connectionSeq = 0;
   const sockets = new Set<Socket>();
+  /**
+   * Direct terminal output sockets (src-main/terminals/pty-host/direct-sockets.ts): each main
+   * connection gets a random ticket; a second upgrade carrying it, authenticated exactly like
+   * the main one, is handed to the pty host for that connection.
+   */
+  const tickets = new Map<string, { connectionId: string; lost(): void; offer(): void }>();
+  const offerDirect = (connectionId: string | null, lost: boolean) => {
+    for (const c of tickets.values()) {
+      if (connectionId !== null && c.connectionId !== connectionId) continue;
+      if (lost) c.lost();
+      c.offer();
+    }
+  };
+  const offDirectAvailable = app.terminals.onDirectAvailable(offerDirect);
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
 
@@ -135,11 +141,22 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   }
 
   server.on('upgrade', (req, socket, head) => {
-    const refuse = (status: 401 | 403) => socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const reasons = { 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' };
+    const refuse = (status: 401 | 403 | 503) => socket.end(`HTTP/1.1 ${status} ${reasons[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     try {
       const path = (req.url ?? '/').split('?')[0];
-      const verdict = path === '/ws' ? checkRequest(req, { token, cookie, hosts, requireOrigin: true }) : ({ ok: false, status: 403 } as const);
+      const verdict = path === '/ws' || path === DIRECT_SOCKET_PATH ? checkRequest(req, { token, cookie, hosts, requireOrigin: true }) : ({ ok: false, status: 403 } as const);
       if (!verdict.ok) return void refuse(verdict.status);
+      if (path === DIRECT_SOCKET_PATH) {
+        // Authenticated as the main socket is; the ticket says which main connection it serves.
+        const ticket = new URL(req.url ?? '/', 'http://placeholder').searchParams.get('ticket');
+        const owner = ticket === null ? undefined : tickets.get(ticket);
+        if (!owner) return void refuse(403);
+        const passed = app.terminals.adoptDirect(owner.connectionId, { url: req.url ?? '/', headers: req.headers }, socket as Socket, head);
+        // Not now (no pty host yet, one already open): the output stays on the main socket.
+        if (!passed) refuse(503);
+        return;
+      }
       wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
     } catch (e) {
       // Nothing a client sends before it is authenticated may take the host down.
@@ -158,6 +175,17 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     const send = (frame: HostFrame) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
+    const ticket = newToken();
+    tickets.set(ticket, {
+      connectionId: ctx.connectionId,
+      // Sent once this process no longer skips the connection's terminals: views that attach
+      // again get everything, the part lost on the direct socket from the scrollback.
+      lost: () => send({ type: 'directLost' }),
+      offer: () => {
+        if (app.terminals.canAdoptDirect(ctx.connectionId)) send({ type: 'direct', ticket });
+      },
+    });
+    tickets.get(ticket)!.offer();
     // Terminal output and status take turns per terminal (fair-queue.ts): a quiet terminal's
     // echo is never queued behind another's flood. Everything else is small and goes at once.
     const terminalFrames = new FairQueue<string | Uint8Array>(
@@ -171,9 +199,11 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       const frame: HostFrame = { type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload };
       if (e.key === undefined || (e.topic !== 'terminals.data' && e.topic !== 'terminals.status')) return send(frame);
       if (e.topic === 'terminals.data') {
+        // The pty host writes it to this connection's direct socket.
+        if (app.terminals.isDirect(ctx.connectionId, e.key)) return;
         const payload = e.payload as TerminalData;
         const bytes = hasBytes(payload) ? payload.bytes : Buffer.from(payload.data, 'utf8');
-        if (terminalFrames.laneBytes(e.key) + bytes.length > MAX_TERMINAL_SOCKET_BACKLOG_BYTES) return;
+        if (terminalFrames.laneBytes(e.key) + bytes.length > TERMINAL_SOCKET_BACKLOG_MAX_BYTES) return;
         const data = encodeTerminalDataFrame(e.key, payload.offset, hasBytes(payload) ? payload.length : payload.data.length, bytes);
         return terminalFrames.push(e.key, data, data.length);
       }
@@ -221,6 +251,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     });
     // Everything the connection held goes with it: its subscriptions and its terminal views.
     ws.on('close', () => {
+      tickets.delete(ticket);
       subs.dispose();
       terminalFrames.dispose();
       app.hub.connectionClosed(ctx.connectionId);
@@ -258,6 +289,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       return wss.clients.size;
     },
     async close() {
+      offDirectAvailable();
       for (const c of wss.clients) c.terminate();
       wss.close();
       await new Promise<void>((resolve) => {

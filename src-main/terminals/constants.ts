@@ -54,6 +54,20 @@ export const CHANNEL_IN_FLIGHT_MAX_BYTES = 256 * 1024;
 /** Frames below this size (keystroke echo, prompts, status) skip the queue of an idle terminal. */
 export const CHANNEL_SMALL_FRAME_BYTES = 4 * 1024;
 
+/**
+ * Terminal output is not queued for a terminal whose frames to one browser socket (the main
+ * process's or a direct one from the pty host) have backed up this much: flow control keeps a
+ * live view far below it, so only a stuck client gets here, and its view resyncs from the
+ * terminal's scrollback when it sees the gap. Bounds what one client can make us buffer.
+ */
+export const TERMINAL_SOCKET_BACKLOG_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * A direct output socket carries nothing from the client (acks and input go through the main
+ * process, validated at the bridge): a frame larger than a close frame's payload is refused by
+ * ws itself, and any frame at all closes the socket.
+ */
+export const DIRECT_SOCKET_MAX_CLIENT_FRAME_BYTES = 125;
+
 /** Scrollback kept per terminal for late or reloaded views: about 1–2 MB of UTF-16 text. */
 export const DEFAULT_SCROLLBACK_CHARS = 1_000_000;
 

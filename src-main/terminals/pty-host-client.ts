@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -83,7 +84,9 @@ export class PtyHost {
         const msg = raw as FromHost;
         if (msg.t === 'ready') {
           clearTimeout(timer);
+          this.readyNow = true;
           resolve();
+          this.listener.message(msg);
           return;
         }
         if (msg.t === 'spawned') this.ptyPids.add(msg.pid);
@@ -120,6 +123,30 @@ export class PtyHost {
       if (err) this.log.warn('message to the terminal host failed', { type: msg.t, error: err });
     });
   }
+
+  /**
+   * Passes a socket to the host with a message (browser mode's direct output sockets). Node
+   * closes our copy of the handle once it is sent. False when it cannot be passed: no host, or
+   * a platform whose IPC channel does not carry socket handles; `failed` runs if sending fails.
+   */
+  sendSocket(msg: ToHost, socket: Socket, failed: () => void): boolean {
+    const child = this.child;
+    if (!child || !child.connected || !this.isReady || process.platform === 'win32') return false;
+    child.send(msg, socket, (err) => {
+      if (!err) return;
+      this.log.warn('could not pass a socket to the terminal host', { error: err });
+      socket.destroy();
+      failed();
+    });
+    return true;
+  }
+
+  /** The host has said it is ready (and has not exited since). */
+  get isReady(): boolean {
+    return this.readyNow;
+  }
+
+  private readyNow = false;
 
   /**
    * Keeps the event loop alive while ptys run (a CLI command awaiting one must not exit early),
@@ -171,6 +198,7 @@ export class PtyHost {
     if (this.child !== child) return;
     this.child = null;
     this.ready = null;
+    this.readyNow = false;
     // The host normally ends its ptys' sessions; after a SIGKILL or a crash it could not, so we
     // do: its records name every session it started, including what finished commands left.
     for (const pid of this.ptyPids) killGroup(pid);

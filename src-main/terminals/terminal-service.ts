@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { realpath, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { isAbsolute, basename } from 'node:path';
@@ -14,7 +15,6 @@ import { defaultShell, terminalEnv } from './environment';
 import { PtyHost } from './pty-host-client';
 import type { FromHost, HostTerminalStats } from './pty-host/protocol';
 import { Scrollback } from './scrollback';
-import { utf16Length } from './utf16-length';
 import { terminalDataFromBytes } from '../../src-preload/contract/terminal-frames';
 import { ViewFlow } from './view-flow';
 
@@ -107,6 +107,22 @@ interface Terminal {
   spawn: { resolve(): void; reject(e: Error): void } | null;
 }
 
+/** Browser mode: one main connection's direct output socket at the pty host (see pty-host/direct-sockets.ts). */
+interface DirectChannel {
+  open: boolean;
+  /** Terminals whose output the host writes to that socket: the main socket skips them. */
+  routes: Set<string>;
+}
+
+/** An attach waiting for the host to confirm where the terminal's direct output starts. */
+interface RouteWaiter {
+  conn: string;
+  settle(on: boolean): void;
+  cancel(e: Error): void;
+}
+
+export type AttachResult = { terminal: TerminalInfo; attachmentId: string; data: string; start: number; end: number };
+
 const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
 
 function newId(prefix: string): string {
@@ -131,6 +147,10 @@ export class TerminalService {
   private readonly statsWaiters = new Map<string, Array<(s: HostTerminalStats | null) => void>>();
   private disposed = false;
   private stopping: Promise<void> | null = null;
+  /** Direct output sockets by main connection id (browser mode). */
+  private readonly directs = new Map<string, DirectChannel>();
+  private readonly routeWaiters = new Map<string, RouteWaiter[]>();
+  private readonly directListeners = new Set<(conn: string | null, lost: boolean) => void>();
 
   constructor(private readonly opts: TerminalServiceOptions) {
     this.scrollbackChars = opts.scrollbackChars ?? DEFAULT_SCROLLBACK_CHARS;
@@ -329,6 +349,7 @@ export class TerminalService {
       for (const w of t.exitWaiters.splice(0)) w({ ...t.info });
     }
     this.terminals.delete(id);
+    for (const d of this.directs.values()) d.routes.delete(id);
     // The host SIGKILLs the group of a still-running pty on release.
     this.host.send({ t: 'release', id });
     if (t.info.pid !== null) this.host.forgetPid(t.info.pid);
@@ -339,7 +360,7 @@ export class TerminalService {
 
   // ---- views and flow control ---------------------------------------------------------------
 
-  attach(id: string, connectionId: string): { terminal: TerminalInfo; attachmentId: string; data: string; start: number; end: number } {
+  attach(id: string, connectionId: string): AttachResult {
     const t = this.find(id);
     const attachmentId = newId('att');
     // Replaces an earlier attachment of the same connection (a reloaded page): force-resume.
@@ -348,11 +369,106 @@ export class TerminalService {
     return { terminal: { ...t.info }, attachmentId, data: t.ring.read(), start: t.ring.start, end: t.ring.end };
   }
 
+  /**
+   * A view's attach from the bridge. When its connection has a direct output socket at the pty
+   * host (browser mode), the terminal is routed to it first: the host answers in the terminal's
+   * lane, after every batch sent before, so the scrollback returned here ends exactly where the
+   * direct output begins (no gap, no duplicate) and the main socket stops carrying it from there.
+   */
+  attachView(id: string, connectionId: string): AttachResult | Promise<AttachResult> {
+    const t = this.find(id);
+    const direct = this.directs.get(connectionId);
+    if (!direct?.open || t.info.status !== 'running') return this.attach(id, connectionId);
+    return new Promise<AttachResult>((resolve, reject) => {
+      const waiters = this.routeWaiters.get(id) ?? [];
+      waiters.push({
+        conn: connectionId,
+        // Attached only now, so the view's flow count starts where its scrollback ends.
+        settle: () => {
+          try {
+            resolve(this.attach(id, connectionId));
+          } catch (e) {
+            reject(e as Error);
+          }
+        },
+        cancel: reject,
+      });
+      this.routeWaiters.set(id, waiters);
+      this.host.send({ t: 'route', id, conn: connectionId, on: true });
+    });
+  }
+
   detach(id: string, attachmentId: string, connectionId?: string): void {
     const t = this.terminals.get(id);
     if (!t || !t.views.has(attachmentId, connectionId)) return;
     t.views.detach(attachmentId);
     this.syncFlow(t);
+    if (connectionId !== undefined && this.directs.get(connectionId)?.routes.has(id)) this.host.send({ t: 'route', id, conn: connectionId, on: false });
+  }
+
+  // ---- browser mode's direct output sockets -------------------------------------------------
+
+  /** Whether terminal `id`'s output reaches connection `connectionId` over its direct socket (its main socket then skips it). */
+  isDirect(connectionId: string, id: string): boolean {
+    return this.directs.get(connectionId)?.routes.has(id) ?? false;
+  }
+
+  /** Whether a connection may hand over a direct socket now: the pty host runs and the connection has none. */
+  canAdoptDirect(connectionId: string): boolean {
+    return !this.disposed && this.host.isReady && process.platform !== 'win32' && !this.directs.has(connectionId);
+  }
+
+  /**
+   * Passes a browser's dedicated output connection, already authenticated by the caller, to the
+   * pty host, which completes the WebSocket handshake. False when it cannot be passed (the
+   * caller refuses the upgrade, and the connection keeps its output on the main socket).
+   */
+  adoptDirect(connectionId: string, req: { url: string; headers: Record<string, string | string[] | undefined> }, socket: Socket, head: Uint8Array): boolean {
+    if (!this.canAdoptDirect(connectionId)) return false;
+    // Only what the WebSocket handshake reads: the token (query, cookie) stays here.
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k === 'upgrade' || k === 'connection' || k.startsWith('sec-websocket-')));
+    const msg = { t: 'direct' as const, conn: connectionId, url: new URL(req.url, 'http://placeholder').pathname, headers, head: new Uint8Array(head) };
+    const passed = this.host.sendSocket(msg, socket, () => this.directClosed(connectionId));
+    if (passed) this.directs.set(connectionId, { open: false, routes: new Set() });
+    return passed;
+  }
+
+  /** Direct sockets open at the pty host (tests and diagnostics). */
+  directSockets(): string[] {
+    return [...this.directs].filter(([, d]) => d.open).map(([conn]) => conn);
+  }
+
+  /**
+   * Called with a connection id when its direct socket closed (`lost`: it had been open, so
+   * output written to it may not have arrived: the connection's views must attach again, which
+   * replays it from the scrollback, complete now), and with null when the pty host (re)started.
+   * Either way a connection without a direct socket may open one now.
+   */
+  onDirectAvailable(listener: (connectionId: string | null, lost: boolean) => void): () => void {
+    this.directListeners.add(listener);
+    return () => this.directListeners.delete(listener);
+  }
+
+  private directClosed(connectionId: string): void {
+    const d = this.directs.get(connectionId);
+    if (!d) return;
+    this.directs.delete(connectionId);
+    for (const l of this.directListeners) l(connectionId, d.open);
+  }
+
+  private onRouted(id: string, conn: string, asked: boolean, on: boolean): void {
+    const direct = this.directs.get(conn);
+    if (direct) {
+      if (on) direct.routes.add(id);
+      else direct.routes.delete(id);
+    }
+    // Only the answer to an attach's request settles it (not a detach's, sent before it).
+    const waiters = asked ? this.routeWaiters.get(id) : undefined;
+    const i = waiters?.findIndex((w) => w.conn === conn) ?? -1;
+    if (!waiters || i < 0) return;
+    const [w] = waiters.splice(i, 1);
+    if (waiters.length === 0) this.routeWaiters.delete(id);
+    w!.settle(on);
   }
 
   ack(id: string, attachmentId: string, chars: number, connectionId?: string): void {
@@ -366,6 +482,16 @@ export class TerminalService {
   /** A window or socket went away: its views stop counting at once, so nobody waits for them. */
   connectionClosed(connectionId: string): void {
     for (const t of this.terminals.values()) if (t.views.dropConnection(connectionId)) this.syncFlow(t);
+    // Its attaches still waiting for the host must not add views for a connection that is gone.
+    for (const [id, waiters] of this.routeWaiters) {
+      const gone = waiters.filter((w) => w.conn === connectionId);
+      if (gone.length === 0) continue;
+      const rest = waiters.filter((w) => w.conn !== connectionId);
+      if (rest.length > 0) this.routeWaiters.set(id, rest);
+      else this.routeWaiters.delete(id);
+      for (const w of gone) w.cancel(new AppError('unavailable', 'The connection closed.'));
+    }
+    if (this.directs.delete(connectionId)) this.host.send({ t: 'dropDirect', conn: connectionId });
   }
 
   flowStats(id: string): TerminalFlowStats {
@@ -470,7 +596,27 @@ export class TerminalService {
   }
 
   private onHostMessage(msg: FromHost): void {
-    if (msg.t === 'ready') return;
+    switch (msg.t) {
+      case 'ready':
+        for (const l of this.directListeners) l(null, false);
+        return;
+      case 'directOpen': {
+        const d = this.directs.get(msg.conn);
+        // Opened for a connection that closed meanwhile: the host closes it.
+        if (!d) return this.host.send({ t: 'dropDirect', conn: msg.conn });
+        d.open = true;
+        // Views the connection attached before go direct too, each from where the host answers
+        // (the view drops what both paths carry by offset, and resyncs if the direct side overtakes).
+        for (const t of this.terminals.values()) {
+          if (t.info.status === 'running' && t.views.hasConnection(msg.conn)) this.host.send({ t: 'route', id: t.info.id, conn: msg.conn, on: true });
+        }
+        return;
+      }
+      case 'directClosed':
+        return this.directClosed(msg.conn);
+      case 'routed':
+        return this.onRouted(msg.id, msg.conn, msg.asked, msg.on);
+    }
     if (msg.t === 'stats') {
       const waiters = this.statsWaiters.get(msg.id) ?? [];
       this.statsWaiters.delete(msg.id);
@@ -490,7 +636,7 @@ export class TerminalService {
         t.spawn = null;
         return;
       case 'data':
-        return this.onData(t, msg.offset, msg.data);
+        return this.onData(t, msg.offset, msg.chars, msg.data);
       case 'flow':
         t.window = msg.window;
         return this.onFlow(t, msg.paused);
@@ -500,7 +646,7 @@ export class TerminalService {
     }
   }
 
-  private onData(t: Terminal, byteOffset: number, received: Uint8Array): void {
+  private onData(t: Terminal, byteOffset: number, chars: number, received: Uint8Array): void {
     const started = performance.now();
     // The IPC channel hands out views into its read buffer, which holds other messages too:
     // kept in the scrollback (or cloned to a window) a view would hold all of it.
@@ -509,8 +655,8 @@ export class TerminalService {
       // Cannot happen over an ordered channel; logged loudly because views would show a gap.
       this.opts.log.error('terminal output offset mismatch', { id: t.info.id, expected: t.bytesEnd, got: byteOffset });
     }
-    // Counted, not decoded: the text is only made if someone here reads it (see TerminalDataBytes).
-    const chars = utf16Length(bytes);
+    // Counted by the pty host (utf16-length.ts), not decoded: the text is only made if someone
+    // here reads it (see TerminalDataBytes). The direct sockets' offsets use the same count.
     const offset = t.ring.end;
     t.ring.append(bytes, chars);
     t.bytesEnd = byteOffset + bytes.length;
@@ -593,11 +739,19 @@ export class TerminalService {
   private onHostExited(): void {
     for (const waiters of this.statsWaiters.values()) for (const w of waiters) w(null);
     this.statsWaiters.clear();
+    // The direct sockets died with the host; their views continue on the main sockets.
+    const conns = [...this.directs].filter(([, d]) => d.open).map(([conn]) => conn);
+    this.directs.clear();
     for (const t of this.terminals.values()) {
       if (t.info.status === 'running') {
         this.onExit(t, null, 0, this.disposed ? 'Flightdeck closed and ended this terminal.' : 'The terminal host stopped unexpectedly; this terminal ended.');
       }
     }
+    // Attaches waiting for the host get the scrollback, now complete, from here.
+    const waiting = [...this.routeWaiters.values()].flat();
+    this.routeWaiters.clear();
+    for (const w of waiting) w.settle(false);
+    for (const conn of conns) for (const l of this.directListeners) l(conn, true);
   }
 
   /** Tells the host how far the slowest live view is, when that changed. */

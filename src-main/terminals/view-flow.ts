@@ -42,6 +42,12 @@ export class ViewFlow {
     return this.views.delete(attachmentId);
   }
 
+  /** Whether a view of this connection watches the terminal. */
+  hasConnection(connectionId: string): boolean {
+    for (const v of this.views.values()) if (v.connectionId === connectionId) return true;
+    return false;
+  }
+
   dropConnection(connectionId: string): boolean {
     let dropped = false;
     for (const [id, v] of this.views) {

@@ -1,5 +1,5 @@
 import { decodeTerminalDataFrame } from '../contract/terminal-frames';
-import { HostFrame, type ClientFrame, type Result } from '../contract/wire';
+import { DIRECT_SOCKET_PATH, HostFrame, type ClientFrame, type Result } from '../contract/wire';
 import { ListenerRegistry } from './listeners';
 import type { Transport, TransportStatus } from './transport';
 
@@ -14,6 +14,13 @@ interface Pending {
 /**
  * Browser-mode transport: the contract over one WebSocket. Requests in flight when the socket
  * drops fail with `unavailable`; subscriptions are replayed on reconnect.
+ *
+ * When the host offers it (a `direct` frame with a ticket), terminal output arrives on a
+ * second, output-only WebSocket written by the pty host itself (see
+ * src-main/terminals/pty-host/direct-sockets.ts); its frames are dispatched exactly like the
+ * main socket's, and views drop by offset whatever both carried. If it drops, the host says so
+ * on the main socket (`directLost`), views resync, and the output continues on the main socket
+ * until the host offers a direct socket again.
  */
 export function createWebSocketTransport(url: string): Transport {
   let socket: WebSocket | null = null;
@@ -23,6 +30,10 @@ export function createWebSocketTransport(url: string): Transport {
   const pending = new Map<number, Pending>();
   const queue: ClientFrame[] = [];
   const statusListeners = new Set<(s: TransportStatus) => void>();
+  const resyncListeners = new Set<() => void>();
+  let direct: WebSocket | null = null;
+  let directFailures = 0;
+  let directTimer: ReturnType<typeof setTimeout> | null = null;
   const listeners = new ListenerRegistry(
     (topic, key) => send({ type: 'subscribe', topic, ...(key ? { key } : {}) }),
     (topic, key) => send({ type: 'unsubscribe', topic, ...(key ? { key } : {}) }),
@@ -50,6 +61,47 @@ export function createWebSocketTransport(url: string): Transport {
     }
   }
 
+  function onTerminalFrame(data: ArrayBuffer): void {
+    const f = decodeTerminalDataFrame(data);
+    if (f) listeners.dispatch('terminals.data', f.key, f.payload);
+  }
+
+  /** Opens the direct output socket a `direct` frame offered, after a back-off if the last ones failed. */
+  function openDirect(ticket: string, main: WebSocket): void {
+    if (direct || directTimer) return;
+    const delay = directFailures === 0 ? 0 : Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (directFailures - 1));
+    directTimer = setTimeout(() => {
+      directTimer = null;
+      if (socket !== main || main.readyState !== WebSocket.OPEN || direct) return;
+      const u = new URL(url);
+      u.pathname = DIRECT_SOCKET_PATH;
+      u.searchParams.set('ticket', ticket);
+      const d = new WebSocket(u.toString());
+      d.binaryType = 'arraybuffer';
+      direct = d;
+      let opened = false;
+      d.onopen = () => {
+        opened = true;
+        directFailures = 0;
+      };
+      d.onmessage = (msg) => {
+        if (typeof msg.data !== 'string') onTerminalFrame(msg.data as ArrayBuffer);
+      };
+      d.onclose = () => {
+        if (direct === d) direct = null;
+        // Views resync on the host's `directLost`, sent once it no longer skips this connection's output.
+        if (!opened) directFailures++;
+      };
+    }, delay);
+  }
+
+  function closeDirect(): void {
+    if (directTimer) clearTimeout(directTimer);
+    directTimer = null;
+    direct?.close();
+    direct = null;
+  }
+
   function connect() {
     if (status !== 'unauthorized') setStatus('connecting');
     const ws = new WebSocket(url);
@@ -69,11 +121,7 @@ export function createWebSocketTransport(url: string): Transport {
       }
     };
     ws.onmessage = (msg) => {
-      if (typeof msg.data !== 'string') {
-        const f = decodeTerminalDataFrame(msg.data as ArrayBuffer);
-        if (f) listeners.dispatch('terminals.data', f.key, f.payload);
-        return;
-      }
+      if (typeof msg.data !== 'string') return onTerminalFrame(msg.data as ArrayBuffer);
       const parsed = HostFrame.safeParse(JSON.parse(String(msg.data)));
       if (!parsed.success) return;
       const frame = parsed.data;
@@ -82,6 +130,11 @@ export function createWebSocketTransport(url: string): Transport {
         pending.delete(frame.id);
       } else if (frame.type === 'event') {
         listeners.dispatch(frame.topic, frame.key, frame.payload);
+      } else if (frame.type === 'direct') {
+        openDirect(frame.ticket, ws);
+      } else if (frame.type === 'directLost') {
+        closeDirect();
+        for (const l of resyncListeners) l();
       } else {
         // Only a client far outside the app's own use gets here (see src-main/bridge/limits.ts).
         console.warn(`Flightdeck refused a subscription to ${frame.topic ?? 'a topic'}: ${frame.error.message}`);
@@ -89,6 +142,8 @@ export function createWebSocketTransport(url: string): Transport {
     };
     ws.onclose = () => {
       if (socket !== ws) return;
+      // The host drops it with the connection anyway; the next connection gets a new ticket.
+      closeDirect();
       if (status !== 'unauthorized') setStatus('closed');
       for (const [id, p] of pending) {
         p.resolve({ ok: false, error: { code: 'unavailable', message: 'Lost the connection to Flightdeck. Retrying…' } });
@@ -121,6 +176,10 @@ export function createWebSocketTransport(url: string): Transport {
       statusListeners.add(listener);
       listener(status);
       return () => statusListeners.delete(listener);
+    },
+    onResync(listener) {
+      resyncListeners.add(listener);
+      return () => resyncListeners.delete(listener);
     },
   };
 }

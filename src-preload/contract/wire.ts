@@ -25,7 +25,20 @@ export const HostFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('event'), topic: z.string(), key: z.string().optional(), payload: z.unknown() }),
   /** A frame the host refused that has no request id to answer to (a subscription past the limit). */
   z.object({ type: z.literal('refused'), topic: z.string().optional(), key: z.string().optional(), error: BridgeErrorShape }),
+  /**
+   * The host offers a direct terminal output socket (DIRECT_SOCKET_PATH with this ticket): the
+   * pty host then writes this connection's terminal output to it instead of this socket.
+   */
+  z.object({ type: z.literal('direct'), ticket: z.string().min(1).max(100) }),
+  /**
+   * The direct socket closed; its output continues on this socket from here. Views attach again
+   * (what the direct socket had not delivered is replayed from the scrollback).
+   */
+  z.object({ type: z.literal('directLost') }),
 ]);
+
+/** Where a browser opens its direct terminal output socket (`?ticket=` from a `direct` frame). */
+export const DIRECT_SOCKET_PATH = '/ws-terminal';
 export type HostFrame = z.infer<typeof HostFrame>;
 
 /**

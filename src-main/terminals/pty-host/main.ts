@@ -8,12 +8,15 @@
  * it runs, so that if this host is killed too (SIGKILL of the whole app) the next start ends
  * what is left (see platform/process-groups).
  */
+import type { Socket } from 'node:net';
 import type { IPty } from 'node-pty';
 import { cleanExec } from '../../platform/child-process';
 import { requireNative } from '../../platform/native';
 import { GroupRecords, killSession, sessionAlive } from '../../platform/process-groups';
 import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES } from '../constants';
 import { FairQueue } from '../fair-queue';
+import { utf16Length } from '../utf16-length';
+import { DirectSockets } from './direct-sockets';
 import { HostTerminal } from './host-terminal';
 import type { FromHost, SpawnRequest, ToHost } from './protocol';
 
@@ -104,6 +107,9 @@ function sendFor(id: string, msg: FromHost, done?: () => void): void {
   out.push(id, { msg, done }, msg.t === 'data' ? msg.data.length : 0);
 }
 
+/** Browser mode: views' direct output sockets (direct-sockets.ts). */
+const directs = new DirectSockets((msg) => send(msg));
+
 function spawn(req: SpawnRequest): void {
   let p: IPty;
   try {
@@ -115,8 +121,15 @@ function spawn(req: SpawnRequest): void {
     send({ t: 'spawnFailed', id: req.id, message: e instanceof Error ? e.message : String(e) });
     return;
   }
+  /** UTF-16 code units sent so far: the views' offsets, counted once here for the main process and the direct sockets. */
+  let charsSent = 0;
   const term = new HostTerminal(p, {
-    data: (offset, data, done) => sendFor(req.id, { t: 'data', id: req.id, offset, data }, done),
+    data: (offset, data, done) => {
+      const chars = utf16Length(data);
+      directs.write(req.id, charsSent, chars, data);
+      charsSent += chars;
+      sendFor(req.id, { t: 'data', id: req.id, offset, chars, data }, done);
+    },
     flow: (paused, window) => sendFor(req.id, { t: 'flow', id: req.id, paused, window }),
     exit: (exitCode, signal, stats) => {
       sendFor(req.id, { t: 'exit', id: req.id, exitCode, signal, stats });
@@ -145,6 +158,7 @@ function onMessage(msg: ToHost): void {
     case 'release': {
       const t = terminals.get(msg.id);
       terminals.delete(msg.id);
+      directs.forget(msg.id);
       if (t && !t.isExited) {
         t.killNow();
         endSession(t.pid);
@@ -153,6 +167,17 @@ function onMessage(msg: ToHost): void {
     }
     case 'shutdown':
       return void shutdown(0);
+    case 'route': {
+      const t = terminals.get(msg.id);
+      const on = directs.route(msg.id, msg.conn, msg.on, t !== undefined && !t.isExited);
+      // In the terminal's lane: the main process learns exactly which batch was the first routed.
+      return sendFor(msg.id, { t: 'routed', id: msg.id, conn: msg.conn, asked: msg.on, on });
+    }
+    case 'dropDirect':
+      return directs.drop(msg.conn);
+    case 'direct':
+      // Only with its socket handle (see the 'message' listener below).
+      return;
   }
 }
 
@@ -163,6 +188,7 @@ function onMessage(msg: ToHost): void {
 async function shutdown(code: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
+  directs.closeAll();
   const all = [...terminals.values()];
   // A graceful SIGHUP first on a requested shutdown (shells save history); straight SIGKILL when orphaned.
   if (code === 0 && process.connected) await Promise.all(all.map((t) => t.terminate()));
@@ -174,7 +200,11 @@ async function shutdown(code: number): Promise<void> {
   process.exit(code);
 }
 
-process.on('message', (m) => onMessage(m as ToHost));
+process.on('message', (m, handle) => {
+  const msg = m as ToHost;
+  if (msg.t === 'direct') directs.adopt(msg, handle as Socket | undefined);
+  else onMessage(msg);
+});
 // The parent died or closed the channel: nobody can read these terminals any more.
 process.on('disconnect', () => void shutdown(1));
 process.stdin.on('end', () => void shutdown(1));

@@ -33,18 +33,45 @@ export type ToHost =
   | { t: 'stats'; id: string }
   /** Forget an exited terminal's host-side state. */
   | { t: 'release'; id: string }
-  | { t: 'shutdown' };
+  | { t: 'shutdown' }
+  /**
+   * Browser mode: the socket handle passed with this message is a browser's dedicated output
+   * connection, already authenticated by the main process (token, Host, Origin, and the
+   * one-time ticket of its main connection `conn`); the host completes the WebSocket handshake
+   * with `head` and the request line and headers given here. It carries output only.
+   */
+  | { t: 'direct'; conn: string; url: string; headers: Record<string, string | string[] | undefined>; head: Uint8Array }
+  /**
+   * From now on write (`on`) or stop writing a terminal's output to connection `conn`'s direct
+   * socket. Sent by the main process when that connection attaches (or detaches) a view of the
+   * terminal: the host writes to a direct socket only the terminals routed to it here. Answered
+   * by `routed` in the terminal's own lane, after all of its output sent before.
+   */
+  | { t: 'route'; id: string; conn: string; on: boolean }
+  /** The main connection `conn` closed: its direct socket closes too. */
+  | { t: 'dropDirect'; conn: string };
 
 export type FromHost =
   | { t: 'ready'; pid: number }
   | { t: 'spawned'; id: string; pid: number }
   | { t: 'spawnFailed'; id: string; message: string }
-  | { t: 'data'; id: string; offset: number; data: Uint8Array }
+  /** `chars`: the UTF-16 code units `data` decodes to (counted here, once, for every reader). */
+  | { t: 'data'; id: string; offset: number; chars: number; data: Uint8Array }
   /** The pty was paused or resumed; `window` is the flow window in force (bytes). */
   | { t: 'flow'; id: string; paused: boolean; window: number }
   | { t: 'stats'; id: string; stats: HostTerminalStats | null }
   /** `stats`: the pty's final figures, since the host forgets it once released. */
-  | { t: 'exit'; id: string; exitCode: number; signal: number; stats: HostTerminalStats };
+  | { t: 'exit'; id: string; exitCode: number; signal: number; stats: HostTerminalStats }
+  /** Connection `conn`'s direct socket completed its handshake here. */
+  | { t: 'directOpen'; conn: string }
+  /** Connection `conn`'s direct socket closed (or never opened): its terminals are routed no more. */
+  | { t: 'directClosed'; conn: string }
+  /**
+   * Answer to `route`, in the terminal's lane: every batch before this message went only to the
+   * main process; after it, each batch also goes to the direct socket when `on` (false: the
+   * socket is gone, or the terminal is unknown or exited). `asked`: the `on` of the request.
+   */
+  | { t: 'routed'; id: string; conn: string; asked: boolean; on: boolean };
 
 /** What the host measured for one pty (times are epoch milliseconds with sub-millisecond precision). */
 export interface HostTerminalStats {

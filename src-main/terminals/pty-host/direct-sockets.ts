@@ -1,0 +1,131 @@
+/**
+ * Browser mode's direct output channel, pty host side. The main process authenticates a
+ * browser's dedicated output connection (token, Host, Origin, and the ticket of its main
+ * connection) and passes the socket handle here; this completes the WebSocket handshake and
+ * from then on writes the output of the terminals the main process routed to that connection
+ * straight to it, so terminal output no longer crosses the main process's event loop on its
+ * way to the view. The main process still receives every batch (scrollback, byte watchers).
+ *
+ * What the socket may carry (see docs/security.md's threat model): output frames of terminals
+ * the main process routed to this connection, in the same binary layout as the main socket's
+ * (terminal-frames.ts). Nothing from the client: acks and input stay on the main connection,
+ * validated at the bridge, and any frame the client sends closes the socket.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { encodeTerminalDataFrame } from '../../../src-preload/contract/terminal-frames';
+import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES, DIRECT_SOCKET_MAX_CLIENT_FRAME_BYTES, TERMINAL_SOCKET_BACKLOG_MAX_BYTES } from '../constants';
+import { FairQueue } from '../fair-queue';
+import type { FromHost, ToHost } from './protocol';
+
+/** WebSocket close code for a client that sent something on an output-only socket. */
+const CLOSE_POLICY_VIOLATION = 1008;
+
+interface Direct {
+  ws: WebSocket;
+  /** Terminals whose output goes to this socket (routed by the main process). */
+  routes: Set<string>;
+  /** One lane per terminal, as on the main process's socket: an echo never waits behind a flood. */
+  out: FairQueue<Uint8Array>;
+}
+
+export class DirectSockets {
+  private readonly directs = new Map<string, Direct>();
+  /** Connections whose socket is being handed over (handshake not complete). */
+  private readonly opening = new Set<string>();
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: DIRECT_SOCKET_MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false, clientTracking: false });
+
+  constructor(
+    /** To the main process, outside any terminal's lane. */
+    private readonly notify: (msg: FromHost) => void,
+  ) {}
+
+  get size(): number {
+    return this.directs.size;
+  }
+
+  /** A socket passed by the main process (`msg.t === 'direct'`). */
+  adopt(msg: Extract<ToHost, { t: 'direct' }>, socket: Socket | undefined): void {
+    const { conn } = msg;
+    if (!socket) return this.notify({ t: 'directClosed', conn });
+    // One direct socket per main connection: a second one is refused, the first stays.
+    if (this.directs.has(conn) || this.opening.has(conn)) {
+      socket.destroy();
+      return;
+    }
+    this.opening.add(conn);
+    // Only what ws's handshake reads; the main process has already checked all of it.
+    const req = { method: 'GET', url: msg.url, headers: msg.headers, socket } as unknown as IncomingMessage;
+    socket.once('close', () => {
+      if (!this.opening.delete(conn)) return;
+      // The handshake failed (ws wrote its 400 and closed): the main connection stays on its own socket.
+      this.notify({ t: 'directClosed', conn });
+    });
+    try {
+      this.wss.handleUpgrade(req, socket, Buffer.from(msg.head), (ws) => this.opened(conn, ws));
+    } catch {
+      // A malformed request cannot get further than a closed socket.
+      socket.destroy();
+    }
+  }
+
+  /** Starts (`on`) or stops writing a terminal's output to a connection's socket; whether it is on now. */
+  route(id: string, conn: string, on: boolean, running: boolean): boolean {
+    const d = this.directs.get(conn);
+    if (!d) return false;
+    if (on && running) d.routes.add(id);
+    else d.routes.delete(id);
+    return d.routes.has(id);
+  }
+
+  /** A batch of a terminal's output: to every socket it is routed to (`offset`, `chars` in UTF-16 units). */
+  write(id: string, offset: number, chars: number, bytes: Uint8Array): void {
+    for (const d of this.directs.values()) {
+      if (!d.routes.has(id)) continue;
+      // A stuck client: stop queueing; its view sees the gap and resyncs from the scrollback.
+      if (d.out.laneBytes(id) + bytes.length > TERMINAL_SOCKET_BACKLOG_MAX_BYTES) continue;
+      const frame = encodeTerminalDataFrame(id, offset, chars, bytes);
+      d.out.push(id, frame, frame.length);
+    }
+  }
+
+  /** A terminal is gone: it is routed nowhere. */
+  forget(id: string): void {
+    for (const d of this.directs.values()) {
+      d.routes.delete(id);
+      d.out.dropLane(id);
+    }
+  }
+
+  drop(conn: string): void {
+    this.directs.get(conn)?.ws.terminate();
+  }
+
+  closeAll(): void {
+    for (const d of this.directs.values()) d.ws.terminate();
+  }
+
+  private opened(conn: string, ws: WebSocket): void {
+    this.opening.delete(conn);
+    const out = new FairQueue<Uint8Array>(
+      (frame, done) => {
+        if (ws.readyState !== ws.OPEN) return done();
+        ws.send(frame, () => done());
+      },
+      { maxInFlight: CHANNEL_IN_FLIGHT_MAX_BYTES, smallBelow: CHANNEL_SMALL_FRAME_BYTES },
+    );
+    const d: Direct = { ws, routes: new Set(), out };
+    this.directs.set(conn, d);
+    ws.on('message', () => ws.close(CLOSE_POLICY_VIOLATION, 'this socket carries terminal output only'));
+    // A socket error is followed by 'close', which does the cleanup.
+    ws.on('error', () => undefined);
+    ws.on('close', () => {
+      out.dispose();
+      if (this.directs.get(conn) !== d) return;
+      this.directs.delete(conn);
+      this.notify({ t: 'directClosed', conn });
+    });
+    this.notify({ t: 'directOpen', conn });
+  }
+}

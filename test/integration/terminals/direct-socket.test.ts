@@ -1,0 +1,246 @@
+/**
+ * Browser mode's direct output socket: the main process authenticates a second WebSocket and
+ * passes it to the pty host, which writes the routed terminals' output straight to it. Checked
+ * against the real host with the renderer's own transport (and, for what a hostile page could
+ * try, with raw sockets).
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket as NodeWs, type RawData } from 'ws';
+import { decodeTerminalDataFrame } from '../../../src-preload/contract/terminal-frames';
+import { DIRECT_SOCKET_PATH } from '../../../src-preload/contract/wire';
+import { PtyHost } from '../../../src-main/terminals/pty-host-client';
+import { catRawCommand, writeFloodFile } from '../../fixtures/terminals/flood';
+import { HeadlessView } from '../../fixtures/terminals/headless-view';
+import { dropSockets, openSockets, receivedBinaryBytes } from '../../fixtures/terminals/ws-client';
+import { tempDir } from '../../support/temp';
+import { startTerminalHarness, waitFor, type TerminalHarness } from './support';
+
+const FLOOD_BYTES = 8 * 1024 * 1024;
+
+/** A raw socket that collects what it receives (what a page could do with its own WebSocket). */
+class RawSocket {
+  readonly ws: NodeWs;
+  readonly text: unknown[] = [];
+  readonly frames: Array<{ key: string; offset: number; length: number }> = [];
+  closeCode: number | null = null;
+  status: number | null = null;
+  readonly opened: Promise<boolean>;
+
+  constructor(url: string, origin: string | null) {
+    this.ws = new NodeWs(url, origin === null ? {} : { origin });
+    this.opened = new Promise((resolve) => {
+      this.ws.once('open', () => resolve(true));
+      this.ws.once('unexpected-response', (_req, res) => {
+        this.status = res.statusCode ?? null;
+        resolve(false);
+      });
+      this.ws.once('error', () => resolve(false));
+    });
+    this.ws.on('message', (data: RawData, isBinary) => {
+      if (!isBinary) return void this.text.push(JSON.parse(String(data)));
+      const f = decodeTerminalDataFrame(new Uint8Array(data as Buffer));
+      if (f) this.frames.push({ key: f.key, offset: f.payload.offset, length: f.payload.length });
+    });
+    this.ws.on('close', (code) => (this.closeCode = code));
+  }
+
+  send(frame: unknown): void {
+    this.ws.send(JSON.stringify(frame));
+  }
+}
+
+describe('direct terminal output socket (browser mode)', () => {
+  let h: TerminalHarness;
+  const dir = tempDir('fd-direct-');
+  const raws: RawSocket[] = [];
+  beforeAll(async () => {
+    h = await startTerminalHarness();
+  });
+  afterEach(() => {
+    for (const r of raws.splice(0)) r.ws.terminate();
+    vi.restoreAllMocks();
+  });
+  afterAll(async () => {
+    await h.cleanup();
+    dir.cleanup();
+  });
+
+  const base = () => `ws://127.0.0.1:${h.host.port}`;
+  const origin = () => `http://127.0.0.1:${h.host.port}`;
+  const raw = (path: string, query: string, from: string | null = origin()) => {
+    const r = new RawSocket(`${base()}${path}?${query}`, from);
+    raws.push(r);
+    return r;
+  };
+  /** A main connection of our own, and the ticket the host offers it once a pty host runs. */
+  async function rawMain(): Promise<{ main: RawSocket; ticket: string }> {
+    const main = raw('/ws', `token=${encodeURIComponent(h.host.token)}`);
+    expect(await main.opened).toBe(true);
+    const offer = await waitFor(() => main.text.find((f) => (f as { type: string }).type === 'direct') as { ticket: string } | undefined, 'the direct socket offer');
+    return { main, ticket: offer.ticket };
+  }
+  async function invoke(main: RawSocket, id: number, channel: string, input: unknown): Promise<{ ok: boolean; value?: unknown }> {
+    main.send({ type: 'invoke', id, channel, input });
+    const r = await waitFor(() => main.text.find((f) => (f as { type: string; id?: number }).type === 'result' && (f as { id: number }).id === id) as { result: { ok: boolean; value?: unknown } } | undefined, `the answer to ${channel}`);
+    return r.result;
+  }
+
+  it('carries a flood byte-exact, straight from the pty host, and the main socket carries none of it', { timeout: 120_000 }, async () => {
+    const file = join(dir.path, 'flood.txt');
+    const expected = await writeFloodFile(file, FLOOD_BYTES);
+    const go = join(dir.path, 'go');
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+    // The pty host runs now, so the client was offered a direct socket and opened it.
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id, { keepText: false });
+    await view.attach();
+    expect(h.app.terminals.isDirect(h.app.terminals.directSockets()[0]!, info.id)).toBe(true);
+    const mainBefore = receivedBinaryBytes('/ws');
+    const directBefore = receivedBinaryBytes(DIRECT_SOCKET_PATH);
+    writeFileSync(go, '');
+    await h.app.terminals.whenExited(info.id);
+    await view.until((_o, v) => v.bytes >= expected.bytes, 60_000, 'the last bytes');
+    expect(view.bytes).toBe(expected.bytes);
+    expect(view.digest()).toBe(expected.sha256);
+    expect(view.stream.stats.gaps).toBe(0);
+    expect(view.stream.stats.resyncs).toBe(0);
+    expect(receivedBinaryBytes(DIRECT_SOCKET_PATH) - directBefore).toBeGreaterThanOrEqual(expected.bytes);
+    expect(receivedBinaryBytes('/ws') - mainBefore).toBe(0);
+    // Flow control still works through acks on the main socket.
+    expect(h.app.terminals.flowStats(info.id).pauses).toBeGreaterThan(0);
+    view.dispose();
+  });
+
+  it('a program started while direct sockets are open inherits neither them nor the IPC channel', async () => {
+    await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'keeps the host up' });
+    await waitFor(() => h.app.terminals.directSockets().length >= 1, 'a direct socket to open');
+    const r = await h.app.terminals.runCommand({ cwd: dir.path, command: 'ls -l /proc/$$/fd; true', timeoutMs: 30_000 });
+    expect(r.exitCode).toBe(0);
+    const fds = r.output.split('\n').map((l) => /\s(\d+) -> (.*)$/.exec(l.trim())).filter((m): m is RegExpExecArray => m !== null);
+    expect(fds.map((m) => Number(m[1])).sort()).toEqual([0, 1, 2]);
+    expect(r.output).not.toContain('socket:');
+  });
+
+  it('refuses a direct socket without the token, from a foreign origin or with a wrong ticket before passing anything to the pty host', async () => {
+    await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'keeps the host up' });
+    const { ticket } = await rawMain();
+    const passed = vi.spyOn(PtyHost.prototype, 'sendSocket');
+    const token = `token=${encodeURIComponent(h.host.token)}`;
+    const noToken = raw(DIRECT_SOCKET_PATH, `ticket=${ticket}`);
+    expect(await noToken.opened).toBe(false);
+    expect(noToken.status).toBe(401);
+    const wrongToken = raw(DIRECT_SOCKET_PATH, `token=${'x'.repeat(32)}&ticket=${ticket}`);
+    expect(await wrongToken.opened).toBe(false);
+    expect(wrongToken.status).toBe(401);
+    const foreign = raw(DIRECT_SOCKET_PATH, `${token}&ticket=${ticket}`, 'http://evil.example');
+    expect(await foreign.opened).toBe(false);
+    expect(foreign.status).toBe(403);
+    const noOrigin = raw(DIRECT_SOCKET_PATH, `${token}&ticket=${ticket}`, null);
+    expect(await noOrigin.opened).toBe(false);
+    expect(noOrigin.status).toBe(403);
+    const badTicket = raw(DIRECT_SOCKET_PATH, `${token}&ticket=not-a-ticket`);
+    expect(await badTicket.opened).toBe(false);
+    expect(badTicket.status).toBe(403);
+    expect(passed).not.toHaveBeenCalled();
+
+    // The same request with everything right is passed, once; a second one for the same connection is not.
+    const good = raw(DIRECT_SOCKET_PATH, `${token}&ticket=${ticket}`);
+    expect(await good.opened).toBe(true);
+    const again = raw(DIRECT_SOCKET_PATH, `${token}&ticket=${ticket}`);
+    expect(await again.opened).toBe(false);
+    expect(again.status).toBe(503);
+    expect(passed).toHaveBeenCalledTimes(1);
+  });
+
+  it('continues without losing or repeating output when the direct socket drops mid-stream', { timeout: 120_000 }, async () => {
+    // 40 pieces of mixed UTF-8 over about a second, all within the scrollback, so whatever was
+    // in flight on the dropped socket can be replayed exactly; then a quiet tail after a pause
+    // (lost on a dead socket, nothing later would reveal the gap).
+    const part = join(dir.path, 'part.txt');
+    await writeFloodFile(part, 24 * 1024);
+    const partText = readFileSync(part, 'utf8');
+    const pieces = 40;
+    const expected = partText.repeat(pieces) + 'quiet-tail';
+    const go = join(dir.path, 'go2');
+    const script = `stty -opost -echo; while [ ! -e '${go}' ]; do sleep 0.05; done; i=0; while [ $i -lt ${pieces} ]; do cat '${part}'; i=$((i+1)); sleep 0.02; done; sleep 1; printf 'quiet-tail'`;
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', script], cwd: dir.path, kind: 'command', title: 'pieces' });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id);
+    await view.attach();
+    const directBefore = receivedBinaryBytes(DIRECT_SOCKET_PATH);
+    writeFileSync(go, '');
+    await view.until((o) => o.length > expected.length / 4, 60_000, 'a quarter of the output');
+    expect(receivedBinaryBytes(DIRECT_SOCKET_PATH)).toBeGreaterThan(directBefore);
+    dropSockets(DIRECT_SOCKET_PATH);
+    // The rest comes over the main socket (or a new direct one, once the host offers it again).
+    await view.until((o) => o.endsWith('quiet-tail'), 60_000, 'the output and its quiet tail');
+    // Compared as bytes: the view's text decodes each write alone, and a 4-byte character cut
+    // between two writes (xterm joins them) would show as replacement characters there.
+    const want = Buffer.from(expected, 'utf8');
+    expect(view.bytes).toBe(want.length);
+    expect(view.digest()).toBe(createHash('sha256').update(want).digest('hex'));
+    expect(view.resets).toBe(0);
+    // The direct socket came back for this connection.
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1, 'the direct socket to reopen');
+    view.dispose();
+  });
+
+  it('falls back to the main socket when the pty host is killed, and goes direct again with the next host', { timeout: 60_000 }, async () => {
+    const first = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', "printf 'before-the-kill'; sleep 600"], cwd: dir.path, kind: 'command', title: 'first' });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, first.id);
+    await view.attach();
+    await view.until((o) => o.includes('before-the-kill'), 20_000, 'the output before the kill');
+    process.kill(h.app.terminals.processes().hostPid!, 'SIGKILL');
+    const ended = await h.app.terminals.whenExited(first.id);
+    expect(ended.problem).toMatch(/terminal host stopped/);
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 0 && h.app.terminals.directSockets().length === 0, 'the direct socket to close with the host');
+    // The view still reads the terminal's scrollback over the main socket, once, unchanged.
+    const again = new HeadlessView(h.client, first.id);
+    await again.attach();
+    await again.until((o) => o.includes('before-the-kill'), 20_000, 'the scrollback');
+    expect(again.output).toBe('before-the-kill');
+    again.dispose();
+
+    const second = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', "read x; printf 'after-%s' \"$x\"; sleep 600"], cwd: dir.path, kind: 'command', title: 'second' });
+    const next = new HeadlessView(h.client, second.id);
+    await next.attach();
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.isDirect(h.app.terminals.directSockets()[0] ?? '', second.id), 'the new host to take the direct socket and the view');
+    await h.client.invoke('terminals.write', { id: second.id, data: 'restart\r' });
+    await next.until((o) => o.includes('after-restart'), 20_000, 'output from the new host');
+    expect(next.output.split('after-restart').length).toBe(2);
+    expect(view.output).toBe('before-the-kill');
+    view.dispose();
+    next.dispose();
+  });
+  it('writes to a direct socket only the terminals its own connection attached, and closes it on anything the client sends', async () => {
+    const a = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'a' });
+    const b = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'b' });
+    // Another tab watches terminal a.
+    const other = new HeadlessView(h.connect(), a.id);
+    await other.attach();
+
+    const { main, ticket } = await rawMain();
+    const direct = raw(DIRECT_SOCKET_PATH, `token=${encodeURIComponent(h.host.token)}&ticket=${ticket}`);
+    expect(await direct.opened).toBe(true);
+    await waitFor(() => h.app.terminals.directSockets().length >= 2, 'both direct sockets to open');
+    expect((await invoke(main, 1, 'terminals.attach', { id: b.id })).ok).toBe(true);
+    await invoke(main, 2, 'terminals.write', { id: a.id, data: 'only-for-a\r' });
+    await invoke(main, 3, 'terminals.write', { id: b.id, data: 'for-b\r' });
+    await other.until((o) => o.includes('only-for-a'), 20_000, "a's echo in the other tab");
+    await waitFor(() => direct.frames.some((f) => f.key === b.id), "b's output on the direct socket");
+    // Asking the pty host itself for terminal a gets nothing: the socket takes no requests.
+    direct.send({ type: 'subscribe', topic: 'terminals.data', key: a.id });
+    await waitFor(() => direct.closeCode !== null, 'the direct socket to be closed');
+    expect(direct.closeCode).toBe(1008);
+    expect(direct.frames.every((f) => f.key === b.id)).toBe(true);
+    // Nor did a's output reach the raw main socket, which never attached it.
+    await invoke(main, 4, 'terminals.write', { id: a.id, data: 'still-only-for-a\r' });
+    await other.until((o) => o.includes('still-only-for-a'), 20_000, "a's second echo");
+    expect(main.text.some((f) => (f as { key?: string }).key === a.id)).toBe(false);
+    other.dispose();
+  });
+});
