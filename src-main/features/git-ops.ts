@@ -23,11 +23,29 @@ export interface GitOps {
   /** Stages `paths` (all changes when omitted) and commits; false when there was nothing to commit. */
   /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
   /** `message` may be made from the staged paths, so it says what the commit holds. */
-  commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o?: { repository?: string }): Promise<boolean>;
+  /** `housekeeping: false`: git's automatic maintenance does not start after this commit (see NO_AUTO_MAINTENANCE). */
+  commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
   /** Pushes `branch` to `remote` from the main checkout Flightdeck recorded (`repository`). */
   push(cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void>;
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
 }
+
+export interface CommitOptions {
+  repository?: string;
+  /** Default true (git's own rule): `git maintenance run --auto` after the commit. */
+  housekeeping?: boolean;
+}
+
+/**
+ * Every `git commit` starts `git maintenance run --auto` when it is done: a second git, which
+ * almost always finds nothing to do (it packs once thousands of loose objects piled up). A
+ * feature run commits after every phase and before every review round and verify attempt, and
+ * that second git was a fifth of a phase's overhead; the run's last commit (its record) keeps it,
+ * so the repository is still looked after once per run, as are the user's own commits and
+ * fetches. Given in the environment: `-c` would have to precede the subcommand, which the app's
+ * git reads first (git ≥ 2.31 reads these variables; an older one ignores them and maintains).
+ */
+const NO_AUTO_MAINTENANCE: Record<string, string> = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'maintenance.auto', GIT_CONFIG_VALUE_0: 'false' };
 
 export class DefaultGitOps implements GitOps {
   async currentBranch(cwd: string): Promise<string | null> {
@@ -63,14 +81,15 @@ export class DefaultGitOps implements GitOps {
     await git(['branch', opts.force ? '-D' : '-d', '--', branch], { cwd: repo });
   }
 
-  async commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o: { repository?: string } = {}): Promise<boolean> {
+  async commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
     await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd))], at);
-    if (typeof message === 'string') return commitUnlessNothing(message, at);
+    const commitAt = o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at;
+    if (typeof message === 'string') return commitUnlessNothing(message, commitAt);
     const staged = (await git(['diff', '--cached', '--name-only'], at)).trim();
     if (!staged) return false;
-    await git(['commit', '--no-verify', '-m', typeof message === 'string' ? message : message(staged.split('\n'))], at);
+    await git(['commit', '--no-verify', '--quiet', '-m', message(staged.split('\n'))], commitAt);
     return true;
   }
 
@@ -92,9 +111,10 @@ export class DefaultGitOps implements GitOps {
  * Commits what is staged; false when nothing is. One git fewer than asking first: git answers
  * "nothing to commit" itself (exit 1, on stdout, in English: the app's git runs with LC_ALL=C).
  */
-async function commitUnlessNothing(message: string, at: { cwd: string; repository?: string }): Promise<boolean> {
+async function commitUnlessNothing(message: string, at: { cwd: string; repository?: string; env?: Record<string, string> }): Promise<boolean> {
   try {
-    await git(['commit', '--no-verify', '-m', message], at);
+    // --quiet: no summary of the new commit (a diff of it with rename detection) that nobody reads.
+    await git(['commit', '--no-verify', '--quiet', '-m', message], at);
     return true;
   } catch (e) {
     if (e instanceof GitError && e.exitCode === 1 && /\b(nothing (added )?to commit|no changes added to commit)\b/.test(e.stdout)) return false;

@@ -30,3 +30,8 @@ export function spanSync<T>(name: string, fn: () => T): T {
     observer?.(name, performance.now() - t);
   }
 }
+
+/** A part whose start and end are not one call's (a check until its terminal started): its measured time. */
+export function spanTime(name: string, ms: number): void {
+  observer?.(name, ms);
+}

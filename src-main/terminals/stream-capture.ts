@@ -21,13 +21,15 @@
 import { closeSync, ftruncateSync, openSync, readSync, fstatSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /**
  * How long the wrapper waits for the tees after the command ended. They finish at once unless
  * a background process the command started still holds its output open; the command's result
  * is not held up for such a process (as without the wrapper, where the shell's exit ends it).
  */
+const TEE_WAIT_S = 1;
+/** Without bash the wait is a loop of `sleep`s (each a process): this many steps of this long, TEE_WAIT_S in all. */
 const TEE_WAIT_STEPS = 25;
 const TEE_WAIT_STEP_S = '0.04';
 /** How often a running command's capture files are checked against their limit. */
@@ -36,16 +38,26 @@ export const CAPTURE_POLL_MS = 250;
 /**
  * The wrapper. Arguments: $1 the shell for the command line, $2 the capture folder, $3 the
  * command line. Without FIFOs (mkfifo missing or refused) the command runs as before, uncaptured.
+ *
+ * `bash`: the wrapper runs in bash. Each tee then says it is done on a third FIFO, which the
+ * wrapper reads with a timeout: it ends the moment both are done, without starting a process.
+ * A wrapper that looked for the done files and slept 40 ms (a `sleep` process) when they were
+ * not there yet — the tees are rarely done the instant the command exits — added about 50 ms to
+ * every command, a check of `true` included. The descriptor (9) is closed for the command and
+ * the tees: only the two FIFOs cross into the command, as before.
  */
-export function captureScript(stdinClosed: boolean): string {
+export function captureScript(stdinClosed: boolean, bash = false): string {
+  const done = (file: string) => `: >"$fd_dir/${file}"${bash ? '; [ -z "$fd_fast" ] || printf x >&9' : ''}`;
   return [
     ...(stdinClosed ? ['exec </dev/null'] : []),
     'fd_sh=$1; fd_dir=$2; fd_cmd=$3',
-    'if mkfifo "$fd_dir/out.fifo" "$fd_dir/err.fifo" 2>/dev/null; then',
-    '  { tee -a "$fd_dir/stdout" <"$fd_dir/out.fifo"; : >"$fd_dir/stdout.done"; } &',
-    '  { tee -a "$fd_dir/stderr" <"$fd_dir/err.fifo" >&2; : >"$fd_dir/stderr.done"; } &',
-    '  "$fd_sh" -c "$fd_cmd" >"$fd_dir/out.fifo" 2>"$fd_dir/err.fifo"',
+    `if mkfifo "$fd_dir/out.fifo" "$fd_dir/err.fifo"${bash ? ' "$fd_dir/done.fifo"' : ''} 2>/dev/null; then`,
+    ...(bash ? ['  fd_fast=', '  if exec 9<>"$fd_dir/done.fifo"; then fd_fast=1; fi'] : []),
+    `  { tee -a "$fd_dir/stdout" <"$fd_dir/out.fifo" 9>&-; ${done('stdout.done')}; } &`,
+    `  { tee -a "$fd_dir/stderr" <"$fd_dir/err.fifo" >&2 9>&-; ${done('stderr.done')}; } &`,
+    '  "$fd_sh" -c "$fd_cmd" >"$fd_dir/out.fifo" 2>"$fd_dir/err.fifo" 9>&-',
     '  fd_rc=$?',
+    ...(bash ? ['  if [ -n "$fd_fast" ]; then', `    read -r -n 2 -t ${TEE_WAIT_S} -u 9 fd_x`, '    exit $fd_rc', '  fi'] : []),
     '  fd_i=0',
     `  while [ $fd_i -lt ${TEE_WAIT_STEPS} ] && { [ ! -e "$fd_dir/stdout.done" ] || [ ! -e "$fd_dir/stderr.done" ]; }; do`,
     `    sleep ${TEE_WAIT_STEP_S}; fd_i=$((fd_i + 1))`,
@@ -163,7 +175,7 @@ export class StreamCapture {
 
   /** Arguments for `shell -c <script> …`: the wrapper's $0..$3. */
   args(shell: string, command: string, stdinClosed: boolean): string[] {
-    return ['-c', captureScript(stdinClosed), 'flightdeck-command', shell, this.dir, command];
+    return ['-c', captureScript(stdinClosed, basename(shell) === 'bash'), 'flightdeck-command', shell, this.dir, command];
   }
 
   /** Starts keeping the capture files under their limit while the command runs. */

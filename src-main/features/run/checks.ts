@@ -11,6 +11,7 @@ import { TEST_ENV } from '../../test-runners/detect';
 import { DEFAULT_NETWORK } from '../../sandbox/policy';
 import { SandboxedRunner } from '../../sandbox/sandboxed-runner';
 import { PtyCommandRunner } from '../../terminals/agent-command-runner';
+import { spanTime } from '../../platform/spans';
 import type { TerminalService } from '../../terminals/terminal-service';
 import type { CheckRequest } from './feature-runner';
 
@@ -26,6 +27,8 @@ export function makeCheckRunner(terminals: TerminalService, dataDir: string, env
   ]);
   return async (req) => {
     const started = Date.now();
+    const t0 = performance.now();
+    let t1 = t0;
     let terminalId: string | null = null;
     const r = await runner.run({
       cwd: req.cwd,
@@ -35,10 +38,16 @@ export function makeCheckRunner(terminals: TerminalService, dataDir: string, env
       timeoutMs: req.timeoutMs,
       signal: req.signal,
       owner: { sessionId: req.sessionId, ...(req.projectId ? { projectId: req.projectId } : {}) },
-      onTerminal: (id) => (terminalId = id),
+      onTerminal: (id) => {
+        terminalId = id;
+        t1 = performance.now();
+      },
       sandbox: { mode: 'workspace-write', root: req.cwd, network: DEFAULT_NETWORK },
       title: `check: ${req.command} (timeout ${timeoutText(req.timeoutMs)})`,
     });
+    // The benches' breakdown: the sandbox's preparation and the terminal's start, then the command until its terminal exited.
+    spanTime('check: sandbox and start', t1 - t0);
+    spanTime('check: command and exit', performance.now() - t1);
     const output = r.output.length > OUTPUT_KEEP_CHARS ? `…${r.output.slice(-OUTPUT_KEEP_CHARS)}` : r.output;
     const why = r.timedOut ? `\n[stopped: ran past its ${timeoutText(req.timeoutMs)} timeout (check_timeout_minutes in .flightdeck/config.yml)]` : '';
     return { command: req.command, exitCode: r.exitCode, passed: r.exitCode === 0 && !r.timedOut, output: output + why, terminalId, durationMs: Date.now() - started };

@@ -486,7 +486,8 @@ export class FeatureRunner {
     if (!this.config.git.auto_commit) return null;
     try {
       // Into the project's repository as recorded, whatever the worktree's .git file says now (an agent or a container wrote in it).
-      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot }));
+      // No housekeeping after these: the run's record commit at the end keeps it (git-ops.ts).
+      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot, housekeeping: false }));
       return made ? await span('git: head', () => headCommit(this.worktree)) : null;
     } catch (e) {
       throw new FeatureError('git', `the commit after the phase failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
@@ -514,7 +515,8 @@ export class FeatureRunner {
     for (let round = 1; round <= max; round++) {
       // The previous round's fixes; nothing to commit is the usual case, and no fix is called one.
       await this.autoCommit((staged) => roundCommitMessage(this.req.slug, 'review', round, staged));
-      const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch));
+      // With auto-commit on, its `git add --all` has just left no untracked file for the diff to add.
+      const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch, { untrackedAdded: this.config.git.auto_commit }));
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
       const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system);
       const issues = await this.withFormat(index, report, parseReviewIssues, 'issues: []', system);

@@ -28,11 +28,15 @@ export async function headCommit(cwd: string): Promise<string | null> {
   );
 }
 
-/** The feature's change in `cwd` against `rev`: what setup created and the bookkeeping left out, bounded. */
-async function featureDiff(cwd: string, rev: string): Promise<{ text: string; truncated: boolean }> {
+/**
+ * The feature's change in `cwd` against `rev`: what setup created and the bookkeeping left out, bounded.
+ * `untrackedAdded`: the caller has just run the auto-commit's `git add --all` with the same
+ * pathspecs and nothing ran since, so no untracked file is left for the intent-to-add to show.
+ */
+async function featureDiff(cwd: string, rev: string, untrackedAdded = false): Promise<{ text: string; truncated: boolean }> {
   const excludes = await setupExcludes(cwd);
   // Untracked files show in the diff; a failure only hides them. Never what setup created (node_modules).
-  await git(['add', '--intent-to-add', '--', '.', ...excludes], { cwd }).catch(() => undefined);
+  if (!untrackedAdded) await git(['add', '--intent-to-add', '--', '.', ...excludes], { cwd }).catch(() => undefined);
   const d = await boundedDiff(cwd, [rev], ['.', ...NOT_FEATURE_FILES, ...excludes], { maxChars: MAX_DIFF_CHARS });
   return { text: d.text, truncated: d.truncated };
 }
@@ -63,10 +67,10 @@ async function resolveBase(cwd: string, base: string): Promise<string> {
 }
 
 /** The working tree against the merge base with the base branch: committed and uncommitted changes of the feature. */
-export async function branchDiff(cwd: string, base: string): Promise<{ text: string; truncated: boolean }> {
+export async function branchDiff(cwd: string, base: string, o: { untrackedAdded?: boolean } = {}): Promise<{ text: string; truncated: boolean }> {
   const baseRef = await resolveBase(cwd, base);
   const mergeBase = (await git(['merge-base', baseRef, 'HEAD'], { cwd })).trim();
-  return featureDiff(cwd, mergeBase);
+  return featureDiff(cwd, mergeBase, o.untrackedAdded);
 }
 
 /** Commits and changes since `startCommit` (what an interrupted phase already did). */

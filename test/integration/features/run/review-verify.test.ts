@@ -87,6 +87,22 @@ describe('feature run: review rounds and verify attempts', () => {
     expect(subjects.filter((x) => /fix/i.test(x))).toEqual(['fix(calc): verify fixes after verify attempt 1', 'fix(calc): review fixes after review round 2']);
   }, 180_000);
 
+  for (const autoCommit of [true, false]) {
+    it(`the review is shown the phase's new file ${autoCommit ? 'committed by auto-commit' : 'left untracked (auto_commit: false)'}`, async () => {
+      repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['true'] }).replace('auto_commit: true', `auto_commit: ${autoCommit}`) });
+      const wt = await planFeature(repo.repo, 'shown', ['library']);
+      h = await runHarness([write('sum.mjs', SUM_JS), text('Library written.'), CLEAN_REVIEW, VERIFY_PASS]);
+      const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'shown' })).done;
+      expect(r.outcome).toBe('completed');
+      const review = h.server.mainRequests().map((q) => q.userText ?? '').find((t) => t.includes('Review round 1'));
+      expect(review).toContain('+++ b/sum.mjs');
+      expect(review).toContain('export function sum');
+      // Committed on the branch, or still only in the work tree (marked intent-to-add for the diff).
+      expect(gitIn(wt, 'log', '--format=%s', 'main..HEAD')).toMatch(autoCommit ? /feat\(shown\): library/ : /^(?![\s\S]*library)/);
+      expect(gitIn(wt, 'status', '--porcelain', '--', 'sum.mjs')).toBe(autoCommit ? '' : ' A sum.mjs\n');
+    }, 120_000);
+  }
+
   it('fails the feature with the reason after max_retries + 1 failing verify attempts', async () => {
     repo = makeRunRepo({ remote: 'none', config: configYaml({ extra: '' }).replace('max_retries: 1', 'max_retries: 0').replace('enabled: true', 'enabled: false') });
     await planFeature(repo.repo, 'broken', ['library']);

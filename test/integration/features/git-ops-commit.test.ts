@@ -1,0 +1,104 @@
+/**
+ * The commit a feature run makes after each phase (DefaultGitOps.commit, all changes, a message
+ * made from what is staged, no housekeeping): it holds exactly what was changed in the work tree
+ * — new, deleted, renamed, binary and executable-bit changes — and nothing the repository
+ * boundary leaves out (what setup created, a nested repository's pointer). Without housekeeping
+ * git's automatic maintenance does not start; with it (the run's last commit) it does.
+ */
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DefaultGitOps } from '../../../src-main/features/git-ops';
+import { recordSetupArtifacts, untrackedEntries } from '../../../src-main/worktrees/setup-artifacts';
+import { gitIn, makeRepo } from '../../support/temp';
+
+let repo: { path: string; cleanup(): void } | null = null;
+afterEach(() => {
+  repo?.cleanup();
+  repo = null;
+});
+
+function identity(dir: string): void {
+  gitIn(dir, 'config', 'user.name', 'Runner Test');
+  gitIn(dir, 'config', 'user.email', 'runner@example.com');
+}
+
+/** `git show --name-status` of HEAD, renames as delete + add, sorted. */
+function headChanges(dir: string): string[] {
+  return gitIn(dir, 'show', '--no-renames', '--name-status', '--format=', 'HEAD').trim().split('\n').sort();
+}
+
+describe('the run commit', () => {
+  it('holds exactly the work tree changes (new, deleted, renamed, binary, executable bit) and leaves out setup artifacts and a nested repository', async () => {
+    repo = makeRepo('fd-commit-');
+    const wt = repo.path;
+    identity(wt);
+    writeFileSync(join(wt, 'old.txt'), 'old\n');
+    writeFileSync(join(wt, 'moved.txt'), 'moved content\n');
+    writeFileSync(join(wt, 'tool.sh'), '#!/bin/sh\necho tool\n');
+    // A nested repository tracked by a pointer (a submodule without .gitmodules).
+    const sub = join(wt, 'sub');
+    mkdirSync(sub);
+    gitIn(sub, 'init', '-q', '-b', 'main');
+    identity(sub);
+    writeFileSync(join(sub, 'f.txt'), 'one\n');
+    gitIn(sub, 'add', '.');
+    gitIn(sub, 'commit', '-q', '-m', 'sub one');
+    gitIn(wt, 'add', 'old.txt', 'moved.txt', 'tool.sh', 'sub');
+    gitIn(wt, 'commit', '-q', '-m', 'base');
+    // What setup made (an npm install) is recorded and stays out of every commit.
+    const before = await untrackedEntries(wt);
+    mkdirSync(join(wt, 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(join(wt, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
+    expect(await recordSetupArtifacts(wt, before)).toEqual(['node_modules/']);
+
+    // The agent's changes.
+    writeFileSync(join(wt, 'new.txt'), 'new\n');
+    rmSync(join(wt, 'old.txt'));
+    renameSync(join(wt, 'moved.txt'), join(wt, 'renamed.txt'));
+    writeFileSync(join(wt, 'image.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x00, 0x01]));
+    chmodSync(join(wt, 'tool.sh'), 0o755);
+    // The nested repository moves on: its new pointer is the user's to stage, never the run's.
+    writeFileSync(join(sub, 'f.txt'), 'two\n');
+    gitIn(sub, 'commit', '-q', '-am', 'sub two');
+
+    let staged: readonly string[] = [];
+    const made = await new DefaultGitOps().commit(wt, (s) => ((staged = s), 'feat: the phase'), undefined, { repository: wt, housekeeping: false });
+    expect(made).toBe(true);
+    expect(gitIn(wt, 'log', '-1', '--format=%s')).toBe('feat: the phase\n');
+    expect(headChanges(wt)).toEqual(['A\timage.bin', 'A\tnew.txt', 'A\trenamed.txt', 'D\tmoved.txt', 'D\told.txt', 'M\ttool.sh']);
+    // The staged list names a rename by its new name (git's rename detection).
+    expect([...staged].sort()).toEqual(['image.bin', 'new.txt', 'old.txt', 'renamed.txt', 'tool.sh']);
+    // Byte for byte and bit for bit.
+    expect(gitIn(wt, 'ls-tree', 'HEAD', 'tool.sh')).toMatch(/^100755 /);
+    expect(gitIn(wt, 'cat-file', '-p', 'HEAD:image.bin')).toBe(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x00, 0x01]).toString('utf8'));
+    // Left as they were: the setup's files untracked, the pointer change unstaged.
+    expect(gitIn(wt, 'status', '--porcelain')).toBe(' M sub\n?? node_modules/\n');
+
+    // Nothing left to commit: no commit, and the message is not asked for.
+    let asked = false;
+    expect(await new DefaultGitOps().commit(wt, () => ((asked = true), 'x'), undefined, { repository: wt, housekeeping: false })).toBe(false);
+    expect(asked).toBe(false);
+    expect(await new DefaultGitOps().commit(wt, 'feat: nothing', undefined, { repository: wt, housekeeping: false })).toBe(false);
+  });
+
+  it("starts git's automatic maintenance only when housekeeping is on", async () => {
+    repo = makeRepo('fd-commit-maint-');
+    const wt = repo.path;
+    identity(wt);
+    // A maintenance task that runs on every automatic maintenance and leaves a file behind.
+    gitIn(wt, 'config', 'maintenance.commit-graph.enabled', 'true');
+    gitIn(wt, 'config', 'maintenance.commit-graph.auto', '-1');
+    const graphs = join(wt, '.git', 'objects', 'info', 'commit-graphs');
+
+    writeFileSync(join(wt, 'a.txt'), 'a\n');
+    expect(await new DefaultGitOps().commit(wt, 'feat: a', undefined, { repository: wt, housekeeping: false })).toBe(true);
+    writeFileSync(join(wt, 'b.txt'), 'b\n');
+    expect(await new DefaultGitOps().commit(wt, () => 'feat: b', undefined, { repository: wt, housekeeping: false })).toBe(true);
+    expect(existsSync(graphs)).toBe(false);
+
+    writeFileSync(join(wt, 'c.txt'), 'c\n');
+    expect(await new DefaultGitOps().commit(wt, 'feat: c', undefined, { repository: wt })).toBe(true);
+    expect(existsSync(graphs)).toBe(true);
+  });
+});
