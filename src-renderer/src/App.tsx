@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { useAppStore, useClient } from './store';
 import { Sidebar } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
@@ -7,19 +7,24 @@ import { StorageBanner } from './components/StorageBanner';
 import { useTheme } from './lib/use-theme';
 import { hashToView } from './lib/route';
 import { BoardView } from './views/BoardView';
-import { SettingsView } from './views/SettingsView';
-import { ProjectView } from './views/ProjectView';
-import { SessionView } from './agents/SessionView';
-import { MailboxView } from './mailbox/MailboxView';
-import { ApprovalDialog } from './agents/ApprovalDialog';
-import { TerminalsView } from './terminals/TerminalsView';
-import { ContainersView } from './containers/ContainersView';
-import { AutopilotView } from './autopilot/AutopilotView';
 import { useTerminalsSync } from './terminals/use-terminals-sync';
-import { PlanChatView } from './features/PlanChatView';
-import { FeatureView } from './feature-view/FeatureView';
-import { PlanReviewView } from './features/PlanReviewView';
 import { KeyboardLayer, SkipLink } from './keyboard/KeyboardLayer';
+
+// The board is the first page; every other view is loaded when first shown. Together they are
+// most of the UI's code (xterm, the diff viewer and syntax highlighter, markdown, charts), which
+// the first page would otherwise download, parse and run before its first card
+// (docs/performance-board.md).
+const SettingsView = lazy(() => import('./views/SettingsView').then((m) => ({ default: m.SettingsView })));
+const ProjectView = lazy(() => import('./views/ProjectView').then((m) => ({ default: m.ProjectView })));
+const SessionView = lazy(() => import('./agents/SessionView').then((m) => ({ default: m.SessionView })));
+const MailboxView = lazy(() => import('./mailbox/MailboxView').then((m) => ({ default: m.MailboxView })));
+const ApprovalDialog = lazy(() => import('./agents/ApprovalDialog').then((m) => ({ default: m.ApprovalDialog })));
+const TerminalsView = lazy(() => import('./terminals/TerminalsView').then((m) => ({ default: m.TerminalsView })));
+const ContainersView = lazy(() => import('./containers/ContainersView').then((m) => ({ default: m.ContainersView })));
+const AutopilotView = lazy(() => import('./autopilot/AutopilotView').then((m) => ({ default: m.AutopilotView })));
+const PlanChatView = lazy(() => import('./features/PlanChatView').then((m) => ({ default: m.PlanChatView })));
+const FeatureView = lazy(() => import('./feature-view/FeatureView').then((m) => ({ default: m.FeatureView })));
+const PlanReviewView = lazy(() => import('./features/PlanReviewView').then((m) => ({ default: m.PlanReviewView })));
 
 export function App() {
   const client = useClient();
@@ -48,6 +53,8 @@ export function App() {
   const loadFeatureRuns = useAppStore((s) => s.loadFeatureRuns);
   const setFeatureRuns = useAppStore((s) => s.setFeatureRuns);
   const applyFeatureRunEvent = useAppStore((s) => s.applyFeatureRunEvent);
+  // The approval dialog (and its diff viewer) is loaded when there is something to approve.
+  const approvalsWaiting = useAppStore((s) => s.approvals.length > 0);
 
   useTheme();
   useTerminalsSync();
@@ -114,20 +121,26 @@ export function App() {
         )}
         <StorageBanner />
         {view.name === 'board' && <BoardView />}
-        {view.name === 'settings' && <SettingsView />}
-        {view.name === 'project' && <ProjectView projectId={view.projectId} />}
-        {view.name === 'session' &&
-          (planOfSession ? <PlanChatView key={planOfSession} draftId={planOfSession} /> : <SessionView key={view.sessionId} sessionId={view.sessionId} />)}
-        {view.name === 'terminals' && <TerminalsView />}
-        {view.name === 'containers' && <ContainersView />}
-        {view.name === 'mailbox' && <MailboxView key={`${view.projectId ?? ''}/${view.commandId ?? ''}`} {...(view.projectId ? { projectId: view.projectId } : {})} {...(view.commandId ? { commandId: view.commandId } : {})} />}
-        {view.name === 'autopilot' && <AutopilotView runId={view.runId} />}
-        {view.name === 'feature' && <FeatureView key={`${view.projectId}/${view.slug}`} projectId={view.projectId} slug={view.slug} />}
-        {view.name === 'plan' && view.screen === 'chat' && <PlanChatView key={view.draftId} draftId={view.draftId} />}
-        {view.name === 'plan' && view.screen === 'review' && <PlanReviewView key={view.draftId} draftId={view.draftId} />}
+        <Suspense fallback={null}>
+          {view.name === 'settings' && <SettingsView />}
+          {view.name === 'project' && <ProjectView projectId={view.projectId} />}
+          {view.name === 'session' &&
+            (planOfSession ? <PlanChatView key={planOfSession} draftId={planOfSession} /> : <SessionView key={view.sessionId} sessionId={view.sessionId} />)}
+          {view.name === 'terminals' && <TerminalsView />}
+          {view.name === 'containers' && <ContainersView />}
+          {view.name === 'mailbox' && <MailboxView key={`${view.projectId ?? ''}/${view.commandId ?? ''}`} {...(view.projectId ? { projectId: view.projectId } : {})} {...(view.commandId ? { commandId: view.commandId } : {})} />}
+          {view.name === 'autopilot' && <AutopilotView runId={view.runId} />}
+          {view.name === 'feature' && <FeatureView key={`${view.projectId}/${view.slug}`} projectId={view.projectId} slug={view.slug} />}
+          {view.name === 'plan' && view.screen === 'chat' && <PlanChatView key={view.draftId} draftId={view.draftId} />}
+          {view.name === 'plan' && view.screen === 'review' && <PlanReviewView key={view.draftId} draftId={view.draftId} />}
+        </Suspense>
       </main>
       <StatusBar />
-      <ApprovalDialog />
+      {approvalsWaiting && (
+        <Suspense fallback={null}>
+          <ApprovalDialog />
+        </Suspense>
+      )}
       <KeyboardLayer />
       <Toasts />
     </div>

@@ -6,14 +6,14 @@ import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, me
 import { completeSlash } from './slash-commands';
 import { nextMode } from '../keyboard/shortcuts';
 import { MODES } from './SessionHeader';
+import { dialogOpen } from '../components/dialog-open';
 
 let imageSeq = 0;
 const NO_QUEUE: readonly QueuedInput[] = [];
 /** A pause in typing before the files are asked for: one request per word, not per key. */
 const MENTION_DEBOUNCE_MS = 80;
 
-/** Whether a modal dialog is open: Escape and focus belong to it then, not to the composer. */
-export const dialogOpen = () => document.querySelector('[role="dialog"], [role="alertdialog"]') !== null;
+export { dialogOpen };
 
 export function Composer({
   sessionId,

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { AgentMode, Session } from '../../../src-preload/contract/agents';
+import type { Session } from '../../../src-preload/contract/agents';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Icon } from '../components/Icon';
 import { useAppStore } from '../store';
@@ -10,14 +10,9 @@ import { ChangesButton } from '../changes/SessionChanges';
 import { SessionIdentity } from '../sessions/SessionIdentity';
 import { SessionWorktreeBar } from '../session-worktrees/SessionWorktreeBar';
 import { SessionContainerButtons, useSessionPlacement } from '../containers/ContainerTerminalButtons';
-import { MODE_LABEL } from '../../../src-preload/contract/words';
+import { MODES } from './modes';
 
-export const MODES: Array<{ value: AgentMode; label: string; help: string }> = [
-  { value: 'plan', label: MODE_LABEL.plan, help: 'Explore and propose; no writes, no side effects' },
-  { value: 'default', label: MODE_LABEL.default, help: 'Writes and risky commands ask first' },
-  { value: 'auto-edit', label: MODE_LABEL['auto-edit'], help: 'Reads and writes freely, verifies automatically' },
-  { value: 'yolo', label: MODE_LABEL.yolo, help: 'Commands run unasked too (the hard floor still applies)' },
-];
+export { MODES };
 
 export const STATUS_LABEL: Record<Session['status'], string> = {
   idle: 'Idle',

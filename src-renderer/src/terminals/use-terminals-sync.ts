@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useAppStore, useClient } from '../store';
-import { terminalViews } from './terminal-view';
+import { loadedTerminalViews } from './loaded-views';
 
 /** Keeps the terminal list (metadata only) current: loaded at start and on reconnect, then pushed. */
 export function useTerminalsSync(): void {
@@ -16,10 +16,10 @@ export function useTerminalsSync(): void {
       offStatus?.();
     };
   }, [client, loadTerminals, setTerminals]);
-  // A closed terminal's hidden view and snapshot go with it.
+  // A closed terminal's hidden view and snapshot go with it (none exist before a terminal pane loaded the views).
   const terminals = useAppStore((s) => s.terminals);
   const loaded = useAppStore((s) => s.terminalsLoaded);
   useEffect(() => {
-    if (loaded) terminalViews.retain(new Set(terminals.map((t) => t.id)));
+    if (loaded) loadedTerminalViews()?.retain(new Set(terminals.map((t) => t.id)));
   }, [terminals, loaded]);
 }
