@@ -190,6 +190,9 @@ export class AppServices {
         startSetup: (commands, env) => this.worktreeSetups.begin(root, entry.path, commands, env),
       }),
     setupDone: (path, signal) => this.worktreeSetups.wait(path, signal),
+    stopSetup: async (path) => {
+      if (this.worktreeSetups.cancel(path)) await this.worktreeSetups.wait(path);
+    },
   });
   /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
   readonly sessionWorktrees: SessionWorktreeService;

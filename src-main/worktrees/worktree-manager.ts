@@ -84,6 +84,8 @@ export interface WorktreeManagerOptions {
   prepareEarly?: (root: string) => Promise<EarlyPrepare>;
   /** Waits for a worktree's setup started by `prepare` to end (setup-service.ts); absent: setup never outlives create. */
   setupDone?: (path: string, signal?: AbortSignal) => Promise<WorktreeSetup | null>;
+  /** Stops a worktree's running setup and waits for it to end: before the worktree is removed. */
+  stopSetup?: (path: string) => Promise<void>;
 }
 
 export interface WorktreeEntry {
@@ -144,6 +146,7 @@ export class WorktreeManager {
   private readonly prepare: WorktreeManagerOptions['prepare'] | null;
   private readonly setupWait: WorktreeManagerOptions['setupDone'] | null;
   private readonly prepareEarly: WorktreeManagerOptions['prepareEarly'] | null;
+  private readonly stopSetup: WorktreeManagerOptions['stopSetup'] | null;
   private disposed = false;
 
   constructor(o: WorktreeManagerOptions = {}) {
@@ -155,6 +158,7 @@ export class WorktreeManager {
     this.prepare = o.prepare ?? null;
     this.setupWait = o.setupDone ?? null;
     this.prepareEarly = o.prepareEarly ?? null;
+    this.stopSetup = o.stopSetup ?? null;
   }
 
   /**
@@ -408,6 +412,8 @@ export class WorktreeManager {
       }
       const base = o.base ?? (await this.detectBase(root));
       if (e.missing) return this.removeMissing(root, e, base, o.branchPrefix);
+      // A setup still running there would go on in a deleted folder (or keep writing into it): stopped first.
+      await this.stopSetup?.(e.path);
       await this.waitForIndex(e.path);
       const loss = await this.lossOf(root, e, base);
       const lines = summarizeLoss(loss, base);

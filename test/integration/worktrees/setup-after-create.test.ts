@@ -155,6 +155,19 @@ describe('a worktree is usable before its setup ends', () => {
     expect(await dispatch(app, 'worktrees.setup.cancel', { sessionId: session.id })).toEqual({ cancelled: false });
   }, 120_000);
 
+  it('removing a worktree whose setup runs stops the setup first: no command is left running in a deleted folder', async () => {
+    const repo = repoWithSetup([BLOCKED]);
+    const { app, projectId } = await appFor(repo);
+    const { worktree } = await app.sessionWorktrees.startSession({ projectId, placement: 'worktree' });
+    const tree = worktree!.path;
+    await waitFor(() => app.worktreeSetups.status(tree)?.state === 'running', 'the setup to run');
+    const terminal = app.terminals.list().find((x) => x.owner.worktreePath === tree && x.owner.phase === 'setup')!;
+    await dispatch(app, 'worktrees.remove', { projectId, slug: worktree!.slug, force: true });
+    expect(existsSync(tree)).toBe(false);
+    await waitFor(() => app.terminals.list().find((x) => x.id === terminal.id)?.status === 'exited', "the setup's terminal to end");
+    expect(app.worktreeSetups.status(tree)).toBeNull();
+  }, 120_000);
+
   it('an untrusted repository: no setup runs at create, and running it again is refused', async () => {
     const repo = repoWithSetup(['echo ran > ran.txt']);
     const t = await startTestApp();
