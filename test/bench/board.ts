@@ -5,6 +5,12 @@
  * how many cards are in the page (the columns are virtualized, so it stays near what is visible
  * whatever the total). The features are real state files in real repositories, read by the
  * host's own feature index, so the list's cost is part of the first figure.
+ *
+ * Two first loads: the page against a host on a fresh data folder, seconds after the files were
+ * written (every state file parsed), and, after the host is restarted on the same data folder
+ * (the index trusts what it recorded: a stat per file), the page in a new browser context (its
+ * cache cold, as a new origin's would be), without resuming the seeded in-progress features
+ * (they have no run to resume). Later loads are reloads of the same page.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
@@ -17,8 +23,9 @@ import { formatIssueRecord, ISSUE_FILE } from '../../src-main/features/issue-inp
 import { FeatureIndex } from '../../src-main/features/feature-index';
 import { IssueLinks } from '../../src-main/features/issue-links';
 import { silentLogger } from '../../src-main/platform/logger';
-import { activeStatePath, mergedStatePath, scanFeatures } from '../../src-main/features/scanner';
+import { activeStatePath, forgetParsedStates, mergedStatePath, scanFeatures } from '../../src-main/features/scanner';
 import { newFeatureState, readState, serializeState, type FeatureStatus } from '../../src-main/features/state';
+import { stateParser } from '../../src-main/features/state-parser';
 import type { Database } from '../../src-main/store/db';
 import { startTestApp } from '../support/app';
 import { makeRepo } from '../support/temp';
@@ -112,47 +119,65 @@ async function listBreakdown(app: Awaited<ReturnType<typeof startTestApp>>['app'
   };
 }
 
+/** The page loaded ROUNDS times (the first in a fresh page, then reloads): what each load waited for, then the render and filter timings. */
+async function loadRounds(page: Page, url: string): Promise<{ load: number[]; data: number[]; firstCard: number[]; scriptsRun: number[]; render: number[]; filter: number[]; clear: number[]; cardsInPage: number; scriptKb: number }> {
+  const load: number[] = [];
+  // The page's own part before any data: its scripts fetched, parsed and run (DOMContentLoaded waits for module scripts).
+  const scriptsRun: number[] = [];
+  let scriptKb = 0;
+  const data: number[] = [];
+  const firstCard: number[] = [];
+  const render: number[] = [];
+  const filter: number[] = [];
+  const clear: number[] = [];
+  let cardsInPage = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    const t0 = Date.now();
+    // The list's answer arriving in the page (the data fetch), apart from the cards painted from it.
+    let listAt = 0;
+    const onSocket = (ws: import('@playwright/test').WebSocket) => ws.on('framereceived', (f) => {
+      if (!listAt && typeof f.payload === 'string' && f.payload.length > 100_000 && f.payload.includes('"features":[')) listAt = Date.now();
+    });
+    page.on('websocket', onSocket);
+    await page.goto(url);
+    await page.getByTestId('feature-card').first().waitFor({ timeout: 60_000 });
+    firstCard.push(Date.now() - t0);
+    await page.getByTestId('board-count').filter({ hasText: `${FEATURES} features` }).waitFor({ timeout: 60_000 });
+    load.push(Date.now() - t0);
+    data.push(listAt ? listAt - t0 : NaN);
+    page.off('websocket', onSocket);
+    cardsInPage = await page.getByTestId('feature-card').count();
+    const timing = await page.evaluate<{ dcl: number; kb: number }>(PAGE_TIMING);
+    scriptsRun.push(timing.dcl);
+    scriptKb = timing.kb;
+    // The render alone: the board is taken off the page and put back with the same data.
+    render.push(await page.evaluate<number>(RENDER_AGAIN));
+    // Filter: a slug fragment that matches ten features (feature-0000 … feature-0009), until the count shows them.
+    filter.push(await timeFilter(page, 'feature-000', `10 of ${FEATURES}`));
+    clear.push(await timeFilter(page, '', `${FEATURES} features`));
+  }
+  return { load, data, firstCard, scriptsRun, render, filter, clear, cardsInPage, scriptKb };
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   execFileSync(process.execPath, [join(appRoot(), 'bin', 'ensure-renderer.mjs')], { stdio: 'inherit' });
   const repos = Array.from({ length: PROJECTS }, (_, i) => makeRepo(`fd-bench-board-${i}-`));
   const per = FEATURES / PROJECTS;
   repos.forEach((r, i) => seedFeatures(r.path, i * per, per));
+  // This process is the host: nothing parsed by an earlier bench in it may help this one.
+  forgetParsedStates();
+  const parsesBefore = { ...stateParser.counts };
   const t = await startTestApp();
   repos.forEach((r, i) => seedRuns(t.app.db, r.path, i * per, per));
-  const host = await startBrowserHost(t.app, { port: 0 });
+  let host = await startBrowserHost(t.app, { port: 0 });
+  let restarted: Awaited<ReturnType<typeof startTestApp>> | null = null;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
   try {
     for (const r of repos) await t.app.projects.add(r.path);
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    const load: number[] = [];
-    const data: number[] = [];
-    const firstCard: number[] = [];
-    const render: number[] = [];
-    const filter: number[] = [];
-    const clear: number[] = [];
-    let cardsInPage = 0;
-    for (let i = 0; i < ROUNDS; i++) {
-      const t0 = Date.now();
-      // The list's answer arriving in the page (the data fetch), apart from the cards painted from it.
-      let listAt = 0;
-      const onSocket = (ws: import('@playwright/test').WebSocket) => ws.on('framereceived', (f) => {
-        if (!listAt && typeof f.payload === 'string' && f.payload.length > 100_000 && f.payload.includes('"features":[')) listAt = Date.now();
-      });
-      page.on('websocket', onSocket);
-      await page.goto(host.url);
-      await page.getByTestId('feature-card').first().waitFor({ timeout: 60_000 });
-      firstCard.push(Date.now() - t0);
-      await page.getByTestId('board-count').filter({ hasText: `${FEATURES} features` }).waitFor({ timeout: 60_000 });
-      load.push(Date.now() - t0);
-      data.push(listAt ? listAt - t0 : NaN);
-      page.off('websocket', onSocket);
-      cardsInPage = await page.getByTestId('feature-card').count();
-      // The render alone: the board is taken off the page and put back with the same data.
-      render.push(await page.evaluate<number>(RENDER_AGAIN));
-      // Filter: a slug fragment that matches ten features (feature-0000 … feature-0009), until the count shows them.
-      filter.push(await timeFilter(page, 'feature-000', `10 of ${FEATURES}`));
-      clear.push(await timeFilter(page, '', `${FEATURES} features`));
-    }
+    const fresh = await loadRounds(page, host.url);
+    // Where the first load's parses ran: the worker thread, or the main thread while it loaded.
+    const freshParses = { worker: stateParser.counts.worker - parsesBefore.worker, mainThread: stateParser.counts.inline - parsesBefore.inline };
     // The host's part of the first figure: the list itself (state files reconciled with the index).
     const list: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
@@ -160,32 +185,70 @@ export async function run(): Promise<Record<string, unknown>> {
       await t.app.features.list({});
       list.push(performance.now() - t0);
     }
+    const hostListBreakdown = await listBreakdown(t.app, repos.map((r) => r.path));
+
+    // The host restarted on the same data folder: a new process would keep nothing of the old one's memory.
+    await page.close();
+    await host.close();
+    t.app.dispose();
+    forgetParsedStates();
+    await stateParser.dispose();
+    const parsesAtRestart = { ...stateParser.counts };
+    restarted = await startTestApp(t.dataDir);
+    // The seeded in-progress features have no run behind them: a restarted host would resume all
+    // 200 (and run them), which is not the board's cost. Their state files are still scanned by the index.
+    restarted.app.featureRuns.resumeInterrupted = () => Promise.resolve([]);
+    host = await startBrowserHost(restarted.app, { port: 0 });
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const again = await loadRounds(await context.newPage(), host.url);
+    const restartParses = stateParser.counts.worker + stateParser.counts.inline - parsesAtRestart.worker - parsesAtRestart.inline;
     return {
       features: FEATURES,
       projects: PROJECTS,
       rounds: ROUNDS,
-      firstPageLoadMs: round(load[0]!),
-      pageLoadMs: round(median(load)),
+      // Fresh data folder, state files written seconds before: every one parsed.
+      firstPageLoadMs: round(fresh.load[0]!),
+      pageLoadMs: round(median(fresh.load)),
       // The first page load taken apart: the whole list in the page, then the first card painted.
-      firstPageListArrivedMs: round(data[0]!),
-      firstPageFirstCardMs: round(firstCard[0]!),
-      pageListArrivedMs: round(median(data)),
-      pageFirstCardMs: round(median(firstCard)),
+      firstPageListArrivedMs: round(fresh.data[0]!),
+      firstPageFirstCardMs: round(fresh.firstCard[0]!),
+      pageListArrivedMs: round(median(fresh.data)),
+      pageFirstCardMs: round(median(fresh.firstCard)),
+      firstLoadParses: freshParses,
+      // Of the later loads: the page's scripts run (DOMContentLoaded), and the script it loaded to show the board.
+      pageScriptsRunMs: round(median(fresh.scriptsRun.slice(1))),
+      firstPageScriptsRunMs: round(fresh.scriptsRun[0]!),
+      pageScriptKb: fresh.scriptKb,
+      // The host restarted on that data folder, the page in a new browser context (cold cache).
+      restartFirstPageLoadMs: round(again.load[0]!),
+      restartFirstPageFirstCardMs: round(again.firstCard[0]!),
+      restartPageLoadMs: round(median(again.load)),
+      restartPageFirstCardMs: round(median(again.firstCard)),
+      restartFirstPageScriptsRunMs: round(again.scriptsRun[0]!),
+      restartParses,
       hostListMs: round(median(list)),
       hostListFirstMs: round(list[0]!),
-      hostListBreakdown: await listBreakdown(t.app, repos.map((r) => r.path)),
-      renderOnlyMs: round(median(render)),
-      filterMs: round(median(filter)),
-      clearFilterMs: round(median(clear)),
-      cardsInPage,
+      hostListBreakdown,
+      renderOnlyMs: round(median(fresh.render)),
+      filterMs: round(median(fresh.filter)),
+      clearFilterMs: round(median(fresh.clear)),
+      cardsInPage: fresh.cardsInPage,
     };
   } finally {
     await browser.close();
     await host.close();
+    restarted?.app.dispose();
     t.cleanup();
     for (const r of repos) r.cleanup();
   }
 }
+
+/** When DOMContentLoaded ended (ms after the navigation began), and the kilobytes of script the page loaded so far (uncompressed). */
+const PAGE_TIMING = `(() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const scripts = performance.getEntriesByType('resource').filter((r) => r.name.endsWith('.js'));
+  return { dcl: nav ? nav.domContentLoadedEventEnd : NaN, kb: Math.round(scripts.reduce((n, r) => n + r.decodedBodySize, 0) / 1024) };
+})()`;
 
 /** Frames until a condition holds, in the page (this file is compiled for Node: the page's code is a string). */
 const FRAME = `const frame = () => new Promise((r) => requestAnimationFrame(() => r()));`;
