@@ -52,3 +52,48 @@ test('the project page lists worktrees, asks again before archiving unsaved work
   await expect(list.getByTestId('worktree-wip-feature')).toBeVisible();
   expect(readFileSync(join(repo.path, '.trees/wip-feature/draft.md'), 'utf8')).toBe('half-written\n');
 });
+
+test("a session's worktree is usable while its setup runs; the bar and the project's list show it running, failed with the command and exit code, and done after Run setup again", async ({ page }) => {
+  const repo = makeRepo('fd-e2e-setup-');
+  const data = tempDir('fd-e2e-setup-data-');
+  cleanups.push(repo.cleanup, data.cleanup);
+  mkdirSync(join(repo.path, '.flightdeck'));
+  writeFileSync(join(repo.path, '.gitignore'), '.trees/\n');
+  writeFileSync(join(repo.path, '.flightdeck', 'config.yml'), 'version: 1\nworktree:\n  setup:\n    - "while [ ! -f release ]; do sleep 0.05; done"\n    - "test -f fixed || exit 5"\n');
+  gitIn(repo.path, 'add', '.');
+  gitIn(repo.path, 'commit', '-q', '-m', 'a setup that waits');
+  const quiet = { out: () => {}, err: () => {} };
+  expect(await runCli(['projects', 'add', repo.path, '--data-dir', data.path], quiet)).toBe(0);
+  expect(await runCli(['projects', 'trust', repo.path, '--yes', '--data-dir', data.path], quiet)).toBe(0);
+
+  await host?.stop();
+  host = await startHost({ dataDir: data.path });
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  const card = board.card(basename(repo.path));
+  await card.getByTestId('card-new-session').click();
+  const newSession = page.getByTestId('new-session-dialog');
+  await newSession.getByTestId('worktree-name').fill('waits');
+  await newSession.getByTestId('new-session-start').click();
+  const tree = join(repo.path, '.trees/waits');
+
+  // The session is open and its worktree usable while the first setup command still waits.
+  const state = page.getByTestId('session-worktree').getByTestId('worktree-setup');
+  await expect(state).toHaveAttribute('data-state', 'running');
+  await expect(state).toContainText('Setup running: while [ ! -f release ]; do sleep 0.05; done (1/2)');
+  await expect(page.getByTestId('worktree-setup-cancel')).toBeVisible();
+  expect(readFileSync(join(tree, '.gitignore'), 'utf8')).toBe('.trees/\n');
+
+  writeFileSync(join(tree, 'release'), '');
+  await expect(state).toHaveAttribute('data-state', 'failed');
+  await expect(state).toContainText('Setup failed: test -f fixed || exit 5 — exited with code 5');
+
+  // The project's list says the same, and runs it again once the cause is fixed.
+  await page.getByTestId('sidebar-projects').getByText(basename(repo.path), { exact: true }).click();
+  const row = page.getByTestId('worktree-list').getByTestId('worktree-waits');
+  await expect(row.getByTestId('worktree-setup')).toHaveAttribute('data-state', 'failed');
+  writeFileSync(join(tree, 'fixed'), '');
+  await row.getByTestId('worktree-setup-rerun').click();
+  await expect(row.getByTestId('worktree-setup')).toHaveAttribute('data-state', 'done');
+  await expect(row.getByTestId('worktree-setup')).toHaveText('Setup done');
+});
