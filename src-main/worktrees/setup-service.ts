@@ -28,7 +28,7 @@ import { runSetup, worktreePortOf, type SetupResult, type SetupRunner } from './
 
 /** The file, in a worktree's private git folder, holding its setup's state. */
 export const SETUP_STATE_FILE = 'flightdeck-setup.json';
-/** A state file larger than this was not written by Flightdeck (200 commands of 10,000 characters stay far below it). */
+/** A state file larger than this was not written by Flightdeck for any real setup (a few commands of a few hundred characters). */
 const STATE_FILE_MAX_BYTES = 4 * 1024 * 1024;
 /**
  * How often a wait for a setup another process runs (the app's, seen from the CLI, or the other

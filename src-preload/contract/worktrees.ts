@@ -16,13 +16,14 @@ export type WorktreeSetupState = z.infer<typeof WorktreeSetupState>;
 
 export const WorktreeSetup = z.object({
   state: WorktreeSetupState,
-  commands: z.array(z.string().max(10_000)).max(200),
+  // Bounds far above any real setup (a config's list is not bounded by count): what a state file may hold.
+  commands: z.array(z.string().max(65_536)).max(10_000),
   /** The command running now (or that failed / was stopped): an index into `commands`. */
   step: z.number().int().nonnegative(),
   /** The terminal of the current (or last) command, while the app holds it. */
   terminalId: z.string().max(200).nullable(),
   /** What ended it when it did not succeed: the command, its exit code (null when stopped by a signal or never ran), why in words. */
-  failed: z.object({ command: z.string().max(10_000), exitCode: z.number().int().nullable(), reason: z.string().max(1_000) }).nullable(),
+  failed: z.object({ command: z.string().max(65_536), exitCode: z.number().int().nullable(), reason: z.string().max(1_000) }).nullable(),
   startedAt: z.number(),
   endedAt: z.number().nullable(),
 });

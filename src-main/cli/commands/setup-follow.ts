@@ -4,8 +4,19 @@ import type { AppServices } from '../../app/services';
 import { setupProblem } from '../../worktrees/setup-service';
 import type { CliContext } from '../command';
 
+/**
+ * Control characters shown as `?`: the state file sits in a folder an agent can write, and a
+ * command it names must not bring escape sequences to the user's terminal.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+
 /** How a setup's state reads in one line of the CLI ("running `npm ci` (1/2)"). */
 export function setupLine(s: WorktreeSetup): string {
+  return printable(setupWords(s));
+}
+
+function setupWords(s: WorktreeSetup): string {
   const of = `(${Math.min(s.step + 1, s.commands.length)}/${s.commands.length})`;
   switch (s.state) {
     case 'pending':
@@ -45,7 +56,7 @@ export async function followSetup(ctx: CliContext, app: AppServices, worktree: s
   ctx.signal.addEventListener('abort', cancel, { once: true });
   try {
     const end = await app.worktreeSetups.wait(worktree);
-    if (end && end.state !== 'done') ctx.err(`warning: ${setupProblem(end)}; run it again with: flightdeck worktree setup ${real.split('/').pop()}`);
+    if (end && end.state !== 'done') ctx.err(`warning: ${printable(setupProblem(end) ?? '')}; run it again with: flightdeck worktree setup ${real.split('/').pop()}`);
     return end;
   } finally {
     process.off('SIGINT', cancel);

@@ -200,6 +200,12 @@ describe('a worktree is usable before its setup ends', () => {
     // A FIFO is never opened (reading it would wait for a writer forever).
     execFileSync('mkfifo', [file]);
     expect(worktreeSetupStatus(entry.path)).toBeNull();
+    // What the CLI prints of it carries no escape sequence (the folder is an agent's to write).
+    rmSync(file);
+    writeFileSync(file, JSON.stringify({ ...valid, state: 'failed', failed: { command: 'npm ci\u001b]0;pwned\u0007', exitCode: 1, reason: 'exited with code 1' } }));
+    const listed = await cli('worktree', 'list', '--repo', repo);
+    expect(listed.out).toContain('setup failed at `npm ci?]0;pwned?`: exited with code 1');
+    expect([...listed.out].filter((c) => c !== '\n' && c < ' ')).toEqual([]);
     // A running state whose process is gone is over: interrupted.
     rmSync(file);
     writeFileSync(file, JSON.stringify({ ...valid, state: 'running', endedAt: null, ownerPid: 2 ** 22 + 1 }));
