@@ -364,17 +364,29 @@ export class FeatureRunner {
 
   // ---- state --------------------------------------------------------------------------------------
 
+  /**
+   * A turn's figures not written yet: a review round or a verify attempt writes them with its
+   * verdict (one write, each a flush to disk, instead of two), which follows with nothing but the
+   * parsing of the answer in between. Kept until a write succeeds; any write takes them along.
+   */
+  private unsaved: ((s: FeatureState) => FeatureState) | null = null;
+
   private async save(change: (s: FeatureState) => FeatureState): Promise<void> {
-    this.state = await span('state: write', () => updateState(this.statePath, this.d.now(), change));
+    const pending = this.unsaved;
+    this.state = await span('state: write', () => updateState(this.statePath, this.d.now(), pending ? (s) => change(pending(s)) : change));
+    this.unsaved = null;
   }
 
   // ---- one interaction ------------------------------------------------------------------------
 
   /**
-   * Sends one input to the agent and adds what it cost to phase `index` (state written at once).
+   * Sends one input to the agent and adds what it cost to phase `index` (state written at once;
+   * with `writeWithVerdict`, by the caller's next write when the turn completed, see `unsaved`).
    * A turn that did not complete stops the run: cancelled, a limit, or failed with its message.
    */
-  private async interact(index: number, prompt: string, system: string): Promise<TurnReport> {
+  private async interact(index: number, prompt: string, system: string, o: { writeWithVerdict?: boolean } = {}): Promise<TurnReport> {
+    // The previous turn's figures are on disk before another turn (or a cancel) can happen.
+    if (this.unsaved) await this.save((s) => s);
     this.throwIfCancelled();
     const input = this.firstTurn ? `${system}\n\n---\n\n${prompt}` : prompt;
     const before = spanSync('budget: session cost', () => this.d.sessionCost(this.sessionId));
@@ -387,7 +399,10 @@ export class FeatureRunner {
     this.firstTurn = false;
     const now = spanSync('budget: session cost', () => this.d.sessionCost(this.sessionId));
     const delta = this.tracker.delta(cumulative(now));
-    await this.save((s) => updatePhase(s, index, (p) => addToPhase(p, delta, (Date.now() - started) / 1000)));
+    const secs = (Date.now() - started) / 1000;
+    const figures = (s: FeatureState) => updatePhase(s, index, (p) => addToPhase(p, delta, secs));
+    if (o.writeWithVerdict && report.outcome === 'completed') this.unsaved = figures;
+    else await this.save(figures);
     if (report.outcome === 'completed') return report;
     if (this.req.signal.aborted || report.outcome === 'cancelled') throw new RunStop(abortOutcome(this.req.signal), abortMessage(this.req.signal));
     if (this.limitRefusal) {
@@ -518,7 +533,7 @@ export class FeatureRunner {
       // With auto-commit on, its `git add --all` has just left no untracked file for the diff to add.
       const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch, { untrackedAdded: this.config.git.auto_commit }));
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
-      const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system);
+      const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system, { writeWithVerdict: true });
       const issues = await this.withFormat(index, report, parseReviewIssues, 'issues: []', system);
       rounds.push({ round, issues: issues ?? [], parsed: issues !== null });
       this.d.emit({ type: 'ReviewRound', round, issues: issues ?? [], parsed: issues !== null });
@@ -584,7 +599,7 @@ export class FeatureRunner {
       this.throwIfCancelled();
       const shown = checks.map((c) => ({ ...c, how: how(c) }));
       const prompt = this.templates.render('run/verify', { attempt, max_attempts: max, verification_plan: plan, checks: shown });
-      const report = await this.interact(index, (attempt === 1 ? resumePrefix : '') + prompt, system);
+      const report = await this.interact(index, (attempt === 1 ? resumePrefix : '') + prompt, system, { writeWithVerdict: true });
       const answer = await this.withFormat(index, report, parseVerifyResult, 'result: pass\nitems:\n  - item: …\n    result: pass', system);
       const checksPass = checks.every((c) => c.passed);
       const result: 'pass' | 'fail' = checksPass && answer?.result === 'pass' ? 'pass' : 'fail';

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEventData } from '../../../../src-preload/contract';
 import { readState, sumPhases } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
+import { observeSpans } from '../../../../src-main/platform/spans';
 import { gitIn } from '../../../support/temp';
 import { CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, SUM_TEST, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from './support';
 
@@ -86,6 +87,32 @@ describe('feature run: review rounds and verify attempts', () => {
     const subjects = gitIn(wt, 'log', '--format=%s', 'main..HEAD').split('\n').filter(Boolean);
     expect(subjects.filter((x) => /fix/i.test(x))).toEqual(['fix(calc): verify fixes after verify attempt 1', 'fix(calc): review fixes after review round 2']);
   }, 180_000);
+
+  it("a review round's and a verify attempt's turn figures are written with their verdict: one state write each, nothing lost", async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['true'] }) });
+    await planFeature(repo.repo, 'writes', ['library']);
+    h = await runHarness([write('sum.mjs', SUM_JS), text('Library written.'), CLEAN_REVIEW, VERIFY_PASS]);
+    let writes = 0;
+    observeSpans((name) => {
+      if (name === 'state: write') writes++;
+    });
+    try {
+      const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'writes' })).done;
+      expect(r.outcome).toBe('completed');
+    } finally {
+      observeSpans(null);
+    }
+    // Start; each phase: running, its turn (dev) or its turn with the verdict (review, verify), completed; delivery.
+    expect(writes).toBe(1 + 3 * 3 + 1);
+    const s = await readState(activeStatePath(repo.repo, 'writes'));
+    const [dev, review, verify] = s.phases;
+    expect([dev!.turns, review!.turns, verify!.turns]).toEqual([2, 1, 1]);
+    expect(review!.cost.input_tokens).toBeGreaterThan(0);
+    expect(verify!.cost.output_tokens).toBeGreaterThan(0);
+    expect((review!.details.rounds as unknown[]).length).toBe(1);
+    expect((verify!.details.attempts as unknown[]).length).toBe(1);
+    expect(s.total).toEqual(sumPhases(s.phases));
+  }, 120_000);
 
   for (const autoCommit of [true, false]) {
     it(`the review is shown the phase's new file ${autoCommit ? 'committed by auto-commit' : 'left untracked (auto_commit: false)'}`, async () => {
