@@ -190,9 +190,7 @@ export class AppServices {
         startSetup: (commands, env) => this.worktreeSetups.begin(root, entry.path, commands, env),
       }),
     setupDone: (path, signal) => this.worktreeSetups.wait(path, signal),
-    stopSetup: async (path) => {
-      if (this.worktreeSetups.cancel(path)) await this.worktreeSetups.wait(path);
-    },
+    stopSetup: (path) => this.stopSetup(path),
   });
   /** Sessions started in a worktree of their own, and their commit / merge / push / discard. */
   readonly sessionWorktrees: SessionWorktreeService;
@@ -386,7 +384,7 @@ export class AppServices {
       },
     });
     registerPrHandlers(this.router, this.prFollow, this.projects);
-    this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null, prepare: (root, tree) => this.worktrees.prepareMade(root, tree), setupDone: (tree) => this.setupWait(tree) });
+    this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null, prepare: (root, tree) => this.worktrees.prepareMade(root, tree), setupDone: (tree) => this.setupWait(tree), stopSetup: (tree) => this.stopSetup(tree) });
     registerCandidateHandlers(this.router, this.featureCandidates, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig, approvals });
     registerPlanningHandlers(this.router, this.planning, this.projects, log.child('planning'));
@@ -558,6 +556,11 @@ export class AppServices {
     const now = this.worktreeSetups.status(worktree);
     if (now && (now.state === 'pending' || now.state === 'running')) onWait?.(now.commands[now.step] ?? '');
     return setupProblem(await this.worktreeSetups.wait(worktree, signal));
+  }
+
+  /** Stops a worktree's running setup and waits for it to end (before the worktree is removed). */
+  private async stopSetup(path: string): Promise<void> {
+    if (this.worktreeSetups.cancel(path)) await this.worktreeSetups.wait(path);
   }
 
   /** The project's config as its trust allows, with what was left out in words. */

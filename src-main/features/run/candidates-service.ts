@@ -61,6 +61,8 @@ export interface CandidateServiceOptions {
   prepare?: (root: string, worktree: string) => Promise<PrepareResult | null>;
   /** Waits for a worktree's setup started by `prepare` to end: its problem in words, null when it finished well or none ran. */
   setupDone?: (worktree: string) => Promise<string | null>;
+  /** Stops a worktree's running setup and waits for it to end (before a half-made candidate is dropped). */
+  stopSetup?: (worktree: string) => Promise<void>;
   now?: () => number;
 }
 
@@ -214,6 +216,8 @@ export class FeatureCandidateService {
 
   /** Best-effort removal of a candidate worktree that holds nothing yet. */
   private async dropWorktree(root: string, worktree: string, branch: string): Promise<void> {
+    // Its setup may still run (another candidate failed first): it must not go on in a deleted folder.
+    await this.o.stopSetup?.(join(root, worktree));
     await this.o.git.removeWorktree(root, join(root, worktree), { force: true }).catch((e: unknown) => this.o.logger.warn('could not remove a half-made candidate worktree', { worktree, error: e }));
     await this.o.git.deleteBranch(root, branch, { force: true }).catch((e: unknown) => this.o.logger.warn('could not delete a half-made candidate branch', { branch, error: e }));
   }
