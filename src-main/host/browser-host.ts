@@ -141,6 +141,10 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
   }
 
   server.on('upgrade', (req, socket, head) => {
+    // Node's server stops listening for the socket's errors once it emits 'upgrade': a client that
+    // resets the connection before our answer is written (ECONNRESET, EPIPE) would otherwise throw
+    // from an unhandled 'error' event and end this process, token or not. Its loss only.
+    socket.on('error', () => undefined);
     const reasons = { 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' };
     const refuse = (status: 401 | 403 | 503) => socket.end(`HTTP/1.1 ${status} ${reasons[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     try {
