@@ -55,6 +55,16 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
       const next = ids.filter((id) => !gone.has(id)).flatMap((id) => got.get(id) ?? held.get(id) ?? []);
       set({ featureProjects: next });
     };
+    // Answers that arrive together (the index already made: all of them within a few
+    // milliseconds) are shown in one render, not one each: each render of the board lays out
+    // the page again. One that arrives alone is shown at once all the same.
+    let showing: ReturnType<typeof setTimeout> | null = null;
+    const showSoon = () => {
+      showing ??= setTimeout(() => {
+        showing = null;
+        show();
+      }, 0);
+    };
     let failure: unknown = null;
     await Promise.all(
       ids.map(async (projectId) => {
@@ -66,9 +76,11 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
           if (e instanceof BridgeError && e.code === 'not_found') gone.add(projectId);
           else failure ??= e;
         }
-        show();
+        showSoon();
       }),
     );
+    if (showing !== null) clearTimeout(showing);
+    show();
     if (failure !== null) throw failure;
     set({ featuresLoaded: true, featuresError: null });
   };

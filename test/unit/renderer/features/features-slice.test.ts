@@ -62,7 +62,8 @@ const inProject = (projectId: string, slugs: string[]): ProjectFeatures => ({
 function projectRow(id: string) {
   return { id, name: id, path: `/r/${id}`, addedAt: 1, git: null, problem: null, refreshedAt: null };
 }
-const flush = () => new Promise((r) => setTimeout(r, 0));
+/** Until the answers released so far are shown: the slice shows them once the task they arrived in is over. */
+const flush = () => new Promise((r) => setTimeout(() => setTimeout(r, 0), 0));
 const shown = (store: ReturnType<typeof createAppStore>) => store.getState().featureProjects.map((p) => `${p.projectId}:${p.features.map((f) => f.slug).join(',')}`);
 
 describe('the features slice streams the board one project at a time', () => {
@@ -99,6 +100,27 @@ describe('the features slice streams the board one project at a time', () => {
     answer.get('p2')!({ ok: true, value: { projects: [inProject('p2', ['b'])] } });
     await loading;
     expect(shown(store)).toEqual(['p1:a', 'p2:b']);
+  });
+
+  it('answers that arrive together are shown in one update, not one each', async () => {
+    const { store, answer } = perProjectList();
+    store.getState().setProjects([projectRow('p1'), projectRow('p2'), projectRow('p3')]);
+    const updates: string[][] = [];
+    const off = store.subscribe((s, before) => {
+      if (s.featureProjects !== before.featureProjects) updates.push(shown(store));
+    });
+    const loading = store.getState().loadFeatures();
+    answer.get('p1')!({ ok: true, value: { projects: [inProject('p1', ['a'])] } });
+    answer.get('p2')!({ ok: true, value: { projects: [inProject('p2', ['b'])] } });
+    await flush();
+    answer.get('p3')!({ ok: true, value: { projects: [inProject('p3', ['c'])] } });
+    await loading;
+    off();
+    // p1 and p2 together, then p3 (shown as the list ends).
+    expect(updates).toEqual([
+      ['p1:a', 'p2:b'],
+      ['p1:a', 'p2:b', 'p3:c'],
+    ]);
   });
 
   it('asks for every project in one list when there is only one', async () => {
