@@ -109,6 +109,8 @@ interface Terminal {
 
 /** Browser mode: one main connection's direct output socket at the pty host (see pty-host/direct-sockets.ts). */
 interface DirectChannel {
+  /** Which of its connection's direct sockets this is: route answers name it (see onRouted). */
+  socket: number;
   open: boolean;
   /** Terminals whose output the host writes to that socket: the main socket skips them. */
   routes: Set<string>;
@@ -149,6 +151,7 @@ export class TerminalService {
   private stopping: Promise<void> | null = null;
   /** Direct output sockets by main connection id (browser mode). */
   private readonly directs = new Map<string, DirectChannel>();
+  private directSeq = 0;
   private readonly routeWaiters = new Map<string, RouteWaiter[]>();
   private readonly directListeners = new Set<(conn: string | null, lost: boolean) => void>();
 
@@ -394,7 +397,7 @@ export class TerminalService {
         cancel: reject,
       });
       this.routeWaiters.set(id, waiters);
-      this.host.send({ t: 'route', id, conn: connectionId, on: true });
+      this.host.send({ t: 'route', id, conn: connectionId, on: true, socket: direct.socket });
     });
   }
 
@@ -403,7 +406,8 @@ export class TerminalService {
     if (!t || !t.views.has(attachmentId, connectionId)) return;
     t.views.detach(attachmentId);
     this.syncFlow(t);
-    if (connectionId !== undefined && this.directs.get(connectionId)?.routes.has(id)) this.host.send({ t: 'route', id, conn: connectionId, on: false });
+    const direct = connectionId !== undefined ? this.directs.get(connectionId) : undefined;
+    if (direct?.routes.has(id)) this.host.send({ t: 'route', id, conn: connectionId!, on: false, socket: direct.socket });
   }
 
   // ---- browser mode's direct output sockets -------------------------------------------------
@@ -429,7 +433,7 @@ export class TerminalService {
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k === 'upgrade' || k === 'connection' || k.startsWith('sec-websocket-')));
     const msg = { t: 'direct' as const, conn: connectionId, url: new URL(req.url, 'http://placeholder').pathname, headers, head: new Uint8Array(head) };
     const passed = this.host.sendSocket(msg, socket, () => this.directClosed(connectionId));
-    if (passed) this.directs.set(connectionId, { open: false, routes: new Set() });
+    if (passed) this.directs.set(connectionId, { socket: ++this.directSeq, open: false, routes: new Set() });
     return passed;
   }
 
@@ -456,9 +460,11 @@ export class TerminalService {
     for (const l of this.directListeners) l(connectionId, d.open);
   }
 
-  private onRouted(id: string, conn: string, asked: boolean, on: boolean): void {
+  private onRouted(id: string, conn: string, asked: boolean, on: boolean, socket: number): void {
     const direct = this.directs.get(conn);
-    if (direct) {
+    // An answer about a socket that closed while it waited in the terminal's lane says nothing
+    // about the connection's socket now: that one carries the terminal only once asked itself.
+    if (direct?.socket === socket) {
       if (on) direct.routes.add(id);
       else direct.routes.delete(id);
     }
@@ -608,14 +614,14 @@ export class TerminalService {
         // Views the connection attached before go direct too, each from where the host answers
         // (the view drops what both paths carry by offset, and resyncs if the direct side overtakes).
         for (const t of this.terminals.values()) {
-          if (t.info.status === 'running' && t.views.hasConnection(msg.conn)) this.host.send({ t: 'route', id: t.info.id, conn: msg.conn, on: true });
+          if (t.info.status === 'running' && t.views.hasConnection(msg.conn)) this.host.send({ t: 'route', id: t.info.id, conn: msg.conn, on: true, socket: d.socket });
         }
         return;
       }
       case 'directClosed':
         return this.directClosed(msg.conn);
       case 'routed':
-        return this.onRouted(msg.id, msg.conn, msg.asked, msg.on);
+        return this.onRouted(msg.id, msg.conn, msg.asked, msg.on, msg.socket);
     }
     if (msg.t === 'stats') {
       const waiters = this.statsWaiters.get(msg.id) ?? [];

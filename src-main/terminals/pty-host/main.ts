@@ -171,7 +171,7 @@ function onMessage(msg: ToHost): void {
       const t = terminals.get(msg.id);
       const on = directs.route(msg.id, msg.conn, msg.on, t !== undefined && !t.isExited);
       // In the terminal's lane: the main process learns exactly which batch was the first routed.
-      return sendFor(msg.id, { t: 'routed', id: msg.id, conn: msg.conn, asked: msg.on, on });
+      return sendFor(msg.id, { t: 'routed', id: msg.id, conn: msg.conn, asked: msg.on, on, socket: msg.socket });
     }
     case 'dropDirect':
       return directs.drop(msg.conn);

@@ -45,9 +45,10 @@ export type ToHost =
    * From now on write (`on`) or stop writing a terminal's output to connection `conn`'s direct
    * socket. Sent by the main process when that connection attaches (or detaches) a view of the
    * terminal: the host writes to a direct socket only the terminals routed to it here. Answered
-   * by `routed` in the terminal's own lane, after all of its output sent before.
+   * by `routed` in the terminal's own lane, after all of its output sent before. `socket`: which
+   * of the connection's direct sockets the main process meant, echoed in the answer.
    */
-  | { t: 'route'; id: string; conn: string; on: boolean }
+  | { t: 'route'; id: string; conn: string; on: boolean; socket: number }
   /** The main connection `conn` closed: its direct socket closes too. */
   | { t: 'dropDirect'; conn: string };
 
@@ -69,9 +70,10 @@ export type FromHost =
   /**
    * Answer to `route`, in the terminal's lane: every batch before this message went only to the
    * main process; after it, each batch also goes to the direct socket when `on` (false: the
-   * socket is gone, or the terminal is unknown or exited). `asked`: the `on` of the request.
+   * socket is gone, or the terminal is unknown or exited). `asked`: the `on` of the request;
+   * `socket`: the request's (the answer may arrive after that socket closed and another opened).
    */
-  | { t: 'routed'; id: string; conn: string; asked: boolean; on: boolean };
+  | { t: 'routed'; id: string; conn: string; asked: boolean; on: boolean; socket: number };
 
 /** What the host measured for one pty (times are epoch milliseconds with sub-millisecond precision). */
 export interface HostTerminalStats {
