@@ -109,6 +109,12 @@ function echoHopStats(
   };
 }
 
+/** Main's CPU between two `process.cpuUsage()` readings: ms, share of one core, ms per MB of flood. */
+function floodWindowCpu(first: NodeJS.CpuUsage, last: NodeJS.CpuUsage, wallMs: number, bytes: number) {
+  const cpuMs = (last.user - first.user + last.system - first.system) / 1000;
+  return { cpuMs: round(cpuMs), wallMs: round(wallMs), cpuShare: round(cpuMs / wallMs, 3), cpuMsPerMB: round(cpuMs / (bytes / 1024 / 1024), 2) };
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const dir = tempDir('fd-bench-term-');
   const t = await startTestApp();
@@ -146,6 +152,18 @@ export async function run(): Promise<Record<string, unknown>> {
     const offHub = t.app.hub.subscribe((e) => {
       if (e.topic === 'terminals.data' && e.key === echoTerm.id) mainEcho.data.push(epoch());
     });
+    // Main's CPU from the flood's first byte here to its last: the data path (plus the echo
+    // keystrokes meanwhile), without the view's start and the idle keystrokes before.
+    const floodCpu: { first: NodeJS.CpuUsage | null; last: NodeJS.CpuUsage | null; firstAt: number; lastAt: number } = { first: null, last: null, firstAt: 0, lastAt: 0 };
+    const offFloodCpu = t.app.hub.subscribe((e) => {
+      if (e.topic !== 'terminals.data' || e.key !== floodTerm.id) return;
+      floodCpu.last = process.cpuUsage();
+      floodCpu.lastAt = performance.now();
+      if (floodCpu.first === null) {
+        floodCpu.first = floodCpu.last;
+        floodCpu.firstAt = floodCpu.lastAt;
+      }
+    });
 
     const loadAtStart = loadavg();
     const viewStartedAt = performance.now();
@@ -166,6 +184,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const cpuAtViewExit = { main: process.cpuUsage(mainCpu0), hostMs: cpuMsOf(hostPid) - hostCpu0, load: loadavg(), wallMs: performance.now() - viewStartedAt };
     clearInterval(sampler);
     offHub();
+    offFloodCpu();
     const parseAfter = await headlessParseOnly(file);
     const parse = { ms: (parseBefore.ms + parseAfter.ms) / 2, cpuMs: (parseBefore.cpuMs + parseAfter.cpuMs) / 2 };
     if (code !== 0) throw new Error(`the view process failed (exit ${code})`);
@@ -225,6 +244,8 @@ export async function run(): Promise<Record<string, unknown>> {
           // Of one core, while the view process ran (the flood plus the echo timings around it).
           cpuShareWhileViewRan: round(mainCpuMs / cpuAtViewExit.wallMs, 3),
           cpuMsPerFloodMB: round(mainCpuMs / (flood.bytes / 1024 / 1024), 2),
+          // The same, from the flood's first byte in this process to its last.
+          duringFlood: floodCpu.first && floodCpu.last ? floodWindowCpu(floodCpu.first, floodCpu.last, floodCpu.lastAt - floodCpu.firstAt, flood.bytes) : null,
           eventLoopDelayMs: { p50: round(mainLoop.percentile(50) / 1e6), p99: round(mainLoop.percentile(99) / 1e6), max: round(mainLoop.max / 1e6) },
         },
         transportToView: { firstArrivalMs: since(r.firstAt), lastArrivalMs: since(r.lastAt), MBps: rate(r.lastAt) },
