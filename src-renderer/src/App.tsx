@@ -1,3 +1,28 @@
+// Every view's stylesheet, first and in the order the views' imports reached them before the
+// views were loaded lazily: the cascade between these and styles.css (imported after App) stays
+// what it was, instead of a view's rules arriving after styles.css when the view is first shown.
+import './projects/projects.css';
+import './sessions/sessions.css';
+import './inbox/inbox.css';
+import './components/trust.css';
+import './containers/containers.css';
+import './session-worktrees/session-worktrees.css';
+import './features/board.css';
+import './autopilot/autopilot.css';
+import './providers/providers.css';
+import './coder/coder.css';
+import './budgets/budgets.css';
+import 'react-diff-view/style/index.css';
+import './changes/changes.css';
+import './agents/agents.css';
+import './mailbox/mailbox.css';
+import '@xterm/xterm/css/xterm.css';
+import './terminals/terminals.css';
+import './containers/images.css';
+import './features/features.css';
+import './feature-view/candidates.css';
+import './feature-view/feature-view.css';
+import './keyboard/keyboard.css';
 import { lazy, Suspense, useEffect } from 'react';
 import { useAppStore, useClient } from './store';
 import { Sidebar } from './components/Sidebar';
