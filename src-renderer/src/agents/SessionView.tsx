@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ImageAttachment, Session } from '../../../src-preload/contract/agents';
 import { useAppStore, useClient } from '../store';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -44,6 +44,15 @@ export function SessionView({
   const sessionsLoaded = useAppStore((s) => s.sessionsLoaded);
   const { transcript, loading } = useSessionStream(sessionId, (to) => setView({ name: 'session', sessionId: to }));
   const scroller = useRef<HTMLDivElement>(null);
+  // The virtualized transcript lays out rows in its scroller, so it is rendered once the scroller
+  // is in the page: a transcript shown from the cache mounts with this view, before React has
+  // attached the ref, and would lay out nothing. The state update comes in the same commit,
+  // before anything is drawn.
+  const [scrollerEl, setScrollerEl] = useState<HTMLDivElement | null>(null);
+  const scrollerRef = useCallback((el: HTMLDivElement | null) => {
+    scroller.current = el;
+    setScrollerEl(el);
+  }, []);
   const stick = useRef(true);
   const profiles = useAppStore((s) => s.profiles);
   const history = useMemo(() => historyEntries(transcript.items.flatMap((it) => (it.kind === 'user' ? [it.text] : []))), [transcript.items]);
@@ -145,7 +154,7 @@ export function SessionView({
         {find.open && virtualized && <TranscriptFindBar find={find} />}
         <div
           className="transcript"
-          ref={scroller}
+          ref={scrollerRef}
           tabIndex={-1}
           onKeyDown={(e) => {
             if (virtualized && e.target === e.currentTarget && (e.key === 'Home' || e.key === 'End') && !e.ctrlKey && !e.metaKey && !e.shiftKey && !e.altKey) {
@@ -180,7 +189,7 @@ export function SessionView({
             </div>
           )}
           {virtualized ? (
-            <VirtualTranscript items={transcript.items} scroller={scroller} follow={stick} highlight={find.open ? (find.matches[find.at] ?? null) : null} render={renderItem} handle={virtualRef} />
+            scrollerEl && <VirtualTranscript items={transcript.items} scroller={scroller} follow={stick} highlight={find.open ? (find.matches[find.at] ?? null) : null} render={renderItem} handle={virtualRef} />
           ) : (
             transcript.items.map(renderItem)
           )}

@@ -52,6 +52,9 @@ export function VirtualTranscript({
     estimateSize: () => ESTIMATED_BLOCK_PX,
     overscan: OVERSCAN_BLOCKS,
     getItemKey: (i) => items[i]!.kind + items[i]!.id,
+    // A view that follows the stream opens at its newest blocks: its first render lays out the
+    // rows at the bottom, not the first rows of the session and then, a frame later, the last.
+    initialOffset: () => (follow.current ? Math.max(0, items.length * ESTIMATED_BLOCK_PX - window.innerHeight) : 0),
   });
   useImperativeHandle(
     handle,

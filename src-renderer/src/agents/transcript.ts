@@ -97,16 +97,24 @@ export function clipLines(text: string, max: number, keep: 'head' | 'tail'): { t
   return { text: nl >= 0 && nl < part.length - 1 ? part.slice(nl + 1) : part, cut: true };
 }
 
-/** Applies events in order; events at or below lastSeq (replay/live overlap) are ignored. */
+/**
+ * Applies events in order; events at or below lastSeq (replay/live overlap) are ignored. The
+ * items list is copied once for the whole batch, not once per event: a replay of a long session
+ * is thousands of events over a thousand items, and copying per event made the fold quadratic.
+ */
 export function applyEvents(t: Transcript, events: readonly AgentEvent[]): Transcript {
   let next = t;
-  for (const e of events) next = applyEvent(next, e);
+  for (const e of events) next = applyEvent(next, e, next !== t);
   return next;
 }
 
-export function applyEvent(t: Transcript, e: AgentEvent): Transcript {
+/**
+ * `ownsItems`: `t` is an intermediate result of this batch, nobody else holds its items list,
+ * so it is changed in place (applyEvents only).
+ */
+export function applyEvent(t: Transcript, e: AgentEvent, ownsItems = false): Transcript {
   if (e.seq <= t.lastSeq) return t;
-  const items = t.items.slice();
+  const items = ownsItems ? t.items : t.items.slice();
   const out: Transcript = { ...t, items, lastSeq: e.seq };
   const d = e.data;
   const id = `${e.seq}`;

@@ -59,6 +59,28 @@ describe('transcript fold', () => {
     expect(t.lastSeq).toBe(12);
   });
 
+  it('a batch folds as its events one by one would, and leaves the transcript it started from as it was', () => {
+    seq = 0;
+    const first = [ev({ type: 'turn.started', input: 'one', kind: 'chat', mode: 'default', model: 'm' }), ev({ type: 'text.delta', step: 1, index: 0, text: 'a' })];
+    const start = applyEvents(emptyTranscript, first);
+    const startItems = start.items.map((i) => ({ ...i }));
+    const batch = [
+      ev({ type: 'text.delta', step: 1, index: 0, text: 'b' }),
+      ev({ type: 'tool.started', step: 1, index: 1, toolUseId: 'tu9', tool: 'bash' }),
+      ev({ type: 'tool.result', toolUseId: 'tu9', tool: 'bash', isError: false, content: 'ok', exitCode: 0, durationMs: 1 }),
+      ev({ type: 'turn.ended', outcome: 'completed', message: null, steps: 1 }),
+      ev({ type: 'turn.started', input: 'two', kind: 'chat', mode: 'default', model: 'm' }),
+    ];
+    const batched = applyEvents(start, batch);
+    const single = batch.reduce((t, e) => applyEvent(t, e), start);
+    expect(batched).toEqual(single);
+    expect(batched.items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'turn-end', 'user']);
+    // The transcript the batch started from (React state still showing) is not touched.
+    expect(start.items).toEqual(startItems);
+    expect(start.items).toHaveLength(2);
+    expect(emptyTranscript.items).toHaveLength(0);
+  });
+
   it('ignores events it has already applied, so replay and live overlap cleanly', () => {
     seq = 0;
     const a = ev({ type: 'turn.started', input: 'hi', kind: 'chat', mode: 'plan', model: 'm' });
