@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Terminal } from '@xterm/xterm';
 import type { FitAddon } from '@xterm/addon-fit';
 import type { SearchAddon } from '@xterm/addon-search';
@@ -53,7 +53,9 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     endLabelRef.current = endLabel;
   }, [endLabel]);
 
-  useEffect(() => {
+  // A layout effect: the view is in its pane in the same commit that shows the pane, so no frame
+  // is drawn with an empty pane (or the previous terminal's rows) in between.
+  useLayoutEffect(() => {
     const el = host.current;
     if (!el) return;
     // A terminal seen recently comes back live; one hidden longer is restored from its snapshot.

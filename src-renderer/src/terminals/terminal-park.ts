@@ -90,6 +90,7 @@ export class TerminalViewCache<V extends CachedView> {
   private readonly parking = new Map<string, Promise<void>>();
   /** Terminals whose view is on screen: a park that finishes after the terminal came back keeps no snapshot. */
   private readonly shown = new Set<string>();
+  private trimQueued = false;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (t: unknown) => void;
 
@@ -120,15 +121,27 @@ export class TerminalViewCache<V extends CachedView> {
     return this.parking.get(id) ?? Promise.resolve();
   }
 
-  /** A view left the screen: it stays live for a while, then is parked. */
+  /**
+   * A view left the screen: it stays live for a while, then is parked. Past the bound the view
+   * hidden longest is parked once the current task's synchronous work is done, not at once: a
+   * pane that switches terminals hides the old one before it takes the new one (React runs an
+   * effect's cleanup before its next run in the same commit), and in a round of switches the view
+   * hidden longest is the very one being taken — parked at once, it would come back by a replay.
+   */
   hide(id: string, view: V): void {
     this.drop(id);
     this.shown.delete(id);
     const timer = this.setTimer(() => void this.park(id), this.o.parkAfterMs);
     this.hidden.set(id, { view, timer });
-    while (this.hidden.size > this.o.maxHidden) {
-      // Maps iterate in insertion order: the first is the one hidden longest.
-      void this.park(this.hidden.keys().next().value!);
+    if (this.hidden.size > this.o.maxHidden && !this.trimQueued) {
+      this.trimQueued = true;
+      queueMicrotask(() => {
+        this.trimQueued = false;
+        while (this.hidden.size > this.o.maxHidden) {
+          // Maps iterate in insertion order: the first is the one hidden longest.
+          void this.park(this.hidden.keys().next().value!);
+        }
+      });
     }
   }
 

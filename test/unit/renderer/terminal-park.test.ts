@@ -210,11 +210,26 @@ describe('TerminalViewCache', () => {
     }
   });
 
-  it('parks the view hidden longest at once when too many are hidden', () => {
+  it('parks the view hidden longest when too many are hidden', async () => {
     const cache = cacheWith(2);
     const views = [fakeView(), fakeView(), fakeView()];
     views.forEach((v, i) => cache.hide(`t${i}`, v));
+    await Promise.resolve();
     expect(views.map((v) => v.parks)).toEqual([1, 0, 0]);
+    expect(cache.counts.hidden).toBe(2);
+  });
+
+  it('a pane that hides one terminal and takes another in the same turn gets the live view back, even at the bound', async () => {
+    const cache = cacheWith(2);
+    const [a, b, c] = [fakeView(), fakeView(), fakeView()];
+    cache.hide('a', a);
+    cache.hide('b', b);
+    // A round of switches: the pane hides c (over the bound) and takes a, the view hidden longest.
+    cache.hide('c', c);
+    const got = cache.take('a');
+    expect(got && 'view' in got && got.view).toBe(a);
+    await Promise.resolve();
+    expect([a.parks, b.parks, c.parks]).toEqual([0, 0, 0]);
     expect(cache.counts.hidden).toBe(2);
   });
 
@@ -222,6 +237,7 @@ describe('TerminalViewCache', () => {
     const cache = cacheWith(0);
     const v = fakeView();
     cache.hide('a', v);
+    await Promise.resolve();
     expect(v.parks).toBe(1);
     // Shown again while serializing: nothing to take yet, so a new view replays from the main process.
     expect(cache.take('a')).toBeNull();
@@ -236,6 +252,7 @@ describe('TerminalViewCache', () => {
     const live = fakeView();
     cache.hide('closed-parked', parked);
     cache.hide('closed-live', live);
+    await Promise.resolve();
     parked.release!();
     await cache.settled('closed-parked');
     expect(cache.counts).toEqual({ hidden: 1, parked: 1 });
