@@ -2,11 +2,14 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { connect } from './bridge';
+import { restCaretWhenIdle } from './lib/caret-rest';
 import { ClientContext, createAppStore, StoreContext } from './store';
 import './styles.css';
 
 const client = connect();
 const store = createAppStore(client);
+// A focused field's caret blinks for ever otherwise: an idle page would repaint twice a second.
+restCaretWhenIdle(document);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

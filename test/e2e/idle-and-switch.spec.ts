@@ -1,0 +1,189 @@
+import { test, expect, type Page } from '@playwright/test';
+import { startHost, type RunningHost } from './support/host';
+import { BoardPage } from './poms/board';
+import { SessionPage } from './poms/session';
+import { TerminalsPage } from './poms/terminals';
+import { seedLongSession } from '../fixtures/long-transcript';
+import { startTestApp } from '../support/app';
+import { makeRepo, tempDir } from '../support/temp';
+
+/**
+ * A page left alone does nothing: no timer, interval, animation frame or observer callback runs
+ * on a long session or on the Terminals view once what the last action started has settled.
+ * And a terminal switched back into its pane shows its rows in the same turn as its pane appears.
+ */
+
+let host: RunningHost;
+let repo: { path: string; cleanup(): void };
+let sessionId: string;
+let otherId: string;
+const TURNS = 150;
+
+test.beforeAll(async () => {
+  repo = makeRepo('fd-e2e-idle-');
+  const data = tempDir('fd-e2e-data-');
+  const { app } = await startTestApp(data.path);
+  const project = await app.projects.add(repo.path);
+  sessionId = await seedLongSession(app, project.id, 'A long conversation', 0, TURNS);
+  otherId = await seedLongSession(app, project.id, 'Another long conversation', 1, TURNS);
+  app.dispose();
+  host = await startHost({ dataDir: data.path });
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  repo?.cleanup();
+});
+
+/**
+ * Counts every callback of timers, intervals, animation frames and observers the page runs, with
+ * where each was scheduled (for the failure message), and every change to the DOM.
+ */
+async function countWakeUps(page: Page): Promise<void> {
+  // A string: this config compiles without the DOM's types (the script runs in the page).
+  await page.addInitScript(`(() => {
+    const log = { list: [], mutations: 0 };
+    globalThis.__wakeups = log;
+    const RealMutationObserver = MutationObserver;
+    const where = (kind) => kind + ' from ' + (new Error().stack || '').split('\\n').slice(3, 5).map((l) => l.trim()).join(' < ');
+    for (const name of ['setTimeout', 'setInterval', 'requestAnimationFrame', 'requestIdleCallback']) {
+      const original = globalThis[name];
+      globalThis[name] = function (cb, ...rest) {
+        if (typeof cb !== 'function') return original.call(globalThis, cb, ...rest);
+        const at = where(name);
+        return original.call(globalThis, function (...args) { log.list.push(at); return cb.apply(this, args); }, ...rest);
+      };
+    }
+    for (const name of ['ResizeObserver', 'IntersectionObserver', 'MutationObserver']) {
+      const Original = globalThis[name];
+      globalThis[name] = class extends Original {
+        constructor(cb, ...rest) {
+          const at = where(name);
+          super((...args) => { log.list.push(at); return cb(...args); }, ...rest);
+        }
+      };
+    }
+    // The DOM itself: anything that changes it while idle is work (a clock, a blinking cursor).
+    const watch = () => new RealMutationObserver((records) => (log.mutations += records.length)).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    if (document.readyState === 'loading') addEventListener('DOMContentLoaded', watch);
+    else watch();
+  })()`);
+}
+
+/** The wake-ups and DOM changes while the page is left alone for `ms` (the wait is the test's, not the page's). */
+async function wakeUpsWhileIdle(page: Page, ms: number): Promise<{ list: string[]; mutations: number }> {
+  const reset = `(() => { const l = globalThis.__wakeups; l.list.length = 0; l.mutations = 0; })()`;
+  await page.evaluate(reset);
+  await page.waitForTimeout(ms);
+  return page.evaluate(`(() => { const l = globalThis.__wakeups; return { list: [...l.list], mutations: l.mutations }; })()`);
+}
+
+/** Long enough to see any interval, animation loop or blinking cursor (xterm blinks every 600 ms). */
+const IDLE_WINDOW_MS = 3_000;
+/**
+ * Settling after the last action: a focused field's caret and a focused terminal's cursor blink
+ * until nothing has happened for 10 s (lib/caret-rest.ts, terminal-view.ts), then stop.
+ */
+const SETTLE_MS = 11_000;
+
+const projectName = () => repo.path.split('/').pop()!;
+
+test('a page left alone does nothing, on a long session and on the Terminals view', async ({ page }) => {
+  await countWakeUps(page);
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  const session = new SessionPage(page);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await expect(session.input).toBeFocused();
+  await page.waitForTimeout(SETTLE_MS);
+  await expect(page.locator('html')).toHaveClass(/caret-resting/);
+  const onSession = await wakeUpsWhileIdle(page, IDLE_WINDOW_MS);
+  expect(onSession.list, 'callbacks run on an idle session').toEqual([]);
+  expect(onSession.mutations, 'DOM changes on an idle session').toBe(0);
+
+  // Two shells side by side, one of them focused; WebGL as a user has it (nothing to read the
+  // screen by, so the shells are left to print their prompts during the settling).
+  const terms = new TerminalsPage(page);
+  await board.open(host.url);
+  await terms.openFromCard(projectName());
+  await expect(terms.pane(0)).toHaveAttribute('data-status', 'running');
+  await expect(terms.pane(0).getByTestId('xterm-host')).toHaveAttribute('data-renderer', 'webgl');
+  await terms.setLayout('Two side by side');
+  await terms.newShellIn(projectName());
+  await expect(terms.panes).toHaveCount(2);
+  await expect(terms.pane(1)).toHaveAttribute('data-status', 'running');
+  await expect(terms.pane(1).getByTestId('xterm-host')).toHaveAttribute('data-renderer', 'webgl');
+  await page.waitForTimeout(SETTLE_MS);
+  const onTerminals = await wakeUpsWhileIdle(page, IDLE_WINDOW_MS);
+  expect(onTerminals.list, 'callbacks run on an idle Terminals view').toEqual([]);
+  expect(onTerminals.mutations, 'DOM changes on an idle Terminals view').toBe(0);
+});
+
+test('a terminal switched back into its pane shows its rows as soon as the pane shows it', async ({ page }) => {
+  const board = new BoardPage(page);
+  const terms = new TerminalsPage(page);
+  await board.open(host.url);
+  // Text drawn in the page, where the test can read it the moment the pane changes.
+  await terms.useCompatibleRendering();
+  await terms.openFromCard(projectName());
+  const pane = terms.pane(0);
+  const first = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'for i in $(seq 1 200); do echo "first-line-$i"; done');
+  await expect(terms.screen(pane)).toContainText('first-line-200');
+  await terms.newShellIn(projectName());
+  await expect(pane).not.toHaveAttribute('data-terminal-id', first);
+  const second = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'echo second-$((2+3))');
+  await expect(terms.screen(pane)).toContainText('second-5');
+
+  // Back and forth by address, as a link or the palette does: read the pane in the very turn it
+  // starts showing the terminal, before the browser has drawn a frame.
+  const rowsWhenShown = (id: string) =>
+    page.evaluate<string>(`new Promise((resolve) => {
+      const paneOf = () => document.querySelector('[data-testid="terminal-pane"][data-terminal-id="${id}"]');
+      const watcher = new MutationObserver(() => {
+        const p = paneOf();
+        if (!p) return;
+        watcher.disconnect();
+        resolve(p.querySelector('.xterm-rows')?.textContent ?? '');
+      });
+      watcher.observe(document.body, { subtree: true, childList: true, attributes: true });
+      location.hash = '#/terminals/${id}';
+    })`);
+  for (let round = 0; round < 3; round++) {
+    expect(await rowsWhenShown(first)).toContain('first-line-200');
+    expect(await rowsWhenShown(second)).toContain('second-5');
+  }
+});
+
+test('a session shown again opens at its newest answer in the same turn as its view', async ({ page }) => {
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+
+  // Back: the transcript read before is shown as the view appears, not after the log is read again.
+  const transcriptWhenShown = (id: string) =>
+    page.evaluate<string>(`new Promise((resolve) => {
+      const old = document.querySelector('[data-testid="session-view"]');
+      const watcher = new MutationObserver(() => {
+        const v = document.querySelector('[data-testid="session-view"]');
+        if (!v || v === old) return;
+        watcher.disconnect();
+        resolve(v.querySelector('[data-testid="transcript"]')?.textContent ?? '');
+      });
+      watcher.observe(document.body, { subtree: true, childList: true });
+      location.hash = '#/session/${id}';
+    })`);
+  for (let round = 0; round < 2; round++) {
+    expect(await transcriptWhenShown(sessionId)).toContain(`Turn ${TURNS} of session 0:`);
+    expect(await transcriptWhenShown(otherId)).toContain(`Turn ${TURNS} of session 1:`);
+  }
+  // And it still follows the log: a reload reads it whole again.
+  await page.reload();
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+});
