@@ -42,8 +42,8 @@ export const CAPTURE_POLL_MS = 250;
  * `bash`: the wrapper runs in bash. Each tee then says it is done on a third FIFO, which the
  * wrapper reads with a timeout: it ends the moment both are done, without starting a process.
  * A wrapper that looked for the done files and slept 40 ms (a `sleep` process) when they were
- * not there yet — the tees are rarely done the instant the command exits — added about 50 ms to
- * every command, a check of `true` included. The descriptor (9) is closed for the command and
+ * not there yet — the tees are rarely done the instant the command exits — added 40 ms and a
+ * process to nearly every command, a check of `true` included (wrapper alone: 63 → 40 ms, load 11). The descriptor (9) is closed for the command and
  * the tees: only the two FIFOs cross into the command, as before.
  */
 export function captureScript(stdinClosed: boolean, bash = false): string {
