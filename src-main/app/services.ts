@@ -363,7 +363,7 @@ export class AppServices {
     });
     // A feature's approved agent settings live here, not only in its worktree's state.yml (which its agent can write).
     const approvals = new FeatureApprovals(this.db);
-    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root), prFeedback: (root, slug) => this.prFollow.fixRound(root, slug), setupDone: (worktree, signal, onWait) => this.setupWait(worktree, signal, onWait) });
+    this.featureRuns = new FeatureRunService({ db: this.db, events: this.events, hub: this.hub, logger: log.child('feature-runs'), settings: this.settings, projects: this.projects, agents: this.agents, driver: this.driver, terminals: this.terminals, containers: runContainers(this.containers), dataDir: options.dataDir, repositoryTemplates, trustedConfig, comments: this.reviewComments, approvals, repositoryTrusted: (root) => this.trust.templatesTrusted(root), prFeedback: (root, slug) => this.prFollow.fixRound(root, slug), setupDone: (worktree, signal, onWait, root) => this.setupWait(worktree, signal, onWait, root) });
     this.onEventsPersisted((batch) => this.featureRuns.onPersisted(batch));
     registerFeatureRunHandlers(this.router, this.featureRuns, this.projects);
     this.prFollow = new PrFollowService({
@@ -384,7 +384,7 @@ export class AppServices {
       },
     });
     registerPrHandlers(this.router, this.prFollow, this.projects);
-    this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null, prepare: (root, tree) => this.worktrees.prepareMade(root, tree), setupDone: (tree) => this.setupWait(tree), stopSetup: (tree) => this.stopSetup(tree) });
+    this.featureCandidates = new FeatureCandidateService({ db: this.db, runs: this.featureRuns, git: new CandidateGitOps(), logger: log.child('feature-candidates'), driver: this.driver, trustedConfig, projectIdOf: (root) => this.projects.list().find((p) => p.path === root)?.id ?? null, prepare: (root, tree) => this.worktrees.prepareMade(root, tree), setupDone: (tree, root) => this.setupWait(tree, undefined, undefined, root), stopSetup: (tree) => this.stopSetup(tree) });
     registerCandidateHandlers(this.router, this.featureCandidates, this.projects);
     this.planning = new PlanningService({ dataDir: options.dataDir, driver: this.driver, worktrees: this.worktrees, hub: this.hub, log: log.child('planning'), repositoryTemplates, trustedConfig, approvals });
     registerPlanningHandlers(this.router, this.planning, this.projects, log.child('planning'));
@@ -550,9 +550,23 @@ export class AppServices {
     schedule(BACKUP_FIRST_CHECK_MS);
   }
 
-  /** Stops everything that runs and closes the database. Safe to call twice. */
-  /** Waits for a worktree's setup to end (`onWait` hears the command running when there is one to wait for); its problem in words, null when it finished well or none ran. */
-  async setupWait(worktree: string, signal?: AbortSignal, onWait?: (command: string) => void): Promise<string | null> {
+  /**
+   * Waits for a worktree's setup to end (`onWait` hears the command running when there is one to
+   * wait for); its problem in words, null when it finished well or none ran. A setup a restart
+   * cut off is run again first (as the repository's trust allows now): a run resumed after the
+   * restart needs what it installs, and the user did not stop it.
+   */
+  async setupWait(worktree: string, signal?: AbortSignal, onWait?: (command: string) => void, root?: string): Promise<string | null> {
+    // `root` is the repository the run or candidate belongs to, as Flightdeck recorded it (not
+    // read from the worktree, which an agent can write): its trust and setup commands apply.
+    if (root && this.worktreeSetups.status(worktree)?.state === 'interrupted') {
+      try {
+        await this.worktreeSetups.rerun(root, worktree);
+      } catch (e) {
+        // Refused (no longer trusted, no setup any more): the wait below reports the interruption.
+        this.options.logger.warn('an interrupted setup was not run again', { worktree, error: e });
+      }
+    }
     const now = this.worktreeSetups.status(worktree);
     if (now && (now.state === 'pending' || now.state === 'running')) onWait?.(now.commands[now.step] ?? '');
     return setupProblem(await this.worktreeSetups.wait(worktree, signal));
@@ -569,6 +583,7 @@ export class AppServices {
     return { config: t.config, skipped: t.skipped.map((part) => skippedText(part, t.status.items)) };
   }
 
+  /** Stops everything that runs and closes the database. Safe to call twice. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

@@ -60,7 +60,7 @@ export interface CandidateServiceOptions {
   /** The project's worktree preparation (copy, ports, setup), as a feature's own worktree gets it; absent: none. */
   prepare?: (root: string, worktree: string) => Promise<PrepareResult | null>;
   /** Waits for a worktree's setup started by `prepare` to end: its problem in words, null when it finished well or none ran. */
-  setupDone?: (worktree: string) => Promise<string | null>;
+  setupDone?: (worktree: string, root: string) => Promise<string | null>;
   /** Stops a worktree's running setup and waits for it to end (before a half-made candidate is dropped). */
   stopSetup?: (worktree: string) => Promise<void>;
   now?: () => number;
@@ -169,7 +169,7 @@ export class FeatureCandidateService {
           if (failed) throw new AppError('unavailable', `Candidate ${candidateLabel(p.index)}'s worktree could not be prepared (${failed}); nothing was started.`);
         }
         // Their setups run side by side; every candidate's run needs its own finished.
-        const setups = await Promise.all(made.map(async (p) => ({ p, problem: (await this.o.setupDone?.(join(root, p.worktree))) ?? null })));
+        const setups = await Promise.all(made.map(async (p) => ({ p, problem: (await this.o.setupDone?.(join(root, p.worktree), root)) ?? null })));
         const bad = setups.find((x) => x.problem !== null);
         if (bad) throw new AppError('unavailable', `Candidate ${candidateLabel(bad.p.index)}'s worktree could not be prepared (${bad.problem}); nothing was started.`);
       } catch (e) {

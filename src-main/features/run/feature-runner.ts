@@ -108,9 +108,9 @@ export interface RunnerDeps {
   /**
    * Waits for the worktree's setup (started when it was made, ../../worktrees/setup-service.ts)
    * to end: its problem in words when it did not finish well, null when it did or none ran.
-   * Absent: the run does not wait.
+   * Absent: the run does not wait. A setup a restart cut off is run again first, under `root`'s trust.
    */
-  setupDone?: (worktree: string, signal: AbortSignal, onWait: (command: string) => void) => Promise<string | null>;
+  setupDone?: (worktree: string, signal: AbortSignal, onWait: (command: string) => void, root: string) => Promise<string | null>;
 }
 
 /** A fix round made from the PR's failed checks and reviews, sent before review like diff comments. */
@@ -226,7 +226,7 @@ export class FeatureRunner {
     const own = resolve(dirname(this.statePath), '..', '..');
     if (this.worktree !== own) throw new FeatureError('state', `git.worktree_path names ${this.state.git.worktree_path}, not the worktree this state.yml is in (${relative(this.req.repoRoot, own) || '.'}); put it back by hand`, { path: this.statePath });
     // The first agent turn and the checks need what setup installs (dependencies, a build).
-    const setupProblem = this.d.setupDone ? await span('worktree: setup wait', () => this.d.setupDone!(this.worktree, this.req.signal, (command) => this.d.emit({ type: 'Notice', message: `Waiting for the worktree's setup to finish (\`${command}\`) before the first agent turn.` }))) : null;
+    const setupProblem = this.d.setupDone ? await span('worktree: setup wait', () => this.d.setupDone!(this.worktree, this.req.signal, (command) => this.d.emit({ type: 'Notice', message: `Waiting for the worktree's setup to finish (\`${command}\`) before the first agent turn.` }), this.req.repoRoot)) : null;
     if (this.req.signal.aborted) {
       // Cancelled (or Flightdeck stopping) while it waited: nothing started, nothing to record.
       const outcome = abortOutcome(this.req.signal);

@@ -69,6 +69,30 @@ describe('a feature run waits for its worktree setup', () => {
     expect(existsSync(join(tree, 'sum.mjs'))).toBe(true);
   }, 180_000);
 
+  it('after a restart cut its setup off, a run runs the setup again and waits for it before its first turn', async () => {
+    repo = makeRunRepo({ remote: 'none', config: config(BLOCKED_SETUP) });
+    h = await runHarness([]);
+    const feature = await h.app.planning.finalize({ repo: repo.repo, slug: 'restarted', designMd: DESIGN(['work']), verificationMd: VERIFICATION, phases: ['work'], agent: AGENT });
+    const tree = feature.worktreePath;
+    await waitFor(() => h!.app.worktreeSetups.status(tree)?.state === 'running', 'the setup to run');
+    // The app stops mid-setup (quit, crash): the next start reads it as interrupted.
+    h.app.dispose();
+    const first = h;
+    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), PASS_NO_ITEMS], { dataDir: first.dataDir });
+    expect(h.app.worktreeSetups.status(tree)?.state).toBe('interrupted');
+
+    const run = await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'restarted' });
+    await waitFor(() => h!.events.some((e) => e.data.type === 'Notice' && /Waiting for the worktree's setup to finish/.test(e.data.message)), 'the run to wait for the setup run again');
+    expect(h.app.worktreeSetups.status(tree)?.state).toMatch(/^(pending|running)$/);
+    expect(h.server.mainRequests()).toHaveLength(0);
+    writeFileSync(join(tree, 'release'), '');
+    const result = await run.done;
+    expect(result.outcome, result.message ?? '').toBe('completed');
+    expect(h.app.worktreeSetups.status(tree)?.state).toBe('done');
+    expect(existsSync(join(tree, 'setup-ran.txt'))).toBe(true);
+    await first.server.close();
+  }, 180_000);
+
   it('a run cancelled while it waits for setup ends cancelled without starting; the setup runs on', async () => {
     repo = makeRunRepo({ remote: 'none', config: config(BLOCKED_SETUP) });
     h = await runHarness([]);
