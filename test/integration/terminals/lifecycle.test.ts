@@ -160,6 +160,8 @@ describe('terminals over browser mode', () => {
     const other = h.connect();
     const second = new HeadlessView(other, info.id);
     await second.attach();
+    // The replay reaches the emulator in pieces (the window's output scheduler), after attach resolves.
+    await second.until((o) => o.length >= late.output.length, 20_000, 'the whole replay');
     expect(second.output).toBe(late.output);
     late.dispose();
     second.dispose();
