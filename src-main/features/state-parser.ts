@@ -5,9 +5,10 @@
  * itself in browser mode); in one worker thread it runs on the other core while the main thread
  * reads the next files and answers the rest.
  *
- * One worker, started on the first parse and ended after PARSER_IDLE_MS without one. Until it
- * says it is ready (loading the parser and the schema takes a few hundred milliseconds, more
- * under tsx), and if it fails, parses run here as before: the result is the same either way
+ * One worker, started by a burst of parses (PARSER_WORKER_MIN_BURST) and ended after
+ * PARSER_IDLE_MS without one. Until it says it is ready (loading the parser and the schema takes
+ * a few hundred milliseconds, more under tsx), and if it fails, parses run here as before: the
+ * result is the same either way
  * (state-parse-worker.ts runs the same parseState and its errors come back as FeatureErrors).
  * The worker gets text only; reading the file, with its checks, stays in the scanner.
  */
@@ -35,6 +36,13 @@ export type ParseReply =
  * held for nothing. Starting it again is cheap next to the burst that needs it.
  */
 export const PARSER_IDLE_MS = 15_000;
+/**
+ * Parses in a row (each within PARSER_BURST_GAP_MS of the last) before the worker is started:
+ * loading it costs more CPU than a few dozen parses (several hundred milliseconds), so a state
+ * file changed by a run, or a handful, is parsed here; a first index of hundreds starts it.
+ */
+export const PARSER_WORKER_MIN_BURST = 32;
+const PARSER_BURST_GAP_MS = 1_000;
 /** Workers that may fail (crash, fail to load) before parsing stays on the main thread for good. */
 const MAX_WORKER_FAILURES = 3;
 
@@ -77,12 +85,22 @@ export class StateParser {
   private idle: NodeJS.Timeout | null = null;
   /** Parses done in the worker and here (the bench prints them; tests check which ran). */
   readonly counts = { worker: 0, inline: 0 };
+  private burst = 0;
+  private lastParseAt = 0;
 
-  constructor(private readonly o: { idleMs?: number; entry?: () => ReturnType<typeof workerEntry> } = {}) {}
+  constructor(private readonly o: { idleMs?: number; minBurst?: number; entry?: () => ReturnType<typeof workerEntry> } = {}) {}
+
+  /** Whether a worker is running (loading or ready). */
+  get running(): boolean {
+    return this.worker !== null;
+  }
 
   /** Parses and validates a state file's text (parseState), in the worker when it is ready. */
   parse(text: string, path: string): Promise<FeatureState> {
-    const w = this.start();
+    const now = Date.now();
+    this.burst = now - this.lastParseAt > PARSER_BURST_GAP_MS ? 1 : this.burst + 1;
+    this.lastParseAt = now;
+    const w = this.worker ?? (this.burst >= (this.o.minBurst ?? PARSER_WORKER_MIN_BURST) ? this.start() : null);
     if (!w || !this.ready) {
       this.counts.inline++;
       return inline(text, path);

@@ -59,13 +59,27 @@ describe('state parser worker', () => {
     expect(states.map((s) => s.phases[0]!.name)).toEqual(texts.map((_, i) => `types${i}`));
   }, 30_000);
 
+  it('parses a few files on the main thread without starting a worker; a burst starts one', async () => {
+    const p = parser({ minBurst: 5 });
+    for (let i = 0; i < 4; i++) expect(await outcome(p.parse(good, PATH))).toEqual(await onMainThread(good));
+    expect(p.running).toBe(false);
+    // The fifth in a row starts the worker, and is parsed here while it loads.
+    expect(await outcome(p.parse(good, PATH))).toEqual(await onMainThread(good));
+    expect(p.running).toBe(true);
+    expect(p.counts).toEqual({ worker: 0, inline: 5 });
+    expect(await p.whenReady()).toBe(true);
+    await p.parse(good, PATH);
+    expect(p.counts.worker).toBe(1);
+  }, 30_000);
+
   it('parses on the main thread while the worker loads, and when none can start', async () => {
-    const loading = parser();
+    const loading = parser({ minBurst: 1 });
     // The first parse starts the worker and does not wait for it.
     expect(await outcome(loading.parse(good, PATH))).toEqual(await onMainThread(good));
     expect(loading.counts.inline).toBe(1);
+    expect(loading.running).toBe(true);
 
-    const none = parser({ entry: () => null });
+    const none = parser({ minBurst: 1, entry: () => null });
     for (const text of [good, broken[0]!]) expect(await outcome(none.parse(text, PATH))).toEqual(await onMainThread(text));
     expect(none.counts).toEqual({ worker: 0, inline: 2 });
     expect(await none.whenReady()).toBe(false);
@@ -85,7 +99,7 @@ describe('state parser worker', () => {
   }, 30_000);
 
   it('ends an idle worker and starts another for the next burst', async () => {
-    const p = parser({ idleMs: 50 });
+    const p = parser({ idleMs: 50, minBurst: 1 });
     expect(await p.whenReady()).toBe(true);
     await p.parse(good, PATH);
     await new Promise((r) => setTimeout(r, 300));
