@@ -13,7 +13,9 @@
  *   next piece only once the emulator has parsed the previous one (its write callback). Pieces
  *   keep following each other in the same task for at most `sliceMs`; then the scheduler yields
  *   to the event loop (a new task), so whatever arrived meanwhile runs before the next piece;
- * - lanes take turns, a lane whose terminal was typed in recently first.
+ * - lanes take turns, a lane whose terminal was typed in recently first;
+ * - the short slices hold only while somebody types in the window; otherwise no echo is waiting
+ *   and a task parses as long as xterm's own slice, for throughput.
  *
  * Each lane's data reaches its emulator in exactly the order it was written, and each write's
  * callback runs once the emulator has parsed it: acknowledgements (flow control) still mean
@@ -30,8 +32,10 @@ export interface OutputSchedulerOptions {
   smallBytes?: number;
   /** What is queued is handed over in pieces of at most this size. */
   pieceBytes?: number;
-  /** Parsing that may follow the first parsed piece in one task before the scheduler yields. */
+  /** Parsing that may follow the first parsed piece in one task before the scheduler yields, while somebody types. */
   sliceMs?: number;
+  /** The same while nobody typed in any terminal for `inputPriorityMs`: no echo to keep waiting short. */
+  quietSliceMs?: number;
   /** A lane whose terminal had input this recently is served before the others. */
   inputPriorityMs?: number;
   now?: () => number;
@@ -57,6 +61,11 @@ export const OUTPUT_PIECE_BYTES = 16 * 1024;
  * throughput away.
  */
 export const OUTPUT_SLICE_MS = 3;
+/**
+ * While nobody types, no echo waits: slices as long as xterm's own (its WRITE_TIMEOUT_MS), so a
+ * flood pays a quarter of the yields (each a timer hop in the emulator) it pays while typing.
+ */
+export const OUTPUT_QUIET_SLICE_MS = 12;
 /** Typing makes a terminal's output go first for this long (a typist pauses between words). */
 export const OUTPUT_INPUT_PRIORITY_MS = 1_000;
 /**
@@ -125,6 +134,7 @@ export class OutputLane {
   /** The user typed here: this terminal's output goes before other lanes' for a while. */
   noteInput(): void {
     this.lastInputAt = this.scheduler.now();
+    this.scheduler.lastInputAt = this.lastInputAt;
   }
 
   /**
@@ -182,6 +192,9 @@ export class OutputScheduler {
   private readonly smallBytes: number;
   private readonly pieceBytes: number;
   private readonly sliceMs: number;
+  private readonly quietSliceMs: number;
+  /** @internal When a terminal of this window was last typed in. */
+  lastInputAt = Number.NEGATIVE_INFINITY;
   private readonly inputPriorityMs: number;
   private readonly nextTask: (fn: () => void) => void;
   readonly now: () => number;
@@ -192,6 +205,7 @@ export class OutputScheduler {
     this.smallBytes = opts.smallBytes ?? OUTPUT_SMALL_BYTES;
     this.pieceBytes = opts.pieceBytes ?? OUTPUT_PIECE_BYTES;
     this.sliceMs = opts.sliceMs ?? OUTPUT_SLICE_MS;
+    this.quietSliceMs = Math.max(this.sliceMs, opts.quietSliceMs ?? OUTPUT_QUIET_SLICE_MS);
     this.inputPriorityMs = opts.inputPriorityMs ?? OUTPUT_INPUT_PRIORITY_MS;
     this.now = opts.now ?? (() => performance.now());
     this.nextTask = opts.nextTask ?? defaultNextTask();
@@ -310,7 +324,9 @@ export class OutputScheduler {
       // Runs when the emulator's parse loop returns, i.e. at the end of this task.
       queueMicrotask(() => (this.sliceStart = null));
     }
-    if (now - this.sliceStart < this.sliceMs) {
+    // Short slices only while somebody types (anywhere in the window): they buy echo latency with throughput.
+    const budget = now - this.lastInputAt < this.inputPriorityMs ? this.sliceMs : this.quietSliceMs;
+    if (now - this.sliceStart < budget) {
       // Same task: the emulator's parse loop takes the piece up right after this callback.
       this.pump();
       return;

@@ -33,10 +33,11 @@ function target(name: string, log: string[]) {
 }
 
 /** A scheduler on a fake clock whose "new tasks" run only when the test says so. */
-function harness(opts: { sliceMs?: number; pieceBytes?: number; smallBytes?: number } = {}) {
+function harness(opts: { sliceMs?: number; quietSliceMs?: number; pieceBytes?: number; smallBytes?: number } = {}) {
   const clock = { now: 0 };
   const tasks: Array<() => void> = [];
-  const s = new OutputScheduler({ pieceBytes: opts.pieceBytes ?? 10, smallBytes: opts.smallBytes ?? 4, sliceMs: opts.sliceMs ?? 5, inputPriorityMs: 100, now: () => clock.now, nextTask: (fn) => tasks.push(fn) });
+  const sliceMs = opts.sliceMs ?? 5;
+  const s = new OutputScheduler({ pieceBytes: opts.pieceBytes ?? 10, smallBytes: opts.smallBytes ?? 4, sliceMs, quietSliceMs: opts.quietSliceMs ?? sliceMs, inputPriorityMs: 100, now: () => clock.now, nextTask: (fn) => tasks.push(fn) });
   return { s, clock, tasks, runTask: () => tasks.shift()?.() };
 }
 
@@ -81,6 +82,41 @@ describe('OutputScheduler', () => {
       // The slice ended with the task (a microtask); the new task serves the lane typed in first.
       h.runTask();
       expect(log[3]).toBe('quiet:10');
+    });
+  });
+
+  it('keeps slices short only while somebody types: a flood nobody types beside parses in long slices', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 3, quietSliceMs: 12 });
+    const flood = target('flood', log);
+    const quiet = target('quiet', log);
+    const floodLane = h.s.lane(flood.api);
+    const quietLane = h.s.lane(quiet.api);
+    floodLane.write('x'.repeat(200));
+    flood.parseOne(); // the slice starts
+    h.clock.now = 8;
+    flood.parseOne(); // 8 ms in: past the short slice, within the quiet one: nobody typed, so it goes on
+    expect(h.tasks).toHaveLength(0);
+    h.clock.now = 13;
+    flood.parseOne(); // past the quiet slice: yields
+    expect(h.tasks).toHaveLength(1);
+    return Promise.resolve().then(() => {
+      h.runTask();
+      flood.parseOne(); // a new task, a new slice
+      // Somebody types in the other terminal: from now on the short slice holds.
+      quietLane.noteInput();
+      h.clock.now = 17;
+      flood.parseOne();
+      expect(h.tasks).toHaveLength(1);
+      // …and once nobody has typed for inputPriorityMs (100 here), the long slices are back.
+      return Promise.resolve().then(() => {
+        h.runTask();
+        h.clock.now = 200;
+        flood.parseOne();
+        h.clock.now = 208;
+        flood.parseOne();
+        expect(h.tasks).toHaveLength(0);
+      });
     });
   });
 
