@@ -10,7 +10,7 @@ import { reapOrphanedGroups } from '../platform/process-groups';
 import type { ProjectService } from '../projects/project-service';
 import type { EventLog } from '../store/event-log';
 import { runCommand, type RunCommandOptions, type RunCommandResult } from './command-runner';
-import { DEFAULT_SCROLLBACK_CHARS, FLOW_STALLED_VIEW_MS, MAX_EXITED_COMMAND_TERMINALS, RESIZE_THROTTLE_MS } from './constants';
+import { BATCH_MAX_BYTES, DEFAULT_SCROLLBACK_CHARS, FLOW_STALLED_VIEW_MS, FLOW_WINDOW_MAX_BYTES, MAX_EXITED_COMMAND_TERMINALS, RESIZE_THROTTLE_MS } from './constants';
 import { defaultShell, terminalEnv } from './environment';
 import { PtyHost } from './pty-host-client';
 import type { FromHost, HostTerminalStats } from './pty-host/protocol';
@@ -481,7 +481,10 @@ export class TerminalService {
     const t = this.terminals.get(id);
     // Acks for a closed terminal or a replaced attachment arrive after the fact: nothing to do.
     if (!t || !t.views.has(attachmentId, connectionId)) return;
-    t.views.ack(attachmentId, chars, t.ring.end);
+    // A view on a direct socket may be ahead of this process by what the host has sent and we
+    // have not read yet: at most the flow window plus a batch (characters are at most bytes).
+    // Clamping it to our end lost those acks, and the pty waited for them for good.
+    t.views.ack(attachmentId, chars, t.ring.end, FLOW_WINDOW_MAX_BYTES + BATCH_MAX_BYTES);
     this.syncFlow(t);
   }
 
@@ -671,6 +674,9 @@ export class TerminalService {
     if (t.views.size === 0) t.base = end;
     else t.marks.push(end);
     t.peakUnacked = Math.max(t.peakUnacked, t.views.unacked(t.ring.end));
+    // The slowest view had already acknowledged part of this batch (it came over the direct
+    // socket first): tell the host now, no later ack may come to do it.
+    if ((t.views.consumed() ?? -1) > offset) this.syncFlow(t);
     // The bytes go along so a transport can send them as they came, without encoding the text again.
     const payload = terminalDataFromBytes(offset, chars, bytes);
     this.opts.hub.publish('terminals.data', payload, t.info.id, bytes);

@@ -59,8 +59,12 @@ export class ViewFlow {
     return dropped;
   }
 
-  /** Counts `chars` as parsed, clamped to what was sent (a confused client cannot push it past `end`). */
-  ack(attachmentId: string, chars: number, end: number): boolean {
+  /**
+   * Counts `chars` as parsed, clamped to what was sent (a confused client cannot push it past
+   * `end + ahead`). `ahead`: how far a view may legitimately be past `end` — one fed by the pty
+   * host's direct socket can parse (and acknowledge) output this process has not received yet.
+   */
+  ack(attachmentId: string, chars: number, end: number, ahead = 0): boolean {
     const v = this.views.get(attachmentId);
     if (!v) return false;
     v.lastAckAt = this.now();
@@ -69,7 +73,7 @@ export class ViewFlow {
       v.stalled = false;
       v.acked = end;
     } else {
-      v.acked = Math.min(end, v.acked + chars);
+      v.acked = Math.min(end + ahead, v.acked + chars);
     }
     return true;
   }

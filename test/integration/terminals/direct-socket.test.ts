@@ -114,6 +114,32 @@ describe('direct terminal output socket (browser mode)', () => {
     view.dispose();
   });
 
+  it('counts acknowledgements of output the view parsed before this process received it', { timeout: 120_000 }, async () => {
+    // The direct socket can outrun the pty host's IPC channel to this process: hold every host
+    // message back a little (in order) so the view always parses, and acknowledges, first. Acks
+    // clamped to what this process had received were lost, and the pty stayed paused for good.
+    const terms = h.app.terminals as unknown as { onHostMessage(m: unknown): void };
+    const deliver = terms.onHostMessage.bind(h.app.terminals);
+    terms.onHostMessage = (m) => void setTimeout(() => deliver(m), 40);
+    try {
+      const file = join(dir.path, 'ahead.txt');
+      const expected = await writeFloodFile(file, 6 * 1024 * 1024);
+      const go = join(dir.path, 'go-ahead');
+      const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}`], cwd: dir.path, kind: 'command', title: 'ahead' });
+      await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+      const view = new HeadlessView(h.client, info.id, { keepText: false });
+      await view.attach();
+      writeFileSync(go, '');
+      await view.until((_o, v) => v.bytes >= expected.bytes, 90_000, 'the whole output (the pty was never left paused)');
+      expect(view.digest()).toBe(expected.sha256);
+      await h.app.terminals.whenExited(info.id);
+      await waitFor(() => h.app.terminals.flowStats(info.id).unackedChars === 0 || null, 'every acknowledgement counted');
+      view.dispose();
+    } finally {
+      delete (terms as { onHostMessage?: unknown }).onHostMessage;
+    }
+  });
+
   it('a program started while direct sockets are open inherits neither them nor the IPC channel', async () => {
     await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'keeps the host up' });
     await waitFor(() => h.app.terminals.directSockets().length >= 1, 'a direct socket to open');
