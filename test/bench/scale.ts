@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Page } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
 import { appRoot } from '../../src-main/platform/paths';
 import type { Client } from '../../src-preload/client/client';
 import { startHost } from '../e2e/support/host';
@@ -22,6 +22,7 @@ import { seedLongSession } from '../fixtures/long-transcript';
 import { connectWsClient, stopWsClients } from '../fixtures/terminals/ws-client';
 import { startTestApp } from '../support/app';
 import { makeRepo, tempDir } from '../support/temp';
+import { summarizeTrace, type TraceSummary } from './trace-summary';
 
 const SESSIONS = 20;
 const TURNS_PER_SESSION = 200;
@@ -104,41 +105,69 @@ async function idleCpu(pids: Record<string, number>, ms: number): Promise<Record
   return Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, round(((cpuTicks(p) - before[k]!) / CLK_TCK / secs) * 100, 2)]));
 }
 
+/** p50 and p95 of a set of times, rounded. */
+function pcts(values: number[]): { p50: number; p95: number } {
+  return { p50: round(percentile(values, 50)), p95: round(percentile(values, 95)) };
+}
+
 // ---- the page ----
+
+/** A trace of the page this long, after an idle CPU window: what the renderer woke up for. */
+const TRACE_MS = 10_000;
+const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline'];
+
+async function traceIdle(browser: Browser, page: Page, rendererPid: number): Promise<TraceSummary & { ms: number }> {
+  await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+  await sleep(TRACE_MS);
+  const json = (await browser.stopTracing()).toString('utf8');
+  return { ms: TRACE_MS, ...summarizeTrace(json, rendererPid) };
+}
 
 const FRAME = `const frame = () => new Promise((r) => requestAnimationFrame(() => r()));`;
 
-/** Goes to a session by its address and times until its last turn's answer is painted. */
-async function timeSessionSwitch(page: Page, id: string, marker: string): Promise<number> {
-  return page.evaluate<number>(`(async () => {
+/** A switch's time to the view's first content (its history read / its pane in the page) and to its last line painted. */
+interface SwitchTime {
+  first: number;
+  total: number;
+}
+
+/** Goes to a session by its address and times until its history shows and until its last turn's answer is painted. */
+async function timeSessionSwitch(page: Page, id: string, marker: string): Promise<SwitchTime> {
+  return page.evaluate<SwitchTime>(`(async () => {
     ${FRAME}
+    const old = document.querySelector('[data-testid="session-view"]');
     const start = performance.now();
+    let first = null;
     location.hash = '#/session/' + ${JSON.stringify(id)};
     const done = () => {
       const v = document.querySelector('[data-testid="session-view"]');
       const t = document.querySelector('[data-testid="transcript"]');
-      return v && t && location.hash.endsWith(${JSON.stringify(id)}) && t.textContent.includes(${JSON.stringify(marker)});
+      if (!v || !t || v === old || !location.hash.endsWith(${JSON.stringify(id)})) return false;
+      if (first === null && !t.textContent.includes('Loading the conversation')) first = performance.now() - start;
+      return t.textContent.includes(${JSON.stringify(marker)});
     };
     while (!done()) await frame();
     await frame();
-    return performance.now() - start;
+    return { first: first ?? 0, total: performance.now() - start };
   })()`);
 }
 
-/** Brings a terminal into the focused pane by its address and times until its last line is painted. */
-async function timeTerminalSwitch(page: Page, id: string, marker: string): Promise<number> {
-  return page.evaluate<number>(`(async () => {
+/** Brings a terminal into the focused pane by its address and times until its pane is in the page and until its last line is painted. */
+async function timeTerminalSwitch(page: Page, id: string, marker: string): Promise<SwitchTime> {
+  return page.evaluate<SwitchTime>(`(async () => {
     ${FRAME}
     const start = performance.now();
+    let first = null;
     location.hash = '#/terminals/' + ${JSON.stringify(id)};
     const done = () => {
       const pane = document.querySelector('[data-testid="terminal-pane"][data-terminal-id=${JSON.stringify(id)}]');
+      if (pane && first === null) first = performance.now() - start;
       const rows = pane && pane.querySelector('.xterm-rows');
       return rows && rows.textContent.includes(${JSON.stringify(marker)});
     };
     while (!done()) await frame();
     await frame();
-    return performance.now() - start;
+    return { first: first ?? 0, total: performance.now() - start };
   })()`);
 }
 
@@ -165,7 +194,13 @@ async function fillTerminals(client: Client, cwd: string): Promise<Array<{ id: s
   return out;
 }
 
-export async function run(): Promise<Record<string, unknown>> {
+/** Options for a shorter run while investigating (the bench itself runs with none). */
+export interface ScaleOptions {
+  idleMs?: number;
+}
+
+export async function run(options: ScaleOptions = {}): Promise<Record<string, unknown>> {
+  const idleMs = options.idleMs ?? IDLE_MS_EACH;
   execFileSync(process.execPath, [join(appRoot(), 'bin', 'ensure-renderer.mjs')], { stdio: 'inherit' });
   const repo = makeRepo('fd-bench-scale-');
   const data = tempDir('fd-bench-scale-data-');
@@ -186,7 +221,7 @@ export async function run(): Promise<Record<string, unknown>> {
     await page.getByTestId('sidebar').waitFor();
 
     // Sessions: each one opened, then rounds of switching between them.
-    const sessionSwitch: number[] = [];
+    const sessionSwitch: SwitchTime[] = [];
     const lastMarker = (s: number) => `Turn ${TURNS_PER_SESSION} of session ${s}:`;
     for (let r = 0; r < SWITCH_ROUNDS; r++) for (let s = 0; s < SESSIONS; s++) sessionSwitch.push(await timeSessionSwitch(page, sessionIds[s]!, lastMarker(s)));
     const firstSessionOpen = sessionSwitch.slice(0, SESSIONS);
@@ -194,7 +229,7 @@ export async function run(): Promise<Record<string, unknown>> {
     // Terminals: the first ten brought into the grid in turn, then rounds of switching among them.
     await page.evaluate(`location.hash = '#/terminals'`);
     await page.getByTestId('terminals-view').waitFor();
-    const termSwitch: number[] = [];
+    const termSwitch: SwitchTime[] = [];
     const shown = terms.slice(0, SHOWN_TERMINALS);
     for (let r = 0; r < SWITCH_ROUNDS; r++) {
       for (const [i, t] of shown.entries()) {
@@ -221,18 +256,20 @@ export async function run(): Promise<Record<string, unknown>> {
     // Idle: on a session (the last one), then on the Terminals view with four panes showing.
     await timeSessionSwitch(page, sessionIds[SESSIONS - 1]!, lastMarker(SESSIONS - 1));
     await sleep(SETTLE_MS);
-    const idleSession = await idleCpu(pids, IDLE_MS_EACH);
+    const idleSession = await idleCpu(pids, idleMs);
+    const traceSession = await traceIdle(browser, page, renderer);
     await page.evaluate(`location.hash = '#/terminals'`);
     await sleep(SETTLE_MS);
-    const idleTerminals = await idleCpu(pids, IDLE_MS_EACH);
+    const idleTerminals = await idleCpu(pids, idleMs);
+    const traceTerminals = await traceIdle(browser, page, renderer);
     const idle = Object.fromEntries(Object.keys(pids).map((k) => [k, round((idleSession[k]! + idleTerminals[k]!) / 2, 2)]));
 
     await cdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
     const metrics = Object.fromEntries(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value]));
     const rendererRss = rssBytes(renderer);
     const hostRss = rssBytes(hostPid);
-    const sessionP = { p50: round(percentile(sessionSwitch, 50)), p95: round(percentile(sessionSwitch, 95)) };
-    const termP = { p50: round(percentile(termSwitch, 50)), p95: round(percentile(termSwitch, 95)) };
+    const sessionP = pcts(sessionSwitch.map((x) => x.total));
+    const termP = pcts(termSwitch.map((x) => x.total));
     return {
       sessions: SESSIONS,
       turnsPerSession: TURNS_PER_SESSION,
@@ -252,8 +289,18 @@ export async function run(): Promise<Record<string, unknown>> {
       },
       host: { rssMb: mb(hostRss), goalMb: GOALS.hostMb, ratio: round(hostRss / 1024 / 1024 / GOALS.hostMb, 2), ptyHostRssMb: ptyHostPid ? mb(rssBytes(ptyHostPid)) : null },
       idleCpuPct: { ...idle, onSession: idleSession, onTerminals: idleTerminals, goalPct: GOALS.idleCpuPct },
-      sessionSwitchMs: { ...sessionP, firstOpenP50: round(percentile(firstSessionOpen, 50)), goalP95: GOALS.switchP95Ms, ratio: round(sessionP.p95 / GOALS.switchP95Ms, 2) },
-      terminalSwitchMs: { ...termP, goalP95: GOALS.switchP95Ms, ratio: round(termP.p95 / GOALS.switchP95Ms, 2) },
+      // What the renderer did in 10 s of idle after each window, from a Chromium trace.
+      idleTrace: { onSession: traceSession, onTerminals: traceTerminals },
+      sessionSwitchMs: {
+        ...sessionP,
+        firstOpen: pcts(firstSessionOpen.map((x) => x.total)),
+        again: pcts(sessionSwitch.slice(SESSIONS).map((x) => x.total)),
+        // Until the history is read and shown (the rest is bringing its newest answer into view).
+        toHistory: pcts(sessionSwitch.map((x) => x.first)),
+        goalP95: GOALS.switchP95Ms,
+        ratio: round(sessionP.p95 / GOALS.switchP95Ms, 2),
+      },
+      terminalSwitchMs: { ...termP, toPane: pcts(termSwitch.map((x) => x.first)), goalP95: GOALS.switchP95Ms, ratio: round(termP.p95 / GOALS.switchP95Ms, 2) },
     };
   } finally {
     await browser.close();
