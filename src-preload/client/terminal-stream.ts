@@ -39,6 +39,8 @@ export class TerminalStream {
   /** The stream offset of the next character this view expects. */
   private next: number | null = null;
   private attaching: Promise<AttachResult> | null = null;
+  /** Output may have been lost while an attach was under way (onResync): attach once more after it. */
+  private attachAgain = false;
   private queue: TerminalData[] = [];
   private attachmentId: string | null = null;
   private unackedParsed = 0;
@@ -71,7 +73,9 @@ export class TerminalStream {
     if (offStatus) this.offs.push(offStatus);
     // Output lost on a dropped direct socket (onResync): attach again, which replays it.
     const offResync = client.transport.onResync?.(() => {
-      if (this.next !== null) void this.attach().catch(() => undefined);
+      // An attach under way may have been answered before the loss: it is followed by another.
+      if (this.attaching) this.attachAgain = true;
+      else if (this.next !== null) void this.attach().catch(() => undefined);
     });
     if (offResync) this.offs.push(offResync);
   }
@@ -111,10 +115,16 @@ export class TerminalStream {
         const queued = this.queue;
         this.queue = [];
         for (const q of queued) this.onData(q);
+        if (this.attachAgain) {
+          this.attachAgain = false;
+          void this.attach().catch(() => undefined);
+        }
         return r;
       },
       (e: unknown) => {
         this.attaching = null;
+        // The connection is gone: its reopening attaches again, replaying what was lost.
+        this.attachAgain = false;
         throw e;
       },
     );

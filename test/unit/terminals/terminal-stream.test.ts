@@ -77,6 +77,44 @@ describe('TerminalStream', () => {
     expect(stream.offset).toBe(t.text.length);
   });
 
+  it('attaches once more when the direct socket was lost while an attach was under way', async () => {
+    // The host answers the attach, then the direct socket drops before the view has the answer:
+    // what it sent there after the answer is lost, and the resync came while the attach was open.
+    let all = 'before ';
+    let resync: (() => void) | null = null;
+    const answers: Array<() => void> = [];
+    let attaches = 0;
+    let onData: ((p: unknown) => void) | null = null;
+    const client = {
+      transport: { invoke: async () => ({ ok: true, value: {} }), subscribe: () => () => undefined, onResync: (l: () => void) => ((resync = l), () => undefined) },
+      on(topic: string, l: (p: unknown) => void) {
+        if (topic === 'terminals.data') onData = l;
+        return () => undefined;
+      },
+      invoke(channel: string) {
+        if (channel !== 'terminals.attach') return Promise.resolve({ ok: true });
+        attaches++;
+        const snapshot = all;
+        return new Promise((resolve) => answers.push(() => resolve({ terminal: { id: 't', status: 'running' }, attachmentId: `att-${attaches}`, data: snapshot, start: 0, end: snapshot.length })));
+      },
+    } as unknown as Client;
+    const out = sink();
+    const stream = new TerminalStream(client, 't', out.api);
+    const first = stream.attach();
+    all += 'lost on the dropped socket';
+    resync!();
+    answers.shift()!();
+    await first;
+    await tick();
+    expect(attaches).toBe(2);
+    answers.shift()!();
+    await tick();
+    expect(out.s.text).toBe('before lost on the dropped socket');
+    all += ' and live';
+    onData!({ offset: 'before lost on the dropped socket'.length, data: ' and live' });
+    expect(out.s.text).toBe(all);
+  });
+
   it('acknowledges only after parsing, in batches', async () => {
     const t = fakeTerminal(100_000);
     const out = sink();
