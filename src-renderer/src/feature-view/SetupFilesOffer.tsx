@@ -14,12 +14,19 @@ export function SetupFilesOffer({ projectId, slug }: { projectId: string; slug: 
 
   useEffect(() => {
     let live = true;
-    client.invoke('features.setupFiles.offer', { projectId, slug }).then(
-      (r) => live && setPatterns(r.patterns),
-      () => undefined, // No worktree (merged, removed): nothing to offer.
-    );
+    const ask = () =>
+      client.invoke('features.setupFiles.offer', { projectId, slug }).then(
+        (r) => live && setPatterns(r.patterns),
+        () => undefined, // No worktree (merged, removed): nothing to offer.
+      );
+    void ask();
+    // The worktree's setup runs after it is made: what it created is known once it ends.
+    const off = client.on('worktrees.setup.changed', (e) => {
+      if (e.projectId === projectId && e.setup.state === 'done') void ask();
+    });
     return () => {
       live = false;
+      off();
     };
   }, [client, projectId, slug]);
 

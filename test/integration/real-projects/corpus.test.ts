@@ -95,7 +95,8 @@ describe.concurrent('real projects: a feature run with setup to a pushed branch,
         await h.app.trust.trust(project.dir);
 
         const feature = await h.app.planning.finalize({ repo: project.dir, slug: 'usage-note', designMd: DESIGN, verificationMd: VERIFICATION, phases: ['Add the note'], agent: { executor: 'builtin', profile: null, model: null, mode: 'yolo' } });
-        // Setup ran in the new worktree and left its build folder there.
+        // Setup runs in the new worktree once it is made, and leaves its build folder there.
+        expect((await h.app.worktreeSetups.wait(feature.worktreePath))?.state).toBe('done');
         expect(existsSync(join(feature.worktreePath, 'build', 'stamp.txt'))).toBe(true);
         // It is said once, with the ignore rule to add (the feature view's offer).
         const added = await h.app.projects.add(project.dir);

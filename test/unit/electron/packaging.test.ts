@@ -59,10 +59,11 @@ describe('installer configuration (package.json "build")', () => {
   it('packs the built app (main, pty host, preload, renderer) and no sources or tests', () => {
     const entries = Object.keys(viteConfig.main?.build?.rollupOptions?.input as Record<string, string>);
     // The terminal service starts out/main/pty-host.js next to Electron's main bundle; the
-    // containers service copies its two bridges into containers (exec and Claude Code).
-    expect(entries.sort()).toEqual(['claude-in-container', 'container-exec', 'index', 'pty-host']);
+    // containers service copies its two bridges into containers (exec and Claude Code); the
+    // feature index parses bursts of state files in out/main/state-parse-worker.js.
+    expect(entries.sort()).toEqual(['claude-in-container', 'container-exec', 'index', 'pty-host', 'state-parse-worker']);
     expect(pkg.main).toBe('out/main/index.js');
-    for (const path of ['out/main/index.js', 'out/main/pty-host.js', 'out/main/chunks/host-terminal-x.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/renderer/assets/index-x.js', 'out/main/container-exec.js', 'out/main/claude-in-container.js', 'resources/prompts/run/dev_phase.j2', 'resources/prompts/plan/system.j2', 'resources/docker/agent/Dockerfile', 'package.json']) {
+    for (const path of ['out/main/index.js', 'out/main/pty-host.js', 'out/main/chunks/host-terminal-x.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/renderer/assets/index-x.js', 'out/main/container-exec.js', 'out/main/claude-in-container.js', 'out/main/state-parse-worker.js', 'resources/prompts/run/dev_phase.j2', 'resources/prompts/plan/system.j2', 'resources/docker/agent/Dockerfile', 'package.json']) {
       expect(packed(path), path).toBe(true);
     }
     for (const path of ['src-main/electron/main.ts', 'test/unit/electron/main.test.ts', 'docs/architecture.md', 'out/main/index.js.map', '.electron-native/node_modules/node-pty/build/Release/pty.node']) {
