@@ -5,7 +5,7 @@
  * real services on a temporary data folder and the scripted model server.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FeatureRunEvent } from '../../../../src-preload/contract';
@@ -212,7 +212,9 @@ export function withFakeGh(scenario: unknown): { env: Record<string, string>; di
   const dir = execFileSync('mktemp', ['-d', join(base, 'fake-gh-XXXXXX')], { encoding: 'utf8' }).trim();
   writeFileSync(join(dir, 'scenario.json'), JSON.stringify(scenario));
   const env = { PATH: `${FAKE_GH_DIR}${delimiter}${process.env.PATH ?? ''}`, GH_CONFIG_DIR: dir };
-  return { env, dir, cleanup: () => execFileSync('rm', ['-rf', dir]) };
+  // Retried: a scripted gh the disposed app started just before may still be recording its call
+  // there (rm -rf failed with "Directory not empty" when a record landed mid-removal).
+  return { env, dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
 }
 
 export const text = (t: string): Script[number] => ({ blocks: [{ type: 'text', text: t }] });
