@@ -37,6 +37,13 @@ export function Composer({
   const [text, setText] = useState('');
   const [selected, setSelected] = useState(0);
   const [sending, setSending] = useState(false);
+  // What the send below reads after its await: the text as typed since, and whether Enter came meanwhile.
+  const textRef = useRef(text);
+  useEffect(() => {
+    textRef.current = text;
+  }, [text]);
+  const sendingRef = useRef(false);
+  const sendAgain = useRef(false);
   const [hist, setHist] = useState<HistoryState>(historyStart);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   // The queue lives in the main process (it decides whether an input starts a turn or waits); this shows it.
@@ -136,21 +143,35 @@ export function Composer({
   };
   const mode = text.trimStart().startsWith('!') ? 'bang' : text.trimStart().startsWith('/') ? 'slash' : 'chat';
 
-  const send = async () => {
-    const value = text.trim();
-    if (!value || sending) return;
+  // `typed`: the box as this render shows it (the handler is made anew each render); after an
+  // await, only the ref holds what was typed since.
+  const send = async (typed: string = text): Promise<void> => {
+    const value = typed.trim();
+    if (!value) return;
+    // Enter while the last message is on its way: this one goes as soon as that is answered
+    // (it used to be ignored, the text left in the box as if sent).
+    if (sendingRef.current) {
+      sendAgain.current = true;
+      return;
+    }
     setHist(historyStart);
-    const attached = images.map((i) => ({ mediaType: i.mediaType, data: i.data }));
     const sentImages = imagesRef.current;
+    const attached = sentImages.map((i) => ({ mediaType: i.mediaType, data: i.data }));
     // The main process starts the turn or queues the input behind the running one; until it has
     // answered the text stays here, and a refusal leaves it here to send again.
+    sendingRef.current = true;
     setSending(true);
     const ok = await onSend(value, attached);
+    sendingRef.current = false;
     setSending(false);
+    const again = sendAgain.current;
+    sendAgain.current = false;
     if (ok) {
       // Only what was sent goes: text typed while the answer was on its way stays.
       setText((cur) => (cur.trim() === value ? '' : cur));
       if (imagesRef.current === sentImages) updateImages([]);
+      // Sent after a refusal, it would be refused again: then it waits for the user, as the first.
+      if (again && textRef.current.trim() !== value) void send(textRef.current);
     }
   };
 
