@@ -8,7 +8,7 @@ import { AppServices, type HostOptions } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
-import { CLAUDE_BIN, TEST_KEY } from '../coder/support';
+import { CLAUDE_BIN, saveScriptedProfile } from '../coder/support';
 
 export interface PlanningHarness {
   app: AppServices;
@@ -44,20 +44,8 @@ export function repoWithOrigin(): { repo: string; origin: string; cleanup(): voi
   };
 }
 
-export function saveScriptedProfile(app: AppServices, url: string): void {
-  app.agents.profiles.save({
-    name: 'scripted',
-    label: 'Scripted server',
-    preset: 'custom',
-    baseUrl: url,
-    model: 'glm-4.7',
-    maxTokens: 4_096,
-    contextWindow: 200_000,
-    prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-    apiKey: TEST_KEY,
-    makeDefault: true,
-  });
-}
+/** The coder suites' scripted profile, for the planning tests that import it from here. */
+export { saveScriptedProfile };
 
 export async function planningHarness(script: Script, o: Pick<HostOptions, 'repositoryTemplates'> = {}): Promise<PlanningHarness> {
   const server = await startModelServer({ script });

@@ -14,7 +14,7 @@ import { silentLogger } from '../../../src-main/platform/logger';
 import { startModelServer, type ModelServer } from '../../fixtures/model-server/index';
 import { fixtureCommand } from '../../fixtures/mcp/index';
 import { makeRepo, tempDir } from '../../support/temp';
-import { CLAUDE_BIN, requestText, TEST_KEY } from '../coder/support';
+import { CLAUDE_BIN, requestText, saveScriptedProfile } from '../coder/support';
 
 const SECRET = 'claude-mcp-secret-0a9b8c7d6e';
 
@@ -73,18 +73,7 @@ exec '${CLAUDE_BIN}' "$@"
       for (const d of [data, home, rec, repo]) d.cleanup();
     };
     app.coder.updateSettings({ claudePath: wrapper, idleTimeoutS: 60, maxDurationS: 180 });
-    app.agents.profiles.save({
-      name: 'scripted',
-      label: 'Scripted server',
-      preset: 'custom',
-      baseUrl: server.url,
-      model: 'glm-4.7',
-      maxTokens: 4_096,
-      contextWindow: 200_000,
-      prices: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-      apiKey: TEST_KEY,
-      makeDefault: true,
-    });
+    saveScriptedProfile(app, server.url);
     const published: AgentEvent[] = [];
     app.hub.subscribe((e) => {
       if (e.topic === 'agents.event') published.push(e.payload as AgentEvent);
