@@ -9,6 +9,22 @@ export function tempDir(prefix = 'fd-test-'): { path: string; cleanup(): void } 
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/**
+ * A fresh folder on a real, small file system of its own (tmpfs) that fills up for real: what a
+ * full disk does to the app is tested on one. Root may mount it, as CI and this machine run tests.
+ */
+export function tmpfsDir(prefix: string, size: string): { path: string; cleanup(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path]);
+  return {
+    path,
+    cleanup() {
+      execFileSync('umount', ['-l', path]);
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
+
 export function gitIn(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,

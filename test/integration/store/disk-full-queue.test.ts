@@ -5,25 +5,23 @@
  * record, which later put the message back, and it was sent twice. Now the queue waits for the
  * disk, and the message goes once, when space returns.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
+import { waitFor } from '../../support/processes';
+import { tempDir, tmpfsDir } from '../../support/temp';
 
-let mountPoint = '';
-let work = '';
+let disk: { path: string; cleanup(): void } | null = null;
+let workDir: { path: string; cleanup(): void } | null = null;
 const unhandled: unknown[] = [];
 const onUnhandled = (e: unknown) => unhandled.push(e);
 
 beforeAll(() => {
-  mountPoint = mkdtempSync(join(tmpdir(), 'fd-diskfull-queue-'));
-  // A real file system that really fills: root may mount one (CI and this machine run tests as root).
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs', mountPoint]);
+  disk = tmpfsDir('fd-diskfull-queue-', '6m');
   // The session's folder is on the ordinary disk: only the data folder's disk fills.
-  work = mkdtempSync(join(tmpdir(), 'fd-diskfull-queue-work-'));
+  workDir = tempDir('fd-diskfull-queue-work-');
   process.on('unhandledRejection', onUnhandled);
   process.on('uncaughtException', onUnhandled);
 });
@@ -31,21 +29,16 @@ beforeAll(() => {
 afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
   process.off('uncaughtException', onUnhandled);
-  execFileSync('umount', ['-l', mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
-  rmSync(work, { recursive: true, force: true });
+  disk?.cleanup();
+  workDir?.cleanup();
 });
 
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, check: () => boolean) => waitFor(check, what, 60_000, 50);
 
 describe('a message queued behind a turn that ends on a full disk', () => {
   it('waits while the disk is full and is sent exactly once when space returns', async () => {
+    const mountPoint = disk!.path;
+    const work = workDir!.path;
     const dataDir = join(mountPoint, 'data');
     const fill = join(mountPoint, 'fill.bin');
     const ran = join(work, 'ran.txt');
@@ -59,7 +52,7 @@ describe('a message queued behind a turn that ends on a full disk', () => {
       expect(first.outcome).toBe('started');
       const queued = app.agents.submit(sessionId, `!echo once >> ${ran}`);
       expect(queued.outcome).toBe('queued');
-      execFileSync('touch', [go]);
+      writeFileSync(go, '');
 
       await until('the first turn to end', () => app.agents.running(sessionId) === null);
       expect(app.storage.state).toBe('disk_full');

@@ -4,14 +4,14 @@
  * then prints, the way a runaway build does. The host must stay up, tell the user once, keep
  * everything in memory, and save all of it when space returns.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent, Notice, StorageStatus } from '../../../src-preload/contract';
 import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
+import { waitFor } from '../../support/processes';
+import { tmpfsDir } from '../../support/temp';
 
 const TMPFS_SIZE = '6m';
 const LINES = 3_000;
@@ -20,10 +20,11 @@ let mountPoint = '';
 const unhandled: unknown[] = [];
 const onUnhandled = (e: unknown) => unhandled.push(e);
 
+let disk: { path: string; cleanup(): void } | null = null;
+
 beforeAll(() => {
-  mountPoint = mkdtempSync(join(tmpdir(), 'fd-diskfull-'));
-  // A real file system that really fills: root may mount one (CI and this machine run tests as root).
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_SIZE}`, 'tmpfs', mountPoint]);
+  disk = tmpfsDir('fd-diskfull-', TMPFS_SIZE);
+  mountPoint = disk.path;
   process.on('unhandledRejection', onUnhandled);
   process.on('uncaughtException', onUnhandled);
 });
@@ -31,17 +32,10 @@ beforeAll(() => {
 afterAll(() => {
   process.off('unhandledRejection', onUnhandled);
   process.off('uncaughtException', onUnhandled);
-  execFileSync('umount', ['-l', mountPoint]);
-  rmSync(mountPoint, { recursive: true, force: true });
+  disk?.cleanup();
 });
 
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, check: () => boolean) => waitFor(check, what, 60_000, 50);
 
 describe('a full disk under the data folder', () => {
   it('keeps the host up, tells the user once, answers disk_full, and saves everything when space returns', async () => {
