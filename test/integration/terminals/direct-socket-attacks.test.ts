@@ -64,7 +64,12 @@ describe('direct terminal output socket: attacks', () => {
     dropSockets(DIRECT_SOCKET_PATH);
     await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && channels.get(conn) !== first && channels.get(conn)?.open === true, 'a new direct socket to open');
     service.onHostMessage = deliver;
+    expect(h.app.terminals.isDirect(conn, t.id)).toBe(false);
     for (const m of held) deliver(m);
+    // The stale answer routes nothing on the new socket, so main goes on carrying the terminal.
+    // (Checked here, at once: the view's resync attach, sent once this one settles, routes it
+    // to the new socket for real, and the output below would arrive either way.)
+    expect(h.app.terminals.isDirect(conn, t.id)).toBe(false);
     await attached;
 
     // Whichever socket carries it now, the view gets the terminal's next output.
