@@ -7,9 +7,13 @@
  * Its state (pending → running → done, failed, cancelled) is kept in the worktree's private git
  * folder (`.git/worktrees/<name>/flightdeck-setup.json`, beside its port): it goes with the
  * worktree, the CLI reads it without the app, and a setup whose process ended before it finished
- * (a restart, a crash) reads as `interrupted` instead of running forever. The file is only what
- * the window and the CLI show: nothing decides where a command runs or what it may do from it
- * (an agent can write that folder), and it is parsed against the contract's schema.
+ * (a restart, a crash) reads as `interrupted` instead of running forever. An agent can write that
+ * folder, so the file is parsed against the contract's schema and decides nothing about what runs:
+ * a re-run takes its commands from the repository's config through the trust check, never from
+ * the file. What it does decide is whether a caller waits (a feature run, candidates, the mailbox,
+ * the CLI) and whether an `interrupted` setup is run again: its owner counts as running only when
+ * it is exactly a live process's `pid@start`, and a wait for another process's setup ends when the
+ * file has not changed for longer than any one command may run (see `foreignStallMs`).
  *
  * A failed, cancelled or interrupted setup can be run again: with the repository's setup as the
  * trust check allows it now (an untrusted repository's never runs).
@@ -20,11 +24,11 @@ import { AppError, WorktreeSetup, type TerminalOwner } from '../../src-preload/c
 import { locateRepository } from '../git/repo-location';
 import { writeFileAtomic } from '../platform/atomic-file';
 import type { Logger } from '../platform/logger';
-import { ownerAlive, selfIdentity } from '../platform/process-identity';
+import { ownerAlive, processStartTicks, selfIdentity } from '../platform/process-identity';
 import { readFileNoWait } from '../platform/read-no-wait';
 import { spanSync } from '../platform/spans';
 import { recordSetupArtifacts, untrackedEntries } from './setup-artifacts';
-import { runSetup, worktreePortOf, type SetupResult, type SetupRunner } from './worktree-prepare';
+import { runSetup, SETUP_STEP_TIMEOUT_MS, worktreePortOf, type SetupResult, type SetupRunner } from './worktree-prepare';
 
 /** The file, in a worktree's private git folder, holding its setup's state. */
 export const SETUP_STATE_FILE = 'flightdeck-setup.json';
@@ -35,6 +39,8 @@ const STATE_FILE_MAX_BYTES = 4 * 1024 * 1024;
  * way round) reads its state file again: setups take seconds to minutes, and a read is one small file.
  */
 const FOREIGN_POLL_MS = 500;
+/** How long past a command's time limit another process may leave its setup's state unchanged (it writes the end when the limit stops the command). */
+const FOREIGN_STALL_GRACE_MS = 60_000;
 
 interface Job {
   root: string;
@@ -85,8 +91,9 @@ function readStored(file: string): StoredState | null {
     if (!st.isFile() || st.size > STATE_FILE_MAX_BYTES) return null;
     const raw = JSON.parse(readFileNoWait(file, 'utf8')) as { version?: unknown; ownerPid?: unknown; ownerId?: unknown };
     const setup = WorktreeSetup.safeParse(raw);
-    if (!setup.success || raw.version !== 1 || typeof raw.ownerPid !== 'number' || typeof raw.ownerId !== 'string') return null;
-    return { ...setup.data, version: 1, ownerPid: raw.ownerPid, ownerId: raw.ownerId };
+    // A pid of 0 or below names a process group, not the owner (signal 0 to it always succeeds).
+    if (!setup.success || raw.version !== 1 || !Number.isSafeInteger(raw.ownerPid) || (raw.ownerPid as number) <= 0 || typeof raw.ownerId !== 'string') return null;
+    return { ...setup.data, version: 1, ownerPid: raw.ownerPid as number, ownerId: raw.ownerId };
   } catch {
     // No setup ran here (no file), or the file is not one Flightdeck wrote: nothing to show.
     return null;
@@ -106,8 +113,23 @@ export function worktreeSetupStatus(worktree: string): WorktreeSetup | null {
   if (!stored) return null;
   const { version: _v, ownerPid, ownerId, ...setup } = stored;
   if (setup.state !== 'pending' && setup.state !== 'running') return setup;
-  const ownerRuns = ownerPid === process.pid ? false : ownerAlive(ownerPid, ownerId);
-  return ownerRuns ? setup : { ...setup, state: 'interrupted', terminalId: null, failed: setup.failed ?? { command: setup.commands[setup.step] ?? '', exitCode: null, reason: 'Flightdeck stopped before the setup finished' } };
+  const ownerRuns = ownerPid === process.pid ? false : foreignOwnerRuns(ownerPid, ownerId);
+  return ownerRuns ? setup : interrupted(setup, 'Flightdeck stopped before the setup finished');
+}
+
+/**
+ * Whether the process a state file names as its setup's owner still runs. The file can be forged,
+ * so where /proc tells a process's start the identity must be exactly that live process's
+ * `pid@start` (ownerAlive alone takes any live pid with an identity it cannot parse).
+ */
+function foreignOwnerRuns(pid: number, id: string): boolean {
+  const start = processStartTicks(pid);
+  if (start !== null && id !== `${pid}@${start}`) return false;
+  return ownerAlive(pid, id);
+}
+
+function interrupted(setup: WorktreeSetup, reason: string): WorktreeSetup {
+  return { ...setup, state: 'interrupted', terminalId: null, failed: setup.failed ?? { command: setup.commands[setup.step] ?? '', exitCode: null, reason } };
 }
 
 /** The setup's outcome in words when it did not finish well, null when it did (or none ran). */
@@ -133,6 +155,12 @@ export interface WorktreeSetupServiceOptions {
   onChange?: (root: string, worktree: string, setup: WorktreeSetup) => void;
   logger?: Pick<Logger, 'warn'>;
   stepTimeoutMs?: number;
+  /**
+   * A wait for a setup another process runs ends (as interrupted) when its state file has not
+   * changed for this long: its owner writes each command's start and the end, and a command
+   * is stopped at its time limit. Default: the time limit and a minute.
+   */
+  foreignStallMs?: number;
 }
 
 export class WorktreeSetupService {
@@ -215,11 +243,18 @@ export class WorktreeSetupService {
       if (signal?.aborted) r(null);
       signal?.addEventListener('abort', () => r(null), { once: true });
     });
+    const stallMs = this.o.foreignStallMs ?? (this.o.stepTimeoutMs ?? SETUP_STEP_TIMEOUT_MS) + FOREIGN_STALL_GRACE_MS;
+    let seen = '';
+    let since = Date.now();
     for (;;) {
       const job = running.get(realOf(worktree));
       if (job) return (await Promise.race([job.done, aborted])) ?? this.status(worktree);
       const s = this.status(worktree);
       if (!s || (s.state !== 'pending' && s.state !== 'running')) return s;
+      // Measured here, not from the file's times (which its writer chose).
+      const now = JSON.stringify(s);
+      if (now !== seen) [seen, since] = [now, Date.now()];
+      else if (Date.now() - since > stallMs) return interrupted(s, `the process running it left its state unchanged for ${Math.round(stallMs / 1000)} s`);
       const tick = new Promise<boolean>((r) => setTimeout(() => r(true), FOREIGN_POLL_MS));
       if ((await Promise.race([tick, aborted])) === null) return this.status(worktree);
     }

@@ -7,13 +7,14 @@
  * mid-setup reads as interrupted, not running forever, and can be run again; a running setup can
  * be cancelled. An untrusted repository's setup never runs, not even when asked to run again.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PayloadOf, WorktreeSetup } from '../../../src-preload/contract';
 import type { AppServices } from '../../../src-main/app/services';
-import { SETUP_STATE_FILE, worktreeSetupStatus } from '../../../src-main/worktrees/setup-service';
+import { processStartTicks } from '../../../src-main/platform/process-identity';
+import { SETUP_STATE_FILE, WorktreeSetupService, worktreeSetupStatus } from '../../../src-main/worktrees/setup-service';
 import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
 import { cli } from '../../support/cli';
 import { startTestApp } from '../../support/app';
@@ -210,5 +211,33 @@ describe('a worktree is usable before its setup ends', () => {
     rmSync(file);
     writeFileSync(file, JSON.stringify({ ...valid, state: 'running', endedAt: null, ownerPid: 2 ** 22 + 1 }));
     expect(worktreeSetupStatus(entry.path)).toMatchObject({ state: 'interrupted', failed: { command: 'npm ci', exitCode: null } });
+  }, 60_000);
+
+  it('a forged running state cannot make Flightdeck wait forever: a live pid counts only as its exact pid@start, pid 0 is no owner, and a wait ends when the state stays unchanged', async () => {
+    const repo = repoWithSetup([]);
+    const manager = new WorktreeManager();
+    manager.start();
+    cleanups.push(() => manager.dispose());
+    const { entry } = await manager.create(repo, 'forged');
+    const file = join(repo, '.git', 'worktrees', 'forged', SETUP_STATE_FILE);
+    const running = { version: 1, state: 'running', commands: ['npm ci'], step: 0, terminalId: null, failed: null, startedAt: 1, endedAt: null };
+    const service = new WorktreeSetupService({ runner: { runCommand: () => Promise.reject(new Error('no command runs here')) }, owner: () => ({ worktreePath: entry.path, phase: 'setup' }), commandsOf: () => Promise.resolve({ commands: [], refused: null }), foreignStallMs: 300 });
+    // pid 1 is alive, but the identity is not its pid@start: no owner, interrupted, and the wait is over at once.
+    writeFileSync(file, JSON.stringify({ ...running, ownerPid: 1, ownerId: 'forged' }));
+    expect(worktreeSetupStatus(entry.path)).toMatchObject({ state: 'interrupted', failed: { command: 'npm ci', exitCode: null } });
+    expect((await service.wait(entry.path))?.state).toBe('interrupted');
+    // pid 0 (or below) names a process group, which signal 0 always reaches: not a state Flightdeck wrote.
+    for (const ownerPid of [0, -1]) {
+      writeFileSync(file, JSON.stringify({ ...running, ownerPid, ownerId: `${ownerPid}@1` }));
+      expect(worktreeSetupStatus(entry.path)).toBeNull();
+    }
+    // Another live process named exactly (as another Flightdeck's would be) runs it; a wait for it
+    // ends, interrupted, once its state has stayed unchanged past the stall limit.
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    cleanups.push(() => other.kill());
+    const pid = other.pid!;
+    writeFileSync(file, JSON.stringify({ ...running, ownerPid: pid, ownerId: `${pid}@${processStartTicks(pid)}` }));
+    expect(worktreeSetupStatus(entry.path)?.state).toBe('running');
+    expect(await service.wait(entry.path)).toMatchObject({ state: 'interrupted', failed: { command: 'npm ci', reason: expect.stringMatching(/left its state unchanged/) } });
   }, 60_000);
 });
