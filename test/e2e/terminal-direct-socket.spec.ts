@@ -32,16 +32,12 @@ function countBinaryFrames(page: import('@playwright/test').Page): Map<string, n
 
 test('terminal output arrives on the direct socket, and again after a reload', async ({ page }) => {
   const repo = makeRepo('fd-e2e-direct-');
-  const name = repo.path.split('/').pop()!;
   const frames = countBinaryFrames(page);
   const board = new BoardPage(page);
   const terms = new TerminalsPage(page);
   await board.open(host.url);
   await terms.useCompatibleRendering();
-  await board.startAdding(repo.path);
-  await expect(board.pathHelp).toContainText('Looks good');
-  await board.submit();
-  await expect(board.card(name)).toBeVisible();
+  const name = await board.addProject(repo.path);
 
   await terms.openFromCard(name);
   const pane = terms.pane(0);
