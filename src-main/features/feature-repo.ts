@@ -3,6 +3,7 @@
  * state read from its `state.yml`, and the problem of the file when the last read failed; and
  * (migration 014) the identity and hash of the file that state was read from.
  */
+import { appVersion } from '../app/version';
 import type { Database } from '../store/db';
 import type { FeatureErrorKind } from './errors';
 import type { FeatureSource, StateFileMark } from './scanner';
@@ -44,7 +45,23 @@ interface RawRow {
   state_sha256: string | null;
 }
 
+/**
+ * What follows a row's state_sha256: the app version that parsed its state. A restarted app
+ * trusts a row's state in place of parsing its file (scanner.ts, rememberStates), and acts on it
+ * (a run resumed, a branch diffed); a row another version parsed is read as one with no file
+ * known, so that this version's parser and schema (stricter bounds, other defaults) decide.
+ */
+const markTag = () => `@${appVersion()}`;
+
+/** A row's file mark if this app version wrote it (see markTag); undefined otherwise. */
+function markOf(r: RawRow): StateFileMark | undefined {
+  const tag = markTag();
+  if (r.state_sha256 === null || r.state === null || r.problem || !r.state_sha256.endsWith(tag)) return undefined;
+  return { identity: r.state_identity, sha256: r.state_sha256.slice(0, -tag.length) };
+}
+
 function toRow(r: RawRow): FeatureRow {
+  const stateFile = markOf(r);
   return {
     repoRoot: r.repo_root,
     slug: r.slug,
@@ -54,7 +71,7 @@ function toRow(r: RawRow): FeatureRow {
     state: r.state ? (JSON.parse(r.state) as FeatureState) : null,
     problem: r.problem ? { kind: (r.problem_kind ?? 'state') as FeatureErrorKind, message: r.problem, path: r.problem_path, line: r.problem_line } : null,
     indexedAt: r.indexed_at,
-    ...(r.state_sha256 !== null && r.state !== null && !r.problem ? { stateFile: { identity: r.state_identity, sha256: r.state_sha256 } } : {}),
+    ...(stateFile ? { stateFile } : {}),
   };
 }
 
@@ -97,7 +114,7 @@ export class FeatureRepo {
           problem_line: r.problem?.line ?? null,
           indexed_at: r.indexedAt,
           state_identity: r.stateFile?.identity ?? null,
-          state_sha256: r.stateFile?.sha256 ?? null,
+          state_sha256: r.stateFile ? `${r.stateFile.sha256}${markTag()}` : null,
         });
       }
     })();

@@ -217,6 +217,36 @@ describe('the feature index after a restart', () => {
     expect(idx.repo.forRepo(root)[0]!.stateFile?.identity).toBeTruthy();
   }, 30_000);
 
+  it('a row another app version parsed is not trusted: this version parses its file again', async () => {
+    const dbFile = join(data.path, 'fd.db');
+    const alpha = put('alpha');
+    put('beta');
+    moveClock();
+    const first = start(dbFile);
+    await first.reconcile(root);
+    await stop(first);
+    // alpha's row as an older release would have written it (its file unchanged since).
+    const other = new Sqlite(dbFile);
+    const { n } = other.prepare("SELECT count(*) AS n FROM feature_index WHERE slug = 'alpha' AND state_sha256 LIKE '%@%'").get() as { n: number };
+    expect(n).toBe(1);
+    other.prepare("UPDATE feature_index SET state_sha256 = substr(state_sha256, 1, 64) || '@0.0.1-older' WHERE slug = 'alpha'").run();
+    other.close();
+
+    reads.mockClear();
+    parses.mockClear();
+    const second = start(dbFile);
+    expect(second.repo.forRepo(root).find((r) => r.slug === 'alpha')!.stateFile).toBeUndefined();
+    expect(view((await second.reconcile(root)).rows).map((r) => [r.slug, r.status, r.problem])).toEqual([
+      ['alpha', 'planned', null],
+      ['beta', 'planned', null],
+    ]);
+    // Only alpha is read, and parsed although its text is the one indexed; beta is trusted.
+    expect(pathsOf(reads, 0)).toEqual([alpha]);
+    expect(pathsOf(parses, 1)).toEqual([alpha]);
+    // Written down again, now as this version's.
+    expect(second.repo.forRepo(root).find((r) => r.slug === 'alpha')!.stateFile?.identity).toBeTruthy();
+  }, 30_000);
+
   it('a file changed within the racy window is not written down as trusted', async () => {
     const dbFile = join(data.path, 'fd.db');
     mkdirSync(root, { recursive: true });
