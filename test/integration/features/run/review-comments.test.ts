@@ -12,16 +12,10 @@ import { readState } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { cli } from '../../../support/cli';
 import { gitIn } from '../../../support/temp';
-import { bash, CLEAN_REVIEW, commitSubjects, configYaml, makeRunRepo, planFeature, runHarness, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from './support';
+import { bash, CLEAN_REVIEW, cleanupRunTest, commitSubjects, configYaml, makeRunRepo, planFeature, runHarness, runTest, text, VERIFY_PASS, write } from './support';
 
-let repo: RunRepo | null = null;
-let h: RunHarness | null = null;
-afterEach(async () => {
-  await h?.cleanup();
-  repo?.cleanup();
-  h = null;
-  repo = null;
-});
+const t = runTest();
+afterEach(() => cleanupRunTest(t));
 
 const LIB = 'export function sum(a, b) {\n  return a + b;\n}\n\nexport const VERSION = 1;\n';
 const HELPER = 'export const helper = 1;\n';
@@ -29,9 +23,9 @@ const FIXED = '/** Adds two numbers. */\nexport function sum(a, b) {\n  return a
 
 describe('review comments sent to the agent', () => {
   it('sends open comments as one fix round before review, then judges each: addressed, outdated, open; kept across a restart', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }) });
+    const repo = (t.repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }) }));
     const wt = await planFeature(repo.repo, 'widget', ['library']);
-    h = await runHarness([
+    const h = (t.h = await runHarness([
       // The first run: the library, a clean review, a passing verify.
       write('sum.mjs', LIB),
       write('helper.mjs', HELPER),
@@ -44,7 +38,7 @@ describe('review comments sent to the agent', () => {
       text('1. Added a doc comment. 2. Removed the helper. 3. Left VERSION.'),
       CLEAN_REVIEW,
       VERIFY_PASS,
-    ]);
+    ]));
     const first = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'widget' })).done;
     expect(first.outcome).toBe('completed');
 
@@ -102,9 +96,9 @@ describe('review comments sent to the agent', () => {
   }, 240_000);
 
   it('comment, comments and fix on the command line', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }) });
+    const repo = (t.repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }) }));
     const wt = await planFeature(repo.repo, 'widget', ['library']);
-    h = await runHarness([write('sum.mjs', LIB), text('Done.'), CLEAN_REVIEW, VERIFY_PASS, write('sum.mjs', FIXED), text('Documented.'), CLEAN_REVIEW, VERIFY_PASS]);
+    const h = (t.h = await runHarness([write('sum.mjs', LIB), text('Done.'), CLEAN_REVIEW, VERIFY_PASS, write('sum.mjs', FIXED), text('Documented.'), CLEAN_REVIEW, VERIFY_PASS]));
     const data = ['--data-dir', h.dataDir, '--repo', repo.repo];
     const nothing = await cli('feature', 'fix', 'widget', ...data);
     expect(nothing.code).toBe(1);

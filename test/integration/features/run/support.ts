@@ -205,6 +205,21 @@ export async function cleanupHostTest(t: HostTest): Promise<void> {
   t.host = t.server = t.repo = t.data = null;
 }
 
+/** What an in-process run test starts: its repository and harness, each kept here as it is made. */
+export interface RunTest {
+  repo: RunRepo | null;
+  h: RunHarness | null;
+}
+
+export const runTest = (): RunTest => ({ repo: null, h: null });
+
+/** Stops and removes everything T holds (the test's afterEach), leaving it empty for the next test. */
+export async function cleanupRunTest(t: RunTest): Promise<void> {
+  await t.h?.cleanup();
+  t.repo?.cleanup();
+  t.h = t.repo = null;
+}
+
 /** PATH with the scripted gh first, and its scenario folder (outside /tmp, which the sandbox replaces). */
 export function withFakeGh(scenario: unknown): { env: Record<string, string>; dir: string; cleanup(): void } {
   const base = resolve(HERE, '../../../../test-results');
