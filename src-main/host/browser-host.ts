@@ -200,9 +200,8 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       { maxInFlight: CHANNEL_IN_FLIGHT_MAX_BYTES, smallBelow: CHANNEL_SMALL_FRAME_BYTES },
     );
     const deliver = (e: HubEvent) => {
-      const frame: HostFrame = { type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload };
-      if (e.key === undefined || (e.topic !== 'terminals.data' && e.topic !== 'terminals.status')) return send(frame);
-      if (e.topic === 'terminals.data') {
+      // Terminal output, the hot path, goes as a binary frame: no event frame is built for it.
+      if (e.topic === 'terminals.data' && e.key !== undefined) {
         // The pty host writes it to this connection's direct socket.
         if (app.terminals.isDirect(ctx.connectionId, e.key)) return;
         const payload = e.payload as TerminalData;
@@ -211,6 +210,8 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
         const data = encodeTerminalDataFrame(e.key, payload.offset, hasBytes(payload) ? payload.length : payload.data.length, bytes);
         return terminalFrames.push(e.key, data, data.length);
       }
+      const frame: HostFrame = { type: 'event', topic: e.topic, ...(e.key !== undefined ? { key: e.key } : {}), payload: e.payload };
+      if (e.key === undefined || e.topic !== 'terminals.status') return send(frame);
       // A status after the output it follows (an exit), in the same lane.
       const json = JSON.stringify(frame);
       terminalFrames.push(e.key, json, json.length);
