@@ -81,11 +81,13 @@ export class DirectSockets {
 
   /** A batch of a terminal's output: to every socket it is routed to (`offset`, `chars` in UTF-16 units). */
   write(id: string, offset: number, chars: number, bytes: Uint8Array): void {
+    // Every socket gets the same frame (a copy of the bytes): made once, only if one takes it.
+    let frame: Uint8Array | null = null;
     for (const d of this.directs.values()) {
       if (!d.routes.has(id)) continue;
       // A stuck client: stop queueing; its view sees the gap and resyncs from the scrollback.
       if (d.out.laneBytes(id) + bytes.length > TERMINAL_SOCKET_BACKLOG_MAX_BYTES) continue;
-      const frame = encodeTerminalDataFrame(id, offset, chars, bytes);
+      frame ??= encodeTerminalDataFrame(id, offset, chars, bytes);
       d.out.push(id, frame, frame.length);
     }
   }
