@@ -98,6 +98,25 @@ describe('state parser worker', () => {
     expect(dying.counts.inline).toBe(2);
   }, 30_000);
 
+  it('after three workers failed, parses stay on the main thread and no fourth is started', async () => {
+    let started = 0;
+    const failing = parser({
+      minBurst: 1,
+      entry: () => {
+        started++;
+        return { source: 'throw new Error("cannot load")', eval: true };
+      },
+    });
+    for (let i = 0; i < 3; i++) expect(await failing.whenReady()).toBe(false);
+    expect(started).toBe(3);
+    // A burst no longer starts one: each parse is done here, with the same result.
+    for (const text of [good, broken[0]!]) expect(await outcome(failing.parse(text, PATH))).toEqual(await onMainThread(text));
+    expect(await failing.whenReady()).toBe(false);
+    expect(failing.running).toBe(false);
+    expect(started).toBe(3);
+    expect(failing.counts).toEqual({ worker: 0, inline: 2 });
+  }, 30_000);
+
   it('ends an idle worker and starts another for the next burst', async () => {
     const p = parser({ idleMs: 50, minBurst: 1 });
     expect(await p.whenReady()).toBe(true);
