@@ -28,9 +28,6 @@ for (const [name, load] of Object.entries(BENCHES)) {
     process.exitCode = 1;
   }
 }
-// Then exit: a bench may leave something that keeps Node's loop alive (the scale bench's
-// browser-like client goes on reconnecting to its stopped host, as a page would), and the
-// runner's work is done once the figures are written.
-process.stdout.write(JSON.stringify(results, null, 2) + '\n', () => process.exit());
+process.stdout.write(JSON.stringify(results, null, 2) + '\n');
 
 export {};
