@@ -37,7 +37,8 @@ export type ToHost =
   /**
    * Browser mode: the socket handle passed with this message is a browser's dedicated output
    * connection, already authenticated by the main process (token, Host, Origin, and the
-   * one-time ticket of its main connection `conn`); the host completes the WebSocket handshake
+   * ticket of its main connection `conn`, good for one direct socket at a time while that connection
+   * lasts); the host completes the WebSocket handshake
    * with `head` and the request line and headers given here. It carries output only.
    */
   | { t: 'direct'; conn: string; url: string; headers: Record<string, string | string[] | undefined>; head: Uint8Array }
