@@ -1,23 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeatureRunEvent, FeatureRunInfo } from '../../../../src-preload/contract';
-import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, write, type RunHarness, type RunRepo } from './support';
+import { cleanupRunTest, configYaml, makeRunRepo, planFeature, runHarness, runTest, SUM_JS, text, write } from './support';
 
 const ctx = { origin: 'test' as const, connectionId: 'c' };
-let repo: RunRepo | null = null;
-let h: RunHarness | null = null;
-afterEach(async () => {
-  await h?.cleanup();
-  repo?.cleanup();
-  h = null;
-  repo = null;
-});
+const t = runTest();
+afterEach(() => cleanupRunTest(t));
 
 describe('feature runs and budgets over the bridge', () => {
   it('starts a run, lists it, replays its events, refuses bad input, and reads and patches the budgets', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    const repo = (t.repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') }));
     await planFeature(repo.repo, 'wired', ['work']);
-    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), text('```yaml\nresult: pass\nitems: []\n```')]);
-    const call = (channel: string, payload: unknown) => h!.app.router.dispatch(channel, payload, ctx);
+    const h = (t.h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), text('```yaml\nresult: pass\nitems: []\n```')]));
+    const call = (channel: string, payload: unknown) => h.app.router.dispatch(channel, payload, ctx);
     const project = await h.app.projects.add(repo.repo);
 
     expect(await call('featureRuns.start', { projectId: project.id, slug: 'wired', executor: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });

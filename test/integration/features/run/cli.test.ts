@@ -4,24 +4,18 @@ import { readState, newFeatureState, writeState } from '../../../../src-main/fea
 import { activeStatePath } from '../../../../src-main/features/scanner';
 import { cli } from '../../../support/cli';
 import { waitFor } from '../../../support/processes';
-import { configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, text, write, type RunHarness, type RunRepo } from './support';
+import { cleanupRunTest, configYaml, makeRunRepo, planFeature, runHarness, runTest, SUM_JS, text, write } from './support';
 
-let repo: RunRepo | null = null;
-let h: RunHarness | null = null;
-afterEach(async () => {
-  await h?.cleanup();
-  repo?.cleanup();
-  h = null;
-  repo = null;
-});
+const t = runTest();
+afterEach(() => cleanupRunTest(t));
 
 const PASS = text('```yaml\nresult: pass\nitems: []\n```');
 
 describe('flightdeck feature run | cancel (CLI)', () => {
   it('--json prints one run event per line and exits 0 when the feature completes; the summary names the outcome otherwise', async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') });
+    const repo = (t.repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: [] }).replace('enabled: true', 'enabled: false') }));
     await planFeature(repo.repo, 'json-run', ['work']);
-    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), PASS]);
+    const h = (t.h = await runHarness([write('sum.mjs', SUM_JS), text('Done.'), PASS]));
     const dataDir = h.dataDir;
     h.app.dispose();
     const r = await cli('feature', 'run', 'json-run', '--repo', repo.repo, '--data-dir', dataDir, '--approve', 'allow', '--json');
@@ -38,12 +32,12 @@ describe('flightdeck feature run | cancel (CLI)', () => {
   }, 120_000);
 
   it('exits 3 when an approval nobody can answer stops the run (no terminal, --approve ask), leaving it resumable', async () => {
-    repo = makeRunRepo({ remote: 'none' });
+    const repo = (t.repo = makeRunRepo({ remote: 'none' }));
     await planFeature(repo.repo, 'asks', ['work']);
     // The plan chose the default approval mode: a write asks.
     const state = newFeatureState({ slug: 'asks', now: new Date(), worktreePath: '.trees/asks', branch: 'feature/asks', baseBranch: 'main', devPhases: ['work'] });
     writeState(activeStatePath(repo.repo, 'asks'), { ...state, agent: { executor: 'builtin', profile: null, model: null, mode: 'default' } });
-    h = await runHarness([write('sum.mjs', SUM_JS), text('Done.')]);
+    const h = (t.h = await runHarness([write('sum.mjs', SUM_JS), text('Done.')]));
     const dataDir = h.dataDir;
     h.app.dispose();
     const r = await cli('feature', 'run', 'asks', '--repo', repo.repo, '--data-dir', dataDir);
@@ -56,11 +50,11 @@ describe('flightdeck feature run | cancel (CLI)', () => {
   }, 120_000);
 
   it('feature cancel stops a run owned by another Flightdeck (the app) through the database', async () => {
-    repo = makeRunRepo({ remote: 'none' });
+    const repo = (t.repo = makeRunRepo({ remote: 'none' }));
     await planFeature(repo.repo, 'long', ['work']);
-    h = await runHarness([{ fault: { kind: 'stall', ms: 60_000 }, blocks: [{ type: 'text', text: 'never seen' }] }]);
+    const h = (t.h = await runHarness([{ fault: { kind: 'stall', ms: 60_000 }, blocks: [{ type: 'text', text: 'never seen' }] }]));
     const run = await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'long' });
-    await waitFor(() => h!.server.mainRequests().length >= 1, 'the stalled call', 60_000);
+    await waitFor(() => h.server.mainRequests().length >= 1, 'the stalled call', 60_000);
     const c = await cli('feature', 'cancel', 'long', '--repo', repo.repo, '--data-dir', h.dataDir);
     expect(c.err).toBe('');
     expect(c.code).toBe(0);
