@@ -52,7 +52,8 @@ function isZombie(pid: number): boolean {
 
 /** Whether the process that recorded `identity` (from selfIdentity) is still running. */
 export function ownerAlive(pid: number, identity: string | null): boolean {
-  if (!pidAlive(pid) || isZombie(pid)) return false;
+  // 0 and negative pids name process groups (signal 0 to them always succeeds): never an owner.
+  if (!Number.isInteger(pid) || pid <= 0 || !pidAlive(pid) || isZombie(pid)) return false;
   const m = identity ? /^(\d+)@(\d+)$/.exec(identity) : null;
   if (!m || Number(m[1]) !== pid) return true;
   const now = processStartTicks(pid);

@@ -14,4 +14,8 @@ describe('process identity', () => {
     expect(ownerAlive(4194305, '4194305@1')).toBe(false);
     expect(ownerAlive(process.pid, 'legacy-random-id')).toBe(true);
   });
+  it('pid 0, a negative pid or a fraction (a record from an agent-writable file) is never a live owner', () => {
+    // Signal 0 to pid 0 or -1 reaches this process's group or every process: it always succeeds.
+    for (const pid of [0, -1, -process.pid, 1.5]) expect(ownerAlive(pid, 'forged')).toBe(false);
+  });
 });
