@@ -30,6 +30,8 @@ test.beforeAll(async () => {
       // Slow enough to fill the queue behind it and then stop it.
       { match: { userPattern: 'hold the line' }, delayMs: 4_000, blocks: [{ type: 'text', text: 'Holding the line for quite a while, piece by piece, until stopped.' }] },
       { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
+      { match: { userPattern: 'held on its way' }, blocks: [{ type: 'text', text: 'The held one arrived.' }] },
+      { match: { userPattern: 'typed meanwhile' }, blocks: [{ type: 'text', text: 'The one typed meanwhile arrived.' }] },
       { match: { userPattern: 'wait a while' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'sleep 20' } }] },
       // Slow, so the user can leave the session before its approval is asked.
       { match: { userPattern: 'create notify.txt' }, delayMs: 600, blocks: [{ type: 'text', text: 'Writing it.' }, { type: 'tool_use', name: 'write', input: { path: 'notify.txt', content: 'hi\n' } }] },
@@ -141,6 +143,60 @@ test('a message typed while the agent works is queued, removable, and sent when 
   expect(last.content.map((b) => b.type)).toEqual(['image', 'text']);
   expect(last.content[0]!.source).toMatchObject({ media_type: 'image/png', data: PNG });
   await page.screenshot({ path: 'test-results/composer-image-sent.png' });
+});
+
+test('Enter while the last message is still on its way sends, once that is answered, only what was typed since; Enter on the same text sends nothing twice', async ({ page }) => {
+  // Between the page and the host: every agents.submit the page sends, and the host's answer to
+  // the first held back until the test lets it through (a slow host, made deterministic).
+  const inputs: string[] = [];
+  let heldId: number | null = null;
+  let release: (() => void) | null = null;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => {
+      if (typeof m === 'string') {
+        const f = JSON.parse(m) as { type: string; id?: number; channel?: string; input?: { input?: string } };
+        if (f.type === 'invoke' && f.channel === 'agents.submit') {
+          inputs.push(f.input?.input ?? '');
+          if (heldId === null) heldId = f.id!;
+        }
+      }
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      if (typeof m === 'string' && heldId !== null && release === null) {
+        const f = JSON.parse(m) as { type: string; id?: number };
+        if (f.type === 'result' && f.id === heldId) {
+          release = () => ws.send(m);
+          return;
+        }
+      }
+      ws.send(m);
+    });
+  });
+  const { name } = await openBoard(page);
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  await expect(page.getByTestId('send')).toBeVisible();
+
+  await session.input.fill('first, held on its way');
+  await session.input.press('Enter');
+  await expect.poll(() => release !== null).toBe(true);
+  // Not answered yet: the text stays. Enter again on the same text is not a second message.
+  await expect(session.input).toHaveValue('first, held on its way');
+  await session.input.press('Enter');
+  // Typed on after it, and Enter: this goes once the first is answered, without the first's text.
+  await session.input.press('End');
+  await session.input.pressSequentially(' and then typed meanwhile');
+  await session.input.press('Enter');
+  expect(inputs).toEqual(['first, held on its way']);
+
+  release!();
+  await expect.poll(() => inputs).toEqual(['first, held on its way', 'and then typed meanwhile']);
+  await expect(session.input).toHaveValue('');
+  await expect(session.transcript).toContainText('The one typed meanwhile arrived.', { timeout: 30_000 });
+  await session.waitIdle();
+  expect(inputs).toHaveLength(2);
 });
 
 test('with notifications turned on, an approval waiting in a session that is not open shows a browser notification that opens it', async ({ page }) => {

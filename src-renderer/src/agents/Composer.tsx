@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type 
 import type { ImageAttachment, ImageMediaType, QueuedInput } from '../../../src-preload/contract/agents';
 import { Icon } from '../components/Icon';
 import { useAppStore, useClient } from '../store';
-import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, mentionAt, type HistoryState, type PendingImage } from './composer-logic';
+import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, mentionAt, unsentText, type HistoryState, type PendingImage } from './composer-logic';
 import { completeSlash } from './slash-commands';
 import { nextMode } from '../keyboard/shortcuts';
 import { MODES } from './SessionHeader';
@@ -37,13 +37,10 @@ export function Composer({
   const [text, setText] = useState('');
   const [selected, setSelected] = useState(0);
   const [sending, setSending] = useState(false);
-  // What the send below reads after its await: the text as typed since, and whether Enter came meanwhile.
-  const textRef = useRef(text);
-  useEffect(() => {
-    textRef.current = text;
-  }, [text]);
+  // Whether a send awaits its answer (read by the next Enter, before a render shows `sending`), and
+  // the box as it was when Enter came meanwhile: what goes once that answer is in.
   const sendingRef = useRef(false);
-  const sendAgain = useRef(false);
+  const enteredMeanwhile = useRef<string | null>(null);
   const [hist, setHist] = useState<HistoryState>(historyStart);
   const inputRef = useRef<HTMLTextAreaElement>(null);
   // The queue lives in the main process (it decides whether an input starts a turn or waits); this shows it.
@@ -143,15 +140,14 @@ export function Composer({
   };
   const mode = text.trimStart().startsWith('!') ? 'bang' : text.trimStart().startsWith('/') ? 'slash' : 'chat';
 
-  // `typed`: the box as this render shows it (the handler is made anew each render); after an
-  // await, only the ref holds what was typed since.
+  // `typed`: the box as this render shows it (the handler is made anew each render).
   const send = async (typed: string = text): Promise<void> => {
     const value = typed.trim();
     if (!value) return;
     // Enter while the last message is on its way: this one goes as soon as that is answered
     // (it used to be ignored, the text left in the box as if sent).
     if (sendingRef.current) {
-      sendAgain.current = true;
+      enteredMeanwhile.current = typed;
       return;
     }
     setHist(historyStart);
@@ -164,14 +160,15 @@ export function Composer({
     const ok = await onSend(value, attached);
     sendingRef.current = false;
     setSending(false);
-    const again = sendAgain.current;
-    sendAgain.current = false;
+    const entered = enteredMeanwhile.current;
+    enteredMeanwhile.current = null;
     if (ok) {
-      // Only what was sent goes: text typed while the answer was on its way stays.
-      setText((cur) => (cur.trim() === value ? '' : cur));
-      if (imagesRef.current === sentImages) updateImages([]);
+      // Only what was sent goes: text typed and images attached while the answer was on its way
+      // stay, and only they go with the Enter that came meanwhile.
+      setText((cur) => unsentText(cur, typed));
+      if (sentImages.length > 0) updateImages(imagesRef.current.filter((i) => !sentImages.includes(i)));
       // Sent after a refusal, it would be refused again: then it waits for the user, as the first.
-      if (again && textRef.current.trim() !== value) void send(textRef.current);
+      if (entered !== null) void send(unsentText(entered, typed));
     }
   };
 

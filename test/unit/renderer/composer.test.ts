@@ -14,6 +14,7 @@ import {
   imageRefusal,
   insertMention,
   mentionAt,
+  unsentText,
   type HistoryState,
 } from '../../../src-renderer/src/agents/composer-logic';
 import { applyEvents, emptyTranscript } from '../../../src-renderer/src/agents/transcript';
@@ -141,6 +142,20 @@ describe('the @ mention being typed', () => {
   it('is replaced by the chosen path, the rest of its word dropped, the caret after it', () => {
     expect(insertMention('see @comp please', 4, 9, 'src/agents/Composer.tsx')).toEqual({ text: 'see @src/agents/Composer.tsx please', caret: 29 });
     expect(insertMention('@ma', 0, 3, 'src/main.ts')).toEqual({ text: '@src/main.ts ', caret: 13 });
+  });
+});
+
+describe('what stays in the composer once a message is sent', () => {
+  it('nothing of the box as sent; what was typed after it; an edited box whole', () => {
+    expect(unsentText('first', 'first')).toBe('');
+    expect(unsentText('first  ', ' first')).toBe('');
+    // Typed on while the first was on its way: only the rest goes with the next Enter.
+    expect(unsentText('first second', 'first')).toBe('second');
+    expect(unsentText('first\n\nsecond', 'first')).toBe('second');
+    expect(unsentText('first ', 'first')).toBe('');
+    // Replaced or edited inside: the user decides, nothing is taken away.
+    expect(unsentText('second', 'first')).toBe('second');
+    expect(unsentText('firts and more', 'first')).toBe('firts and more');
   });
 });
 
