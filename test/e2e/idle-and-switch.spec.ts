@@ -1,11 +1,9 @@
 import { test, expect, type Page } from '@playwright/test';
-import { startHost, type RunningHost } from './support/host';
+import { startHostWithLongSessions, type LongSessionsHost } from './support/long-sessions';
+import type { RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { SessionPage } from './poms/session';
 import { TerminalsPage } from './poms/terminals';
-import { seedLongSession } from '../fixtures/long-transcript';
-import { startTestApp } from '../support/app';
-import { makeRepo, tempDir } from '../support/temp';
 
 /**
  * A page left alone does nothing: no timer, interval, animation frame or observer callback runs
@@ -13,26 +11,23 @@ import { makeRepo, tempDir } from '../support/temp';
  * And a terminal switched back into its pane shows its rows in the same turn as its pane appears.
  */
 
+let seeded: LongSessionsHost;
 let host: RunningHost;
-let repo: { path: string; cleanup(): void };
 let sessionId: string;
 let otherId: string;
 const TURNS = 150;
 
 test.beforeAll(async () => {
-  repo = makeRepo('fd-e2e-idle-');
-  const data = tempDir('fd-e2e-data-');
-  const { app } = await startTestApp(data.path);
-  const project = await app.projects.add(repo.path);
-  sessionId = await seedLongSession(app, project.id, 'A long conversation', 0, TURNS);
-  otherId = await seedLongSession(app, project.id, 'Another long conversation', 1, TURNS);
-  app.dispose();
-  host = await startHost({ dataDir: data.path });
+  seeded = await startHostWithLongSessions('fd-e2e-idle-', [
+    { title: 'A long conversation', turns: TURNS },
+    { title: 'Another long conversation', turns: TURNS },
+  ]);
+  ({ host } = seeded);
+  [sessionId, otherId] = seeded.ids as [string, string];
 });
 
 test.afterAll(async () => {
-  await host?.stop();
-  repo?.cleanup();
+  await seeded?.stop();
 });
 
 /**
@@ -86,7 +81,7 @@ const IDLE_WINDOW_MS = 3_000;
  */
 const SETTLE_MS = 11_000;
 
-const projectName = () => repo.path.split('/').pop()!;
+const projectName = () => seeded.repoPath.split('/').pop()!;
 
 test('a page left alone does nothing, on a long session and on the Terminals view', async ({ page }) => {
   await countWakeUps(page);

@@ -1,10 +1,8 @@
 import { test, expect, type Page } from '@playwright/test';
-import { startHost, type RunningHost } from './support/host';
+import { startHostWithLongSessions, type LongSessionsHost } from './support/long-sessions';
+import type { RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { SessionPage } from './poms/session';
-import { seedLongSession } from '../fixtures/long-transcript';
-import { startTestApp } from '../support/app';
-import { makeRepo, tempDir } from '../support/temp';
 
 /**
  * A session of 150 stored turns (about 750 blocks) is virtualized: it opens at its newest
@@ -13,26 +11,23 @@ import { makeRepo, tempDir } from '../support/temp';
  * over the rows below it. A session of 20 turns is rendered whole, as before.
  */
 
+let seeded: LongSessionsHost;
 let host: RunningHost;
-let repo: { path: string; cleanup(): void };
 let longId: string;
 let shortId: string;
 const TURNS = 150;
 
 test.beforeAll(async () => {
-  repo = makeRepo('fd-e2e-long-transcript-');
-  const data = tempDir('fd-e2e-data-');
-  const { app } = await startTestApp(data.path);
-  const project = await app.projects.add(repo.path);
-  longId = await seedLongSession(app, project.id, 'A long conversation', 0, TURNS);
-  shortId = await seedLongSession(app, project.id, 'A short conversation', 1, 20);
-  app.dispose();
-  host = await startHost({ dataDir: data.path });
+  seeded = await startHostWithLongSessions('fd-e2e-long-transcript-', [
+    { title: 'A long conversation', turns: TURNS },
+    { title: 'A short conversation', turns: 20 },
+  ]);
+  ({ host } = seeded);
+  [longId, shortId] = seeded.ids as [string, string];
 });
 
 test.afterAll(async () => {
-  await host?.stop();
-  repo?.cleanup();
+  await seeded?.stop();
 });
 
 const atBottom = (page: Page) => page.getByTestId('transcript').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 2);
