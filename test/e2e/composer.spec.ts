@@ -41,6 +41,18 @@ test.beforeAll(async () => {
   repo = makeRepo('fd-e2e-composer-');
 });
 
+/** Pastes the PNG into the composer as a file named `name`. */
+async function pasteImage(page: Page, name: string): Promise<void> {
+  // A string, so the Node tsconfig needs no DOM types: a paste event carrying a PNG file, as a browser dispatches it.
+  await page.evaluate(`(() => {
+    const bytes = Uint8Array.from(atob(${JSON.stringify(PNG)}), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], ${JSON.stringify(name)}, { type: 'image/png' }));
+    const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+    document.querySelector('[data-testid="composer-input"]').dispatchEvent(ev);
+  })()`);
+}
+
 /** The board with the test repository added (by whichever test runs first). */
 async function openBoard(page: Page): Promise<{ board: BoardPage; name: string }> {
   const name = repo.path.split('/').pop()!;
@@ -116,14 +128,7 @@ test('a message typed while the agent works is queued, removable, and sent when 
 
   // Pasting an image attaches it as a chip; it goes to the model as an image block.
   await session.input.focus();
-  // A string, so the Node tsconfig needs no DOM types: a paste event carrying a PNG file, as a browser dispatches it.
-  await page.evaluate(`(() => {
-    const bytes = Uint8Array.from(atob(${JSON.stringify(PNG)}), (c) => c.charCodeAt(0));
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }));
-    const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
-    document.querySelector('[data-testid="composer-input"]').dispatchEvent(ev);
-  })()`);
+  await pasteImage(page, 'pixel.png');
   await expect(page.getByTestId('image-chip')).toHaveCount(1);
   await expect(page.getByTestId('image-chip')).toContainText('pixel.png');
   await session.input.fill('what is in this image?');
@@ -145,19 +150,21 @@ test('a message typed while the agent works is queued, removable, and sent when 
   await page.screenshot({ path: 'test-results/composer-image-sent.png' });
 });
 
-test('Enter while the last message is still on its way sends, once that is answered, only what was typed since; Enter on the same text sends nothing twice', async ({ page }) => {
+test('Enter while the last message is still on its way sends, once that is answered, only what was typed and attached since; Enter on the same text sends nothing twice', async ({ page }) => {
   // Between the page and the host: every agents.submit the page sends, and the host's answer to
   // the first held back until the test lets it through (a slow host, made deterministic).
   const inputs: string[] = [];
+  const imageCounts: number[] = [];
   let heldId: number | null = null;
   let release: (() => void) | null = null;
   await page.routeWebSocket(/\/ws$/, (ws) => {
     const server = ws.connectToServer();
     ws.onMessage((m) => {
       if (typeof m === 'string') {
-        const f = JSON.parse(m) as { type: string; id?: number; channel?: string; input?: { input?: string } };
+        const f = JSON.parse(m) as { type: string; id?: number; channel?: string; input?: { input?: string; images?: unknown[] } };
         if (f.type === 'invoke' && f.channel === 'agents.submit') {
           inputs.push(f.input?.input ?? '');
+          imageCounts.push(f.input?.images?.length ?? 0);
           if (heldId === null) heldId = f.id!;
         }
       }
@@ -180,6 +187,8 @@ test('Enter while the last message is still on its way sends, once that is answe
   await expect(page.getByTestId('send')).toBeVisible();
 
   await session.input.fill('first, held on its way');
+  await pasteImage(page, 'first.png');
+  await expect(page.getByTestId('image-chip')).toHaveCount(1);
   await session.input.press('Enter');
   await expect.poll(() => release !== null).toBe(true);
   // Not answered yet: the text stays. Enter again on the same text is not a second message.
@@ -188,12 +197,17 @@ test('Enter while the last message is still on its way sends, once that is answe
   // Typed on after it, and Enter: this goes once the first is answered, without the first's text.
   await session.input.press('End');
   await session.input.pressSequentially(' and then typed meanwhile');
+  await pasteImage(page, 'second.png');
+  await expect(page.getByTestId('image-chip')).toHaveCount(2);
   await session.input.press('Enter');
   expect(inputs).toEqual(['first, held on its way']);
 
   release!();
   await expect.poll(() => inputs).toEqual(['first, held on its way', 'and then typed meanwhile']);
   await expect(session.input).toHaveValue('');
+  await expect(page.getByTestId('image-chip')).toHaveCount(0);
+  // Each image went once, with the message it was attached to.
+  expect(imageCounts).toEqual([1, 1]);
   await expect(session.transcript).toContainText('The one typed meanwhile arrived.', { timeout: 30_000 });
   await session.waitIdle();
   expect(inputs).toHaveLength(2);
