@@ -12,12 +12,13 @@ import { makeRepo, tempDir } from '../support/temp';
 
 let host: RunningHost;
 let repo: { path: string; cleanup(): void };
+let data: { path: string; cleanup(): void };
 const LONG = `Investigate why the nightly export to the reporting warehouse drops rows when ${'a-very-long-unbroken-identifier-'.repeat(4)}appears in the payload`;
 const OWN = ['Fix the login form', 'Refactor the cart', 'Write the changelog', LONG];
 
 test.beforeAll(async () => {
   repo = makeRepo('fd-e2e-sidebar-');
-  const data = tempDir('fd-e2e-data-');
+  data = tempDir('fd-e2e-data-');
   // The sessions as each capability makes them: the user's through the sessions API, the app's through the session driver (with a role).
   const { app } = await startTestApp(data.path);
   const project = await app.projects.add(repo.path);
@@ -32,6 +33,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await host?.stop();
   repo?.cleanup();
+  data?.cleanup();
 });
 
 async function checkSidebar(page: Page, shot: string): Promise<void> {

@@ -14,6 +14,15 @@ export interface RunningHost {
 }
 
 const READY = /^Flightdeck ready at (http:\/\/\S+)$/m;
+
+/**
+ * The data folders startHost made itself. A test may start a second host on the same folder after
+ * stopping the first (a restart), so they go when the worker process exits, not at stop.
+ */
+const madeDataDirs: Array<() => void> = [];
+process.once('exit', () => {
+  for (const cleanup of madeDataDirs) cleanup();
+});
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
@@ -21,7 +30,12 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
  * folder, and waits for its ready line.
  */
 export async function startHost(opts: { dataDir?: string; env?: NodeJS.ProcessEnv; port?: number } = {}): Promise<RunningHost> {
-  const data = opts.dataDir ?? tempDir('fd-e2e-data-').path;
+  let data = opts.dataDir;
+  if (!data) {
+    const made = tempDir('fd-e2e-data-');
+    madeDataDirs.push(made.cleanup);
+    data = made.path;
+  }
   const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', String(opts.port ?? 0), '--no-build', '--data-dir', data], {
     cwd: root,
     env: { ...process.env, ...opts.env },

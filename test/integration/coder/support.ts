@@ -3,7 +3,7 @@
  * fresh HOME and working repository per test, the CLI's own API retries turned off (so an
  * upstream error surfaces at once), and a profile pointing at the server.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CLAUDE_BIN } from '../../fixtures/model-server/claude-cli';
 import { startModelServer, type ModelServer, type Script } from '../../fixtures/model-server/index';
@@ -49,6 +49,7 @@ export async function coderHarness(script: Script = []): Promise<CoderHarness> {
     async cleanup() {
       await server.close();
       repo.cleanup();
+      rmSync(home, { recursive: true, force: true });
     },
   };
 }
