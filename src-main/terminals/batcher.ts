@@ -1,8 +1,12 @@
-import { BATCH_FLUSH_MS, BATCH_MAX_BYTES } from './constants';
+import { BATCH_FLUSH_MS, BATCH_IMMEDIATE_BYTES, BATCH_IMMEDIATE_WRITES, BATCH_MAX_BYTES } from './constants';
 
 export interface BatcherOptions {
   flushMs?: number;
   maxBytes?: number;
+  /** Writes per window that may go at once while nothing is gathered (the window's first included). */
+  immediateWrites?: number;
+  /** …as long as the window has passed on no more than this many bytes at once. */
+  immediateBytes?: number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (t: unknown) => void;
 }
@@ -12,13 +16,24 @@ export interface BatcherOptions {
  * TerminalDataBufferer). The first write after a quiet period goes out at once — a keystroke
  * echo never waits for a timer — and opens a short window during which further writes are
  * gathered; a batch that reaches the size cap goes out immediately.
+ *
+ * A window opened by something small is not yet a burst: while nothing is gathered, a few more
+ * small writes go out at once too (the echo of the next keystroke of fast typing, the prompt
+ * after an echoed Enter), so they do not wait for the window opened by the write before them.
+ * Once the window has passed on `immediateWrites` writes or `immediateBytes` bytes, the rest is
+ * gathered as before.
  */
 export class DataBatcher {
   private parts: Uint8Array[] = [];
   private bytes = 0;
   private timer: unknown = null;
+  /** Writes and bytes the open window has passed on at once. */
+  private windowWrites = 0;
+  private windowBytes = 0;
   private readonly flushMs: number;
   private readonly maxBytes: number;
+  private readonly immediateWrites: number;
+  private readonly immediateBytes: number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (t: unknown) => void;
 
@@ -28,6 +43,8 @@ export class DataBatcher {
   ) {
     this.flushMs = opts.flushMs ?? BATCH_FLUSH_MS;
     this.maxBytes = opts.maxBytes ?? BATCH_MAX_BYTES;
+    this.immediateWrites = opts.immediateWrites ?? BATCH_IMMEDIATE_WRITES;
+    this.immediateBytes = opts.immediateBytes ?? BATCH_IMMEDIATE_BYTES;
     this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     this.clearTimer = opts.clearTimer ?? ((t) => clearTimeout(t as NodeJS.Timeout));
   }
@@ -41,8 +58,17 @@ export class DataBatcher {
     if (data.length === 0) return;
     if (this.timer === null) {
       // Fast path: nothing is being gathered, so this is the start of a burst (or a lone echo).
+      this.windowWrites = 1;
+      this.windowBytes = data.length;
       this.emit(data);
       this.openWindow();
+      return;
+    }
+    if (this.bytes === 0 && this.windowWrites < this.immediateWrites && this.windowBytes + data.length <= this.immediateBytes) {
+      // Still small and nothing gathered: not a burst yet, and nothing of this terminal is held back.
+      this.windowWrites++;
+      this.windowBytes += data.length;
+      this.emit(data);
       return;
     }
     this.parts.push(data);
@@ -53,6 +79,8 @@ export class DataBatcher {
   /** Emits what is gathered now (also used before an exit so no output is lost). */
   flush(): void {
     if (this.bytes === 0) return;
+    // Something was gathered: this window is a burst, and so is the next one it opens.
+    this.windowWrites = this.immediateWrites;
     const out = this.parts.length === 1 ? this.parts[0]! : concatAll(this.parts, this.bytes);
     this.parts = [];
     this.bytes = 0;
@@ -70,8 +98,8 @@ export class DataBatcher {
     this.timer = this.setTimer(() => {
       this.timer = null;
       if (this.bytes > 0) {
-        this.flush();
         // Still flooding: keep gathering rather than fast-pathing the next read.
+        this.flush();
         this.openWindow();
       }
     }, this.flushMs);

@@ -32,25 +32,60 @@ describe('DataBatcher', () => {
   it('sends a lone write at once (typing never waits) and gathers a burst until the timer', () => {
     const out: string[] = [];
     const clock = manualTimers();
-    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 1000 });
+    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 10_000 });
     b.write(bytes('k'));
     expect(out).toEqual(['k']);
-    b.write(bytes('a'));
+    // More than a window passes on at once: a burst, gathered from here on.
+    b.write(bytes('a'.repeat(3000)));
     b.write(bytes('b'));
     expect(out).toEqual(['k']);
-    expect(b.pending).toBe(2);
+    expect(b.pending).toBe(3001);
     clock.fire();
-    expect(out).toEqual(['k', 'ab']);
-    // Still in a burst window after a flush; once quiet, the next write is immediate again.
+    expect(out).toEqual(['k', 'a'.repeat(3000) + 'b']);
+    // Still in a burst window after a flush: even a small write is gathered.
+    b.write(bytes('c'));
+    expect(out).toHaveLength(2);
+    clock.fire();
+    expect(out[2]).toBe('c');
+    // Once quiet, the next write is immediate again.
     clock.fire();
     b.write(bytes('z'));
-    expect(out).toEqual(['k', 'ab', 'z']);
+    expect(out).toEqual(['k', 'a'.repeat(3000) + 'b', 'c', 'z']);
+  });
+
+  it('passes a few small writes on at once while nothing is gathered, so an echo never waits for the window the last one opened', () => {
+    const out: string[] = [];
+    const clock = manualTimers();
+    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 1000, immediateWrites: 3, immediateBytes: 20 });
+    // Fast typing: each echo comes back while the window opened by the one before is still open.
+    b.write(bytes('l'));
+    b.write(bytes('s'));
+    b.write(bytes('\r\n'));
+    expect(out).toEqual(['l', 's', '\r\n']);
+    expect(b.pending).toBe(0);
+    // A fourth write in the same window is a burst: gathered, and so is everything after it.
+    b.write(bytes('a'));
+    b.write(bytes('b'));
+    expect(out).toHaveLength(3);
+    clock.fire();
+    expect(out).toEqual(['l', 's', '\r\n', 'ab']);
+
+    // The bytes bound: small writes add up to a burst too.
+    clock.fire();
+    out.length = 0;
+    b.write(bytes('0123456789'));
+    b.write(bytes('0123456789'));
+    b.write(bytes('!'));
+    expect(out).toEqual(['0123456789', '0123456789']);
+    clock.fire();
+    expect(out).toEqual(['0123456789', '0123456789', '!']);
   });
 
   it('flushes at the size cap without waiting for the timer, and on demand', () => {
     const out: string[] = [];
     const clock = manualTimers();
-    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 10 });
+    // Only the window's first write goes at once here: this is about the cap.
+    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 10, immediateWrites: 1 });
     b.write(bytes('first'));
     b.write(bytes('12345'));
     b.write(bytes('67890'));
