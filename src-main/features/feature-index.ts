@@ -13,7 +13,6 @@
  * line); neither the file nor that row's state is overwritten. `reconcileRows` is the pure rule.
  */
 import { basename, relative, sep } from 'node:path';
-import chokidar, { type FSWatcher } from 'chokidar';
 import type { FeatureIssueRef } from '../../src-preload/contract/issues';
 import type { Logger } from '../platform/logger';
 import { KeyedLock } from '../platform/keyed-lock';
@@ -23,8 +22,9 @@ import { FeatureError } from './errors';
 import { FeatureRepo, type FeatureRow, type IndexProblem } from './feature-repo';
 import { ISSUE_FILE } from './issue-input';
 import { IssueLinks } from './issue-links';
-import { probesHold, rememberStates, scanFeatures, TREES_DIR, type FeatureSource, type ScanResult } from './scanner';
+import { identityNow, probesHold, rememberStates, scanFeatures, TREES_DIR, type FeatureSource, type ScanResult } from './scanner';
 import { STATE_FILE } from './state';
+import { StateWatcher } from './state-watcher';
 
 /**
  * Editors and git write a file in several steps (temp file, rename, chmod) and a checkout
@@ -125,6 +125,18 @@ function sameFiles(a: readonly FeatureRow[], b: readonly FeatureRow[]): boolean 
   return a.length === b.length && a.every((r, i) => r.stateFile?.identity === b[i]!.stateFile?.identity && r.stateFile?.sha256 === b[i]!.stateFile?.sha256);
 }
 
+/**
+ * Whether a path a scan probed with an identity now has another (one stat each). Paths probed
+ * without one (changed within the racy window) are left out: they cannot show a change, and
+ * `current` reads them again anyway.
+ */
+function probesMoved(probes: ReadonlyMap<string, string | null>): boolean {
+  for (const [path, was] of probes) {
+    if (was !== null && identityNow(path) !== was) return true;
+  }
+  return false;
+}
+
 /** The lock key scans take turns on (repository roots are absolute paths, so never this). */
 const SCAN_TURN = 'scan turn';
 
@@ -157,8 +169,9 @@ interface Snapshot {
 export class FeatureIndex {
   readonly repo: FeatureRepo;
   private readonly lock = new KeyedLock();
-  private readonly watchers = new Map<string, FSWatcher>();
-  private readonly readiness = new Map<string, Promise<void>>();
+  private readonly watchers = new Map<string, StateWatcher>();
+  /** Repositories whose watcher is not ready yet, and the calls of ready() waiting for it. */
+  private readonly readiness = new Map<string, { done: Promise<void>; resolve: () => void }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly snapshots = new Map<string, Snapshot>();
   /** The latest reconcile asked for each repository, while it runs. */
@@ -218,6 +231,10 @@ export class FeatureIndex {
       if (this.forgotten.has(repoRoot)) return { rows: [], problems: [], issues: new Map() };
       const previous = this.snapshots.get(repoRoot)?.index.rows ?? this.repo.forRepo(repoRoot);
       const { rows, repoProblems } = reconcileRows(repoRoot, previous, scan, (this.o.now ?? Date.now)());
+      // The folders this scan found are watched before the issue files are looked at, so that a
+      // change of one after that look is reported; a state file changed between its read and its
+      // folder's watch is caught by its identity.
+      const watched = this.watchFolders(repoRoot, scan.probes);
       const issues = await this.issuesOf(rows);
       const changed = !sameRows(previous, rows);
       // Files rewritten with the same content (or old enough now to have an identity) are written
@@ -228,6 +245,7 @@ export class FeatureIndex {
       const issuesMoved = before !== undefined && !sameIssues(before, issues);
       const index = { rows, problems: repoProblems, issues };
       this.snapshots.set(repoRoot, { index, probes: scan.probes, seq });
+      if (watched) this.markReady(repoRoot, watched);
       if (changed || issuesMoved) this.o.onChanged?.(repoRoot);
       return index;
     });
@@ -312,7 +330,10 @@ export class FeatureIndex {
 
   /**
    * Watches exactly these repositories' state files (starting and stopping watchers to match).
-   * A change is reconciled after WATCH_DEBOUNCE_MS of quiet.
+   * A change is reconciled after WATCH_DEBOUNCE_MS of quiet. A repository's folders are known
+   * from its scans (StateWatcher): one with no reconcile yet is reconciled now, one already
+   * indexed is watched at once and its issue links looked at once more (a change before the
+   * watch would otherwise go unseen).
    */
   watch(repoRoots: readonly string[]): void {
     if (this.disposed) return;
@@ -320,42 +341,84 @@ export class FeatureIndex {
     for (const [root, w] of this.watchers) {
       if (wanted.has(root)) continue;
       this.watchers.delete(root);
-      this.readiness.delete(root);
       this.watchReady.delete(root);
-      void w.close();
+      this.settleReadiness(root);
+      w.close();
     }
     for (const root of wanted) {
       if (this.watchers.has(root)) continue;
-      const w = chokidar.watch(root, {
-        ignoreInitial: true,
-        // .trees/<slug>/.flightdeck/<slug>/state.yml is four levels below the root.
-        depth: 4,
-        ignored: (path: string) => !isWatchedPath(root, path),
-        // A folder being deleted under the watcher (clean removes a worktree) is expected.
-        ignorePermissionErrors: true,
+      const w = new StateWatcher(root, {
+        isWatched: (path) => isWatchedPath(root, path),
+        onChange: (path) => {
+          // A state or issue file, or a folder on the way to one (a worktree or a merged record added or removed).
+          if (path === null || basename(path) === ISSUE_FILE) this.issuesChanged.add(root);
+          this.schedule(root);
+        },
+        onError: (folder, e) => {
+          // The watcher may not see every change (too many watches): issue links are looked at on each list again.
+          this.watchReady.delete(root);
+          this.o.log.warn('feature state watcher failed', { repoRoot: root, folder, error: e });
+        },
       });
-      w.on('all', (_event, path) => {
-        // A state or issue file, or a folder on the way to one (a worktree or a merged record added or removed).
-        if (!isWatchedPath(root, path)) return;
-        if (basename(path) === ISSUE_FILE) this.issuesChanged.add(root);
-        this.schedule(root);
-      });
-      w.on('error', (e) => {
-        // The watcher may have stopped seeing changes (too many watches): issue links are looked at on each list again.
-        this.watchReady.delete(root);
-        this.o.log.warn('feature state watcher failed', { repoRoot: root, error: e });
-      });
-      this.readiness.set(
-        root,
-        new Promise<void>((r) =>
-          w.once('ready', () => {
-            if (this.watchers.get(root) === w) this.watchReady.add(root);
-            r();
-          }),
-        ),
-      );
       this.watchers.set(root, w);
+      let resolve!: () => void;
+      const done = new Promise<void>((r) => (resolve = r));
+      this.readiness.set(root, { done, resolve });
+      const snap = this.snapshots.get(root);
+      if (!snap) {
+        // Its first reconcile (already under way, or this one) watches the folders it finds.
+        (this.inflight.get(root) ?? this.reconcile(root))
+          .catch((e: unknown) => {
+            // Unreadable now: the next list reconciles again and reports why.
+            this.o.log.warn('feature index reconcile failed', { repoRoot: root, error: e });
+          })
+          .finally(() => this.settleReadiness(root));
+        continue;
+      }
+      this.watchFolders(root, snap.probes);
+      this.issuesOf(snap.index.rows)
+        .then((issues) => {
+          const now = this.snapshots.get(root);
+          if (now && !sameIssues(now.index.issues, issues)) {
+            this.issuesChanged.add(root);
+            this.schedule(root);
+          }
+          this.markReady(root, w);
+        })
+        .catch((e: unknown) => this.o.log.warn('feature issue links could not be read', { repoRoot: root, error: e }))
+        .finally(() => this.settleReadiness(root));
     }
+  }
+
+  /**
+   * Watches the folders a scan of `root` found (when the repository is watched) and, for the
+   * watches just added, whether a state file the scan read changed before its folder was watched.
+   * The watcher when it now covers every folder the scan found (markReady once the issue links
+   * are looked at), else null.
+   */
+  private watchFolders(root: string, probes: ReadonlyMap<string, string | null>): StateWatcher | null {
+    const w = this.watchers.get(root);
+    if (!w) return null;
+    const { added, complete } = w.sync(probes.keys());
+    if (added > 0 && probesMoved(probes)) this.schedule(root);
+    if (!complete) {
+      this.watchReady.delete(root);
+      this.settleReadiness(root);
+      return null;
+    }
+    return w;
+  }
+
+  private markReady(root: string, w: StateWatcher): void {
+    if (this.watchers.get(root) !== w) return;
+    this.watchReady.add(root);
+    this.settleReadiness(root);
+  }
+
+  /** ready() stops waiting for `root` (its watcher ready, or failed: then lists look at the issue links themselves). */
+  private settleReadiness(root: string): void {
+    this.readiness.get(root)?.resolve();
+    this.readiness.delete(root);
   }
 
   private schedule(root: string): void {
@@ -376,18 +439,24 @@ export class FeatureIndex {
 
   /** Resolves once every watcher is ready (tests wait for it before changing files). */
   async ready(): Promise<void> {
-    await Promise.all(this.readiness.values());
+    await Promise.all([...this.readiness.values()].map((r) => r.done));
   }
 
-  async dispose(): Promise<void> {
+  /** The folders watched in a repository (tests check that a worktree's sources are not among them). */
+  watchedFolders(repoRoot: string): string[] {
+    return this.watchers.get(repoRoot)?.watched() ?? [];
+  }
+
+  dispose(): Promise<void> {
     this.disposed = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
-    const closing = [...this.watchers.values()].map((w) => w.close());
+    for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
+    for (const r of this.readiness.values()) r.resolve();
     this.readiness.clear();
     this.watchReady.clear();
     this.snapshots.clear();
-    await Promise.all(closing);
+    return Promise.resolve();
   }
 }

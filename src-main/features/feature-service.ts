@@ -217,9 +217,9 @@ export class FeatureService {
     if (this.disposed) return;
     // A project removed from Flightdeck leaves no rows behind (its files are not touched).
     this.index.forgetExcept(roots);
-    // Indexed first, watched after: a watcher's first crawl of every worktree folder would compete
-    // with the first scan for the one thread; a change in between is found by the next list's
-    // stats (FeatureIndex.current), and issue links are looked at on each list until the watcher is ready.
+    // Watched at once: a repository's watcher crawls nothing (it watches the folders its scans
+    // find), and one not indexed yet is reconciled by it, in this order (one scan at a time).
+    this.index.watch(roots);
     for (const root of roots) {
       // Each projects.changed comes here: a repository already indexed and unchanged costs its stats only.
       await this.index.current(root).catch((e: unknown) => {
