@@ -42,6 +42,11 @@ export class TerminalStream {
   /** Output may have been lost while an attach was under way (onResync): attach once more after it. */
   private attachAgain = false;
   private queue: TerminalData[] = [];
+  /**
+   * The sink holds this terminal's output from its first character, in order, never reset: the
+   * main process's output from offset 0 rebuilds it (a view parks without a snapshot then).
+   */
+  private fromStart: boolean;
   private attachmentId: string | null = null;
   private unackedParsed = 0;
   private disposed = false;
@@ -60,6 +65,7 @@ export class TerminalStream {
   ) {
     this.ackBatch = opts.ackBatchChars ?? TERMINAL_ACK_BATCH_CHARS;
     this.next = opts.resumeFrom ?? null;
+    this.fromStart = (opts.resumeFrom ?? 0) === 0;
     this.lane = (opts.scheduler ?? outputScheduler).lane(sink);
     // Subscribe before attaching: the host handles frames in order, so nothing published after
     // the attach snapshot can be missed.
@@ -84,6 +90,11 @@ export class TerminalStream {
     return this.next;
   }
 
+  /** Whether the sink holds exactly the output from offset 0 up to `offset` (see `fromStart`). */
+  get holdsAllFromStart(): boolean {
+    return this.fromStart;
+  }
+
   /** Attaches (or re-attaches) and writes the part of the scrollback this view does not have. */
   attach(): Promise<AttachResult> {
     if (this.attaching) return this.attaching;
@@ -99,6 +110,8 @@ export class TerminalStream {
         this.attachmentId = r.attachmentId;
         this.unackedParsed = 0;
         if (this.next === null || this.next < r.start || this.next > r.end) {
+          // A reset sink is not a new one (a conservative no); a new one misses what precedes r.start.
+          this.fromStart = this.next === null && r.start === 0 && this.fromStart;
           if (this.next !== null) {
             this.stats.gaps++;
             this.opts.onGap?.(Math.max(0, r.start - this.next));

@@ -6,13 +6,22 @@
  * from that offset (the main process keeps the output in between), and only then fits the pane,
  * so cursor addressing in the snapshot lands where it was written.
  *
+ * A view whose emulator holds exactly the terminal's output from its first character, parsed at
+ * the size it still has (a first show that was never resized since, in practice most of them),
+ * is parked without a snapshot: the main process's output from offset 0 rebuilds it, parsed the
+ * same way, so serializing it (the addon walks every cell: 70–95 ms for 5,000 lines, more than
+ * parsing them) would only keep a copy of what the main process already holds.
+ *
  * Nothing here touches the DOM: the same code parks and restores @xterm/headless in tests.
  */
 
 /** What a parked terminal keeps: a few hundred KB of text instead of a live emulator. */
 export interface ParkedTerminal {
-  /** The serialize addon's output: replaying it into an emulator of `cols`×`rows` rebuilds the state. */
-  snapshot: string;
+  /**
+   * The serialize addon's output: replaying it into an emulator of `cols`×`rows` rebuilds the
+   * state. Null: the main process's output from offset 0 does (`offset` is then 0).
+   */
+  snapshot: string | null;
   /** The stream offset of the next character the snapshot does not hold. */
   offset: number;
   cols: number;
@@ -38,10 +47,14 @@ export interface Serializer {
 /**
  * Takes the snapshot once everything handed to the emulator is parsed. The caller has already
  * stopped the stream (nothing more is written), so `offset` is exactly what the snapshot holds.
- * Null when there is nothing to stand on (the view never attached).
+ * Null when there is nothing to stand on (the view never attached). `replayable`: the emulator
+ * holds the output from offset 0 and nothing else, parsed at its present size — no snapshot is
+ * taken (see the top of this file); the closing line of an ended terminal is written again
+ * after the replay, as on a first show.
  */
-export function parkTerminal(term: ParkableTerminal, serializer: Serializer, offset: number | null, endWritten: boolean): Promise<ParkedTerminal | null> {
+export function parkTerminal(term: ParkableTerminal, serializer: Serializer, offset: number | null, endWritten: boolean, replayable = false): Promise<ParkedTerminal | null> {
   if (offset === null) return Promise.resolve(null);
+  if (replayable) return Promise.resolve({ snapshot: null, offset: 0, cols: term.cols, rows: term.rows, endWritten: false, cursor: { x: 0, y: 0 } });
   return new Promise((resolve) => {
     term.write('', () => {
       const { cursorX: x, cursorY: y } = term.buffer.active;
@@ -55,11 +68,38 @@ export function parkTerminal(term: ParkableTerminal, serializer: Serializer, off
  * it is parsed (then the emulator may be resized to its pane).
  */
 export function restoreTerminal(term: ParkableTerminal, parked: ParkedTerminal, done: () => void): void {
+  if (parked.snapshot === null) {
+    // Nothing to write: the stream replays from offset 0.
+    done();
+    return;
+  }
   // The addon puts the cursor back with relative moves, which land one column short after a
   // full-width row (a status line at the bottom of vim): it is placed again by address. A cursor
   // past the last column (a wrap pending) is left as the addon put it: an address would cancel the wrap.
   const { x, y } = parked.cursor;
   term.write(parked.snapshot + (x < parked.cols ? `\x1b[${y + 1};${x + 1}H` : ''), done);
+}
+
+/**
+ * Whether a view may be parked without a snapshot, beyond its stream holding all output from
+ * offset 0: xterm rewraps its lines when resized, so output parsed before a resize is not what
+ * a replay at the new size gives. A resize before any output (the first fit) does not count.
+ */
+export class ReplayWatch {
+  private wrote = false;
+  private resizedAfterOutput = false;
+
+  output(): void {
+    this.wrote = true;
+  }
+
+  resized(): void {
+    if (this.wrote) this.resizedAfterOutput = true;
+  }
+
+  replayable(holdsAllFromStart: boolean): boolean {
+    return holdsAllFromStart && !this.resizedAfterOutput;
+  }
 }
 
 /** A view the cache can keep alive while hidden and park later. */

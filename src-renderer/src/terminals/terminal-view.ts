@@ -8,7 +8,7 @@ import { TERMINAL_MAX_INPUT_CHARS, type AttachResult } from '../../../src-preloa
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
-import { parkTerminal, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
+import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { setLoadedTerminalViews } from './loaded-views';
 
@@ -61,6 +61,7 @@ export class TerminalView implements CachedView {
   private disposed = false;
   private blinkTimer: ReturnType<typeof setTimeout> | null = null;
   private lastActivity = 0;
+  private readonly replayWatch = new ReplayWatch();
   private readonly offs: Array<() => void> = [];
 
   constructor(
@@ -108,6 +109,7 @@ export class TerminalView implements CachedView {
       {
         write: (data, cb) => {
           this.activity();
+          this.replayWatch.output();
           term.write(data, cb);
         },
         reset: () => term.reset(),
@@ -137,6 +139,7 @@ export class TerminalView implements CachedView {
       }
     });
     const resized = term.onResize(({ cols, rows }) => {
+      this.replayWatch.resized();
       void client.invoke('terminals.resize', { id: terminalId, cols, rows }).catch(() => undefined);
     });
     this.offs.push(() => input.dispose(), () => resized.dispose());
@@ -196,7 +199,8 @@ export class TerminalView implements CachedView {
     // The stream stops first: the snapshot then holds exactly what was written up to its offset.
     this.stream.dispose();
     try {
-      return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten);
+      const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart);
+      return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable);
     } finally {
       this.dispose();
     }

@@ -3,7 +3,7 @@ import xtermHeadless from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
-import { parkTerminal, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
+import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
 
 const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
 const { SerializeAddon } = serializeAddon as unknown as typeof import('@xterm/addon-serialize');
@@ -162,6 +162,82 @@ describe('parking a terminal and showing it again', () => {
     ref.t.write(main.text.slice(-2_000));
     await parsed(ref.t);
     expect(state(b.t)).toEqual(state(ref.t));
+  });
+
+  it('a view holding the output from its first character is parked without a snapshot and rebuilt by replaying it', async () => {
+    const main = fakeMain();
+    main.emit(colored(300) + '$ vim\r\n' + fullScreen);
+    const a = term();
+    const stream = await view(main.client, a.t);
+    main.emit('\x1b[7;4Hmore text');
+    await tick();
+    expect(stream.holdsAllFromStart).toBe(true);
+    stream.dispose();
+    await parsed(a.t);
+    const serialize = vi.spyOn(a.s, 'serialize');
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, true, true))!;
+    // No cell was walked; the main process's output stands for the snapshot.
+    expect(serialize).not.toHaveBeenCalled();
+    expect(parked).toMatchObject({ snapshot: null, offset: 0, cols: 80, rows: 24, endWritten: false });
+    const shown = state(a.t);
+
+    const b = term(parked.cols, parked.rows);
+    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+    const resumed = await view(main.client, b.t, parked.offset);
+    await parsed(b.t);
+    expect(resumed.stats.gaps).toBe(0);
+    expect(state(b.t)).toEqual(shown);
+    expect(b.t.buffer.active.getLine(4)?.translateToString(true)).toBe('         editing here');
+    // Shown again, it may be parked so again.
+    expect(resumed.holdsAllFromStart).toBe(true);
+  });
+
+  it('a replay-parked view whose early output the main process dropped meanwhile says so and shows what it holds', async () => {
+    const main = fakeMain(2_000);
+    main.emit(colored(20));
+    const a = term();
+    const stream = await view(main.client, a.t);
+    expect(stream.holdsAllFromStart).toBe(true);
+    stream.dispose();
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, false, true))!;
+    main.emit(colored(200));
+
+    const b = term(parked.cols, parked.rows);
+    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+    const gaps: number[] = [];
+    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
+    await resumed.attach();
+    await parsed(b.t);
+    expect(gaps).toHaveLength(1);
+    const ref = term();
+    ref.t.write(main.text.slice(-2_000));
+    await parsed(ref.t);
+    expect(state(b.t)).toEqual(state(ref.t));
+    expect(resumed.holdsAllFromStart).toBe(false);
+  });
+
+  it('only a view that saw the output from offset 0, never reset, counts as holding it all', async () => {
+    const whole = fakeMain();
+    whole.emit(colored(10));
+    expect((await view(whole.client, term().t)).holdsAllFromStart).toBe(true);
+    // The main process no longer held the start when the view attached.
+    const cut = fakeMain(200);
+    cut.emit(colored(20));
+    expect((await view(cut.client, term().t)).holdsAllFromStart).toBe(false);
+    // Resumed after a snapshot: the emulator holds the snapshot, not the output.
+    expect((await view(whole.client, term().t, 50)).holdsAllFromStart).toBe(false);
+  });
+
+  it('a view resized after output was written is not replayable (its lines were wrapped at another width); the first fit is fine', () => {
+    const fitted = new ReplayWatch();
+    fitted.resized();
+    fitted.output();
+    expect(fitted.replayable(true)).toBe(true);
+    expect(fitted.replayable(false)).toBe(false);
+    const rewrapped = new ReplayWatch();
+    rewrapped.output();
+    rewrapped.resized();
+    expect(rewrapped.replayable(true)).toBe(false);
   });
 
   it('a view that never attached has nothing to park', async () => {
