@@ -89,7 +89,9 @@ interface Since {
 
 function stamp(p: string, since: Since): string {
   try {
-    const st = statSync(p);
+    // Absent is the usual answer for config.worktree: said without a thrown error (checked before every git call).
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st) return '-';
     since.newest = Math.max(since.newest, st.mtimeMs, st.ctimeMs);
     if (st.mtimeMs % 1000 !== 0 || st.ctimeMs % 1000 !== 0) since.coarse = false;
     // ctime too: a write in place that sets the modification time back still moves it.

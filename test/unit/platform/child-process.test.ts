@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childEnv, cleanExec, gitEnv, resolveOnPath } from '../../../src-main/platform/child-process';
@@ -120,6 +120,21 @@ describe('resolveOnPath', () => {
     expect(resolveOnPath('tool', `/nonexistent:${dir.path}`)).toBe(join(dir.path, 'tool'));
     expect(resolveOnPath('plain', dir.path)).toBeNull();
     expect(resolveOnPath('tool', '')).toBeNull();
+    dir.cleanup();
+  });
+
+  it('passes over what is not an executable file: a folder of that name, a PATH entry that is a file, a dangling link', () => {
+    const dir = tempDir('fd-path-kinds-');
+    const [a, b, c] = ['a', 'b', 'c'].map((d) => join(dir.path, d)) as [string, string, string];
+    for (const d of [a, b, c]) mkdirSync(d);
+    mkdirSync(join(a, 'tool'));
+    writeFileSync(join(dir.path, 'file-entry'), '');
+    symlinkSync(join(dir.path, 'nowhere'), join(b, 'tool'));
+    writeFileSync(join(c, 'real'), '#!/bin/sh\n');
+    chmodSync(join(c, 'real'), 0o755);
+    symlinkSync(join(c, 'real'), join(c, 'tool'));
+    expect(resolveOnPath('tool', [a, join(dir.path, 'file-entry'), b, c].join(':'))).toBe(join(c, 'tool'));
+    expect(resolveOnPath('tool', [a, b].join(':'))).toBeNull();
     dir.cleanup();
   });
 });
