@@ -54,8 +54,18 @@ export class DataBatcher {
     return this.bytes;
   }
 
-  write(data: Uint8Array): void {
+  /**
+   * `urgent`: output answering input (the echo of a keystroke): it goes out at once, after
+   * whatever is gathered, window or not; the window stays as it is. One per input at most, so it
+   * cannot turn a burst into many small frames.
+   */
+  write(data: Uint8Array, urgent = false): void {
     if (data.length === 0) return;
+    if (urgent && this.timer !== null) {
+      this.flush();
+      this.emit(data);
+      return;
+    }
     if (this.timer === null) {
       // Fast path: nothing is being gathered, so this is the start of a burst (or a lone echo).
       this.windowWrites = 1;

@@ -30,6 +30,8 @@ export class HostTerminal {
   private pausedAt = 0;
   private consumed: number | null = null;
   private ipcBacklog = 0;
+  /** Input was written to the pty and nothing has been read since. */
+  private inputSinceRead = false;
   private paused = false;
   private exited = false;
   /** The pty's leader exited: what is left in the kernel buffer is read at once, flow control or not. */
@@ -70,7 +72,9 @@ export class HostTerminal {
   }
 
   write(data: string): void {
-    if (!this.exited) this.pty.write(data);
+    if (this.exited) return;
+    this.pty.write(data);
+    this.inputSinceRead = true;
   }
 
   resize(cols: number, rows: number): void {
@@ -138,7 +142,10 @@ export class HostTerminal {
     this.stats.firstReadAt ??= now;
     this.stats.lastReadAt = now;
     const whole = this.splitter.write(chunk);
-    if (whole.length > 0) this.batcher.write(whole);
+    // The first read after input is its echo (or the program's answer): it skips the batch window.
+    const urgent = this.inputSinceRead;
+    this.inputSinceRead = false;
+    if (whole.length > 0) this.batcher.write(whole, urgent);
     this.updateFlow();
   }
 

@@ -81,6 +81,22 @@ describe('DataBatcher', () => {
     expect(out).toEqual(['0123456789', '0123456789', '!']);
   });
 
+  it('sends an urgent write (the echo of input) at once, after what is gathered, and keeps the window', () => {
+    const out: string[] = [];
+    const clock = manualTimers();
+    const b = new DataBatcher((d) => out.push(text(d)), { ...clock.opts, maxBytes: 10_000 });
+    b.write(bytes('f'.repeat(3000)));
+    b.write(bytes('g'));
+    expect(out).toHaveLength(1);
+    b.write(bytes('k'), true);
+    expect(out).toEqual(['f'.repeat(3000), 'g', 'k']);
+    // The burst goes on being gathered in the same window.
+    b.write(bytes('h'));
+    expect(out).toHaveLength(3);
+    clock.fire();
+    expect(out[3]).toBe('h');
+  });
+
   it('flushes at the size cap without waiting for the timer, and on demand', () => {
     const out: string[] = [];
     const clock = manualTimers();
