@@ -193,7 +193,7 @@ export class WorktreeSetupService {
    * Starts the setup of a worktree made (or prepared) just now and returns at once: its state is
    * `pending` until its first command starts. Refused while a setup of that worktree runs.
    */
-  begin(root: string, worktree: string, commands: readonly string[], env: Record<string, string>): WorktreeSetup {
+  begin(root: string, worktree: string, commands: readonly string[], env: Record<string, string> | Promise<Record<string, string>>): WorktreeSetup {
     if (this.disposed) throw new AppError('unavailable', 'Flightdeck is stopping: the setup was not started.');
     const path = realOf(worktree);
     if (running.has(path)) throw new AppError('conflict', `The setup of ${path} is running already: wait for it or cancel it first.`, { path });
@@ -260,7 +260,14 @@ export class WorktreeSetupService {
     }
   }
 
-  private async run(job: Job, env: Record<string, string>): Promise<WorktreeSetup> {
+  private async run(job: Job, envReady: Record<string, string> | Promise<Record<string, string>>): Promise<WorktreeSetup> {
+    let env: Record<string, string>;
+    try {
+      // What the worktree is prepared with (its copies, its PORT) is done before the first command.
+      env = await envReady;
+    } catch (e) {
+      throw new Error(`it did not start: preparing the worktree failed (${e instanceof Error ? e.message : String(e)})`);
+    }
     // Not in create's time: its first git (the untracked listing) starts once create has returned.
     await new Promise((r) => setImmediate(r));
     // What setup creates (node_modules, .venv, a lockfile) is recorded so no commit or diff takes

@@ -361,8 +361,11 @@ export interface PrepareResult {
   setupStarted?: boolean;
 }
 
-/** Starts the setup commands after the worktree is prepared, without waiting for them (setup-service.ts). */
-export type StartSetup = (commands: readonly string[], env: Record<string, string>) => void;
+/**
+ * Starts the setup without waiting for it (setup-service.ts): its state is recorded at once, its
+ * commands run once `env` is there (after the copies and the port); a rejected `env` ends it failed.
+ */
+export type StartSetup = (commands: readonly string[], env: Promise<Record<string, string>>) => void;
 
 /**
  * Copy, then the port, then the setup commands (which see the copied files and the PORT). With
@@ -382,15 +385,27 @@ export async function prepareWorktree(o: {
 }): Promise<PrepareResult> {
   // The copy (one check-ignore and a few small files) and the port (a folder listing under a
   // lock) touch different things: done at once.
-  const [copy, port] = await Promise.all([
-    span('worktree: copy', () => copyIgnoredFiles(o.root, o.worktree, o.config.copy, o.copyPlan)),
-    o.config.ports ? span('worktree: port', () => assignPort(o.worktree, o.config.ports!)) : Promise.resolve(null),
-  ]);
+  const copying = span('worktree: copy', () => copyIgnoredFiles(o.root, o.worktree, o.config.copy, o.copyPlan));
+  const porting = o.config.ports ? span('worktree: port', () => assignPort(o.worktree, o.config.ports!)) : Promise.resolve(null);
+  const both = Promise.all([copying, porting]);
   if (o.startSetup && o.config.setup.length > 0) {
-    const env: Record<string, string> = port !== null ? { PORT: String(port) } : {};
-    spanSync('worktree: setup start', () => o.startSetup!(o.config.setup, env));
+    // The setup's first state is recorded (a flushed file) while the copies and the port are
+    // made; its commands wait for both (they see the copied files and PORT). A failed copy or
+    // port fails create as before, and the setup reads as failed, not as never begun.
+    const env = both.then(([, port]): Record<string, string> => (port !== null ? { PORT: String(port) } : {}));
+    // Its failure is the setup's to report (and create's, through `both`); when startSetup refuses, no one else waits on it.
+    env.catch(() => undefined);
+    try {
+      spanSync('worktree: setup start', () => o.startSetup!(o.config.setup, env));
+    } catch (e) {
+      // Refused (a setup of this worktree runs already, the app is stopping): the copies and the port still end first.
+      await Promise.allSettled([both]);
+      throw e;
+    }
+    const [copy, port] = await both;
     return { copy, port, setup: null, problem: null, setupStarted: true };
   }
+  const [copy, port] = await both;
   let setup: SetupResult | null = null;
   let artifacts: string[] = [];
   if (o.runner && o.config.setup.length > 0) {

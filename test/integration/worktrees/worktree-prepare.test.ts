@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src-main/features/config';
 import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
+import { WorktreeSetupService, worktreeSetupStatus } from '../../../src-main/worktrees/setup-service';
 import { assignPort, copyIgnoredFiles, prepareNewWorktree, prepareWorktree, runSetup, segmentMatcher, worktreeEnv, worktreePortOf } from '../../../src-main/worktrees/worktree-prepare';
 import { EventHub } from '../../../src-main/bridge/event-hub';
 import { silentLogger } from '../../../src-main/platform/logger';
@@ -170,4 +171,43 @@ describe('every new worktree is prepared from the project config', () => {
     expect(d.prepared?.copy.copied).toEqual(expect.arrayContaining(['.env', '.env.local', '.envrc']));
     expect(d.prepared?.port).toBeNull();
   }, 60_000);
+});
+
+describe('a setup handed to startSetup (the app: it runs after create returns)', () => {
+  const config = { setup: ['npm ci'], copy: ['.envrc'], ports: { start: 45000, end: 45000 } };
+  const setups = () =>
+    new WorktreeSetupService({
+      runner: { runCommand: async () => ({ terminalId: 't', exitCode: 0, signal: null, cancelled: false, timedOut: false, durationMs: 0, output: '', truncated: false }) },
+      owner: () => ({}),
+      commandsOf: async () => ({ commands: [], refused: null }),
+    });
+
+  it('is recorded while the copies and the port are made; its commands get PORT once both are done', async () => {
+    const { entry } = await manager.create(repo.path, 'setup-early');
+    const service = setups();
+    const seen: { copiedAtStart?: boolean; stateAtStart?: string | undefined; env?: Record<string, string>; copiedAtEnv?: boolean } = {};
+    const r = await prepareWorktree({
+      root: repo.path,
+      worktree: entry.path,
+      config,
+      startSetup: (commands, env) => {
+        seen.copiedAtStart = existsSync(join(entry.path, '.envrc'));
+        service.begin(repo.path, entry.path, commands, env);
+        seen.stateAtStart = worktreeSetupStatus(entry.path)?.state;
+        void env.then((e) => ((seen.env = e), (seen.copiedAtEnv = existsSync(join(entry.path, '.envrc')))));
+      },
+    });
+    // Begun (and its pending state written) before the copy had landed; what it runs with comes after.
+    expect(seen).toMatchObject({ copiedAtStart: false, stateAtStart: 'pending', env: { PORT: '45000' }, copiedAtEnv: true });
+    expect(r).toMatchObject({ port: 45000, setupStarted: true, copy: { copied: ['.envrc'] } });
+    expect(await service.wait(entry.path)).toMatchObject({ state: 'done' });
+  });
+
+  it('a port that cannot be given fails create as before, and the setup reads as failed, not as never begun', async () => {
+    const { entry } = await manager.create(repo.path, 'setup-no-port');
+    const service = setups();
+    // The range's only port is held by the worktree above.
+    await expect(prepareWorktree({ root: repo.path, worktree: entry.path, config, startSetup: (commands, env) => service.begin(repo.path, entry.path, commands, env) })).rejects.toThrow(/All 1 ports of worktree.ports/);
+    expect(await service.wait(entry.path)).toMatchObject({ state: 'failed', failed: { command: 'npm ci', exitCode: null, reason: expect.stringMatching(/^it did not start: preparing the worktree failed \(All 1 ports/) } });
+  });
 });
