@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpuMsOf } from '../support/proc-cpu';
+import { cpuMsOf, runQueueWaitMsOf } from '../support/proc-cpu';
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
@@ -80,13 +80,21 @@ async function headlessParseOnly(file: string): Promise<{ ms: number; cpuMs: num
 function echoHopStats(
   view: { sent: number[]; arrived: number[]; written: number[]; parsed: number[] },
   main: { write: number[]; data: number[] },
+  host: Array<{ inputAt: number; readAt: number | null }>,
   idleCount: number,
 ) {
-  const n = Math.min(view.sent.length, view.arrived.length, view.written.length, view.parsed.length, main.write.length, main.data.length);
+  const n = Math.min(view.sent.length, view.arrived.length, view.written.length, view.parsed.length, main.write.length, main.data.length, host.length);
+  const read = (i: number) => host[i]!.readAt ?? Number.NaN;
   const hops = {
     viewToMain: (i: number) => main.write[i]! - view.sent[i]!,
+    // Inside main → pty host → main: the input's IPC hop, the pty (write, the tty's echo, the
+    // host's read), then the echo's way on from the host, to the view (the direct socket in
+    // browser mode: the echo's path) and to main (IPC; scrollback, other windows).
+    mainToPtyHost: (i: number) => host[i]!.inputAt - main.write[i]!,
+    ptyEcho: (i: number) => read(i) - host[i]!.inputAt,
+    ptyHostToView: (i: number) => view.arrived[i]! - read(i),
+    ptyHostToMain: (i: number) => main.data[i]! - read(i),
     mainPtyHostMain: (i: number) => main.data[i]! - main.write[i]!,
-    mainToView: (i: number) => view.arrived[i]! - main.data[i]!,
     viewScheduler: (i: number) => view.written[i]! - view.arrived[i]!,
     xtermParse: (i: number) => view.parsed[i]! - view.written[i]!,
   };
@@ -96,14 +104,14 @@ function echoHopStats(
     const slowest = [...idx].sort((a, b) => total(b) - total(a)).slice(0, Math.max(1, Math.ceil(idx.length / 10)));
     const out: Record<string, unknown> = { samples: idx.length };
     for (const [name, f] of Object.entries(hops)) {
-      const v = idx.map(f);
+      const v = idx.map(f).filter((x) => !Number.isNaN(x));
       out[name] = { p50: round(percentile(v, 50), 2), p99: round(percentile(v, 99), 2), slowestTenthMean: round(slowest.reduce((a, i) => a + f(i), 0) / slowest.length, 2) };
     }
     return out;
   };
   return {
-    note: 'per keystroke, epoch ms across processes; slowestTenthMean: mean of each hop over the 10% slowest echoes (sent → handed to xterm)',
-    complete: n === view.sent.length,
+    note: 'per keystroke, epoch ms across processes; slowestTenthMean: mean of each hop over the 10% slowest echoes (sent → handed to xterm); the echo reaches the view by viewToMain + mainToPtyHost + ptyEcho + ptyHostToView + viewScheduler',
+    complete: n === view.sent.length && host.slice(0, n).every((e) => e.readAt !== null),
     idle: phase(0, Math.min(idleCount, n)),
     duringFlood: phase(idleCount, n),
   };
@@ -169,6 +177,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const viewStartedAt = performance.now();
     const hostPid = t.app.terminals.processes().hostPid!;
     const hostCpu0 = cpuMsOf(hostPid);
+    const runQueue0 = { host: runQueueWaitMsOf(hostPid), main: runQueueWaitMsOf(process.pid) };
     const mainCpu0 = process.cpuUsage();
     const mainLoop = monitorEventLoopDelay({ resolution: 5 });
     mainLoop.enable();
@@ -182,6 +191,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const code = await new Promise<number | null>((resolve) => client.on('exit', resolve));
     // CPU of the flood only (the parser-alone run below is not the main process's work).
     const cpuAtViewExit = { main: process.cpuUsage(mainCpu0), hostMs: cpuMsOf(hostPid) - hostCpu0, load: loadavg(), wallMs: performance.now() - viewStartedAt };
+    const waitedSince = (before: number | null, now: number | null) => (before === null || now === null ? null : round(now - before));
+    const runQueueWait = { ptyHost: waitedSince(runQueue0.host, runQueueWaitMsOf(hostPid)), main: waitedSince(runQueue0.main, runQueueWaitMsOf(process.pid)) };
     clearInterval(sampler);
     offHub();
     offFloodCpu();
@@ -203,6 +214,7 @@ export async function run(): Promise<Record<string, unknown>> {
       acks: number;
       gaps: number;
       echoHops: { sent: number[]; arrived: number[]; written: number[]; parsed: number[] };
+      runQueueWaitMs: number | null;
       scheduler: Record<string, number>;
     };
     mainLoop.disable();
@@ -211,6 +223,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const mainCpuMs = (mainCpu.user + mainCpu.system) / 1000;
     const stats = t.app.terminals.flowStats(floodTerm.id);
     const hostStats = await t.app.terminals.hostStats(floodTerm.id);
+    const echoHostStats = await t.app.terminals.hostStats(echoTerm.id);
     const since = (at: number | null | undefined) => (at == null ? null : round(at - r.goAt, 1));
     const rate = (at: number | null | undefined) => (at == null ? null : round(flood.bytes / 1024 / 1024 / ((at - r.goAt) / 1000)));
     const idleP99 = percentile(r.idle, 99);
@@ -287,7 +300,10 @@ export async function run(): Promise<Record<string, unknown>> {
       echoLatencyMs: {
         idle: { p50: round(percentile(r.idle, 50), 2), p99: round(idleP99, 2), samples: r.idle.length },
         duringFlood: { p50: round(percentile(r.during, 50), 2), p99: round(duringP99, 2), samples: r.during.length },
-        hops: echoHopStats(r.echoHops, mainEcho, r.idle.length),
+        hops: echoHopStats(r.echoHops, mainEcho, echoHostStats?.echoes ?? [], r.idle.length),
+        // Time each process's main thread was runnable but had no CPU (Linux schedstat): pty host
+        // and main while the view ran (idle typing and the flood), the view during the flood.
+        runQueueWaitMs: { ...runQueueWait, view: r.runQueueWaitMs === null ? null : round(r.runQueueWaitMs), whileViewRanMs: round(cpuAtViewExit.wallMs) },
       },
       viewScheduler: r.scheduler,
     };

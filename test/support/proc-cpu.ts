@@ -17,3 +17,18 @@ export function cpuMsOf(pid: number): number {
     return 0;
   }
 }
+
+/**
+ * How long a process's main thread has waited for a CPU while runnable so far, in milliseconds
+ * (Linux /proc/<pid>/schedstat, second field; null if unreadable): on a busy machine, the part of
+ * a hop's latency that no code of ours can shorten.
+ */
+export function runQueueWaitMsOf(pid: number): number | null {
+  try {
+    const wait = Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+    return Number.isFinite(wait) ? wait / 1e6 : null;
+  } catch {
+    // The process is gone or schedstat is not there (no CONFIG_SCHED_INFO): no figure.
+    return null;
+  }
+}

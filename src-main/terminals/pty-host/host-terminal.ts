@@ -26,7 +26,7 @@ export class HostTerminal {
   private readonly flowWindow = new FlowWindow();
   /** Bytes handed to the main process so far (the stream offset of the next batch). */
   private sent = 0;
-  private readonly stats: HostTerminalStats = { bytesRead: 0, firstReadAt: null, lastReadAt: null, pauses: 0, pausedMs: 0, window: 0 };
+  private readonly stats: HostTerminalStats = { bytesRead: 0, firstReadAt: null, lastReadAt: null, pauses: 0, pausedMs: 0, window: 0, echoes: [] };
   private pausedAt = 0;
   private consumed: number | null = null;
   private ipcBacklog = 0;
@@ -75,6 +75,9 @@ export class HostTerminal {
     if (this.exited) return;
     this.pty.write(data);
     this.inputSinceRead = true;
+    const echoes = this.stats.echoes;
+    if (echoes.length >= ECHO_SAMPLES_MAX) echoes.shift();
+    echoes.push({ inputAt: performance.timeOrigin + performance.now(), readAt: null });
   }
 
   resize(cols: number, rows: number): void {
@@ -96,7 +99,7 @@ export class HostTerminal {
   /** Throughput figures for the benchmark and diagnostics. */
   getStats(): HostTerminalStats {
     const pausedNow = this.paused ? performance.now() - this.pausedAt : 0;
-    return { ...this.stats, pausedMs: this.stats.pausedMs + pausedNow, window: this.flowWindow.window };
+    return { ...this.stats, pausedMs: this.stats.pausedMs + pausedNow, window: this.flowWindow.window, echoes: this.stats.echoes.map((e) => ({ ...e })) };
   }
 
   /** Signals the whole process group: a shell's children (a running build) must stop with it. */
@@ -145,6 +148,7 @@ export class HostTerminal {
     // The first read after input is its echo (or the program's answer): it skips the batch window.
     const urgent = this.inputSinceRead;
     this.inputSinceRead = false;
+    if (urgent) for (let i = this.stats.echoes.length - 1; i >= 0 && this.stats.echoes[i]!.readAt === null; i--) this.stats.echoes[i]!.readAt = now;
     if (whole.length > 0) this.batcher.write(whole, urgent);
     this.updateFlow();
   }
@@ -227,6 +231,9 @@ export class HostTerminal {
     }, DRAIN_QUIET_MS);
   }
 }
+
+/** Inputs whose echo timing a terminal keeps for its stats: the benchmark types a few hundred keys; 16 bytes each. */
+const ECHO_SAMPLES_MAX = 1_000;
 
 /** How often the ptys' leaders are checked for having exited; one cheap kill(pid, 0) per terminal. */
 const EXIT_POLL_MS = 20;

@@ -85,4 +85,9 @@ export interface HostTerminalStats {
   /** Total time the pty was paused by flow control. */
   pausedMs: number;
   window: number;
+  /**
+   * The latest inputs (at most ECHO_SAMPLES_MAX): when the host got each one and when it read
+   * the pty's next output (its echo; null until then). The benchmark's per-hop echo timing.
+   */
+  echoes: Array<{ inputAt: number; readAt: number | null }>;
 }
