@@ -50,6 +50,15 @@ export const BATCH_IMMEDIATE_WRITES = 4;
 export const BATCH_IMMEDIATE_BYTES = 2 * 1024;
 
 /**
+ * While a pty runs, the views' progress reaches the pty host in steps of at least this much: it
+ * needs it only to pause in time, and a step of 1/16 of the smallest flow window makes it pause
+ * at most that much early. Passing on every ack (one per 5,000 characters) cost an IPC message
+ * and a wake-up of the host per ~5 KB of a flood. While the pty is paused every ack goes on, so
+ * it resumes at once.
+ */
+export const FLOW_REPORT_BYTES = 32 * 1024;
+
+/**
  * The pty host pauses a pty whose data it cannot hand to the main process fast enough (the IPC
  * backlog), so a flood nobody watches cannot grow the host's memory either.
  */

@@ -10,7 +10,7 @@ import { reapOrphanedGroups } from '../platform/process-groups';
 import type { ProjectService } from '../projects/project-service';
 import type { EventLog } from '../store/event-log';
 import { runCommand, type RunCommandOptions, type RunCommandResult } from './command-runner';
-import { BATCH_MAX_BYTES, DEFAULT_SCROLLBACK_CHARS, FLOW_STALLED_VIEW_MS, FLOW_WINDOW_MAX_BYTES, MAX_EXITED_COMMAND_TERMINALS, RESIZE_THROTTLE_MS } from './constants';
+import { BATCH_MAX_BYTES, DEFAULT_SCROLLBACK_CHARS, FLOW_REPORT_BYTES, FLOW_STALLED_VIEW_MS, FLOW_WINDOW_MAX_BYTES, MAX_EXITED_COMMAND_TERMINALS, RESIZE_THROTTLE_MS } from './constants';
 import { defaultShell, terminalEnv } from './environment';
 import { PtyHost } from './pty-host-client';
 import type { FromHost, HostTerminalStats } from './pty-host/protocol';
@@ -485,7 +485,7 @@ export class TerminalService {
     // have not read yet: at most the flow window plus a batch (characters are at most bytes).
     // Clamping it to our end lost those acks, and the pty waited for them for good.
     t.views.ack(attachmentId, chars, t.ring.end, FLOW_WINDOW_MAX_BYTES + BATCH_MAX_BYTES);
-    this.syncFlow(t);
+    this.syncFlow(t, true);
   }
 
   /** A window or socket went away: its views stop counting at once, so nobody waits for them. */
@@ -707,6 +707,8 @@ export class TerminalService {
   private onFlow(t: Terminal, paused: boolean): void {
     t.paused = paused;
     if (paused) {
+      // Progress held back while the pty ran (syncFlow's coalescing) now counts toward the resume.
+      this.syncFlow(t);
       t.pauses++;
       this.armStallCheck(t);
     } else {
@@ -767,7 +769,13 @@ export class TerminalService {
   }
 
   /** Tells the host how far the slowest live view is, when that changed. */
-  private syncFlow(t: Terminal): void {
+  /**
+   * Tells the host how far the slowest view has parsed. `coalesce` (a view's ack): while the pty
+   * runs, progress smaller than FLOW_REPORT_BYTES waits for the next ack — every ack was an IPC
+   * message and a wake-up of the host (thousands per flood), each competing for a CPU with the
+   * keystrokes of other terminals.
+   */
+  private syncFlow(t: Terminal, coalesce = false): void {
     if (t.info.status !== 'running') return;
     const chars = t.views.consumed();
     if (chars === null) {
@@ -776,6 +784,8 @@ export class TerminalService {
     }
     const consumed = chars === null ? null : this.consumedBytes(t, chars);
     if (consumed === t.toldConsumed) return;
+    const told = t.toldConsumed;
+    if (coalesce && !t.paused && consumed !== null && typeof told === 'number' && consumed > told && consumed - told < FLOW_REPORT_BYTES) return;
     t.toldConsumed = consumed;
     this.host.send({ t: 'consumed', id: t.info.id, offset: consumed });
   }

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../src-main/bridge/event-hub';
 import { silentLogger } from '../../../src-main/platform/logger';
-import { BATCH_MAX_BYTES, FLOW_WINDOW_MAX_BYTES, FLOW_WINDOW_MIN_BYTES } from '../../../src-main/terminals/constants';
+import { BATCH_MAX_BYTES, FLOW_REPORT_BYTES, FLOW_WINDOW_MAX_BYTES, FLOW_WINDOW_MIN_BYTES } from '../../../src-main/terminals/constants';
+import type { ToHost } from '../../../src-main/terminals/pty-host/protocol';
+import { TERMINAL_ACK_BATCH_CHARS } from '../../../src-preload/contract/terminals';
 import { TerminalService } from '../../../src-main/terminals/terminal-service';
 import { catRawCommand } from '../../fixtures/terminals/flood';
 import { HeadlessView } from '../../fixtures/terminals/headless-view';
@@ -73,6 +75,45 @@ describe('flow control', () => {
       // Nobody watching: no flow control, the command runs to its end.
       expect((await terms.whenExited(info.id)).exitCode).toBe(0);
       expect(terms.flowStats(info.id).peakUnackedChars).toBeLessThanOrEqual(FLOW_WINDOW_MAX_BYTES + BATCH_MAX_BYTES + PTY_READ_MAX);
+    } finally {
+      await terms.shutdown();
+    }
+  });
+
+  it("passes a view's progress to the host in steps while the pty runs, and every ack while it is paused", async () => {
+    const hub = new EventHub();
+    const terms = service(hub, 60_000);
+    // What the service tells the pty host, as it tells it.
+    const host = (terms as unknown as { host: { send(m: ToHost): void } }).host;
+    const told: number[] = [];
+    const send = host.send.bind(host);
+    host.send = (m) => {
+      if (m.t === 'consumed' && m.offset !== null) told.push(m.offset);
+      send(m);
+    };
+    try {
+      const info = await terms.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
+      const view = terms.attach(info.id, 'conn-a');
+      // A view acknowledging as the renderer does: every 5,000 characters parsed.
+      let acks = 0;
+      let owed = 0;
+      const off = hub.subscribe((e) => {
+        if (e.topic !== 'terminals.data' || e.key !== info.id) return;
+        owed += (e.payload as { data: string }).data.length;
+        for (; owed >= TERMINAL_ACK_BATCH_CHARS; owed -= TERMINAL_ACK_BATCH_CHARS, acks++) terms.ack(info.id, view.attachmentId, TERMINAL_ACK_BATCH_CHARS);
+      });
+      told.length = 0;
+      terms.write(info.id, 'go\r');
+      expect((await terms.whenExited(info.id)).exitCode).toBe(0);
+      off();
+      // 6.6 MB in 5,000-character acks: over a thousand acks, a few hundred messages to the host.
+      expect(acks).toBeGreaterThan(1_000);
+      expect(told.length).toBeLessThan(acks / 3);
+      // Each one further on; in steps of at least FLOW_REPORT_BYTES while the pty ran (smaller
+      // ones only while it was paused).
+      const steps = told.slice(1).map((o, i) => o - told[i]!);
+      expect(steps.every((d) => d > 0)).toBe(true);
+      expect(steps.filter((d) => d >= FLOW_REPORT_BYTES).length).toBeGreaterThan(steps.length / 2);
     } finally {
       await terms.shutdown();
     }
