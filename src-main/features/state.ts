@@ -16,6 +16,7 @@ import { formatBytes as sizeText } from '../../src-preload/contract/units';
 import { FEATURES_DIR } from './config';
 import { FeatureError, ioError } from './errors';
 import { parseYamlFile } from './yaml-file';
+import { loadPlainYaml } from './yaml-fast';
 // A feature's slug becomes its worktree's folder and branch name: one rule for both.
 import { MAX_SLUG_LENGTH, SLUG_RE } from '../worktrees/worktree-model';
 
@@ -204,6 +205,18 @@ export function newFeatureState(input: {
 
 /** Validates state text; throws a FeatureError (kind state or yaml) with path and line. */
 export function parseState(text: string, path: string): FeatureState {
+  // Plain YAML, as Flightdeck writes it, is read by the fast loader (yaml-fast.ts); anything
+  // else, and every file the schema refuses, by parseYamlFile, which words the error.
+  const plain = loadPlainYaml(text);
+  if (plain !== undefined) {
+    const checked = FeatureState.safeParse(plain);
+    if (checked.success) return checked.data;
+  }
+  return parseStateFully(text, path);
+}
+
+/** parseState without the fast loader (the reference its tests compare it with). */
+export function parseStateFully(text: string, path: string): FeatureState {
   return parseYamlFile(text, { kind: 'state', schema: FeatureState, path });
 }
 

@@ -1,0 +1,126 @@
+/**
+ * A fast first read of plain YAML files (the state files, a thousand of them at a first index):
+ * js-yaml's loader costs about a tenth of the `yaml` package's document parser, which keeps the
+ * node positions our error messages need. The fast read answers only for a subset of YAML where
+ * the two agree, and says "don't know" (undefined) for everything else; the caller then parses
+ * with parseYamlFile, which decides (and words) every error exactly as before. The result is
+ * validated by the same zod schema either way.
+ *
+ * The subset, as `parseYamlFile` reads YAML (1.2, core schema, strict, unique keys):
+ * - no tag, anchor, alias, directive, explicit key, block scalar, merge key or escape: any of
+ *   the characters `! & * % ? | > < \` anywhere, a tab, a carriage return, a byte-order mark or another
+ *   control character sends the text to the full parser (a quoted string that holds one is then
+ *   only slower, never read differently);
+ * - no flow collection or quoted string goes on past the end of its line (spansLines);
+ * - plain scalars resolve by the `yaml` package's own core-schema rules (copied below): no YAML
+ *   1.1 `yes`/`on`, no timestamps, no binary or sexagesimal numbers, no `_` in numbers;
+ * - every mapping key is a string that would read as itself when written plain (a key such as
+ *   `null`, `true`, `1` or the empty key, or a flow collection, is turned into a string
+ *   differently by each loader);
+ *   `__proto__` is never a key here;
+ * - anything js-yaml refuses (a duplicate key, a syntax error, a second document, nesting deep
+ *   enough to exhaust the stack) is the full parser's to report.
+ * test/unit/features/yaml-fast.test.ts holds both paths to the same result over the project's
+ * state fixtures, hostile inputs and thousands of mutations of them.
+ */
+import { FAILSAFE_SCHEMA, load, Type } from 'js-yaml';
+
+/**
+ * A flow collection as a mapping key (`[a, b]: c`, `{ {a: 1}: c }`): each loader makes a
+ * different string of it. Any `]` or `}` followed by a `:` (a quoted one too) goes to the full parser.
+ */
+const COLLECTION_KEY = /[\]}]\s*:/;
+
+/**
+ * Whether a flow collection or a quoted string may go on past its line (an unbalanced bracket or
+ * an odd number of quotes on a line): the two loaders differ on how such a continuation must be
+ * indented. An apostrophe in a plain scalar (`title: it's done`) sends the file to the full parser
+ * too, which is only slower.
+ */
+function spansLines(text: string): boolean {
+  let brackets = 0;
+  let double = 0;
+  let single = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 10;
+    if (c === 10) {
+      if (brackets !== 0 || double % 2 !== 0 || single % 2 !== 0) return true;
+      continue;
+    }
+    if (c === 0x5b || c === 0x7b) brackets++;
+    else if (c === 0x5d || c === 0x7d) brackets--;
+    else if (c === 0x22) double++;
+    else if (c === 0x27) single++;
+  }
+  return false;
+}
+
+/** Characters that introduce what the fast read leaves to the full parser (see above). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const OUTSIDE_SUBSET = /[!&*%?|><\\\t\r\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufeff\u2028\u2029]/;
+
+// The `yaml` package's core schema (yaml/dist/schema/core and common/null), in its order.
+const NULL = /^(?:~|[Nn]ull|NULL)?$/;
+const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+const INT_OCT = /^0o[0-7]+$/;
+const INT = /^[-+]?[0-9]+$/;
+const INT_HEX = /^0x[0-9a-fA-F]+$/;
+const FLOAT_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const FLOAT_EXP = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
+
+/** What a plain scalar reads as under the core schema (the `yaml` package's resolution). */
+export function resolvePlain(s: string): null | boolean | number | string {
+  // Most scalars and keys are words: none of the patterns below starts with a letter other than these.
+  if (/^[a-eg-mo-su-zA-EG-MO-SU-Z]/.test(s)) return s;
+  if (NULL.test(s)) return null;
+  if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
+  if (INT_OCT.test(s)) return parseInt(s.substring(2), 8);
+  if (INT.test(s)) return parseInt(s, 10);
+  if (INT_HEX.test(s)) return parseInt(s.substring(2), 16);
+  if (FLOAT_NAN.test(s)) return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity;
+  if (FLOAT_EXP.test(s) || FLOAT.test(s)) return parseFloat(s);
+  return s;
+}
+
+const scalar = (tag: string, test: (s: string) => boolean) =>
+  new Type(tag, { kind: 'scalar', resolve: (s: string | null) => test(s ?? ''), construct: (s: string | null) => resolvePlain(s ?? '') });
+
+/** js-yaml's failsafe schema (strings, sequences, mappings) with the core schema's plain scalars, and nothing else. */
+const CORE_AS_YAML = FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalar('tag:yaml.org,2002:null', (s) => NULL.test(s)),
+    scalar('tag:yaml.org,2002:bool', (s) => BOOL.test(s)),
+    scalar('tag:yaml.org,2002:int', (s) => INT_OCT.test(s) || INT.test(s) || INT_HEX.test(s)),
+    scalar('tag:yaml.org,2002:float', (s) => FLOAT_NAN.test(s) || FLOAT_EXP.test(s) || FLOAT.test(s)),
+  ],
+});
+
+/** Whether every key under `v` is one both loaders give the same (see above). */
+function plainKeys(v: unknown): boolean {
+  if (Array.isArray(v)) return v.every(plainKeys);
+  if (v === null || typeof v !== 'object') return true;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  for (const [k, x] of Object.entries(v)) {
+    if (k === '' || k === '__proto__' || resolvePlain(k) !== k || !plainKeys(x)) return false;
+  }
+  // A '__proto__' key is an own property js-yaml defines; Object.entries lists it, but be sure.
+  return !Object.prototype.hasOwnProperty.call(v, '__proto__');
+}
+
+/**
+ * The value of `text` when it is in the subset above and js-yaml reads it, with the keys both
+ * loaders agree on; undefined otherwise (an empty document too): then parseYamlFile decides.
+ */
+export function loadPlainYaml(text: string): unknown {
+  if (OUTSIDE_SUBSET.test(text) || COLLECTION_KEY.test(text) || spansLines(text)) return undefined;
+  let value: unknown;
+  try {
+    value = load(text, { schema: CORE_AS_YAML });
+  } catch {
+    // Refused (a duplicate key, a syntax error, too deep): the full parser reports it in its words.
+    return undefined;
+  }
+  if (value === null || value === undefined || !plainKeys(value)) return undefined;
+  return value;
+}
