@@ -182,3 +182,27 @@ test('a session shown again opens at its newest answer in the same turn as its v
   await page.reload();
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
 });
+
+test('a focused terminal drawn in the page blinks its cursor without an animation run at the frame rate', async ({ page }) => {
+  const board = new BoardPage(page);
+  const terms = new TerminalsPage(page);
+  await board.open(host.url);
+  await terms.useCompatibleRendering();
+  await terms.openFromCard(projectName());
+  const pane = terms.pane(0);
+  await terms.type(pane, 'echo blink-$((4+5))');
+  await expect(terms.screen(pane)).toContainText('blink-9');
+  const cursor = pane.locator('.xterm-rows.xterm-focus .xterm-cursor.xterm-cursor-blink');
+  await expect(cursor).toHaveCount(1);
+  // xterm's own blink is a CSS animation, which Chromium steps through every frame.
+  expect(await page.evaluate(`document.getAnimations().length`), 'animations running in the page').toBe(0);
+  // It still blinks: hidden for half a second, then shown, and so on.
+  const hidden = () =>
+    page.evaluate<boolean>(`(() => {
+      const el = document.querySelector('.xterm-rows.xterm-focus .xterm-cursor.xterm-cursor-blink');
+      return getComputedStyle(el).backgroundColor === getComputedStyle(el.parentElement).backgroundColor;
+    })()`);
+  await expect.poll(hidden, { intervals: [100] }).toBe(true);
+  await expect.poll(hidden, { intervals: [100] }).toBe(false);
+  await expect.poll(hidden, { intervals: [100] }).toBe(true);
+});

@@ -29,6 +29,15 @@ const MAX_HIDDEN_LIVE = 6;
  * cursor-blink-timeout (10 s) does: a blinking cursor repaints twice a second for nobody.
  */
 const CURSOR_BLINK_IDLE_MS = 10_000;
+/**
+ * Half of a cursor blink, as xterm's own (1 s: shown, then hidden). The DOM renderer blinks with
+ * a CSS animation, which Chromium runs frame by frame: about 50 ms of main thread a second for
+ * one cursor. Here a class on the view flips twice a second instead (terminals.css stops the
+ * animation and hides the cursor in the off half): two small style passes a second.
+ */
+const CURSOR_BLINK_HALF_MS = 500;
+/** The class that hides a blinking cursor for the off half of a blink (terminals.css). */
+export const CURSOR_BLINK_OFF_CLASS = 'cursor-blink-off';
 
 /** What the pane showing a view is told; rebound on every mount. */
 export interface ViewUi {
@@ -60,6 +69,7 @@ export class TerminalView implements CachedView {
   private opened = false;
   private disposed = false;
   private blinkTimer: ReturnType<typeof setTimeout> | null = null;
+  private blinkPhase: ReturnType<typeof setInterval> | null = null;
   private lastActivity = 0;
   private readonly replayWatch = new ReplayWatch();
   private readonly offs: Array<() => void> = [];
@@ -230,14 +240,29 @@ export class TerminalView implements CachedView {
         return;
       }
       this.blinkTimer = null;
+      this.stopBlinkPhase();
       if (!this.disposed) this.term.options.cursorBlink = false;
     };
     this.blinkTimer = setTimeout(check, CURSOR_BLINK_IDLE_MS);
+    // Shown while typing or printing, as xterm's animation restarts on each cursor move.
+    this.blinkPhase ??= setInterval(() => {
+      const classes = this.element.classList;
+      if (performance.now() - this.lastActivity >= CURSOR_BLINK_HALF_MS) classes.toggle(CURSOR_BLINK_OFF_CLASS);
+      // Only when hidden: removing an absent class still rewrites the attribute (a style pass).
+      else if (classes.contains(CURSOR_BLINK_OFF_CLASS)) classes.remove(CURSOR_BLINK_OFF_CLASS);
+    }, CURSOR_BLINK_HALF_MS);
   }
 
   private stopBlinkTimer(): void {
     if (this.blinkTimer) clearTimeout(this.blinkTimer);
     this.blinkTimer = null;
+    this.stopBlinkPhase();
+  }
+
+  private stopBlinkPhase(): void {
+    if (this.blinkPhase) clearInterval(this.blinkPhase);
+    this.blinkPhase = null;
+    if (this.element.classList.contains(CURSOR_BLINK_OFF_CLASS)) this.element.classList.remove(CURSOR_BLINK_OFF_CLASS);
   }
 }
 
