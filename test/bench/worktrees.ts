@@ -12,7 +12,7 @@
  * outside the timing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultConfig, type FeaturesConfig } from '../../src-main/features/config';
 import { observeGit, type GitCallTiming } from '../../src-main/git/git';
@@ -37,6 +37,17 @@ function median(xs: number[]): number {
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/**
+ * CPU time of this process's ended children (user + system, /proc/self/stat; 10 ms ticks, so
+ * summed over the runs). It counts what the gits did, not how long they waited for a core or
+ * the disk: a figure that other engineers' load on the machine moves far less than wall time.
+ */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'latin1');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) * 10;
+}
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 export async function run(): Promise<Record<string, unknown>> {
@@ -74,10 +85,13 @@ export async function run(): Promise<Record<string, unknown>> {
     const steps: Array<Record<string, number>> = [];
     const calls: GitCallTiming[][] = [];
     let scans = 0;
+    const cpu = { raw: 0, flightdeckChildren: 0, flightdeckOwn: 0 };
     const rawAdd = (i: number) => {
+      const c = childrenCpuMs();
       const t = performance.now();
       execFileSync('git', ['worktree', 'add', '-q', '-b', `raw/r${i}`, join(repo.path, '.trees', `raw-${i}`), 'main'], { cwd: repo.path });
       raw.push(performance.now() - t);
+      cpu.raw += childrenCpuMs() - c;
     };
     // Interleaved so that caches and machine load affect both alike, and in turns first: the
     // second checkout of a pair writes while the first one's files are still being flushed.
@@ -88,10 +102,16 @@ export async function run(): Promise<Record<string, unknown>> {
       observeGit((c) => seen.push(c));
       observeSpans((name, ms) => (parts[name] = (parts[name] ?? 0) + ms));
       const scans0 = repoProgramScans();
+      const c0 = childrenCpuMs();
+      const own0 = process.cpuUsage();
       const t = performance.now();
       // What a new worktree gets until it is usable: create with the prepare hook (copy, port, the setup started).
       const { entry, prepared } = await manager.create(repo.path, `fd-${i}`);
       const tEnd = performance.now();
+      // The setup's first git starts after create returned (setImmediate): not counted here.
+      cpu.flightdeckChildren += childrenCpuMs() - c0;
+      const ownCpu = process.cpuUsage(own0);
+      cpu.flightdeckOwn += (ownCpu.user + ownCpu.system) / 1000;
       observeGit(null);
       observeSpans(null);
       if (!prepared?.setupStarted || prepared.port === null) throw new Error('the bench worktree was not prepared as the app prepares one');
@@ -145,6 +165,14 @@ export async function run(): Promise<Record<string, unknown>> {
       breakdownMs: { ...stepMedians, besidesWorktreeAdd: round1(stepMedians.total! - stepMedians.worktreeAdd!) },
       // The app's own `git worktree add` (pinned git dir, safe -c settings, descriptor prelude) against the raw one.
       worktreeAddVsRaw: Math.round((stepMedians.worktreeAdd! / rawMs) * 100) / 100,
+      // Means per run of CPU time (not wall): the raw add's git; create's children (the add with its
+      // prelude shell, the copy's check-ignore); create's own in this process (JS, fs calls, spawning).
+      cpuMsPerRun: {
+        rawGit: round1(cpu.raw / RUNS),
+        flightdeckChildren: round1(cpu.flightdeckChildren / RUNS),
+        flightdeckOwn: round1(cpu.flightdeckOwn / RUNS),
+        ratio: Math.round(((cpu.flightdeckChildren + cpu.flightdeckOwn) / cpu.raw) * 100) / 100,
+      },
       gitCallsPerRun: round1(sum(calls.map((c) => c.length)) / RUNS),
       configScansPerRun: round1(scans / RUNS),
       gitCalls,
