@@ -47,6 +47,12 @@ export class TerminalStream {
    * main process's output from offset 0 rebuilds it (a view parks without a snapshot then).
    */
   private fromStart: boolean;
+  /**
+   * A replay of the scrollback from its start, until the sink has parsed it: the queries in it
+   * (device attributes, cursor position, colours) were asked long ago, and whatever the
+   * emulator answers now would reach the program as typed text.
+   */
+  private replay: object | null = null;
   private attachmentId: string | null = null;
   private unackedParsed = 0;
   private disposed = false;
@@ -90,6 +96,11 @@ export class TerminalStream {
     return this.next;
   }
 
+  /** The sink is parsing a replay of the whole scrollback: what it answers now is not for the program. */
+  get replaying(): boolean {
+    return this.replay !== null;
+  }
+
   /** Whether the sink holds exactly the output from offset 0 up to `offset` (see `fromStart`). */
   get holdsAllFromStart(): boolean {
     return this.fromStart;
@@ -117,9 +128,16 @@ export class TerminalStream {
             this.opts.onGap?.(Math.max(0, r.start - this.next));
             // What still waits for the emulator would be wiped by the reset anyway.
             this.lane.drop();
+            this.replay = null;
             this.sink.reset();
           }
-          if (r.data.length > 0) this.lane.write(r.data);
+          if (r.data.length > 0) {
+            const replay = {};
+            this.replay = replay;
+            this.lane.write(r.data, () => {
+              if (this.replay === replay) this.replay = null;
+            });
+          }
         } else if (this.next < r.end) {
           this.lane.write(r.data.slice(this.next - r.start));
         }

@@ -9,6 +9,7 @@ import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
 import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
+import { isTerminalReply } from './terminal-replies';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { setLoadedTerminalViews } from './loaded-views';
 
@@ -140,6 +141,8 @@ export class TerminalView implements CachedView {
     // Input goes out in order; a big paste is split to the contract's limit.
     let sending = Promise.resolve();
     const input = term.onData((data) => {
+      // xterm answering the queries of a replayed history: the program asked them long ago.
+      if (this.stream.replaying && isTerminalReply(data)) return;
       this.activity();
       // Its echo and what the command prints next go before other terminals' output.
       this.stream.noteInput();

@@ -3,6 +3,7 @@ import xtermHeadless from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
+import { isTerminalReply } from '../../../src-renderer/src/terminals/terminal-replies';
 import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
 
 const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
@@ -336,5 +337,39 @@ describe('TerminalViewCache', () => {
     expect(cache.counts).toEqual({ hidden: 0, parked: 0 });
     expect(live.disposed).toBe(1);
     expect(live.parks).toBe(0);
+  });
+});
+
+describe('answers to replayed queries', () => {
+  it('tells xterm’s own answers from keys', () => {
+    for (const reply of ['\x1b[?1;2c', '\x1b[>0;276;0c', '\x1b[0n', '\x1b[12;40R', '\x1b[?2004;1$y', '\x1b[8;24;80t', '\x1b]11;rgb:0000/0000/0000\x1b\\', '\x1b]10;rgb:ffff/ffff/ffff\x07', '\x1bP1$r0m\x1b\\', '\x1b[?1;2c\x1b[>0;276;0c']) {
+      expect(isTerminalReply(reply), JSON.stringify(reply)).toBe(true);
+    }
+    for (const key of ['a', 'ls\r', '\x1b[A', '\x1bOB', '\x1b[15~', '\x1b[1;5D', '\x1b[H', '\x1b', '\x03', '\x1b[200~pasted\x1b[201~', 'c']) {
+      expect(isTerminalReply(key), JSON.stringify(key)).toBe(false);
+    }
+  });
+
+  it('the stream says when the emulator is parsing a replay of the whole scrollback, and not for live output', async () => {
+    const main = fakeMain();
+    // A program asked for the device attributes and the cursor position long ago.
+    main.emit('$ vim\r\n\x1b[c\x1b[6n' + colored(50));
+    const a = term();
+    const answers: Array<{ data: string; replaying: boolean }> = [];
+    let stream: TerminalStream | null = null;
+    a.t.onData((data) => answers.push({ data, replaying: stream!.replaying }));
+    stream = await view(main.client, a.t);
+    await parsed(a.t);
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.every((x) => x.replaying && isTerminalReply(x.data))).toBe(true);
+    expect(stream.replaying).toBe(false);
+    // Asked now: answered, not a replay.
+    answers.length = 0;
+    main.emit('\x1b[c');
+    await tick();
+    await parsed(a.t);
+    expect(answers).toHaveLength(1);
+    expect(isTerminalReply(answers[0]!.data)).toBe(true);
+    expect(answers[0]!.replaying).toBe(false);
   });
 });
