@@ -40,10 +40,10 @@ export const BATCH_FLUSH_MS = 5;
 export const BATCH_MAX_BYTES = 128 * 1024;
 /**
  * A batch window opened by a small write still passes on this many writes in all at once while
- * nothing is gathered, so the echo of a quick next keystroke or the prompt after an echoed Enter
- * does not wait up to BATCH_FLUSH_MS for a window the previous echo opened (measured: 4.5 ms of
- * every idle echo's ~5.4 ms in the bench, whose keystrokes follow each echo at once). Four covers
- * an echo, the next keystroke's echo and a prompt in two reads; more in one window is a burst.
+ * nothing is gathered, so the prompt after an echoed Enter, or output a program writes in a few
+ * small pieces, does not wait up to BATCH_FLUSH_MS for the window the first piece opened. (The
+ * echo of a keystroke skips the window anyway: HostTerminal sends the first read after input at
+ * once.) Four covers an echo and a prompt in a few reads; more in one window is a burst.
  */
 export const BATCH_IMMEDIATE_WRITES = 4;
 /** …and at most this many bytes in all: a pty read of a flood (4 KB and up) ends it at once. */
