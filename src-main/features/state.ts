@@ -207,12 +207,15 @@ export function newFeatureState(input: {
 export function parseState(text: string, path: string): FeatureState {
   // Plain YAML, as Flightdeck writes it, is read by the fast loader (yaml-fast.ts); anything
   // else, and every file the schema refuses, by parseYamlFile, which words the error.
+  return parsePlainState(text) ?? parseStateFully(text, path);
+}
+
+/** The state in `text` when the fast loader reads it and the schema accepts it; else undefined (parseStateFully decides). */
+export function parsePlainState(text: string): FeatureState | undefined {
   const plain = loadPlainYaml(text);
-  if (plain !== undefined) {
-    const checked = FeatureState.safeParse(plain);
-    if (checked.success) return checked.data;
-  }
-  return parseStateFully(text, path);
+  if (plain === undefined) return undefined;
+  const checked = FeatureState.safeParse(plain);
+  return checked.success ? checked.data : undefined;
 }
 
 /** parseState without the fast loader (the reference its tests compare it with). */

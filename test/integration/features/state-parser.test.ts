@@ -10,10 +10,12 @@ import { newFeatureState, parseState, serializeState } from '../../../src-main/f
 import { StateParser } from '../../../src-main/features/state-parser';
 
 const PATH = '/repo/.trees/alpha/.flightdeck/alpha/state.yml';
-const good = serializeState({
+const plain = serializeState({
   ...newFeatureState({ slug: 'alpha', now: new Date('2026-02-10T10:30:00Z'), worktreePath: '.trees/alpha', branch: 'feature/alpha', baseBranch: 'main', devPhases: ['types', 'api'] }),
   status: 'in_progress',
 });
+/** A good state outside the fast loader's subset (a `!` in a comment): the full parser's, in the worker or here. */
+const good = `${plain}# edited by hand!\n`;
 /** Each fails differently: YAML syntax, a duplicate key, an unknown key, a wrong type, an empty file, a slug the schema refuses. */
 const broken = [
   'feature: [unclosed\n',
@@ -52,7 +54,7 @@ describe('state parser worker', () => {
     expect(await p.whenReady()).toBe(true);
     for (const text of [good, ...broken]) expect(await outcome(p.parse(text, PATH))).toEqual(await onMainThread(text));
     // Every one of them went to the worker.
-    expect(p.counts).toEqual({ worker: broken.length + 1, inline: 0 });
+    expect(p.counts).toEqual({ fast: 0, worker: broken.length + 1, inline: 0 });
     // Many at once come back each to its own caller.
     const texts = Array.from({ length: 40 }, (_, i) => good.replace('types', `types${i}`));
     const states = (await Promise.all(texts.map((t) => p.parse(t, PATH)))) as Array<{ phases: Array<{ name: string }> }>;
@@ -66,10 +68,20 @@ describe('state parser worker', () => {
     // The fifth in a row starts the worker, and is parsed here while it loads.
     expect(await outcome(p.parse(good, PATH))).toEqual(await onMainThread(good));
     expect(p.running).toBe(true);
-    expect(p.counts).toEqual({ worker: 0, inline: 5 });
+    expect(p.counts).toEqual({ fast: 0, worker: 0, inline: 5 });
     expect(await p.whenReady()).toBe(true);
     await p.parse(good, PATH);
     expect(p.counts.worker).toBe(1);
+  }, 30_000);
+
+  it('reads plain state files with the fast loader here: a burst of them starts no worker', async () => {
+    const p = parser({ minBurst: 5 });
+    for (let i = 0; i < 40; i++) expect(await outcome(p.parse(plain, PATH))).toEqual(await onMainThread(plain));
+    expect(p.running).toBe(false);
+    expect(p.counts).toEqual({ fast: 40, worker: 0, inline: 0 });
+    // Files the fast loader leaves to the full parser (and broken ones) still make a burst.
+    for (const text of [good, ...broken.slice(0, 4)]) expect(await outcome(p.parse(text, PATH))).toEqual(await onMainThread(text));
+    expect(p.running).toBe(true);
   }, 30_000);
 
   it('parses on the main thread while the worker loads, and when none can start', async () => {
@@ -81,7 +93,7 @@ describe('state parser worker', () => {
 
     const none = parser({ minBurst: 1, entry: () => null });
     for (const text of [good, broken[0]!]) expect(await outcome(none.parse(text, PATH))).toEqual(await onMainThread(text));
-    expect(none.counts).toEqual({ worker: 0, inline: 2 });
+    expect(none.counts).toEqual({ fast: 0, worker: 0, inline: 2 });
     expect(await none.whenReady()).toBe(false);
   }, 30_000);
 
@@ -114,7 +126,7 @@ describe('state parser worker', () => {
     expect(await failing.whenReady()).toBe(false);
     expect(failing.running).toBe(false);
     expect(started).toBe(3);
-    expect(failing.counts).toEqual({ worker: 0, inline: 2 });
+    expect(failing.counts).toEqual({ fast: 0, worker: 0, inline: 2 });
   }, 30_000);
 
   it('ends an idle worker and starts another for the next burst', async () => {
