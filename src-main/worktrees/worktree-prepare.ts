@@ -20,6 +20,7 @@ import { git, gitBufferWithExit } from '../git/git';
 import { locateRepository } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
 import { span, spanSync } from '../platform/spans';
+import { ignoredByFiles } from './ignore-rules';
 import { recordSetupArtifacts, untrackedEntries } from './setup-artifacts';
 import type { RunCommandOptions, RunCommandResult } from '../terminals/command-runner';
 
@@ -87,12 +88,15 @@ function inside(parent: string, child: string): boolean {
 
 /** Which of `paths` git ignores in `root` (tracked files are never reported as ignored). */
 async function ignoredOf(root: string, paths: readonly string[]): Promise<Set<string>> {
-  if (paths.length === 0) return new Set();
+  // A `.env` the repository's ignore file names and the index does not hold needs no git (ignore-rules.ts).
+  const { ignored, unsure } = ignoredByFiles(root, paths);
+  if (unsure.length === 0) return ignored;
   // Exit 1 means "none ignored"; the ignored paths come back one a line (-z needs --stdin). A
   // name with a newline is then not recognised, so it is left alone: the safe side.
-  const { stdout, exitCode } = await gitBufferWithExit(['check-ignore', '--', ...paths], { cwd: root });
+  const { stdout, exitCode } = await gitBufferWithExit(['check-ignore', '--', ...unsure], { cwd: root });
   if (exitCode !== 0 && exitCode !== 1) throw new AppError('internal', `git check-ignore failed in ${root} (exit ${exitCode}).`);
-  return new Set(stdout.toString('utf8').split('\n').filter(Boolean));
+  for (const p of stdout.toString('utf8').split('\n').filter(Boolean)) ignored.add(p);
+  return ignored;
 }
 
 function kindOf(st: Stats): string | null {

@@ -1,0 +1,88 @@
+/**
+ * Which files at the top of a main checkout git ignores, answered from git's own files where they
+ * settle it, so a new worktree's copy (`worktree.copy`: `.env`, `.envrc`) starts no
+ * `git check-ignore` in the usual case. Only ever says "ignored" when git would; anything it
+ * cannot be sure of is left for git to answer (a wrong "unsure" costs one git, nothing else).
+ *
+ * A name at the top is ignored for sure when
+ * - the repository's own `.gitignore` at the top or `info/exclude` has a line that is exactly
+ *   the name (or `/name`) and no line of either negates anything (`!…`): git takes the first
+ *   of these files that matches, and a negation is the only thing that could undo a match;
+ * - and the index does not track it (git never calls a tracked file ignored): the index, read
+ *   whole, holds the name's bytes nowhere. Only index versions 2 and 3 store every path in full;
+ *   a version 4 index (paths compressed against the previous one) or a split index (entries in
+ *   another file) leaves it to git.
+ * Names below the top are git's (a `.gitignore` in their folder would come first).
+ */
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { locateRepository } from '../git/repo-location';
+import { readFileNoWait } from '../platform/read-no-wait';
+
+/** An ignore file larger than this is left to git to read. */
+const IGNORE_FILE_MAX_BYTES = 256 * 1024;
+/** A rule line that is a name and nothing else (git reads anything else as a pattern, a comment or an escape). */
+const PLAIN_NAME = /^[A-Za-z0-9._-]+$/;
+/** An index larger than this is left to git (read whole for the look below). */
+const INDEX_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The contents of a plain file; null when absent; undefined when it is anything git should judge. */
+function plainFile(file: string, maxBytes: number): Buffer | null | undefined {
+  try {
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (!st) return null;
+    if (!st.isFile() || st.size > maxBytes) return undefined;
+    return readFileNoWait(file);
+  } catch {
+    // Unreadable, or a folder on the way that is not one: git decides.
+    return undefined;
+  }
+}
+
+/** The index's bytes when every tracked path is in them in full (versions 2, 3, not split); empty when there is no index; null otherwise. */
+function fullPathIndex(gitDir: string): Buffer | null {
+  const bytes = plainFile(join(gitDir, 'index'), INDEX_MAX_BYTES);
+  if (bytes === null) return Buffer.alloc(0);
+  if (!bytes || bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return null;
+  const version = bytes.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return null;
+  // The split-index extension ("link") keeps entries in a sharedindex file.
+  return bytes.includes('link') ? null : bytes;
+}
+
+/**
+ * The names among `paths` (relative to `root`, a main checkout) git ignores for sure, and the
+ * rest, for git to answer.
+ */
+export function ignoredByFiles(root: string, paths: readonly string[]): { ignored: Set<string>; unsure: string[] } {
+  const ignored = new Set<string>();
+  const top = paths.filter((p) => PLAIN_NAME.test(p) && p !== '.' && p !== '..' && p !== '.git');
+  let loc;
+  try {
+    loc = locateRepository(root);
+  } catch {
+    // A layout git's records do not confirm: git decides.
+    loc = null;
+  }
+  // A linked worktree's or a subfolder's rules are not only these files: git decides.
+  if (top.length === 0 || !loc || loc.workTree !== root || loc.gitDir !== loc.commonDir) return { ignored, unsure: [...paths] };
+  const named = new Set<string>();
+  for (const file of [join(root, '.gitignore'), join(loc.commonDir, 'info', 'exclude')]) {
+    const bytes = plainFile(file, IGNORE_FILE_MAX_BYTES);
+    if (bytes === undefined) return { ignored, unsure: [...paths] };
+    if (bytes === null) continue; // No such file: it ignores nothing.
+    for (const line of bytes.toString('utf8').split('\n')) {
+      if (line.startsWith('!')) return { ignored, unsure: [...paths] };
+      // Only a plain name is taken at its word: no comment, wildcard, escape, trailing space or CR.
+      const name = line.startsWith('/') ? line.slice(1) : line;
+      if (PLAIN_NAME.test(name) && name !== '.' && name !== '..') named.add(name);
+    }
+  }
+  const index = named.size > 0 ? fullPathIndex(loc.gitDir) : null;
+  if (!index) return { ignored, unsure: [...paths] };
+  for (const p of top) {
+    // The name followed by the NUL that ends every path in the index: absent means not tracked.
+    if (named.has(p) && !index.includes(Buffer.from(`${p}\0`, 'utf8'))) ignored.add(p);
+  }
+  return { ignored, unsure: paths.filter((p) => !ignored.has(p)) };
+}
