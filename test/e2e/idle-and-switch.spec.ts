@@ -206,3 +206,55 @@ test('a focused terminal drawn in the page blinks its cursor without an animatio
   await expect.poll(hidden, { intervals: [100] }).toBe(false);
   await expect.poll(hidden, { intervals: [100] }).toBe(true);
 });
+
+test('a terminal parked while hidden comes back with its rows, and goes on', async ({ page }) => {
+  const board = new BoardPage(page);
+  const terms = new TerminalsPage(page);
+  await board.open(host.url);
+  await terms.useCompatibleRendering();
+  await terms.openFromCard(projectName());
+  const pane = terms.pane(0);
+  const first = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'for i in $(seq 1 300); do echo "kept-line-$i"; done');
+  await expect(terms.screen(pane)).toContainText('kept-line-300');
+  // Marks this xterm's element: a view kept live comes back with the mark, a parked one without.
+  await page.evaluate(`document.querySelector('[data-terminal-id="${first}"] .xterm-view').dataset.mark = 'live'`);
+  // Seven more shells through the same pane: past six hidden views, the one hidden longest is parked.
+  for (let i = 0; i < 7; i++) {
+    const before = await pane.getAttribute('data-terminal-id');
+    await terms.newShellIn(projectName());
+    await expect(pane).not.toHaveAttribute('data-terminal-id', before!);
+  }
+  await page.evaluate(`location.hash = '#/terminals/${first}'`);
+  await expect(pane).toHaveAttribute('data-terminal-id', first);
+  await expect(terms.screen(pane)).toContainText('kept-line-300');
+  expect(await page.evaluate(`document.querySelector('[data-terminal-id="${first}"] .xterm-view').dataset.mark ?? null`), 'a new xterm, not the live one').toBeNull();
+  await expect(pane).not.toContainText('too old to replay');
+  // The replay ended where the stream goes on: what is typed now is echoed once, after it.
+  await terms.type(pane, 'echo "after-$((20+3))"');
+  await expect(terms.screen(pane)).toContainText('after-23');
+  const rows = await terms.screen(pane).innerText();
+  expect(rows.split('kept-line-300').length - 1).toBe(1);
+  expect(rows.indexOf('kept-line-300')).toBeLessThan(rows.indexOf('after-23'));
+});
+
+test('a page opened again replays a terminal without answering the queries in its history', async ({ page }) => {
+  const board = new BoardPage(page);
+  const terms = new TerminalsPage(page);
+  await board.open(host.url);
+  await terms.useCompatibleRendering();
+  await terms.openFromCard(projectName());
+  const pane = terms.pane(0);
+  const id = (await pane.getAttribute('data-terminal-id'))!;
+  // Asks for the device attributes and reads the answer itself, as vim does at startup.
+  await terms.type(pane, "printf '\\033[c'; read -rs -t 2 -d c; echo asked-$((6*7))");
+  await expect(terms.screen(pane)).toContainText('asked-42');
+  // A new page: its view replays the whole history, the query with it; an answer now would be
+  // typed at the prompt, in front of the next command.
+  await page.reload();
+  await page.evaluate(`location.hash = '#/terminals/${id}'`);
+  await expect(terms.screen(pane)).toContainText('asked-42');
+  await terms.type(pane, 'echo "answered-$((8*8))"');
+  await expect(terms.screen(pane)).toContainText('answered-64');
+  await expect(terms.screen(pane)).not.toContainText('command not found');
+});
