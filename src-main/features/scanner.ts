@@ -19,7 +19,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FEATURES_DIR } from './config';
 import { FeatureError, ioError, isFeatureError } from './errors';
-import { readStateText, STATE_FILE, type FeatureState } from './state';
+import { readStateTextSync, STATE_FILE, type FeatureState } from './state';
 import { stateParser } from './state-parser';
 
 /** Folder of the feature worktrees, relative to the repository root. */
@@ -198,7 +198,7 @@ export function forgetParsedStates(): void {
 
 /** Reads the state at `path` through the cache above; what the file was before the read goes to `probes`. */
 async function readStateCached(path: string, probes: Map<string, string | null>): Promise<{ state: FeatureState; stateFile: StateFileMark }> {
-  // Missing or unreadable (nothing found): readStateText says which, as a problem the scan reports.
+  // Missing or unreadable (nothing found): readStateTextSync says which, as a problem the scan reports.
   const found = await probe(path, probes);
   const key = found?.isFile ? found.identity : null;
   const hit = parsedStates.get(path);
@@ -209,7 +209,11 @@ async function readStateCached(path: string, probes: Map<string, string | null>)
   }
   let text: string;
   try {
-    text = await readStateText(path);
+    // Read synchronously, with every check of the asynchronous read (no link, no FIFO, the size
+    // limit): awaited, a read was a dozen trips through the thread pool and the event loop, most
+    // of a first index's time once the parse got fast; these are a few kilobytes on the disk the
+    // probe just stat-ed (probesHold stats synchronously for the same reason).
+    text = readStateTextSync(path);
   } catch (e) {
     // Gone or unreadable: nothing of it stays kept. Over the size limit: its error is kept (see above).
     keep(path, key !== null && isFeatureError(e) && (e.kind === 'state' || e.kind === 'yaml') ? { key, sha256: null, error: e } : null);

@@ -243,13 +243,13 @@ export async function readStateText(path: string): Promise<string> {
 }
 
 /**
- * The same read, synchronous: for an update, whose write is synchronous too. Awaited, the read
+ * The same read, synchronous: for an update, whose write is synchronous too, and for the scanner. Awaited, the read
  * was ten trips through the thread pool and the event loop per update (checks, open, stat, real
  * paths, reads, close), and a run's other work queued between them: about half of a run's
  * state-write time in the feature-runs bench. A FIFO still cannot block it (opened O_NONBLOCK,
  * refused by its type), and a folder on a hung file system blocks the write after it the same way.
  */
-function readStateTextSync(path: string): string {
+export function readStateTextSync(path: string): string {
   try {
     return readFileInside(stateRoot(path), path, STATE_READ).toString('utf8');
   } catch (e) {

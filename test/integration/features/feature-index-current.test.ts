@@ -2,7 +2,7 @@
  * A list answers from the feature index, not by reading every state file again, and is still
  * what the files say: after a state.yml rewritten in place by an agent, a feature deleted, a new
  * one, a worktree added, an issue record added. Real repositories, real files, real git
- * worktrees; readStateText is wrapped so the reads can be counted.
+ * worktrees; readStateTextSync (the scanner's read) is wrapped so the reads can be counted.
  *
  * A file changed within two seconds has no identity the index can trust (scanner.ts, as git's
  * "racy" rule), so those lists always read it again: to see the index answer without reading,
@@ -27,9 +27,9 @@ import { makeActiveFeature, makeMergedRecord, repoWithOrigin, stateFor, type Rep
 
 vi.mock('../../../src-main/features/state', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../src-main/features/state')>();
-  return { ...actual, readStateText: vi.fn(actual.readStateText) };
+  return { ...actual, readStateTextSync: vi.fn(actual.readStateTextSync) };
 });
-const reads = vi.mocked(stateModule.readStateText);
+const reads = vi.mocked(stateModule.readStateTextSync);
 
 let repo: RepoWithOrigin;
 let data: { path: string; cleanup(): void };

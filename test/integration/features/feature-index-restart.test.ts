@@ -28,9 +28,9 @@ import { tempDir } from '../../support/temp';
 
 vi.mock('../../../src-main/features/state', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../src-main/features/state')>();
-  return { ...actual, readStateText: vi.fn(actual.readStateText) };
+  return { ...actual, readStateTextSync: vi.fn(actual.readStateTextSync) };
 });
-const reads = vi.mocked(stateModule.readStateText);
+const reads = vi.mocked(stateModule.readStateTextSync);
 const parses = vi.spyOn(stateParser, 'parse');
 const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 

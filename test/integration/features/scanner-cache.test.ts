@@ -2,7 +2,7 @@
  * The scanner keeps parsed state files while they are unchanged, and never serves a changed one
  * from what it kept: a file changed in place with the same size, replaced atomically, or replaced
  * by a FIFO is read again. A file read again whose text is the one kept is not parsed again.
- * readStateText and the parser are wrapped so reads and parses can be counted.
+ * readStateTextSync (the scanner's read) and the parser are wrapped so reads and parses can be counted.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
@@ -16,9 +16,9 @@ import { stateParser } from '../../../src-main/features/state-parser';
 
 vi.mock('../../../src-main/features/state', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../src-main/features/state')>();
-  return { ...actual, readStateText: vi.fn(actual.readStateText) };
+  return { ...actual, readStateTextSync: vi.fn(actual.readStateTextSync) };
 });
-const reads = vi.mocked(stateModule.readStateText);
+const reads = vi.mocked(stateModule.readStateTextSync);
 const parses = vi.spyOn(stateParser, 'parse');
 
 let repo: string;
