@@ -131,13 +131,10 @@ export class TerminalStream {
             this.replay = null;
             this.sink.reset();
           }
-          if (r.data.length > 0) {
-            const replay = {};
-            this.replay = replay;
-            this.lane.write(r.data, () => {
-              if (this.replay === replay) this.replay = null;
-            });
-          }
+          if (r.data.length > 0) this.writeReplay(r.data);
+        } else if (this.next === 0 && r.end > 0) {
+          // A view parked without a snapshot: it holds nothing and replays the whole history.
+          this.writeReplay(r.data);
         } else if (this.next < r.end) {
           this.lane.write(r.data.slice(this.next - r.start));
         }
@@ -159,6 +156,15 @@ export class TerminalStream {
         throw e;
       },
     );
+  }
+
+  /** Writes the scrollback from its start; `replaying` holds until the sink has parsed it. */
+  private writeReplay(data: string): void {
+    const replay = {};
+    this.replay = replay;
+    this.lane.write(data, () => {
+      if (this.replay === replay) this.replay = null;
+    });
   }
 
   /** The user typed in this terminal: its output goes before other terminals' for a while. */

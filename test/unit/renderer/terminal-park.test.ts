@@ -371,5 +371,18 @@ describe('answers to replayed queries', () => {
     expect(answers).toHaveLength(1);
     expect(isTerminalReply(answers[0]!.data)).toBe(true);
     expect(answers[0]!.replaying).toBe(false);
+
+    // Parked without a snapshot and shown again: the same replay, the same silence.
+    stream.dispose();
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, false, true))!;
+    const b = term(parked.cols, parked.rows);
+    const again: Array<{ data: string; replaying: boolean }> = [];
+    let resumed: TerminalStream | null = null;
+    b.t.onData((data) => again.push({ data, replaying: resumed!.replaying }));
+    resumed = await view(main.client, b.t, parked.offset);
+    await parsed(b.t);
+    expect(again.length).toBeGreaterThan(0);
+    expect(again.every((x) => x.replaying && isTerminalReply(x.data))).toBe(true);
+    expect(resumed.replaying).toBe(false);
   });
 });
