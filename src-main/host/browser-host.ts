@@ -199,6 +199,13 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       },
       { maxInFlight: CHANNEL_IN_FLIGHT_MAX_BYTES, smallBelow: CHANNEL_SMALL_FRAME_BYTES },
     );
+    // A terminal switched to the direct socket: marked in its lane, after the output this socket
+    // still carries, so the client can keep the direct frames from overtaking that output.
+    const offRouted = app.terminals.onDirectRouted((conn, id) => {
+      if (conn !== ctx.connectionId) return;
+      const json = JSON.stringify({ type: 'directRouted', key: id } satisfies HostFrame);
+      terminalFrames.push(id, json, json.length);
+    });
     const deliver = (e: HubEvent) => {
       // Terminal output, the hot path, goes as a binary frame: no event frame is built for it.
       if (e.topic === 'terminals.data' && e.key !== undefined) {
@@ -256,6 +263,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     });
     // Everything the connection held goes with it: its subscriptions and its terminal views.
     ws.on('close', () => {
+      offRouted();
       tickets.delete(ticket);
       subs.dispose();
       terminalFrames.dispose();

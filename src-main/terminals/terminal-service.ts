@@ -154,6 +154,7 @@ export class TerminalService {
   private directSeq = 0;
   private readonly routeWaiters = new Map<string, RouteWaiter[]>();
   private readonly directListeners = new Set<(conn: string | null, lost: boolean) => void>();
+  private readonly routedListeners = new Set<(conn: string, id: string) => void>();
 
   constructor(private readonly opts: TerminalServiceOptions) {
     this.scrollbackChars = opts.scrollbackChars ?? DEFAULT_SCROLLBACK_CHARS;
@@ -453,6 +454,16 @@ export class TerminalService {
     return () => this.directListeners.delete(listener);
   }
 
+  /**
+   * Called when terminal `id`'s output starts going to connection `connectionId`'s direct socket
+   * instead of its main socket: everything published for the terminal before has been handed to
+   * the main socket by then, nothing after it will be (browser mode marks the switch there).
+   */
+  onDirectRouted(listener: (connectionId: string, id: string) => void): () => void {
+    this.routedListeners.add(listener);
+    return () => this.routedListeners.delete(listener);
+  }
+
   private directClosed(connectionId: string): void {
     const d = this.directs.get(connectionId);
     if (!d) return;
@@ -467,6 +478,7 @@ export class TerminalService {
     if (direct?.socket === socket) {
       if (on) direct.routes.add(id);
       else direct.routes.delete(id);
+      if (on) for (const l of this.routedListeners) l(conn, id);
     }
     // Only the answer to an attach's request settles it (not a detach's, sent before it).
     const waiters = asked ? this.routeWaiters.get(id) : undefined;
@@ -614,8 +626,9 @@ export class TerminalService {
         // Opened for a connection that closed meanwhile: the host closes it.
         if (!d) return this.host.send({ t: 'dropDirect', conn: msg.conn });
         d.open = true;
-        // Views the connection attached before go direct too, each from where the host answers
-        // (the view drops what both paths carry by offset, and resyncs if the direct side overtakes).
+        // Views the connection attached before go direct too, each from where the host answers:
+        // the main socket marks the switch after the output it carried (`directRouted`), and the
+        // client holds the direct frames until then, so the direct side cannot overtake it.
         for (const t of this.terminals.values()) {
           if (t.info.status === 'running' && t.views.hasConnection(msg.conn)) this.host.send({ t: 'route', id: t.info.id, conn: msg.conn, on: true, socket: d.socket });
         }

@@ -1,4 +1,4 @@
-import { decodeTerminalDataFrame } from '../contract/terminal-frames';
+import { decodeTerminalDataFrame, type TerminalDataBytes } from '../contract/terminal-frames';
 import { DIRECT_SOCKET_PATH, HostFrame, type ClientFrame, type Result } from '../contract/wire';
 import { ListenerRegistry } from './listeners';
 import type { Transport, TransportStatus } from './transport';
@@ -6,6 +6,12 @@ import type { Transport, TransportStatus } from './transport';
 /** Reconnect delays: quick first retry for a host restart, capped so a dead host costs little. */
 const RECONNECT_BASE_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
+/**
+ * Direct frames held for one terminal until the main socket says it switched (`directRouted`).
+ * Flow control keeps a terminal's output in flight under 4 MB plus a batch; past this the held
+ * frames are dropped (the view sees the gap and replays it from the scrollback).
+ */
+const DIRECT_HELD_MAX_BYTES = 8 * 1024 * 1024;
 
 interface Pending {
   resolve(result: Result): void;
@@ -21,6 +27,12 @@ interface Pending {
  * main socket's, and views drop by offset whatever both carried. If it drops, the host says so
  * on the main socket (`directLost`), views resync, and the output continues on the main socket
  * until the host offers a direct socket again.
+ *
+ * A terminal's direct frames are dispatched only once the main socket has said the terminal
+ * switched (`directRouted`, sent after all of its output the main socket carried): a view
+ * attached before the direct socket opened is switched mid-stream, and the direct socket would
+ * otherwise overtake the main socket's backlog (the view saw a gap, attached again and dropped
+ * what both paths then carried).
  */
 export function createWebSocketTransport(url: string): Transport {
   let socket: WebSocket | null = null;
@@ -34,6 +46,10 @@ export function createWebSocketTransport(url: string): Transport {
   let direct: WebSocket | null = null;
   let directFailures = 0;
   let directTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Terminals the main socket said switched to the current direct socket. */
+  const directRouted = new Set<string>();
+  /** Direct frames of terminals not switched yet, in order. */
+  const directHeld = new Map<string, { frames: TerminalDataBytes[]; bytes: number }>();
   const listeners = new ListenerRegistry(
     (topic, key) => send({ type: 'subscribe', topic, ...(key ? { key } : {}) }),
     (topic, key) => send({ type: 'unsubscribe', topic, ...(key ? { key } : {}) }),
@@ -66,6 +82,28 @@ export function createWebSocketTransport(url: string): Transport {
     if (f) listeners.dispatch('terminals.data', f.key, f.payload);
   }
 
+  function onDirectFrame(data: ArrayBuffer): void {
+    const f = decodeTerminalDataFrame(data);
+    if (!f) return;
+    if (directRouted.has(f.key)) return listeners.dispatch('terminals.data', f.key, f.payload);
+    const held = directHeld.get(f.key) ?? { frames: [], bytes: 0 };
+    if (held.bytes + data.byteLength > DIRECT_HELD_MAX_BYTES) {
+      held.frames = [];
+      held.bytes = 0;
+    }
+    held.frames.push(f.payload);
+    held.bytes += data.byteLength;
+    directHeld.set(f.key, held);
+  }
+
+  /** The main socket carried all of terminal `key`'s output before its switch: the direct frames go on now. */
+  function onDirectRouted(key: string): void {
+    directRouted.add(key);
+    const held = directHeld.get(key);
+    directHeld.delete(key);
+    for (const payload of held?.frames ?? []) listeners.dispatch('terminals.data', key, payload);
+  }
+
   /** Opens the direct output socket a `direct` frame offered, after a back-off if the last ones failed. */
   function openDirect(ticket: string, main: WebSocket): void {
     if (direct || directTimer) return;
@@ -85,7 +123,7 @@ export function createWebSocketTransport(url: string): Transport {
         directFailures = 0;
       };
       d.onmessage = (msg) => {
-        if (typeof msg.data !== 'string') onTerminalFrame(msg.data as ArrayBuffer);
+        if (typeof msg.data !== 'string') onDirectFrame(msg.data as ArrayBuffer);
       };
       d.onclose = () => {
         if (direct === d) direct = null;
@@ -100,6 +138,9 @@ export function createWebSocketTransport(url: string): Transport {
     directTimer = null;
     direct?.close();
     direct = null;
+    // The next direct socket carries a terminal only once routed to it, and says so again.
+    directRouted.clear();
+    directHeld.clear();
   }
 
   function connect() {
@@ -135,6 +176,8 @@ export function createWebSocketTransport(url: string): Transport {
       } else if (frame.type === 'directLost') {
         closeDirect();
         for (const l of resyncListeners) l();
+      } else if (frame.type === 'directRouted') {
+        onDirectRouted(frame.key);
       } else {
         // Only a client far outside the app's own use gets here (see src-main/bridge/limits.ts).
         console.warn(`Flightdeck refused a subscription to ${frame.topic ?? 'a topic'}: ${frame.error.message}`);

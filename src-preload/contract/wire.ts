@@ -35,6 +35,12 @@ export const HostFrame = z.discriminatedUnion('type', [
    * (what the direct socket had not delivered is replayed from the scrollback).
    */
   z.object({ type: z.literal('directLost') }),
+  /**
+   * From here on terminal `key`'s output comes on the direct socket: sent in the terminal's turn
+   * on this socket, after all of its output this socket carried. Its direct frames that arrive
+   * before this are held until it comes, so a view switched mid-stream sees no gap.
+   */
+  z.object({ type: z.literal('directRouted'), key: z.string().min(1).max(200) }),
 ]);
 
 /** Where a browser opens its direct terminal output socket (`?ticket=` from a `direct` frame). */
