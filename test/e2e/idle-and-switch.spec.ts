@@ -1,4 +1,4 @@
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect, type Locator, type Page } from '@playwright/test';
 import { startHostWithLongSessions, type LongSessionsHost } from './support/long-sessions';
 import type { RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
@@ -83,6 +83,15 @@ const SETTLE_MS = 11_000;
 
 const projectName = () => seeded.repoPath.split('/').pop()!;
 
+/** The board, then a shell of the seeded project in the first pane, drawn by the DOM renderer (its rows readable in the page). */
+async function openShellDrawnInPage(page: Page): Promise<{ terms: TerminalsPage; pane: Locator }> {
+  const terms = new TerminalsPage(page);
+  await new BoardPage(page).open(host.url);
+  await terms.useCompatibleRendering();
+  await terms.openFromCard(projectName());
+  return { terms, pane: terms.pane(0) };
+}
+
 test('a page left alone does nothing, on a long session and on the Terminals view', async ({ page }) => {
   await countWakeUps(page);
   const board = new BoardPage(page);
@@ -116,13 +125,8 @@ test('a page left alone does nothing, on a long session and on the Terminals vie
 });
 
 test('a terminal switched back into its pane shows its rows as soon as the pane shows it', async ({ page }) => {
-  const board = new BoardPage(page);
-  const terms = new TerminalsPage(page);
-  await board.open(host.url);
   // Text drawn in the page, where the test can read it the moment the pane changes.
-  await terms.useCompatibleRendering();
-  await terms.openFromCard(projectName());
-  const pane = terms.pane(0);
+  const { terms, pane } = await openShellDrawnInPage(page);
   const first = (await pane.getAttribute('data-terminal-id'))!;
   await terms.type(pane, 'for i in $(seq 1 200); do echo "first-line-$i"; done');
   await expect(terms.screen(pane)).toContainText('first-line-200');
@@ -184,12 +188,7 @@ test('a session shown again opens at its newest answer in the same turn as its v
 });
 
 test('a focused terminal drawn in the page blinks its cursor without an animation run at the frame rate', async ({ page }) => {
-  const board = new BoardPage(page);
-  const terms = new TerminalsPage(page);
-  await board.open(host.url);
-  await terms.useCompatibleRendering();
-  await terms.openFromCard(projectName());
-  const pane = terms.pane(0);
+  const { terms, pane } = await openShellDrawnInPage(page);
   await terms.type(pane, 'echo blink-$((4+5))');
   await expect(terms.screen(pane)).toContainText('blink-9');
   const cursor = pane.locator('.xterm-rows.xterm-focus .xterm-cursor.xterm-cursor-blink');
@@ -208,12 +207,7 @@ test('a focused terminal drawn in the page blinks its cursor without an animatio
 });
 
 test('a terminal parked while hidden comes back with its rows, and goes on', async ({ page }) => {
-  const board = new BoardPage(page);
-  const terms = new TerminalsPage(page);
-  await board.open(host.url);
-  await terms.useCompatibleRendering();
-  await terms.openFromCard(projectName());
-  const pane = terms.pane(0);
+  const { terms, pane } = await openShellDrawnInPage(page);
   const first = (await pane.getAttribute('data-terminal-id'))!;
   await terms.type(pane, 'for i in $(seq 1 300); do echo "kept-line-$i"; done');
   await expect(terms.screen(pane)).toContainText('kept-line-300');
@@ -239,12 +233,7 @@ test('a terminal parked while hidden comes back with its rows, and goes on', asy
 });
 
 test('a page opened again replays a terminal without answering the queries in its history', async ({ page }) => {
-  const board = new BoardPage(page);
-  const terms = new TerminalsPage(page);
-  await board.open(host.url);
-  await terms.useCompatibleRendering();
-  await terms.openFromCard(projectName());
-  const pane = terms.pane(0);
+  const { terms, pane } = await openShellDrawnInPage(page);
   const id = (await pane.getAttribute('data-terminal-id'))!;
   // Asks for the device attributes and reads the answer itself, as vim does at startup.
   await terms.type(pane, "printf '\\033[c'; read -rs -t 2 -d c; echo asked-$((6*7))");

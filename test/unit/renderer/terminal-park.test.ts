@@ -142,13 +142,17 @@ describe('parking a terminal and showing it again', () => {
     expect(b.t.buffer.active.getLine(4)?.translateToString(true)).toBe('         editing here');
   });
 
-  it('when the main process no longer holds the output since the snapshot, the view resets and replays what it holds', async () => {
+  it.each([
+    ['from its snapshot', false],
+    ['parked without a snapshot (replayable)', true],
+  ] as const)('when the main process no longer holds the output since the view was parked %s, the view resets, says so and shows what it holds', async (_, replayable) => {
     const main = fakeMain(2_000);
     main.emit(colored(20));
     const a = term();
     const stream = await view(main.client, a.t);
+    expect(stream.holdsAllFromStart).toBe(true);
     stream.dispose();
-    const parked = (await parkTerminal(a.t, a.s, stream.offset, false))!;
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, false, replayable))!;
     main.emit(colored(200));
 
     const b = term(parked.cols, parked.rows);
@@ -157,12 +161,13 @@ describe('parking a terminal and showing it again', () => {
     const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
     await resumed.attach();
     await parsed(b.t);
-    expect(gaps.length).toBe(1);
+    expect(gaps).toHaveLength(1);
     expect(gaps[0]).toBeGreaterThan(0);
     const ref = term();
     ref.t.write(main.text.slice(-2_000));
     await parsed(ref.t);
     expect(state(b.t)).toEqual(state(ref.t));
+    expect(resumed.holdsAllFromStart).toBe(false);
   });
 
   it('a view holding the output from its first character is parked without a snapshot and rebuilt by replaying it', async () => {
@@ -191,30 +196,6 @@ describe('parking a terminal and showing it again', () => {
     expect(b.t.buffer.active.getLine(4)?.translateToString(true)).toBe('         editing here');
     // Shown again, it may be parked so again.
     expect(resumed.holdsAllFromStart).toBe(true);
-  });
-
-  it('a replay-parked view whose early output the main process dropped meanwhile says so and shows what it holds', async () => {
-    const main = fakeMain(2_000);
-    main.emit(colored(20));
-    const a = term();
-    const stream = await view(main.client, a.t);
-    expect(stream.holdsAllFromStart).toBe(true);
-    stream.dispose();
-    const parked = (await parkTerminal(a.t, a.s, stream.offset, false, true))!;
-    main.emit(colored(200));
-
-    const b = term(parked.cols, parked.rows);
-    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
-    const gaps: number[] = [];
-    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
-    await resumed.attach();
-    await parsed(b.t);
-    expect(gaps).toHaveLength(1);
-    const ref = term();
-    ref.t.write(main.text.slice(-2_000));
-    await parsed(ref.t);
-    expect(state(b.t)).toEqual(state(ref.t));
-    expect(resumed.holdsAllFromStart).toBe(false);
   });
 
   it('only a view that saw the output from offset 0, never reset, counts as holding it all', async () => {
