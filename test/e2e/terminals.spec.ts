@@ -65,6 +65,11 @@ test('open a shell from a project card, run a command, see it again after a relo
   await expect(terms.screen(second)).toContainText('README.md');
   await expect(terms.screen(terms.pane(0))).toContainText('hello-42');
   await expect(terms.tabs).toHaveCount(2);
+  // Two shells in one project read alike: the later one is numbered, in its tab and its pane alike.
+  await expect(second.getByTestId('terminal-pane-title')).toHaveText('bash 2');
+  const secondId = (await second.getAttribute('data-terminal-id'))!;
+  await expect(page.locator(`[data-testid="terminal-tab"][data-terminal-id="${secondId}"]`)).toContainText('bash 2');
+  await expect(terms.pane(0).getByTestId('terminal-pane-title')).toHaveText('bash');
 
   // A command that fails shows its exit code in the pane header.
   await terms.type(second, 'exit 3');

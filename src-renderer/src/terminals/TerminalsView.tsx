@@ -119,16 +119,15 @@ function TerminalTab({ t, nested = false }: { t: TerminalInfo; nested?: boolean 
   const pane = panes.indexOf(t.id);
   const st = terminalStatus(t);
   const where = whereOf(t, projectNames);
-  // Several shells in one project read alike: number the later ones (in the order they were opened).
-  const same = terminals.filter((o) => o.startedAt < t.startedAt && o.title === t.title && whereOf(o, projectNames) === where).length;
+  const title = shownTitle(t, terminals, projectNames);
   return (
     <div className={`term-tab ${nested ? 'nested' : ''} ${pane >= 0 ? 'shown' : ''} ${pane >= 0 && pane === focused ? 'active' : ''}`} role="tab" aria-selected={pane === focused}>
       <button className="term-tab-main" onClick={() => show(t.id)} title={`${t.title}\n${t.cwd}`} data-testid="terminal-tab" data-terminal-id={t.id}>
         <span className={`status-dot ${st.tone === 'ok' ? 'ok' : st.tone === 'bad' ? 'bad' : st.tone === 'warn' ? 'warn' : ''}`} />
-        <span className="truncate">{same > 0 ? `${t.title} ${same + 1}` : t.title}</span>
+        <span className="truncate">{title}</span>
         <span className="term-tab-owner truncate">{where}</span>
       </button>
-      <button className="icon-button term-tab-close" aria-label={`Close ${t.title}`} title="Close (ends it if still running)" onClick={() => void close(t.id)}>
+      <button className="icon-button term-tab-close" aria-label={`Close ${title}`} title="Close (ends it if still running)" onClick={() => void close(t.id)}>
         <Icon name="x" size={13} />
       </button>
     </div>
@@ -141,7 +140,19 @@ function whereOf(t: TerminalInfo, projectNames: Record<string, string>): string 
   return project ?? (t.cwd.split('/').filter(Boolean).pop() || t.cwd);
 }
 
+/**
+ * A terminal's title as its tab and its pane show it: several shells in one place read alike, so
+ * the later ones are numbered (in the order they were opened).
+ */
+function shownTitle(t: TerminalInfo, terminals: TerminalInfo[], projectNames: Record<string, string>): string {
+  const where = whereOf(t, projectNames);
+  const same = terminals.filter((o) => o.startedAt < t.startedAt && o.title === t.title && whereOf(o, projectNames) === where).length;
+  return same > 0 ? `${t.title} ${same + 1}` : t.title;
+}
+
 function PaneFrame({ index, info, focused, projectName }: { index: number; info: TerminalInfo | null; focused: boolean; projectName: string | undefined }) {
+  const terminals = useAppStore((s) => s.terminals);
+  const projectNames = useAppStore(useShallow((s) => Object.fromEntries(s.projects.map((p) => [p.id, p.name]))));
   const focus = useAppStore((s) => s.focusPane);
   const kill = useAppStore((s) => s.killTerminal);
   const close = useAppStore((s) => s.closeTerminal);
@@ -154,8 +165,8 @@ function PaneFrame({ index, info, focused, projectName }: { index: number; info:
     <div className={`term-pane ${focused ? 'focused' : ''}`} data-testid="terminal-pane" data-terminal-id={info.id} data-status={info.status} onMouseDown={() => focus(index)}>
       <header className="term-pane-header">
         <Icon name="terminal" size={14} />
-        <strong className="truncate" title={info.command ?? info.title}>
-          {info.title}
+        <strong className="truncate" title={info.command ?? info.title} data-testid="terminal-pane-title">
+          {shownTitle(info, terminals, projectNames)}
         </strong>
         <span className="term-pane-where truncate" title={info.cwd}>
           {projectName ?? shortPath(info.cwd)}
