@@ -11,7 +11,14 @@
  *   the characters `! & * % ? | > < \` anywhere, a tab, a carriage return, a byte-order mark or another
  *   control character sends the text to the full parser (a quoted string that holds one is then
  *   only slower, never read differently);
- * - no flow collection or quoted string goes on past the end of its line (spansLines);
+ * - no flow collection or quoted string goes on past the end of its line, and no `:` stands
+ *   more than 1,000 characters into a line (lineOutsideSubset: the `yaml` package refuses an
+ *   implicit key longer than 1,024 characters, js-yaml takes it);
+ * - no empty sequence entry (a `-` that ends its line): js-yaml puts the next entry of an outer
+ *   sequence into the inner one (`- -\n- b` reads as `[[null, b]]`, not `[[null], b]`), which
+ *   would move a phase into another's details;
+ * - no quoted string followed at once by a `#` (`a: "b"#c`: a comment the `yaml` package refuses
+ *   without a space before it, js-yaml takes);
  * - plain scalars resolve by the `yaml` package's own core-schema rules (copied below): no YAML
  *   1.1 `yes`/`on`, no timestamps, no binary or sexagesimal numbers, no `_` in numbers;
  * - every mapping key is a string that would read as itself when written plain (a key such as
@@ -35,18 +42,22 @@ const COLLECTION_KEY = /[\]}]\s*:/;
  * Whether a flow collection or a quoted string may go on past its line (an unbalanced bracket or
  * an odd number of quotes on a line): the two loaders differ on how such a continuation must be
  * indented. An apostrophe in a plain scalar (`title: it's done`) sends the file to the full parser
- * too, which is only slower.
+ * too, which is only slower. Also whether a `:` stands past LONG_KEY characters into its line
+ * (a long value after a short key stays in the subset).
  */
-function spansLines(text: string): boolean {
+function lineOutsideSubset(text: string): boolean {
   let brackets = 0;
   let double = 0;
   let single = 0;
+  let lineStart = 0;
   for (let i = 0; i <= text.length; i++) {
     const c = i < text.length ? text.charCodeAt(i) : 10;
     if (c === 10) {
       if (brackets !== 0 || double % 2 !== 0 || single % 2 !== 0) return true;
+      lineStart = i + 1;
       continue;
     }
+    if (c === 0x3a && i - lineStart > LONG_KEY) return true;
     if (c === 0x5b || c === 0x7b) brackets++;
     else if (c === 0x5d || c === 0x7d) brackets--;
     else if (c === 0x22) double++;
@@ -54,6 +65,15 @@ function spansLines(text: string): boolean {
   }
   return false;
 }
+
+/** Past this many characters into a line, a `:` may end a key the `yaml` package refuses (over 1,024 characters). */
+const LONG_KEY = 1000;
+
+/** A sequence entry with nothing in it: a `-` ending its line, a comment after it at most. */
+const EMPTY_ENTRY = /(?:^|[ ])-(?:[ ]+(?:#.*)?)?$/m;
+
+/** A quoted string with a comment right after it (`"b"#c`). */
+const QUOTED_THEN_COMMENT = /["']#/;
 
 /** Characters that introduce what the fast read leaves to the full parser (see above). */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
@@ -113,7 +133,7 @@ function plainKeys(v: unknown): boolean {
  * loaders agree on; undefined otherwise (an empty document too): then parseYamlFile decides.
  */
 export function loadPlainYaml(text: string): unknown {
-  if (OUTSIDE_SUBSET.test(text) || COLLECTION_KEY.test(text) || spansLines(text)) return undefined;
+  if (OUTSIDE_SUBSET.test(text) || COLLECTION_KEY.test(text) || EMPTY_ENTRY.test(text) || QUOTED_THEN_COMMENT.test(text) || lineOutsideSubset(text)) return undefined;
   let value: unknown;
   try {
     value = load(text, { schema: CORE_AS_YAML });

@@ -95,6 +95,13 @@ const HOSTILE = [
   written().replace('details: {}', `details: { deep: ${'['.repeat(5000)}${']'.repeat(5000)} }`),
   written().replace('details: {}', `details: { ${'k'.repeat(1100)}: long key }`),
   written().replace('details: {}', 'details: { a: "b"#c }'),
+  // The same two outside a flow mapping: js-yaml took both, the yaml package refuses both.
+  written().replace('details: {}', `details:\n      ${'k'.repeat(1100)}: long key`),
+  written().replace('details: {}', `details:\n      a${' '.repeat(1100)}: spaces before the colon`),
+  written().replace('details: {}', "details:\n      a: \"b\"#c\n      d: 'e'#f"),
+  // An empty entry of a nested sequence: js-yaml moved the next phase into this one's details.
+  written().replace('details: {}', 'details:\n      a:\n        - b\n        -'),
+  written().replace('details: {}', 'details:\n      a:\n        - # nothing'),
   written().replace('details: {}', 'details: { a: b #c }'),
   written().replace('details: {}', 'details:\n      a: b#c\n      d: "e" # f'),
   written().replace('details: {}', 'details:\n      a:b'),
