@@ -81,9 +81,19 @@ export function restoreTerminal(term: ParkableTerminal, parked: ParkedTerminal, 
 }
 
 /**
+ * The longest history a view parks without a snapshot: shown again, it replays from offset 0,
+ * which the main process must still hold then. Its scrollback keeps the last 1,000,000
+ * characters (DEFAULT_SCROLLBACK_CHARS): a longer history leaves less than 600,000 for the
+ * output while parked (an agent's busy terminal), past which the start is gone, and with it
+ * the lines the view held (a gap notice, the rest replayed from the middle of a redraw).
+ */
+export const REPLAY_PARK_MAX_CHARS = 400_000;
+
+/**
  * Whether a view may be parked without a snapshot, beyond its stream holding all output from
- * offset 0: xterm rewraps its lines when resized, so output parsed before a resize is not what
- * a replay at the new size gives. A resize before any output (the first fit) does not count.
+ * offset 0 (`offset` characters, at most REPLAY_PARK_MAX_CHARS): xterm rewraps its lines when
+ * resized, so output parsed before a resize is not what a replay at the new size gives. A resize
+ * before any output (the first fit) does not count.
  */
 export class ReplayWatch {
   private wrote = false;
@@ -97,8 +107,8 @@ export class ReplayWatch {
     if (this.wrote) this.resizedAfterOutput = true;
   }
 
-  replayable(holdsAllFromStart: boolean): boolean {
-    return holdsAllFromStart && !this.resizedAfterOutput;
+  replayable(holdsAllFromStart: boolean, offset: number): boolean {
+    return holdsAllFromStart && offset <= REPLAY_PARK_MAX_CHARS && !this.resizedAfterOutput;
   }
 }
 

@@ -212,7 +212,7 @@ export class TerminalView implements CachedView {
     // The stream stops first: the snapshot then holds exactly what was written up to its offset.
     this.stream.dispose();
     try {
-      const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart);
+      const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart, this.stream.offset ?? 0);
       return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable);
     } finally {
       this.dispose();

@@ -4,7 +4,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { isTerminalReply } from '../../../src-renderer/src/terminals/terminal-replies';
-import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
+import { parkTerminal, REPLAY_PARK_MAX_CHARS, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
 
 const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
 const { SerializeAddon } = serializeAddon as unknown as typeof import('@xterm/addon-serialize');
@@ -214,12 +214,47 @@ describe('parking a terminal and showing it again', () => {
     const fitted = new ReplayWatch();
     fitted.resized();
     fitted.output();
-    expect(fitted.replayable(true)).toBe(true);
-    expect(fitted.replayable(false)).toBe(false);
+    expect(fitted.replayable(true, 100)).toBe(true);
+    expect(fitted.replayable(false, 100)).toBe(false);
     const rewrapped = new ReplayWatch();
     rewrapped.output();
     rewrapped.resized();
-    expect(rewrapped.replayable(true)).toBe(false);
+    expect(rewrapped.replayable(true, 100)).toBe(false);
+  });
+
+  it('a view whose history fills much of the main process’s scrollback is parked with a snapshot: output while parked must not push its start out (a replay from offset 0 would miss it)', async () => {
+    // The main process's scrollback (DEFAULT_SCROLLBACK_CHARS; not importable from the renderer's project).
+    const DEFAULT_SCROLLBACK_CHARS = 1_000_000;
+    const main = fakeMain(DEFAULT_SCROLLBACK_CHARS);
+    const lines = (from: number, n: number) => Array.from({ length: n }, (_, i) => `line ${from + i} ${'x'.repeat(90)}\r\n`).join('');
+    main.emit(lines(0, 7_000));
+    const a = term();
+    const stream = await view(main.client, a.t);
+    await parsed(a.t);
+    expect(stream.holdsAllFromStart).toBe(true);
+    const watch = new ReplayWatch();
+    watch.output();
+    expect(watch.replayable(stream.holdsAllFromStart, stream.offset!)).toBe(false);
+    // A short history still parks without one.
+    expect(watch.replayable(true, 10_000)).toBe(true);
+    expect(REPLAY_PARK_MAX_CHARS * 2).toBeLessThanOrEqual(DEFAULT_SCROLLBACK_CHARS);
+    stream.dispose();
+    const parked = (await parkTerminal(a.t, a.s, stream.offset, false, watch.replayable(stream.holdsAllFromStart, stream.offset!)))!;
+    // While parked: less than the scrollback, but enough to push offset 0 out of it.
+    main.emit(lines(7_000, 4_000));
+    expect(main.text.length).toBeGreaterThan(DEFAULT_SCROLLBACK_CHARS);
+
+    const b = term(parked.cols, parked.rows);
+    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+    const gaps: number[] = [];
+    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
+    await resumed.attach();
+    await parsed(b.t);
+    expect(gaps).toEqual([]);
+    const ref = term();
+    ref.t.write(main.text);
+    await parsed(ref.t);
+    expect(state(b.t)).toEqual(state(ref.t));
   });
 
   it('a view that never attached has nothing to park', async () => {
