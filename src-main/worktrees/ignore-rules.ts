@@ -7,7 +7,8 @@
  * A name at the top is ignored for sure when
  * - the repository's own `.gitignore` at the top or `info/exclude` has a line that is exactly
  *   the name (or `/name`) and no line of either negates anything (`!…`): git takes the first
- *   of these files that matches, and a negation is the only thing that could undo a match;
+ *   of these files that matches, and a negation is the only thing that could undo a match (a
+ *   byte-order mark at the start of a file is skipped, as git skips it);
  * - and the index does not track it (git never calls a tracked file ignored): the index, read
  *   whole, holds the name's bytes nowhere. Only index versions 2 and 3 store every path in full;
  *   a version 4 index (paths compressed against the previous one) or a split index (entries in
@@ -71,7 +72,8 @@ export function ignoredByFiles(root: string, paths: readonly string[]): { ignore
     const bytes = plainFile(file, IGNORE_FILE_MAX_BYTES);
     if (bytes === undefined) return { ignored, unsure: [...paths] };
     if (bytes === null) continue; // No such file: it ignores nothing.
-    for (const line of bytes.toString('utf8').split('\n')) {
+    // Git skips a byte-order mark at the start of an ignore file: a `\ufeff!…` line is a negation to it.
+    for (const line of bytes.toString('utf8').replace(/^\ufeff/, '').split('\n')) {
       if (line.startsWith('!')) return { ignored, unsure: [...paths] };
       // Only a plain name is taken at its word: no comment, wildcard, escape, trailing space or CR.
       const name = line.startsWith('/') ? line.slice(1) : line;

@@ -84,6 +84,19 @@ describe('which env files a new worktree gets, without git where its files settl
     expect(ignoredByFiles(root, ['.env'])).toEqual({ ignored: new Set(), unsure: ['.env'] });
   });
 
+  it('a byte-order mark before the first line is skipped as git skips it: a negation behind it is still one, a name behind it still named', () => {
+    const root = repo('\ufeff!.env\n', '.env\n');
+    writeFileSync(join(root, '.env'), 'SECRET=1\n');
+    // The top .gitignore un-ignores .env before info/exclude is looked at: git copies nothing.
+    expect(gitIgnored(root, ['.env'])).toEqual(new Set());
+    expect(ignoredByFiles(root, ['.env'])).toEqual({ ignored: new Set(), unsure: ['.env'] });
+
+    writeFileSync(join(root, '.gitignore'), '\ufeff.env\n');
+    writeFileSync(join(root, '.git', 'info', 'exclude'), '');
+    expect(gitIgnored(root, ['.env'])).toEqual(new Set(['.env']));
+    expect(ignoredByFiles(root, ['.env'])).toEqual({ ignored: new Set(['.env']), unsure: [] });
+  });
+
   it('never calls ignored what git does not: comments, escapes, spaces, CRs, wildcards, folder rules, names below the top', () => {
     const names = ['.env', '#.env', 'a b', '.envrc', 'x', 'y', 'dir', 'z.cfg', 'crlf', 'sub'];
     const root = repo(['#.env', '\\#.env', '.envrc ', 'a b', 'x\r', 'dir/', '*.cfg', 'y\\', 'crlf\r', '/sub/.env', 'sub/.env', ''].join('\n'));
