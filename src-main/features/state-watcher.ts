@@ -16,8 +16,13 @@
  * not the path); the reconcile that follows watches the folders as they are now (`sync`).
  * A watch that cannot be made on a folder that is there (no inotify watches left, no access)
  * is reported: its changes are then found by the next list's stats only.
+ *
+ * `fs.watch` follows symlinks, and a repository's folders are the agent's to swap: a folder that
+ * is a symlink (or anything but a folder) is not watched, nor anything below it, so no watch
+ * lands outside the repository. A swap after the check is reported by the parent's watch, made
+ * before it (parents first), which drops the child's watch; the reconcile that follows checks again.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { lstatSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { FEATURES_DIR } from './config';
 import { STATE_FILE } from './state';
@@ -70,9 +75,19 @@ export class StateWatcher {
     let added = 0;
     let complete = true;
     // Parents first: a folder that appears under a parent watched a moment later is reported by it.
+    const notFolders: string[] = [];
     for (const dir of [...wanted].sort()) {
-      if (this.folders.has(dir)) continue;
+      if (this.folders.has(dir) || notFolders.some((n) => dir.startsWith(n + sep))) continue;
       try {
+        // The root is the user's choice (a linked project folder is fine); below it, only real folders.
+        if (dir !== this.root) {
+          const st = lstatSync(dir, { throwIfNoEntry: false });
+          if (!st) continue; // Not there: as ENOENT below.
+          if (!st.isDirectory()) {
+            notFolders.push(dir);
+            continue;
+          }
+        }
         const w = watch(dir, { persistent: false }, (event, name) => this.changed(dir, event, name));
         w.on('error', (e) => {
           // Its folder vanished under it, or the system dropped the watch: the next reconcile watches what is there.

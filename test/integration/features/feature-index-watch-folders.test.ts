@@ -102,6 +102,21 @@ describe('the state watcher', () => {
     // Read through a link no more: the row keeps its last good state, marked with the problem.
     await waitFor(() => rowOf('alpha')?.problem, 'the problem of the linked state file');
     expect(rowOf('alpha')?.state?.total.turns).toBe(1);
+    // Nor watched through it (fs.watch would follow the link out of the repository).
+    expect(watched()).toEqual(['.', '.flightdeck', '.flightdeck/beta', '.trees', '.trees/alpha']);
+    // A real folder put back is watched again, found by its parent's watch.
+    renameSync(folder, join(outside.path, 'alpha-link'));
+    renameSync(join(outside.path, 'alpha-flightdeck'), folder);
+    await waitFor(() => watched().includes('.trees/alpha/.flightdeck/alpha') && !rowOf('alpha')?.problem, 'the real folder watched and read again');
+  });
+
+  it('watches no folder through a symlink a worktree holds from the start', async () => {
+    mkdirSync(join(outside.path, 'gamma'), { recursive: true });
+    mkdirSync(join(repo.path, '.trees', 'gamma'));
+    symlinkSync(outside.path, join(repo.path, '.trees', 'gamma', '.flightdeck'));
+    index.watch([repo.path]);
+    await index.ready();
+    expect(watched()).toEqual(['.', '.flightdeck', '.flightdeck/beta', '.trees', '.trees/alpha', '.trees/alpha/.flightdeck', '.trees/alpha/.flightdeck/alpha', '.trees/gamma']);
   });
 
   it('a state file changed after the last scan but before the watch began is reconciled without a list', async () => {
