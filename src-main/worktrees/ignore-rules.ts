@@ -52,6 +52,27 @@ function fullPathIndex(gitDir: string): Buffer | null {
 }
 
 /**
+ * The lines of the main checkout's top `.gitignore` and of `info/exclude` (in `commonDir`), when
+ * they alone can say a top-level name is ignored: null when either is anything but a plain file
+ * of at most IGNORE_FILE_MAX_BYTES, or when a line negates (`!…`), which could undo a match.
+ * Git skips a byte-order mark at the start of an ignore file, so a `\ufeff!…` line is a negation
+ * here too. Absent files give no lines.
+ */
+export function topIgnoreLines(root: string, commonDir: string): string[] | null {
+  const lines: string[] = [];
+  for (const file of [join(root, '.gitignore'), join(commonDir, 'info', 'exclude')]) {
+    const bytes = plainFile(file, IGNORE_FILE_MAX_BYTES);
+    if (bytes === undefined) return null;
+    if (bytes === null) continue; // No such file: it ignores nothing.
+    for (const line of bytes.toString('utf8').replace(/^\ufeff/, '').split('\n')) {
+      if (line.startsWith('!')) return null;
+      lines.push(line);
+    }
+  }
+  return lines;
+}
+
+/**
  * The names among `paths` (relative to `root`, a main checkout) git ignores for sure, and the
  * rest, for git to answer.
  */
@@ -67,18 +88,13 @@ export function ignoredByFiles(root: string, paths: readonly string[]): { ignore
   }
   // A linked worktree's or a subfolder's rules are not only these files: git decides.
   if (top.length === 0 || !loc || loc.workTree !== root || loc.gitDir !== loc.commonDir) return { ignored, unsure: [...paths] };
+  const lines = topIgnoreLines(root, loc.commonDir);
+  if (!lines) return { ignored, unsure: [...paths] };
   const named = new Set<string>();
-  for (const file of [join(root, '.gitignore'), join(loc.commonDir, 'info', 'exclude')]) {
-    const bytes = plainFile(file, IGNORE_FILE_MAX_BYTES);
-    if (bytes === undefined) return { ignored, unsure: [...paths] };
-    if (bytes === null) continue; // No such file: it ignores nothing.
-    // Git skips a byte-order mark at the start of an ignore file: a `\ufeff!…` line is a negation to it.
-    for (const line of bytes.toString('utf8').replace(/^\ufeff/, '').split('\n')) {
-      if (line.startsWith('!')) return { ignored, unsure: [...paths] };
-      // Only a plain name is taken at its word: no comment, wildcard, escape, trailing space or CR.
-      const name = line.startsWith('/') ? line.slice(1) : line;
-      if (PLAIN_NAME.test(name) && name !== '.' && name !== '..') named.add(name);
-    }
+  for (const line of lines) {
+    // Only a plain name is taken at its word: no comment, wildcard, escape, trailing space or CR.
+    const name = line.startsWith('/') ? line.slice(1) : line;
+    if (PLAIN_NAME.test(name) && name !== '.' && name !== '..') named.add(name);
   }
   const index = named.size > 0 ? fullPathIndex(loc.gitDir) : null;
   if (!index) return { ignored, unsure: [...paths] };

@@ -18,6 +18,7 @@ import { locateRepository, type RepoLocation } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
 import { span } from '../platform/spans';
 import { ignoredOnlyHere } from './ignored-files';
+import { topIgnoreLines } from './ignore-rules';
 import type { EarlyPrepare, PrepareResult } from './worktree-prepare';
 import {
   ARCHIVE_REF_PREFIX,
@@ -797,9 +798,6 @@ function refsFromFiles(root: string, names: readonly string[]): Map<string, { id
   return found;
 }
 
-/** An ignore file larger than this is left to git to read. */
-const IGNORE_FILE_MAX_BYTES = 256 * 1024;
-
 /**
  * True when the repository's own `.gitignore` or `info/exclude` names `.trees/` outright and no
  * rule of either negates anything (`!…`), so git would ignore `.trees/x` for sure: what project
@@ -817,23 +815,7 @@ function treesIgnoredByFiles(root: string): boolean {
     return false;
   }
   if (!loc) return false;
-  let named = false;
-  for (const file of [join(root, '.gitignore'), join(loc.commonDir, 'info', 'exclude')]) {
-    let text: string;
-    try {
-      const st = lstatSync(file);
-      if (!st.isFile() || st.size > IGNORE_FILE_MAX_BYTES) return false;
-      text = readFileNoWait(file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // No such file: it ignores nothing.
-      return false;
-    }
-    for (const line of text.split('\n')) {
-      if (line.startsWith('!')) return false;
-      if (/^\/?\.trees\/?$/.test(line)) named = true;
-    }
-  }
-  return named;
+  return topIgnoreLines(root, loc.commonDir)?.some((line) => /^\/?\.trees\/?$/.test(line)) ?? false;
 }
 
 /** Each listed worktree's real path (a vanished folder has none: git's is kept). */

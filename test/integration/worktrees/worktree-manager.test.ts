@@ -55,6 +55,16 @@ describe('WorktreeManager', () => {
     expect((await m.create(work, 'third')).gitignoreUpdated).toBe(true);
     expect(readFileSync(join(work, '.gitignore'), 'utf8')).toBe('.trees/\n!.trees/\n.trees/\n');
     await m.remove(work, 'third', { force: true });
+    // The same negation behind a byte-order mark, with .trees/ named in info/exclude: git skips
+    // the mark, so the line still negates and .trees/ is not ignored.
+    const exclude = join(work, '.git', 'info', 'exclude');
+    const excludeBefore = readFileSync(exclude, 'utf8');
+    writeFileSync(join(work, '.gitignore'), '\ufeff!.trees/\n');
+    writeFileSync(exclude, `${excludeBefore}.trees/\n`);
+    expect(() => gitIn(work, 'check-ignore', '-q', '--no-index', '.trees/x')).toThrow();
+    expect((await m.create(work, 'fourth')).gitignoreUpdated).toBe(true);
+    await m.remove(work, 'fourth', { force: true });
+    writeFileSync(exclude, excludeBefore);
     writeFileSync(join(work, '.gitignore'), '.trees/\n');
 
     const wt = join(work, '.trees/add-auth');
