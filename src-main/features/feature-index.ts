@@ -354,10 +354,10 @@ export class FeatureIndex {
           if (path === null || basename(path) === ISSUE_FILE) this.issuesChanged.add(root);
           this.schedule(root);
         },
-        onError: (folder, e) => {
+        onError: (folder, e, failed) => {
           // The watcher may not see every change (too many watches): issue links are looked at on each list again.
           this.watchReady.delete(root);
-          this.o.log.warn('feature state watcher failed', { repoRoot: root, folder, error: e });
+          this.o.log.warn('feature state watcher failed', { repoRoot: root, folder, failedFolders: failed, error: e });
         },
       });
       this.watchers.set(root, w);

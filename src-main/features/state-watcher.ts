@@ -35,8 +35,12 @@ export interface StateWatcherOptions {
   isWatched: (path: string) => boolean;
   /** An entry of a watched folder that the index cares about changed; null when the system did not say which. */
   onChange: (path: string | null) => void;
-  /** A folder that is there could not be watched, or its watch failed. */
-  onError: (folder: string, error: unknown) => void;
+  /**
+   * A folder that is there could not be watched, or its watch failed. A sync that could not watch
+   * several reports the first with how many failed in all (`failed`), once: with no inotify
+   * watches left every later sync fails on the same folders again.
+   */
+  onError: (folder: string, error: unknown, failed: number) => void;
 }
 
 export class StateWatcher {
@@ -73,7 +77,7 @@ export class StateWatcher {
       w.close();
     }
     let added = 0;
-    let complete = true;
+    let failed: { dir: string; error: unknown; count: number } | null = null;
     // Parents first: a folder that appears under a parent watched a moment later is reported by it.
     const notFolders: string[] = [];
     for (const dir of [...wanted].sort()) {
@@ -92,7 +96,7 @@ export class StateWatcher {
         w.on('error', (e) => {
           // Its folder vanished under it, or the system dropped the watch: the next reconcile watches what is there.
           this.drop(dir);
-          this.o.onError(dir, e);
+          this.o.onError(dir, e, 1);
           this.o.onChange(null);
         });
         this.folders.set(dir, w);
@@ -101,11 +105,12 @@ export class StateWatcher {
         const code = (e as NodeJS.ErrnoException).code;
         // Not there (a worktree without a .flightdeck yet, no merged records): its parent's watch reports its arrival.
         if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-        complete = false;
-        this.o.onError(dir, e);
+        if (failed) failed.count++;
+        else failed = { dir, error: e, count: 1 };
       }
     }
-    return { added, complete };
+    if (failed) this.o.onError(failed.dir, failed.error, failed.count);
+    return { added, complete: failed === null };
   }
 
   close(): void {
