@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isFeatureError } from './errors';
-import { parseState } from './state';
+import { parseStateFully } from './state';
 import type { ParseReply, ParseRequest } from './state-parser';
 
 if (!parentPort) {
@@ -17,7 +17,8 @@ const port = parentPort;
 port.on('message', (m: ParseRequest) => {
   let reply: ParseReply;
   try {
-    reply = { id: m.id, state: parseState(m.text, m.path) };
+    // Sent here only when the fast loader said no (state-parser.ts): the full parse.
+    reply = { id: m.id, state: parseStateFully(m.text, m.path) };
   } catch (e) {
     reply = {
       id: m.id,

@@ -11,7 +11,7 @@
  * PARSER_IDLE_MS without one. Until it says it is ready (loading the parser and the schema takes
  * a few hundred milliseconds, more under tsx), and if it fails, parses run here as before: the
  * result is the same either way
- * (state-parse-worker.ts runs the same parseState and its errors come back as FeatureErrors).
+ * (state-parse-worker.ts runs the same parseStateFully and its errors come back as FeatureErrors).
  * The worker gets text only; reading the file, with its checks, stays in the scanner.
  */
 import { existsSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { appRoot } from '../platform/paths';
 import { FeatureError, type FeatureErrorKind } from './errors';
-import { parsePlainState, parseState, type FeatureState } from './state';
+import { parsePlainState, parseStateFully, type FeatureState } from './state';
 
 export interface ParseRequest {
   id: number;
@@ -69,9 +69,10 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** The full parse here (the fast loader has already said no). */
 function inline(text: string, path: string): Promise<FeatureState> {
   try {
-    return Promise.resolve(parseState(text, path));
+    return Promise.resolve(parseStateFully(text, path));
   } catch (e) {
     return Promise.reject(e as Error);
   }
