@@ -45,6 +45,16 @@ const UNAUTHORIZED_PAGE = `<!doctype html><html lang="en"><head><meta charset="u
 <p>To keep the same address across restarts, start it with a fixed token of 16 or more characters in <code>FLIGHTDECK_TOKEN</code>.</p>
 </body></html>`;
 
+/** A `directRouted` frame in a terminal's lane, with the count of direct sockets lost when it was marked. */
+interface RoutedMark {
+  json: string;
+  lost: number;
+}
+
+function isRoutedMark(item: string | Uint8Array | RoutedMark): item is RoutedMark {
+  return typeof item === 'object' && !(item instanceof Uint8Array);
+}
+
 function rawLength(data: RawData): number {
   if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
   return data instanceof ArrayBuffer ? data.byteLength : data.length;
@@ -180,11 +190,16 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
     const ticket = newToken();
+    /** Direct sockets this connection lost: a switch marked for an earlier one is stale. */
+    let directsLost = 0;
     tickets.set(ticket, {
       connectionId: ctx.connectionId,
       // Sent once this process no longer skips the connection's terminals: views that attach
       // again get everything, the part lost on the direct socket from the scrollback.
-      lost: () => send({ type: 'directLost' }),
+      lost: () => {
+        directsLost++;
+        send({ type: 'directLost' });
+      },
       offer: () => {
         if (app.terminals.canAdoptDirect(ctx.connectionId)) send({ type: 'direct', ticket });
       },
@@ -192,10 +207,13 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     tickets.get(ticket)!.offer();
     // Terminal output and status take turns per terminal (fair-queue.ts): a quiet terminal's
     // echo is never queued behind another's flood. Everything else is small and goes at once.
-    const terminalFrames = new FairQueue<string | Uint8Array>(
-      (data, done) => {
+    const terminalFrames = new FairQueue<string | Uint8Array | RoutedMark>(
+      (item, done) => {
         if (ws.readyState !== ws.OPEN) return done();
-        ws.send(data, () => done());
+        // A switch to a direct socket lost while the mark waited in the lane: `directLost` went
+        // out at once, and the client would take the mark for its next direct socket's switch.
+        if (isRoutedMark(item) && item.lost !== directsLost) return done();
+        ws.send(isRoutedMark(item) ? item.json : item, () => done());
       },
       { maxInFlight: CHANNEL_IN_FLIGHT_MAX_BYTES, smallBelow: CHANNEL_SMALL_FRAME_BYTES },
     );
@@ -204,7 +222,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
     const offRouted = app.terminals.onDirectRouted((conn, id) => {
       if (conn !== ctx.connectionId) return;
       const json = JSON.stringify({ type: 'directRouted', key: id } satisfies HostFrame);
-      terminalFrames.push(id, json, json.length);
+      terminalFrames.push(id, { json, lost: directsLost }, json.length);
     });
     const deliver = (e: HubEvent) => {
       // Terminal output, the hot path, goes as a binary frame: no event frame is built for it.
