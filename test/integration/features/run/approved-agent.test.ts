@@ -65,6 +65,9 @@ describe("a feature's approved agent settings", () => {
 
     const first = await run();
     expect(first.message).toContain(`container could not start (${APPROVED_IMAGE})`);
+    // Run events are published once the event log has committed them, which can be after `done`.
+    const finished = (from: number) => h!.events.slice(from).some((e) => e.data.type === 'RunFinished');
+    await vi.waitFor(() => expect(finished(0)).toBe(true));
     expect(notices(h.events)).toEqual([]);
 
     // The agent (or a commit on its branch) switches the feature to the host and Claude Code.
@@ -76,6 +79,7 @@ describe("a feature's approved agent settings", () => {
 
     const before = h.events.length;
     const second = await run();
+    await vi.waitFor(() => expect(finished(before)).toBe(true));
     // Still the approved container (and not the host: no model call was made on this machine).
     expect(second.outcome).toBe('failed');
     expect(second.message).toContain(`container could not start (${APPROVED_IMAGE})`);
@@ -102,6 +106,8 @@ describe("a feature's approved agent settings", () => {
     expect(r.message).toBeNull();
     expect(r.outcome).toBe('completed');
     expect(asked).toHaveLength(0);
+    // Run events are published once the event log has committed them, which can be after `done`.
+    await vi.waitFor(() => expect(h!.events.some((e) => e.data.type === 'RunFinished')).toBe(true));
     const said = notices(h.events);
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/state\.yml's agent\.placement was not used: this feature has no recorded plan approval .* is not trusted/);
