@@ -86,14 +86,20 @@ const colored = (n: number) => Array.from({ length: n }, (_, i) => `\x1b[3${i % 
 /** A full-screen program: alternate screen, hidden cursor, bracketed paste and application cursor keys on, text placed by address. */
 const fullScreen = `\x1b[?1049h\x1b[?25l\x1b[?2004h\x1b[?1h\x1b[2J\x1b[H\x1b[7m top bar \x1b[0m\x1b[5;10H\x1b[1;32mediting here\x1b[0m\x1b[12;3Hstatus: 3 files\x1b[23;1H\x1b[7m${'-- INSERT --'.padEnd(80, ' ')}\x1b[0m\x1b[5;22H`;
 
+/** A view attached to a terminal where vim was opened after 300 coloured lines, with more output after the attach. */
+async function vimOpen() {
+  const main = fakeMain();
+  main.emit(colored(300) + '$ vim\r\n' + fullScreen);
+  const a = term();
+  const stream = await view(main.client, a.t);
+  main.emit('\x1b[7;4Hmore text');
+  await tick();
+  return { main, a, stream };
+}
+
 describe('parking a terminal and showing it again', () => {
   it('restores screen, scrollback, alternate screen, cursor and modes, then continues from the snapshot offset', async () => {
-    const main = fakeMain();
-    main.emit(colored(300) + '$ vim\r\n' + fullScreen);
-    const a = term();
-    const stream = await view(main.client, a.t);
-    main.emit('\x1b[7;4Hmore text');
-    await tick();
+    const { main, a, stream } = await vimOpen();
     stream.dispose();
     const parked = (await parkTerminal(a.t, a.s, stream.offset, false))!;
     expect(parked.offset).toBe(main.text.length);
@@ -171,12 +177,7 @@ describe('parking a terminal and showing it again', () => {
   });
 
   it('a view holding the output from its first character is parked without a snapshot and rebuilt by replaying it', async () => {
-    const main = fakeMain();
-    main.emit(colored(300) + '$ vim\r\n' + fullScreen);
-    const a = term();
-    const stream = await view(main.client, a.t);
-    main.emit('\x1b[7;4Hmore text');
-    await tick();
+    const { main, a, stream } = await vimOpen();
     expect(stream.holdsAllFromStart).toBe(true);
     stream.dispose();
     await parsed(a.t);
