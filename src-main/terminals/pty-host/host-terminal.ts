@@ -146,10 +146,12 @@ export class HostTerminal {
     this.stats.lastReadAt = now;
     const whole = this.splitter.write(chunk);
     // The first read after input is its echo (or the program's answer): it skips the batch window.
+    // A read that is only the start of a character hands nothing on: the next read is the echo.
+    if (whole.length === 0) return this.updateFlow();
     const urgent = this.inputSinceRead;
     this.inputSinceRead = false;
     if (urgent) for (let i = this.stats.echoes.length - 1; i >= 0 && this.stats.echoes[i]!.readAt === null; i--) this.stats.echoes[i]!.readAt = now;
-    if (whole.length > 0) this.batcher.write(whole, urgent);
+    this.batcher.write(whole, urgent);
     this.updateFlow();
   }
 

@@ -52,4 +52,19 @@ describe('HostTerminal', () => {
     expect(echo!.readAt).not.toBeNull();
     expect(echo!.readAt!).toBeGreaterThanOrEqual(echo!.inputAt);
   });
+
+  it('an echo whose first read is only the start of a character still skips the window, with the read that completes it', () => {
+    const f = fakePty();
+    const sent: string[] = [];
+    const t = new HostTerminal(f.pty, { data: (_o, d, done) => (sent.push(text(d)), done()), flow: () => undefined, exit: () => undefined });
+    open.push(t);
+    f.read('x'.repeat(5000));
+    expect(sent).toHaveLength(1);
+    // A keystroke whose echo (é, two bytes) reaches the host in two reads.
+    t.write('é');
+    const e = new TextEncoder().encode('é');
+    f.read(e.subarray(0, 1));
+    f.read(e.subarray(1));
+    expect(sent).toEqual(['x'.repeat(5000), 'é']);
+  });
 });
