@@ -97,6 +97,17 @@ async function vimOpen() {
   return { main, a, stream };
 }
 
+/** Shows a parked terminal again: a new emulator of its size, the snapshot restored, the stream resumed from its offset and parsed. */
+async function showAgain(main: ReturnType<typeof fakeMain>, parked: ParkedTerminal) {
+  const b = term(parked.cols, parked.rows);
+  await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+  const gaps: number[] = [];
+  const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
+  await resumed.attach();
+  await parsed(b.t);
+  return { b, gaps, resumed };
+}
+
 describe('parking a terminal and showing it again', () => {
   it('restores screen, scrollback, alternate screen, cursor and modes, then continues from the snapshot offset', async () => {
     const { main, a, stream } = await vimOpen();
@@ -161,12 +172,7 @@ describe('parking a terminal and showing it again', () => {
     const parked = (await parkTerminal(a.t, a.s, stream.offset, false, replayable))!;
     main.emit(colored(200));
 
-    const b = term(parked.cols, parked.rows);
-    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
-    const gaps: number[] = [];
-    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
-    await resumed.attach();
-    await parsed(b.t);
+    const { b, gaps, resumed } = await showAgain(main, parked);
     expect(gaps).toHaveLength(1);
     expect(gaps[0]).toBeGreaterThan(0);
     const ref = term();
@@ -245,12 +251,7 @@ describe('parking a terminal and showing it again', () => {
     main.emit(lines(7_000, 4_000));
     expect(main.text.length).toBeGreaterThan(DEFAULT_SCROLLBACK_CHARS);
 
-    const b = term(parked.cols, parked.rows);
-    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
-    const gaps: number[] = [];
-    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
-    await resumed.attach();
-    await parsed(b.t);
+    const { b, gaps } = await showAgain(main, parked);
     expect(gaps).toEqual([]);
     const ref = term();
     ref.t.write(main.text);
