@@ -15,7 +15,7 @@ import type { PayloadOf, WorktreeSetup } from '../../../src-preload/contract';
 import type { AppServices } from '../../../src-main/app/services';
 import { processStartTicks } from '../../../src-main/platform/process-identity';
 import { SETUP_STATE_FILE, WorktreeSetupService, worktreeSetupStatus } from '../../../src-main/worktrees/setup-service';
-import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
+import { WorktreeManager, type WorktreeEntry } from '../../../src-main/worktrees/worktree-manager';
 import { cli } from '../../support/cli';
 import { startTestApp } from '../../support/app';
 import { waitFor } from '../../support/processes';
@@ -41,6 +41,16 @@ function repoWithSetup(setup: string[]): string {
   gitIn(repo.path, 'add', '.');
   gitIn(repo.path, 'commit', '-q', '-m', 'a config with a setup');
   return repo.path;
+}
+
+/** A worktree made by a bare WorktreeManager (no setup), and the path of its setup state file, for a test to write. */
+async function worktreeWithStateFile(slug: string): Promise<{ repo: string; entry: WorktreeEntry; file: string }> {
+  const repo = repoWithSetup([]);
+  const manager = new WorktreeManager();
+  manager.start();
+  cleanups.push(() => manager.dispose());
+  const { entry } = await manager.create(repo, slug);
+  return { repo, entry, file: join(repo, '.git', 'worktrees', slug, SETUP_STATE_FILE) };
 }
 
 async function appFor(repo: string, dataDir?: string): Promise<{ app: AppServices; dataDir: string; projectId: string; states: PayloadOf<'worktrees.setup.changed'>[] }> {
@@ -181,12 +191,7 @@ describe('a worktree is usable before its setup ends', () => {
   }, 60_000);
 
   it('a state file Flightdeck did not write is not believed: broken JSON, a wrong shape, a FIFO, an oversized file read as no setup', async () => {
-    const repo = repoWithSetup([]);
-    const manager = new WorktreeManager();
-    manager.start();
-    cleanups.push(() => manager.dispose());
-    const { entry } = await manager.create(repo, 'odd');
-    const file = join(repo, '.git', 'worktrees', 'odd', SETUP_STATE_FILE);
+    const { repo, entry, file } = await worktreeWithStateFile('odd');
     expect(worktreeSetupStatus(entry.path)).toBeNull();
     const valid = { version: 1, ownerPid: 1, ownerId: '1@1', state: 'done', commands: ['npm ci'], step: 0, terminalId: null, failed: null, startedAt: 1, endedAt: 2 };
     writeFileSync(file, JSON.stringify(valid));
@@ -214,12 +219,7 @@ describe('a worktree is usable before its setup ends', () => {
   }, 60_000);
 
   it('a forged running state cannot make Flightdeck wait forever: a live pid counts only as its exact pid@start, pid 0 is no owner, and a wait ends when the state stays unchanged', async () => {
-    const repo = repoWithSetup([]);
-    const manager = new WorktreeManager();
-    manager.start();
-    cleanups.push(() => manager.dispose());
-    const { entry } = await manager.create(repo, 'forged');
-    const file = join(repo, '.git', 'worktrees', 'forged', SETUP_STATE_FILE);
+    const { entry, file } = await worktreeWithStateFile('forged');
     const running = { version: 1, state: 'running', commands: ['npm ci'], step: 0, terminalId: null, failed: null, startedAt: 1, endedAt: null };
     const service = new WorktreeSetupService({ runner: { runCommand: () => Promise.reject(new Error('no command runs here')) }, owner: () => ({ worktreePath: entry.path, phase: 'setup' }), commandsOf: () => Promise.resolve({ commands: [], refused: null }), foreignStallMs: 300 });
     // pid 1 is alive, but the identity is not its pid@start: no owner, interrupted, and the wait is over at once.
