@@ -9,10 +9,10 @@
  *   the name (or `/name`) and no line of either negates anything (`!…`): git takes the first
  *   of these files that matches, and a negation is the only thing that could undo a match (a
  *   byte-order mark at the start of a file is skipped, as git skips it);
- * - and the index does not track it (git never calls a tracked file ignored): the index, read
- *   whole, holds the name's bytes nowhere. Only index versions 2 and 3 store every path in full;
- *   a version 4 index (paths compressed against the previous one) or a split index (entries in
- *   another file) leaves it to git.
+ * - and the index does not track it (git never calls a tracked file ignored): no entry of the
+ *   index has that path. Only index versions 2 and 3 store every path in full; a version 4 index
+ *   (paths compressed against the previous one), a split index (entries in another file) or a
+ *   sparse one (folders standing for their paths) leaves it to git.
  * Names below the top are git's (a `.gitignore` in their folder would come first).
  */
 import { lstatSync } from 'node:fs';
@@ -40,15 +40,47 @@ function plainFile(file: string, maxBytes: number): Buffer | null | undefined {
   }
 }
 
-/** The index's bytes when every tracked path is in them in full (versions 2, 3, not split); empty when there is no index; null otherwise. */
-function fullPathIndex(gitDir: string): Buffer | null {
+/** Bytes of an index entry before its path: times, device, inode, mode, ids, size, a SHA-1 and the flags. */
+const ENTRY_FIXED_BYTES = 62;
+/** A version 3 entry with this flag has two more flag bytes. */
+const ENTRY_EXTENDED = 0x4000;
+/** The SHA-1 that ends the index (a SHA-256 repository's index does not parse here: git decides). */
+const INDEX_HASH_BYTES = 20;
+
+/**
+ * The tracked paths at the top of the main checkout (no `/` in them), read from the index: an
+ * empty set when there is no index; null when the index is not one this reads in full (not
+ * version 2 or 3, a split index, anything that does not parse exactly to its end), for git to
+ * judge. Every entry is walked, and the extensions after them are read by their headers (a path
+ * that happens to contain "link" is not taken for the split-index extension).
+ */
+function trackedAtTop(gitDir: string): Set<string> | null {
   const bytes = plainFile(join(gitDir, 'index'), INDEX_MAX_BYTES);
-  if (bytes === null) return Buffer.alloc(0);
-  if (!bytes || bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return null;
+  if (bytes === null) return new Set();
+  if (!bytes || bytes.length < 12 + INDEX_HASH_BYTES || bytes.toString('latin1', 0, 4) !== 'DIRC') return null;
   const version = bytes.readUInt32BE(4);
   if (version !== 2 && version !== 3) return null;
-  // The split-index extension ("link") keeps entries in a sharedindex file.
-  return bytes.includes('link') ? null : bytes;
+  const end = bytes.length - INDEX_HASH_BYTES;
+  const top = new Set<string>();
+  let at = 12;
+  for (let n = bytes.readUInt32BE(8); n > 0; n--) {
+    if (at + ENTRY_FIXED_BYTES > end) return null;
+    const extended = version === 3 && (bytes.readUInt16BE(at + 60) & ENTRY_EXTENDED) !== 0;
+    const pathAt = at + ENTRY_FIXED_BYTES + (extended ? 2 : 0);
+    const nul = bytes.indexOf(0, pathAt);
+    if (nul < 0 || nul >= end) return null;
+    const path = bytes.toString('utf8', pathAt, nul);
+    if (!path.includes('/')) top.add(path);
+    // Padded with 1 to 8 NULs to a multiple of 8 bytes from the entry's start.
+    at += (nul - at + 8) & ~7;
+  }
+  while (at + 8 <= end) {
+    // The split-index extension keeps entries in a sharedindex file; sparse directory entries hide paths.
+    const sig = bytes.toString('latin1', at, at + 4);
+    if (sig === 'link' || sig === 'sdir') return null;
+    at += 8 + bytes.readUInt32BE(at + 4);
+  }
+  return at === end ? top : null;
 }
 
 /**
@@ -96,11 +128,10 @@ export function ignoredByFiles(root: string, paths: readonly string[]): { ignore
     const name = line.startsWith('/') ? line.slice(1) : line;
     if (PLAIN_NAME.test(name) && name !== '.' && name !== '..') named.add(name);
   }
-  const index = named.size > 0 ? fullPathIndex(loc.gitDir) : null;
-  if (!index) return { ignored, unsure: [...paths] };
+  const tracked = named.size > 0 ? trackedAtTop(loc.gitDir) : null;
+  if (!tracked) return { ignored, unsure: [...paths] };
   for (const p of top) {
-    // The name followed by the NUL that ends every path in the index: absent means not tracked.
-    if (named.has(p) && !index.includes(Buffer.from(`${p}\0`, 'utf8'))) ignored.add(p);
+    if (named.has(p) && !tracked.has(p)) ignored.add(p);
   }
   return { ignored, unsure: paths.filter((p) => !ignored.has(p)) };
 }

@@ -6,7 +6,7 @@
  * spaces, CRs, wildcards, folders-only rules, negations, tracked files, a version 4 index).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { observeGit, type GitCallTiming } from '../../../src-main/git/git';
@@ -82,6 +82,28 @@ describe('which env files a new worktree gets, without git where its files settl
 
     writeFileSync(join(root, '.git', 'info', 'exclude'), '!.env\n');
     expect(ignoredByFiles(root, ['.env'])).toEqual({ ignored: new Set(), unsure: ['.env'] });
+  });
+
+  it('the index is read entry by entry, as a real repository has it: a tracked path holding "link" or a tracked .env below the top does not stop the answer; a split index does', () => {
+    const root = repo('.env\n');
+    writeFileSync(join(root, '.env'), 'SECRET=1\n');
+    // Paths a real project has (this one: issue-links.ts, docs/links.md): their bytes hold "link", the split-index extension's name.
+    mkdirSync(join(root, 'docs', 'pkg'), { recursive: true });
+    writeFileSync(join(root, 'docs', 'links.md'), 'x\n');
+    writeFileSync(join(root, 'docs', 'pkg', '.env'), 'tracked below the top\n');
+    gitIn(root, 'add', '-f', 'docs');
+    // A version 3 index: an intent-to-add entry has the extended flags (two more bytes before its path).
+    writeFileSync(join(root, 'later.txt'), 'x\n');
+    gitIn(root, 'add', '-N', 'later.txt');
+    gitIn(root, 'commit', '-q', '-m', 'docs');
+    expect(readFileSync(join(root, '.git', 'index')).readUInt32BE(4)).toBe(3);
+    expect(gitIgnored(root, ['.env'])).toEqual(new Set(['.env']));
+    expect(ignoredByFiles(root, ['.env'])).toEqual({ ignored: new Set(['.env']), unsure: [] });
+
+    gitIn(root, 'update-index', '--split-index');
+    expect(ignoredByFiles(root, ['.env'])).toEqual({ ignored: new Set(), unsure: ['.env'] });
+    gitIn(root, 'update-index', '--no-split-index');
+    expect(ignoredByFiles(root, ['.env'])).toEqual({ ignored: new Set(['.env']), unsure: [] });
   });
 
   it('a byte-order mark before the first line is skipped as git skips it: a negation behind it is still one, a name behind it still named', () => {
