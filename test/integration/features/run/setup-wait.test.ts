@@ -100,6 +100,7 @@ describe('a feature run waits for its worktree setup', () => {
     expect(h.events.some((e) => e.data.type === 'RunStarting')).toBe(false);
     expect(h.app.worktreeSetups.status(feature.worktreePath)?.state).toMatch(/^(pending|running)$/);
     writeFileSync(join(feature.worktreePath, 'release'), '');
-    expect((await h.app.worktreeSetups.wait(feature.worktreePath))?.state).toBe('done');
+    const setup = await h.app.worktreeSetups.wait(feature.worktreePath);
+    expect(setup?.state, JSON.stringify(setup?.failed)).toBe('done');
   }, 120_000);
 });
