@@ -7,7 +7,11 @@ import { isUtf8 } from 'node:buffer';
  *
  * Kept as the UTF-8 batches the pty host sent (each ending on a character boundary) and
  * decoded only when a view attaches: decoding every batch as it passes would cost the main
- * process about as much as the view's parsing.
+ * process about as much as the view's parsing. Likewise a batch that is only partly out of
+ * the capacity is cut (on a character boundary, which means walking its bytes) only when the
+ * start is asked for: cutting at every append walked each byte of a flood once more. Whole
+ * batches past the capacity are dropped at once, so what is held stays under the capacity
+ * and one batch.
  */
 interface Chunk {
   bytes: Uint8Array;
@@ -32,6 +36,7 @@ export class Scrollback {
   }
 
   get start(): number {
+    this.cutHead();
     return this.startOffset;
   }
 
@@ -40,6 +45,7 @@ export class Scrollback {
   }
 
   get length(): number {
+    this.cutHead();
     return this.size;
   }
 
@@ -59,33 +65,35 @@ export class Scrollback {
       this.chunks.push({ bytes, chars, valid });
     }
     this.size += chars;
-    this.trim();
+    this.dropWhole();
   }
 
   /** Everything kept, as one string starting at `start`. */
   read(): string {
+    this.cutHead();
     return this.chunks.map((c) => decoder.decode(c.bytes)).join('');
   }
 
-  private trim(): void {
-    let excess = this.size - this.capacity;
-    while (excess > 0) {
-      const first = this.chunks[0]!;
-      if (first.chars <= excess) {
-        this.chunks.shift();
-        this.drop(first.chars);
-        excess -= first.chars;
-        continue;
-      }
-      // A chunk that is not valid UTF-8 is kept whole until all of it is excess: where its
-      // characters start is the decoder's business, not ours.
-      if (!first.valid) return;
-      const cut = cutCharacters(first.bytes, excess);
-      first.bytes = first.bytes.subarray(cut.bytes);
-      first.chars -= cut.chars;
-      this.drop(cut.chars);
-      excess = 0;
+  /** Drops the batches that are all past the capacity (no byte is looked at). */
+  private dropWhole(): void {
+    while (this.chunks.length > 0 && this.size - this.chunks[0]!.chars >= this.capacity) {
+      this.drop(this.chunks.shift()!.chars);
     }
+  }
+
+  /** Cuts what of the first batch is past the capacity, on a character boundary. */
+  private cutHead(): void {
+    this.dropWhole();
+    const excess = this.size - this.capacity;
+    const first = this.chunks[0];
+    // A chunk that is not valid UTF-8 is kept whole until all of it is excess: where its
+    // characters start is the decoder's business, not ours.
+    if (excess <= 0 || !first || !first.valid) return;
+    // ASCII (as many units as bytes) is cut where the count says.
+    const cut = first.chars === first.bytes.length ? { bytes: excess, chars: excess } : cutCharacters(first.bytes, excess);
+    first.bytes = first.bytes.subarray(cut.bytes);
+    first.chars -= cut.chars;
+    this.drop(cut.chars);
   }
 
   private drop(n: number): void {

@@ -53,6 +53,8 @@ export class TerminalStream {
    * emulator answers now would reach the program as typed text.
    */
   private replay: object | null = null;
+  /** Waiting for the current replay to be parsed (`replayed`). */
+  private replayWaiters: Array<() => void> = [];
   private attachmentId: string | null = null;
   private unackedParsed = 0;
   private disposed = false;
@@ -101,6 +103,12 @@ export class TerminalStream {
     return this.replay !== null;
   }
 
+  /** Resolves once the sink has parsed the replay under way (at once when none is). */
+  replayed(): Promise<void> {
+    if (this.replay === null) return Promise.resolve();
+    return new Promise((r) => this.replayWaiters.push(r));
+  }
+
   /** Whether the sink holds exactly the output from offset 0 up to `offset` (see `fromStart`). */
   get holdsAllFromStart(): boolean {
     return this.fromStart;
@@ -128,7 +136,7 @@ export class TerminalStream {
             this.opts.onGap?.(Math.max(0, r.start - this.next));
             // What still waits for the emulator would be wiped by the reset anyway.
             this.lane.drop();
-            this.replay = null;
+            this.endReplay();
             this.sink.reset();
           }
           if (r.data.length > 0) this.writeReplay(r.data);
@@ -163,8 +171,13 @@ export class TerminalStream {
     const replay = {};
     this.replay = replay;
     this.lane.write(data, () => {
-      if (this.replay === replay) this.replay = null;
+      if (this.replay === replay) this.endReplay();
     });
+  }
+
+  private endReplay(): void {
+    this.replay = null;
+    for (const r of this.replayWaiters.splice(0)) r();
   }
 
   /** The user typed in this terminal: its output goes before other terminals' for a while. */
@@ -180,6 +193,8 @@ export class TerminalStream {
     if (this.disposed) return;
     this.disposed = true;
     this.lane.close();
+    // What the lane still held was handed over by close(); nobody waits on a stopped stream.
+    for (const r of this.replayWaiters.splice(0)) r();
     for (const off of this.offs.splice(0)) off();
     if (this.attachmentId) void this.client.invoke('terminals.detach', { id: this.id, attachmentId: this.attachmentId }).catch(() => undefined);
     this.attachmentId = null;

@@ -232,6 +232,39 @@ test('a terminal parked while hidden comes back with its rows, and goes on', asy
   expect(rows.indexOf('kept-line-300')).toBeLessThan(rows.indexOf('after-23'));
 });
 
+test('a page opened again shows a long terminal at its end from its first painted row, without scrolling through its history', async ({ page }) => {
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const id = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'for i in $(seq 1 5000); do echo "history-line-$i of a long build log"; done; echo "end-of-$((6*7))"');
+  await expect(terms.screen(pane)).toContainText('end-of-42');
+  // A new page (as after a restart): the terminal's view is new and replays all 5,000 lines.
+  await page.reload();
+  await page.getByTestId('sidebar').waitFor();
+  // Every text its rows show, from the moment its pane is in the page until the end is drawn.
+  const shown = await page.evaluate<string[]>(`new Promise((resolve) => {
+    const seen = [];
+    const rows = () => document.querySelector('[data-testid="terminal-pane"][data-terminal-id="${id}"] .xterm-rows');
+    const look = () => {
+      const text = rows()?.textContent ?? '';
+      if (text.trim() !== '' && seen[seen.length - 1] !== text) seen.push(text);
+      if (text.includes('end-of-42')) {
+        watcher.disconnect();
+        resolve(seen);
+      }
+    };
+    const watcher = new MutationObserver(look);
+    watcher.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    location.hash = '#/terminals/${id}';
+  })`);
+  // Drawn once it had parsed its history: no frame showed a part of the log on the way to its end.
+  expect(shown.length).toBeGreaterThan(0);
+  expect(shown[0], 'the first rows painted').toContain('end-of-42');
+  expect(shown.some((t) => /history-line-(\d{1,3}|[1-3]\d{3}|4[0-8]\d\d) of/.test(t)), 'rows from the middle of the history were painted').toBe(false);
+  // And it works on: focused, typing goes to it.
+  await terms.type(pane, 'echo "after-$((7*7))"');
+  await expect(terms.screen(pane)).toContainText('after-49');
+});
+
 test('a page opened again replays a terminal without answering the queries in its history', async ({ page }) => {
   const { terms, pane } = await openShellDrawnInPage(page);
   const id = (await pane.getAttribute('data-terminal-id'))!;

@@ -117,22 +117,30 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
   }, [running, endLabel]);
 
   useEffect(() => {
-    const term = termRef.current;
-    if (term && focused) term.focus();
+    if (focused) viewRef.current?.focus();
   }, [focused, terminalId]);
 
   // Declared after the effect that mounts the view, so the terminal exists when this runs. Its
   // cleanup runs when the pane is hidden: a cached or parked view holds no WebGL context.
   useEffect(() => {
     const term = termRef.current;
+    const view = viewRef.current;
     const el = host.current;
-    if (!term || !el) return;
+    if (!term || !view || !el) return;
     if (gpu === 'off') {
       el.dataset.renderer = 'dom';
       return;
     }
-    const detach = attachGpuRenderer(term, () => new WebglAddon(), (state) => (el.dataset.renderer = state));
-    return detach;
+    // Once xterm has opened (a new terminal opens after its history is parsed, terminal-view.ts).
+    let detach: (() => void) | null = null;
+    let hidden = false;
+    void view.whenOpened().then(() => {
+      if (!hidden) detach = attachGpuRenderer(term, () => new WebglAddon(), (state) => (el.dataset.renderer = state));
+    });
+    return () => {
+      hidden = true;
+      detach?.();
+    };
   }, [terminalId, gpu]);
 
   const find = (forward: boolean) => {
@@ -157,7 +165,7 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
               if (e.key === 'Escape') {
                 setSearching(false);
                 searchRef.current?.clearDecorations();
-                termRef.current?.focus();
+                viewRef.current?.focus();
               }
             }}
             aria-label="Find in terminal"

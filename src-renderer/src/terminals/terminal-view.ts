@@ -40,6 +40,59 @@ const CURSOR_BLINK_HALF_MS = 500;
 /** The class that hides a blinking cursor for the off half of a blink (terminals.css). */
 export const CURSOR_BLINK_OFF_CLASS = 'cursor-blink-off';
 
+/**
+ * A new view's xterm opens (gets its renderer) once its replay is parsed, so a 5,000-line history
+ * is parsed without a screen: opened first, each line scrolled the viewport (a scrollbar update
+ * and a timer) and every frame in between painted a part of the history. Never longer than this:
+ * a slow host shows the terminal opening, filling as its history comes.
+ */
+const OPEN_AFTER_REPLAY_MAX_MS = 1_000;
+/** xterm's scrollbar width when no overview ruler is set (its ViewportConstants.DEFAULT_SCROLL_BAR_WIDTH). */
+const XTERM_SCROLLBAR_PX = 14;
+
+/**
+ * A character cell and what surrounds the rows (the padding, the scrollbar), as the last fitted
+ * terminal measured them: a new terminal of the same font is sized with them before it opens.
+ */
+interface CellMetrics {
+  key: string;
+  cellWidth: number;
+  cellHeight: number;
+  extraWidth: number;
+  extraHeight: number;
+}
+/** Kept across restarts: the first terminal shown after one is sized before it opens too. */
+const METRICS_KEY = 'flightdeck.terminals.cellMetrics';
+let lastMetrics: CellMetrics | null = readMetrics();
+
+function readMetrics(): CellMetrics | null {
+  try {
+    const m = JSON.parse(globalThis.localStorage?.getItem(METRICS_KEY) ?? 'null') as Partial<CellMetrics> | null;
+    const ok = (n: unknown, min: number) => typeof n === 'number' && Number.isFinite(n) && n >= min && n < 1_000;
+    // Anything else (an older shape, a hand edit) is ignored: the next fitted terminal writes it again.
+    return m && typeof m.key === 'string' && ok(m.cellWidth, 0.5) && ok(m.cellHeight, 0.5) && ok(m.extraWidth, 0) && ok(m.extraHeight, 0) ? (m as CellMetrics) : null;
+  } catch {
+    return null;
+  }
+}
+const metricsKey = (fontSize: number) => `${terminalFontFamily()}|${fontSize}|${window.devicePixelRatio}`;
+
+/** The cell size xterm's renderer measured (what FitAddon divides by); null before it has. */
+function measuredCell(term: Terminal): { width: number; height: number } | null {
+  const core = (term as unknown as { _core?: { _renderService?: { dimensions?: { css?: { cell?: { width: number; height: number } } } } } })._core;
+  const cell = core?._renderService?.dimensions?.css?.cell;
+  return cell && cell.width > 0 && cell.height > 0 ? { width: cell.width, height: cell.height } : null;
+}
+
+/** The columns and rows FitAddon would choose in `parent` with these metrics. */
+function sizeFor(m: CellMetrics, parent: HTMLElement): { cols: number; rows: number } | null {
+  const style = window.getComputedStyle(parent);
+  const width = parseInt(style.getPropertyValue('width'));
+  const height = parseInt(style.getPropertyValue('height'));
+  if (!(width > 0) || !(height > 0)) return null;
+  return { cols: Math.max(2, Math.floor((width - m.extraWidth) / m.cellWidth)), rows: Math.max(1, Math.floor((height - m.extraHeight) / m.cellHeight)) };
+}
+
 /** What the pane showing a view is told; rebound on every mount. */
 export interface ViewUi {
   openSearch(): void;
@@ -68,6 +121,11 @@ export class TerminalView implements CachedView {
   /** A snapshot is being written: fitting now would parse it at another size than it was taken at. */
   private restoring: boolean;
   private opened = false;
+  /** Sized from the last fitted terminal, waiting for its replay before it opens. */
+  private openPending = false;
+  /** Focus was asked for before xterm opened (it has no textarea yet). */
+  private focusWanted = false;
+  private readonly openedWaiters: Array<() => void> = [];
   private disposed = false;
   private blinkTimer: ReturnType<typeof setTimeout> | null = null;
   private blinkPhase: ReturnType<typeof setInterval> | null = null;
@@ -181,12 +239,51 @@ export class TerminalView implements CachedView {
   mount(host: HTMLElement, ui: ViewUi): void {
     this.ui = ui;
     host.appendChild(this.element);
-    if (!this.opened) {
-      this.opened = true;
-      this.term.open(this.element);
+    if (!this.opened && !this.openPending) {
+      const metrics = lastMetrics?.key === metricsKey(this.term.options.fontSize ?? 0) ? lastMetrics : null;
+      const size = metrics && !this.restoring ? sizeFor(metrics, this.element) : null;
+      if (size) {
+        // Parsed at the size the pane will have, so opening reflows nothing.
+        if (size.cols !== this.term.cols || size.rows !== this.term.rows) this.term.resize(size.cols, size.rows);
+        this.openPending = true;
+        const waited = new Promise<void>((r) => setTimeout(r, OPEN_AFTER_REPLAY_MAX_MS));
+        void Promise.race([this.attached.then(() => this.stream.replayed()), waited])
+          .catch(() => undefined)
+          .then(() => {
+            this.openPending = false;
+            // Taken off the screen meanwhile: the next mount opens it.
+            if (this.element.isConnected) this.open();
+          });
+      } else {
+        this.open();
+      }
     }
     this.fitNow();
     this.activity();
+  }
+
+  /** Focuses the terminal, or does once it has opened. */
+  focus(): void {
+    if (this.opened) this.term.focus();
+    else this.focusWanted = true;
+  }
+
+  /** Resolves once xterm has opened in the page (a renderer can be loaded into it). */
+  whenOpened(): Promise<void> {
+    if (this.opened) return Promise.resolve();
+    return new Promise((r) => this.openedWaiters.push(r));
+  }
+
+  private open(): void {
+    if (this.opened || this.disposed) return;
+    this.opened = true;
+    this.term.open(this.element);
+    this.fitNow();
+    if (this.focusWanted) {
+      this.focusWanted = false;
+      this.term.focus();
+    }
+    for (const r of this.openedWaiters.splice(0)) r();
   }
 
   /** Takes the view off the screen; it keeps receiving output (the cache decides when to park it). */
@@ -200,11 +297,36 @@ export class TerminalView implements CachedView {
   }
 
   fitNow(): void {
-    if (this.restoring || !this.element.isConnected) return;
+    if (this.restoring || !this.element.isConnected || !this.opened) return;
     try {
       this.fit.fit();
+      this.noteMetrics();
     } catch {
       // Not laid out yet: the pane's ResizeObserver fits it once it has a size.
+    }
+  }
+
+  /** Keeps what this fit measured, for sizing the next new terminal before it opens. */
+  private noteMetrics(): void {
+    const cell = measuredCell(this.term);
+    const el = this.term.element;
+    if (!cell || !el) return;
+    const style = window.getComputedStyle(el);
+    const px = (name: string) => parseInt(style.getPropertyValue(name)) || 0;
+    const scrollbar = this.term.options.scrollback === 0 ? 0 : this.term.options.overviewRuler?.width || XTERM_SCROLLBAR_PX;
+    const next: CellMetrics = {
+      key: metricsKey(this.term.options.fontSize ?? 0),
+      cellWidth: cell.width,
+      cellHeight: cell.height,
+      extraWidth: px('padding-left') + px('padding-right') + scrollbar,
+      extraHeight: px('padding-top') + px('padding-bottom'),
+    };
+    if (lastMetrics && JSON.stringify(lastMetrics) === JSON.stringify(next)) return;
+    lastMetrics = next;
+    try {
+      globalThis.localStorage?.setItem(METRICS_KEY, JSON.stringify(next));
+    } catch {
+      // Storage full or off: this window still has them.
     }
   }
 
@@ -223,6 +345,7 @@ export class TerminalView implements CachedView {
     if (this.disposed) return;
     this.disposed = true;
     this.stopBlinkTimer();
+    this.openedWaiters.length = 0;
     for (const off of this.offs.splice(0)) off();
     this.stream.dispose();
     this.term.dispose();

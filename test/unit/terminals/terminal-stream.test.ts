@@ -115,6 +115,35 @@ describe('TerminalStream', () => {
     expect(out.s.text).toBe(all);
   });
 
+  it('tells when its replay has been parsed: not before the sink calls back, at once without one', async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    t.emit('history\r\n'.repeat(20));
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    let parsed = false;
+    const replayed = stream.replayed().then(() => (parsed = true));
+    await tick();
+    expect(stream.replaying).toBe(true);
+    expect(parsed).toBe(false);
+    out.parse();
+    await replayed;
+    expect(stream.replaying).toBe(false);
+
+    // Nothing to replay (a new terminal): nothing to wait for.
+    const empty = new TerminalStream(fakeTerminal().client, 't', sink().api);
+    await empty.attach();
+    await expect(empty.replayed()).resolves.toBeUndefined();
+    // A stream stopped in the middle of its replay does not leave anyone waiting.
+    const t2 = fakeTerminal();
+    t2.emit('more history');
+    const stopped = new TerminalStream(t2.client, 't', sink().api);
+    await stopped.attach();
+    const waiting = stopped.replayed();
+    stopped.dispose();
+    await expect(waiting).resolves.toBeUndefined();
+  });
+
   it('acknowledges only after parsing, in batches', async () => {
     const t = fakeTerminal(100_000);
     const out = sink();
