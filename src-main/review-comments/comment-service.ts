@@ -157,7 +157,9 @@ export class ReviewCommentService {
   async listForSession(sessionId: string, o: { idle: boolean }): Promise<ReviewComment[]> {
     const rows = () => this.o.db.prepare('SELECT * FROM review_comments WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as Row[];
     if (o.idle) {
-      const update = this.o.db.prepare('UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ?');
+      // Only a comment still sent: two lists can judge at once (the file reads are awaited), and the
+      // user may have reopened or deleted one the other had judged already.
+      const update = this.o.db.prepare("UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ? AND status = 'sent'");
       for (const r of rows().filter((x) => x.status === 'sent')) {
         const now = await fileInWorktree(r.repo_root, r.file);
         const verdict = r.base_text !== null ? judgeAnchor(toComment(r), r.base_text, now) : now !== null && now.replace(/\r\n/g, '\n').includes(r.quote) ? 'open' : 'outdated';
@@ -218,7 +220,8 @@ export class ReviewCommentService {
     const sent = this.list(repoRoot, slug, 'sent');
     const now = new Map<string, string | null>();
     const before = new Map<string, string | null>();
-    const update = this.o.db.prepare('UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ?');
+    // Only a comment still sent (the reads between are awaited: see listForSession).
+    const update = this.o.db.prepare("UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ? AND status = 'sent'");
     for (const c of sent) {
       if (!now.has(c.file)) now.set(c.file, await fileInWorktree(worktree, c.file));
       const rev = c.sentRevision || c.revision;

@@ -66,4 +66,28 @@ describe("comments on a session's changes", () => {
       ['VERSION?', 'open'],
     ]);
   }, 120_000);
+
+  it('a comment the user reopened while another list was judging it stays open', async () => {
+    h = await harness([
+      { blocks: [{ type: 'tool_use', name: 'write', input: { path: 'sum.mjs', content: LIB } }] },
+      { blocks: [{ type: 'text', text: 'Wrote sum.mjs.' }] },
+      { blocks: [{ type: 'tool_use', name: 'write', input: { path: 'sum.mjs', content: FIXED } }] },
+      { blocks: [{ type: 'text', text: 'Documented sum.' }] },
+    ]);
+    const id = h.session({ mode: 'yolo' });
+    await h.app.agents.run(id, 'write a sum');
+    const { comment } = await call<{ comment: ReviewComment }>('sessions.comments.add', { sessionId: id, file: 'sum.mjs', lineStart: 1, lineEnd: 3, body: 'Document sum.' });
+    await call('sessions.comments.send', { sessionId: id });
+    await waitFor(() => h!.app.agents.getSession(id).status === 'idle' && h!.server.mainRequests().length === 4, 'the fix turn', 60_000);
+
+    // A list (the Changes view refreshing) reads the sent comment, then reads the file...
+    const judging = h.app.reviewComments.listForSession(id, { idle: true });
+    // ...while another list judged it addressed, and the user reopened it for the next round.
+    h.app.db.prepare("UPDATE review_comments SET status = 'addressed' WHERE id = ?").run(comment.id);
+    expect(h.app.reviewComments.reopen(comment.id).status).toBe('open');
+    // The first list's verdict (addressed: its lines changed) is for a comment no longer sent.
+    expect((await judging).map((c) => c.status)).toEqual(['open']);
+    const { comments } = await call<{ comments: ReviewComment[] }>('sessions.comments.list', { sessionId: id });
+    expect(comments.map((c) => c.status)).toEqual(['open']);
+  }, 120_000);
 });
