@@ -232,6 +232,33 @@ test('a terminal parked while hidden comes back with its rows, and goes on', asy
   expect(rows.indexOf('kept-line-300')).toBeLessThan(rows.indexOf('after-23'));
 });
 
+/**
+ * Goes to a terminal by its address and follows it until `marker` is drawn: each different text
+ * its rows showed in a painted frame (read in a task right after each frame), and how many times
+ * its scrollbar was changed on the way (xterm updates it for every line scrolled while open).
+ */
+function showUntil(page: Page, id: string, marker: string): Promise<{ painted: string[]; scrollbarChanges: number }> {
+  return page.evaluate<{ painted: string[]; scrollbarChanges: number }>(`new Promise((resolve) => {
+    const painted = [];
+    let scrollbarChanges = 0;
+    const pane = () => document.querySelector('[data-testid="terminal-pane"][data-terminal-id="${id}"]');
+    const changes = new MutationObserver((records) => {
+      for (const r of records) if (r.target instanceof Element && r.target.closest('[data-terminal-id="${id}"] .scrollbar')) scrollbarChanges++;
+    });
+    changes.observe(document.body, { subtree: true, attributes: true });
+    const afterFrame = new MessageChannel();
+    afterFrame.port1.onmessage = () => {
+      const text = pane()?.querySelector('.xterm-rows')?.textContent ?? '';
+      if (text.trim() !== '' && painted[painted.length - 1] !== text) painted.push(text);
+      if (!text.includes(${JSON.stringify(marker)})) return requestAnimationFrame(() => afterFrame.port2.postMessage(0));
+      changes.disconnect();
+      resolve({ painted, scrollbarChanges });
+    };
+    location.hash = '#/terminals/${id}';
+    requestAnimationFrame(() => afterFrame.port2.postMessage(0));
+  })`);
+}
+
 test('a page opened again shows a long terminal at its end from its first painted row, without scrolling through its history', async ({ page }) => {
   const { terms, pane } = await openShellDrawnInPage(page);
   const id = (await pane.getAttribute('data-terminal-id'))!;
@@ -240,29 +267,37 @@ test('a page opened again shows a long terminal at its end from its first painte
   // A new page (as after a restart): the terminal's view is new and replays all 5,000 lines.
   await page.reload();
   await page.getByTestId('sidebar').waitFor();
-  // Every text its rows show, from the moment its pane is in the page until the end is drawn.
-  const shown = await page.evaluate<string[]>(`new Promise((resolve) => {
-    const seen = [];
-    const rows = () => document.querySelector('[data-testid="terminal-pane"][data-terminal-id="${id}"] .xterm-rows');
-    const look = () => {
-      const text = rows()?.textContent ?? '';
-      if (text.trim() !== '' && seen[seen.length - 1] !== text) seen.push(text);
-      if (text.includes('end-of-42')) {
-        watcher.disconnect();
-        resolve(seen);
-      }
-    };
-    const watcher = new MutationObserver(look);
-    watcher.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-    location.hash = '#/terminals/${id}';
-  })`);
-  // Drawn once it had parsed its history: no frame showed a part of the log on the way to its end.
-  expect(shown.length).toBeGreaterThan(0);
-  expect(shown[0], 'the first rows painted').toContain('end-of-42');
-  expect(shown.some((t) => /history-line-(\d{1,3}|[1-3]\d{3}|4[0-8]\d\d) of/.test(t)), 'rows from the middle of the history were painted').toBe(false);
+  const shown = await showUntil(page, id, 'end-of-42');
+  // Opened once it had parsed its history: its scrollbar was set up for the whole of it, not
+  // moved for each of its lines, and no frame showed a part of the log on the way to its end.
+  expect(shown.scrollbarChanges).toBeLessThan(50);
+  expect(shown.painted[0], 'the first rows painted').toContain('end-of-42');
   // And it works on: focused, typing goes to it.
   await terms.type(pane, 'echo "after-$((7*7))"');
   await expect(terms.screen(pane)).toContainText('after-49');
+});
+
+test('a terminal parked with a snapshot of a long history comes back at its end from its first painted row, and goes on', async ({ page }) => {
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const first = (await pane.getAttribute('data-terminal-id'))!;
+  // Over 400,000 characters: parked as a snapshot of its screen and scrollback, not replayed from the start.
+  await terms.type(pane, 'for i in $(seq 1 6000); do echo "snap-line-$i of a history long enough to be parked as a snapshot"; done; echo "snap-end-$((5*9))"');
+  await expect(terms.screen(pane)).toContainText('snap-end-45', { timeout: 30_000 });
+  for (let i = 0; i < 7; i++) {
+    const before = await pane.getAttribute('data-terminal-id');
+    await terms.newShellIn(projectName());
+    await expect(pane).not.toHaveAttribute('data-terminal-id', before!);
+  }
+  const shown = await showUntil(page, first, 'snap-end-45');
+  expect(shown.scrollbarChanges).toBeLessThan(50);
+  expect(shown.painted[0], 'the first rows painted').toContain('snap-end-45');
+  await expect(pane).not.toContainText('too old to replay');
+  // The snapshot ended where the stream goes on: what is typed now comes once, after it.
+  await terms.type(pane, 'echo "after-$((30+3))"');
+  await expect(terms.screen(pane)).toContainText('after-33');
+  const rows = await terms.screen(pane).innerText();
+  expect(rows.split('snap-end-45').length - 1).toBe(1);
+  expect(rows.indexOf('snap-end-45')).toBeLessThan(rows.indexOf('after-33'));
 });
 
 test('a page opened again replays a terminal without answering the queries in its history', async ({ page }) => {

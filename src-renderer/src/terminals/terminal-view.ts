@@ -169,6 +169,11 @@ export class TerminalView implements CachedView {
     if (parked) {
       restoreTerminal(term, parked, () => {
         this.restoring = false;
+        // Opened once its snapshot is parsed, like a new view once its replay is (mount).
+        if (this.openPending) {
+          this.openPending = false;
+          if (this.element.isConnected) this.open();
+        }
         this.fitNow();
       });
     }
@@ -239,9 +244,18 @@ export class TerminalView implements CachedView {
   mount(host: HTMLElement, ui: ViewUi): void {
     this.ui = ui;
     host.appendChild(this.element);
-    if (!this.opened && !this.openPending) {
+    if (!this.opened && !this.openPending && this.restoring) {
+      // A parked view writing its snapshot (at the size it was parked at): opened when that is
+      // parsed, or after the longest wait all the same (its rows then fill as it parses).
+      this.openPending = true;
+      setTimeout(() => {
+        if (!this.openPending || !this.restoring) return;
+        this.openPending = false;
+        if (this.element.isConnected) this.open();
+      }, OPEN_AFTER_REPLAY_MAX_MS);
+    } else if (!this.opened && !this.openPending) {
       const metrics = lastMetrics?.key === metricsKey(this.term.options.fontSize ?? 0) ? lastMetrics : null;
-      const size = metrics && !this.restoring ? sizeFor(metrics, this.element) : null;
+      const size = metrics ? sizeFor(metrics, this.element) : null;
       if (size) {
         // Parsed at the size the pane will have, so opening reflows nothing.
         if (size.cols !== this.term.cols || size.rows !== this.term.rows) this.term.resize(size.cols, size.rows);
@@ -281,7 +295,11 @@ export class TerminalView implements CachedView {
     this.fitNow();
     if (this.focusWanted) {
       this.focusWanted = false;
-      this.term.focus();
+      // In the frame that draws its rows: focusing draws the cursor's row at once, and a frame
+      // painted before the first full render would show that row alone.
+      requestAnimationFrame(() => {
+        if (!this.disposed && this.element.isConnected) this.term.focus();
+      });
     }
     for (const r of this.openedWaiters.splice(0)) r();
   }
