@@ -187,6 +187,29 @@ test('a session shown again opens at its newest answer in the same turn as its v
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
 });
 
+test('a long session opened reads its whole history in one request, before its changes are listed', async ({ page }) => {
+  // What the page asks the host, in order (the requests go out on its socket).
+  const asked: string[] = [];
+  page.on('websocket', (ws) =>
+    ws.on('framesent', (f) => {
+      const m = /"channel":"([^"]+)"/.exec(String(f.payload));
+      if (m) asked.push(m[1]!);
+    }),
+  );
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  asked.length = 0;
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  // The Changes button's count comes once the page is idle.
+  await expect.poll(() => asked.includes('changes.list')).toBe(true);
+  // 1,650 events: one read (a page holds 5,000). Listing changes runs git on the host, which the
+  // read would wait behind.
+  expect(asked.filter((c) => c === 'agents.events.read')).toHaveLength(1);
+  expect(asked.indexOf('agents.events.read')).toBeLessThan(asked.indexOf('changes.list'));
+});
+
 test('a focused terminal drawn in the page blinks its cursor without an animation run at the frame rate', async ({ page }) => {
   const { terms, pane } = await openShellDrawnInPage(page);
   await terms.type(pane, 'echo blink-$((4+5))');

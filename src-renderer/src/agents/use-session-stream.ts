@@ -5,7 +5,7 @@ import { applyEvents, emptyTranscript, type Transcript } from './transcript';
 import { transcriptCache } from './transcript-cache';
 
 /** How many events one replay request asks for; long sessions page through. */
-const REPLAY_PAGE = 2_000;
+const REPLAY_PAGE = 5_000;
 
 /**
  * A session's transcript: subscribe to live events first, then replay the log, and fold both

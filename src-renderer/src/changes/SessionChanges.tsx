@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Session } from '../../../src-preload/contract/agents';
 import type { ChangeScope, ChangeSet } from '../../../src-preload/contract/changes';
 import { Modal } from '../components/Modal';
@@ -13,25 +13,43 @@ import { onChangesRequested } from '../keyboard/events';
  * A session's changes, read from the host: re-read when the session's state moves (a turn
  * ended, a file was written), when a revert or commit anywhere changed them, and on demand.
  */
-function useSessionChanges(session: Session, scope: ChangeScope) {
+/** Runs `fn` once the page is idle (at the latest after a second); returns what cancels it. */
+function afterIdle(fn: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const id = requestIdleCallback(fn, { timeout: 1_000 });
+    return () => cancelIdleCallback(id);
+  }
+  const id = setTimeout(fn, 200);
+  return () => clearTimeout(id);
+}
+
+function useSessionChanges(session: Session, scope: ChangeScope, { firstReadAfterIdle = false }: { firstReadAfterIdle?: boolean } = {}) {
   const client = useClient();
   const [set, setSet] = useState<ChangeSet | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   const turnEnded = session.lastTurn?.endedAt ?? 0;
+  const readFor = useRef<string | null>(null);
   useEffect(() => {
     let live = true;
-    client.invoke('changes.list', { sessionId: session.id, scope }).then(
-      (s) => live && (setSet(s), setError(null)),
-      (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)),
-    );
+    const read = () =>
+      client.invoke('changes.list', { sessionId: session.id, scope }).then(
+        (s) => live && (setSet(s), setError(null)),
+        (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)),
+      );
+    // A session just opened reads its conversation first: listing changes runs git (a few process
+    // spawns on the host), which the history's read would otherwise wait behind.
+    const first = readFor.current !== session.id;
+    readFor.current = session.id;
+    const later = first && firstReadAfterIdle ? afterIdle(read) : (void read(), null);
     return () => {
       live = false;
+      later?.();
     };
     // Read again when the session's status moves (a turn, ! or / command started or ended) or a
     // turn ended; not on every update during a turn, which would run git for each streamed change.
-  }, [client, session.id, session.status, turnEnded, scope, generation]);
+  }, [client, session.id, session.status, turnEnded, scope, generation, firstReadAfterIdle]);
   useEffect(() => client.on('changes.changed', ({ sessionId }) => sessionId === session.id && reload()), [client, session.id, reload]);
   return { set, error, reload };
 }
@@ -142,7 +160,7 @@ function ChangesDialog({ session, onClose }: { session: Session; onClose(): void
 /** "Changes 3" in the session header: how many files the session left uncommitted; opens the changes view. */
 export function ChangesButton({ session }: { session: Session }) {
   const [open, setOpen] = useState(false);
-  const { set } = useSessionChanges(session, 'session');
+  const { set } = useSessionChanges(session, 'session', { firstReadAfterIdle: true });
   const count = set?.files.length ?? 0;
   // Ctrl/Cmd+Shift+G and the palette's "Open Changes" ask for this dialog.
   useEffect(() => onChangesRequested(session.id, () => setOpen(true)), [session.id]);
