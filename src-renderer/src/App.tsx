@@ -23,7 +23,7 @@ import './features/features.css';
 import './feature-view/candidates.css';
 import './feature-view/feature-view.css';
 import './keyboard/keyboard.css';
-import { lazy, Suspense, useEffect } from 'react';
+import { createElement, lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { useAppStore, useClient } from './store';
 import { Sidebar } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
@@ -34,6 +34,7 @@ import { hashToView } from './lib/route';
 import { BoardView } from './views/BoardView';
 import { useTerminalsSync } from './terminals/use-terminals-sync';
 import { KeyboardLayer, SkipLink } from './keyboard/KeyboardLayer';
+import { afterIdle } from './lib/after-idle';
 
 // The board is the first page; every other view is loaded when first shown. Together they are
 // most of the UI's code (xterm, the diff viewer and syntax highlighter, markdown, charts), which
@@ -41,15 +42,45 @@ import { KeyboardLayer, SkipLink } from './keyboard/KeyboardLayer';
 // (docs/performance-board.md).
 const SettingsView = lazy(() => import('./views/SettingsView').then((m) => ({ default: m.SettingsView })));
 const ProjectView = lazy(() => import('./views/ProjectView').then((m) => ({ default: m.ProjectView })));
-const SessionView = lazy(() => import('./agents/SessionView').then((m) => ({ default: m.SessionView })));
+const SessionView = preloadable(() => import('./agents/SessionView').then((m) => m.SessionView));
 const MailboxView = lazy(() => import('./mailbox/MailboxView').then((m) => ({ default: m.MailboxView })));
 const ApprovalDialog = lazy(() => import('./agents/ApprovalDialog').then((m) => ({ default: m.ApprovalDialog })));
-const TerminalsView = lazy(() => import('./terminals/TerminalsView').then((m) => ({ default: m.TerminalsView })));
+const TerminalsView = preloadable(() => import('./terminals/TerminalsView').then((m) => m.TerminalsView));
 const ContainersView = lazy(() => import('./containers/ContainersView').then((m) => ({ default: m.ContainersView })));
 const AutopilotView = lazy(() => import('./autopilot/AutopilotView').then((m) => ({ default: m.AutopilotView })));
 const PlanChatView = lazy(() => import('./features/PlanChatView').then((m) => ({ default: m.PlanChatView })));
 const FeatureView = lazy(() => import('./feature-view/FeatureView').then((m) => ({ default: m.FeatureView })));
 const PlanReviewView = lazy(() => import('./features/PlanReviewView').then((m) => ({ default: m.PlanReviewView })));
+
+/**
+ * A lazily loaded view whose code can be fetched ahead (`preload`). Once it has, the view renders
+ * at once: React.lazy suspends on its first render even when the code is there, and React holds
+ * a Suspense boundary's fallback for at least 300 ms (its FALLBACK_THROTTLE_MS) — which a first
+ * switch to a session spent showing nothing.
+ */
+function preloadable<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> & { preload(): void } {
+  let loaded: ComponentType<P> | null = null;
+  let loading: Promise<ComponentType<P>> | null = null;
+  const fetch = () => (loading ??= load().then((c) => (loaded = c), (e: unknown) => {
+    // A failed fetch (the host restarting) is tried again by the next render.
+    loading = null;
+    throw e;
+  }));
+  const Lazy = lazy(() => fetch().then((c) => ({ default: c })));
+  const View = (props: P) => (loaded ? createElement(loaded, props) : createElement(Lazy as unknown as ComponentType<P>, props));
+  return Object.assign(View, { preload: () => void fetch().catch(() => undefined) });
+}
+
+/**
+ * The views opened first after a start (a session, the terminals): their code is fetched and run
+ * once the page is idle, so the first switch to one neither waits for it nor shows a fallback.
+ */
+function prefetchViews(): () => void {
+  return afterIdle(() => {
+    SessionView.preload();
+    TerminalsView.preload();
+  }, 3_000);
+}
 
 export function App() {
   const client = useClient();
@@ -83,6 +114,7 @@ export function App() {
 
   useTheme();
   useTerminalsSync();
+  useEffect(prefetchViews, []);
 
   useEffect(() => {
     loadApp().catch((e: unknown) => toastError('Could not reach Flightdeck', e));

@@ -187,6 +187,31 @@ test('a session shown again opens at its newest answer in the same turn as its v
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
 });
 
+test('the first session opened after a start shows its view without a pause on an empty page, its code fetched while the page was idle', async ({ page }) => {
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  // Fetched once the board is up and the page idle, before anybody asked for a session.
+  await expect.poll(() => page.evaluate<boolean>(`performance.getEntriesByType('resource').some((r) => r.name.includes('/SessionView-'))`)).toBe(true);
+  await page.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`);
+  // Frames painted after the switch before one holds the session's view (each read in a task right after it).
+  const framesBefore = await page.evaluate<number>(`new Promise((resolve) => {
+    let frames = 0;
+    const after = new MessageChannel();
+    after.port1.onmessage = () => {
+      if (document.querySelector('[data-testid="session-view"]')) return resolve(frames);
+      frames++;
+      requestAnimationFrame(() => after.port2.postMessage(0));
+    };
+    location.hash = '#/session/${sessionId}';
+    requestAnimationFrame(() => after.port2.postMessage(0));
+  })`);
+  // React.lazy suspends on a first render even with its code loaded, and holds the empty
+  // fallback for 300 ms: the view came some 18 frames late. Now it is there as soon as React
+  // has rendered the switch (a frame or two: React schedules the render in a task of its own).
+  expect(framesBefore, 'frames painted without the session view').toBeLessThan(6);
+  await expect(new SessionPage(page).transcript).toContainText(`Turn ${TURNS} of session 0:`);
+});
+
 test('a long session opened reads its whole history in one request, before its changes are listed', async ({ page }) => {
   // What the page asks the host, in order (the requests go out on its socket).
   const asked: string[] = [];

@@ -8,21 +8,12 @@ import { ChangesPanel, type ChangesActions } from './ChangesPanel';
 import type { DiffCommenting } from './diff-comments';
 import { ReviewCommentList } from './ReviewCommentList';
 import { onChangesRequested } from '../keyboard/events';
+import { afterIdle } from '../lib/after-idle';
 
 /**
  * A session's changes, read from the host: re-read when the session's state moves (a turn
  * ended, a file was written), when a revert or commit anywhere changed them, and on demand.
  */
-/** Runs `fn` once the page is idle (at the latest after a second); returns what cancels it. */
-function afterIdle(fn: () => void): () => void {
-  if (typeof requestIdleCallback === 'function') {
-    const id = requestIdleCallback(fn, { timeout: 1_000 });
-    return () => cancelIdleCallback(id);
-  }
-  const id = setTimeout(fn, 200);
-  return () => clearTimeout(id);
-}
-
 function useSessionChanges(session: Session, scope: ChangeScope, { firstReadAfterIdle = false }: { firstReadAfterIdle?: boolean } = {}) {
   const client = useClient();
   const [set, setSet] = useState<ChangeSet | null>(null);
