@@ -23,7 +23,7 @@ import './features/features.css';
 import './feature-view/candidates.css';
 import './feature-view/feature-view.css';
 import './keyboard/keyboard.css';
-import { createElement, lazy, Suspense, useEffect, type ComponentType } from 'react';
+import { createElement, lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { useAppStore, useClient } from './store';
 import { Sidebar } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
@@ -53,21 +53,40 @@ const FeatureView = lazy(() => import('./feature-view/FeatureView').then((m) => 
 const PlanReviewView = lazy(() => import('./features/PlanReviewView').then((m) => ({ default: m.PlanReviewView })));
 
 /**
- * A lazily loaded view whose code can be fetched ahead (`preload`). Once it has, the view renders
- * at once: React.lazy suspends on its first render even when the code is there, and React holds
- * a Suspense boundary's fallback for at least 300 ms (its FALLBACK_THROTTLE_MS) — which a first
- * switch to a session spent showing nothing.
+ * A lazily loaded view whose code can be fetched ahead (`preload`), rendered without Suspense:
+ * React.lazy suspends on its first render even when the code is there, and React keeps a
+ * Suspense boundary's fallback at least 300 ms (its FALLBACK_THROTTLE_MS) — which a first switch
+ * to a session spent showing nothing. Here the view renders at once when its code is loaded,
+ * and otherwise as soon as it arrives; a failed fetch is thrown to the error boundary.
  */
 function preloadable<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> & { preload(): void } {
   let loaded: ComponentType<P> | null = null;
   let loading: Promise<ComponentType<P>> | null = null;
-  const fetch = () => (loading ??= load().then((c) => (loaded = c), (e: unknown) => {
-    // A failed fetch (the host restarting) is tried again by the next render.
-    loading = null;
-    throw e;
-  }));
-  const Lazy = lazy(() => fetch().then((c) => ({ default: c })));
-  const View = (props: P) => (loaded ? createElement(loaded, props) : createElement(Lazy as unknown as ComponentType<P>, props));
+  const fetch = () =>
+    (loading ??= load().then(
+      (c) => (loaded = c),
+      (e: unknown) => {
+        // A failed fetch (the host restarting) is tried again by the next mount.
+        loading = null;
+        throw e;
+      },
+    ));
+  function View(props: P) {
+    const [state, setState] = useState<{ view: ComponentType<P> | null; error: unknown }>(() => ({ view: loaded, error: null }));
+    useEffect(() => {
+      if (state.view) return;
+      let live = true;
+      fetch().then(
+        (view) => live && setState({ view, error: null }),
+        (error: unknown) => live && setState({ view: null, error }),
+      );
+      return () => {
+        live = false;
+      };
+    }, [state.view]);
+    if (state.error) throw state.error;
+    return state.view ? createElement(state.view, props) : null;
+  }
   return Object.assign(View, { preload: () => void fetch().catch(() => undefined) });
 }
 
