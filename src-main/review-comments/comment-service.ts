@@ -157,13 +157,15 @@ export class ReviewCommentService {
   async listForSession(sessionId: string, o: { idle: boolean }): Promise<ReviewComment[]> {
     const rows = () => this.o.db.prepare('SELECT * FROM review_comments WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as Row[];
     if (o.idle) {
-      // Only a comment still sent: two lists can judge at once (the file reads are awaited), and the
-      // user may have reopened or deleted one the other had judged already.
-      const update = this.o.db.prepare("UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ? AND status = 'sent'");
+      // Only a comment still as read (sent, not touched since): two lists can judge at once (the
+      // file reads are awaited), and meanwhile the user may have reopened one the other judged
+      // already, or sent it again in a new round. Every change moves updated_at on by at least 1
+      // (MAX(now, updated_at + 1)), so it tells two states apart within one millisecond too.
+      const update = this.o.db.prepare("UPDATE review_comments SET status = ?, updated_at = MAX(?, updated_at + 1) WHERE id = ? AND status = 'sent' AND updated_at = ?");
       for (const r of rows().filter((x) => x.status === 'sent')) {
         const now = await fileInWorktree(r.repo_root, r.file);
         const verdict = r.base_text !== null ? judgeAnchor(toComment(r), r.base_text, now) : now !== null && now.replace(/\r\n/g, '\n').includes(r.quote) ? 'open' : 'outdated';
-        update.run(verdict, this.now(), r.id);
+        update.run(verdict, this.now(), r.id, r.updated_at);
       }
     }
     return rows().map(toComment);
@@ -175,7 +177,7 @@ export class ReviewCommentService {
 
   /** The message did not reach the agent: the session's sent comments are open again. */
   unsendSession(sessionId: string): void {
-    this.o.db.prepare("UPDATE review_comments SET status = 'open', sent_revision = NULL, updated_at = ? WHERE session_id = ? AND status = 'sent'").run(this.now(), sessionId);
+    this.o.db.prepare("UPDATE review_comments SET status = 'open', sent_revision = NULL, updated_at = MAX(?, updated_at + 1) WHERE session_id = ? AND status = 'sent'").run(this.now(), sessionId);
   }
 
   /** The session's open comments as one message for the agent; they are marked sent. Null when none are open. */
@@ -192,7 +194,7 @@ export class ReviewCommentService {
   reopen(id: string): ReviewComment {
     const r = this.row(id);
     if (r.status === 'sent') throw new AppError('conflict', 'The comment is in a fix round now; it is judged again when the round ends.');
-    this.o.db.prepare("UPDATE review_comments SET status = 'open', updated_at = ? WHERE id = ?").run(this.now(), id);
+    this.o.db.prepare("UPDATE review_comments SET status = 'open', updated_at = MAX(?, updated_at + 1) WHERE id = ?").run(this.now(), id);
     return toComment(this.row(id));
   }
 
@@ -204,7 +206,7 @@ export class ReviewCommentService {
 
   /** The open comments go into a fix round that starts from `revision`. */
   markSent(ids: readonly string[], revision: string): void {
-    const stmt = this.o.db.prepare("UPDATE review_comments SET status = 'sent', sent_revision = ?, updated_at = ? WHERE id = ? AND status = 'open'");
+    const stmt = this.o.db.prepare("UPDATE review_comments SET status = 'sent', sent_revision = ?, updated_at = MAX(?, updated_at + 1) WHERE id = ? AND status = 'open'");
     const at = this.now();
     this.o.db.transaction(() => {
       for (const id of ids) stmt.run(revision, at, id);
@@ -220,8 +222,8 @@ export class ReviewCommentService {
     const sent = this.list(repoRoot, slug, 'sent');
     const now = new Map<string, string | null>();
     const before = new Map<string, string | null>();
-    // Only a comment still sent (the reads between are awaited: see listForSession).
-    const update = this.o.db.prepare("UPDATE review_comments SET status = ?, updated_at = ? WHERE id = ? AND status = 'sent'");
+    // Only a comment still as read (the reads between are awaited: see listForSession).
+    const update = this.o.db.prepare("UPDATE review_comments SET status = ?, updated_at = MAX(?, updated_at + 1) WHERE id = ? AND status = 'sent' AND updated_at = ?");
     for (const c of sent) {
       if (!now.has(c.file)) now.set(c.file, await fileInWorktree(worktree, c.file));
       const rev = c.sentRevision || c.revision;
@@ -231,13 +233,13 @@ export class ReviewCommentService {
       const current = now.get(c.file) ?? null;
       // Without the file as sent (history rewritten), the quote alone says whether the lines are still there.
       const verdict = was !== null ? judgeAnchor(c, was, current) : current !== null && current.replace(/\r\n/g, '\n').includes(c.quote) ? 'open' : 'outdated';
-      update.run(verdict, this.now(), c.id);
+      update.run(verdict, this.now(), c.id, c.updatedAt);
     }
     return this.list(repoRoot, slug);
   }
 
   /** A fix round that never ran to its commit (cancelled, failed): its comments are open again. */
   unsend(repoRoot: string, slug: string): void {
-    this.o.db.prepare("UPDATE review_comments SET status = 'open', sent_revision = NULL, updated_at = ? WHERE repo_root = ? AND feature_slug = ? AND status = 'sent'").run(this.now(), repoRoot, slug);
+    this.o.db.prepare("UPDATE review_comments SET status = 'open', sent_revision = NULL, updated_at = MAX(?, updated_at + 1) WHERE repo_root = ? AND feature_slug = ? AND status = 'sent'").run(this.now(), repoRoot, slug);
   }
 }

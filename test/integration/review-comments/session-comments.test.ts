@@ -89,5 +89,14 @@ describe("comments on a session's changes", () => {
     expect((await judging).map((c) => c.status)).toEqual(['open']);
     const { comments } = await call<{ comments: ReviewComment[] }>('sessions.comments.list', { sessionId: id });
     expect(comments.map((c) => c.status)).toEqual(['open']);
+
+    // Sent again in a new round while a list that read it in the old one still judges: the old
+    // verdict is not the new round's.
+    h.app.reviewComments.takeForSession(id);
+    const before = h.app.reviewComments.listForSession(id, { idle: true });
+    h.app.db.prepare("UPDATE review_comments SET status = 'addressed', updated_at = updated_at + 1 WHERE id = ?").run(comment.id);
+    h.app.reviewComments.reopen(comment.id);
+    expect(h.app.reviewComments.takeForSession(id)).toContain('Document sum.');
+    expect((await before).map((c) => c.status)).toEqual(['sent']);
   }, 120_000);
 });
