@@ -19,11 +19,14 @@ interface Props {
 }
 
 /** The closing line of an ended terminal: drawn by the view only, never part of the output. */
-function writeEnd(term: Terminal, label: string): void {
+function writeEnd(view: TerminalView, label: string): void {
+  const term = view.term;
   // After everything queued is parsed, so the line starts fresh without a blank line before it.
   term.write('', () => term.write(`${term.buffer.active.cursorX === 0 ? '' : '\r\n'}\x1b[2m[${label}]\x1b[0m`));
   term.options.cursorBlink = false;
   term.options.cursorInactiveStyle = 'none';
+  // Nothing to type into: not focused now, nor once it opens.
+  view.cancelFocus();
   term.blur();
 }
 
@@ -61,7 +64,7 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     // A terminal seen recently comes back live; one hidden longer is restored from its snapshot.
     const view = acquireTerminalView(client, terminalId, fontSize);
     const term = view.term;
-    view.mount(el, { openSearch: () => setSearching(true), notice: setNotice, error: toastError });
+    view.mount(el, { openSearch: () => setSearching(true), notice: setNotice, error: toastError }, gpu);
     termRef.current = term;
     fitRef.current = view.fit;
     searchRef.current = view.search;
@@ -70,7 +73,7 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
       (r) => {
         if (r.terminal.status !== 'running' && endLabelRef.current && !view.endWritten && termRef.current === term) {
           view.endWritten = true;
-          writeEnd(term, endLabelRef.current);
+          writeEnd(view, endLabelRef.current);
         }
       },
       // Reported through the view's ui when it happened.
@@ -112,12 +115,14 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     const view = viewRef.current;
     if (!running && endLabel && view?.isAttached && !view.endWritten) {
       view.endWritten = true;
-      writeEnd(term, endLabel);
+      writeEnd(view, endLabel);
     }
   }, [running, endLabel]);
 
   useEffect(() => {
+    // A focus asked for before the view opened is dropped when another pane takes it.
     if (focused) viewRef.current?.focus();
+    else viewRef.current?.cancelFocus();
   }, [focused, terminalId]);
 
   // Declared after the effect that mounts the view, so the terminal exists when this runs. Its
@@ -127,18 +132,19 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     const view = viewRef.current;
     const el = host.current;
     if (!term || !view || !el) return;
+    view.renderer = gpu;
     if (gpu === 'off') {
       el.dataset.renderer = 'dom';
       return;
     }
-    // Once xterm has opened (a new terminal opens after its history is parsed, terminal-view.ts).
+    // When xterm opens, before its first fit (a new terminal opens once its history is parsed,
+    // terminal-view.ts): the fit then measures WebGL's cells, which it rounds to device pixels.
     let detach: (() => void) | null = null;
-    let hidden = false;
-    void view.whenOpened().then(() => {
-      if (!hidden) detach = attachGpuRenderer(term, () => new WebglAddon(), (state) => (el.dataset.renderer = state));
+    const off = view.onOpen(() => {
+      detach = attachGpuRenderer(term, () => new WebglAddon(), (state) => (el.dataset.renderer = state));
     });
     return () => {
-      hidden = true;
+      off();
       detach?.();
     };
   }, [terminalId, gpu]);

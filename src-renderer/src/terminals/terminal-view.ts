@@ -75,7 +75,8 @@ function readMetrics(): CellMetrics | null {
     return null;
   }
 }
-const metricsKey = (fontSize: number) => `${terminalFontFamily()}|${fontSize}|${window.devicePixelRatio}`;
+/** Metrics hold for one font, size, pixel ratio and renderer (WebGL rounds the cell to device pixels, the DOM renderer does not). */
+const metricsKey = (fontSize: number, renderer: string) => `${terminalFontFamily()}|${fontSize}|${window.devicePixelRatio}|${renderer}`;
 
 /** The cell size xterm's renderer measured (what FitAddon divides by); null before it has. */
 function measuredCell(term: Terminal): { width: number; height: number } | null {
@@ -125,7 +126,10 @@ export class TerminalView implements CachedView {
   private openPending = false;
   /** Focus was asked for before xterm opened (it has no textarea yet). */
   private focusWanted = false;
-  private readonly openedWaiters: Array<() => void> = [];
+  /** Run when xterm opens, before its first fit (the pane loads its renderer there). */
+  private readonly openListeners = new Set<() => void>();
+  /** Which renderer the pane draws with ('auto': WebGL where it works; 'off': the DOM renderer), for the metrics. */
+  renderer = 'auto';
   private disposed = false;
   private blinkTimer: ReturnType<typeof setTimeout> | null = null;
   private blinkPhase: ReturnType<typeof setInterval> | null = null;
@@ -241,8 +245,9 @@ export class TerminalView implements CachedView {
   }
 
   /** Puts the view into a pane's host element (xterm opens on the first mount). */
-  mount(host: HTMLElement, ui: ViewUi): void {
+  mount(host: HTMLElement, ui: ViewUi, renderer = 'auto'): void {
     this.ui = ui;
+    this.renderer = renderer;
     host.appendChild(this.element);
     if (!this.opened && !this.openPending && this.restoring) {
       // A parked view writing its snapshot (at the size it was parked at): opened when that is
@@ -254,7 +259,7 @@ export class TerminalView implements CachedView {
         if (this.element.isConnected) this.open();
       }, OPEN_AFTER_REPLAY_MAX_MS);
     } else if (!this.opened && !this.openPending) {
-      const metrics = lastMetrics?.key === metricsKey(this.term.options.fontSize ?? 0) ? lastMetrics : null;
+      const metrics = lastMetrics?.key === metricsKey(this.term.options.fontSize ?? 0, this.renderer) ? lastMetrics : null;
       const size = metrics ? sizeFor(metrics, this.element) : null;
       if (size) {
         // Parsed at the size the pane will have, so opening reflows nothing.
@@ -276,37 +281,53 @@ export class TerminalView implements CachedView {
     this.activity();
   }
 
-  /** Focuses the terminal, or does once it has opened. */
+  /** Focuses the terminal, or does once it has opened (unless `cancelFocus` comes first). */
   focus(): void {
     if (this.opened) this.term.focus();
     else this.focusWanted = true;
   }
 
-  /** Resolves once xterm has opened in the page (a renderer can be loaded into it). */
-  whenOpened(): Promise<void> {
-    if (this.opened) return Promise.resolve();
-    return new Promise((r) => this.openedWaiters.push(r));
+  /** The focus asked for before xterm opened is no longer wanted (another pane took it, the terminal ended). */
+  cancelFocus(): void {
+    this.focusWanted = false;
+  }
+
+  /**
+   * Runs `fn` when xterm opens in the page, before its first fit (at once if it is open): a
+   * renderer loaded there is the one the fit measures. Returns what unsubscribes.
+   */
+  onOpen(fn: () => void): () => void {
+    if (this.opened) {
+      fn();
+      return () => undefined;
+    }
+    this.openListeners.add(fn);
+    return () => this.openListeners.delete(fn);
   }
 
   private open(): void {
     if (this.opened || this.disposed) return;
     this.opened = true;
     this.term.open(this.element);
+    for (const fn of [...this.openListeners]) fn();
+    this.openListeners.clear();
     this.fitNow();
     if (this.focusWanted) {
-      this.focusWanted = false;
       // In the frame that draws its rows: focusing draws the cursor's row at once, and a frame
-      // painted before the first full render would show that row alone.
+      // painted before the first full render would show that row alone. Unless it was
+      // cancelled meanwhile (another pane focused, the view hidden).
       requestAnimationFrame(() => {
-        if (!this.disposed && this.element.isConnected) this.term.focus();
+        if (!this.focusWanted || this.disposed || !this.element.isConnected) return;
+        this.focusWanted = false;
+        this.term.focus();
       });
     }
-    for (const r of this.openedWaiters.splice(0)) r();
   }
 
   /** Takes the view off the screen; it keeps receiving output (the cache decides when to park it). */
   unmount(): void {
     this.ui = NO_UI;
+    this.focusWanted = false;
     this.element.remove();
     this.stopBlinkTimer();
     // xterm keeps blinking a cursor it believes focused, off the page too: a hidden view's timer
@@ -333,7 +354,7 @@ export class TerminalView implements CachedView {
     const px = (name: string) => parseInt(style.getPropertyValue(name)) || 0;
     const scrollbar = this.term.options.scrollback === 0 ? 0 : this.term.options.overviewRuler?.width || XTERM_SCROLLBAR_PX;
     const next: CellMetrics = {
-      key: metricsKey(this.term.options.fontSize ?? 0),
+      key: metricsKey(this.term.options.fontSize ?? 0, this.renderer),
       cellWidth: cell.width,
       cellHeight: cell.height,
       extraWidth: px('padding-left') + px('padding-right') + scrollbar,
@@ -363,7 +384,7 @@ export class TerminalView implements CachedView {
     if (this.disposed) return;
     this.disposed = true;
     this.stopBlinkTimer();
-    this.openedWaiters.length = 0;
+    this.openListeners.clear();
     for (const off of this.offs.splice(0)) off();
     this.stream.dispose();
     this.term.dispose();
