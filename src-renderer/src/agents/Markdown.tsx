@@ -30,7 +30,7 @@ const cache = new Map<string, ReactElement>();
  * options (no hooks, no context), so its element can be kept and shown again: switching back to
  * a session parsed each visible block's markdown anew, about 10 ms per switch.
  */
-export function markdownTree(text: string): ReactElement {
+export function markdownTree(text: string, keep = true): ReactElement {
   const hit = cache.get(text);
   if (hit) {
     cache.delete(text);
@@ -38,13 +38,14 @@ export function markdownTree(text: string): ReactElement {
     return hit;
   }
   const tree = renderMarkdownTree({ ...OPTIONS, children: text });
-  if (text.length <= CACHED_TEXT_MAX_CHARS) {
+  if (keep && text.length <= CACHED_TEXT_MAX_CHARS) {
     cache.set(text, tree);
     if (cache.size > CACHED_TEXTS) cache.delete(cache.keys().next().value!);
   }
   return tree;
 }
 
-export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  return <div className="markdown">{markdownTree(text)}</div>;
+/** `keep: false` for text still streaming in: each delta is a new text, seen once, that would push the finished ones out. */
+export const Markdown = memo(function Markdown({ text, keep = true }: { text: string; keep?: boolean }) {
+  return <div className="markdown">{markdownTree(text, keep)}</div>;
 });

@@ -257,7 +257,8 @@ export function TranscriptItemView({
     case 'assistant':
       return (
         <div className="msg msg-assistant" data-testid="msg-assistant">
-          <Markdown text={item.text} />
+          {/* While a turn runs its answer streams in: a new text per delta, not worth keeping. */}
+          <Markdown text={item.text} keep={!running} />
         </div>
       );
     case 'thinking':

@@ -37,4 +37,11 @@ describe('Markdown', () => {
     const long = 'x'.repeat(70_000);
     expect(markdownTree(long)).not.toBe(markdownTree(long));
   });
+
+  it('keeps nothing of text still streaming in, and what it had keeps', () => {
+    const done = markdownTree('a finished answer');
+    for (let i = 0; i < 700; i++) markdownTree(`a streaming answer, ${i} words so far`, false);
+    expect(markdownTree('a streaming answer, 5 words so far', false)).not.toBe(markdownTree('a streaming answer, 5 words so far', false));
+    expect(markdownTree('a finished answer')).toBe(done);
+  });
 });
