@@ -23,7 +23,7 @@ import './features/features.css';
 import './feature-view/candidates.css';
 import './feature-view/feature-view.css';
 import './keyboard/keyboard.css';
-import { createElement, lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
+import { createElement, useEffect, useState, type ComponentType } from 'react';
 import { useAppStore, useClient } from './store';
 import { Sidebar } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
@@ -40,23 +40,24 @@ import { afterIdle } from './lib/after-idle';
 // most of the UI's code (xterm, the diff viewer and syntax highlighter, markdown, charts), which
 // the first page would otherwise download, parse and run before its first card
 // (docs/performance-board.md).
-const SettingsView = lazy(() => import('./views/SettingsView').then((m) => ({ default: m.SettingsView })));
-const ProjectView = lazy(() => import('./views/ProjectView').then((m) => ({ default: m.ProjectView })));
+const SettingsView = preloadable(() => import('./views/SettingsView').then((m) => m.SettingsView));
+const ProjectView = preloadable(() => import('./views/ProjectView').then((m) => m.ProjectView));
 const SessionView = preloadable(() => import('./agents/SessionView').then((m) => m.SessionView));
-const MailboxView = lazy(() => import('./mailbox/MailboxView').then((m) => ({ default: m.MailboxView })));
-const ApprovalDialog = lazy(() => import('./agents/ApprovalDialog').then((m) => ({ default: m.ApprovalDialog })));
+const MailboxView = preloadable(() => import('./mailbox/MailboxView').then((m) => m.MailboxView));
+const ApprovalDialog = preloadable(() => import('./agents/ApprovalDialog').then((m) => m.ApprovalDialog));
 const TerminalsView = preloadable(() => import('./terminals/TerminalsView').then((m) => m.TerminalsView));
-const ContainersView = lazy(() => import('./containers/ContainersView').then((m) => ({ default: m.ContainersView })));
-const AutopilotView = lazy(() => import('./autopilot/AutopilotView').then((m) => ({ default: m.AutopilotView })));
-const PlanChatView = lazy(() => import('./features/PlanChatView').then((m) => ({ default: m.PlanChatView })));
-const FeatureView = lazy(() => import('./feature-view/FeatureView').then((m) => ({ default: m.FeatureView })));
-const PlanReviewView = lazy(() => import('./features/PlanReviewView').then((m) => ({ default: m.PlanReviewView })));
+const ContainersView = preloadable(() => import('./containers/ContainersView').then((m) => m.ContainersView));
+const AutopilotView = preloadable(() => import('./autopilot/AutopilotView').then((m) => m.AutopilotView));
+const PlanChatView = preloadable(() => import('./features/PlanChatView').then((m) => m.PlanChatView));
+const FeatureView = preloadable(() => import('./feature-view/FeatureView').then((m) => m.FeatureView));
+const PlanReviewView = preloadable(() => import('./features/PlanReviewView').then((m) => m.PlanReviewView));
 
 /**
  * A lazily loaded view whose code can be fetched ahead (`preload`), rendered without Suspense:
  * React.lazy suspends on its first render even when the code is there, and React keeps a
  * Suspense boundary's fallback at least 300 ms (its FALLBACK_THROTTLE_MS) — which a first switch
- * to a session spent showing nothing. Here the view renders at once when its code is loaded,
+ * to a session (or the first visit to any view) spent showing nothing. Every view the app loads
+ * lazily goes through this. Here the view renders at once when its code is loaded,
  * and otherwise as soon as it arrives; a failed fetch is thrown to the error boundary.
  */
 function preloadable<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> & { preload(): void } {
@@ -206,26 +207,21 @@ export function App() {
         )}
         <StorageBanner />
         {view.name === 'board' && <BoardView />}
-        <Suspense fallback={null}>
-          {view.name === 'settings' && <SettingsView />}
-          {view.name === 'project' && <ProjectView projectId={view.projectId} />}
-          {view.name === 'session' &&
-            (planOfSession ? <PlanChatView key={planOfSession} draftId={planOfSession} /> : <SessionView key={view.sessionId} sessionId={view.sessionId} />)}
-          {view.name === 'terminals' && <TerminalsView />}
-          {view.name === 'containers' && <ContainersView />}
-          {view.name === 'mailbox' && <MailboxView key={`${view.projectId ?? ''}/${view.commandId ?? ''}`} {...(view.projectId ? { projectId: view.projectId } : {})} {...(view.commandId ? { commandId: view.commandId } : {})} />}
-          {view.name === 'autopilot' && <AutopilotView runId={view.runId} />}
-          {view.name === 'feature' && <FeatureView key={`${view.projectId}/${view.slug}`} projectId={view.projectId} slug={view.slug} />}
-          {view.name === 'plan' && view.screen === 'chat' && <PlanChatView key={view.draftId} draftId={view.draftId} />}
-          {view.name === 'plan' && view.screen === 'review' && <PlanReviewView key={view.draftId} draftId={view.draftId} />}
-        </Suspense>
+        {/* Nothing here suspends: each lazily loaded view shows itself once its code is there (preloadable). */}
+        {view.name === 'settings' && <SettingsView />}
+        {view.name === 'project' && <ProjectView projectId={view.projectId} />}
+        {view.name === 'session' &&
+          (planOfSession ? <PlanChatView key={planOfSession} draftId={planOfSession} /> : <SessionView key={view.sessionId} sessionId={view.sessionId} />)}
+        {view.name === 'terminals' && <TerminalsView />}
+        {view.name === 'containers' && <ContainersView />}
+        {view.name === 'mailbox' && <MailboxView key={`${view.projectId ?? ''}/${view.commandId ?? ''}`} {...(view.projectId ? { projectId: view.projectId } : {})} {...(view.commandId ? { commandId: view.commandId } : {})} />}
+        {view.name === 'autopilot' && <AutopilotView runId={view.runId} />}
+        {view.name === 'feature' && <FeatureView key={`${view.projectId}/${view.slug}`} projectId={view.projectId} slug={view.slug} />}
+        {view.name === 'plan' && view.screen === 'chat' && <PlanChatView key={view.draftId} draftId={view.draftId} />}
+        {view.name === 'plan' && view.screen === 'review' && <PlanReviewView key={view.draftId} draftId={view.draftId} />}
       </main>
       <StatusBar />
-      {approvalsWaiting && (
-        <Suspense fallback={null}>
-          <ApprovalDialog />
-        </Suspense>
-      )}
+      {approvalsWaiting && <ApprovalDialog />}
       <KeyboardLayer />
       <Toasts />
     </div>
