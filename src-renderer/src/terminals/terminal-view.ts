@@ -121,6 +121,8 @@ export class TerminalView implements CachedView {
   ui: ViewUi = NO_UI;
   /** A snapshot is being written: fitting now would parse it at another size than it was taken at. */
   private restoring: boolean;
+  /** Resolves once a parked view's snapshot is parsed (at once for a view that was not parked). */
+  private readonly restored: Promise<void>;
   private opened = false;
   /** Sized from the last fitted terminal, waiting for its replay before it opens. */
   private openPending = false;
@@ -170,16 +172,16 @@ export class TerminalView implements CachedView {
         );
       }),
     );
+    let restored!: () => void;
+    this.restored = new Promise<void>((r) => (restored = r));
     if (parked) {
       restoreTerminal(term, parked, () => {
         this.restoring = false;
-        // Opened once its snapshot is parsed, like a new view once its replay is (mount).
-        if (this.openPending) {
-          this.openPending = false;
-          if (this.element.isConnected) this.open();
-        }
+        restored();
         this.fitNow();
       });
+    } else {
+      restored();
     }
     this.stream = new TerminalStream(
       client,
@@ -249,30 +251,16 @@ export class TerminalView implements CachedView {
     this.ui = ui;
     this.renderer = renderer;
     host.appendChild(this.element);
-    if (!this.opened && !this.openPending && this.restoring) {
-      // A parked view writing its snapshot (at the size it was parked at): opened when that is
-      // parsed, or after the longest wait all the same (its rows then fill as it parses).
-      this.openPending = true;
-      setTimeout(() => {
-        if (!this.openPending || !this.restoring) return;
-        this.openPending = false;
-        if (this.element.isConnected) this.open();
-      }, OPEN_AFTER_REPLAY_MAX_MS);
-    } else if (!this.opened && !this.openPending) {
+    if (!this.opened && !this.openPending) {
       const metrics = lastMetrics?.key === metricsKey(this.term.options.fontSize ?? 0, this.renderer) ? lastMetrics : null;
-      const size = metrics ? sizeFor(metrics, this.element) : null;
-      if (size) {
+      const size = metrics && !this.restoring ? sizeFor(metrics, this.element) : null;
+      if (this.restoring) {
+        // A parked view writing its snapshot, at the size it was parked at.
+        this.openWhen(this.restored);
+      } else if (size) {
         // Parsed at the size the pane will have, so opening reflows nothing.
         if (size.cols !== this.term.cols || size.rows !== this.term.rows) this.term.resize(size.cols, size.rows);
-        this.openPending = true;
-        const waited = new Promise<void>((r) => setTimeout(r, OPEN_AFTER_REPLAY_MAX_MS));
-        void Promise.race([this.attached.then(() => this.stream.replayed()), waited])
-          .catch(() => undefined)
-          .then(() => {
-            this.openPending = false;
-            // Taken off the screen meanwhile: the next mount opens it.
-            if (this.element.isConnected) this.open();
-          });
+        this.openWhen(this.attached.then(() => this.stream.replayed()));
       } else {
         this.open();
       }
@@ -303,6 +291,21 @@ export class TerminalView implements CachedView {
     }
     this.openListeners.add(fn);
     return () => this.openListeners.delete(fn);
+  }
+
+  /**
+   * Opens xterm once `ready` (its history parsed), or after the longest wait all the same (its
+   * rows then fill as it parses). A view taken off the screen meanwhile opens at its next mount.
+   */
+  private openWhen(ready: Promise<unknown>): void {
+    this.openPending = true;
+    const waited = new Promise<void>((r) => setTimeout(r, OPEN_AFTER_REPLAY_MAX_MS));
+    void Promise.race([ready, waited])
+      .catch(() => undefined)
+      .then(() => {
+        this.openPending = false;
+        if (this.element.isConnected) this.open();
+      });
   }
 
   private open(): void {
