@@ -53,8 +53,16 @@ export interface WorktreeGitBinds {
   readOnly: readonly string[];
   /** Then bound writable (workspace-write only): objects, the worktree's admin dir, its branch's ref folders. */
   writable: readonly string[];
-  /** Then read-only again, inside the writable ones: HEAD, commondir, gitdir, other branches' refs, packs. */
+  /** Then read-only again, inside the writable ones: HEAD, commondir, gitdir, config.worktree, packs. Each must be there. */
   protect: readonly string[];
+  /**
+   * Then read-only too: the other branches' refs and reflogs in the session's branch folders,
+   * where still there. The host's git goes on while the sandbox starts (a lock file renamed onto
+   * its ref, a branch deleted at a pick): a file gone since it was listed has nothing left to
+   * protect, and one the command makes in its place is a new branch of its folder, which it may
+   * make anyway.
+   */
+  otherRefs: readonly string[];
 }
 
 export interface HiddenPath {
@@ -135,6 +143,7 @@ export function bwrapArgs(p: SandboxPolicy, cwd: string): string[] {
   if (p.mode === 'workspace-write') {
     for (const path of p.git?.writable ?? []) args.push('--bind', path, path);
     for (const path of p.git?.protect ?? []) args.push('--ro-bind', path, path);
+    for (const path of p.git?.otherRefs ?? []) args.push('--ro-bind-try', path, path);
   }
   // Hidden: an empty tmpfs over a folder, /dev/null over a file.
   for (const h of hideable(p)) args.push(...(h.kind === 'dir' ? ['--tmpfs', h.path] : ['--ro-bind', '/dev/null', h.path]));
@@ -173,7 +182,7 @@ export function seatbeltProfile(p: SandboxPolicy, paths: SeatbeltPaths): string 
   ];
   lines.push(`(allow file-write*\n  ${writable.join('\n  ')})`);
   if (p.mode === 'workspace-write') {
-    lines.push(`(deny file-write*\n  ${[...protectedPaths(p.root, p.readOnly), ...(p.git?.protect ?? [])].map((g) => `(subpath ${sbplString(g)})`).join('\n  ')})`);
+    lines.push(`(deny file-write*\n  ${[...protectedPaths(p.root, p.readOnly), ...(p.git?.protect ?? []), ...(p.git?.otherRefs ?? [])].map((g) => `(subpath ${sbplString(g)})`).join('\n  ')})`);
   }
   if (!commandsGetNetwork(p.network)) {
     lines.push('(deny network*)', '(allow network* (remote unix-socket))', '(allow network* (local unix-socket))');
@@ -210,7 +219,7 @@ export function claudeSandboxSettings(p: SandboxPolicy, opts: { secretDirs: read
     filesystem: {
       // A linked worktree's git data: what a commit on its own branch writes (see worktree-git.ts).
       ...(p.mode === 'workspace-write' && (p.git?.writable.length ?? 0) > 0 ? { allowWrite: [...p.git!.writable] } : {}),
-      denyWrite: p.mode === 'read-only' ? [p.root] : [...protectedPaths(p.root, p.readOnly), ...(p.mode === 'workspace-write' ? (p.git?.protect ?? []) : [])],
+      denyWrite: p.mode === 'read-only' ? [p.root] : [...protectedPaths(p.root, p.readOnly), ...(p.mode === 'workspace-write' ? [...(p.git?.protect ?? []), ...(p.git?.otherRefs ?? [])] : [])],
       denyRead: [...opts.secretDirs, ...hideable(p).map((h) => h.path)],
     },
     credentials: {

@@ -106,7 +106,7 @@ export async function sandboxArgv(argv: readonly string[], policy: SandboxPolicy
     // The same namespaces and mounts a command gets, around `true`; without the hidden and
     // protected paths, which come and go (a Claude Code run's folder removed meanwhile would fail
     // the probe, and a failed probe refuses every command for a while).
-    const probeArgs = bwrapArgs({ ...policy, root: '/', mode: 'read-only', hidden: [], readOnly: [], git: { readOnly: [], writable: [], protect: [] } }, '/');
+    const probeArgs = bwrapArgs({ ...policy, root: '/', mode: 'read-only', hidden: [], readOnly: [], git: { readOnly: [], writable: [], protect: [], otherRefs: [] } }, '/');
     const key = `${bwrap}:${commandsGetNetwork(policy.network) ? 'net' : 'nonet'}`;
     const p = await probeOnce(key, () => run(bwrap, [...probeArgs, 'true']));
     if (!p.ok) throw unavailable('bubblewrap', p.reason, 'Install bubblewrap (`apt-get install bubblewrap`) and make sure unprivileged user namespaces are allowed.');

@@ -26,7 +26,7 @@ import { dirname, join } from 'node:path';
 import { locateRepository } from '../git/repo-location';
 import type { WorktreeGitBinds } from './policy';
 
-const NONE: WorktreeGitBinds = { readOnly: [], writable: [], protect: [] };
+const NONE: WorktreeGitBinds = { readOnly: [], writable: [], protect: [], otherRefs: [] };
 /** A branch folder with more entries than this is not walked (its refs stay unprotected → no writable folder). */
 const MAX_REFS = 2_000;
 
@@ -155,7 +155,7 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
   if (!loc || loc.workTree !== real || loc.gitDir === loc.commonDir || !isDir(loc.commonDir)) return NONE;
   const c = loc.commonDir;
   const a = loc.gitDir;
-  if (mode === 'read-only') return { readOnly: [c], writable: [], protect: [] };
+  if (mode === 'read-only') return { readOnly: [c], writable: [], protect: [], otherRefs: [] };
   // The admin dir is writable, and a file not there cannot be bound read-only: config.worktree
   // made by the command would be read by the host's git (once extensions.worktreeConfig is set,
   // which a repository may do) with programs of its choosing. It is made empty first — the same
@@ -164,6 +164,7 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
   const adminWritable = ensureEmptyFile(worktreeConfig);
   const writable = [join(c, 'objects'), ...(adminWritable ? [a] : [])];
   const protect: string[] = [join(c, 'objects', 'info'), join(c, 'objects', 'pack'), ...['HEAD', 'commondir', 'gitdir', 'config.worktree', 'locked'].map((f) => join(a, f))].filter(exists);
+  const otherRefs: string[] = [];
   const branch = branchOf(a);
   if (branch !== null && branch.includes('/')) {
     const refFile = join(c, 'refs', 'heads', branch);
@@ -185,9 +186,9 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
       const others = filesUnder(folder);
       if (others === null) continue;
       writable.push(folder);
-      // Just listed: they exist (one gone since fails the bind, and with it the command, never silently).
-      for (const f of others) if (f !== file) protect.push(f);
+      // Just listed: one gone by the time the sandbox starts is skipped (see WorktreeGitBinds.otherRefs).
+      for (const f of others) if (f !== file) otherRefs.push(f);
     }
   }
-  return { readOnly: [c], writable: writable.filter(exists), protect };
+  return { readOnly: [c], writable: writable.filter(exists), protect, otherRefs };
 }

@@ -23,12 +23,13 @@ describe('bubblewrap arguments', () => {
   });
 
   it("a linked worktree's git data: the common dir read-only, then what a commit writes, then its protected files; read-only mode binds only the common dir", () => {
-    const git = { readOnly: ['/work/repo/.git'], writable: ['/work/repo/.git/objects', '/work/repo/.git/worktrees/s'], protect: ['/work/repo/.git/worktrees/s/HEAD'] };
+    const git = { readOnly: ['/work/repo/.git'], writable: ['/work/repo/.git/objects', '/work/repo/.git/worktrees/s'], protect: ['/work/repo/.git/worktrees/s/HEAD'], otherRefs: ['/work/repo/.git/refs/heads/feature/t'] };
     const a = bwrapArgs({ ...ww, root: '/work/repo/.trees/s', git }, '/work/repo/.trees/s').join(' ');
-    expect(a).toContain('--ro-bind-try /work/repo/.trees/s/.git /work/repo/.trees/s/.git --ro-bind /work/repo/.git /work/repo/.git --bind /work/repo/.git/objects /work/repo/.git/objects --bind /work/repo/.git/worktrees/s /work/repo/.git/worktrees/s --ro-bind /work/repo/.git/worktrees/s/HEAD /work/repo/.git/worktrees/s/HEAD');
+    expect(a).toContain('--ro-bind-try /work/repo/.trees/s/.git /work/repo/.trees/s/.git --ro-bind /work/repo/.git /work/repo/.git --bind /work/repo/.git/objects /work/repo/.git/objects --bind /work/repo/.git/worktrees/s /work/repo/.git/worktrees/s --ro-bind /work/repo/.git/worktrees/s/HEAD /work/repo/.git/worktrees/s/HEAD --ro-bind-try /work/repo/.git/refs/heads/feature/t /work/repo/.git/refs/heads/feature/t');
     const r = bwrapArgs({ ...ww, mode: 'read-only', root: '/work/repo/.trees/s', git }, '/work/repo/.trees/s').join(' ');
     expect(r).toContain('--ro-bind /work/repo/.git /work/repo/.git');
     expect(r).not.toContain('--bind /work/repo/.git/objects');
+    expect(r).not.toContain('refs/heads/feature/t');
   });
 
   it('read-only binds the root read-only; no network unless it is on (allow-list included)', () => {
