@@ -70,3 +70,58 @@ test('a daily maximum set in Settings stops model calls until it is raised', asy
   await session.send('Please say hello again');
   await expect(session.transcript).toContainText('Hello within budget.');
 });
+
+test('the budget and parallel-run fields take input only once the saved values arrived: a slow host does not replace what was typed', async ({ page }) => {
+  // Between the page and the host: the answers to budgets.get and featureRuns.settings.get held
+  // back until the test lets them through (a host slow to answer, made deterministic).
+  const HELD = new Set(['budgets.get', 'featureRuns.settings.get']);
+  const heldIds = new Set<number>();
+  const held: string[] = [];
+  let release: (() => void) | null = null;
+  // Only the first page's answers are held (not the ones after the reload below).
+  let holding = true;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    release ??= () => {
+      holding = false;
+      for (const m of held.splice(0)) ws.send(m);
+    };
+    ws.onMessage((m) => {
+      if (typeof m === 'string') {
+        const f = JSON.parse(m) as { type: string; id?: number; channel?: string };
+        if (f.type === 'invoke' && f.channel && HELD.has(f.channel)) heldIds.add(f.id!);
+      }
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      if (typeof m === 'string' && holding) {
+        const f = JSON.parse(m) as { type: string; id?: number };
+        if (f.type === 'result' && heldIds.has(f.id!)) {
+          held.push(m);
+          return;
+        }
+      }
+      ws.send(m);
+    });
+  });
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  await page.getByTestId('nav-settings').click();
+  await expect.poll(() => held.length).toBe(2);
+  // Nothing to edit yet: the fields wait for the values they edit (typed now, they were replaced
+  // when the values came, and Save then skipped the number of parallel runs).
+  await expect(page.getByTestId('max-parallel')).toBeDisabled();
+  await expect(page.getByTestId('budget-global-warn')).toBeDisabled();
+  await expect(page.getByTestId('budgets-save')).toBeDisabled();
+
+  release!();
+  await expect(page.getByTestId('max-parallel')).toBeEnabled();
+  await expect(page.getByTestId('max-parallel')).toHaveValue('2');
+  await page.getByTestId('max-parallel').fill('1');
+  await page.getByTestId('budget-global-warn').fill('7');
+  await page.getByTestId('budgets-save').click();
+  await expect(page.getByText('Budgets saved')).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('max-parallel')).toHaveValue('1');
+  await expect(page.getByTestId('budget-global-warn')).toHaveValue('7');
+});

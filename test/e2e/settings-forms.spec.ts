@@ -147,6 +147,76 @@ test('every provider preset, a custom provider, terminal, agent and Claude Code 
   await page.screenshot({ path: 'test-results/settings-700.png' });
 });
 
+test('an edit not saved yet is kept when the saved settings arrive late or change elsewhere', async ({ page, context }) => {
+  // Once armed, the page's next answer to coder.settings.get is held back until the test lets it through.
+  let armed = false;
+  let heldId: number | null = null;
+  let held: string | null = null;
+  let release: (() => void) | null = null;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    // The page after the reload is the one whose answer is held.
+    release = () => {
+      if (held !== null) ws.send(held);
+      held = null;
+      heldId = -1;
+    };
+    ws.onMessage((m) => {
+      if (typeof m === 'string' && armed && heldId === null) {
+        const f = JSON.parse(m) as { type: string; id?: number; channel?: string };
+        if (f.type === 'invoke' && f.channel === 'coder.settings.get') heldId = f.id!;
+      }
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      if (typeof m === 'string' && heldId !== null && heldId >= 0 && held === null) {
+        const f = JSON.parse(m) as { type: string; id?: number };
+        if (f.type === 'result' && f.id === heldId) {
+          held = m;
+          return;
+        }
+      }
+      ws.send(m);
+    });
+  });
+  const board = new BoardPage(page);
+  await board.open(host.url);
+  const settings = new SettingsPage(page);
+  await settings.open();
+  // A saved idle timeout shows when the settings have arrived.
+  // (The field shows the host's answer: 135 once saved.)
+  await page.getByTestId('claude-code-settings').getByLabel('Idle timeout').fill('135');
+  await expect(page.getByTestId('claude-code-settings').getByLabel('Idle timeout')).toHaveValue('135');
+  armed = true;
+  await page.reload();
+  await settings.open();
+  await expect.poll(() => held !== null).toBe(true);
+  // Typed before the saved settings arrived: the typed path stays.
+  const path = page.getByTestId('claude-code-settings').getByLabel('claude CLI path');
+  await path.fill('/opt/typed-early/claude');
+  release!();
+  await expect(page.getByTestId('claude-code-settings').getByLabel('Idle timeout')).toHaveValue('135');
+  await expect(path).toHaveValue('/opt/typed-early/claude');
+
+  // Allowed domains being typed while another window saves a step limit: the list stays.
+  const net = page.getByTestId('sandbox-network-setting');
+  await net.getByRole('combobox', { name: 'Network for sandboxed commands' }).selectOption('allow-list');
+  const domains = net.getByRole('textbox', { name: 'Allowed domains' });
+  await domains.fill('registry.npmjs.org, example.org');
+  const other = await context.newPage();
+  await new BoardPage(other).open(host.url);
+  await new SettingsPage(other).open();
+  await other.getByTestId('agent-settings').locator('.setting-row', { hasText: 'Step limit' }).locator('input').fill('43');
+  // The change reached this page (its step limit shows it); the domains typed here did not go.
+  await expect(page.getByTestId('agent-settings').locator('.setting-row', { hasText: 'Step limit' }).locator('input')).toHaveValue('43');
+  await expect(domains).toHaveValue('registry.npmjs.org, example.org');
+  await domains.blur();
+  await other.reload();
+  await new SettingsPage(other).open();
+  await expect(other.getByTestId('sandbox-network-setting').getByRole('textbox', { name: 'Allowed domains' })).toHaveValue('registry.npmjs.org, example.org');
+  await other.close();
+});
+
 test('a page opened without the token explains how to get in', async ({ page }) => {
   const res = await page.goto(host.origin + '/');
   expect(res?.status()).toBe(401);

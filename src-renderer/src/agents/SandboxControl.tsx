@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { SandboxMode, type SandboxNetwork, type Session } from '../../../src-preload/contract/agents';
 import { effectiveSandbox, SANDBOX_HELP, SANDBOX_LABEL } from '../../../src-preload/contract/words';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { useAppStore } from '../store';
+import { useDraft } from '../lib/use-draft';
 
 const sentence = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 
@@ -80,8 +81,8 @@ export function SandboxControl({ session }: { session: Session }) {
 export function SandboxNetworkSetting() {
   const s = useAppStore((x) => x.agentSettings);
   const update = useAppStore((x) => x.updateAgentSettings);
-  const [domains, setDomains] = useState((s?.sandboxAllowedDomains ?? []).join(', '));
-  useEffect(() => setDomains((s?.sandboxAllowedDomains ?? []).join(', ')), [s?.sandboxAllowedDomains]);
+  // A settings change while the list is being edited (a step limit saved, another window) keeps the edit.
+  const [domains, setDomains] = useDraft(s ? s.sandboxAllowedDomains.join(', ') : undefined);
   if (!s) return null;
   return (
     <div className="setting-row" data-testid="sandbox-network-setting">

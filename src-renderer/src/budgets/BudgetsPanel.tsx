@@ -52,6 +52,9 @@ export function BudgetsPanel() {
   const [uses, setUses] = useState<BudgetUse[]>([]);
   const [parallel, setParallel] = useState('');
   const [savedParallel, setSavedParallel] = useState<number | null>(null);
+  // The fields take input only once what they edit has arrived: a load that ended after the
+  // user typed replaced the typed value, and its baseline made Save skip the change.
+  const [parallelLoad, setParallelLoad] = useState<'loading' | 'ready' | 'failed'>('loading');
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -67,15 +70,19 @@ export function BudgetsPanel() {
       (r) => {
         setParallel(String(r.maxParallel));
         setSavedParallel(r.maxParallel);
+        setParallelLoad('ready');
       },
-      () => undefined,
+      (e: unknown) => {
+        setParallelLoad('failed');
+        toastError('Could not read how many features run at once', e);
+      },
     );
     return client.on('budgets.changed', ({ uses: u }) => setUses(u));
   }, [client, toastError]);
 
   const drafts = [global, perProject, ...Object.values(overrides)];
   const parallelN = Number(parallel);
-  const parallelProblem = Number.isInteger(parallelN) && parallelN >= 1 && parallelN <= 32 ? null : 'a whole number from 1 to 32';
+  const parallelProblem = parallelLoad !== 'ready' || (Number.isInteger(parallelN) && parallelN >= 1 && parallelN <= 32) ? null : 'a whole number from 1 to 32';
   const invalid = drafts.some((d) => limitProblem(d) !== null) || parallelProblem !== null;
   const unused = projects.filter((p) => !(p.id in overrides));
 
@@ -90,7 +97,7 @@ export function BudgetsPanel() {
         projectOverrides: Object.fromEntries(Object.entries(overrides).map(([k, d]) => [k, fromDraft(d)])),
       });
       setSaved(next);
-      if (parallelN !== savedParallel) setSavedParallel((await client.invoke('featureRuns.settings.update', { maxParallel: parallelN })).maxParallel);
+      if (parallelLoad === 'ready' && parallelN !== savedParallel) setSavedParallel((await client.invoke('featureRuns.settings.update', { maxParallel: parallelN })).maxParallel);
       setUses((await client.invoke('budgets.status', {})).uses);
       toast({ level: 'success', title: 'Budgets saved' });
     } catch (err) {
@@ -106,46 +113,48 @@ export function BudgetsPanel() {
       <p className="muted small">
         Per calendar day. At the warning level you get a notice; at the maximum new model calls are refused (sessions and feature runs alike) until you raise it or the day ends. Leave a field empty for no limit.
       </p>
-      <LimitFields id="global" label="Everything" help="All projects and sessions together." draft={global} onChange={setGlobal} />
-      <LimitFields id="project" label="Each project" help="The default for every project." draft={perProject} onChange={setPerProject} />
-      {Object.entries(overrides).map(([id, d]) => (
-        <div key={id} className="budget-override">
-          <LimitFields id={`override-${id}`} label={projects.find((p) => p.id === id)?.name ?? id} help="This project only (instead of the default)." draft={d} onChange={(n) => setOverrides((o) => ({ ...o, [id]: n }))} />
-          <button
-            type="button"
-            className="link small"
-            onClick={() =>
-              setOverrides((o) => {
-                const { [id]: _removed, ...rest } = o;
-                return rest;
-              })
-            }
-          >
-            Use the default for this project
-          </button>
-        </div>
-      ))}
-      {unused.length > 0 && (
-        <label className="small budget-add">
-          Set a budget for one project:{' '}
-          <select
-            className="input"
-            value=""
-            data-testid="budget-add-project"
-            onChange={(e) => {
-              const id = e.target.value;
-              if (id) setOverrides((o) => ({ ...o, [id]: { warn: '', max: '' } }));
-            }}
-          >
-            <option value="">Choose a project…</option>
-            {unused.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
+      <fieldset className="budgets-fields" disabled={!saved} aria-busy={!saved}>
+        <LimitFields id="global" label="Everything" help="All projects and sessions together." draft={global} onChange={setGlobal} />
+        <LimitFields id="project" label="Each project" help="The default for every project." draft={perProject} onChange={setPerProject} />
+        {Object.entries(overrides).map(([id, d]) => (
+          <div key={id} className="budget-override">
+            <LimitFields id={`override-${id}`} label={projects.find((p) => p.id === id)?.name ?? id} help="This project only (instead of the default)." draft={d} onChange={(n) => setOverrides((o) => ({ ...o, [id]: n }))} />
+            <button
+              type="button"
+              className="link small"
+              onClick={() =>
+                setOverrides((o) => {
+                  const { [id]: _removed, ...rest } = o;
+                  return rest;
+                })
+              }
+            >
+              Use the default for this project
+            </button>
+          </div>
+        ))}
+        {unused.length > 0 && (
+          <label className="small budget-add">
+            Set a budget for one project:{' '}
+            <select
+              className="input"
+              value=""
+              data-testid="budget-add-project"
+              onChange={(e) => {
+                const id = e.target.value;
+                if (id) setOverrides((o) => ({ ...o, [id]: { warn: '', max: '' } }));
+              }}
+            >
+              <option value="">Choose a project…</option>
+              {unused.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </fieldset>
       <div className="setting-row">
         <div>
           <strong>Features running at once</strong>
@@ -156,7 +165,7 @@ export function BudgetsPanel() {
             </p>
           )}
         </div>
-        <input className="input narrow" inputMode="numeric" aria-label="Features running at once" aria-invalid={parallelProblem !== null} value={parallel} onChange={(e) => setParallel(e.target.value)} data-testid="max-parallel" />
+        <input className="input narrow" inputMode="numeric" aria-label="Features running at once" aria-invalid={parallelProblem !== null} disabled={parallelLoad !== 'ready'} placeholder={parallelLoad === 'failed' ? 'unknown' : ''} value={parallel} onChange={(e) => setParallel(e.target.value)} data-testid="max-parallel" />
       </div>
       {uses.length > 0 && (
         <ul className="budget-uses small" data-testid="budget-uses">

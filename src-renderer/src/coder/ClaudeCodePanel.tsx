@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { Icon } from '../components/Icon';
+import { useDraft } from '../lib/use-draft';
 import { useAppStore } from '../store';
 import './coder.css';
 
@@ -11,13 +12,13 @@ export function ClaudeCodePanel() {
   const detect = useAppStore((s) => s.detectClaude);
   const load = useAppStore((s) => s.loadCoderSettings);
   const update = useAppStore((s) => s.updateCoderSettings);
-  const [path, setPath] = useState('');
+  // Typed before the settings arrived (the first visit after a start), the path is kept.
+  const [path, setPath] = useDraft(settings === null ? undefined : (settings.claudePath ?? ''));
 
   useEffect(() => {
     void load();
     void detect();
   }, [load, detect]);
-  useEffect(() => setPath(settings?.claudePath ?? ''), [settings?.claudePath]);
 
   // Enter and then leaving the field must not send (and refuse) the same path twice.
   const tried = useRef<string | null | undefined>(undefined);
