@@ -2,7 +2,8 @@ import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type 
 import type { ImageAttachment, ImageMediaType, QueuedInput } from '../../../src-preload/contract/agents';
 import { Icon } from '../components/Icon';
 import { useAppStore, useClient } from '../store';
-import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, mentionAt, unsentText, type HistoryState, type PendingImage } from './composer-logic';
+import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, mentionAt, type HistoryState, type PendingImage } from './composer-logic';
+import { unsentText } from '../lib/unsent-text';
 import { completeSlash } from './slash-commands';
 import { nextMode } from '../keyboard/shortcuts';
 import { MODES } from './SessionHeader';

@@ -98,13 +98,3 @@ export function insertMention(text: string, start: number, caret: number, path: 
   const rest = text.slice(caret).replace(/^\S*/, '').replace(/^ /, '');
   return { text: text.slice(0, start) + inserted + rest, caret: start + inserted.length };
 }
-
-/**
- * What is left in the composer once `sent` (the box as it was when sent) has been taken: nothing
- * when the box still holds just that, what was typed after it when the box starts with it, and
- * the whole box otherwise (it was edited: the user decides what of it goes).
- */
-export function unsentText(box: string, sent: string): string {
-  if (box.trim() === sent.trim()) return '';
-  return box.startsWith(sent) ? box.slice(sent.length).trimStart() : box;
-}

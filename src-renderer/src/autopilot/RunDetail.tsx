@@ -7,6 +7,7 @@ import { blockedNotes, runBadge } from './autopilot-model';
 import { IterationTimeline } from './IterationTimeline';
 import { PlanPanel } from './PlanPanel';
 import { StateMachine } from './StateMachine';
+import { unsentText } from '../lib/unsent-text';
 
 function BlockedAnswer({ run, stepId, text, notes }: { run: AutopilotRun; stepId: string; text: string; notes: string[] }) {
   const answer = useAppStore((s) => s.answerAutopilotStep);
@@ -21,8 +22,10 @@ function BlockedAnswer({ run, stepId, text, notes }: { run: AutopilotRun; stepId
       onSubmit={(e) => {
         e.preventDefault();
         setBusy(true);
-        answer(run.id, stepId, value)
-          .then(() => setValue(''))
+        const sent = value;
+        answer(run.id, stepId, sent)
+          // Typed on while it was answered: that stays.
+          .then(() => setValue((v) => unsentText(v, sent)))
           .catch((err: unknown) => toastError('Could not answer the blocked step', err))
           .finally(() => setBusy(false));
       }}

@@ -5,6 +5,7 @@ import type { ChangeHunk, FileChange } from '../../../src-preload/contract/chang
 import { commentWidgets, CommentForm, keysInRange, newLineOf, rangeOfHunks, type DiffCommenting, type LineRange } from './diff-comments';
 import { highlightHunks } from './highlight';
 import './changes.css';
+import { unsentText } from '../lib/unsent-text';
 
 /**
  * What the user can do with the changes. Each is optional: a view of a feature branch against
@@ -190,9 +191,11 @@ export function ChangesPanel({ files, actions, busy = false, empty, toolbar }: {
               onSubmit={(e) => {
                 e.preventDefault();
                 if (!message.trim() || chosen.length === 0) return;
+                const sent = message;
                 run(async () => {
-                  await actions.commit!(chosen, message.trim());
-                  setMessage('');
+                  await actions.commit!(chosen, sent.trim());
+                  // Typed on while it committed: that stays.
+                  setMessage((m) => unsentText(m, sent));
                   setUnticked(new Set());
                   setTickedNew(new Set());
                 });

@@ -115,6 +115,8 @@ export function CommentForm({ path, range, onAdd, onCancel }: { path: string; ra
           className="input"
           rows={3}
           value={body}
+          // The form closes once the comment is added: nothing typed meanwhile would be kept.
+          readOnly={busy}
           autoFocus
           onChange={(e) => setBody(e.target.value)}
           onKeyDown={(e) => {

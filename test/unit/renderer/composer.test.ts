@@ -14,9 +14,9 @@ import {
   imageRefusal,
   insertMention,
   mentionAt,
-  unsentText,
   type HistoryState,
 } from '../../../src-renderer/src/agents/composer-logic';
+import { unsentText } from '../../../src-renderer/src/lib/unsent-text';
 import { applyEvents, emptyTranscript } from '../../../src-renderer/src/agents/transcript';
 
 describe('composer history', () => {
