@@ -13,7 +13,9 @@ export class PtyCommandRunner implements CommandRunner {
 
   async run(opts: CommandRunOptions): Promise<CommandResult> {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
+    // FORCE_COLOR (set by CI runners and test runners' workers) beats NO_COLOR below, and node
+    // prints a warning about the pair into every output the model reads.
+    for (const [k, v] of Object.entries(opts.env)) if (v !== undefined && k !== 'FORCE_COLOR') env[k] = v;
     const toText = new TerminalText();
     const r = await this.terminals.runCommand({
       cwd: opts.cwd,

@@ -13,7 +13,8 @@ import { startTerminalHarness, type TerminalHarness } from '../terminals/support
 import { until } from './support';
 
 const SECRETS = { FLIGHTDECK_TOKEN: 'browser-token-child-env-0123', ANTHROPIC_API_KEY: 'sk-ant-child-env-secret', OPENAI_AUTH_TOKEN: 'auth-token-child-env' };
-const USER_VAR = { MY_PROJECT_SETTING: 'kept-for-the-user' };
+// FORCE_COLOR as a CI runner or a test runner's worker sets it: it would beat the agent terminal's NO_COLOR.
+const USER_VAR = { MY_PROJECT_SETTING: 'kept-for-the-user', FORCE_COLOR: '1' };
 
 let h: TerminalHarness;
 const work = tempDir('fd-child-env-');
@@ -78,6 +79,9 @@ describe.runIf(process.platform === 'linux')('the environments of child processe
     const agentEnv = parseEnv(agent.output);
     expect(agentEnv.MY_PROJECT_SETTING).toBe('kept-for-the-user');
     for (const k of Object.keys(SECRETS)) expect(agentEnv[k]).toBeUndefined();
+    // No colours for the model: NO_COLOR, and no FORCE_COLOR overriding it (node warned about it in every check's output).
+    expect(agentEnv.NO_COLOR).toBe('1');
+    expect(agentEnv.FORCE_COLOR).toBeUndefined();
 
     // A command the app runs without an environment of its own still loses the credentials.
     const app = await h.app.terminals.runCommand({ cwd: work.path, command: 'env' });
