@@ -187,7 +187,11 @@ export function worktreeGitBinds(root: string, mode: 'read-only' | 'workspace-wr
       if (others === null) continue;
       writable.push(folder);
       // Just listed: one gone by the time the sandbox starts is skipped (see WorktreeGitBinds.otherRefs).
-      for (const f of others) if (f !== file) otherRefs.push(f);
+      // A lock file is a git update in flight on the host (another branch's commit, or this
+      // branch's own): it is renamed away in a moment, and a lock held in place would fail the
+      // host's git ("File exists"; Claude Code, given the list once per run, mounts /dev/null on
+      // a missing path, making an empty one) or the command's own commits.
+      for (const f of others) if (f !== file && !f.endsWith('.lock')) otherRefs.push(f);
     }
   }
   return { readOnly: [c], writable: writable.filter(exists), protect, otherRefs };
