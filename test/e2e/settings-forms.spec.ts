@@ -197,6 +197,8 @@ test('an edit not saved yet is kept when the saved settings arrive late or chang
   release!();
   await expect(page.getByTestId('claude-code-settings').getByLabel('Idle timeout')).toHaveValue('135');
   await expect(path).toHaveValue('/opt/typed-early/claude');
+  // Emptied again (the claude on PATH) before leaving the field: that path does not exist.
+  await path.fill('');
 
   // Allowed domains being typed while another window saves a step limit: the list stays.
   const net = page.getByTestId('sandbox-network-setting');

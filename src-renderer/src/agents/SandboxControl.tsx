@@ -77,12 +77,21 @@ export function SandboxControl({ session }: { session: Session }) {
   );
 }
 
+/** The list as the host keeps it (trimmed, lower case) and shows it. */
+const domainList = (text: string): string =>
+  text
+    .split(/[\s,]+/)
+    .filter((d) => d !== '')
+    .map((d) => d.toLowerCase())
+    .join(', ');
+
 /** Settings → Agents: network for sandboxed commands. */
 export function SandboxNetworkSetting() {
   const s = useAppStore((x) => x.agentSettings);
   const update = useAppStore((x) => x.updateAgentSettings);
   // A settings change while the list is being edited (a step limit saved, another window) keeps the edit.
-  const [domains, setDomains] = useDraft(s ? s.sandboxAllowedDomains.join(', ') : undefined);
+  const saved = s ? s.sandboxAllowedDomains.join(', ') : undefined;
+  const [domains, setDomains] = useDraft(saved, domainList);
   if (!s) return null;
   return (
     <div className="setting-row" data-testid="sandbox-network-setting">
@@ -98,7 +107,10 @@ export function SandboxNetworkSetting() {
             placeholder="registry.npmjs.org, *.github.com"
             value={domains}
             onChange={(e) => setDomains(e.target.value)}
-            onBlur={() => void update({ sandboxAllowedDomains: domains.split(/[\s,]+/).filter((d) => d !== '') })}
+            onBlur={() => {
+              // Left unchanged: nothing is sent (it would put back a list another window changed meanwhile).
+              if (domainList(domains) !== saved) void update({ sandboxAllowedDomains: domains.split(/[\s,]+/).filter((d) => d !== '') });
+            }}
           />
         )}
       </div>

@@ -58,26 +58,35 @@ export function BudgetsPanel() {
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
+    // Answers after the panel went (or, in development, after StrictMode's second mount asked again) are not applied.
+    let live = true;
     const load = (b: BudgetSettings) => {
+      if (!live) return;
       setSaved(b);
       setGlobal(toDraft(b.globalDaily));
       setPerProject(toDraft(b.projectDaily));
       setOverrides(Object.fromEntries(Object.entries(b.projectOverrides).map(([k, v]) => [k, toDraft(v)])));
     };
-    client.invoke('budgets.get', {}).then(load, (e: unknown) => toastError('Could not read the budgets', e));
-    client.invoke('budgets.status', {}).then((r) => setUses(r.uses), () => undefined);
+    client.invoke('budgets.get', {}).then(load, (e: unknown) => live && toastError('Could not read the budgets', e));
+    client.invoke('budgets.status', {}).then((r) => live && setUses(r.uses), () => undefined);
     client.invoke('featureRuns.settings.get', {}).then(
       (r) => {
+        if (!live) return;
         setParallel(String(r.maxParallel));
         setSavedParallel(r.maxParallel);
         setParallelLoad('ready');
       },
       (e: unknown) => {
+        if (!live) return;
         setParallelLoad('failed');
         toastError('Could not read how many features run at once', e);
       },
     );
-    return client.on('budgets.changed', ({ uses: u }) => setUses(u));
+    const off = client.on('budgets.changed', ({ uses: u }) => setUses(u));
+    return () => {
+      live = false;
+      off();
+    };
   }, [client, toastError]);
 
   const drafts = [global, perProject, ...Object.values(overrides)];
@@ -85,18 +94,22 @@ export function BudgetsPanel() {
   const parallelProblem = parallelLoad !== 'ready' || (Number.isInteger(parallelN) && parallelN >= 1 && parallelN <= 32) ? null : 'a whole number from 1 to 32';
   const invalid = drafts.some((d) => limitProblem(d) !== null) || parallelProblem !== null;
   const unused = projects.filter((p) => !(p.id in overrides));
+  const canSave = saved !== null || parallelLoad === 'ready';
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
-    if (invalid || !saved) return;
+    if (invalid || !canSave) return;
     setBusy(true);
     try {
-      const next = await client.invoke('budgets.update', {
-        globalDaily: fromDraft(global),
-        projectDaily: fromDraft(perProject),
-        projectOverrides: Object.fromEntries(Object.entries(overrides).map(([k, d]) => [k, fromDraft(d)])),
-      });
-      setSaved(next);
+      // Budgets that could not be read are not written (over limits the user never saw).
+      if (saved) {
+        const next = await client.invoke('budgets.update', {
+          globalDaily: fromDraft(global),
+          projectDaily: fromDraft(perProject),
+          projectOverrides: Object.fromEntries(Object.entries(overrides).map(([k, d]) => [k, fromDraft(d)])),
+        });
+        setSaved(next);
+      }
       if (parallelLoad === 'ready' && parallelN !== savedParallel) setSavedParallel((await client.invoke('featureRuns.settings.update', { maxParallel: parallelN })).maxParallel);
       setUses((await client.invoke('budgets.status', {})).uses);
       toast({ level: 'success', title: 'Budgets saved' });
@@ -179,7 +192,7 @@ export function BudgetsPanel() {
         </ul>
       )}
       <div className="budgets-actions">
-        <button type="submit" className="button primary" disabled={busy || invalid || !saved} data-testid="budgets-save">
+        <button type="submit" className="button primary" disabled={busy || invalid || !canSave} data-testid="budgets-save">
           Save budgets
         </button>
       </div>

@@ -4,6 +4,8 @@ import { useDraft } from '../lib/use-draft';
 import { useAppStore } from '../store';
 import './coder.css';
 
+const trimmed = (s: string): string => s.trim();
+
 /** Settings → Claude Code: is the CLI there, which version, where; its path and timeouts. */
 export function ClaudeCodePanel() {
   const detection = useAppStore((s) => s.claudeDetection);
@@ -13,7 +15,7 @@ export function ClaudeCodePanel() {
   const load = useAppStore((s) => s.loadCoderSettings);
   const update = useAppStore((s) => s.updateCoderSettings);
   // Typed before the settings arrived (the first visit after a start), the path is kept.
-  const [path, setPath] = useDraft(settings === null ? undefined : (settings.claudePath ?? ''));
+  const [path, setPath] = useDraft(settings === null ? undefined : (settings.claudePath ?? ''), trimmed);
 
   useEffect(() => {
     void load();
