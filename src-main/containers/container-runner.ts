@@ -14,8 +14,10 @@ import type { ContainerService } from './container-service';
 /**
  * The variables of the host's command environment that mean the same inside a container;
  * everything else (PATH, HOME, the host's tool paths) describes the host and is left out.
+ * FORCE_COLOR too (a CI runner's, a test worker's): commands here write to pipes the model
+ * reads, which it would fill with colour codes.
  */
-const PASSED_ENV = /^(PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLORTERM|NO_COLOR|FORCE_COLOR|CI)$/;
+const PASSED_ENV = /^(PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|LANG|LANGUAGE|LC_[A-Z]+|TZ|TERM|COLORTERM|NO_COLOR|CI)$/;
 
 export function containerEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
