@@ -18,7 +18,12 @@
  * is protected like the others.
  * Residual: a command can add objects and branches under the session's folder, and remove or
  * replace loose objects (git's content addresses make a replaced object a corrupt one, never a
- * program); it cannot change what git runs or where it looks, nor move another branch.
+ * program); it cannot change what git runs or where it looks. Another branch of the folder is
+ * read-only as the command starts; but when the host's git replaces that branch's ref while the
+ * command runs (its lock renamed onto the ref, as every commit on it does), the kernel drops the
+ * bind in the sandbox's namespace (rename over a mount point of another namespace, Linux ≥ 3.18),
+ * and from then on that command could move that branch too. Not closed yet: a folder per
+ * session's branch, or the host checking other branches' tips against its own updates, would.
  * Hooks of the repository run when the command's git runs them, inside the same sandbox.
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
