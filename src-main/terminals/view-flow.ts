@@ -69,9 +69,10 @@ export class ViewFlow {
     if (!v) return false;
     v.lastAckAt = this.now();
     if (v.stalled) {
-      // Back from a stall: it governs again from here on, not from where it fell behind.
+      // Back from a stall: it governs again from here on, not from where it fell behind; a view
+      // fed by the direct socket may be past `end`, and keeps that lead (later acks only add on).
       v.stalled = false;
-      v.acked = end;
+      v.acked = Math.min(end + ahead, Math.max(end, v.acked + chars));
     } else {
       v.acked = Math.min(end + ahead, v.acked + chars);
     }

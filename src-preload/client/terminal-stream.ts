@@ -1,5 +1,5 @@
 import { hasBytes } from '../contract/terminal-frames';
-import { TERMINAL_ACK_BATCH_CHARS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
+import { TERMINAL_ACK_BATCH_CHARS, TERMINAL_ACK_TAIL_MS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
 import type { Client } from './client';
 import { outputScheduler, type OutputLane, type OutputScheduler } from './output-scheduler';
 
@@ -19,6 +19,8 @@ export interface TerminalStreamOptions {
   /** Called when the view could not be continued seamlessly (the scrollback no longer reached back). */
   onGap?(missedChars: number): void;
   ackBatchChars?: number;
+  /** How long after a burst its last characters (under a batch) are acknowledged (TERMINAL_ACK_TAIL_MS). */
+  ackTailMs?: number;
   /**
    * The sink already holds the output up to this offset (a parked view's snapshot): attaching
    * writes only what came after it, or resets and replays when the scrollback moved past it.
@@ -57,6 +59,8 @@ export class TerminalStream {
   private replayWaiters: Array<() => void> = [];
   private attachmentId: string | null = null;
   private unackedParsed = 0;
+  /** Sends the acknowledgement of a burst's end (see TERMINAL_ACK_TAIL_MS). */
+  private ackTail: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
   private readonly offs: Array<() => void> = [];
   private readonly ackBatch: number;
@@ -128,6 +132,7 @@ export class TerminalStream {
         }
         this.attachmentId = r.attachmentId;
         this.unackedParsed = 0;
+        this.clearAckTail();
         if (this.next === null || this.next < r.start || this.next > r.end) {
           // A reset sink is not a new one (a conservative no); a new one misses what precedes r.start.
           this.fromStart = this.next === null && r.start === 0 && this.fromStart;
@@ -193,6 +198,7 @@ export class TerminalStream {
     if (this.disposed) return;
     this.disposed = true;
     this.lane.close();
+    this.clearAckTail();
     // What the lane still held was handed over by close(); nobody waits on a stopped stream.
     for (const r of this.replayWaiters.splice(0)) r();
     for (const off of this.offs.splice(0)) off();
@@ -241,11 +247,28 @@ export class TerminalStream {
   private parsed(chars: number, attachmentId: string | null): void {
     if (this.disposed || attachmentId === null || attachmentId !== this.attachmentId) return;
     this.unackedParsed += chars;
-    if (this.unackedParsed < this.ackBatch) return;
+    if (this.unackedParsed < this.ackBatch) {
+      this.ackTail ??= setTimeout(() => {
+        this.ackTail = null;
+        if (!this.disposed && this.attachmentId === attachmentId) this.sendAck(attachmentId);
+      }, this.opts.ackTailMs ?? TERMINAL_ACK_TAIL_MS);
+      return;
+    }
+    this.sendAck(attachmentId);
+  }
+
+  private sendAck(attachmentId: string): void {
+    this.clearAckTail();
     const n = this.unackedParsed;
+    if (n === 0) return;
     this.unackedParsed = 0;
     this.stats.acks++;
     // A lost ack (connection dropped) is healed by re-attaching, which resets the count.
     void this.client.invoke('terminals.ack', { id: this.id, attachmentId, chars: n }).catch(() => undefined);
+  }
+
+  private clearAckTail(): void {
+    if (this.ackTail !== null) clearTimeout(this.ackTail);
+    this.ackTail = null;
   }
 }

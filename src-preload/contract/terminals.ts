@@ -18,6 +18,12 @@ export const TERMINAL_MAX_ROWS = 500;
 export const TERMINAL_MAX_INPUT_CHARS = 64 * 1024;
 /** A view acknowledges once it has parsed this many characters (VS Code's CharCountAckSize). */
 export const TERMINAL_ACK_BATCH_CHARS = 5_000;
+/**
+ * What is parsed and under a batch is acknowledged this long after, if nothing more came: the
+ * end of a burst (a command's last lines, an echo) is otherwise never counted, and the terminal's
+ * in-flight count stays above zero for good. At most one ack a second while typing.
+ */
+export const TERMINAL_ACK_TAIL_MS = 1_000;
 
 export const TerminalId = z.string().regex(/^term-[a-z0-9]{6,40}$/, 'not a terminal id');
 export const AttachmentId = z.string().regex(/^att-[a-z0-9]{6,40}$/, 'not an attachment id');

@@ -140,6 +140,25 @@ describe('direct terminal output socket (browser mode)', () => {
     }
   });
 
+  it("a burst's end under an ack batch is acknowledged too: nothing stays in flight once the view has parsed it", { timeout: 60_000 }, async () => {
+    // A flood, a pause, then one character: what follows the last full batch (here the 'z') was
+    // never acknowledged, and the terminal counted it in flight for good.
+    const file = join(dir.path, 'tail.txt');
+    const expected = await writeFloodFile(file, 256 * 1024);
+    const go = join(dir.path, 'go-tail');
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}; sleep 0.3; printf z; sleep 30`], cwd: dir.path, kind: 'command', title: 'tail' });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id, { keepText: false, ackTailMs: 50 });
+    await view.attach();
+    writeFileSync(go, '');
+    await view.until((_o, v) => v.bytes >= expected.bytes + 1, 30_000, 'the flood and its tail');
+    // The view (fed by the direct socket) may be ahead: wait for this process to have the 'z' too.
+    await waitFor(() => h.app.terminals.flowStats(info.id).scrollbackChars >= view.stream.stats.received || null, 'the tail to reach this process');
+    await waitFor(() => h.app.terminals.flowStats(info.id).unackedChars === 0 || null, 'every acknowledgement counted');
+    view.dispose();
+    h.app.terminals.kill(info.id, 'SIGKILL');
+  });
+
   it('a program started while direct sockets are open inherits neither them nor the IPC channel', async () => {
     await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'keeps the host up' });
     await waitFor(() => h.app.terminals.directSockets().length >= 1, 'a direct socket to open');

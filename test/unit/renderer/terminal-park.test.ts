@@ -104,6 +104,9 @@ async function showAgain(main: ReturnType<typeof fakeMain>, parked: ParkedTermin
   const gaps: number[] = [];
   const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, onGap: (n) => gaps.push(n) });
   await resumed.attach();
+  // The stream feeds the emulator in slices (the window's output scheduler), so a long resume is
+  // not all written yet: stopping the stream hands the rest over at once, then it is parsed.
+  resumed.dispose();
   await parsed(b.t);
   return { b, gaps, resumed };
 }
@@ -197,6 +200,7 @@ describe('parking a terminal and showing it again', () => {
     const b = term(parked.cols, parked.rows);
     await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
     const resumed = await view(main.client, b.t, parked.offset);
+    resumed.dispose();
     await parsed(b.t);
     expect(resumed.stats.gaps).toBe(0);
     expect(state(b.t)).toEqual(shown);

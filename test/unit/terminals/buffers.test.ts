@@ -207,6 +207,21 @@ describe('ViewFlow', () => {
     expect(f.consumed()).toBe(end);
     expect(f.unacked(end + 50)).toBe(50);
   });
+
+  it('a view back from a stall keeps its lead over this process (the direct socket is ahead of IPC)', () => {
+    let now = 0;
+    const f = new ViewFlow(() => now, 1_000);
+    f.attach('direct', 'c1', 0);
+    const end = FLOW_WINDOW_MIN_BYTES * 2;
+    now = 1_000;
+    expect(f.markStalled(end)).toBe(true);
+    // It acknowledges all it parsed: 100 characters more than this process has received yet.
+    f.ack('direct', end + 100, end, 4_096);
+    expect(f.consumed()).toBe(end + 100);
+    // Those 100 arrive here, and 50 more that the view then parses and acknowledges.
+    f.ack('direct', 50, end + 150, 4_096);
+    expect(f.unacked(end + 150)).toBe(0);
+  });
 });
 
 describe('OutputCapture', () => {

@@ -158,6 +158,32 @@ describe('TerminalStream', () => {
     expect(acks[0]!.input).toMatchObject({ chars: 13 });
   });
 
+  it("acknowledges a burst's end under a batch a moment after it was parsed, once", async () => {
+    const t = fakeTerminal(100_000);
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api, { ackBatchChars: 10, ackTailMs: 20 });
+    await stream.attach();
+    const acks = () => t.calls.filter((c) => c.channel === 'terminals.ack').map((c) => c.input.chars);
+    t.emit('123456789012');
+    t.emit('$ ');
+    out.parse();
+    // The batch at once; the prompt after it (2 characters) and a typed echo only after the tail's wait, together.
+    expect(acks()).toEqual([12]);
+    t.emit('l');
+    out.parse();
+    expect(acks()).toEqual([12]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(acks()).toEqual([12, 3]);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(acks()).toEqual([12, 3]);
+    // Nothing is sent for a stream that was stopped with a tail pending.
+    t.emit('s');
+    out.parse();
+    stream.dispose();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(acks()).toEqual([12, 3]);
+  });
+
   it('resyncs from the scrollback after dropped events, with no gap and no duplicate', async () => {
     const t = fakeTerminal();
     const out = sink();
