@@ -67,6 +67,29 @@ export function authModeFor(preset: string | undefined, baseUrl: string): CoderB
 }
 
 /** Approval requests of the run, answered by the session's gate with the session's mode. */
+/** How long a tool's approval request waits for the CLI's stream to show the call that proposed it. */
+const TOOL_SEEN_WAIT_MS = 2_000;
+
+/**
+ * The gate, behind the turn's limits. A budget or turn limit is checked when the CLI reports a
+ * call (its usage, on stdout), and that line may be read after the approval request of a tool the
+ * same call proposed (a separate connection). The request waits until the stream has shown its
+ * tool use (at most TOOL_SEEN_WAIT_MS); past a limit it is not answered until the run has
+ * stopped the CLI: the tool never runs and the CLI, waiting for the answer, makes no next call
+ * (a refusal would go back to the model as that next call).
+ */
+export function limitedGate(gate: ApprovalHook, limits: { refusal(): string | null; seen(toolUseId: string, signal: AbortSignal): Promise<void> }): ApprovalHook {
+  return {
+    async decide(r, signal) {
+      if (r.toolUseId) await limits.seen(r.toolUseId, signal);
+      const refusal = limits.refusal();
+      if (refusal === null) return gate.decide(r, signal);
+      if (!signal.aborted) await new Promise<void>((done) => signal.addEventListener('abort', () => done(), { once: true }));
+      return { allow: false, reason: refusal };
+    },
+  };
+}
+
 function gateHook(ctx: TurnContext): ApprovalHook {
   return {
     async decide(r, signal) {
@@ -162,6 +185,33 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
   const limit = new AbortController();
   let refusal = ctx.deps.callGuard?.(ctx.sessionId) ?? null;
   if (refusal) return fail('limit', refusal);
+  // Tool uses the stream has shown (after their call's usage was counted), and requests waiting for one.
+  const seenTools = new Set<string>();
+  const toolWaiters = new Map<string, () => void>();
+  const noteTools = (m: { type?: unknown; message?: unknown }) => {
+    if (m.type !== 'assistant') return;
+    const content = (m.message as { content?: unknown } | undefined)?.content;
+    if (!Array.isArray(content)) return;
+    for (const b of content as Array<{ type?: unknown; id?: unknown }>) {
+      if (b.type !== 'tool_use' || typeof b.id !== 'string') continue;
+      seenTools.add(b.id);
+      toolWaiters.get(b.id)?.();
+    }
+  };
+  const seen = (id: string, signal: AbortSignal) =>
+    seenTools.has(id)
+      ? Promise.resolve()
+      : new Promise<void>((done) => {
+          const end = () => {
+            clearTimeout(timer);
+            toolWaiters.delete(id);
+            signal.removeEventListener('abort', end);
+            done();
+          };
+          const timer = setTimeout(end, TOOL_SEEN_WAIT_MS);
+          toolWaiters.set(id, end);
+          signal.addEventListener('abort', end, { once: true });
+        });
   const forward = (events: ReturnType<StreamEventMapper['map']>) => {
     for (const e of events) {
       if (e.type === 'usage' && !ctx.stopped) {
@@ -190,7 +240,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     {
       claudePath: detection.path,
       backend: { profile: s.profile, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, model: s.model, authMode: authModeFor(profile?.preset, resolved.baseUrl) },
-      gate: gateHook(ctx),
+      gate: limitedGate(gateHook(ctx), { refusal: () => refusal, seen }),
       signal: AbortSignal.any([ctx.signal, limit.signal]),
       checkContract: cfg.injectConstraints,
       goal: cfg.goal,
@@ -207,6 +257,8 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
         if (m.type === 'system' && m.subtype === 'init' && typeof m.session_id === 'string') seenSession = m.session_id;
         if (m.type === 'assistant' && typeof m.uuid === 'string' && (m.parent_tool_use_id ?? null) === null) lastMessage = m.uuid;
         forward(mapper.map(m));
+        // After forward: the call's usage is counted (and a limit checked) before its tools are let through.
+        noteTools(m);
       },
       onAttempt: (info) => {
         lastMessage = null;
