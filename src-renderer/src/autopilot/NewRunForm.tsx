@@ -7,7 +7,10 @@ export function NewRunForm({ onStarted, onCancel }: { onStarted(run: AutopilotRu
   const projects = useAppStore((s) => s.projects);
   const profiles = useAppStore((s) => s.profiles);
   const start = useAppStore((s) => s.startAutopilotRun);
-  const [projectId, setProjectId] = useState(projects[0]?.id ?? '');
+  const [picked, setProjectId] = useState(projects[0]?.id ?? '');
+  // The one picked while it is still a project, else the first: the projects may arrive (added in
+  // another window while "Add a project first" showed) or one may go after the form opened.
+  const projectId = projects.some((p) => p.id === picked) ? picked : (projects[0]?.id ?? '');
   const [goal, setGoal] = useState('');
   const [testCmd, setTestCmd] = useState('');
   const [maxIters, setMaxIters] = useState(20);
