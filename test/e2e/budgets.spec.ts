@@ -4,6 +4,7 @@ import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { SessionPage } from './poms/session';
 import { makeRepo } from '../support/temp';
+import { holdAnswers } from './support/held-answers';
 
 /**
  * Settings → Budgets as a person uses it: a warning above the maximum is refused in the form,
@@ -72,52 +73,19 @@ test('a daily maximum set in Settings stops model calls until it is raised', asy
 });
 
 test('the budget and parallel-run fields take input only once the saved values arrived: a slow host does not replace what was typed', async ({ page }) => {
-  // Between the page and the host: the answers to budgets.get and featureRuns.settings.get held
-  // back until the test lets them through (a host slow to answer, made deterministic).
-  const HELD = new Set(['budgets.get', 'featureRuns.settings.get']);
-  const held: string[] = [];
-  let release: (() => void) | null = null;
-  // Only until the release: the answers after the reload below pass.
-  let holding = true;
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    const server = ws.connectToServer();
-    // Request ids are per connection; the held answers go back on the connection that asked.
-    const heldIds = new Set<number>();
-    if (holding) {
-      release = () => {
-        holding = false;
-        for (const m of held.splice(0)) ws.send(m);
-      };
-    }
-    ws.onMessage((m) => {
-      if (typeof m === 'string') {
-        const f = JSON.parse(m) as { type: string; id?: number; channel?: string };
-        if (f.type === 'invoke' && f.channel && HELD.has(f.channel)) heldIds.add(f.id!);
-      }
-      server.send(m);
-    });
-    server.onMessage((m) => {
-      if (typeof m === 'string' && holding) {
-        const f = JSON.parse(m) as { type: string; id?: number };
-        if (f.type === 'result' && heldIds.has(f.id!)) {
-          held.push(m);
-          return;
-        }
-      }
-      ws.send(m);
-    });
-  });
+  // The host's answers to budgets.get and featureRuns.settings.get held back until released.
+  const answers = await holdAnswers(page, ['budgets.get', 'featureRuns.settings.get'], { armed: true });
   const board = new BoardPage(page);
   await board.open(host.url);
   await page.getByTestId('nav-settings').click();
-  await expect.poll(() => held.length).toBe(2);
+  await expect.poll(() => answers.held()).toBe(2);
   // Nothing to edit yet: the fields wait for the values they edit (typed now, they were replaced
   // when the values came, and Save then skipped the number of parallel runs).
   await expect(page.getByTestId('max-parallel')).toBeDisabled();
   await expect(page.getByTestId('budget-global-warn')).toBeDisabled();
   await expect(page.getByTestId('budgets-save')).toBeDisabled();
 
-  release!();
+  answers.release();
   await expect(page.getByTestId('max-parallel')).toBeEnabled();
   await expect(page.getByTestId('max-parallel')).toHaveValue(/^\d+$/);
   await page.getByTestId('max-parallel').fill('1');

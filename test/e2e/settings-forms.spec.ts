@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { startHost, type RunningHost } from './support/host';
 import { BoardPage } from './poms/board';
 import { SettingsPage } from './poms/settings';
+import { holdAnswers } from './support/held-answers';
 
 /**
  * Every settings form opened, edited and saved the way a person does it, and read back after
@@ -148,37 +149,8 @@ test('every provider preset, a custom provider, terminal, agent and Claude Code 
 });
 
 test('an edit not saved yet is kept when the saved settings arrive late or change elsewhere', async ({ page, context }) => {
-  // Once armed, the page's next answer to coder.settings.get is held back until the test lets it through.
-  let armed = false;
-  let heldId: number | null = null;
-  let held: string | null = null;
-  let release: (() => void) | null = null;
-  await page.routeWebSocket(/\/ws$/, (ws) => {
-    const server = ws.connectToServer();
-    // The page after the reload is the one whose answer is held.
-    release = () => {
-      if (held !== null) ws.send(held);
-      held = null;
-      heldId = -1;
-    };
-    ws.onMessage((m) => {
-      if (typeof m === 'string' && armed && heldId === null) {
-        const f = JSON.parse(m) as { type: string; id?: number; channel?: string };
-        if (f.type === 'invoke' && f.channel === 'coder.settings.get') heldId = f.id!;
-      }
-      server.send(m);
-    });
-    server.onMessage((m) => {
-      if (typeof m === 'string' && heldId !== null && heldId >= 0 && held === null) {
-        const f = JSON.parse(m) as { type: string; id?: number };
-        if (f.type === 'result' && f.id === heldId) {
-          held = m;
-          return;
-        }
-      }
-      ws.send(m);
-    });
-  });
+  // Once armed, the page's answers to coder.settings.get are held back until released.
+  const answers = await holdAnswers(page, ['coder.settings.get']);
   const board = new BoardPage(page);
   await board.open(host.url);
   const settings = new SettingsPage(page);
@@ -187,14 +159,14 @@ test('an edit not saved yet is kept when the saved settings arrive late or chang
   // (The field shows the host's answer: 135 once saved.)
   await page.getByTestId('claude-code-settings').getByLabel('Idle timeout').fill('135');
   await expect(page.getByTestId('claude-code-settings').getByLabel('Idle timeout')).toHaveValue('135');
-  armed = true;
+  answers.arm();
   await page.reload();
   await settings.open();
-  await expect.poll(() => held !== null).toBe(true);
+  await expect.poll(() => answers.held()).toBe(1);
   // Typed before the saved settings arrived: the typed path stays.
   const path = page.getByTestId('claude-code-settings').getByLabel('claude CLI path');
   await path.fill('/opt/typed-early/claude');
-  release!();
+  answers.release();
   await expect(page.getByTestId('claude-code-settings').getByLabel('Idle timeout')).toHaveValue('135');
   await expect(path).toHaveValue('/opt/typed-early/claude');
   // Emptied again (the claude on PATH) before leaving the field: that path does not exist.

@@ -77,11 +77,11 @@ export function SandboxControl({ session }: { session: Session }) {
   );
 }
 
+/** The domains typed in the field. */
+const domainsOf = (text: string): string[] => text.split(/[\s,]+/).filter((d) => d !== '');
 /** The list as the host keeps it (trimmed, lower case) and shows it. */
 const domainList = (text: string): string =>
-  text
-    .split(/[\s,]+/)
-    .filter((d) => d !== '')
+  domainsOf(text)
     .map((d) => d.toLowerCase())
     .join(', ');
 
@@ -109,7 +109,7 @@ export function SandboxNetworkSetting() {
             onChange={(e) => setDomains(e.target.value)}
             onBlur={() => {
               // Left unchanged: nothing is sent (it would put back a list another window changed meanwhile).
-              if (domainList(domains) !== saved) void update({ sandboxAllowedDomains: domains.split(/[\s,]+/).filter((d) => d !== '') });
+              if (domainList(domains) !== saved) void update({ sandboxAllowedDomains: domainsOf(domains) });
             }}
           />
         )}
