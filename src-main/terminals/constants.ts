@@ -3,6 +3,7 @@
  * with an adaptive window instead of its fixed 100k/5k watermarks (see flow-window.ts and
  * docs/terminal-performance.md for the measurements behind these numbers).
  */
+import { TERMINAL_INPUT_FRAME_MAX_BYTES } from '../../src-preload/contract/terminal-frames';
 
 /**
  * The smallest (and first) flow window: the pty may be this many bytes ahead of the slowest
@@ -81,11 +82,11 @@ export const CHANNEL_SMALL_FRAME_BYTES = 4 * 1024;
  */
 export const TERMINAL_SOCKET_BACKLOG_MAX_BYTES = 8 * 1024 * 1024;
 /**
- * A direct output socket carries nothing from the client (acks and input go through the main
- * process, validated at the bridge): a frame larger than a close frame's payload is refused by
- * ws itself, and any frame at all closes the socket.
+ * A direct socket takes one thing from the client, keystrokes (terminal-frames.ts's input
+ * frame, at most TERMINAL_MAX_INPUT_CHARS); ws refuses a larger frame itself (1009), and anything
+ * that is not a well-formed input frame closes the socket (1008).
  */
-export const DIRECT_SOCKET_MAX_CLIENT_FRAME_BYTES = 125;
+export const DIRECT_SOCKET_MAX_CLIENT_FRAME_BYTES = TERMINAL_INPUT_FRAME_MAX_BYTES;
 
 /** Scrollback kept per terminal for late or reloaded views: about 1–2 MB of UTF-16 text. */
 export const DEFAULT_SCROLLBACK_CHARS = 1_000_000;

@@ -16,6 +16,13 @@ export interface Transport {
    * are missing from the scrollback.
    */
   onResync?(listener: () => void): () => void;
+  /**
+   * Sends keystrokes for a terminal on a faster way than `terminals.write` if there is one
+   * (browser mode: the direct socket, straight to the pty host, once that terminal's output
+   * comes over it); false when there is none and the caller should use `terminals.write`.
+   * Fire and forget, like a keystroke written to a socket.
+   */
+  typeInto?(id: string, data: string): boolean;
 }
 
 /** `unauthorized`: the host is up but refuses this page's token (it restarted with a new one). */

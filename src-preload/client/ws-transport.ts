@@ -1,4 +1,4 @@
-import { decodeTerminalDataFrame, type TerminalDataBytes } from '../contract/terminal-frames';
+import { decodeTerminalDataFrame, encodeTerminalInputFrame, TERMINAL_MAX_INPUT_CHARS, type TerminalDataBytes } from '../contract/terminal-frames';
 import { DIRECT_SOCKET_PATH, HostFrame, type ClientFrame, type Result } from '../contract/wire';
 import { ListenerRegistry } from './listeners';
 import type { Transport, TransportStatus } from './transport';
@@ -22,7 +22,7 @@ interface Pending {
  * drops fail with `unavailable`; subscriptions are replayed on reconnect.
  *
  * When the host offers it (a `direct` frame with a ticket), terminal output arrives on a
- * second, output-only WebSocket written by the pty host itself (see
+ * second WebSocket written by the pty host itself (see
  * src-main/terminals/pty-host/direct-sockets.ts); its frames are dispatched exactly like the
  * main socket's, and views drop by offset whatever both carried. If it drops, the host says so
  * on the main socket (`directLost`), views resync, and the output continues on the main socket
@@ -33,6 +33,12 @@ interface Pending {
  * attached before the direct socket opened is switched mid-stream, and the direct socket would
  * otherwise overtake the main socket's backlog (the view saw a gap, attached again and dropped
  * what both paths then carried).
+ *
+ * Keystrokes for a terminal switched to the direct socket go on it too (`typeInto`), straight
+ * to the pty host: the echo's round trip no longer waits for the main process twice. Callers
+ * send a terminal's input in order and the next piece only once the previous one was answered
+ * (TerminalView's chain), so a keystroke sent on the main socket before the switch was in the
+ * pty host's IPC channel before any sent on the direct socket.
  */
 export function createWebSocketTransport(url: string): Transport {
   let socket: WebSocket | null = null;
@@ -223,6 +229,13 @@ export function createWebSocketTransport(url: string): Transport {
     onResync(listener) {
       resyncListeners.add(listener);
       return () => resyncListeners.delete(listener);
+    },
+    typeInto(id, data) {
+      const d = direct;
+      if (!d || d.readyState !== WebSocket.OPEN || !directRouted.has(id)) return false;
+      if (data.length === 0 || data.length > TERMINAL_MAX_INPUT_CHARS) return false;
+      d.send(encodeTerminalInputFrame(id, data));
+      return true;
     },
   };
 }

@@ -11,15 +11,33 @@
  *   f64  offset of the first character in the terminal's stream (UTF-16 code units)
  *   f64  how many UTF-16 code units the output decodes to (offsets and acks count those)
  *   ...  the output, UTF-8, ending on a character boundary
+ *
+ * Browser mode's direct socket also carries keystrokes the other way, from the view to the pty
+ * host (see src-main/terminals/pty-host/direct-sockets.ts):
+ *   u8   kind (2 = terminal input)
+ *   u16  length of the terminal id, then the id (ASCII)
+ *   ...  the input, UTF-8 (1 to TERMINAL_MAX_INPUT_CHARS UTF-16 code units once decoded)
  */
 export const TERMINAL_DATA_FRAME = 1;
+export const TERMINAL_INPUT_FRAME = 2;
+
+/** What a terminal id looks like (the contract's TerminalId): checked here without zod, in the pty host too. */
+export const TERMINAL_ID_PATTERN = /^term-[a-z0-9]{6,40}$/;
+/** One input write; a larger paste is split by the client. Far above any typed burst. */
+export const TERMINAL_MAX_INPUT_CHARS = 64 * 1024;
 
 /** A terminal id is short ASCII (TerminalId in terminals.ts); anything longer is not ours. */
 const MAX_KEY_BYTES = 200;
 const FIXED_HEADER = 1 + 2 + 8 + 8;
 
+const INPUT_HEADER = 1 + 2;
+/** Every UTF-16 code unit encodes to at most 3 UTF-8 bytes (a surrogate pair: 4 for 2). */
+export const TERMINAL_INPUT_FRAME_MAX_BYTES = INPUT_HEADER + MAX_KEY_BYTES + 3 * TERMINAL_MAX_INPUT_CHARS;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
+/** Input is text the client encoded: invalid UTF-8 is not ours, and is refused rather than repaired. */
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * A `terminals.data` payload that carries the output as bytes. `data` (the contract's field)
@@ -87,4 +105,37 @@ export function decodeTerminalDataFrame(frame: ArrayBuffer | Uint8Array): { key:
   // Every UTF-8 byte decodes to at most one UTF-16 unit, and only an empty body to none.
   if (!Number.isSafeInteger(length) || length < 0 || length > body.length || (length === 0) !== (body.length === 0)) return null;
   return { key, payload: terminalDataFromBytes(offset, length, body) };
+}
+
+/** A keystroke (or a piece of a paste) for terminal `key`, from the view to the pty host. */
+export function encodeTerminalInputFrame(key: string, data: string): Uint8Array {
+  const id = keyBytes(key);
+  const text = encoder.encode(data);
+  const out = new Uint8Array(INPUT_HEADER + id.length + text.length);
+  out[0] = TERMINAL_INPUT_FRAME;
+  new DataView(out.buffer).setUint16(1, id.length, true);
+  out.set(id, INPUT_HEADER);
+  out.set(text, INPUT_HEADER + id.length);
+  return out;
+}
+
+/**
+ * Null for anything that is not a well-formed input frame: another kind, a key that is not a
+ * terminal id, no input, more than TERMINAL_MAX_INPUT_CHARS, or bytes that are not UTF-8.
+ */
+export function decodeTerminalInputFrame(frame: Uint8Array): { key: string; data: string } | null {
+  if (frame.length < INPUT_HEADER || frame[0] !== TERMINAL_INPUT_FRAME) return null;
+  const idLength = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint16(1, true);
+  const bodyAt = INPUT_HEADER + idLength;
+  if (idLength === 0 || idLength > MAX_KEY_BYTES || bodyAt >= frame.length) return null;
+  const key = decoder.decode(frame.subarray(INPUT_HEADER, bodyAt));
+  if (!TERMINAL_ID_PATTERN.test(key)) return null;
+  let data: string;
+  try {
+    data = strictDecoder.decode(frame.subarray(bodyAt));
+  } catch {
+    return null;
+  }
+  if (data.length === 0 || data.length > TERMINAL_MAX_INPUT_CHARS) return null;
+  return { key, data };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { event, request } from './define';
 import { ProjectId, UserPath } from './projects';
+import { TERMINAL_ID_PATTERN, TERMINAL_MAX_INPUT_CHARS } from './terminal-frames';
 
 /**
  * Live terminals. Output travels on the keyed `terminals.data` topic with stream offsets
@@ -14,8 +15,7 @@ export const TERMINAL_MIN_COLS = 2;
 export const TERMINAL_MAX_COLS = 1_000;
 export const TERMINAL_MIN_ROWS = 1;
 export const TERMINAL_MAX_ROWS = 500;
-/** One input write; a larger paste is split by the client. Far above any typed burst. */
-export const TERMINAL_MAX_INPUT_CHARS = 64 * 1024;
+export { TERMINAL_MAX_INPUT_CHARS } from './terminal-frames';
 /** A view acknowledges once it has parsed this many characters (VS Code's CharCountAckSize). */
 export const TERMINAL_ACK_BATCH_CHARS = 5_000;
 /**
@@ -25,7 +25,7 @@ export const TERMINAL_ACK_BATCH_CHARS = 5_000;
  */
 export const TERMINAL_ACK_TAIL_MS = 1_000;
 
-export const TerminalId = z.string().regex(/^term-[a-z0-9]{6,40}$/, 'not a terminal id');
+export const TerminalId = z.string().regex(TERMINAL_ID_PATTERN, 'not a terminal id');
 export const AttachmentId = z.string().regex(/^att-[a-z0-9]{6,40}$/, 'not an attachment id');
 
 const Cols = z.number().int().min(TERMINAL_MIN_COLS).max(TERMINAL_MAX_COLS);

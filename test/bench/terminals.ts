@@ -72,10 +72,13 @@ async function headlessParseOnly(file: string): Promise<{ ms: number; cpuMs: num
 }
 
 /**
- * Where each keystroke echo's time went, idle and during the flood: view → main (the request on
- * the socket, main's event loop), main → pty host → cat → pty host → main, main → view (fair
- * queue, socket, the view's event loop), the view's scheduler, xterm's parse. Per hop p50/p99,
- * and the mean per hop over the slowest tenth of the echoes (what the p99 is made of).
+ * Where each keystroke echo's time went, idle and during the flood: view → pty host (the direct
+ * socket, or the main socket and main's event loop and IPC for a keystroke sent before the view
+ * was switched to the direct socket; `viaMain` counts those), the pty (write, the tty's echo, the
+ * host's read), pty host → view (the direct socket, the view's event loop), the view's
+ * scheduler, xterm's parse; and, beside the echo's path, pty host → main (IPC: scrollback, other
+ * windows). Per hop p50/p99, and the mean per hop over the slowest tenth of the echoes (what the
+ * p99 is made of).
  */
 function echoHopStats(
   view: { sent: number[]; arrived: number[]; written: number[]; parsed: number[] },
@@ -83,18 +86,13 @@ function echoHopStats(
   host: Array<{ inputAt: number; readAt: number | null }>,
   idleCount: number,
 ) {
-  const n = Math.min(view.sent.length, view.arrived.length, view.written.length, view.parsed.length, main.write.length, main.data.length, host.length);
+  const n = Math.min(view.sent.length, view.arrived.length, view.written.length, view.parsed.length, main.data.length, host.length);
   const read = (i: number) => host[i]!.readAt ?? Number.NaN;
   const hops = {
-    viewToMain: (i: number) => main.write[i]! - view.sent[i]!,
-    // Inside main → pty host → main: the input's IPC hop, the pty (write, the tty's echo, the
-    // host's read), then the echo's way on from the host, to the view (the direct socket in
-    // browser mode: the echo's path) and to main (IPC; scrollback, other windows).
-    mainToPtyHost: (i: number) => host[i]!.inputAt - main.write[i]!,
+    viewToPtyHost: (i: number) => host[i]!.inputAt - view.sent[i]!,
     ptyEcho: (i: number) => read(i) - host[i]!.inputAt,
     ptyHostToView: (i: number) => view.arrived[i]! - read(i),
     ptyHostToMain: (i: number) => main.data[i]! - read(i),
-    mainPtyHostMain: (i: number) => main.data[i]! - main.write[i]!,
     viewScheduler: (i: number) => view.written[i]! - view.arrived[i]!,
     xtermParse: (i: number) => view.parsed[i]! - view.written[i]!,
   };
@@ -110,8 +108,10 @@ function echoHopStats(
     return out;
   };
   return {
-    note: 'per keystroke, epoch ms across processes; slowestTenthMean: mean of each hop over the 10% slowest echoes (sent → handed to xterm); the echo reaches the view by viewToMain + mainToPtyHost + ptyEcho + ptyHostToView + viewScheduler',
+    note: 'per keystroke, epoch ms across processes; slowestTenthMean: mean of each hop over the 10% slowest echoes (sent → handed to xterm); the echo reaches the view by viewToPtyHost + ptyEcho + ptyHostToView + viewScheduler',
     complete: n === view.sent.length && host.slice(0, n).every((e) => e.readAt !== null),
+    // Keystrokes that went through the main process (before the view was switched to the direct socket).
+    viaMain: main.write.length,
     idle: phase(0, Math.min(idleCount, n)),
     duringFlood: phase(idleCount, n),
   };

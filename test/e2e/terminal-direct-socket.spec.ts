@@ -6,8 +6,9 @@ import { makeRepo } from '../support/temp';
 
 /**
  * Browser mode in Chromium: a terminal's output reaches the page over the pty host's direct
- * socket (/ws-terminal, under the page's own CSP), not over the main socket, and a reload gets
- * the same text back (scrollback from the main process, then direct again).
+ * socket (/ws-terminal, under the page's own CSP), not over the main socket, and so do the keys
+ * typed into it (the other way); a reload gets the same text back (scrollback from the main
+ * process, then direct again).
  */
 let host: RunningHost;
 test.beforeAll(async () => {
@@ -17,14 +18,22 @@ test.afterAll(async () => {
   await host?.stop();
 });
 
-/** Binary (terminal output) frames received per socket path ('opened:<path>' counts the sockets). */
+/**
+ * Binary (terminal output) frames received per socket path ('opened:<path>' counts the sockets,
+ * 'sent:<path>' the binary frames the page sent: keystrokes), and `terminals.write` requests sent.
+ */
 function countBinaryFrames(page: import('@playwright/test').Page): Map<string, number> {
   const counts = new Map<string, number>();
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   page.on('websocket', (ws: PwWebSocket) => {
     const path = new URL(ws.url()).pathname;
-    counts.set(`opened:${path}`, (counts.get(`opened:${path}`) ?? 0) + 1);
+    add(`opened:${path}`);
     ws.on('framereceived', (f) => {
-      if (typeof f.payload !== 'string') counts.set(path, (counts.get(path) ?? 0) + 1);
+      if (typeof f.payload !== 'string') add(path);
+    });
+    ws.on('framesent', (f) => {
+      if (typeof f.payload !== 'string') add(`sent:${path}`);
+      else if (f.payload.includes('"terminals.write"')) add('terminals.write');
     });
   });
   return counts;
@@ -47,10 +56,16 @@ test('terminal output arrives on the direct socket, and again after a reload', a
   await terms.type(pane, 'echo ready-$((6*7))');
   await expect(terms.screen(pane)).toContainText('ready-42');
   const mainBefore = frames.get('/ws') ?? 0;
-  await terms.type(pane, 'for i in $(seq 1 300); do echo direct-line-$i; done');
+  const writesBefore = frames.get('terminals.write') ?? 0;
+  const keysBefore = frames.get('sent:/ws-terminal') ?? 0;
+  const command = 'for i in $(seq 1 300); do echo direct-line-$i; done';
+  await terms.type(pane, command);
   await expect(terms.screen(pane)).toContainText('direct-line-300');
   expect(frames.get('/ws-terminal') ?? 0).toBeGreaterThan(0);
   expect(frames.get('/ws') ?? 0).toBe(mainBefore);
+  // The keys went to the pty host on the direct socket too, none as a request to the main process.
+  expect((frames.get('sent:/ws-terminal') ?? 0) - keysBefore).toBeGreaterThanOrEqual(command.length);
+  expect(frames.get('terminals.write') ?? 0).toBe(writesBefore);
 
   await page.reload();
   await expect(page.getByTestId('statusbar')).toContainText('Connected');

@@ -8,18 +8,22 @@
  *
  * What the socket may carry (see docs/security.md's threat model): output frames of terminals
  * the main process routed to this connection, in the same binary layout as the main socket's
- * (terminal-frames.ts). Nothing from the client: acks and input stay on the main connection,
- * validated at the bridge, and any frame the client sends closes the socket.
+ * (terminal-frames.ts), and from the client keystrokes only: input frames, checked here as the
+ * bridge checks `terminals.write` (a terminal id, 1 to TERMINAL_MAX_INPUT_CHARS characters of
+ * valid UTF-8) and written to the pty if that terminal runs, exactly what `terminals.write` on
+ * the main connection would do for the same client. A keystroke then reaches its pty without
+ * waking the main process (the echo already came back this way). Anything else the client
+ * sends closes the socket; acks and every other request stay on the main connection.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { encodeTerminalDataFrame } from '../../../src-preload/contract/terminal-frames';
+import { decodeTerminalInputFrame, encodeTerminalDataFrame } from '../../../src-preload/contract/terminal-frames';
 import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES, DIRECT_SOCKET_MAX_CLIENT_FRAME_BYTES, TERMINAL_SOCKET_BACKLOG_MAX_BYTES } from '../constants';
 import { FairQueue } from '../fair-queue';
 import type { FromHost, ToHost } from './protocol';
 
-/** WebSocket close code for a client that sent something on an output-only socket. */
+/** WebSocket close code for a client that sent anything but a well-formed input frame. */
 const CLOSE_POLICY_VIOLATION = 1008;
 
 interface Direct {
@@ -39,6 +43,8 @@ export class DirectSockets {
   constructor(
     /** To the main process, outside any terminal's lane. */
     private readonly notify: (msg: FromHost) => void,
+    /** Keystrokes for terminal `id`, already checked for shape; written to its pty if it runs. */
+    private readonly input: (id: string, data: string) => void,
   ) {}
 
   get size(): number {
@@ -119,7 +125,11 @@ export class DirectSockets {
     );
     const d: Direct = { ws, routes: new Set(), out };
     this.directs.set(conn, d);
-    ws.on('message', () => ws.close(CLOSE_POLICY_VIOLATION, 'this socket carries terminal output only'));
+    ws.on('message', (data, isBinary) => {
+      const frame = isBinary && Buffer.isBuffer(data) ? decodeTerminalInputFrame(data) : null;
+      if (!frame) return ws.close(CLOSE_POLICY_VIOLATION, 'this socket takes terminal input frames only');
+      this.input(frame.key, frame.data);
+    });
     // A socket error is followed by 'close', which does the cleanup.
     ws.on('error', () => undefined);
     ws.on('close', () => {

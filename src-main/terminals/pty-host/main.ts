@@ -108,7 +108,15 @@ function sendFor(id: string, msg: FromHost, done?: () => void): void {
 }
 
 /** Browser mode: views' direct output sockets (direct-sockets.ts). */
-const directs = new DirectSockets((msg) => send(msg));
+const directs = new DirectSockets(
+  (msg) => send(msg),
+  // As the bridge's `terminals.write`: any terminal of this host that still runs (the socket's
+  // client holds the same token as its main connection, which may type into any terminal).
+  (id, data) => {
+    const t = terminals.get(id);
+    if (t && !t.isExited) t.write(data);
+  },
+);
 
 function spawn(req: SpawnRequest): void {
   let p: IPty;

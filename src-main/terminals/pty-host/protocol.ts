@@ -39,7 +39,8 @@ export type ToHost =
    * connection, already authenticated by the main process (token, Host, Origin, and the
    * ticket of its main connection `conn`, good for one direct socket at a time while that connection
    * lasts); the host completes the WebSocket handshake
-   * with `head` and the request line and headers given here. It carries output only.
+   * with `head` and the request line and headers given here. It carries output, and keystrokes
+   * from the client (input frames, see direct-sockets.ts).
    */
   | { t: 'direct'; conn: string; url: string; headers: Record<string, string | string[] | undefined>; head: Uint8Array }
   /**

@@ -217,7 +217,7 @@ export class TerminalView implements CachedView {
       this.stream.noteInput();
       for (let i = 0; i < data.length; i += TERMINAL_MAX_INPUT_CHARS) {
         const part = data.slice(i, i + TERMINAL_MAX_INPUT_CHARS);
-        sending = sending.then(() => client.invoke('terminals.write', { id: terminalId, data: part }).then(() => undefined, () => undefined));
+        sending = sending.then(() => client.typeInto(terminalId, part).then(() => undefined, () => undefined));
       }
     });
     const resized = term.onResize(({ cols, rows }) => {

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket as NodeWs, type RawData } from 'ws';
-import { decodeTerminalDataFrame } from '../../../src-preload/contract/terminal-frames';
+import { decodeTerminalDataFrame, encodeTerminalDataFrame, encodeTerminalInputFrame, TERMINAL_INPUT_FRAME_MAX_BYTES } from '../../../src-preload/contract/terminal-frames';
 import { DIRECT_SOCKET_PATH } from '../../../src-preload/contract/wire';
 import { PtyHost } from '../../../src-main/terminals/pty-host-client';
 import { catRawCommand, writeFloodFile } from '../../fixtures/terminals/flood';
 import { HeadlessView } from '../../fixtures/terminals/headless-view';
-import { dropSockets, openSockets, receivedBinaryBytes } from '../../fixtures/terminals/ws-client';
+import { dropSockets, openSockets, receivedBinaryBytes, sentBinaryFrames } from '../../fixtures/terminals/ws-client';
 import { tempDir } from '../../support/temp';
 import { startTerminalHarness, waitFor, type TerminalHarness } from './support';
 
@@ -49,6 +49,10 @@ class RawSocket {
 
   send(frame: unknown): void {
     this.ws.send(JSON.stringify(frame));
+  }
+
+  sendBytes(bytes: Uint8Array): void {
+    this.ws.send(bytes);
   }
 }
 
@@ -261,6 +265,106 @@ describe('direct terminal output socket (browser mode)', () => {
     view.dispose();
     next.dispose();
   });
+  /** A terminal that prints each line typed into it once (no tty echo), and a view of it on h.client, switched to the direct socket. */
+  async function lineTerminal(title: string) {
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; exec cat'], cwd: dir.path, kind: 'command', title });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id);
+    await view.attach();
+    // Output comes over the direct socket once main's switch mark has arrived; input goes there from then on.
+    h.app.terminals.write(info.id, 'ready\r');
+    await view.until((o) => o.includes('ready\r\n'), 20_000, 'the first line');
+    return { info, view };
+  }
+  const typeKeys = async (id: string, text: string) => {
+    for (const key of text) await h.client.typeInto(id, key);
+  };
+
+  it('takes keystrokes for a terminal switched to it straight to the pty, in order, and the main process sees none of them', { timeout: 60_000 }, async () => {
+    const { info, view } = await lineTerminal('typed');
+    const viaMain = vi.spyOn(h.app.terminals, 'write');
+    const framesBefore = sentBinaryFrames(DIRECT_SOCKET_PATH);
+    const lines = Array.from({ length: 5 }, (_, i) => `line${i}-é日本😀-\x1b[A-end`);
+    const keys = lines.map((l) => `${l}\r`).join('');
+    await typeKeys(info.id, keys);
+    await view.until((o) => o.includes(`${lines[4]}\r\n`), 20_000, 'the last typed line');
+    expect(view.output).toContain(lines.map((l) => `${l}\r\n`).join(''));
+    expect(viaMain).not.toHaveBeenCalled();
+    // One frame per keystroke (a code point each: the emoji is one key).
+    expect(sentBinaryFrames(DIRECT_SOCKET_PATH) - framesBefore).toBe([...keys].length);
+    view.dispose();
+    h.app.terminals.kill(info.id, 'SIGKILL');
+  });
+
+  it('keeps keystrokes in order while typing moves to the main socket and back to a new direct socket', { timeout: 90_000 }, async () => {
+    const { info, view } = await lineTerminal('switching');
+    const viaMain = vi.spyOn(h.app.terminals, 'write');
+    await typeKeys(info.id, 'on-the-direct-socket\r');
+    await view.until((o) => o.includes('on-the-direct-socket\r\n'), 20_000, 'the line typed on the direct socket');
+    expect(viaMain).not.toHaveBeenCalled();
+    // The direct socket drops: typing goes on without a pause, over the main socket until the
+    // host offers a new direct socket, the view attaches again and its terminal is switched.
+    dropSockets(DIRECT_SOCKET_PATH);
+    const lines: string[] = [];
+    let directAgainAt: number | null = null;
+    for (let i = 0; i < 400 && (directAgainAt === null || lines.length < directAgainAt + 20); i++) {
+      const line = `k${i}`;
+      const frames = sentBinaryFrames(DIRECT_SOCKET_PATH);
+      await typeKeys(info.id, `${line}\r`);
+      lines.push(line);
+      if (directAgainAt === null && viaMain.mock.calls.length > 0 && sentBinaryFrames(DIRECT_SOCKET_PATH) > frames) directAgainAt = lines.length;
+    }
+    expect(viaMain.mock.calls.length).toBeGreaterThan(0);
+    expect(directAgainAt).not.toBeNull();
+    const want = `on-the-direct-socket\r\n${lines.map((l) => `${l}\r\n`).join('')}`;
+    await view.until((o) => o.includes(`${lines.at(-1)}\r\n`), 30_000, 'the last line');
+    expect(view.output).toContain(want);
+    view.dispose();
+    h.app.terminals.kill(info.id, 'SIGKILL');
+  });
+
+  it('closes a direct socket on a malformed input frame, and ignores keystrokes for a terminal that is gone', { timeout: 60_000 }, async () => {
+    const target = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; exec cat'], cwd: dir.path, kind: 'command', title: 'target' });
+    const watcher = new HeadlessView(h.connect(), target.id);
+    await watcher.attach();
+    const token = `token=${encodeURIComponent(h.host.token)}`;
+    const open = async () => {
+      const { ticket } = await rawMain();
+      const d = raw(DIRECT_SOCKET_PATH, `${token}&ticket=${ticket}`);
+      expect(await d.opened).toBe(true);
+      return d;
+    };
+    // Well-formed: written to the pty, even for a terminal this connection does not watch (its
+    // main socket could type there as well); for a terminal that does not exist: nothing, and the socket stays.
+    const good = await open();
+    good.sendBytes(encodeTerminalInputFrame('term-doesnotexist0', 'nobody\r'));
+    good.sendBytes(encodeTerminalInputFrame(target.id, 'typed-raw\r'));
+    await watcher.until((o) => o.includes('typed-raw\r\n'), 20_000, 'the raw keystrokes');
+    expect(good.closeCode).toBeNull();
+
+    const id = new TextEncoder().encode(target.id);
+    const bad: Array<[string, Uint8Array | string, number]> = [
+      ['text frame', 'typed-as-text\r', 1008],
+      ['output frame', encodeTerminalDataFrame(target.id, 0, 6, new TextEncoder().encode('output')), 1008],
+      ['invalid UTF-8', Uint8Array.from([2, id.length, 0, ...id, 0x61, 0xff, 0x0d]), 1008],
+      ['bad id', encodeTerminalInputFrame(target.id, 'x').map((b, i) => (i === 3 ? 0x2e : b)), 1008],
+      ['over the size limit', Uint8Array.from([2, id.length, 0, ...id, ...new Uint8Array(TERMINAL_INPUT_FRAME_MAX_BYTES).fill(0x61)]), 1009],
+    ];
+    for (const [what, frame, code] of bad) {
+      const d = await open();
+      if (typeof frame === 'string') d.ws.send(frame);
+      else d.sendBytes(frame);
+      await waitFor(() => d.closeCode !== null, `the socket to close on: ${what}`);
+      expect(d.closeCode, what).toBe(code);
+    }
+    // None of them reached the pty.
+    good.sendBytes(encodeTerminalInputFrame(target.id, 'after\r'));
+    await watcher.until((o) => o.includes('after\r\n'), 20_000, 'the last raw line');
+    expect(watcher.output).not.toMatch(/typed-as-text|aa/);
+    watcher.dispose();
+    h.app.terminals.kill(target.id, 'SIGKILL');
+  });
+
   it('writes to a direct socket only the terminals its own connection attached, and closes it on anything the client sends', async () => {
     const a = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'a' });
     const b = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'b' });
