@@ -6,7 +6,7 @@ const ok = { ok: true as const };
 export function registerTerminalHandlers(router: Router, terminals: TerminalService): void {
   router.handle('terminals.create', ({ target, cols, rows }) => terminals.open(target, { cols, rows }));
   router.handle('terminals.list', () => terminals.list());
-  router.handle('terminals.write', ({ id, data }) => (terminals.write(id, data), ok));
+  router.handle('terminals.write', async ({ id, data }) => (await terminals.write(id, data), ok));
   router.handle('terminals.resize', ({ id, cols, rows }) => (terminals.resize(id, cols, rows), ok));
   router.handle('terminals.kill', ({ id, signal }) => (terminals.kill(id, signal), ok));
   router.handle('terminals.close', ({ id }) => ({ closed: terminals.close(id) }));

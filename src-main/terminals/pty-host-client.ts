@@ -116,11 +116,13 @@ export class PtyHost {
     return this.ready;
   }
 
-  send(msg: ToHost): void {
+  /** `sent` runs once the message is written to the host's channel (or could not be: no host, an error). */
+  send(msg: ToHost, sent?: () => void): void {
     const child = this.child;
-    if (!child || !child.connected) return;
+    if (!child || !child.connected) return sent?.();
     child.send(msg, (err) => {
       if (err) this.log.warn('message to the terminal host failed', { type: msg.t, error: err });
+      sent?.();
     });
   }
 

@@ -308,10 +308,15 @@ export class TerminalService {
     return { ...this.find(id).info };
   }
 
-  write(id: string, data: string): void {
+  /**
+   * Resolves once the input is written to the pty host's channel, not only queued here: a
+   * browser view's next keystroke may go on its direct socket, straight to the pty host, and
+   * must not overtake this one (a paste's piece larger than the pipe is written in parts).
+   */
+  write(id: string, data: string): Promise<void> {
     const t = this.find(id);
     if (t.info.status !== 'running') throw new AppError('conflict', 'This terminal has exited; open a new one to type commands.', { id });
-    this.host.send({ t: 'write', id, data });
+    return new Promise((resolve) => this.host.send({ t: 'write', id, data }, resolve));
   }
 
   /** Records the new size at once; the pty gets at most one resize per RESIZE_THROTTLE_MS (the last one wins). */

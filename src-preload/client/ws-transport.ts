@@ -1,4 +1,4 @@
-import { decodeTerminalDataFrame, encodeTerminalInputFrame, TERMINAL_MAX_INPUT_CHARS, type TerminalDataBytes } from '../contract/terminal-frames';
+import { decodeTerminalDataFrame, encodeTerminalInputFrame, type TerminalDataBytes } from '../contract/terminal-frames';
 import { DIRECT_SOCKET_PATH, HostFrame, type ClientFrame, type Result } from '../contract/wire';
 import { ListenerRegistry } from './listeners';
 import type { Transport, TransportStatus } from './transport';
@@ -12,6 +12,13 @@ const RECONNECT_MAX_MS = 5_000;
  * frames are dropped (the view sees the gap and replays it from the scrollback).
  */
 const DIRECT_HELD_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * Keystrokes and small pastes go on the direct socket; a larger piece of a paste goes as
+ * `terminals.write`, whose answer comes once the main process has written it to the pty host,
+ * so a long paste is sent piece by piece at the pace the host takes it, and a failed piece is
+ * reported, instead of megabytes waiting in this socket's send buffer.
+ */
+const DIRECT_INPUT_MAX_CHARS = 4 * 1024;
 
 interface Pending {
   resolve(result: Result): void;
@@ -37,8 +44,9 @@ interface Pending {
  * Keystrokes for a terminal switched to the direct socket go on it too (`typeInto`), straight
  * to the pty host: the echo's round trip no longer waits for the main process twice. Callers
  * send a terminal's input in order and the next piece only once the previous one was answered
- * (TerminalView's chain), so a keystroke sent on the main socket before the switch was in the
- * pty host's IPC channel before any sent on the direct socket.
+ * (TerminalView's chain), and `terminals.write` is answered once main has written the input to
+ * the pty host's channel, so a keystroke sent on the main socket before the switch is in that
+ * channel before any sent on the direct socket.
  */
 export function createWebSocketTransport(url: string): Transport {
   let socket: WebSocket | null = null;
@@ -233,7 +241,7 @@ export function createWebSocketTransport(url: string): Transport {
     typeInto(id, data) {
       const d = direct;
       if (!d || d.readyState !== WebSocket.OPEN || !directRouted.has(id)) return false;
-      if (data.length === 0 || data.length > TERMINAL_MAX_INPUT_CHARS) return false;
+      if (data.length === 0 || data.length > DIRECT_INPUT_MAX_CHARS) return false;
       d.send(encodeTerminalInputFrame(id, data));
       return true;
     },

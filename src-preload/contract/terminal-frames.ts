@@ -35,9 +35,10 @@ const INPUT_HEADER = 1 + 2;
 export const TERMINAL_INPUT_FRAME_MAX_BYTES = INPUT_HEADER + MAX_KEY_BYTES + 3 * TERMINAL_MAX_INPUT_CHARS;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8');
+// A leading U+FEFF is a character of the terminal's text like any other, not a byte order mark to drop.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 /** Input is text the client encoded: invalid UTF-8 is not ours, and is refused rather than repaired. */
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A `terminals.data` payload that carries the output as bytes. `data` (the contract's field)
@@ -105,6 +106,22 @@ export function decodeTerminalDataFrame(frame: ArrayBuffer | Uint8Array): { key:
   // Every UTF-8 byte decodes to at most one UTF-16 unit, and only an empty body to none.
   if (!Number.isSafeInteger(length) || length < 0 || length > body.length || (length === 0) !== (body.length === 0)) return null;
   return { key, payload: terminalDataFromBytes(offset, length, body) };
+}
+
+/**
+ * Input in pieces of at most `max` UTF-16 code units (a long paste), never between the two
+ * halves of a surrogate pair: each half alone would reach the pty as U+FFFD.
+ */
+export function splitTerminalInput(data: string, max = TERMINAL_MAX_INPUT_CHARS): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < data.length; ) {
+    let end = Math.min(data.length, i + max);
+    const code = data.charCodeAt(end - 1);
+    if (end < data.length && end - i > 1 && code >= 0xd800 && code <= 0xdbff) end--;
+    pieces.push(data.slice(i, end));
+    i = end;
+  }
+  return pieces;
 }
 
 /** A keystroke (or a piece of a paste) for terminal `key`, from the view to the pty host. */

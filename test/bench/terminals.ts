@@ -147,15 +147,15 @@ export async function run(): Promise<Record<string, unknown>> {
       peak.inFlightChars = Math.max(peak.inFlightChars, t.app.terminals.memory().inFlightChars);
     }, MEMORY_SAMPLE_MS);
 
-    // The echo's hops in this (the main) process, one entry per keystroke: the write reached the
-    // terminal service, and its echo came back from the pty host (published on the hub).
+    // The echo's hops in this (the main) process: a keystroke that came this way (before the view
+    // was switched to the direct socket), and each echo back from the pty host (published on the hub).
     const epoch = () => performance.timeOrigin + performance.now();
     const mainEcho = { write: [] as number[], data: [] as number[] };
     const terminals = t.app.terminals;
     const write = terminals.write.bind(terminals);
     terminals.write = (id, data) => {
       if (id === echoTerm.id) mainEcho.write.push(epoch());
-      write(id, data);
+      return write(id, data);
     };
     const offHub = t.app.hub.subscribe((e) => {
       if (e.topic === 'terminals.data' && e.key === echoTerm.id) mainEcho.data.push(epoch());

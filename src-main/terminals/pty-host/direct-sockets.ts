@@ -125,9 +125,15 @@ export class DirectSockets {
     );
     const d: Direct = { ws, routes: new Set(), out };
     this.directs.set(conn, d);
+    // ws goes on delivering what the client sent until the close handshake is over: nothing after a refusal is typed.
+    let refused = false;
     ws.on('message', (data, isBinary) => {
+      if (refused) return;
       const frame = isBinary && Buffer.isBuffer(data) ? decodeTerminalInputFrame(data) : null;
-      if (!frame) return ws.close(CLOSE_POLICY_VIOLATION, 'this socket takes terminal input frames only');
+      if (!frame) {
+        refused = true;
+        return ws.close(CLOSE_POLICY_VIOLATION, 'this socket takes terminal input frames only');
+      }
       this.input(frame.key, frame.data);
     });
     // A socket error is followed by 'close', which does the cleanup.

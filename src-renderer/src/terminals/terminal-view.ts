@@ -4,7 +4,8 @@ import { SearchAddon } from '@xterm/addon-search';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { TERMINAL_MAX_INPUT_CHARS, type AttachResult } from '../../../src-preload/contract';
+import type { AttachResult } from '../../../src-preload/contract';
+import { splitTerminalInput } from '../../../src-preload/contract/terminal-frames';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
@@ -215,8 +216,7 @@ export class TerminalView implements CachedView {
       this.activity();
       // Its echo and what the command prints next go before other terminals' output.
       this.stream.noteInput();
-      for (let i = 0; i < data.length; i += TERMINAL_MAX_INPUT_CHARS) {
-        const part = data.slice(i, i + TERMINAL_MAX_INPUT_CHARS);
+      for (const part of splitTerminalInput(data)) {
         sending = sending.then(() => client.typeInto(terminalId, part).then(() => undefined, () => undefined));
       }
     });

@@ -265,9 +265,9 @@ describe('direct terminal output socket (browser mode)', () => {
     view.dispose();
     next.dispose();
   });
-  /** A terminal that prints each line typed into it once (no tty echo), and a view of it on h.client, switched to the direct socket. */
+  /** A terminal that prints what is typed into it once (no tty echo, no line editing: a line may be longer than the tty's 4,095), and a view of it on h.client, switched to the direct socket. */
   async function lineTerminal(title: string) {
-    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; exec cat'], cwd: dir.path, kind: 'command', title });
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo -icanon; exec cat'], cwd: dir.path, kind: 'command', title });
     await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
     const view = new HeadlessView(h.client, info.id);
     await view.attach();
@@ -292,6 +292,13 @@ describe('direct terminal output socket (browser mode)', () => {
     expect(viaMain).not.toHaveBeenCalled();
     // One frame per keystroke (a code point each: the emoji is one key).
     expect(sentBinaryFrames(DIRECT_SOCKET_PATH) - framesBefore).toBe([...keys].length);
+    // A larger paste goes as terminals.write (answered once written to the pty host), then typing goes direct again, in order.
+    const paste = `${'p'.repeat(6_000)}\uFEFF-end`;
+    await h.client.typeInto(info.id, paste);
+    await typeKeys(info.id, '-typed\r');
+    await view.until((o) => o.includes('-typed\r\n'), 20_000, 'the paste and the keys after it');
+    expect(view.output).toContain(`${paste}-typed\r\n`);
+    expect(viaMain.mock.calls.map(([, data]) => data)).toEqual([paste]);
     view.dispose();
     h.app.terminals.kill(info.id, 'SIGKILL');
   });
@@ -324,7 +331,7 @@ describe('direct terminal output socket (browser mode)', () => {
   });
 
   it('closes a direct socket on a malformed input frame, and ignores keystrokes for a terminal that is gone', { timeout: 60_000 }, async () => {
-    const target = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; exec cat'], cwd: dir.path, kind: 'command', title: 'target' });
+    const target = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo -icanon; exec cat'], cwd: dir.path, kind: 'command', title: 'target' });
     const watcher = new HeadlessView(h.connect(), target.id);
     await watcher.attach();
     const token = `token=${encodeURIComponent(h.host.token)}`;
@@ -354,6 +361,8 @@ describe('direct terminal output socket (browser mode)', () => {
       const d = await open();
       if (typeof frame === 'string') d.ws.send(frame);
       else d.sendBytes(frame);
+      // Sent right behind it, before the close: refused with it.
+      d.sendBytes(encodeTerminalInputFrame(target.id, 'aa-after-a-refusal\r'));
       await waitFor(() => d.closeCode !== null, `the socket to close on: ${what}`);
       expect(d.closeCode, what).toBe(code);
     }

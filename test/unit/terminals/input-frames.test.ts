@@ -8,6 +8,7 @@ import {
   decodeTerminalInputFrame,
   encodeTerminalDataFrame,
   encodeTerminalInputFrame,
+  splitTerminalInput,
   TERMINAL_INPUT_FRAME_MAX_BYTES,
   TERMINAL_MAX_INPUT_CHARS,
 } from '../../../src-preload/contract/terminal-frames';
@@ -27,7 +28,8 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 
 describe('terminal input frames', () => {
   it('carry any text the bridge accepts, byte for byte, up to the largest write', () => {
-    const texts = ['a', '\r', '\x03', 'é日本😀', '\x1b[A', 'x'.repeat(TERMINAL_MAX_INPUT_CHARS), '日'.repeat(TERMINAL_MAX_INPUT_CHARS)];
+    // U+FEFF is a character here, not a byte order mark to drop (alone or leading a paste's piece).
+    const texts = ['a', '\r', '\x03', 'é日本😀', '\x1b[A', '\uFEFF', '\uFEFFabc', 'x'.repeat(TERMINAL_MAX_INPUT_CHARS), '日'.repeat(TERMINAL_MAX_INPUT_CHARS)];
     for (const data of texts) {
       expect(requests['terminals.write'].input.safeParse({ id, data }).success).toBe(true);
       const f = encodeTerminalInputFrame(id, data);
@@ -59,5 +61,18 @@ describe('terminal input frames', () => {
     // The same limits at the bridge.
     expect(requests['terminals.write'].input.safeParse({ id, data: 'x'.repeat(TERMINAL_MAX_INPUT_CHARS + 1) }).success).toBe(false);
     expect(requests['terminals.write'].input.safeParse({ id: '../etc', data: 'a' }).success).toBe(false);
+  });
+
+  it('split a long paste into pieces the bridge takes, never inside a surrogate pair', () => {
+    expect(splitTerminalInput('')).toEqual([]);
+    expect(splitTerminalInput('abc')).toEqual(['abc']);
+    expect(splitTerminalInput('abcdef', 2)).toEqual(['ab', 'cd', 'ef']);
+    // The pair would straddle the cut at 3: the piece ends before it.
+    expect(splitTerminalInput('ab😀cd', 3)).toEqual(['ab', '😀c', 'd']);
+    const paste = `${'x'.repeat(TERMINAL_MAX_INPUT_CHARS - 1)}😀${'y'.repeat(10)}`;
+    const pieces = splitTerminalInput(paste);
+    expect(pieces.join('')).toBe(paste);
+    expect(pieces.map((p) => p.length)).toEqual([TERMINAL_MAX_INPUT_CHARS - 1, 12]);
+    for (const p of pieces) expect(decodeTerminalInputFrame(encodeTerminalInputFrame(id, p))).toEqual({ key: id, data: p });
   });
 });
