@@ -21,7 +21,26 @@ interface Chunk {
   valid: boolean;
 }
 
-const decoder = new TextDecoder('utf-8');
+// A batch may start with U+FEFF: it is a character of the output (counted, and shown by the views), not a byte order mark to drop.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * What a batch's IPC buffer may hold besides the batch (its message's other fields) for the
+ * batch to be kept as it came.
+ */
+const SPARE_BYTES = 256;
+
+/**
+ * `received` as bytes fit to keep: the IPC channel hands out views into its read buffer, which
+ * may hold other messages too, and kept in the scrollback (or cloned to a window) such a view
+ * would hold all of it; that one is copied. A buffer holding little more than the batch (its own
+ * message: most of a flood's batches) is kept as it is, without an allocation and a copy per
+ * batch in the main process.
+ */
+export function standaloneBytes(received: Uint8Array): Uint8Array {
+  const spare = received.buffer.byteLength - received.byteLength;
+  return spare <= Math.max(SPARE_BYTES, received.byteLength >> 4) ? received : received.slice();
+}
 
 export class Scrollback {
   private chunks: Chunk[] = [];

@@ -14,7 +14,7 @@ import { BATCH_MAX_BYTES, DEFAULT_SCROLLBACK_CHARS, FLOW_REPORT_BYTES, FLOW_STAL
 import { defaultShell, terminalEnv } from './environment';
 import { PtyHost } from './pty-host-client';
 import type { FromHost, HostTerminalStats } from './pty-host/protocol';
-import { Scrollback } from './scrollback';
+import { Scrollback, standaloneBytes } from './scrollback';
 import { terminalDataFromBytes } from '../../src-preload/contract/terminal-frames';
 import { ViewFlow } from './view-flow';
 
@@ -675,9 +675,7 @@ export class TerminalService {
 
   private onData(t: Terminal, byteOffset: number, chars: number, received: Uint8Array): void {
     const started = performance.now();
-    // The IPC channel hands out views into its read buffer, which holds other messages too:
-    // kept in the scrollback (or cloned to a window) a view would hold all of it.
-    const bytes = received.byteOffset === 0 && received.byteLength === received.buffer.byteLength ? received : received.slice();
+    const bytes = standaloneBytes(received);
     if (byteOffset !== t.bytesEnd) {
       // Cannot happen over an ordered channel; logged loudly because views would show a gap.
       this.opts.log.error('terminal output offset mismatch', { id: t.info.id, expected: t.bytesEnd, got: byteOffset });

@@ -1,6 +1,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 
-const decoder = new TextDecoder('utf-8');
+// U+FEFF at the start counts: it reaches the views as a character (see scrollback.ts).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * How many UTF-16 code units `bytes` decode to (what stream offsets count), without building

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DataBatcher } from '../../../src-main/terminals/batcher';
 import { FLOW_WINDOW_MIN_BYTES } from '../../../src-main/terminals/constants';
 import { OutputCapture } from '../../../src-main/terminals/output-capture';
-import { Scrollback } from '../../../src-main/terminals/scrollback';
+import { Scrollback, standaloneBytes } from '../../../src-main/terminals/scrollback';
+import { utf16Length } from '../../../src-main/terminals/utf16-length';
 import { ViewFlow } from '../../../src-main/terminals/view-flow';
 
 function manualTimers() {
@@ -166,6 +167,38 @@ describe('Scrollback', () => {
     add(s, 'wxyz');
     expect(s.read()).toBe('wxyz');
     expect(s.start).toBe(text.length);
+  });
+
+  it('replays a U+FEFF that starts a batch, as counted (it is output, not a byte order mark)', () => {
+    const s = new Scrollback(100);
+    add(s, '\uFEFFab');
+    add(s, '\uFEFFcd');
+    // Not merged with the batch before (it is not valid UTF-8 alone): a chunk of its own.
+    s.append(Uint8Array.of(0xef, 0xbb, 0xbf, 0xff), 2);
+    expect(s.read()).toBe('\uFEFFab\uFEFFcd\uFEFF\uFFFD');
+    expect(s.read().length).toBe(s.end - s.start);
+    // The same count for a batch that is not valid UTF-8 (decoded to be counted).
+    const bad = Uint8Array.of(0xef, 0xbb, 0xbf, 0xff);
+    expect(utf16Length(bad)).toBe(2);
+    expect(utf16Length(Buffer.from('\uFEFFx', 'utf8'))).toBe(2);
+  });
+});
+
+describe('standaloneBytes', () => {
+  it('keeps a batch whose buffer is its own message, and copies one out of a buffer that holds more', () => {
+    const own = new Uint8Array(new ArrayBuffer(128 * 1024 + 100), 60, 128 * 1024);
+    expect(standaloneBytes(own)).toBe(own);
+    const small = new Uint8Array(new ArrayBuffer(120), 80, 3);
+    expect(standaloneBytes(small)).toBe(small);
+    // A keystroke's echo in a buffer of other messages would keep all of them alive in the scrollback.
+    const shared = new Uint8Array(new ArrayBuffer(256 * 1024), 1000, 2);
+    shared.set([0x68, 0x69]);
+    const kept = standaloneBytes(shared);
+    expect(kept).not.toBe(shared);
+    expect(kept.buffer.byteLength).toBe(2);
+    expect([...kept]).toEqual([0x68, 0x69]);
+    const half = new Uint8Array(new ArrayBuffer(200 * 1024), 0, 100 * 1024);
+    expect(standaloneBytes(half).buffer.byteLength).toBe(100 * 1024);
   });
 });
 
