@@ -50,8 +50,13 @@ export class Scrollback {
   /** Small writes (keystroke echo) are merged into the last chunk up to this size, so typing does not build a long array. */
   private static readonly MERGE_BELOW = 4096;
 
-  constructor(private readonly capacity: number) {
+  /** `start`: the stream offset of the first output it will be given (0: the terminal's start). */
+  constructor(
+    private readonly capacity: number,
+    start = 0,
+  ) {
     if (!(capacity > 0)) throw new Error('scrollback capacity must be positive');
+    this.startOffset = start;
   }
 
   get start(): number {
@@ -85,6 +90,28 @@ export class Scrollback {
     }
     this.size += chars;
     this.dropWhole();
+  }
+
+  /** Everything kept, as bytes (one array) starting at `start`, and how many UTF-16 code units they decode to. */
+  contents(): { start: number; chars: number; bytes: Uint8Array } {
+    this.cutHead();
+    const total = this.chunks.reduce((n, c) => n + c.bytes.length, 0);
+    const bytes = this.chunks.length === 1 ? this.chunks[0]!.bytes : new Uint8Array(total);
+    if (this.chunks.length !== 1) {
+      let at = 0;
+      for (const c of this.chunks) {
+        bytes.set(c.bytes, at);
+        at += c.bytes.length;
+      }
+    }
+    return { start: this.startOffset, chars: this.size, bytes };
+  }
+
+  /** Forgets everything kept; the next output given starts at stream offset `offset`. */
+  restartAt(offset: number): void {
+    this.chunks = [];
+    this.size = 0;
+    this.startOffset = offset;
   }
 
   /** Everything kept, as one string starting at `start`. */

@@ -60,6 +60,8 @@ export interface SpawnOptions {
 /** Flow-control figures of one terminal, for tests, the benchmark and diagnostics. */
 export interface TerminalFlowStats {
   scrollbackChars: number;
+  /** Output counted from the pty host so far (UTF-16 code units); a flood's bytes may still be held there (see `toMain`). */
+  charsReceived: number;
   /** Characters sent to views and not yet acknowledged by the slowest live one. */
   unackedChars: number;
   peakUnackedChars: number;
@@ -78,7 +80,14 @@ export interface TerminalFlowStats {
 
 interface Terminal {
   info: TerminalInfo;
+  /** The scrollback: up to `charsEnd`, or short of it by a flood's output the pty host holds back until it is over. */
   ring: Scrollback;
+  /** UTF-16 code units of output so far: where the next batch starts. */
+  charsEnd: number;
+  /** Whether the host was told to send every batch's bytes here (see `wantsBytes`). */
+  toMain: boolean;
+  /** Attaches waiting for the output the host holds back (the scrollback is short of `charsEnd`). */
+  caughtUp: Array<() => void>;
   views: ViewFlow;
   /** The consumed offset (bytes) last told to the pty host (undefined: never told). */
   toldConsumed: number | null | undefined;
@@ -233,6 +242,9 @@ export class TerminalService {
         rows,
       },
       ring: new Scrollback(this.scrollbackChars),
+      charsEnd: 0,
+      toMain: false,
+      caughtUp: [],
       views: new ViewFlow(Date.now, this.stalledViewMs),
       toldConsumed: undefined,
       bytesEnd: 0,
@@ -262,7 +274,12 @@ export class TerminalService {
     const spawned = new Promise<void>((resolve, reject) => (t.spawn = { resolve, reject }));
     this.terminals.set(id, t);
     this.host.setBusy(true);
-    this.host.send({ t: 'spawn', req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, { ...this.opts.envFor?.(o.cwd), ...o.env }, o.baseEnv, o.kind), cols, rows, kind: o.kind } });
+    // A listener from the start (an agent's command) gets every batch as it comes.
+    t.toMain = this.wantsBytes(t);
+    this.host.send({
+      t: 'spawn',
+      req: { id, file: o.file, args: o.args, cwd: o.cwd, env: terminalEnv(id, { ...this.opts.envFor?.(o.cwd), ...o.env }, o.baseEnv, o.kind), cols, rows, kind: o.kind, scrollbackChars: this.scrollbackChars, toMain: t.toMain },
+    });
     try {
       await spawned;
     } catch (e) {
@@ -358,6 +375,7 @@ export class TerminalService {
       for (const w of t.exitWaiters.splice(0)) w({ ...t.info });
     }
     this.terminals.delete(id);
+    this.caughtUpNow(t);
     for (const d of this.directs.values()) d.routes.delete(id);
     // The host SIGKILLs the group of a still-running pty on release.
     this.host.send({ t: 'release', id });
@@ -369,12 +387,34 @@ export class TerminalService {
 
   // ---- views and flow control ---------------------------------------------------------------
 
-  attach(id: string, connectionId: string): AttachResult {
+  /**
+   * A view starts watching: the scrollback, and the offset its live output goes on from (`end`).
+   * During a flood whose bytes the pty host holds back, the scrollback is short of the output
+   * counted so far: the host is asked for them first (the view is fed over this process from
+   * now on), so the view gets the last of the flood as a scrollback would hold it.
+   */
+  attach(id: string, connectionId: string): AttachResult | Promise<AttachResult> {
     const t = this.find(id);
+    if (t.ring.end === t.charsEnd || t.info.status !== 'running' || !this.host.isReady) return this.attachNow(t, connectionId);
+    return new Promise<AttachResult>((resolve, reject) => {
+      t.caughtUp.push(() => {
+        try {
+          resolve(this.attachNow(this.find(id), connectionId));
+        } catch (e) {
+          reject(e as Error);
+        }
+      });
+      t.toMain = true;
+      this.host.send({ t: 'toMain', id, on: true });
+    });
+  }
+
+  private attachNow(t: Terminal, connectionId: string): AttachResult {
     const attachmentId = newId('att');
     // Replaces an earlier attachment of the same connection (a reloaded page): force-resume.
     t.views.attach(attachmentId, connectionId, t.ring.end);
     this.syncFlow(t);
+    this.syncToMain(t);
     return { terminal: { ...t.info }, attachmentId, data: t.ring.read(), start: t.ring.start, end: t.ring.end };
   }
 
@@ -414,6 +454,28 @@ export class TerminalService {
     this.syncFlow(t);
     const direct = connectionId !== undefined ? this.directs.get(connectionId) : undefined;
     if (direct?.routes.has(id)) this.host.send({ t: 'route', id, conn: connectionId!, on: false, socket: direct.socket });
+    this.syncToMain(t);
+  }
+
+  /**
+   * Whether every batch's bytes must come here as it comes: an in-process listener (an agent's
+   * command), or a view fed over this process (an Electron window, a browser connection without
+   * a direct socket). Otherwise the pty host may hold a flood's bytes back until it is over
+   * (see pty-host/main.ts): views on direct sockets have them, and the scrollback gets them then.
+   */
+  private wantsBytes(t: Terminal): boolean {
+    if (t.outputListeners.size > 0) return true;
+    for (const conn of t.views.connections()) if (!this.directs.get(conn)?.routes.has(t.info.id)) return true;
+    return false;
+  }
+
+  /** Tells the host whether to send every batch's bytes here, when that changed. */
+  private syncToMain(t: Terminal): void {
+    if (t.info.status !== 'running') return;
+    const want = this.wantsBytes(t);
+    if (want === t.toMain) return;
+    t.toMain = want;
+    this.host.send({ t: 'toMain', id: t.info.id, on: want });
   }
 
   // ---- browser mode's direct output sockets -------------------------------------------------
@@ -473,6 +535,11 @@ export class TerminalService {
     const d = this.directs.get(connectionId);
     if (!d) return;
     this.directs.delete(connectionId);
+    // Its views are fed over this process until they attach again.
+    for (const id of d.routes) {
+      const t = this.terminals.get(id);
+      if (t) this.syncToMain(t);
+    }
     for (const l of this.directListeners) l(connectionId, d.open);
   }
 
@@ -484,6 +551,8 @@ export class TerminalService {
       if (on) direct.routes.add(id);
       else direct.routes.delete(id);
       if (on) for (const l of this.routedListeners) l(conn, id);
+      const t = this.terminals.get(id);
+      if (t) this.syncToMain(t);
     }
     // Only the answer to an attach's request settles it (not a detach's, sent before it).
     const waiters = asked ? this.routeWaiters.get(id) : undefined;
@@ -501,13 +570,17 @@ export class TerminalService {
     // A view on a direct socket may be ahead of this process by what the host has sent and we
     // have not read yet: at most the flow window plus a batch (characters are at most bytes).
     // Clamping it to our end lost those acks, and the pty waited for them for good.
-    t.views.ack(attachmentId, chars, t.ring.end, FLOW_WINDOW_MAX_BYTES + BATCH_MAX_BYTES);
+    t.views.ack(attachmentId, chars, t.charsEnd, FLOW_WINDOW_MAX_BYTES + BATCH_MAX_BYTES);
     this.syncFlow(t, true);
   }
 
   /** A window or socket went away: its views stop counting at once, so nobody waits for them. */
   connectionClosed(connectionId: string): void {
-    for (const t of this.terminals.values()) if (t.views.dropConnection(connectionId)) this.syncFlow(t);
+    for (const t of this.terminals.values()) {
+      if (!t.views.dropConnection(connectionId)) continue;
+      this.syncFlow(t);
+      this.syncToMain(t);
+    }
     // Its attaches still waiting for the host must not add views for a connection that is gone.
     for (const [id, waiters] of this.routeWaiters) {
       const gone = waiters.filter((w) => w.conn === connectionId);
@@ -524,7 +597,8 @@ export class TerminalService {
     const t = this.find(id);
     return {
       scrollbackChars: t.ring.length,
-      unackedChars: t.views.unacked(t.ring.end),
+      charsReceived: t.charsEnd,
+      unackedChars: t.views.unacked(t.charsEnd),
       peakUnackedChars: t.peakUnacked,
       pauses: t.pauses,
       resumes: t.resumes,
@@ -556,7 +630,7 @@ export class TerminalService {
     let inFlightChars = 0;
     for (const t of this.terminals.values()) {
       scrollbackChars += t.ring.length;
-      inFlightChars += t.views.unacked(t.ring.end);
+      inFlightChars += t.views.unacked(t.charsEnd);
     }
     return { scrollbackChars, inFlightChars };
   }
@@ -570,12 +644,17 @@ export class TerminalService {
 
   /** Subscribes to a terminal's output in-process (not through the bridge). */
   onOutput(id: string, listener: (data: string) => void): () => void {
-    this.find(id).outputListeners.add(listener);
+    const t = this.find(id);
+    t.outputListeners.add(listener);
+    this.syncToMain(t);
     return () => this.offOutput(id, listener);
   }
 
   offOutput(id: string, listener: (data: string) => void): void {
-    this.terminals.get(id)?.outputListeners.delete(listener);
+    const t = this.terminals.get(id);
+    if (!t) return;
+    t.outputListeners.delete(listener);
+    this.syncToMain(t);
   }
 
   /** Resolves with the terminal's final info once it has exited. */
@@ -663,7 +742,9 @@ export class TerminalService {
         t.spawn = null;
         return;
       case 'data':
-        return this.onData(t, msg.offset, msg.chars, msg.data);
+        return this.onData(t, msg.offset, msg.chars, msg.length, msg.data);
+      case 'catchUp':
+        return this.onCatchUp(t, msg.start, msg.chars, msg.data);
       case 'flow':
         t.window = msg.window;
         return this.onFlow(t, msg.paused);
@@ -673,34 +754,57 @@ export class TerminalService {
     }
   }
 
-  private onData(t: Terminal, byteOffset: number, chars: number, received: Uint8Array): void {
+  /** A batch from the pty host: its counts always, its bytes unless the host holds a flood's back (see `wantsBytes`). */
+  private onData(t: Terminal, byteOffset: number, chars: number, length: number, received: Uint8Array): void {
     const started = performance.now();
-    const bytes = standaloneBytes(received);
     if (byteOffset !== t.bytesEnd) {
       // Cannot happen over an ordered channel; logged loudly because views would show a gap.
       this.opts.log.error('terminal output offset mismatch', { id: t.info.id, expected: t.bytesEnd, got: byteOffset });
     }
     // Counted by the pty host (utf16-length.ts), not decoded: the text is only made if someone
     // here reads it (see TerminalDataBytes). The direct sockets' offsets use the same count.
-    const offset = t.ring.end;
-    t.ring.append(bytes, chars);
-    t.bytesEnd = byteOffset + bytes.length;
-    const end = { chars: t.ring.end, bytes: t.bytesEnd };
+    const offset = t.charsEnd;
+    t.charsEnd += chars;
+    t.bytesEnd = byteOffset + length;
+    const end = { chars: t.charsEnd, bytes: t.bytesEnd };
     // Nobody watching: everything so far counts as consumed (a view attaching later starts at the end).
     if (t.views.size === 0) t.base = end;
     else t.marks.push(end);
-    t.peakUnacked = Math.max(t.peakUnacked, t.views.unacked(t.ring.end));
+    t.peakUnacked = Math.max(t.peakUnacked, t.views.unacked(t.charsEnd));
     // The slowest view had already acknowledged part of this batch (it came over the direct
     // socket first): tell the host now, no later ack may come to do it.
     if ((t.views.consumed() ?? -1) > offset) this.syncFlow(t);
-    // The bytes go along so a transport can send them as they came, without encoding the text again.
-    const payload = terminalDataFromBytes(offset, chars, bytes);
-    this.opts.hub.publish('terminals.data', payload, t.info.id, bytes);
-    for (const l of t.outputListeners) l(payload.data);
+    if (received.length === length) this.output(t, offset, chars, standaloneBytes(received));
     const now = performance.now();
     t.handleMs += now - started;
     t.lastDataAt = performance.timeOrigin + now;
     t.firstDataAt ??= t.lastDataAt;
+  }
+
+  /** Output whose bytes are here: into the scrollback, to the views fed over this process, to listeners. */
+  private output(t: Terminal, offset: number, chars: number, bytes: Uint8Array): void {
+    // Behind only after the host lost what it held back (it stopped mid-flood): start again here.
+    if (t.ring.end !== offset) t.ring.restartAt(offset);
+    t.ring.append(bytes, chars);
+    // The bytes go along so a transport can send them as they came, without encoding the text again.
+    const payload = terminalDataFromBytes(offset, chars, bytes);
+    this.opts.hub.publish('terminals.data', payload, t.info.id, bytes);
+    for (const l of t.outputListeners) l(payload.data);
+  }
+
+  /**
+   * A flood's output the host held back, now that it is over (or a view needs it): completes the
+   * scrollback, and goes to the views fed over this process (a view attached meanwhile starts
+   * where the scrollback ended; views on direct sockets had it, their main socket skips it).
+   */
+  private onCatchUp(t: Terminal, start: number, chars: number, received: Uint8Array): void {
+    this.output(t, start, chars, standaloneBytes(received));
+    this.caughtUpNow(t);
+  }
+
+  /** Attaches that waited for the held-back output go on (with what there is, if the host stopped). */
+  private caughtUpNow(t: Terminal): void {
+    for (const go of t.caughtUp.splice(0)) go();
   }
 
   /**
@@ -739,7 +843,7 @@ export class TerminalService {
     t.stallTimer = setTimeout(() => {
       t.stallTimer = null;
       if (!t.paused || !this.terminals.has(t.info.id)) return;
-      if (t.views.markStalled(t.ring.end)) {
+      if (t.views.markStalled(t.charsEnd)) {
         this.opts.log.warn('a terminal view stopped acknowledging output; it no longer holds the terminal back', { id: t.info.id });
         this.syncFlow(t);
       }
@@ -777,7 +881,8 @@ export class TerminalService {
         this.onExit(t, null, 0, this.disposed ? 'Flightdeck closed and ended this terminal.' : 'The terminal host stopped unexpectedly; this terminal ended.');
       }
     }
-    // Attaches waiting for the host get the scrollback, now complete, from here.
+    for (const t of this.terminals.values()) this.caughtUpNow(t);
+    // Attaches waiting for the host get the scrollback from here (short of what it held back when it stopped mid-flood).
     const waiting = [...this.routeWaiters.values()].flat();
     this.routeWaiters.clear();
     for (const w of waiting) w.settle(false);
@@ -796,7 +901,7 @@ export class TerminalService {
     const chars = t.views.consumed();
     if (chars === null) {
       t.marks = [];
-      t.base = { chars: t.ring.end, bytes: t.bytesEnd };
+      t.base = { chars: t.charsEnd, bytes: t.bytesEnd };
     }
     const consumed = chars === null ? null : this.consumedBytes(t, chars);
     if (consumed === t.toldConsumed) return;

@@ -42,6 +42,11 @@ export class ViewFlow {
     return this.views.delete(attachmentId);
   }
 
+  /** The connections with a view of this terminal. */
+  connections(): Set<string> {
+    return new Set([...this.views.values()].map((v) => v.connectionId));
+  }
+
   /** Whether a view of this connection watches the terminal. */
   hasConnection(connectionId: string): boolean {
     for (const v of this.views.values()) if (v.connectionId === connectionId) return true;

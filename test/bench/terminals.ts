@@ -258,7 +258,8 @@ export async function run(): Promise<Record<string, unknown>> {
           cpuShareWhileViewRan: round(mainCpuMs / cpuAtViewExit.wallMs, 3),
           cpuMsPerFloodMB: round(mainCpuMs / (flood.bytes / 1024 / 1024), 2),
           // The same, from the flood's first byte in this process to its last.
-          duringFlood: floodCpu.first && floodCpu.last ? floodWindowCpu(floodCpu.first, floodCpu.last, floodCpu.lastAt - floodCpu.firstAt, flood.bytes) : null,
+          // Null when the flood's bytes never came here batch by batch (held back by the pty host while only direct views watched: one catch-up after it).
+          duringFlood: floodCpu.first && floodCpu.last && floodCpu.lastAt > floodCpu.firstAt + 100 ? floodWindowCpu(floodCpu.first, floodCpu.last, floodCpu.lastAt - floodCpu.firstAt, flood.bytes) : null,
           eventLoopDelayMs: { p50: round(mainLoop.percentile(50) / 1e6), p99: round(mainLoop.percentile(99) / 1e6), max: round(mainLoop.max / 1e6) },
         },
         transportToView: { firstArrivalMs: since(r.firstAt), lastArrivalMs: since(r.lastAt), MBps: rate(r.lastAt) },

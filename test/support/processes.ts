@@ -18,11 +18,13 @@ export function pidsWith(commandLine: string): number[] {
   return pids;
 }
 
-/** Polls `fn` until it returns something truthy, and returns that; throws after `timeoutMs`. */
-export async function waitFor<T>(fn: () => T | undefined | false | null, what: string, timeoutMs = 20_000, everyMs = 20): Promise<T> {
+type Maybe<T> = T | undefined | false | null;
+
+/** Polls `fn` (which may answer later) until it returns something truthy, and returns that; throws after `timeoutMs`. */
+export async function waitFor<T>(fn: () => Maybe<T> | Promise<Maybe<T>>, what: string, timeoutMs = 20_000, everyMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));

@@ -15,6 +15,7 @@ import { requireNative } from '../../platform/native';
 import { GroupRecords, killSession, sessionAlive } from '../../platform/process-groups';
 import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES } from '../constants';
 import { FairQueue } from '../fair-queue';
+import { Scrollback } from '../scrollback';
 import { utf16Length } from '../utf16-length';
 import { DirectSockets } from './direct-sockets';
 import { HostTerminal } from './host-terminal';
@@ -29,6 +30,40 @@ if (!process.send) {
 
 const pty = requireNative<NodePty>('node-pty');
 const terminals = new Map<string, HostTerminal>();
+
+/**
+ * A flood's bytes held back from the main process. Views on direct sockets get every batch from
+ * here; the main process needs the bytes only for its scrollback (and for views or listeners it
+ * feeds itself, which it says with `toMain`). While nobody there needs them, a batch of a flood
+ * (a full one, LEAN_BATCH_BYTES) and every batch after it until the output pauses for
+ * LEAN_QUIET_MS cross with their counts only; the bytes are kept here, bounded like the
+ * scrollback, and sent in one `catchUp` after the pause. The main process then no longer reads,
+ * copies and collects every byte of a flood it does not show (~13 ms of CPU per MB), which the
+ * view parsing it and the keystrokes of other terminals competed with for a CPU.
+ */
+interface HeldBack {
+  bytes: Scrollback;
+  quiet: NodeJS.Timeout | null;
+}
+const held = new Map<string, HeldBack>();
+/** Terminals whose every batch's bytes the main process wants now (`toMain`). */
+const toMain = new Set<string>();
+const NO_BYTES = new Uint8Array(0);
+/** A batch this large is a flood's (the batcher sends full batches only when output outruns it). */
+const LEAN_BATCH_BYTES = 64 * 1024;
+/** A flood is over once its terminal was silent this long: what was held back goes to the main process. */
+const LEAN_QUIET_MS = 200;
+
+/** Sends terminal `id`'s held-back output to the main process (in its lane, before whatever comes next). */
+function catchUp(id: string): void {
+  const h = held.get(id);
+  if (!h) return;
+  held.delete(id);
+  if (h.quiet) clearTimeout(h.quiet);
+  const { start, chars, bytes } = h.bytes.contents();
+  if (chars === 0) return;
+  sendFor(id, { t: 'catchUp', id, start, chars, data: bytes });
+}
 let shuttingDown = false;
 
 /**
@@ -131,15 +166,27 @@ function spawn(req: SpawnRequest): void {
   }
   /** UTF-16 code units sent so far: the views' offsets, counted once here for the main process and the direct sockets. */
   let charsSent = 0;
+  if (req.toMain) toMain.add(req.id);
   const term = new HostTerminal(p, {
     data: (offset, data, done) => {
       const chars = utf16Length(data);
       directs.write(req.id, charsSent, chars, data);
+      let h = held.get(req.id);
+      if (!h && !toMain.has(req.id) && data.length >= LEAN_BATCH_BYTES) {
+        h = { bytes: new Scrollback(req.scrollbackChars, charsSent), quiet: null };
+        held.set(req.id, h);
+      }
       charsSent += chars;
-      sendFor(req.id, { t: 'data', id: req.id, offset, chars, data }, done);
+      if (!h) return sendFor(req.id, { t: 'data', id: req.id, offset, chars, length: data.length, data }, done);
+      h.bytes.append(data, chars);
+      if (h.quiet) clearTimeout(h.quiet);
+      h.quiet = setTimeout(() => catchUp(req.id), LEAN_QUIET_MS);
+      sendFor(req.id, { t: 'data', id: req.id, offset, chars, length: data.length, data: NO_BYTES }, done);
     },
     flow: (paused, window) => sendFor(req.id, { t: 'flow', id: req.id, paused, window }),
     exit: (exitCode, signal, stats) => {
+      // The main process keeps the scrollback of an exited terminal: all of it before the exit.
+      catchUp(req.id);
       sendFor(req.id, { t: 'exit', id: req.id, exitCode, signal, stats });
       sweep(p.pid);
     },
@@ -163,9 +210,17 @@ function onMessage(msg: ToHost): void {
       return terminals.get(msg.id)?.setConsumed(msg.offset);
     case 'stats':
       return sendFor(msg.id, { t: 'stats', id: msg.id, stats: terminals.get(msg.id)?.getStats() ?? null });
+    case 'toMain':
+      if (!msg.on) return void toMain.delete(msg.id);
+      toMain.add(msg.id);
+      return catchUp(msg.id);
     case 'release': {
       const t = terminals.get(msg.id);
       terminals.delete(msg.id);
+      toMain.delete(msg.id);
+      const h = held.get(msg.id);
+      if (h?.quiet) clearTimeout(h.quiet);
+      held.delete(msg.id);
       directs.forget(msg.id);
       if (t && !t.isExited) {
         t.killNow();
@@ -178,6 +233,8 @@ function onMessage(msg: ToHost): void {
     case 'route': {
       const t = terminals.get(msg.id);
       const on = directs.route(msg.id, msg.conn, msg.on, t !== undefined && !t.isExited);
+      // A view attaching gets the main process's scrollback: complete up to the first routed batch.
+      if (msg.on) catchUp(msg.id);
       // In the terminal's lane: the main process learns exactly which batch was the first routed.
       return sendFor(msg.id, { t: 'routed', id: msg.id, conn: msg.conn, asked: msg.on, on, socket: msg.socket });
     }

@@ -16,6 +16,10 @@ export interface SpawnRequest {
   rows: number;
   /** What it is ('shell', 'command'), recorded with its session for crash recovery and logs. */
   kind?: string;
+  /** The most output held back during a flood (`toMain`), in UTF-16 code units: the main process's scrollback. */
+  scrollbackChars: number;
+  /** Whether the main process wants every batch's bytes from the start (see `toMain`). */
+  toMain: boolean;
 }
 
 export type ToHost =
@@ -33,6 +37,13 @@ export type ToHost =
   | { t: 'stats'; id: string }
   /** Forget an exited terminal's host-side state. */
   | { t: 'release'; id: string }
+  /**
+   * Whether the main process needs every batch's bytes as it comes (`on`: a view fed over the
+   * main process, an in-process listener). Otherwise the host may hold a flood's bytes back
+   * (views on direct sockets have them already) and send them as one `catchUp` once it is
+   * over; `on` sends what is held at once.
+   */
+  | { t: 'toMain'; id: string; on: boolean }
   | { t: 'shutdown' }
   /**
    * Browser mode: the socket handle passed with this message is a browser's dedicated output
@@ -58,8 +69,19 @@ export type FromHost =
   | { t: 'ready'; pid: number }
   | { t: 'spawned'; id: string; pid: number }
   | { t: 'spawnFailed'; id: string; message: string }
-  /** `chars`: the UTF-16 code units `data` decodes to (counted here, once, for every reader). */
-  | { t: 'data'; id: string; offset: number; chars: number; data: Uint8Array }
+  /**
+   * `chars`: the UTF-16 code units of the batch (counted here, once, for every reader);
+   * `length`: its bytes. `data` is the batch, or empty while a flood's bytes are held back
+   * (see `toMain`; they follow in a `catchUp`).
+   */
+  | { t: 'data'; id: string; offset: number; chars: number; length: number; data: Uint8Array }
+  /**
+   * The output held back since the last batch with bytes, in the terminal's lane: from stream
+   * offset `start` (UTF-16 units; later than where the main process's scrollback ends only if
+   * more was held back than a scrollback keeps), `chars` units, as bytes. Sent when the flood is
+   * over, before a `routed`, and before the exit.
+   */
+  | { t: 'catchUp'; id: string; start: number; chars: number; data: Uint8Array }
   /** The pty was paused or resumed; `window` is the flow window in force (bytes). */
   | { t: 'flow'; id: string; paused: boolean; window: number }
   | { t: 'stats'; id: string; stats: HostTerminalStats | null }

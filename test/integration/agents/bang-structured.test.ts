@@ -60,7 +60,7 @@ describe('structured ! results', () => {
     const result = h.events(id, 'command.result')[0]!;
     expect(result).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
     const terminalId = h.events(id, 'tool.output').find((o) => o.terminalId)!.terminalId!;
-    const replay = h.app.terminals.attach(terminalId, 'test-view').data;
+    const replay = (await h.app.terminals.attach(terminalId, 'test-view')).data;
     expect(replay).toContain('out');
     expect(replay).toContain('err');
     expect(h.app.terminals.get(terminalId).exitCode).toBe(3);

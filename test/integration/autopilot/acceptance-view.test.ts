@@ -24,8 +24,8 @@ describe('the acceptance command is watched live', () => {
     expect(terminal?.title).toBe(`acceptance: ${testCmd} (timeout 7 min)`);
     expect(terminal?.owner).toMatchObject({ worktreePath: run.worktree, phase: 'acceptance' });
     await h.app.terminals.whenExited(terminal!.id);
-    const shown = await waitFor(() => {
-      const { data } = h!.app.terminals.attach(terminal!.id, 'test-conn');
+    const shown = await waitFor(async () => {
+      const { data } = await h!.app.terminals.attach(terminal!.id, 'test-conn');
       return data.includes('[acceptance command ended') ? data : null;
     }, 'the end line in the terminal');
     expect(shown).toContain('ACCEPT-7731');

@@ -60,7 +60,7 @@ describe.runIf(process.platform === 'linux')('the environments of child processe
   it('the pty host, a user shell, an agent command and an app command each get what they should', async () => {
     const shell = await h.client.invoke('terminals.create', { target: { kind: 'path', path: work.path }, cols: 80, rows: 24 });
     await h.client.invoke('terminals.write', { id: shell.id, data: 'echo READY-$((40+2))\r' });
-    await until(() => h.app.terminals.attach(shell.id, 'probe').data.includes('READY-42'), 'the shell to answer');
+    await until(async () => (await h.app.terminals.attach(shell.id, 'probe')).data.includes('READY-42'), 'the shell to answer');
 
     // The pty host: the allow-list only.
     const ptyHost = environOf(h.app.terminals.processes().hostPid!);

@@ -115,6 +115,6 @@ export function running(marker: string): ProcInfo[] {
 export { isAlive as isRunning } from '../../support/processes';
 
 /** `waitFor` with this folder's defaults: a whole host process is slower than an in-process app. */
-export function until<T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 30_000, everyMs = 50): Promise<T> {
+export function until<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 30_000, everyMs = 50): Promise<T> {
   return waitFor(fn, what, timeoutMs, everyMs);
 }

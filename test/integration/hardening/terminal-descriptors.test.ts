@@ -81,7 +81,7 @@ describe.runIf(process.platform === 'linux')('what a terminal program inherits',
     // Wait until both shells are at their prompt (their start-up files may hold pipes meanwhile).
     for (const t of [first, second]) {
       await h.client.invoke('terminals.write', { id: t.id, data: 'echo READY-$((40+2))\r' });
-      await until(() => h.app.terminals.attach(t.id, 'probe').data.includes('READY-42'), 'the shell to answer', 60_000);
+      await until(async () => (await h.app.terminals.attach(t.id, 'probe')).data.includes('READY-42'), 'the shell to answer', 60_000);
     }
     for (const pid of [first.pid!, second.pid!]) {
       const fds = descriptorsOf(pid);

@@ -45,7 +45,7 @@ describe("agents' commands run in terminals", () => {
     expect(term.kind).toBe('command');
     expect(term.status).toBe('exited');
     expect(term.exitCode).toBe(4);
-    const replay = h.app.terminals.attach(terminalId!, 'test-view');
+    const replay = await h.app.terminals.attach(terminalId!, 'test-view');
     expect(replay.data).toContain('read:[]');
   });
 

@@ -104,8 +104,17 @@ describe('direct terminal output socket (browser mode)', () => {
     expect(h.app.terminals.isDirect(h.app.terminals.directSockets()[0]!, info.id)).toBe(true);
     const mainBefore = receivedBinaryBytes('/ws');
     const directBefore = receivedBinaryBytes(DIRECT_SOCKET_PATH);
+    // What reached this process's hub: with only a direct view watching, the pty host holds the
+    // flood's bytes back and sends them in one catch-up once it is over.
+    const hub = { events: 0, bytes: 0 };
+    const offHub = h.app.hub.subscribe((e) => {
+      if (e.topic !== 'terminals.data' || e.key !== info.id) return;
+      hub.events++;
+      hub.bytes += (e.payload as { bytes: Uint8Array }).bytes.length;
+    });
     writeFileSync(go, '');
     await h.app.terminals.whenExited(info.id);
+    offHub();
     await view.until((_o, v) => v.bytes >= expected.bytes, 60_000, 'the last bytes');
     expect(view.bytes).toBe(expected.bytes);
     expect(view.digest()).toBe(expected.sha256);
@@ -115,6 +124,70 @@ describe('direct terminal output socket (browser mode)', () => {
     expect(receivedBinaryBytes('/ws') - mainBefore).toBe(0);
     // Flow control still works through acks on the main socket.
     expect(h.app.terminals.flowStats(info.id).pauses).toBeGreaterThan(0);
+    // 8 MB went by; this process got a few small batches before the flood was one, then the
+    // scrollback's worth (1,000,000 characters, ~1.6 MB here) once, before the exit.
+    expect(hub.events).toBeLessThan(10);
+    expect(hub.bytes).toBeLessThan(2.5 * 1024 * 1024);
+    // And its scrollback is the flood's end, exactly: what a view opened now replays.
+    const text = readFileSync(file, 'utf8');
+    const late = await h.app.terminals.attach(info.id, 'a-late-view');
+    expect(late.end).toBe(text.length);
+    expect(late.data.length).toBeGreaterThan(990_000);
+    expect(late.data).toBe(text.slice(text.length - late.data.length));
+    view.dispose();
+  });
+
+  it('a view fed over the main process that attaches in the middle of a held-back flood gets all of it, once, in order', { timeout: 120_000 }, async () => {
+    const file = join(dir.path, 'flood-mid.txt');
+    const expected = await writeFloodFile(file, FLOOD_BYTES);
+    const text = readFileSync(file, 'utf8');
+    const go = join(dir.path, 'go-mid');
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}`], cwd: dir.path, kind: 'command', title: 'flood-mid' });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id, { keepText: false });
+    await view.attach();
+    writeFileSync(go, '');
+    // Held back: counted here, not in the scrollback.
+    await waitFor(() => {
+      const s = h.app.terminals.flowStats(info.id);
+      return s.charsReceived > s.scrollbackChars + 512 * 1024 || null;
+    }, 'part of the flood held back by the pty host');
+    // A window (no direct socket) opens the terminal now: it gets the scrollback with what the
+    // host held back (the last 1,000,000 characters), then everything after as live output.
+    const chunks: Array<{ offset: number; data: string }> = [];
+    const offHub = h.app.hub.subscribe((e) => {
+      if (e.topic === 'terminals.data' && e.key === info.id) chunks.push(e.payload as { offset: number; data: string });
+    });
+    const mid = await h.app.terminals.attach(info.id, 'a-window');
+    expect(mid.data).toBe(text.slice(mid.start, mid.end));
+    expect(mid.end - mid.start).toBeGreaterThan(512 * 1024);
+    // It acknowledges what it gets, as a view does, so the pty is not held for it.
+    const acks = setInterval(() => {
+      const last = chunks.at(-1);
+      if (last) h.app.terminals.ack(info.id, mid.attachmentId, last.offset + last.data.length);
+    }, 20);
+    try {
+      await h.app.terminals.whenExited(info.id);
+      await waitFor(() => {
+        const last = chunks.at(-1);
+        return (last && last.offset + last.data.length >= text.length) || null;
+      }, 'the rest of the flood over the main process', 60_000);
+    } finally {
+      clearInterval(acks);
+      offHub();
+    }
+    let got = mid.data;
+    let at = mid.end;
+    // What the host sent to complete the scrollback before the view was added is in `mid` already.
+    for (const c of chunks.filter((x) => x.offset >= mid.end)) {
+      expect(c.offset).toBe(at);
+      got += c.data;
+      at += c.data.length;
+    }
+    expect(mid.start + got.length).toBe(text.length);
+    expect(got).toBe(text.slice(mid.start));
+    await view.until((_o, v) => v.bytes >= expected.bytes, 60_000, 'the direct view to finish');
+    expect(view.digest()).toBe(expected.sha256);
     view.dispose();
   });
 
@@ -161,6 +234,29 @@ describe('direct terminal output socket (browser mode)', () => {
     await waitFor(() => h.app.terminals.flowStats(info.id).unackedChars === 0 || null, 'every acknowledgement counted');
     view.dispose();
     h.app.terminals.kill(info.id, 'SIGKILL');
+  });
+
+  it('a pty host that dies in the middle of a held-back flood leaves the scrollback as it was before the flood', { timeout: 120_000 }, async () => {
+    const file = join(dir.path, 'flood-crash.txt');
+    await writeFloodFile(file, FLOOD_BYTES);
+    const go = join(dir.path, 'go-crash');
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `printf 'before-the-flood|'; while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}; sleep 600`], cwd: dir.path, kind: 'command', title: 'flood-crash' });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id, { keepText: false, ackTailMs: 50 });
+    await view.attach();
+    await waitFor(() => h.app.terminals.flowStats(info.id).scrollbackChars >= 'before-the-flood|'.length || null, 'the first output in the scrollback');
+    writeFileSync(go, '');
+    await waitFor(() => {
+      const s = h.app.terminals.flowStats(info.id);
+      return s.charsReceived > s.scrollbackChars + 512 * 1024 || null;
+    }, 'part of the flood held back by the pty host');
+    process.kill(h.app.terminals.processes().hostPid!, 'SIGKILL');
+    expect((await h.app.terminals.whenExited(info.id)).problem).toMatch(/terminal host stopped/);
+    // What the host held back is gone with it; what was here before the flood stays readable.
+    const after = await h.app.terminals.attach(info.id, 'after-the-crash');
+    expect(after.data.startsWith('before-the-flood|')).toBe(true);
+    expect(after.end).toBe(after.start + after.data.length);
+    view.dispose();
   });
 
   it('a program started while direct sockets are open inherits neither them nor the IPC channel', async () => {

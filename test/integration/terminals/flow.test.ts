@@ -44,7 +44,7 @@ describe('flow control', () => {
     const terms = service(hub, 60_000);
     try {
       const info = await terms.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
-      const view = terms.attach(info.id, 'conn-a');
+      const view = await terms.attach(info.id, 'conn-a');
       terms.write(info.id, 'go\r');
       await waitFor(() => terms.flowStats(info.id).paused, 'the pty to pause');
       await sleep(100); // the batch gathered before the pause is flushed
@@ -93,7 +93,7 @@ describe('flow control', () => {
     };
     try {
       const info = await terms.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
-      const view = terms.attach(info.id, 'conn-a');
+      const view = await terms.attach(info.id, 'conn-a');
       // A view acknowledging as the renderer does: every 5,000 characters parsed.
       let acks = 0;
       let owed = 0;
@@ -125,8 +125,8 @@ describe('flow control', () => {
     try {
       // Two tabs watch; one acknowledges everything at once, the other never does.
       const info = await terms.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
-      const stalled = terms.attach(info.id, 'conn-frozen');
-      const live = terms.attach(info.id, 'conn-live');
+      const stalled = await terms.attach(info.id, 'conn-frozen');
+      const live = await terms.attach(info.id, 'conn-live');
       const off = hub.subscribe((e) => {
         if (e.topic === 'terminals.data' && e.key === info.id) terms.ack(info.id, live.attachmentId, (e.payload as { data: string }).data.length);
       });
@@ -139,7 +139,7 @@ describe('flow control', () => {
       // A view whose socket closed stops counting at once (the stall delay here is a minute).
       const slow = service(hub, 60_000);
       const info2 = await slow.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
-      slow.attach(info2.id, 'conn-closing');
+      await slow.attach(info2.id, 'conn-closing');
       slow.write(info2.id, 'go\r');
       await waitFor(() => slow.flowStats(info2.id).paused, 'the pty to pause');
       hub.connectionClosed('conn-closing');
@@ -149,10 +149,10 @@ describe('flow control', () => {
       // A reloaded page attaches again on the same connection: its old view is replaced and
       // the pty resumes at once.
       const info3 = await slow.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; ${catRawCommand(ascii)}`], cwd: dir.path, kind: 'command', title: 'flood' });
-      slow.attach(info3.id, 'conn-reloading');
+      await slow.attach(info3.id, 'conn-reloading');
       slow.write(info3.id, 'go\r');
       await waitFor(() => slow.flowStats(info3.id).paused, 'the pty to pause');
-      const again = slow.attach(info3.id, 'conn-reloading');
+      const again = await slow.attach(info3.id, 'conn-reloading');
       expect(slow.flowStats(info3.id).views).toBe(1);
       await waitFor(() => slow.flowStats(info3.id).resumes > 0, 'the pty to resume for the reloaded view');
       slow.detach(info3.id, again.attachmentId);

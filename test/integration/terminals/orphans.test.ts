@@ -26,7 +26,7 @@ function service(): TerminalService {
 }
 
 async function childPid(terms: TerminalService, id: string): Promise<number> {
-  return waitFor(() => Number(/child:(\d+)/.exec(terms.attach(id, 'test').data)?.[1]) || null, 'the child pid');
+  return waitFor(async () => Number(/child:(\d+)/.exec((await terms.attach(id, 'test')).data)?.[1]) || null, 'the child pid');
 }
 
 describe('no orphaned processes', () => {
@@ -45,7 +45,7 @@ describe('no orphaned processes', () => {
       await waitFor(() => terms.get(a.id).status === 'exited', 'the terminal to be marked ended');
       expect(terms.get(a.id).problem).toMatch(/terminal host stopped unexpectedly/);
       // The scrollback stays readable.
-      expect(terms.attach(a.id, 'conn').data).toContain('child:');
+      expect((await terms.attach(a.id, 'conn')).data).toContain('child:');
 
       const b = await terms.spawn({ file: '/bin/sh', args: ['-c', 'echo again'], cwd: dir.path, kind: 'command', title: 'b' });
       expect(terms.processes().hostPid).not.toBe(hostPid);

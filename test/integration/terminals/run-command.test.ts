@@ -30,7 +30,7 @@ describe('runCommand (the agent engine API)', () => {
     const info = t.app.terminals.get(r.terminalId);
     expect(info).toMatchObject({ kind: 'command', status: 'exited', exitCode: 3, owner: { projectId: 'proj-123456', sessionId: 'session-1' } });
     // The user can still open it and read what it printed.
-    expect(t.app.terminals.attach(r.terminalId, 'conn-user').data).toContain('out:hi there');
+    expect((await t.app.terminals.attach(r.terminalId, 'conn-user')).data).toContain('out:hi there');
   });
 
   it('ends a command at its time limit, with its children', async () => {

@@ -113,7 +113,7 @@ describe('worktree.setup and workspace trust', () => {
     const terminals = t.app.terminals.list().filter((x) => x.owner.worktreePath === tree && x.owner.phase === 'setup');
     expect(terminals.map((x) => x.title)).toEqual(['setup: echo setup-ran > setup-ran.txt', `setup: touch ${marker}`]);
     expect(terminals.every((x) => x.owner.projectId === project.id)).toBe(true);
-    const failed = t.app.terminals.attach(terminals[1]!.id, 'test-connection');
+    const failed = await t.app.terminals.attach(terminals[1]!.id, 'test-connection');
     expect(failed.data).toMatch(/Read-only file system/);
     expect(failed.terminal.exitCode).not.toBe(0);
   }, 120_000);
