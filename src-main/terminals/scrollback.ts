@@ -107,6 +107,11 @@ export class Scrollback {
     return { start: this.startOffset, chars: this.size, bytes };
   }
 
+  /** Cuts what is past the capacity now rather than when the start is next asked for (after a large append). */
+  trim(): void {
+    this.cutHead();
+  }
+
   /** Forgets everything kept; the next output given starts at stream offset `offset`. */
   restartAt(offset: number): void {
     this.chunks = [];

@@ -62,6 +62,8 @@ export interface TerminalFlowStats {
   scrollbackChars: number;
   /** Output counted from the pty host so far (UTF-16 code units); a flood's bytes may still be held there (see `toMain`). */
   charsReceived: number;
+  /** Where the scrollback ends: `charsReceived` less what the pty host holds back. */
+  scrollbackEnd: number;
   /** Characters sent to views and not yet acknowledged by the slowest live one. */
   unackedChars: number;
   peakUnackedChars: number;
@@ -86,8 +88,8 @@ interface Terminal {
   charsEnd: number;
   /** Whether the host was told to send every batch's bytes here (see `wantsBytes`). */
   toMain: boolean;
-  /** Attaches waiting for the output the host holds back (the scrollback is short of `charsEnd`). */
-  caughtUp: Array<() => void>;
+  /** Attaches waiting for the output the host holds back (the scrollback is short of `charsEnd`), by connection. */
+  caughtUp: Array<{ conn: string; go(): void; cancel(e: Error): void }>;
   views: ViewFlow;
   /** The consumed offset (bytes) last told to the pty host (undefined: never told). */
   toldConsumed: number | null | undefined;
@@ -397,15 +399,19 @@ export class TerminalService {
     const t = this.find(id);
     if (t.ring.end === t.charsEnd || t.info.status !== 'running' || !this.host.isReady) return this.attachNow(t, connectionId);
     return new Promise<AttachResult>((resolve, reject) => {
-      t.caughtUp.push(() => {
-        try {
-          resolve(this.attachNow(this.find(id), connectionId));
-        } catch (e) {
-          reject(e as Error);
-        }
+      t.caughtUp.push({
+        conn: connectionId,
+        go: () => {
+          try {
+            resolve(this.attachNow(this.find(id), connectionId));
+          } catch (e) {
+            reject(e as Error);
+          }
+        },
+        cancel: reject,
       });
-      t.toMain = true;
-      this.host.send({ t: 'toMain', id, on: true });
+      // The bytes now, and every batch's from here (the waiting attach counts in wantsBytes).
+      this.syncToMain(t);
     });
   }
 
@@ -464,7 +470,7 @@ export class TerminalService {
    * (see pty-host/main.ts): views on direct sockets have them, and the scrollback gets them then.
    */
   private wantsBytes(t: Terminal): boolean {
-    if (t.outputListeners.size > 0) return true;
+    if (t.outputListeners.size > 0 || t.caughtUp.length > 0) return true;
     for (const conn of t.views.connections()) if (!this.directs.get(conn)?.routes.has(t.info.id)) return true;
     return false;
   }
@@ -577,7 +583,11 @@ export class TerminalService {
   /** A window or socket went away: its views stop counting at once, so nobody waits for them. */
   connectionClosed(connectionId: string): void {
     for (const t of this.terminals.values()) {
-      if (!t.views.dropConnection(connectionId)) continue;
+      // Its attaches waiting for a flood's held-back output must not add views for a connection that is gone.
+      const gone = t.caughtUp.filter((w) => w.conn === connectionId);
+      if (gone.length > 0) t.caughtUp = t.caughtUp.filter((w) => w.conn !== connectionId);
+      for (const w of gone) w.cancel(new AppError('unavailable', 'The connection closed.'));
+      if (!t.views.dropConnection(connectionId) && gone.length === 0) continue;
       this.syncFlow(t);
       this.syncToMain(t);
     }
@@ -598,6 +608,7 @@ export class TerminalService {
     return {
       scrollbackChars: t.ring.length,
       charsReceived: t.charsEnd,
+      scrollbackEnd: t.ring.end,
       unackedChars: t.views.unacked(t.charsEnd),
       peakUnackedChars: t.peakUnacked,
       pauses: t.pauses,
@@ -798,13 +809,17 @@ export class TerminalService {
    * where the scrollback ended; views on direct sockets had it, their main socket skips it).
    */
   private onCatchUp(t: Terminal, start: number, chars: number, received: Uint8Array): void {
+    // As much as a scrollback holds, or more: nothing before it would be kept.
+    if (chars >= this.scrollbackChars) t.ring.restartAt(start);
     this.output(t, start, chars, standaloneBytes(received));
+    // Cut to the capacity now: one catch-up is up to a whole scrollback's worth.
+    t.ring.trim();
     this.caughtUpNow(t);
   }
 
   /** Attaches that waited for the held-back output go on (with what there is, if the host stopped). */
   private caughtUpNow(t: Terminal): void {
-    for (const go of t.caughtUp.splice(0)) go();
+    for (const w of t.caughtUp.splice(0)) w.go();
   }
 
   /**

@@ -133,6 +133,13 @@ export class TerminalStream {
         this.attachmentId = r.attachmentId;
         this.unackedParsed = 0;
         this.clearAckTail();
+        if (this.next !== null && this.next > r.end && r.terminal.status === 'exited') {
+          // The view holds more than the scrollback of a terminal that will print nothing more
+          // (its pty host died while it held a flood's output back): keep what is shown.
+          this.opts.onStatus?.(r.terminal);
+          this.queue = [];
+          return r;
+        }
         if (this.next === null || this.next < r.start || this.next > r.end) {
           // A reset sink is not a new one (a conservative no); a new one misses what precedes r.start.
           this.fromStart = this.next === null && r.start === 0 && this.fromStart;

@@ -44,6 +44,8 @@ const terminals = new Map<string, HostTerminal>();
 interface HeldBack {
   bytes: Scrollback;
   quiet: NodeJS.Timeout | null;
+  /** When the hold began (performance.now()). */
+  since: number;
 }
 const held = new Map<string, HeldBack>();
 /** Terminals whose every batch's bytes the main process wants now (`toMain`). */
@@ -51,8 +53,19 @@ const toMain = new Set<string>();
 const NO_BYTES = new Uint8Array(0);
 /** A batch this large is a flood's (the batcher sends full batches only when output outruns it). */
 const LEAN_BATCH_BYTES = 64 * 1024;
-/** A flood is over once its terminal was silent this long: what was held back goes to the main process. */
+/**
+ * A flood is over once its terminal was silent this long (not counting time its pty was paused
+ * by flow control: a slow view is no end of the flood): what was held back goes to the main
+ * process.
+ */
 const LEAN_QUIET_MS = 200;
+/** Or once a hold that lasted this long meets a batch that is not full: the flood slowed to a trickle (a progress bar, a log tail). */
+const LEAN_TRICKLE_AFTER_MS = 1_000;
+
+function armQuiet(id: string, h: HeldBack): void {
+  if (h.quiet) clearTimeout(h.quiet);
+  h.quiet = setTimeout(() => catchUp(id), LEAN_QUIET_MS);
+}
 
 /** Sends terminal `id`'s held-back output to the main process (in its lane, before whatever comes next). */
 function catchUp(id: string): void {
@@ -139,7 +152,7 @@ const out = new FairQueue<{ msg: FromHost; done?: () => void }>(
 );
 
 function sendFor(id: string, msg: FromHost, done?: () => void): void {
-  out.push(id, { msg, done }, msg.t === 'data' ? msg.data.length : 0);
+  out.push(id, { msg, done }, msg.t === 'data' || msg.t === 'catchUp' ? msg.data.length : 0);
 }
 
 /** Browser mode: views' direct output sockets (direct-sockets.ts). */
@@ -172,18 +185,29 @@ function spawn(req: SpawnRequest): void {
       const chars = utf16Length(data);
       directs.write(req.id, charsSent, chars, data);
       let h = held.get(req.id);
+      if (h && data.length < LEAN_BATCH_BYTES && performance.now() - h.since >= LEAN_TRICKLE_AFTER_MS) {
+        catchUp(req.id);
+        h = undefined;
+      }
       if (!h && !toMain.has(req.id) && data.length >= LEAN_BATCH_BYTES) {
-        h = { bytes: new Scrollback(req.scrollbackChars, charsSent), quiet: null };
+        h = { bytes: new Scrollback(req.scrollbackChars, charsSent), quiet: null, since: performance.now() };
         held.set(req.id, h);
       }
       charsSent += chars;
       if (!h) return sendFor(req.id, { t: 'data', id: req.id, offset, chars, length: data.length, data }, done);
       h.bytes.append(data, chars);
-      if (h.quiet) clearTimeout(h.quiet);
-      h.quiet = setTimeout(() => catchUp(req.id), LEAN_QUIET_MS);
+      armQuiet(req.id, h);
       sendFor(req.id, { t: 'data', id: req.id, offset, chars, length: data.length, data: NO_BYTES }, done);
     },
-    flow: (paused, window) => sendFor(req.id, { t: 'flow', id: req.id, paused, window }),
+    flow: (paused, window) => {
+      // Paused by flow control, the pty is not silent: the quiet wait starts again on resume.
+      const h = held.get(req.id);
+      if (h && paused && h.quiet) {
+        clearTimeout(h.quiet);
+        h.quiet = null;
+      } else if (h && !paused) armQuiet(req.id, h);
+      sendFor(req.id, { t: 'flow', id: req.id, paused, window });
+    },
     exit: (exitCode, signal, stats) => {
       // The main process keeps the scrollback of an exited terminal: all of it before the exit.
       catchUp(req.id);

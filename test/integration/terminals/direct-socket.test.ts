@@ -150,7 +150,7 @@ describe('direct terminal output socket (browser mode)', () => {
     // Held back: counted here, not in the scrollback.
     await waitFor(() => {
       const s = h.app.terminals.flowStats(info.id);
-      return s.charsReceived > s.scrollbackChars + 512 * 1024 || null;
+      return s.charsReceived > s.scrollbackEnd + 512 * 1024 || null;
     }, 'part of the flood held back by the pty host');
     // A window (no direct socket) opens the terminal now: it gets the scrollback with what the
     // host held back (the last 1,000,000 characters), then everything after as live output.
@@ -248,7 +248,7 @@ describe('direct terminal output socket (browser mode)', () => {
     writeFileSync(go, '');
     await waitFor(() => {
       const s = h.app.terminals.flowStats(info.id);
-      return s.charsReceived > s.scrollbackChars + 512 * 1024 || null;
+      return s.charsReceived > s.scrollbackEnd + 512 * 1024 || null;
     }, 'part of the flood held back by the pty host');
     process.kill(h.app.terminals.processes().hostPid!, 'SIGKILL');
     expect((await h.app.terminals.whenExited(info.id)).problem).toMatch(/terminal host stopped/);
@@ -257,6 +257,53 @@ describe('direct terminal output socket (browser mode)', () => {
     expect(after.data.startsWith('before-the-flood|')).toBe(true);
     expect(after.end).toBe(after.start + after.data.length);
     view.dispose();
+  });
+
+  it("an attach waiting for a flood's held-back output is dropped with its connection, and adds no view", { timeout: 120_000 }, async () => {
+    const file = join(dir.path, 'flood-gone.txt');
+    await writeFloodFile(file, FLOOD_BYTES);
+    const go = join(dir.path, 'go-gone');
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}; sleep 600`], cwd: dir.path, kind: 'command', title: 'flood-gone' });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id, { keepText: false });
+    await view.attach();
+    writeFileSync(go, '');
+    await waitFor(() => {
+      const s = h.app.terminals.flowStats(info.id);
+      return s.charsReceived > s.scrollbackEnd + 512 * 1024 || null;
+    }, 'part of the flood held back by the pty host');
+    // A window opens the terminal and closes before the host has sent what it held back.
+    const waiting = h.app.terminals.attach(info.id, 'a-closing-window');
+    expect(waiting).toBeInstanceOf(Promise);
+    h.app.terminals.connectionClosed('a-closing-window');
+    await expect(waiting).rejects.toMatchObject({ code: 'unavailable' });
+    await view.until((_o, v) => v.bytes >= FLOOD_BYTES, 60_000, 'the flood');
+    expect(h.app.terminals.flowStats(info.id).views).toBe(1);
+    view.dispose();
+    h.app.terminals.kill(info.id, 'SIGKILL');
+  });
+
+  it('a flood that slows to a trickle is handed to the main process within seconds, without waiting for silence', { timeout: 120_000 }, async () => {
+    const file = join(dir.path, 'flood-trickle.txt');
+    await writeFloodFile(file, 2 * 1024 * 1024);
+    const go = join(dir.path, 'go-trickle');
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}; while :; do printf 'tick|'; sleep 0.1; done`], cwd: dir.path, kind: 'command', title: 'trickle' });
+    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
+    const view = new HeadlessView(h.client, info.id, { keepText: false });
+    await view.attach();
+    writeFileSync(go, '');
+    await waitFor(() => {
+      const s = h.app.terminals.flowStats(info.id);
+      return s.charsReceived > s.scrollbackEnd || null;
+    }, 'the flood held back by the pty host');
+    // The ticks (every 100 ms, never 200 ms of silence) end the hold once it is a second old.
+    await waitFor(() => {
+      const s = h.app.terminals.flowStats(info.id);
+      return (s.charsReceived > 2_000_000 / 4 && s.scrollbackEnd === s.charsReceived) || null;
+    }, 'the scrollback to catch up while the ticks go on', 10_000);
+    expect((await h.app.terminals.attach(info.id, 'a-late-window')).data.endsWith('tick|')).toBe(true);
+    view.dispose();
+    h.app.terminals.kill(info.id, 'SIGKILL');
   });
 
   it('a program started while direct sockets are open inherits neither them nor the IPC channel', async () => {

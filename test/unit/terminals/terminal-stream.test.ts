@@ -9,6 +9,7 @@ import { TerminalStream, type TerminalSink } from '../../../src-preload/client/t
 function fakeTerminal(scrollback = 1_000) {
   let all = '';
   let dropping = false;
+  let status = 'running';
   const listeners = new Map<string, (p: unknown) => void>();
   const calls: Array<{ channel: string; input: Record<string, unknown> }> = [];
   let att = 0;
@@ -23,7 +24,7 @@ function fakeTerminal(scrollback = 1_000) {
       if (channel !== 'terminals.attach') return { ok: true };
       const start = Math.max(0, all.length - scrollback);
       return {
-        terminal: { id: 't', status: 'running' },
+        terminal: { id: 't', status },
         attachmentId: `att-${String(++att).padStart(6, '0')}`,
         data: all.slice(start),
         start,
@@ -41,6 +42,11 @@ function fakeTerminal(scrollback = 1_000) {
     },
     drop(on: boolean) {
       dropping = on;
+    },
+    /** The terminal ended and the last `chars` of its output never reached the scrollback (its pty host died holding them). */
+    endShort(chars: number) {
+      all = all.slice(0, all.length - chars);
+      status = 'exited';
     },
     get text() {
       return all;
@@ -217,5 +223,24 @@ describe('TerminalStream', () => {
     expect(out.s.text).toBe('ghijk');
     expect(gaps).toEqual([4]);
     expect(stream.offset).toBe(t.text.length);
+  });
+
+  it("keeps what it shows of an ended terminal whose scrollback ends before it (the pty host died holding a flood's output)", async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    const gaps: number[] = [];
+    const statuses: string[] = [];
+    const stream = new TerminalStream(t.client, 't', out.api, { onGap: (n) => gaps.push(n), onStatus: (i) => statuses.push(i.status) });
+    await stream.attach();
+    t.emit('before-the-flood|');
+    t.emit('flood '.repeat(50));
+    await tick();
+    t.endShort('flood '.repeat(50).length);
+    // The direct socket died with the host: the view attaches again.
+    await stream.attach();
+    expect(out.s.resets).toBe(0);
+    expect(out.s.text).toBe(`before-the-flood|${'flood '.repeat(50)}`);
+    expect(gaps).toEqual([]);
+    expect(statuses.at(-1)).toBe('exited');
   });
 });
