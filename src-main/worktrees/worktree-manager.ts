@@ -383,12 +383,19 @@ export class WorktreeManager {
       };
       if (existing) {
         // The branch survives from earlier work: check it out as it is rather than reset it.
-        await add(['worktree', 'add', path, branch]);
+        await this.whileHalfMade(() => add(['worktree', 'add', path, branch]));
       } else {
         const baseRef = [`refs/heads/${base}`, `refs/remotes/origin/${base}`].find((r) => refs.has(r)) ?? (await this.baseRef(root, base));
         if (!baseRef) throw new AppError('not_found', `The base branch "${base}" does not exist in ${root} (neither locally nor on origin).`, { base });
-        // --no-track: the base is where the branch starts, not where it is pushed.
-        await add(['worktree', 'add', '--no-track', '-b', branch, path, baseRef]);
+        // --no-track: the base is where the branch starts, not where it is pushed. git makes the
+        // branch first and then reads the other worktrees: stopped there by another process's
+        // half-made one, it leaves the branch made, and the next try checks that branch out.
+        let made = false;
+        await this.whileHalfMade(() => {
+          const loc = locateRepository(root);
+          made ||= loc !== null && readRef(loc, `refs/heads/${branch}`) != null;
+          return add(made ? ['worktree', 'add', path, branch] : ['worktree', 'add', '--no-track', '-b', branch, path, baseRef]);
+        });
       }
       return { entry: await span('worktree: entry', () => this.createdEntry(root, path)), base, gitignoreUpdated };
     });
@@ -505,8 +512,13 @@ export class WorktreeManager {
       if (existing && existing !== archive.head) {
         throw new AppError('conflict', `The branch ${branch} exists and points to ${existing.slice(0, 7)}, not the archived ${archive.head.slice(0, 7)}: rename or delete it before restoring.`, { branch });
       }
-      if (existing) await this.write(root, ['worktree', 'add', path, branch]);
-      else await this.write(root, ['worktree', 'add', '--no-track', '-b', branch, path, archive.head]);
+      // As in create: a try stopped by another process's half-made worktree may have made the branch.
+      let made = existing !== null;
+      await this.whileHalfMade(() => {
+        const loc = locateRepository(root);
+        made ||= loc !== null && readRef(loc, `refs/heads/${branch}`) != null;
+        return this.write(root, made ? ['worktree', 'add', path, branch] : ['worktree', 'add', '--no-track', '-b', branch, path, archive.head]);
+      });
       if (archive.dirty) {
         // Writes the snapshot's files into the working tree only: they come back as uncommitted
         // changes and untracked files, the index stays at the branch tip.
@@ -596,8 +608,25 @@ export class WorktreeManager {
       try {
         return await git(['worktree', 'list', '--porcelain', '-z'], { cwd: root });
       } catch (e) {
-        const halfMade = e instanceof GitError && /failed to read .*worktrees[\\/][^\n]*(commondir|gitdir)/.test(e.stderr + e.message);
-        if (!halfMade || attempt >= this.retry.attempts) throw e;
+        if (!halfMadeWorktree(e) || attempt >= this.retry.attempts) throw e;
+        await sleep(delay);
+        delay *= 2;
+      }
+    }
+  }
+
+  /**
+   * Runs a `git worktree add` again, with backoff, while it stops on another process's
+   * half-made worktree (`.git/worktrees/<id>/` whose `commondir` is not written yet: "failed to
+   * read …/commondir"): git dies there before it creates the worktree.
+   */
+  private async whileHalfMade<T>(run: () => Promise<T>): Promise<T> {
+    let delay = this.retry.firstDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (e) {
+        if (!halfMadeWorktree(e) || attempt >= this.retry.attempts) throw e;
         await sleep(delay);
         delay *= 2;
       }
@@ -852,6 +881,12 @@ function lockHeld(lockFile: string): AppError {
     `Another git command is using the repository (${lockFile} exists) and did not finish in time. Wait for it and try again; if no git is running, the lock is stale: delete ${lockFile}.`,
     { lockFile },
   );
+}
+
+/** git stopped reading another process's worktree that is being created (its files not all written yet). */
+function halfMadeWorktree(e: unknown): boolean {
+  const text = e instanceof GitError ? `${e.stderr}\n${e.message}` : e instanceof Error ? e.message : '';
+  return /failed to read .*worktrees[\\/][^\n]*(commondir|gitdir)/.test(text);
 }
 
 function toAppError(e: unknown): unknown {

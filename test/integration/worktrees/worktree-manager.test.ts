@@ -240,6 +240,30 @@ describe('WorktreeManager', () => {
     expect(existsSync(join(work, '.trees/two'))).toBe(true);
   });
 
+  it("waits while another process's worktree is half made (git stops on its empty commondir), for a new branch and an existing one", async () => {
+    const { work } = repoWithOrigin();
+    const m = manager({ lockRetry: { attempts: 6, firstDelayMs: 100 } });
+    // What another process's `git worktree add` leaves for a moment: gitdir written, commondir not yet.
+    const halfMade = () => {
+      const admin = join(work, '.git', 'worktrees', 'elsewhere');
+      mkdirSync(admin, { recursive: true });
+      writeFileSync(join(admin, 'gitdir'), join(work, '..', 'elsewhere', '.git') + '\n');
+      writeFileSync(join(admin, 'commondir'), '');
+      const done = setTimeout(() => rmSync(admin, { recursive: true, force: true }), 400);
+      cleanups.push(() => clearTimeout(done));
+    };
+    halfMade();
+    // git makes the new branch, then stops: the retry checks that branch out.
+    const fresh = await m.create(work, 'fresh');
+    expect(fresh.entry.branch).toBe('feature/fresh');
+    expect(gitIn(join(work, '.trees/fresh'), 'rev-parse', 'HEAD').trim()).toBe(gitIn(work, 'rev-parse', 'main').trim());
+    gitIn(work, 'branch', '-q', 'feature/kept', 'main');
+    halfMade();
+    const kept = await m.create(work, 'kept');
+    expect(kept.entry.branch).toBe('feature/kept');
+    expect(gitIn(work, 'worktree', 'list', '--porcelain').match(/^branch refs\/heads\/feature\/(fresh|kept)$/gm)?.sort()).toEqual(['branch refs/heads/feature/fresh', 'branch refs/heads/feature/kept']);
+  });
+
   it('retries a git write that meets a ref lock, then succeeds', async () => {
     const { work } = repoWithOrigin();
     const m = manager({ lockRetry: { attempts: 6, firstDelayMs: 100 } });
