@@ -137,21 +137,35 @@ describe('direct terminal output socket (browser mode)', () => {
     view.dispose();
   });
 
-  it('a view fed over the main process that attaches in the middle of a held-back flood gets all of it, once, in order', { timeout: 120_000 }, async () => {
-    const file = join(dir.path, 'flood-mid.txt');
-    const expected = await writeFloodFile(file, FLOOD_BYTES);
-    const text = readFileSync(file, 'utf8');
-    const go = join(dir.path, 'go-mid');
-    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}`], cwd: dir.path, kind: 'command', title: 'flood-mid' });
+  /**
+   * A terminal that floods `bytes` of mixed UTF-8 once `go()` is called (after `before`, then
+   * `after` in the shell), watched by a view on the direct socket: its flood's bytes are held back
+   * by the pty host while nothing in this process reads them.
+   */
+  async function heldFlood(name: string, o: { bytes?: number; before?: string; after?: string; view?: ConstructorParameters<typeof HeadlessView>[2] } = {}) {
+    const file = join(dir.path, `flood-${name}.txt`);
+    const expected = await writeFloodFile(file, o.bytes ?? FLOOD_BYTES);
+    const gate = join(dir.path, `go-${name}`);
+    const script = `${o.before ?? ''} while [ ! -e '${gate}' ]; do sleep 0.05; done; ${catRawCommand(file)}; ${o.after ?? ''}`;
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', script], cwd: dir.path, kind: 'command', title: name });
     await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
-    const view = new HeadlessView(h.client, info.id, { keepText: false });
+    const view = new HeadlessView(h.client, info.id, { keepText: false, ...o.view });
     await view.attach();
-    writeFileSync(go, '');
-    // Held back: counted here, not in the scrollback.
-    await waitFor(() => {
-      const s = h.app.terminals.flowStats(info.id);
-      return s.charsReceived > s.scrollbackEnd + 512 * 1024 || null;
+    return { info, file, expected, view, go: () => writeFileSync(gate, '') };
+  }
+  /** Waits until more than `chars` of a terminal's output are counted here and held back by the pty host. */
+  const heldBack = (id: string, chars: number) =>
+    waitFor(() => {
+      const s = h.app.terminals.flowStats(id);
+      return s.charsReceived > s.scrollbackEnd + chars || null;
     }, 'part of the flood held back by the pty host');
+
+  it('a view fed over the main process that attaches in the middle of a held-back flood gets all of it, once, in order', { timeout: 120_000 }, async () => {
+    const { info, file, expected, view, go } = await heldFlood('mid');
+    const text = readFileSync(file, 'utf8');
+    go();
+    // Held back: counted here, not in the scrollback.
+    await heldBack(info.id, 512 * 1024);
     // A window (no direct socket) opens the terminal now: it gets the scrollback with what the
     // host held back (the last 1,000,000 characters), then everything after as live output.
     const chunks: Array<{ offset: number; data: string }> = [];
@@ -237,19 +251,10 @@ describe('direct terminal output socket (browser mode)', () => {
   });
 
   it('a pty host that dies in the middle of a held-back flood leaves the scrollback as it was before the flood', { timeout: 120_000 }, async () => {
-    const file = join(dir.path, 'flood-crash.txt');
-    await writeFloodFile(file, FLOOD_BYTES);
-    const go = join(dir.path, 'go-crash');
-    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `printf 'before-the-flood|'; while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}; sleep 600`], cwd: dir.path, kind: 'command', title: 'flood-crash' });
-    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
-    const view = new HeadlessView(h.client, info.id, { keepText: false, ackTailMs: 50 });
-    await view.attach();
+    const { info, view, go } = await heldFlood('crash', { before: "printf 'before-the-flood|';", after: 'sleep 600', view: { ackTailMs: 50 } });
     await waitFor(() => h.app.terminals.flowStats(info.id).scrollbackChars >= 'before-the-flood|'.length || null, 'the first output in the scrollback');
-    writeFileSync(go, '');
-    await waitFor(() => {
-      const s = h.app.terminals.flowStats(info.id);
-      return s.charsReceived > s.scrollbackEnd + 512 * 1024 || null;
-    }, 'part of the flood held back by the pty host');
+    go();
+    await heldBack(info.id, 512 * 1024);
     process.kill(h.app.terminals.processes().hostPid!, 'SIGKILL');
     expect((await h.app.terminals.whenExited(info.id)).problem).toMatch(/terminal host stopped/);
     // What the host held back is gone with it; what was here before the flood stays readable.
@@ -260,18 +265,9 @@ describe('direct terminal output socket (browser mode)', () => {
   });
 
   it("an attach waiting for a flood's held-back output is dropped with its connection, and adds no view", { timeout: 120_000 }, async () => {
-    const file = join(dir.path, 'flood-gone.txt');
-    await writeFloodFile(file, FLOOD_BYTES);
-    const go = join(dir.path, 'go-gone');
-    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}; sleep 600`], cwd: dir.path, kind: 'command', title: 'flood-gone' });
-    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
-    const view = new HeadlessView(h.client, info.id, { keepText: false });
-    await view.attach();
-    writeFileSync(go, '');
-    await waitFor(() => {
-      const s = h.app.terminals.flowStats(info.id);
-      return s.charsReceived > s.scrollbackEnd + 512 * 1024 || null;
-    }, 'part of the flood held back by the pty host');
+    const { info, view, go } = await heldFlood('gone', { after: 'sleep 600' });
+    go();
+    await heldBack(info.id, 512 * 1024);
     // A window opens the terminal and closes before the host has sent what it held back.
     const waiting = h.app.terminals.attach(info.id, 'a-closing-window');
     expect(waiting).toBeInstanceOf(Promise);
@@ -284,18 +280,9 @@ describe('direct terminal output socket (browser mode)', () => {
   });
 
   it('a flood that slows to a trickle is handed to the main process within seconds, without waiting for silence', { timeout: 120_000 }, async () => {
-    const file = join(dir.path, 'flood-trickle.txt');
-    await writeFloodFile(file, 2 * 1024 * 1024);
-    const go = join(dir.path, 'go-trickle');
-    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `while [ ! -e '${go}' ]; do sleep 0.05; done; ${catRawCommand(file)}; while :; do printf 'tick|'; sleep 0.1; done`], cwd: dir.path, kind: 'command', title: 'trickle' });
-    await waitFor(() => openSockets(DIRECT_SOCKET_PATH) === 1 && h.app.terminals.directSockets().length === 1, 'the direct socket to open');
-    const view = new HeadlessView(h.client, info.id, { keepText: false });
-    await view.attach();
-    writeFileSync(go, '');
-    await waitFor(() => {
-      const s = h.app.terminals.flowStats(info.id);
-      return s.charsReceived > s.scrollbackEnd || null;
-    }, 'the flood held back by the pty host');
+    const { info, view, go } = await heldFlood('trickle', { bytes: 2 * 1024 * 1024, after: "while :; do printf 'tick|'; sleep 0.1; done" });
+    go();
+    await heldBack(info.id, 0);
     // The ticks (every 100 ms, never 200 ms of silence) end the hold once it is a second old.
     await waitFor(() => {
       const s = h.app.terminals.flowStats(info.id);
