@@ -138,6 +138,15 @@ export type AttachResult = { terminal: TerminalInfo; attachmentId: string; data:
 
 const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
 
+/** Removes from `waiters` (in place) those of connection `conn` and rejects them; whether there were any. */
+function cancelFor(waiters: Array<{ conn: string; cancel(e: Error): void }>, conn: string): boolean {
+  const gone = waiters.filter((w) => w.conn === conn);
+  if (gone.length === 0) return false;
+  waiters.splice(0, waiters.length, ...waiters.filter((w) => w.conn !== conn));
+  for (const w of gone) w.cancel(new AppError('unavailable', 'The connection closed.'));
+  return true;
+}
+
 function newId(prefix: string): string {
   return `${prefix}-${randomBytes(8).toString('hex')}`;
 }
@@ -582,23 +591,16 @@ export class TerminalService {
 
   /** A window or socket went away: its views stop counting at once, so nobody waits for them. */
   connectionClosed(connectionId: string): void {
+    // Its attaches still waiting (for a flood's held-back output, for the host's route) must not
+    // add views for a connection that is gone.
     for (const t of this.terminals.values()) {
-      // Its attaches waiting for a flood's held-back output must not add views for a connection that is gone.
-      const gone = t.caughtUp.filter((w) => w.conn === connectionId);
-      if (gone.length > 0) t.caughtUp = t.caughtUp.filter((w) => w.conn !== connectionId);
-      for (const w of gone) w.cancel(new AppError('unavailable', 'The connection closed.'));
-      if (!t.views.dropConnection(connectionId) && gone.length === 0) continue;
+      const cancelled = cancelFor(t.caughtUp, connectionId);
+      if (!t.views.dropConnection(connectionId) && !cancelled) continue;
       this.syncFlow(t);
       this.syncToMain(t);
     }
-    // Its attaches still waiting for the host must not add views for a connection that is gone.
     for (const [id, waiters] of this.routeWaiters) {
-      const gone = waiters.filter((w) => w.conn === connectionId);
-      if (gone.length === 0) continue;
-      const rest = waiters.filter((w) => w.conn !== connectionId);
-      if (rest.length > 0) this.routeWaiters.set(id, rest);
-      else this.routeWaiters.delete(id);
-      for (const w of gone) w.cancel(new AppError('unavailable', 'The connection closed.'));
+      if (cancelFor(waiters, connectionId) && waiters.length === 0) this.routeWaiters.delete(id);
     }
     if (this.directs.delete(connectionId)) this.host.send({ t: 'dropDirect', conn: connectionId });
   }
@@ -809,8 +811,6 @@ export class TerminalService {
    * where the scrollback ended; views on direct sockets had it, their main socket skips it).
    */
   private onCatchUp(t: Terminal, start: number, chars: number, received: Uint8Array): void {
-    // As much as a scrollback holds, or more: nothing before it would be kept.
-    if (chars >= this.scrollbackChars) t.ring.restartAt(start);
     this.output(t, start, chars, standaloneBytes(received));
     // Cut to the capacity now: one catch-up is up to a whole scrollback's worth.
     t.ring.trim();

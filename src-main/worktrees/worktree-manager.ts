@@ -387,15 +387,7 @@ export class WorktreeManager {
       } else {
         const baseRef = [`refs/heads/${base}`, `refs/remotes/origin/${base}`].find((r) => refs.has(r)) ?? (await this.baseRef(root, base));
         if (!baseRef) throw new AppError('not_found', `The base branch "${base}" does not exist in ${root} (neither locally nor on origin).`, { base });
-        // --no-track: the base is where the branch starts, not where it is pushed. git makes the
-        // branch first and then reads the other worktrees: stopped there by another process's
-        // half-made one, it leaves the branch made, and the next try checks that branch out.
-        let made = false;
-        await this.whileHalfMade(() => {
-          const loc = locateRepository(root);
-          made ||= loc !== null && readRef(loc, `refs/heads/${branch}`) != null;
-          return add(made ? ['worktree', 'add', path, branch] : ['worktree', 'add', '--no-track', '-b', branch, path, baseRef]);
-        });
+        await this.addNewBranch(root, path, branch, baseRef, add);
       }
       return { entry: await span('worktree: entry', () => this.createdEntry(root, path)), base, gitignoreUpdated };
     });
@@ -512,13 +504,9 @@ export class WorktreeManager {
       if (existing && existing !== archive.head) {
         throw new AppError('conflict', `The branch ${branch} exists and points to ${existing.slice(0, 7)}, not the archived ${archive.head.slice(0, 7)}: rename or delete it before restoring.`, { branch });
       }
-      // As in create: a try stopped by another process's half-made worktree may have made the branch.
-      let made = existing !== null;
-      await this.whileHalfMade(() => {
-        const loc = locateRepository(root);
-        made ||= loc !== null && readRef(loc, `refs/heads/${branch}`) != null;
-        return this.write(root, made ? ['worktree', 'add', path, branch] : ['worktree', 'add', '--no-track', '-b', branch, path, archive.head]);
-      });
+      const add = (args: string[]) => this.write(root, args);
+      if (existing) await this.whileHalfMade(() => add(['worktree', 'add', path, branch]));
+      else await this.addNewBranch(root, path, branch, archive.head, add);
       if (archive.dirty) {
         // Writes the snapshot's files into the working tree only: they come back as uncommitted
         // changes and untracked files, the index stays at the branch tip.
@@ -602,23 +590,29 @@ export class WorktreeManager {
    * `.git/worktrees/<name>/` and fails on one whose files are not written yet ("failed to read
    * …/commondir"). The in-process lock cannot prevent it (the CLI and the app are two processes).
    */
-  private async porcelainList(root: string): Promise<string> {
-    let delay = this.retry.firstDelayMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await git(['worktree', 'list', '--porcelain', '-z'], { cwd: root });
-      } catch (e) {
-        if (!halfMadeWorktree(e) || attempt >= this.retry.attempts) throw e;
-        await sleep(delay);
-        delay *= 2;
-      }
-    }
+  private porcelainList(root: string): Promise<string> {
+    return this.whileHalfMade(() => git(['worktree', 'list', '--porcelain', '-z'], { cwd: root }));
   }
 
   /**
-   * Runs a `git worktree add` again, with backoff, while it stops on another process's
-   * half-made worktree (`.git/worktrees/<id>/` whose `commondir` is not written yet: "failed to
-   * read …/commondir"): git dies there before it creates the worktree.
+   * `git worktree add -b` of a new branch at `startPoint`. git makes the branch first and then
+   * reads the other worktrees: stopped there by another process's half-made one, it leaves the
+   * branch made, and the next try checks that branch out instead of making it again.
+   */
+  private addNewBranch(root: string, path: string, branch: string, startPoint: string, add: (args: string[]) => Promise<unknown>): Promise<unknown> {
+    let made = false;
+    return this.whileHalfMade(() => {
+      const loc = locateRepository(root);
+      made ||= loc !== null && readRef(loc, `refs/heads/${branch}`) != null;
+      // --no-track: the start point is where the branch starts, not where it is pushed.
+      return add(made ? ['worktree', 'add', path, branch] : ['worktree', 'add', '--no-track', '-b', branch, path, startPoint]);
+    });
+  }
+
+  /**
+   * Runs a git command that reads every worktree again, with backoff, while it stops on another
+   * process's half-made worktree (`.git/worktrees/<id>/` whose `commondir` is not written yet:
+   * "failed to read …/commondir"); git dies there before it writes anything of its own.
    */
   private async whileHalfMade<T>(run: () => Promise<T>): Promise<T> {
     let delay = this.retry.firstDelayMs;
