@@ -14,6 +14,10 @@
  *   keep following each other in the same task for at most `sliceMs`; then the scheduler yields
  *   to the event loop (a new task), so whatever arrived meanwhile runs before the next piece;
  * - lanes take turns, a lane whose terminal was typed in recently first;
+ * - right after a keystroke, no other lane's piece is handed over until the typed terminal
+ *   answers (its echo) or `answerWaitMs` pass: the thread is idle when the echo arrives, so it
+ *   is parsed in the task it arrived in instead of after the flood's current slice. The flood
+ *   loses about one echo's round trip per keystroke;
  * - the short slices hold only while somebody types in the window; otherwise no echo is waiting
  *   and a task parses as long as xterm's own slice, for throughput.
  *
@@ -38,9 +42,14 @@ export interface OutputSchedulerOptions {
   quietSliceMs?: number;
   /** A lane whose terminal had input this recently is served before the others. */
   inputPriorityMs?: number;
+  /** After a keystroke, other lanes wait this long at most for the typed terminal's answer. */
+  answerWaitMs?: number;
   now?: () => number;
   /** Runs `fn` in a new task, after input and I/O that are already waiting. */
   nextTask?: (fn: () => void) => void;
+  /** Timers (the end of an answer wait); tests pass a fake clock's. */
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (timer: unknown) => void;
 }
 
 /**
@@ -68,6 +77,12 @@ export const OUTPUT_SLICE_MS = 3;
 export const OUTPUT_QUIET_SLICE_MS = 12;
 /** Typing makes a terminal's output go first for this long (a typist pauses between words). */
 export const OUTPUT_INPUT_PRIORITY_MS = 1_000;
+/**
+ * After a keystroke, other terminals' output waits at most this long for the echo. An echo takes
+ * 0.5–2 ms on an idle machine and a few more on a busy one; a terminal that does not echo
+ * (a password prompt, `stty -echo`) costs the others this much per keystroke.
+ */
+export const OUTPUT_ANSWER_WAIT_MS = 8;
 /**
  * A piece not parsed after this long no longer holds the other terminals up (an emulator that
  * threw in the middle of a write never calls back). A 16 KB piece parses in milliseconds.
@@ -133,8 +148,10 @@ export class OutputLane {
 
   /** The user typed here: this terminal's output goes before other lanes' for a while. */
   noteInput(): void {
+    // A closed lane writes past the scheduler: its answer would never end the others' wait.
+    if (this.closed) return;
     this.lastInputAt = this.scheduler.now();
-    this.scheduler.lastInputAt = this.lastInputAt;
+    this.scheduler.awaitAnswer(this);
   }
 
   /**
@@ -196,10 +213,16 @@ export class OutputScheduler {
   /** @internal When a terminal of this window was last typed in. */
   lastInputAt = Number.NEGATIVE_INFINITY;
   private readonly inputPriorityMs: number;
+  private readonly answerWaitMs: number;
+  /** A keystroke's terminal whose answer the other lanes wait for, until `until` (now()). */
+  private awaiting: { lane: OutputLane; until: number } | null = null;
+  private answerTimer: unknown = null;
+  private readonly setTimer: (fn: () => void, ms: number) => unknown;
+  private readonly clearTimer: (timer: unknown) => void;
   private readonly nextTask: (fn: () => void) => void;
   readonly now: () => number;
   /** Counters for tests and the benchmark. */
-  readonly stats = { direct: 0, pieces: 0, yields: 0 };
+  readonly stats = { direct: 0, pieces: 0, yields: 0, answered: 0, answerTimeouts: 0 };
 
   constructor(opts: OutputSchedulerOptions = {}) {
     this.smallBytes = opts.smallBytes ?? OUTPUT_SMALL_BYTES;
@@ -207,8 +230,11 @@ export class OutputScheduler {
     this.sliceMs = opts.sliceMs ?? OUTPUT_SLICE_MS;
     this.quietSliceMs = Math.max(this.sliceMs, opts.quietSliceMs ?? OUTPUT_QUIET_SLICE_MS);
     this.inputPriorityMs = opts.inputPriorityMs ?? OUTPUT_INPUT_PRIORITY_MS;
+    this.answerWaitMs = opts.answerWaitMs ?? OUTPUT_ANSWER_WAIT_MS;
     this.now = opts.now ?? (() => performance.now());
     this.nextTask = opts.nextTask ?? defaultNextTask();
+    this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    this.clearTimer = opts.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
   }
 
   lane(target: OutputTarget): OutputLane {
@@ -225,6 +251,8 @@ export class OutputScheduler {
     if (this.paced === on) return;
     this.paced = on;
     if (on) return;
+    this.awaiting = null;
+    this.stopAnswerTimer();
     // The lane whose piece is with its emulator is not in `waiting` until that piece is parsed.
     const lanes = new Set(this.waiting);
     if (this.busy) lanes.add(this.busy.lane);
@@ -237,9 +265,46 @@ export class OutputScheduler {
     this.waiting.clear();
   }
 
+  /** @internal The user typed in `lane`'s terminal: the others wait for its answer (see the top of this file). */
+  awaitAnswer(lane: OutputLane): void {
+    this.lastInputAt = lane.lastInputAt;
+    // Unpaced (a hidden page) nobody sees the echo; a lane that was closed is not fed from here.
+    if (!this.paced) return;
+    this.stopAnswerTimer();
+    this.awaiting = { lane, until: lane.lastInputAt + this.answerWaitMs };
+    // The scheduler may have been idle on the previous keystroke's timer, stopped just now: a
+    // new turn either hands this lane's queued output over or sets the timer again.
+    if (!this.busy && !this.yielded && this.waiting.size > 0) this.pump();
+  }
+
+  private stopAnswerTimer(): void {
+    if (this.answerTimer !== null) this.clearTimer(this.answerTimer);
+    this.answerTimer = null;
+  }
+
+  /** The typed terminal answered, or its time ran out: the other lanes go on. */
+  private answered(timedOut: boolean): void {
+    if (!this.awaiting) return;
+    this.awaiting = null;
+    if (timedOut) this.stats.answerTimeouts++;
+    else this.stats.answered++;
+    this.stopAnswerTimer();
+    if (!this.busy && !this.yielded) this.pump();
+  }
+
   /** @internal */
   write(lane: OutputLane, data: string | Uint8Array, parsed?: () => void): void {
     if (this.busy && this.now() - this.busy.since > OUTPUT_STALLED_MS) this.busy = null;
+    const answer = this.awaiting?.lane === lane;
+    try {
+      this.enqueue(lane, data, parsed);
+    } finally {
+      // After the answer went to its emulator (or into its lane, first in turn): the rest may go on.
+      if (answer) this.answered(false);
+    }
+  }
+
+  private enqueue(lane: OutputLane, data: string | Uint8Array, parsed?: () => void): void {
     if (lane.isEmpty && (data.length <= this.smallBytes || !this.paced)) {
       this.stats.direct++;
       lane.target.write(data, parsed);
@@ -259,6 +324,7 @@ export class OutputScheduler {
   /** @internal A closed lane's piece no longer holds the others up, parsed or not (its emulator may be gone). */
   remove(lane: OutputLane): void {
     this.waiting.delete(lane);
+    if (this.awaiting?.lane === lane) this.answered(false);
     if (this.busy?.lane !== lane) return;
     this.busy = null;
     if (!this.yielded) this.pump();
@@ -286,6 +352,7 @@ export class OutputScheduler {
     if (this.busy) return;
     let lane: OutputLane | null = null;
     const now = this.now();
+    const awaiting = this.awaiting;
     for (const l of this.waiting) {
       if (l.isEmpty) {
         this.waiting.delete(l);
@@ -298,6 +365,20 @@ export class OutputScheduler {
       lane ??= l;
     }
     if (!lane) return;
+    if (awaiting && lane !== awaiting.lane) {
+      if (now >= awaiting.until) {
+        this.awaiting = null;
+        this.stats.answerTimeouts++;
+        this.stopAnswerTimer();
+      } else {
+        // Idle until the answer comes (write) or the wait is over.
+        this.answerTimer ??= this.setTimer(() => {
+          this.answerTimer = null;
+          this.answered(true);
+        }, Math.ceil(awaiting.until - now));
+        return;
+      }
+    }
     const item = lane.take()!;
     // Back of the line once this piece is parsed: lanes waiting meanwhile go first.
     this.waiting.delete(lane);

@@ -32,13 +32,38 @@ function target(name: string, log: string[]) {
   return t;
 }
 
-/** A scheduler on a fake clock whose "new tasks" run only when the test says so. */
-function harness(opts: { sliceMs?: number; quietSliceMs?: number; pieceBytes?: number; smallBytes?: number } = {}) {
+/** A scheduler on a fake clock whose "new tasks" and timers run only when the test says so. */
+function harness(opts: { sliceMs?: number; quietSliceMs?: number; pieceBytes?: number; smallBytes?: number; answerWaitMs?: number } = {}) {
   const clock = { now: 0 };
   const tasks: Array<() => void> = [];
+  const timers = new Set<{ fn: () => void; at: number }>();
   const sliceMs = opts.sliceMs ?? 5;
-  const s = new OutputScheduler({ pieceBytes: opts.pieceBytes ?? 10, smallBytes: opts.smallBytes ?? 4, sliceMs, quietSliceMs: opts.quietSliceMs ?? sliceMs, inputPriorityMs: 100, now: () => clock.now, nextTask: (fn) => tasks.push(fn) });
-  return { s, clock, tasks, runTask: () => tasks.shift()?.() };
+  const s = new OutputScheduler({
+    pieceBytes: opts.pieceBytes ?? 10,
+    smallBytes: opts.smallBytes ?? 4,
+    sliceMs,
+    quietSliceMs: opts.quietSliceMs ?? sliceMs,
+    inputPriorityMs: 100,
+    answerWaitMs: opts.answerWaitMs ?? 8,
+    now: () => clock.now,
+    nextTask: (fn) => tasks.push(fn),
+    setTimer: (fn, ms) => {
+      const t = { fn, at: clock.now + ms };
+      timers.add(t);
+      return t;
+    },
+    clearTimer: (t) => timers.delete(t as { fn: () => void; at: number }),
+  });
+  /** Moves the clock on and runs the timers due by then. */
+  const advance = (ms: number) => {
+    clock.now += ms;
+    for (const t of [...timers]) {
+      if (t.at > clock.now) continue;
+      timers.delete(t);
+      t.fn();
+    }
+  };
+  return { s, clock, tasks, timers, advance, runTask: () => tasks.shift()?.() };
 }
 
 describe('OutputScheduler', () => {
@@ -122,7 +147,8 @@ describe('OutputScheduler', () => {
 
   it('serves a lane typed in recently before the others, and the rest in turn', () => {
     const log: string[] = [];
-    const h = harness({ sliceMs: 1_000 });
+    // No wait for the typed terminal's answer here (see the tests below): only the order of turns.
+    const h = harness({ sliceMs: 1_000, answerWaitMs: 0 });
     const a = target('a', log);
     const b = target('b', log);
     const c = target('c', log);
@@ -178,12 +204,14 @@ describe('OutputScheduler', () => {
         else if (r < 0.9) h.runTask();
         else if (r < 0.95) await Promise.resolve();
         else lanes[k]!.noteInput();
-        h.clock.now += rnd() * 2;
+        h.advance(rnd() * 2);
       }
       for (let progress = true; progress; ) {
         await Promise.resolve();
-        progress = ts.some((t) => t.parseOne()) || h.tasks.length > 0;
+        progress = ts.some((t) => t.parseOne()) || h.tasks.length > 0 || h.timers.size > 0;
         h.runTask();
+        // A keystroke nobody answers holds the others up until its wait is over.
+        h.advance(1);
       }
       for (let k = 0; k < 4; k++) {
         expect(ts[k]!.parsed).toBe(written[k]);
@@ -240,6 +268,103 @@ describe('OutputScheduler', () => {
     while (a.parseOne());
     expect(a.parsed).toBe('a'.repeat(10) + 'fresh-data-here');
     expect(parsed).toBe(0);
+  });
+});
+
+describe('OutputScheduler after a keystroke', () => {
+  it('hands no other terminal’s piece over until the typed terminal answers, then goes on at once', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
+    const flood = target('flood', log);
+    const quiet = target('quiet', log);
+    const floodLane = h.s.lane(flood.api);
+    const quietLane = h.s.lane(quiet.api);
+    floodLane.write('x'.repeat(50));
+    quietLane.noteInput();
+    // The piece already with the emulator is parsed; the next one waits for the echo.
+    flood.parseOne();
+    expect(log).toEqual(['flood:10']);
+    h.advance(3);
+    expect(log).toEqual(['flood:10']);
+    expect(h.timers.size).toBe(1);
+    // The echo goes to its emulator in the task it arrived in, and the flood goes on right after.
+    quietLane.write('k');
+    expect(log).toEqual(['flood:10', 'quiet:1', 'flood:10']);
+    expect(h.timers.size).toBe(0);
+    expect(h.s.stats).toMatchObject({ answered: 1, answerTimeouts: 0 });
+  });
+
+  it('lets the others go on after answerWaitMs when the typed terminal does not echo (a password prompt)', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
+    const flood = target('flood', log);
+    const floodLane = h.s.lane(flood.api);
+    const silentLane = h.s.lane(target('silent', log).api);
+    floodLane.write('x'.repeat(30));
+    silentLane.noteInput();
+    flood.parseOne();
+    h.advance(7);
+    expect(log).toEqual(['flood:10']);
+    h.advance(1);
+    expect(log).toEqual(['flood:10', 'flood:10']);
+    // The wait is over for this keystroke: the flood's pieces follow each other again.
+    flood.parseOne();
+    expect(log).toEqual(['flood:10', 'flood:10', 'flood:10']);
+    expect(h.s.stats).toMatchObject({ answered: 0, answerTimeouts: 1 });
+  });
+
+  it('waits again for the next keystroke, after a wait that was idle on the previous one', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
+    const flood = target('flood', log);
+    const quiet = target('quiet', log);
+    const floodLane = h.s.lane(flood.api);
+    const quietLane = h.s.lane(quiet.api);
+    floodLane.write('x'.repeat(30));
+    quietLane.noteInput();
+    flood.parseOne();
+    h.advance(5);
+    // A second key before the first one's echo: its own wait, from now.
+    quietLane.noteInput();
+    h.advance(7);
+    expect(log).toEqual(['flood:10']);
+    h.advance(1);
+    expect(log).toEqual(['flood:10', 'flood:10']);
+  });
+
+  it('serves the typed terminal’s own queued output during the wait, and a closed typed terminal ends it', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
+    const a = target('a', log);
+    const b = target('b', log);
+    const la = h.s.lane(a.api);
+    const lb = h.s.lane(b.api);
+    la.write('a'.repeat(20));
+    lb.write('b'.repeat(20));
+    lb.noteInput();
+    a.parseOne();
+    // b was typed in: its output is not held up by its own keystroke.
+    expect(log).toEqual(['a:10', 'b:10']);
+    b.parseOne();
+    expect(log).toEqual(['a:10', 'b:10', 'b:10']);
+    b.parseOne();
+    // b has nothing queued now; a waits for b's answer, until b's terminal is closed.
+    expect(log).toHaveLength(3);
+    lb.close();
+    expect(log).toEqual(['a:10', 'b:10', 'b:10', 'a:10']);
+  });
+
+  it('does not wait in a page nobody looks at', () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
+    const flood = target('flood', log);
+    const floodLane = h.s.lane(flood.api);
+    const quietLane = h.s.lane(target('quiet', log).api);
+    h.s.setPaced(false);
+    quietLane.noteInput();
+    floodLane.write('x'.repeat(30));
+    expect(log).toEqual(['flood:30']);
+    expect(h.timers.size).toBe(0);
   });
 });
 
