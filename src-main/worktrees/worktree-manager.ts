@@ -383,7 +383,7 @@ export class WorktreeManager {
       };
       if (existing) {
         // The branch survives from earlier work: check it out as it is rather than reset it.
-        await this.whileHalfMade(() => add(['worktree', 'add', path, branch]));
+        await this.whileHalfMade(() => add(['worktree', 'add', '-q', path, branch]));
       } else {
         const baseRef = [`refs/heads/${base}`, `refs/remotes/origin/${base}`].find((r) => refs.has(r)) ?? (await this.baseRef(root, base));
         if (!baseRef) throw new AppError('not_found', `The base branch "${base}" does not exist in ${root} (neither locally nor on origin).`, { base });
@@ -505,7 +505,7 @@ export class WorktreeManager {
         throw new AppError('conflict', `The branch ${branch} exists and points to ${existing.slice(0, 7)}, not the archived ${archive.head.slice(0, 7)}: rename or delete it before restoring.`, { branch });
       }
       const add = (args: string[]) => this.write(root, args);
-      if (existing) await this.whileHalfMade(() => add(['worktree', 'add', path, branch]));
+      if (existing) await this.whileHalfMade(() => add(['worktree', 'add', '-q', path, branch]));
       else await this.addNewBranch(root, path, branch, archive.head, add);
       if (archive.dirty) {
         // Writes the snapshot's files into the working tree only: they come back as uncommitted
@@ -605,7 +605,7 @@ export class WorktreeManager {
       const loc = locateRepository(root);
       made ||= loc !== null && readRef(loc, `refs/heads/${branch}`) != null;
       // --no-track: the start point is where the branch starts, not where it is pushed.
-      return add(made ? ['worktree', 'add', path, branch] : ['worktree', 'add', '--no-track', '-b', branch, path, startPoint]);
+      return add(made ? ['worktree', 'add', '-q', path, branch] : ['worktree', 'add', '-q', '--no-track', '-b', branch, path, startPoint]);
     });
   }
 
