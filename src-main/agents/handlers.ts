@@ -7,6 +7,12 @@ import { suggestFiles } from './session-files';
 /** Suggestions shown for an @ mention: a screenful. */
 const MENTION_SUGGESTIONS = 12;
 
+/**
+ * A read of the newest turns only (`lastTurns`) starts at 1 anyway unless it skips at least this
+ * many events: reading and showing 500 more events costs a few milliseconds, a second round trip as much.
+ */
+const TAIL_READ_MIN_SKIPPED_EVENTS = 500;
+
 export function registerAgentHandlers(router: Router, agents: AgentService): void {
   router.handle('agents.sessions.list', ({ projectId }) => agents.listSessions(projectId));
   router.handle('agents.sessions.get', ({ sessionId }) => agents.getSession(sessionId));
@@ -18,11 +24,12 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
     agents.getSession(sessionId);
     return agents.messages.live(sessionId).map(toContractMessage);
   });
-  router.handle('agents.events.read', ({ sessionId, fromSeq, limit }) => {
+  router.handle('agents.events.read', ({ sessionId, fromSeq, limit, lastTurns }) => {
     agents.getSession(sessionId);
+    const startSeq = lastTurns === undefined ? fromSeq : agents.sink.tailStart(sessionId, lastTurns, TAIL_READ_MIN_SKIPPED_EVENTS);
     // Events written by an older version that no longer fit the contract are skipped, not fatal.
-    const events = agents.sink.read(sessionId, fromSeq, limit).filter((e) => AgentEventData.safeParse(e.data).success);
-    return { events, lastSeq: agents.sink.lastSeq(sessionId) };
+    const events = agents.sink.read(sessionId, startSeq, limit).filter((e) => AgentEventData.safeParse(e.data).success);
+    return { events, lastSeq: agents.sink.lastSeq(sessionId), startSeq };
   });
   router.handle('agents.images.get', ({ sessionId, turnId, index }) => {
     agents.getSession(sessionId);

@@ -125,6 +125,16 @@ export class SessionEvents {
     return this.log.lastSeq(sessionId);
   }
 
+  /**
+   * Where a read of a session's newest `turns` turns starts: the seq of the `turns`-th last
+   * turn's start, or 1 when the session has no more turns than that or so little before them
+   * (fewer than `minSkipped` events) that reading it all costs about the same.
+   */
+  tailStart(sessionId: string, turns: number, minSkipped: number): number {
+    const seq = this.log.nthLastSeqOfType(sessionId, 'turn.started', turns);
+    return seq !== null && seq - 1 >= minSkipped ? seq : 1;
+  }
+
   dispose(): void {
     for (const id of [...this.open.keys()]) this.closeOpen(id);
   }

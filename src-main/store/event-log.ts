@@ -70,6 +70,7 @@ export class EventLog {
   private readonly insert: Statement;
   private readonly maxSeq: Statement;
   private readonly selectFrom: Statement;
+  private readonly nthLastOfType: Statement;
   private readonly flushDelayMs: number;
   private readonly maxBatch: number;
   private readonly now: () => number;
@@ -95,6 +96,8 @@ export class EventLog {
     this.selectFrom = db.prepare(
       'SELECT run_id AS runId, seq, ts, type, payload FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?',
     );
+    // Walks the run backwards from its end (the primary key), so it reads only the rows after the one it finds.
+    this.nthLastOfType = db.prepare('SELECT seq FROM events WHERE run_id = ? AND type = ? ORDER BY seq DESC LIMIT 1 OFFSET ?');
   }
 
   append(runId: string, type: string, payload: unknown): void {
@@ -209,6 +212,12 @@ export class EventLog {
 
   lastSeq(runId: string): number {
     return (this.maxSeq.get(runId) as { seq: number }).seq;
+  }
+
+  /** The seq of the `n`-th last event of `type` in a run (n ≥ 1), or null when it has fewer. */
+  nthLastSeqOfType(runId: string, type: string, n: number): number | null {
+    const row = this.nthLastOfType.get(runId, type, n - 1) as { seq: number } | undefined;
+    return row?.seq ?? null;
   }
 
   dispose(): void {

@@ -607,9 +607,17 @@ export const agentRequests = {
     'Files of the session root for an @ mention, best fuzzy matches first (tracked and untracked-not-ignored; paths relative to the root).',
   ),
   'agents.events.read': request(
-    z.object({ sessionId: SessionId, fromSeq: z.number().int().positive().default(1), limit: z.number().int().min(1).max(10_000).default(2_000) }).strict(),
-    z.object({ events: z.array(AgentEvent), lastSeq: z.number().int().nonnegative() }),
-    'Replay a session event stream from fromSeq (inclusive); subscribe to agents.event first, then read, and drop duplicates by seq.',
+    z
+      .object({
+        sessionId: SessionId,
+        fromSeq: z.number().int().positive().default(1),
+        limit: z.number().int().min(1).max(10_000).default(2_000),
+        /** Instead of fromSeq: from the start of the lastTurns-th last turn, when much comes before it (startSeq says where the read began). */
+        lastTurns: z.number().int().min(1).max(1_000).optional(),
+      })
+      .strict(),
+    z.object({ events: z.array(AgentEvent), lastSeq: z.number().int().nonnegative(), startSeq: z.number().int().positive() }),
+    'Replay a session event stream from fromSeq (inclusive); subscribe to agents.event first, then read, and drop duplicates by seq. With lastTurns, only the newest turns when the session is long (startSeq > 1: earlier events were left out), for showing a long conversation before all of it is read.',
   ),
   'agents.images.get': request(
     z.object({ sessionId: SessionId, turnId: TurnId, index: z.number().int().min(0).max(MAX_INPUT_IMAGES - 1) }).strict(),

@@ -212,27 +212,83 @@ test('the first session opened after a start shows its view without a pause on a
   await expect(new SessionPage(page).transcript).toContainText(`Turn ${TURNS} of session 0:`);
 });
 
-test('a long session opened reads its whole history in one request, before its changes are listed', async ({ page }) => {
+test('a long session opened shows its newest turns from a short read, then reads the rest in one request before its changes are listed', async ({ page }) => {
   // What the page asks the host, in order (the requests go out on its socket).
-  const asked: string[] = [];
+  const asked: Array<{ channel: string; input: Record<string, unknown> }> = [];
   page.on('websocket', (ws) =>
     ws.on('framesent', (f) => {
-      const m = /"channel":"([^"]+)"/.exec(String(f.payload));
-      if (m) asked.push(m[1]!);
+      const frame = JSON.parse(String(f.payload)) as { type?: string; channel?: string; input?: Record<string, unknown> };
+      if (frame.type === 'invoke' && frame.channel) asked.push({ channel: frame.channel, input: frame.input ?? {} });
     }),
   );
+  const reads = () => asked.filter((a) => a.channel === 'agents.events.read').map((a) => a.input);
   const board = new BoardPage(page);
   const session = new SessionPage(page);
   await board.open(host.url);
   asked.length = 0;
   await page.evaluate(`location.hash = '#/session/${sessionId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
-  // The Changes button's count comes once the page is idle.
-  await expect.poll(() => asked.includes('changes.list')).toBe(true);
-  // 1,650 events: one read (a page holds 5,000). Listing changes runs git on the host, which the
-  // read would wait behind.
-  expect(asked.filter((c) => c === 'agents.events.read')).toHaveLength(1);
-  expect(asked.indexOf('agents.events.read')).toBeLessThan(asked.indexOf('changes.list'));
+  // The Changes button's count comes once the page is idle and the conversation is read.
+  await expect.poll(() => asked.some((a) => a.channel === 'changes.list')).toBe(true);
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  // 1,650 events: the newest turns first, then all of it in one read (a page holds 5,000).
+  // Listing changes runs git on the host, which the reads would wait behind.
+  expect(reads()).toEqual([expect.objectContaining({ lastTurns: 20 }), expect.objectContaining({ fromSeq: 1 })]);
+  expect(reads()[1]).not.toHaveProperty('lastTurns');
+  const lastRead = asked.map((a) => a.channel).lastIndexOf('agents.events.read');
+  expect(lastRead).toBeLessThan(asked.findIndex((a) => a.channel === 'changes.list'));
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+});
+
+test('a long session left while the rest of it is read keeps it once it comes: coming back reads only what came after', async ({ page }) => {
+  // The whole-log read of the other session is held back by the host until released.
+  const reads: Array<{ sessionId: unknown; fromSeq?: unknown; lastTurns?: unknown }> = [];
+  const held: Array<() => void> = [];
+  let holding = true;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    const hold = new Set<number>();
+    ws.onMessage((m) => {
+      if (typeof m === 'string') {
+        const f = JSON.parse(m) as { type: string; id?: number; channel?: string; input?: { sessionId?: string; fromSeq?: number; lastTurns?: number } };
+        if (f.type === 'invoke' && f.channel === 'agents.events.read') {
+          reads.push({ sessionId: f.input?.sessionId, fromSeq: f.input?.fromSeq, lastTurns: f.input?.lastTurns });
+          if (holding && f.input?.sessionId === otherId && f.input.lastTurns === undefined) hold.add(f.id!);
+        }
+      }
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      if (typeof m === 'string' && m.startsWith('{"type":"result"')) {
+        const id = (JSON.parse(m) as { id: number }).id;
+        if (hold.delete(id)) return void held.push(() => ws.send(m));
+      }
+      ws.send(m);
+    });
+  });
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  // Its newest turns, shown while the rest is read: no turn menus yet (a turn's number counts the turns before it).
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
+  await expect.poll(() => held.length).toBe(1);
+  await expect(session.transcript.getByTestId('turn-menu')).toHaveCount(0);
+  // The user moves on before the rest arrives.
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  holding = false;
+  held.splice(0).forEach((send) => send());
+  // The answer reaches a page without that view: it is folded into the cache in the task it arrives in.
+  await page.evaluate('new Promise((r) => setTimeout(r, 200))');
+  reads.length = 0;
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+  // Only what came after the kept fold: no short read, no read from the start.
+  expect(reads).toEqual([{ sessionId: otherId, fromSeq: 1_651, lastTurns: undefined }]);
 });
 
 test('a focused terminal drawn in the page blinks its cursor without an animation run at the frame rate', async ({ page }) => {

@@ -69,7 +69,8 @@ export function SessionView({
     });
     return starts;
   }, [transcript.items]);
-  const virtualized = transcript.items.length >= VIRTUALIZE_FROM_BLOCKS;
+  // The newest turns of a long session, shown before the rest is read: that session will be virtualized.
+  const virtualized = transcript.partial === true || transcript.items.length >= VIRTUALIZE_FROM_BLOCKS;
   const virtualRef = useRef<VirtualTranscriptHandle>(null);
   const find = useTranscriptFind(transcript.items, (index) => {
     // Reading a match is leaving the bottom: the stream no longer pulls the view down.
@@ -112,8 +113,9 @@ export function SessionView({
   const renderItem = (item: TranscriptItem, i: number) => {
     const n = isChatTurn(item) ? turns.indexOf(i) + 1 : 0;
     // Rewind: the user's own sessions; fork: any session (feature and mailbox ones too), on either executor.
+    // Not before the whole conversation is read: a turn's number counts the turns before it.
     const menu: TurnMenu | null =
-      n > 0 && !onSend
+      n > 0 && !onSend && !transcript.partial
         ? {
             turn: n,
             onRewind: session.role || n === turns.length ? null : () => setConfirmTurn({ action: 'rewind', turn: n }),
@@ -146,6 +148,11 @@ export function SessionView({
           {shortPath(session.root)}
         </span>
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
+        {transcript.partial && (
+          <span className="muted" role="status" data-testid="transcript-earlier-loading">
+            loading earlier turns…
+          </span>
+        )}
         <EffectiveConfig sessionId={session.id} model={session.model} />
         <SessionRules sessionId={session.id} pendingApprovals={session.pendingApprovals} />
         {transcript.context && ctxWindow ? <ContextMeter tokens={transcript.context.tokens} window={ctxWindow} /> : null}
@@ -176,6 +183,7 @@ export function SessionView({
           data-testid="transcript"
         >
           {loading && <p className="muted center">Loading the conversation…</p>}
+
           {!loading && transcript.items.length === 0 && (
             <div className="transcript-empty">
               <h2>What should the agent do?</h2>

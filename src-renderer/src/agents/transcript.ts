@@ -64,6 +64,11 @@ export interface Transcript {
   bang: string | null;
   /** Tokens in the context after the latest model call of a turn (or after a compaction), for the meter. */
   context?: { tokens: number; profile: string | null };
+  /**
+   * Only the newest turns of a long session, shown while the rest is read (its first open): turn
+   * numbers and whatever the earlier turns set (todos, announced notices) are not known yet.
+   */
+  partial?: true;
 }
 
 /** Live command output kept per tool card; older output is dropped from the view (the log keeps it). */
@@ -298,6 +303,18 @@ export function applyEvent(t: Transcript, e: AgentEvent, ownsItems = false): Tra
       break;
   }
   return out;
+}
+
+/**
+ * Whether the newest turns of a log, folded on their own (a long session's first open shows them
+ * before the rest is read), come out at the bottom of the view as in the whole log's fold. Not
+ * when they hold a `/rewind`: it folds turns counted from the session's start. What else looks
+ * back changes only their first turn, far above the bottom the view opens at (a Claude Code
+ * "started" notice already shown earlier) or nothing shown (todos come from the session, the
+ * mode and the context meter from each turn).
+ */
+export function tailFoldsAlone(events: readonly AgentEvent[]): boolean {
+  return !events.some((e) => e.data.type === 'rewound');
 }
 
 /** Whether an item starts a chat turn (the turns `/rewind` and the turn menu number). */

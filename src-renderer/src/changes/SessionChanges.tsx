@@ -9,6 +9,7 @@ import type { DiffCommenting } from './diff-comments';
 import { ReviewCommentList } from './ReviewCommentList';
 import { onChangesRequested } from '../keyboard/events';
 import { afterIdle } from '../lib/after-idle';
+import { afterOpeningRead } from '../agents/use-session-stream';
 
 /**
  * A session's changes, read from the host: re-read when the session's state moves (a turn
@@ -33,10 +34,12 @@ function useSessionChanges(session: Session, scope: ChangeScope, { firstReadAfte
     // spawns on the host), which the history's read would otherwise wait behind.
     const first = readFor.current !== session.id;
     readFor.current = session.id;
-    const later = first && firstReadAfterIdle ? afterIdle(read) : (void read(), null);
+    let cancelAfterRead: (() => void) | null = null;
+    const later = first && firstReadAfterIdle ? afterIdle(() => (cancelAfterRead = afterOpeningRead(session.id, () => void read()))) : (void read(), null);
     return () => {
       live = false;
       later?.();
+      cancelAfterRead?.();
     };
     // Read again when the session's status moves (a turn, ! or / command started or ended) or a
     // turn ended; not on every update during a turn, which would run git for each streamed change.
