@@ -353,16 +353,20 @@ export class OutputScheduler {
     let lane: OutputLane | null = null;
     const now = this.now();
     const awaiting = this.awaiting;
-    for (const l of this.waiting) {
-      if (l.isEmpty) {
-        this.waiting.delete(l);
-        continue;
+    // The lane whose answer the others wait for goes first, then lanes typed in recently, then the rest in turn.
+    if (awaiting && this.waiting.has(awaiting.lane) && !awaiting.lane.isEmpty) lane = awaiting.lane;
+    else {
+      for (const l of this.waiting) {
+        if (l.isEmpty) {
+          this.waiting.delete(l);
+          continue;
+        }
+        if (now - l.lastInputAt < this.inputPriorityMs) {
+          lane = l;
+          break;
+        }
+        lane ??= l;
       }
-      if (now - l.lastInputAt < this.inputPriorityMs) {
-        lane = l;
-        break;
-      }
-      lane ??= l;
     }
     if (!lane) return;
     if (awaiting && lane !== awaiting.lane) {

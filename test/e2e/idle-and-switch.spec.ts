@@ -240,20 +240,27 @@ test('a long session opened shows its newest turns from a short read, then reads
   await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
 });
 
-test('a long session left while the rest of it is read keeps it once it comes: coming back reads only what came after', async ({ page }) => {
-  // The whole-log read of the other session is held back by the host until released.
-  const reads: Array<{ sessionId: unknown; fromSeq?: unknown; lastTurns?: unknown }> = [];
-  const held: Array<() => void> = [];
-  let holding = true;
+type ReadInput = { sessionId?: string; fromSeq?: number; lastTurns?: number; limit?: number };
+
+/**
+ * Between the page and the host: records every invoke, and answers each `agents.events.read`
+ * as `decide` says: passed on, held back until released (a slow host, made deterministic), or
+ * answered with an error (a host that failed it).
+ */
+async function routeReads(page: Page, decide: (input: ReadInput) => 'pass' | 'hold' | 'fail') {
+  const invokes: Array<{ channel: string; input: ReadInput }> = [];
+  const held: Array<{ input: ReadInput; release: () => void }> = [];
   await page.routeWebSocket(/\/ws$/, (ws) => {
     const server = ws.connectToServer();
-    const hold = new Set<number>();
+    const hold = new Map<number, ReadInput>();
     ws.onMessage((m) => {
       if (typeof m === 'string') {
-        const f = JSON.parse(m) as { type: string; id?: number; channel?: string; input?: { sessionId?: string; fromSeq?: number; lastTurns?: number } };
-        if (f.type === 'invoke' && f.channel === 'agents.events.read') {
-          reads.push({ sessionId: f.input?.sessionId, fromSeq: f.input?.fromSeq, lastTurns: f.input?.lastTurns });
-          if (holding && f.input?.sessionId === otherId && f.input.lastTurns === undefined) hold.add(f.id!);
+        const f = JSON.parse(m) as { type: string; id?: number; channel?: string; input?: ReadInput };
+        if (f.type === 'invoke' && f.channel) {
+          invokes.push({ channel: f.channel, input: f.input ?? {} });
+          const what = f.channel === 'agents.events.read' ? decide(f.input ?? {}) : 'pass';
+          if (what === 'fail') return void ws.send(JSON.stringify({ type: 'result', id: f.id, result: { ok: false, error: { code: 'internal', message: 'the disk is gone' } } }));
+          if (what === 'hold') hold.set(f.id!, f.input ?? {});
         }
       }
       server.send(m);
@@ -261,11 +268,25 @@ test('a long session left while the rest of it is read keeps it once it comes: c
     server.onMessage((m) => {
       if (typeof m === 'string' && m.startsWith('{"type":"result"')) {
         const id = (JSON.parse(m) as { id: number }).id;
-        if (hold.delete(id)) return void held.push(() => ws.send(m));
+        const input = hold.get(id);
+        if (input) {
+          hold.delete(id);
+          return void held.push({ input, release: () => ws.send(m) });
+        }
       }
       ws.send(m);
     });
   });
+  const reads = () => invokes.filter((i) => i.channel === 'agents.events.read').map((i) => i.input);
+  return { invokes, held, reads };
+}
+
+/** The whole-log read of a first open: from seq 1, not the short read of the newest turns. */
+const wholeRead = (i: ReadInput, id: string) => i.sessionId === id && i.lastTurns === undefined && i.fromSeq === 1;
+
+test('a long session left while the rest of it is read keeps it once it comes: coming back reads only what came after', async ({ page }) => {
+  let holding = true;
+  const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
   const board = new BoardPage(page);
   const session = new SessionPage(page);
   await board.open(host.url);
@@ -273,22 +294,110 @@ test('a long session left while the rest of it is read keeps it once it comes: c
   // Its newest turns, shown while the rest is read: no turn menus yet (a turn's number counts the turns before it).
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
   await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
-  await expect.poll(() => held.length).toBe(1);
+  await expect.poll(() => route.held.length).toBe(1);
   await expect(session.transcript.getByTestId('turn-menu')).toHaveCount(0);
   // The user moves on before the rest arrives.
   await page.evaluate(`location.hash = '#/session/${sessionId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
   holding = false;
-  held.splice(0).forEach((send) => send());
+  route.held.splice(0).forEach((h) => h.release());
   // The answer reaches a page without that view: it is folded into the cache in the task it arrives in.
   await page.evaluate('new Promise((r) => setTimeout(r, 200))');
-  reads.length = 0;
+  route.invokes.length = 0;
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
   await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
   await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
   // Only what came after the kept fold: no short read, no read from the start.
-  expect(reads).toEqual([{ sessionId: otherId, fromSeq: 1_651, lastTurns: undefined }]);
+  expect(route.reads()).toEqual([{ sessionId: otherId, fromSeq: 1_651, limit: 5_000 }]);
+});
+
+test('of two long sessions left while read, only the first reads on for the cache: going through sessions quickly queues one whole-log read, not one per session', async ({ page }) => {
+  let holding = true;
+  const route = await routeReads(page, (i) => (holding && (wholeRead(i, otherId) || wholeRead(i, sessionId)) ? 'hold' : 'pass'));
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
+  await expect.poll(() => route.held.length).toBe(2);
+  await page.evaluate(`location.hash = '#/'`);
+  await expect(session.transcript).toHaveCount(0);
+  holding = false;
+  route.held.splice(0).forEach((h) => h.release());
+  await page.evaluate('new Promise((r) => setTimeout(r, 200))');
+  route.invokes.length = 0;
+  // The first one left was read on and kept; the second was not.
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  expect(route.reads()).toEqual([
+    { sessionId: otherId, fromSeq: 1_651, limit: 5_000 },
+    { sessionId, lastTurns: 20, limit: 5_000 },
+    { sessionId, fromSeq: 1, limit: 1_650 - 20 * 11 },
+  ]);
+});
+
+test('a long session opened again while its earlier view still reads it lists its changes only after both reads', async ({ page }) => {
+  let holding = true;
+  const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
+  const changesOfOther = () => route.invokes.filter((i) => i.channel === 'changes.list' && i.input.sessionId === otherId).length;
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
+  await expect.poll(() => route.held.length).toBe(1);
+  // Away and back while the first view's whole-log read is still out: a second view reads it too.
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  await expect.poll(() => route.held.length).toBe(2);
+  // The first view's read comes back; the second is still reading: its git listing waits.
+  route.held.shift()!.release();
+  await page.evaluate('new Promise((r) => setTimeout(r, 1_500))');
+  expect(changesOfOther(), 'changes listed while the view still read its conversation').toBe(0);
+  holding = false;
+  route.held.shift()!.release();
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  await expect.poll(changesOfOther).toBe(1);
+});
+
+test('a long session whose short read fails opens from the whole log, and one whose whole read fails says so and tries again', async ({ page }) => {
+  let failTail = true;
+  let failWhole = false;
+  const route = await routeReads(page, (i) => {
+    if (failTail && i.sessionId === sessionId && i.lastTurns !== undefined) return 'fail';
+    if (failWhole && wholeRead(i, otherId)) return 'fail';
+    return 'pass';
+  });
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+  expect(route.reads().filter((r) => r.sessionId === sessionId)).toEqual([expect.objectContaining({ lastTurns: 20 }), expect.objectContaining({ fromSeq: 1, limit: 5_000 })]);
+
+  failTail = false;
+  failWhole = true;
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  const failed = page.getByTestId('transcript-earlier-failed');
+  await expect(failed).toContainText('earlier turns could not be read');
+  await expect(session.transcript.getByTestId('turn-menu')).toHaveCount(0);
+  failWhole = false;
+  await failed.getByRole('button', { name: 'Try again' }).click();
+  await expect(failed).toHaveCount(0);
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
 });
 
 test('a focused terminal drawn in the page blinks its cursor without an animation run at the frame rate', async ({ page }) => {

@@ -42,7 +42,13 @@ export function SessionView({
   const cancelTurn = useAppStore((s) => s.cancelTurn);
   const setView = useAppStore((s) => s.setView);
   const sessionsLoaded = useAppStore((s) => s.sessionsLoaded);
-  const { transcript, loading } = useSessionStream(sessionId, (to) => setView({ name: 'session', sessionId: to }));
+  const { transcript, loading, readFailed, retry } = useSessionStream(sessionId, (to) => setView({ name: 'session', sessionId: to }));
+  // A view that showed a long session's newest turns first stays virtualized when the rest is
+  // in (even if it came to fewer blocks than that takes): switching would lose the place.
+  const [virtualFor, setVirtualFor] = useState<string | null>(null);
+  useEffect(() => {
+    if (transcript.partial) setVirtualFor(sessionId);
+  }, [transcript.partial, sessionId]);
   const scroller = useRef<HTMLDivElement>(null);
   // The virtualized transcript lays out rows in its scroller, so it is rendered once the scroller
   // is in the page: a transcript shown from the cache mounts with this view, before React has
@@ -70,7 +76,7 @@ export function SessionView({
     return starts;
   }, [transcript.items]);
   // The newest turns of a long session, shown before the rest is read: that session will be virtualized.
-  const virtualized = transcript.partial === true || transcript.items.length >= VIRTUALIZE_FROM_BLOCKS;
+  const virtualized = transcript.partial === true || virtualFor === sessionId || transcript.items.length >= VIRTUALIZE_FROM_BLOCKS;
   const virtualRef = useRef<VirtualTranscriptHandle>(null);
   const find = useTranscriptFind(transcript.items, (index) => {
     // Reading a match is leaving the bottom: the stream no longer pulls the view down.
@@ -148,11 +154,19 @@ export function SessionView({
           {shortPath(session.root)}
         </span>
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
-        {transcript.partial && (
-          <span className="muted" role="status" data-testid="transcript-earlier-loading">
-            loading earlier turns…
-          </span>
-        )}
+        {transcript.partial &&
+          (readFailed ? (
+            <span role="status" data-testid="transcript-earlier-failed">
+              earlier turns could not be read{' '}
+              <button className="link" onClick={retry}>
+                Try again
+              </button>
+            </span>
+          ) : (
+            <span className="muted" role="status" data-testid="transcript-earlier-loading">
+              loading earlier turns…
+            </span>
+          ))}
         <EffectiveConfig sessionId={session.id} model={session.model} />
         <SessionRules sessionId={session.id} pendingApprovals={session.pendingApprovals} />
         {transcript.context && ctxWindow ? <ContextMeter tokens={transcript.context.tokens} window={ctxWindow} /> : null}
@@ -184,7 +198,15 @@ export function SessionView({
         >
           {loading && <p className="muted center">Loading the conversation…</p>}
 
-          {!loading && transcript.items.length === 0 && (
+          {!loading && readFailed && transcript.items.length === 0 && (
+            <div className="transcript-empty" data-testid="transcript-read-failed">
+              <p>The conversation could not be read.</p>
+              <button className="button" onClick={retry}>
+                Try again
+              </button>
+            </div>
+          )}
+          {!loading && !readFailed && transcript.items.length === 0 && (
             <div className="transcript-empty">
               <h2>What should the agent do?</h2>
               <p className="muted" data-testid="empty-mode">

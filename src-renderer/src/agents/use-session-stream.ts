@@ -19,35 +19,45 @@ const TAIL_TURNS = 20;
  * not wait behind them. A long session's newest turns show before the rest is read, and the
  * page is idle in between: "after idle" alone would send them in the middle.
  */
-const openingReads = new Map<string, Array<() => void>>();
+const openingReads = new Map<string, { readers: number; waiting: Array<() => void> }>();
 
 /** Runs `fn` once no view is reading session `sessionId`'s log to open it (at once if none is); returns what cancels it. */
 export function afterOpeningRead(sessionId: string, fn: () => void): () => void {
-  const waiting = openingReads.get(sessionId);
-  if (!waiting) {
+  const entry = openingReads.get(sessionId);
+  if (!entry) {
     fn();
     return () => undefined;
   }
-  waiting.push(fn);
+  entry.waiting.push(fn);
   return () => {
-    const i = waiting.indexOf(fn);
-    if (i >= 0) waiting.splice(i, 1);
+    const i = entry.waiting.indexOf(fn);
+    if (i >= 0) entry.waiting.splice(i, 1);
   };
 }
 
+/** One more view reads the session's log to open it; what it returns says it is done (once). */
 function openingReadStarted(sessionId: string): () => void {
-  const waiting = openingReads.get(sessionId) ?? [];
-  openingReads.set(sessionId, waiting);
+  const entry = openingReads.get(sessionId) ?? { readers: 0, waiting: [] };
+  entry.readers++;
+  openingReads.set(sessionId, entry);
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
-    // Another view of the same session may still be reading (two windows of one page share this).
-    if (openingReads.get(sessionId) !== waiting) return;
+    // Another view of the same session may still be reading (one left, the next opened): the last one releases.
+    if (--entry.readers > 0) return;
     openingReads.delete(sessionId);
-    for (const fn of waiting.splice(0)) fn();
+    for (const fn of entry.waiting.splice(0)) fn();
   };
 }
+
+/**
+ * Views that went away while the rest of their session's log was being read, and read it on
+ * for the cache: one at a time, so that going through long sessions quickly does not queue
+ * whole-log reads on the host in front of the session the user stops at.
+ */
+let backgroundReads = 0;
+const MAX_BACKGROUND_READS = 1;
 
 /**
  * A session's transcript: subscribe to live events first, then replay the log, and fold both
@@ -57,11 +67,17 @@ function openingReadStarted(sessionId: string): () => void {
  * again whenever the connection comes back. A session shown recently starts from its cached
  * fold (transcript-cache.ts) and reads only what came after it.
  */
-export function useSessionStream(sessionId: string, onSwitch?: (toSessionId: string) => void): { transcript: Transcript; loading: boolean } {
+export function useSessionStream(
+  sessionId: string,
+  onSwitch?: (toSessionId: string) => void,
+): { transcript: Transcript; loading: boolean; readFailed: boolean; retry: () => void } {
   const client = useClient();
   const toastError = useAppStore((s) => s.toastError);
   const [transcript, setTranscript] = useState<Transcript>(() => transcriptCache.get(sessionId) ?? emptyTranscript);
   const [loading, setLoading] = useState(() => transcriptCache.get(sessionId) === null);
+  /** The last read of the log failed (the conversation shown may be partial or behind): the view offers a retry. */
+  const [readFailed, setReadFailed] = useState(false);
+  const retryRef = useRef<() => void>(() => undefined);
   const switchRef = useRef(onSwitch);
   useEffect(() => {
     switchRef.current = onSwitch;
@@ -74,6 +90,13 @@ export function useSessionStream(sessionId: string, onSwitch?: (toSessionId: str
     let again = false;
     /** A first open reads the newest turns first, once (see TAIL_TURNS). */
     let tailTried = false;
+    /**
+     * The view showed the newest turns and went away (the user moved on) while the rest was
+     * read: it is read on all the same, for the cache, so that coming back is the instant switch
+     * it would have been had they stayed (one such read at a time, see backgroundReads).
+     */
+    let readOnForCache = false;
+    const forCache = () => readOnForCache;
     const held: AgentEvent[] = [];
     const commit = (next: Transcript) => {
       current = next;
@@ -97,29 +120,40 @@ export function useSessionStream(sessionId: string, onSwitch?: (toSessionId: str
           let done = false;
           if (read === emptyTranscript && !tailTried) {
             tailTried = true;
-            const tail = await client.invoke('agents.events.read', { sessionId, lastTurns: TAIL_TURNS, limit: REPLAY_PAGE });
+            // Only a speed-up: if it fails, the whole log is read as without it.
+            const tail = await client.invoke('agents.events.read', { sessionId, lastTurns: TAIL_TURNS, limit: REPLAY_PAGE }).catch(() => null);
             if (cancelled) return;
-            if (tail.startSeq === 1) {
+            if (tail?.startSeq === 1) {
               // Short enough to read at once (the host's call): this was the log from its start.
               read = applyEvents(read, tail.events);
               done = tail.events.length < REPLAY_PAGE;
-            } else if (tail.events.length > 0 && tail.events.length < REPLAY_PAGE && tailFoldsAlone(tail.events)) {
-              commit({ ...applyEvents(emptyTranscript, tail.events), partial: true });
-              setLoading(false);
+            } else if (tail) {
+              if (tail.events.length > 0 && tail.events.length < REPLAY_PAGE && tailFoldsAlone(tail.events)) {
+                commit({ ...applyEvents(emptyTranscript, tail.events), partial: true });
+                setLoading(false);
+              }
+              // The rest is what comes before the tail: read that, then fold the tail after it
+              // (not read twice). Seqs are contiguous per session, so `want` rows from `from`
+              // cover [from, from + want); anything past it that comes back is the tail's (applyEvents skips it then).
+              for (let from = 1; from < tail.startSeq; ) {
+                const want = Math.min(REPLAY_PAGE, tail.startSeq - from);
+                const page = await client.invoke('agents.events.read', { sessionId, fromSeq: from, limit: want });
+                if (cancelled && !forCache()) return;
+                read = applyEvents(read, page.events.filter((e) => e.seq < tail.startSeq));
+                from += want;
+              }
+              read = applyEvents(read, tail.events);
+              done = tail.events.length < REPLAY_PAGE;
             }
           }
-          // The view showed the newest turns and went away (the user moved on): the rest is read
-          // all the same, for the cache, so that coming back is the instant switch it would be
-          // had they stayed until the whole conversation was read.
-          const forCache = () => cancelled && current.partial === true;
           while (!done) {
             const page = await client.invoke('agents.events.read', { sessionId, fromSeq: read.lastSeq + 1, limit: REPLAY_PAGE });
             if (cancelled && !forCache()) return;
             read = applyEvents(read, page.events);
             done = page.events.length < REPLAY_PAGE;
           }
-          if (forCache()) {
-            // A later view of this session may have kept a newer fold meanwhile.
+          if (cancelled) {
+            // Read on for the cache (forCache): a later view of this session may have kept a newer fold meanwhile.
             if (!transcriptCache.get(sessionId)) transcriptCache.put(sessionId, read);
             return;
           }
@@ -165,25 +199,38 @@ export function useSessionStream(sessionId: string, onSwitch?: (toSessionId: str
         void catchUp().catch(() => undefined);
       }
     });
+    const read = (): Promise<void> =>
+      catchUp().then(
+        () => {
+          if (cancelled) return;
+          setLoading(false);
+          setReadFailed(false);
+        },
+        (e: unknown) => {
+          if (cancelled) return;
+          setLoading(false);
+          setReadFailed(true);
+          toastError('Could not load the session history', e);
+        },
+      );
+    retryRef.current = () => void read();
+    setReadFailed(false);
     const opened = openingReadStarted(sessionId);
-    const opening = catchUp();
-    opening.finally(opened).catch(() => undefined);
-    opening.then(
-      () => !cancelled && setLoading(false),
-      (e: unknown) => {
-        if (cancelled) return;
-        setLoading(false);
-        toastError('Could not load the session history', e);
-      },
-    );
+    void read().finally(opened);
     return () => {
       cancelled = true;
       off();
       offStatus?.();
-      // Left before the whole log was read: nothing is kept, the next open reads it again.
+      retryRef.current = () => undefined;
       if (!current.partial) transcriptCache.put(sessionId, current);
+      else if (reading && backgroundReads < MAX_BACKGROUND_READS) {
+        // Left before the whole log was read: read on for the cache, one view at a time.
+        backgroundReads++;
+        readOnForCache = true;
+        void reading.finally(() => backgroundReads--).catch(() => undefined);
+      }
     };
   }, [client, sessionId, toastError]);
 
-  return { transcript, loading };
+  return { transcript, loading, readFailed, retry: () => retryRef.current() };
 }

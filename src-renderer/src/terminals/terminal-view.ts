@@ -10,7 +10,7 @@ import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
 import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
-import { isTerminalReply } from './terminal-replies';
+import { isTerminalReply, isTypedInput } from './terminal-replies';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { setLoadedTerminalViews } from './loaded-views';
 
@@ -215,7 +215,7 @@ export class TerminalView implements CachedView {
       if (this.stream.replaying && isTerminalReply(data)) return;
       this.activity();
       // Its echo and what the command prints next go before other terminals' output.
-      this.stream.noteInput();
+      if (isTypedInput(data)) this.stream.noteInput();
       for (const part of splitTerminalInput(data)) {
         sending = sending.then(() => client.typeInto(terminalId, part).then(() => undefined, () => undefined));
       }

@@ -3,7 +3,7 @@ import xtermHeadless from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
-import { isTerminalReply } from '../../../src-renderer/src/terminals/terminal-replies';
+import { isTerminalReply, isTypedInput } from '../../../src-renderer/src/terminals/terminal-replies';
 import { parkTerminal, REPLAY_PARK_MAX_CHARS, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
 
 const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
@@ -369,6 +369,15 @@ describe('answers to replayed queries', () => {
     }
     for (const key of ['a', 'ls\r', '\x1b[A', '\x1bOB', '\x1b[15~', '\x1b[1;5D', '\x1b[H', '\x1b', '\x03', '\x1b[200~pasted\x1b[201~', 'c']) {
       expect(isTerminalReply(key), JSON.stringify(key)).toBe(false);
+    }
+  });
+
+  it('tells what was typed (its echo awaited) from xterm’s answers, mouse and focus reports', () => {
+    for (const typed of ['a', 'ls\r', '\x1b[A', '\x1b[15~', '\x1b[1;5D', '\x1b', '\x03', '\x1b[200~pasted\x1b[201~', 'Mx']) {
+      expect(isTypedInput(typed), JSON.stringify(typed)).toBe(true);
+    }
+    for (const report of ['\x1b[M !!', '\x1b[M#5*\x1b[M 5*', '\x1b[<35;10;4M', '\x1b[<0;1;1m', '\x1b[<0;1;1M\x1b[<0;1;1m', '\x1b[32;10;4M', '\x1b[I', '\x1b[O', '\x1b[0n', '\x1b[?1;2c']) {
+      expect(isTypedInput(report), JSON.stringify(report)).toBe(false);
     }
   });
 

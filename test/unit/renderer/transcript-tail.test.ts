@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentEventData } from '../../../src-preload/contract/agents';
 import { applyEvents, emptyTranscript, tailFoldsAlone } from '../../../src-renderer/src/agents/transcript';
-import { turnEvents } from '../../fixtures/long-transcript';
 
 /**
  * A long session's first open shows its newest turns folded on their own, then the whole log's
@@ -9,10 +8,32 @@ import { turnEvents } from '../../fixtures/long-transcript';
  */
 const SID = 'ses-abcdef12';
 
+/** One stored turn as the agent loop leaves it (as test/fixtures/long-transcript.ts): input, text, a bash call, a Markdown answer, usage, end. */
+function turnEvents(t: number): Array<{ turnId: string; data: AgentEventData }> {
+  const turnId = `turn-t${t}`;
+  const tool = `toolu_${t}`;
+  const usage = (step: number, stopReason: string) =>
+    ({ type: 'usage', step, purpose: 'turn', profile: 'default', model: 'm', usage: { inputTokens: 1000 + t, outputTokens: 200, cacheReadTokens: 0, cacheWriteTokens: 0 }, usd: 0.01, stopReason }) as AgentEventData;
+  const data: AgentEventData[] = [
+    { type: 'turn.started', input: `t${t}: look at module ${t}`, kind: 'chat', mode: t % 2 ? 'default' : 'auto-edit', model: 'm' },
+    { type: 'step.started', step: 1, model: 'm' },
+    { type: 'text.delta', step: 1, index: 0, text: `Looking at module ${t}.` },
+    { type: 'tool.started', step: 1, index: 1, toolUseId: tool, tool: 'bash' },
+    { type: 'tool.input.delta', step: 1, index: 1, toolUseId: tool, partialJson: JSON.stringify({ command: `grep -rn value src/module-${t}` }) },
+    { type: 'tool.result', toolUseId: tool, tool: 'bash', isError: false, content: `src/module-${t}.ts:1: x`, exitCode: 0, stdout: `src/module-${t}.ts:1: x`, durationMs: 12 },
+    usage(1, 'tool_use'),
+    { type: 'step.started', step: 2, model: 'm' },
+    { type: 'text.delta', step: 2, index: 0, text: `Turn ${t}: done.\n\n- a **list**\n\n| a | b |\n|---|---|\n| 1 | 2 |` },
+    usage(2, 'end_turn'),
+    { type: 'turn.ended', outcome: 'completed', message: null, steps: 2 },
+  ];
+  return data.map((d) => ({ turnId, data: d }));
+}
+
 function log(turns: number, extra: (t: number) => Array<{ turnId: string; data: AgentEventData }> = () => []): AgentEvent[] {
   let seq = 0;
   const out: AgentEvent[] = [];
-  for (let t = 1; t <= turns; t++) for (const e of [...turnEvents(0, t), ...extra(t)]) out.push({ sessionId: SID, seq: ++seq, ts: 1_000 + seq, turnId: e.turnId, data: e.data });
+  for (let t = 1; t <= turns; t++) for (const e of [...turnEvents(t), ...extra(t)]) out.push({ sessionId: SID, seq: ++seq, ts: 1_000 + seq, turnId: e.turnId, data: e.data });
   return out;
 }
 
