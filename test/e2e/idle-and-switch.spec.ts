@@ -281,6 +281,16 @@ async function routeReads(page: Page, decide: (input: ReadInput) => 'pass' | 'ho
   return { invokes, held, reads };
 }
 
+/**
+ * Lets every held answer through, gives the page time for the tasks they arrive in (they fold
+ * into the cache there, even without a view), and forgets the requests made so far.
+ */
+async function releaseHeld(page: Page, route: Awaited<ReturnType<typeof routeReads>>): Promise<void> {
+  route.held.splice(0).forEach((h) => h.release());
+  await page.evaluate('new Promise((r) => setTimeout(r, 200))');
+  route.invokes.length = 0;
+}
+
 /** The whole-log read of a first open: from seq 1, not the short read of the newest turns. */
 const wholeRead = (i: ReadInput, id: string) => i.sessionId === id && i.lastTurns === undefined && i.fromSeq === 1;
 
@@ -300,10 +310,8 @@ test('a long session left while the rest of it is read keeps it once it comes: c
   await page.evaluate(`location.hash = '#/session/${sessionId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
   holding = false;
-  route.held.splice(0).forEach((h) => h.release());
-  // The answer reaches a page without that view: it is folded into the cache in the task it arrives in.
-  await page.evaluate('new Promise((r) => setTimeout(r, 200))');
-  route.invokes.length = 0;
+  // The answer reaches a page without that view.
+  await releaseHeld(page, route);
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
   await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
@@ -327,9 +335,7 @@ test('of two long sessions left while read, only the first reads on for the cach
   await page.evaluate(`location.hash = '#/'`);
   await expect(session.transcript).toHaveCount(0);
   holding = false;
-  route.held.splice(0).forEach((h) => h.release());
-  await page.evaluate('new Promise((r) => setTimeout(r, 200))');
-  route.invokes.length = 0;
+  await releaseHeld(page, route);
   // The first one left was read on and kept; the second was not.
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);

@@ -156,8 +156,8 @@ export function SessionView({
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
         {transcript.partial &&
           (readFailed ? (
-            <span role="status" data-testid="transcript-earlier-failed">
-              earlier turns could not be read{' '}
+            <span className="read-failed" role="status" data-testid="transcript-earlier-failed">
+              earlier turns could not be read ·{' '}
               <button className="link" onClick={retry}>
                 Try again
               </button>

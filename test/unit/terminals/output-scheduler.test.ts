@@ -272,17 +272,23 @@ describe('OutputScheduler', () => {
 });
 
 describe('OutputScheduler after a keystroke', () => {
-  it('hands no other terminal’s piece over until the typed terminal answers, then goes on at once', () => {
+  /** A flood of `floodChars` queued beside a quiet terminal, the quiet one just typed in, the flood's first piece parsed. */
+  function typedBesideFlood(floodChars: number) {
     const log: string[] = [];
     const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
     const flood = target('flood', log);
     const quiet = target('quiet', log);
     const floodLane = h.s.lane(flood.api);
     const quietLane = h.s.lane(quiet.api);
-    floodLane.write('x'.repeat(50));
+    floodLane.write('x'.repeat(floodChars));
     quietLane.noteInput();
-    // The piece already with the emulator is parsed; the next one waits for the echo.
     flood.parseOne();
+    return { log, h, flood, quietLane };
+  }
+
+  it('hands no other terminal’s piece over until the typed terminal answers, then goes on at once', () => {
+    // The piece already with the emulator is parsed; the next one waits for the echo.
+    const { log, h, quietLane } = typedBesideFlood(50);
     expect(log).toEqual(['flood:10']);
     h.advance(3);
     expect(log).toEqual(['flood:10']);
@@ -295,14 +301,7 @@ describe('OutputScheduler after a keystroke', () => {
   });
 
   it('lets the others go on after answerWaitMs when the typed terminal does not echo (a password prompt)', () => {
-    const log: string[] = [];
-    const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
-    const flood = target('flood', log);
-    const floodLane = h.s.lane(flood.api);
-    const silentLane = h.s.lane(target('silent', log).api);
-    floodLane.write('x'.repeat(30));
-    silentLane.noteInput();
-    flood.parseOne();
+    const { log, h, flood } = typedBesideFlood(30);
     h.advance(7);
     expect(log).toEqual(['flood:10']);
     h.advance(1);
@@ -314,15 +313,7 @@ describe('OutputScheduler after a keystroke', () => {
   });
 
   it('waits again for the next keystroke, after a wait that was idle on the previous one', () => {
-    const log: string[] = [];
-    const h = harness({ sliceMs: 1_000, answerWaitMs: 8 });
-    const flood = target('flood', log);
-    const quiet = target('quiet', log);
-    const floodLane = h.s.lane(flood.api);
-    const quietLane = h.s.lane(quiet.api);
-    floodLane.write('x'.repeat(30));
-    quietLane.noteInput();
-    flood.parseOne();
+    const { log, h, quietLane } = typedBesideFlood(30);
     h.advance(5);
     // A second key before the first one's echo: its own wait, from now.
     quietLane.noteInput();
