@@ -27,9 +27,11 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
   router.handle('agents.events.read', ({ sessionId, fromSeq, limit, lastTurns }) => {
     agents.getSession(sessionId);
     const startSeq = lastTurns === undefined ? fromSeq : agents.sink.tailStart(sessionId, lastTurns, TAIL_READ_MIN_SKIPPED_EVENTS);
-    // Events written by an older version that no longer fit the contract are skipped, not fatal.
-    const events = agents.sink.read(sessionId, startSeq, limit).filter((e) => AgentEventData.safeParse(e.data).success);
-    return { events, lastSeq: agents.sink.lastSeq(sessionId), startSeq };
+    const page = agents.sink.readPage(sessionId, startSeq, limit);
+    // Events written by an older version that no longer fit the contract are skipped, not fatal:
+    // a page may hold fewer events than it read rows (more and nextSeq say where to go on).
+    const events = page.events.filter((e) => AgentEventData.safeParse(e.data).success);
+    return { events, lastSeq: agents.sink.lastSeq(sessionId), startSeq, nextSeq: page.nextSeq, more: page.more };
   });
   router.handle('agents.images.get', ({ sessionId, turnId, index }) => {
     agents.getSession(sessionId);

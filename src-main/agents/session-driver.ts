@@ -122,10 +122,10 @@ export class SessionDriver {
 
   private *turnEvents(sessionId: string, fromSeq: number): Generator<AgentEvent> {
     for (let seq = fromSeq; ; ) {
-      const page = this.agents.sink.read(sessionId, seq, READ_PAGE);
-      yield* page;
-      if (page.length < READ_PAGE) return;
-      seq = page.at(-1)!.seq + 1;
+      const page = this.agents.sink.readPage(sessionId, seq, READ_PAGE);
+      yield* page.events;
+      if (!page.more) return;
+      seq = page.nextSeq;
     }
   }
 

@@ -113,12 +113,22 @@ export class SessionEvents {
   }
 
   read(sessionId: string, fromSeq: number, limit: number): AgentEventT[] {
-    const out: AgentEventT[] = [];
-    for (const e of this.log.read(sessionId, fromSeq, limit)) {
+    return this.readPage(sessionId, fromSeq, limit).events;
+  }
+
+  /**
+   * Up to `limit` stored rows from `fromSeq` on, as agent events. Rows that are not agent events
+   * (a gap record) are left out, so `events` may be shorter than a full page: `more` (the page
+   * was full) and `nextSeq` (one past the last row read) say where a reader goes on.
+   */
+  readPage(sessionId: string, fromSeq: number, limit: number): { events: AgentEventT[]; nextSeq: number; more: boolean } {
+    const rows = this.log.read(sessionId, fromSeq, limit);
+    const events: AgentEventT[] = [];
+    for (const e of rows) {
       const a = toAgentEvent(e);
-      if (a) out.push(a);
+      if (a) events.push(a);
     }
-    return out;
+    return { events, nextSeq: rows.length > 0 ? rows[rows.length - 1]!.seq + 1 : fromSeq, more: rows.length === limit };
   }
 
   lastSeq(sessionId: string): number {

@@ -44,14 +44,14 @@ const EVENT_BATCH = 2_000;
 async function copyTranscript(agents: AgentService, from: string, to: string, stopAt: string | null): Promise<void> {
   await agents.sink.flushed();
   for (let seq = 1; ; ) {
-    const batch = agents.sink.read(from, seq, EVENT_BATCH);
-    if (batch.length === 0) return;
-    for (const e of batch) {
+    const batch = agents.sink.readPage(from, seq, EVENT_BATCH);
+    for (const e of batch.events) {
       if (stopAt !== null && e.turnId === stopAt && e.data.type === 'turn.started') return;
       if (e.data.type === 'session.switched') continue;
       agents.sink.emit(to, e.turnId, e.data);
     }
-    seq = batch[batch.length - 1]!.seq + 1;
+    if (!batch.more) return;
+    seq = batch.nextSeq;
   }
 }
 

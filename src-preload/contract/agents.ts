@@ -616,7 +616,15 @@ export const agentRequests = {
         lastTurns: z.number().int().min(1).max(1_000).optional(),
       })
       .strict(),
-    z.object({ events: z.array(AgentEvent), lastSeq: z.number().int().nonnegative(), startSeq: z.number().int().positive() }),
+    z.object({
+      events: z.array(AgentEvent),
+      lastSeq: z.number().int().nonnegative(),
+      startSeq: z.number().int().positive(),
+      /** One past the last stored row this read covered; the next read starts there. */
+      nextSeq: z.number().int().positive(),
+      /** The read stopped at `limit` rows: there may be more. Events left out (not agent events, or an older shape) make `events` shorter than the rows read. */
+      more: z.boolean(),
+    }),
     'Replay a session event stream from fromSeq (inclusive); subscribe to agents.event first, then read, and drop duplicates by seq. With lastTurns, only the newest turns when the session is long (startSeq > 1: earlier events were left out), for showing a long conversation before all of it is read.',
   ),
   'agents.images.get': request(

@@ -15,15 +15,19 @@ let seeded: LongSessionsHost;
 let host: RunningHost;
 let sessionId: string;
 let otherId: string;
+/** Longer than one read's page (5,000 events), with an old-shape event in its first page. */
+let longestId: string;
 const TURNS = 150;
+const LONGEST_TURNS = 460;
 
 test.beforeAll(async () => {
   seeded = await startHostWithLongSessions('fd-e2e-idle-', [
     { title: 'A long conversation', turns: TURNS },
     { title: 'Another long conversation', turns: TURNS },
+    { title: 'The longest conversation', turns: LONGEST_TURNS, oldEventAfterTurn: 10 },
   ]);
   ({ host } = seeded);
-  [sessionId, otherId] = seeded.ids as [string, string];
+  [sessionId, otherId, longestId] = seeded.ids as [string, string, string];
 });
 
 test.afterAll(async () => {
@@ -373,6 +377,36 @@ test('a long session opened again while its earlier view still reads it lists it
   route.held.shift()!.release();
   await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
   await expect.poll(changesOfOther).toBe(1);
+});
+
+test('a session longer than a page whose first page leaves an old event out is read to its end, with and without its short read', async ({ page }) => {
+  let failTail = true;
+  const route = await routeReads(page, (i) => (failTail && i.sessionId === longestId && i.lastTurns !== undefined ? 'fail' : 'pass'));
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  // Without the short read: pages of 5,000 rows; the first holds 4,999 events (one left out) and is not the end.
+  await page.evaluate(`location.hash = '#/session/${longestId}'`);
+  await expect(session.transcript).toContainText(`Turn ${LONGEST_TURNS} of session 2:`);
+  expect(route.reads().filter((r) => r.lastTurns === undefined)).toEqual([
+    { sessionId: longestId, fromSeq: 1, limit: 5_000 },
+    { sessionId: longestId, fromSeq: 5_001, limit: 5_000 },
+  ]);
+  // With it, in a page of its own: the rest is read up to the tail, the old event left out.
+  failTail = false;
+  await page.evaluate(`location.hash = '#/'`);
+  await page.reload();
+  await page.getByTestId('sidebar').waitFor();
+  route.invokes.length = 0;
+  await page.evaluate(`location.hash = '#/session/${longestId}'`);
+  await expect(session.transcript).toContainText(`Turn ${LONGEST_TURNS} of session 2:`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+  const tailStart = LONGEST_TURNS * 11 + 1 - 20 * 11 + 1;
+  expect(route.reads()).toEqual([
+    { sessionId: longestId, lastTurns: 20, limit: 5_000 },
+    { sessionId: longestId, fromSeq: 1, limit: tailStart - 1 },
+  ]);
 });
 
 test('a long session whose short read fails opens from the whole log, and one whose whole read fails says so and tries again', async ({ page }) => {

@@ -117,7 +117,8 @@ export function useSessionStream(
           // where the view opens.
           // A partial fold (the newest turns only) is never read on from: all of it, from the start.
           let read = current.partial ? emptyTranscript : current;
-          let done = false;
+          /** Where the next page starts (one past the last row read: a page may leave rows out), or null once the log is read to its end. */
+          let nextSeq: number | null = read.lastSeq + 1;
           if (read === emptyTranscript && !tailTried) {
             tailTried = true;
             // Only a speed-up: if it fails, the whole log is read as without it.
@@ -126,31 +127,29 @@ export function useSessionStream(
             if (tail?.startSeq === 1) {
               // Short enough to read at once (the host's call): this was the log from its start.
               read = applyEvents(read, tail.events);
-              done = tail.events.length < REPLAY_PAGE;
+              nextSeq = tail.more ? tail.nextSeq : null;
             } else if (tail) {
-              if (tail.events.length > 0 && tail.events.length < REPLAY_PAGE && tailFoldsAlone(tail.events)) {
+              if (tail.events.length > 0 && !tail.more && tailFoldsAlone(tail.events)) {
                 commit({ ...applyEvents(emptyTranscript, tail.events), partial: true });
                 setLoading(false);
               }
-              // The rest is what comes before the tail: read that, then fold the tail after it
-              // (not read twice). Seqs are contiguous per session, so `want` rows from `from`
-              // cover [from, from + want); anything past it that comes back is the tail's (applyEvents skips it then).
+              // The rest is what comes before the tail: read that, then fold the tail after it (not read twice).
               for (let from = 1; from < tail.startSeq; ) {
-                const want = Math.min(REPLAY_PAGE, tail.startSeq - from);
-                const page = await client.invoke('agents.events.read', { sessionId, fromSeq: from, limit: want });
+                const page = await client.invoke('agents.events.read', { sessionId, fromSeq: from, limit: Math.min(REPLAY_PAGE, tail.startSeq - from) });
                 if (cancelled && !forCache()) return;
-                read = applyEvents(read, page.events.filter((e) => e.seq < tail.startSeq));
-                from += want;
+                read = applyEvents(read, page.events);
+                // A page that stopped short of its limit read the log to its end: nothing more before the tail.
+                from = page.more ? page.nextSeq : tail.startSeq;
               }
               read = applyEvents(read, tail.events);
-              done = tail.events.length < REPLAY_PAGE;
+              nextSeq = tail.more ? tail.nextSeq : null;
             }
           }
-          while (!done) {
-            const page = await client.invoke('agents.events.read', { sessionId, fromSeq: read.lastSeq + 1, limit: REPLAY_PAGE });
+          while (nextSeq !== null) {
+            const page = await client.invoke('agents.events.read', { sessionId, fromSeq: nextSeq, limit: REPLAY_PAGE });
             if (cancelled && !forCache()) return;
             read = applyEvents(read, page.events);
-            done = page.events.length < REPLAY_PAGE;
+            nextSeq = page.more ? page.nextSeq : null;
           }
           if (cancelled) {
             // Read on for the cache (forCache): a later view of this session may have kept a newer fold meanwhile.

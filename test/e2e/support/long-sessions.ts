@@ -17,13 +17,13 @@ export interface LongSessionsHost {
  * A host over a data folder holding one project (a fresh repository) with long stored sessions:
  * seeded through the app's services, which are closed before the host opens the folder.
  */
-export async function startHostWithLongSessions(repoPrefix: string, sessions: ReadonlyArray<{ title: string; turns: number }>): Promise<LongSessionsHost> {
+export async function startHostWithLongSessions(repoPrefix: string, sessions: ReadonlyArray<{ title: string; turns: number; oldEventAfterTurn?: number }>): Promise<LongSessionsHost> {
   const repo = makeRepo(repoPrefix);
   const data = tempDir('fd-e2e-data-');
   const { app } = await startTestApp(data.path);
   const project = await app.projects.add(repo.path);
   const ids: string[] = [];
-  for (const [n, s] of sessions.entries()) ids.push(await seedLongSession(app, project.id, s.title, n, s.turns));
+  for (const [n, s] of sessions.entries()) ids.push(await seedLongSession(app, project.id, s.title, n, s.turns, s));
   app.dispose();
   const host = await startHost({ dataDir: data.path });
   return {

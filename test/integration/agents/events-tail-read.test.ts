@@ -9,7 +9,7 @@ import { makeRepo } from '../../support/temp';
  * shows before the whole conversation is read; a short session's whole log in the same request.
  */
 const ctx = { origin: 'test' as const, connectionId: 't' };
-type ReadValue = { events: AgentEvent[]; lastSeq: number; startSeq: number };
+type ReadValue = { events: AgentEvent[]; lastSeq: number; startSeq: number; nextSeq: number; more: boolean };
 
 let t: Awaited<ReturnType<typeof startTestApp>>;
 let repo: ReturnType<typeof makeRepo>;
@@ -60,6 +60,27 @@ describe('agents.events.read with lastTurns', () => {
     const more = await read({ sessionId: long, lastTurns: 500, limit: 5_000 });
     expect(more.startSeq).toBe(1);
     expect(more.events).toHaveLength(2_200);
+  });
+
+  it('says where to go on when a page leaves events out (an older shape): a reader does not stop at the short page', async () => {
+    const project = t.app.projects.list()[0]!;
+    const id = t.app.agents.createSession({ projectId: project.id, title: 'with an old event' }).id;
+    for (let n = 1; n <= 12; n++) {
+      const data = n === 5 ? { type: 'no.such.event', from: 'an older version' } : { type: 'text.delta', step: 1, index: 0, text: `part ${n}` };
+      t.app.events.append(id, data.type, { turnId: null, data });
+    }
+    await t.app.events.whenFlushed();
+    const first = await read({ sessionId: id, fromSeq: 1, limit: 5 });
+    expect(first.events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(first).toMatchObject({ startSeq: 1, nextSeq: 6, more: true, lastSeq: 12 });
+    const second = await read({ sessionId: id, fromSeq: first.nextSeq, limit: 5 });
+    expect(second.events.map((e) => e.seq)).toEqual([6, 7, 8, 9, 10]);
+    expect(second).toMatchObject({ nextSeq: 11, more: true });
+    const last = await read({ sessionId: id, fromSeq: second.nextSeq, limit: 5 });
+    expect(last.events.map((e) => e.seq)).toEqual([11, 12]);
+    expect(last).toMatchObject({ nextSeq: 13, more: false });
+    // Past the end: nothing, and where it asked.
+    expect(await read({ sessionId: id, fromSeq: 13, limit: 5 })).toMatchObject({ events: [], nextSeq: 13, more: false });
   });
 
   it('refuses a lastTurns outside 1..1000 at the contract', async () => {
