@@ -164,10 +164,13 @@ test('a session shown again opens at its newest answer in the same turn as its v
   const board = new BoardPage(page);
   const session = new SessionPage(page);
   await board.open(host.url);
+  // Each read whole (its newest turns show first, from a short read).
   await page.evaluate(`location.hash = '#/session/${sessionId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
 
   // Back: the transcript read before is shown as the view appears, not after the log is read again.
   const transcriptWhenShown = (id: string) =>
@@ -254,8 +257,10 @@ type ReadInput = { sessionId?: string; fromSeq?: number; lastTurns?: number; lim
 async function routeReads(page: Page, decide: (input: ReadInput) => 'pass' | 'hold' | 'fail') {
   const invokes: Array<{ channel: string; input: ReadInput }> = [];
   const held: Array<{ input: ReadInput; release: () => void }> = [];
+  let toPage: ((frame: unknown) => void) | null = null;
   await page.routeWebSocket(/\/ws$/, (ws) => {
     const server = ws.connectToServer();
+    toPage = (frame) => ws.send(JSON.stringify(frame));
     const hold = new Map<number, ReadInput>();
     ws.onMessage((m) => {
       if (typeof m === 'string') {
@@ -282,7 +287,10 @@ async function routeReads(page: Page, decide: (input: ReadInput) => 'pass' | 'ho
     });
   });
   const reads = () => invokes.filter((i) => i.channel === 'agents.events.read').map((i) => i.input);
-  return { invokes, held, reads };
+  /** A live event of a session, as the host publishes one (on the page's current connection). */
+  const publish = (event: { sessionId: string; seq: number; data: Record<string, unknown> }) =>
+    toPage?.({ type: 'event', topic: 'agents.event', key: event.sessionId, payload: { ts: Date.now(), turnId: null, ...event } });
+  return { invokes, held, reads, publish };
 }
 
 /**
@@ -355,7 +363,8 @@ test('of two long sessions left while read, only the first reads on for the cach
 
 test('a long session opened again while its earlier view still reads it lists its changes only after both reads', async ({ page }) => {
   let holding = true;
-  const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
+  // The first view's whole-log read, and the second view's read of what came after it.
+  const route = await routeReads(page, (i) => (holding && (wholeRead(i, otherId) || (i.sessionId === otherId && i.fromSeq === 1_651)) ? 'hold' : 'pass'));
   const changesOfOther = () => route.invokes.filter((i) => i.channel === 'changes.list' && i.input.sessionId === otherId).length;
   const board = new BoardPage(page);
   const session = new SessionPage(page);
@@ -363,14 +372,15 @@ test('a long session opened again while its earlier view still reads it lists it
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
   await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
   await expect.poll(() => route.held.length).toBe(1);
-  // Away and back while the first view's whole-log read is still out: a second view reads it too.
+  // Away and back while the first view's whole-log read is still out: a second view reads it too
+  // (it waits for the first one's fold, then reads what came after).
   await page.evaluate(`location.hash = '#/session/${sessionId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
-  await expect.poll(() => route.held.length).toBe(2);
   // The first view's read comes back; the second is still reading: its git listing waits.
   route.held.shift()!.release();
+  await expect.poll(() => route.held.length).toBe(1);
   await page.evaluate('new Promise((r) => setTimeout(r, 1_500))');
   expect(changesOfOther(), 'changes listed while the view still read its conversation').toBe(0);
   holding = false;
@@ -406,6 +416,82 @@ test('a session longer than a page whose first page leaves an old event out is r
   expect(route.reads()).toEqual([
     { sessionId: longestId, lastTurns: 20, limit: 5_000 },
     { sessionId: longestId, fromSeq: 1, limit: tailStart - 1 },
+  ]);
+});
+
+test('a long session opened again while its earlier view reads the rest for the cache waits for that read instead of reading the whole log again', async ({ page }) => {
+  let holding = true;
+  const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
+  await expect.poll(() => route.held.length).toBe(1);
+  holding = false;
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  route.invokes.length = 0;
+  // Back while the first view's read (now for the cache) is still out.
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
+  route.held.shift()!.release();
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+  // Its own short read, then only what came after the fold the first view kept.
+  expect(route.reads()).toEqual([
+    { sessionId: otherId, lastTurns: 20, limit: 5_000 },
+    { sessionId: otherId, fromSeq: 1_651, limit: 5_000 },
+  ]);
+});
+
+test('live events do not go onto the newest turns alone when the rest could not be read: they wait for the whole log', async ({ page }) => {
+  let failWhole = true;
+  const route = await routeReads(page, (i) => (failWhole && wholeRead(i, otherId) ? 'fail' : 'pass'));
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  const failed = page.getByTestId('transcript-earlier-failed');
+  await expect(failed).toBeVisible();
+  const whole = () => route.reads().filter((r) => wholeRead(r, otherId)).length;
+  const tried = whole();
+  // The agent goes on meanwhile: its next event is held and the log read again (which fails again).
+  route.publish({ sessionId: otherId, seq: 1_651, data: { type: 'notice', level: 'info', text: 'live-after-the-tail' } });
+  await expect.poll(whole).toBeGreaterThan(tried);
+  await expect(failed).toBeVisible();
+  await expect(session.transcript).not.toContainText('live-after-the-tail');
+  failWhole = false;
+  await failed.getByRole('button', { name: 'Try again' }).click();
+  await expect(failed).toHaveCount(0);
+  // The whole log, then the held event after it.
+  await expect(session.transcript).toContainText('live-after-the-tail');
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+});
+
+test('a conversation shown from before that cannot be brought up to date says so and tries again', async ({ page }) => {
+  let failing = false;
+  const route = await routeReads(page, (i) => (failing && i.sessionId === sessionId ? 'fail' : 'pass'));
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript.getByTestId('turn-menu').first()).toBeAttached();
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  // Back to the first: shown from the cache at once, and its catch-up fails.
+  failing = true;
+  route.invokes.length = 0;
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  const failed = page.getByTestId('transcript-newest-failed');
+  await expect(failed).toContainText('the newest events could not be read');
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  failing = false;
+  await failed.getByRole('button', { name: 'Try again' }).click();
+  await expect(failed).toHaveCount(0);
+  expect(route.reads()).toEqual([
+    { sessionId, fromSeq: 1_651, limit: 5_000 },
+    { sessionId, fromSeq: 1_651, limit: 5_000 },
   ]);
 });
 

@@ -154,19 +154,19 @@ export function SessionView({
           {shortPath(session.root)}
         </span>
         <span title="Conversations with the agent; ! and / commands are not counted" data-testid="turn-count">{plural(session.turnCount, 'turn')}</span>
-        {transcript.partial &&
-          (readFailed ? (
-            <span className="read-failed" role="status" data-testid="transcript-earlier-failed">
-              earlier turns could not be read ·{' '}
-              <button className="link" onClick={retry}>
-                Try again
-              </button>
-            </span>
-          ) : (
-            <span className="muted" role="status" data-testid="transcript-earlier-loading">
-              loading earlier turns…
-            </span>
-          ))}
+        {readFailed && transcript.items.length > 0 ? (
+          // The newest turns alone, or a conversation shown from before that could not be brought up to date.
+          <span className="read-failed" role="status" data-testid={transcript.partial ? 'transcript-earlier-failed' : 'transcript-newest-failed'}>
+            {transcript.partial ? 'earlier turns could not be read' : 'the newest events could not be read'} ·{' '}
+            <button className="link" onClick={retry}>
+              Try again
+            </button>
+          </span>
+        ) : transcript.partial ? (
+          <span className="muted" role="status" data-testid="transcript-earlier-loading">
+            loading earlier turns…
+          </span>
+        ) : null}
         <EffectiveConfig sessionId={session.id} model={session.model} />
         <SessionRules sessionId={session.id} pendingApprovals={session.pendingApprovals} />
         {transcript.context && ctxWindow ? <ContextMeter tokens={transcript.context.tokens} window={ctxWindow} /> : null}

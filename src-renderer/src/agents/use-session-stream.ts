@@ -58,6 +58,8 @@ function openingReadStarted(sessionId: string): () => void {
  */
 let backgroundReads = 0;
 const MAX_BACKGROUND_READS = 1;
+/** The session whose log is being read on for the cache, and that read: a view of it opened meanwhile waits for it instead of reading the whole log a second time. */
+const backgroundRead = new Map<string, Promise<unknown>>();
 
 /**
  * A session's transcript: subscribe to live events first, then replay the log, and fold both
@@ -133,16 +135,30 @@ export function useSessionStream(
                 commit({ ...applyEvents(emptyTranscript, tail.events), partial: true });
                 setLoading(false);
               }
+              // An earlier view of this session is reading the whole log for the cache: wait for
+              // that rather than read it a second time, then go on from its fold.
+              const earlier = backgroundRead.get(sessionId);
+              if (earlier) {
+                await earlier.catch(() => undefined);
+                if (cancelled && !forCache()) return;
+              }
+              const kept = earlier ? transcriptCache.get(sessionId) : null;
+              if (kept) {
+                read = kept;
+                nextSeq = kept.lastSeq + 1;
+              }
               // The rest is what comes before the tail: read that, then fold the tail after it (not read twice).
-              for (let from = 1; from < tail.startSeq; ) {
+              for (let from = 1; !kept && from < tail.startSeq; ) {
                 const page = await client.invoke('agents.events.read', { sessionId, fromSeq: from, limit: Math.min(REPLAY_PAGE, tail.startSeq - from) });
                 if (cancelled && !forCache()) return;
                 read = applyEvents(read, page.events);
                 // A page that stopped short of its limit read the log to its end: nothing more before the tail.
                 from = page.more ? page.nextSeq : tail.startSeq;
               }
-              read = applyEvents(read, tail.events);
-              nextSeq = tail.more ? tail.nextSeq : null;
+              if (!kept) {
+                read = applyEvents(read, tail.events);
+                nextSeq = tail.more ? tail.nextSeq : null;
+              }
             }
           }
           while (nextSeq !== null) {
@@ -179,9 +195,11 @@ export function useSessionStream(
     const off = client.on(
       'agents.event',
       (e) => {
-        if (reading || e.seq > current.lastSeq + 1) {
+        // Never onto the newest turns alone (a read of the rest failed): a /rewind folds turns
+        // counted from the session's start. Held, and the log read again.
+        if (reading || current.partial || e.seq > current.lastSeq + 1) {
           held.push(e);
-          void catchUp().catch(() => undefined);
+          void sync(false);
         } else {
           commit(applyEvents(current, [e]));
         }
@@ -195,13 +213,20 @@ export function useSessionStream(
       if (s === 'closed') wasClosed = true;
       else if (s === 'open' && wasClosed) {
         wasClosed = false;
-        void catchUp().catch(() => undefined);
+        void sync(false);
       }
     });
-    const read = (): Promise<void> =>
+    /**
+     * Every read of the log goes through here: its outcome is what the view says (readFailed,
+     * with a retry). A failure is toasted once per run of failures, not for each live event
+     * that tried again while the host could not answer.
+     */
+    let failing = false;
+    const sync = (asked: boolean): Promise<void> =>
       catchUp().then(
         () => {
           if (cancelled) return;
+          failing = false;
           setLoading(false);
           setReadFailed(false);
         },
@@ -209,24 +234,31 @@ export function useSessionStream(
           if (cancelled) return;
           setLoading(false);
           setReadFailed(true);
-          toastError('Could not load the session history', e);
+          if (asked || !failing) toastError('Could not load the session history', e);
+          failing = true;
         },
       );
-    retryRef.current = () => void read();
+    retryRef.current = () => void sync(true);
     setReadFailed(false);
     const opened = openingReadStarted(sessionId);
-    void read().finally(opened);
+    void sync(true).finally(opened);
     return () => {
       cancelled = true;
       off();
       offStatus?.();
       retryRef.current = () => undefined;
-      if (!current.partial) transcriptCache.put(sessionId, current);
-      else if (reading && backgroundReads < MAX_BACKGROUND_READS) {
+      // Nothing read yet (left before the first answer): the cache keeps what it has.
+      if (!current.partial && current !== emptyTranscript) transcriptCache.put(sessionId, current);
+      else if (current.partial && reading && backgroundReads < MAX_BACKGROUND_READS && !backgroundRead.has(sessionId)) {
         // Left before the whole log was read: read on for the cache, one view at a time.
         backgroundReads++;
         readOnForCache = true;
-        void reading.finally(() => backgroundReads--).catch(() => undefined);
+        const onward = reading.finally(() => {
+          backgroundReads--;
+          backgroundRead.delete(sessionId);
+        });
+        backgroundRead.set(sessionId, onward);
+        void onward.catch(() => undefined);
       }
     };
   }, [client, sessionId, toastError]);
