@@ -2,9 +2,11 @@
  * Terminal throughput: the same 50 MB of mixed ASCII and multibyte UTF-8, read (1) straight
  * from node-pty and (2) through the whole Flightdeck path — pty host → batching → browser-mode
  * WebSocket → a separate view process parsing with @xterm/headless and acknowledging — plus
- * the main process's peak memory during the flood and keystroke echo latency in a second
- * terminal while the first floods. The parser alone on the same text is measured too: it is
- * the ceiling, and the full path is judged against it.
+ * the main process's peak memory during the flood, and keystroke echo latency in a second
+ * terminal, idle and while the same flood runs three more times in a third (typing beside a
+ * flood slows it a little: that throughput is reported too, the judged one is the flood's
+ * alone). The parser alone on the same text is measured too: it is the ceiling, and the full
+ * path is judged against it.
  *
  * `hops` breaks the full path down: when the last byte had passed each hop (milliseconds after
  * the flood was started), the throughput up to there, and each process's CPU time — on a
@@ -215,7 +217,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const cpuAtViewExit: FirstFlood = firstFlood;
     const runQueueWait = cpuAtViewExit.runQueueWait;
     const [firstLine, moreLine] = out.trim().split('\n');
-    const more = JSON.parse(moreLine!) as { duringMore: number[]; echoHops: { sent: number[]; arrived: number[]; written: number[]; parsed: number[] } };
+    const more = JSON.parse(moreLine!) as { during: number[]; typedFloodMs: number[]; echoHops: { sent: number[]; arrived: number[]; written: number[]; parsed: number[] } };
     const r = JSON.parse(firstLine!) as {
       goAt: number;
       firstAt: number;
@@ -227,7 +229,6 @@ export async function run(): Promise<Record<string, unknown>> {
       bytes: number;
       sha256: string;
       idle: number[];
-      during: number[];
       acks: number;
       gaps: number;
       runQueueWaitMs: number | null;
@@ -243,15 +244,18 @@ export async function run(): Promise<Record<string, unknown>> {
     const since = (at: number | null | undefined) => (at == null ? null : round(at - r.goAt, 1));
     const rate = (at: number | null | undefined) => (at == null ? null : round(flood.bytes / 1024 / 1024 / ((at - r.goAt) / 1000)));
     const idleP99 = percentile(r.idle, 99);
-    const during = [...r.during, ...more.duringMore];
+    const during = more.during;
     const duringP99 = percentile(during, 99);
 
     const rawMBps = raw.bytes / 1024 / 1024 / (raw.ms / 1000);
     const fullMBps = r.bytes / 1024 / 1024 / (r.floodMs / 1000);
+    const typedMBps = flood.bytes / 1024 / 1024 / (more.typedFloodMs.reduce((a, b) => a + b, 0) / more.typedFloodMs.length / 1000);
     const parseMBps = flood.bytes / 1024 / 1024 / (parse.ms / 1000);
     return {
       judged: {
         fullPathVsParseOnly: { ratio: round(fullMBps / parseMBps, 3), goal: '>= 0.8', met: fullMBps / parseMBps >= 0.8 },
+        // The same floods with somebody typing in another terminal meanwhile (each echo holds the flood's parsing up, output-scheduler.ts).
+        fullPathWhileTypingVsParseOnly: round(typedMBps / parseMBps, 3),
         // Load-independent companion: CPU the view spent per flood (parse + everything else it does) over the parser's alone.
         viewCpuVsParseOnlyCpu: round(r.cpuMs / parse.cpuMs, 2),
         echoP99DuringFloodVsIdle: { ratio: round(duringP99 / idleP99, 2), goal: '<= 1.5', met: duringP99 / idleP99 <= 1.5 },
@@ -323,8 +327,8 @@ export async function run(): Promise<Record<string, unknown>> {
           p99: round(duringP99, 2),
           max: round(Math.max(...during), 2),
           samples: during.length,
-          note: 'the timed flood and the same flood again in another terminal, typing throughout (one flood alone gives ~60 echoes, whose p99 is their slowest)',
-          firstFloodOnly: { p50: round(percentile(r.during, 50), 2), p99: round(percentile(r.during, 99), 2), samples: r.during.length },
+          note: 'three floods like the timed one, in another terminal, typing throughout (one flood alone gives ~70 echoes, whose p99 is their slowest); the timed flood runs with nobody typing',
+          floodSeconds: more.typedFloodMs.map((ms) => round(ms / 1000, 2)),
         },
         hops: echoHopStats(more.echoHops, mainEcho, echoHostStats?.echoes ?? [], r.idle.length),
         // Time each process's main thread was runnable but had no CPU (Linux schedstat): pty host
