@@ -361,6 +361,35 @@ test('of two long sessions left while read, only the first reads on for the cach
   ]);
 });
 
+test('a reader who scrolled up in a long session’s newest turns keeps their place when the earlier turns arrive above', async ({ page }) => {
+  let holding = true;
+  const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
+  const board = new BoardPage(page);
+  const session = new SessionPage(page);
+  await board.open(host.url);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
+  await expect.poll(() => route.held.length).toBe(1);
+  // Up by a few screens, to an answer of an earlier turn of the tail.
+  const topRow = () =>
+    page.evaluate<{ text: string; top: number }>(`(() => {
+      const box = document.querySelector('[data-testid="transcript"]').getBoundingClientRect();
+      const rows = [...document.querySelectorAll('.transcript-row')].filter((r) => r.getBoundingClientRect().top >= box.top && r.textContent.trim() !== '');
+      rows.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
+      return { text: rows[0].textContent.slice(0, 80), top: Math.round(rows[0].getBoundingClientRect().top - box.top) };
+    })()`);
+  await session.transcript.evaluate((el) => el.scrollBy(0, -2_500));
+  await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+  const before = await topRow();
+  holding = false;
+  route.held.shift()!.release();
+  await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
+  await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+  expect(await topRow()).toEqual(before);
+  // Nothing new below: no "Jump to latest".
+  await expect(page.getByTestId('jump-latest')).toHaveCount(0);
+});
+
 test('a long session opened again while its earlier view still reads it lists its changes only after both reads', async ({ page }) => {
   let holding = true;
   // The first view's whole-log read, and the second view's read of what came after it.

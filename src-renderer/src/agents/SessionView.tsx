@@ -14,7 +14,7 @@ import { TranscriptItemView, type TurnMenu } from './Transcript';
 import { editedPaths, isChatTurn, type TranscriptItem } from './transcript';
 import { useSessionStream } from './use-session-stream';
 import { TranscriptFindBar, useTranscriptFind } from './TranscriptFindBar';
-import { VIRTUALIZE_FROM_BLOCKS, VirtualTranscript, type VirtualTranscriptHandle } from './VirtualTranscript';
+import { VIRTUALIZE_FROM_BLOCKS, VirtualTranscript, type TranscriptAnchor, type VirtualTranscriptHandle } from './VirtualTranscript';
 import './agents.css';
 
 /** What the empty session says its mode means, so a session started by /new in auto-edit does not claim Default. */
@@ -88,11 +88,20 @@ export function SessionView({
   // Output that arrived while the user was scrolled up: a "Jump to latest" pill offers the way down.
   const [behind, setBehind] = useState(false);
   // Follow the stream while the user is at the bottom; leave them alone when they scroll up.
+  // A reader who scrolled up in a long session's newest turns before the rest was read: the
+  // earlier turns arrive above what they read, which stays where it was.
+  const readingAt = useRef<TranscriptAnchor | null>(null);
+  const wasPartial = useRef(false);
   useLayoutEffect(() => {
     const el = scroller.current;
+    const completed = wasPartial.current && !transcript.partial;
+    wasPartial.current = transcript.partial === true;
     if (!el) return;
     if (stick.current) el.scrollTop = el.scrollHeight;
-    else if (el.scrollHeight - el.scrollTop - el.clientHeight >= STICK_PX) setBehind(true);
+    else if (completed) {
+      if (readingAt.current) virtualRef.current?.restore(readingAt.current);
+    } else if (el.scrollHeight - el.scrollTop - el.clientHeight >= STICK_PX) setBehind(true);
+    readingAt.current = null;
   }, [transcript]);
   useEffect(() => {
     stick.current = true;
@@ -193,6 +202,7 @@ export function SessionView({
             const el = e.currentTarget;
             stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
             if (stick.current) setBehind(false);
+            readingAt.current = transcript.partial && !stick.current ? (virtualRef.current?.anchor() ?? null) : null;
           }}
           data-testid="transcript"
         >

@@ -15,9 +15,19 @@ const ESTIMATED_BLOCK_PX = 120;
 /** Blocks rendered beyond each edge of the viewport, so a wheel or PageUp finds them ready. */
 const OVERSCAN_BLOCKS = 6;
 
+/** A reading position: the block at the top of the view and how far into it the view starts. */
+export interface TranscriptAnchor {
+  key: string;
+  offset: number;
+}
+
 export interface VirtualTranscriptHandle {
   /** Brings a block into view (the find bar's matches). */
   scrollToIndex(index: number): void;
+  /** Where the reader is: the first block reaching into the view. */
+  anchor(): TranscriptAnchor | null;
+  /** Puts that block back at the same place in the view (blocks were added above it). */
+  restore(anchor: TranscriptAnchor): void;
   /** To the first or the last block (Home and End: the browser's smooth scroll would be cut short as rows are measured on the way). */
   toEdge(edge: 'start' | 'end'): void;
 }
@@ -60,9 +70,20 @@ export function VirtualTranscript({
     handle,
     () => ({
       scrollToIndex: (index) => virtual.scrollToIndex(index, { align: 'center' }),
+      anchor: () => {
+        const top = scroller.current?.scrollTop ?? 0;
+        const first = virtual.getVirtualItems().find((v) => v.end > top);
+        return first ? { key: String(first.key), offset: top - first.start } : null;
+      },
+      restore: ({ key, offset }) => {
+        const el = scroller.current;
+        const index = items.findIndex((it) => it.kind + it.id === key);
+        const at = index >= 0 ? virtual.getOffsetForIndex(index, 'start') : undefined;
+        if (el && at) el.scrollTop = at[0] + offset;
+      },
       toEdge: (edge) => (edge === 'start' ? virtual.scrollToIndex(0, { align: 'start' }) : virtual.scrollToIndex(items.length - 1, { align: 'end' })),
     }),
-    [virtual, items.length],
+    [virtual, items, scroller],
   );
 
   // Measured rows change the total height: a view that follows the stream stays at the bottom.
