@@ -306,22 +306,31 @@ async function releaseHeld(page: Page, route: Awaited<ReturnType<typeof routeRea
 /** The whole-log read of a first open: from seq 1, not the short read of the newest turns. */
 const wholeRead = (i: ReadInput, id: string) => i.sessionId === id && i.lastTurns === undefined && i.fromSeq === 1;
 
-test('a long session left while the rest of it is read keeps it once it comes: coming back reads only what came after', async ({ page }) => {
+/**
+ * The other long session opened with the read of the rest of it held back: its newest turns
+ * are on screen, "loading earlier turns…" shows, and the held read waits in `route.held`.
+ * `holding.off()` lets later reads through (the held one stays held until released).
+ */
+async function openOtherWithRestHeld(page: Page) {
   let holding = true;
   const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
-  const board = new BoardPage(page);
   const session = new SessionPage(page);
-  await board.open(host.url);
+  await new BoardPage(page).open(host.url);
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
-  // Its newest turns, shown while the rest is read: no turn menus yet (a turn's number counts the turns before it).
-  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
   await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
   await expect.poll(() => route.held.length).toBe(1);
+  return { route, session, holding: { off: () => void (holding = false) } };
+}
+
+test('a long session left while the rest of it is read keeps it once it comes: coming back reads only what came after', async ({ page }) => {
+  const { route, session, holding } = await openOtherWithRestHeld(page);
+  // Its newest turns, shown while the rest is read: no turn menus yet (a turn's number counts the turns before it).
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
   await expect(session.transcript.getByTestId('turn-menu')).toHaveCount(0);
   // The user moves on before the rest arrives.
   await page.evaluate(`location.hash = '#/session/${sessionId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
-  holding = false;
+  holding.off();
   // The answer reaches a page without that view.
   await releaseHeld(page, route);
   await page.evaluate(`location.hash = '#/session/${otherId}'`);
@@ -362,14 +371,7 @@ test('of two long sessions left while read, only the first reads on for the cach
 });
 
 test('a reader who scrolled up in a long session’s newest turns keeps their place when the earlier turns arrive above', async ({ page }) => {
-  let holding = true;
-  const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
-  const board = new BoardPage(page);
-  const session = new SessionPage(page);
-  await board.open(host.url);
-  await page.evaluate(`location.hash = '#/session/${otherId}'`);
-  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
-  await expect.poll(() => route.held.length).toBe(1);
+  const { route, session, holding } = await openOtherWithRestHeld(page);
   // Up by a few screens, to an answer of an earlier turn of the tail.
   const topRow = () =>
     page.evaluate<{ text: string; top: number }>(`(() => {
@@ -381,7 +383,7 @@ test('a reader who scrolled up in a long session’s newest turns keeps their pl
   await session.transcript.evaluate((el) => el.scrollBy(0, -2_500));
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
   const before = await topRow();
-  holding = false;
+  holding.off();
   route.held.shift()!.release();
   await expect(page.getByTestId('transcript-earlier-loading')).toHaveCount(0);
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
@@ -449,15 +451,8 @@ test('a session longer than a page whose first page leaves an old event out is r
 });
 
 test('a long session opened again while its earlier view reads the rest for the cache waits for that read instead of reading the whole log again', async ({ page }) => {
-  let holding = true;
-  const route = await routeReads(page, (i) => (holding && wholeRead(i, otherId) ? 'hold' : 'pass'));
-  const board = new BoardPage(page);
-  const session = new SessionPage(page);
-  await board.open(host.url);
-  await page.evaluate(`location.hash = '#/session/${otherId}'`);
-  await expect(page.getByTestId('transcript-earlier-loading')).toBeVisible();
-  await expect.poll(() => route.held.length).toBe(1);
-  holding = false;
+  const { route, session, holding } = await openOtherWithRestHeld(page);
+  holding.off();
   await page.evaluate(`location.hash = '#/session/${sessionId}'`);
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
   route.invokes.length = 0;
