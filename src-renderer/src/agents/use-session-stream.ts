@@ -56,7 +56,6 @@ function openingReadStarted(sessionId: string): () => void {
  * for the cache: one at a time, so that going through long sessions quickly does not queue
  * whole-log reads on the host in front of the session the user stops at.
  */
-let backgroundReads = 0;
 const MAX_BACKGROUND_READS = 1;
 /** The session whose log is being read on for the cache, and that read: a view of it opened meanwhile waits for it instead of reading the whole log a second time. */
 const backgroundRead = new Map<string, Promise<unknown>>();
@@ -95,10 +94,11 @@ export function useSessionStream(
     /**
      * The view showed the newest turns and went away (the user moved on) while the rest was
      * read: it is read on all the same, for the cache, so that coming back is the instant switch
-     * it would have been had they stayed (one such read at a time, see backgroundReads).
+     * it would have been had they stayed (one such read at a time, see backgroundRead).
      */
     let readOnForCache = false;
-    const forCache = () => readOnForCache;
+    /** The view went away and nobody reads on for the cache: the read stops here. */
+    const gone = () => cancelled && !readOnForCache;
     const held: AgentEvent[] = [];
     const commit = (next: Transcript) => {
       current = next;
@@ -140,7 +140,7 @@ export function useSessionStream(
               const earlier = backgroundRead.get(sessionId);
               if (earlier) {
                 await earlier.catch(() => undefined);
-                if (cancelled && !forCache()) return;
+                if (gone()) return;
               }
               const kept = earlier ? transcriptCache.get(sessionId) : null;
               if (kept) {
@@ -150,7 +150,7 @@ export function useSessionStream(
               // The rest is what comes before the tail: read that, then fold the tail after it (not read twice).
               for (let from = 1; !kept && from < tail.startSeq; ) {
                 const page = await client.invoke('agents.events.read', { sessionId, fromSeq: from, limit: Math.min(REPLAY_PAGE, tail.startSeq - from) });
-                if (cancelled && !forCache()) return;
+                if (gone()) return;
                 read = applyEvents(read, page.events);
                 // A page that stopped short of its limit read the log to its end: nothing more before the tail.
                 from = page.more ? page.nextSeq : tail.startSeq;
@@ -163,12 +163,12 @@ export function useSessionStream(
           }
           while (nextSeq !== null) {
             const page = await client.invoke('agents.events.read', { sessionId, fromSeq: nextSeq, limit: REPLAY_PAGE });
-            if (cancelled && !forCache()) return;
+            if (gone()) return;
             read = applyEvents(read, page.events);
             nextSeq = page.more ? page.nextSeq : null;
           }
           if (cancelled) {
-            // Read on for the cache (forCache): a later view of this session may have kept a newer fold meanwhile.
+            // Read on for the cache (readOnForCache): a later view of this session may have kept a newer fold meanwhile.
             if (!transcriptCache.get(sessionId)) transcriptCache.put(sessionId, read);
             return;
           }
@@ -249,14 +249,10 @@ export function useSessionStream(
       retryRef.current = () => undefined;
       // Nothing read yet (left before the first answer): the cache keeps what it has.
       if (!current.partial && current !== emptyTranscript) transcriptCache.put(sessionId, current);
-      else if (current.partial && reading && backgroundReads < MAX_BACKGROUND_READS && !backgroundRead.has(sessionId)) {
+      else if (current.partial && reading && backgroundRead.size < MAX_BACKGROUND_READS) {
         // Left before the whole log was read: read on for the cache, one view at a time.
-        backgroundReads++;
         readOnForCache = true;
-        const onward = reading.finally(() => {
-          backgroundReads--;
-          backgroundRead.delete(sessionId);
-        });
+        const onward = reading.finally(() => backgroundRead.delete(sessionId));
         backgroundRead.set(sessionId, onward);
         void onward.catch(() => undefined);
       }
