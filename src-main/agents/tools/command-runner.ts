@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { cleanExec } from '../../platform/child-process';
 import { isAppPrivateEnv, isCommandSecretEnv } from '../../platform/private-env';
-import { killSession, type GroupRecords } from '../../platform/process-groups';
+import { killSession, sessionGone, type GroupRecords } from '../../platform/process-groups';
 import type { SandboxPolicy } from '../../sandbox/policy';
 
 export interface CommandRunOptions {
@@ -121,7 +121,9 @@ export class ChildProcessRunner implements CommandRunner {
           // The group is already gone: nothing left to kill.
         }
       };
+      let stoppedAt = Date.now();
       const stop = () => {
+        if (!killTimer) stoppedAt = Date.now();
         killGroup('SIGTERM');
         killTimer ??= setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
       };
@@ -169,12 +171,21 @@ export class ChildProcessRunner implements CommandRunner {
         reject(e);
       });
       child.on('exit', (code, sig) => {
-        if (opts.signal.aborted || timedOut) killGroup('SIGKILL');
-        const t = setTimeout(() => finish(code, sig), PIPE_DRAIN_MS);
-        child.on('close', () => {
-          clearTimeout(t);
-          finish(code, sig);
+        // Background children may hold the pipes open: their ends are not waited for long.
+        const pipes = new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, PIPE_DRAIN_MS);
+          child.on('close', () => {
+            clearTimeout(t);
+            resolve();
+          });
         });
+        // Stopped: what the SIGTERM reached has the rest of the grace period to end, as the shell
+        // did (a login shell's startup files may be running: pyenv's rehash removes its lock file
+        // in an EXIT trap, and a SIGKILL in the middle of that leaves it for every later shell to
+        // wait 60 s on). SIGKILL for what is left.
+        const stopped = (opts.signal.aborted || timedOut) && child.pid !== undefined;
+        const group = stopped ? sessionGone(child.pid!, recorded?.start ?? null, stoppedAt + KILL_GRACE_MS).then(() => killGroup('SIGKILL')) : null;
+        void Promise.all([pipes, group]).then(() => finish(code, sig));
       });
     });
   }

@@ -1,7 +1,7 @@
 import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import type { IPty } from 'node-pty';
 import { DataBatcher } from '../batcher';
-import { HOST_IPC_BACKLOG_MAX_BYTES, KILL_GRACE_MS } from '../constants';
+import { HOST_IPC_BACKLOG_MAX_BYTES } from '../constants';
 import { FlowWindow } from '../flow-window';
 import { Utf8Splitter } from '../utf8-splitter';
 import type { HostTerminalStats } from './protocol';
@@ -114,24 +114,6 @@ export class HostTerminal {
         // Already gone: the exit event reports it.
       }
     }
-  }
-
-  /** SIGHUP (what closing a terminal window sends), then SIGKILL if the group is still there. */
-  terminate(graceMs = KILL_GRACE_MS): Promise<void> {
-    if (this.exited) return Promise.resolve();
-    this.signal('SIGHUP');
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        killGroup(this.pty.pid);
-        resolve();
-      }, graceMs);
-      this.pty.onExit(() => {
-        clearTimeout(t);
-        // The leader exited; anything it left in its group goes too.
-        killGroup(this.pty.pid);
-        resolve();
-      });
-    });
   }
 
   killNow(): void {

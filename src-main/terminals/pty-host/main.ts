@@ -12,8 +12,8 @@ import type { Socket } from 'node:net';
 import type { IPty } from 'node-pty';
 import { cleanExec } from '../../platform/child-process';
 import { requireNative } from '../../platform/native';
-import { GroupRecords, killSession, sessionAlive } from '../../platform/process-groups';
-import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES } from '../constants';
+import { GroupRecords, hangUpSession, killSession, sessionAlive } from '../../platform/process-groups';
+import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES, KILL_GRACE_MS } from '../constants';
 import { FairQueue } from '../fair-queue';
 import { Scrollback } from '../scrollback';
 import { utf16Length } from '../utf16-length';
@@ -129,6 +129,11 @@ function endSession(pid: number): void {
   killSession(pid, sessions.get(pid) ?? null);
 }
 
+/** SIGHUP to the pty's session, SIGKILL for what is left after the grace period (hangUpSession). */
+function hangUp(pid: number): Promise<void> {
+  return hangUpSession(pid, sessions.get(pid) ?? null, KILL_GRACE_MS);
+}
+
 function send(msg: FromHost, done?: () => void): void {
   if (!process.connected) return;
   process.send!(msg, undefined, undefined, (err) => {
@@ -182,6 +187,8 @@ function spawn(req: SpawnRequest): void {
   if (req.toMain) toMain.add(req.id);
   const term = new HostTerminal(p, {
     data: (offset, data, done) => {
+      // Released (closed) and hung up, ending within its grace period: nobody reads it any more.
+      if (terminals.get(req.id) !== term) return done();
       const chars = utf16Length(data);
       directs.write(req.id, charsSent, chars, data);
       let h = held.get(req.id);
@@ -246,10 +253,10 @@ function onMessage(msg: ToHost): void {
       if (h?.quiet) clearTimeout(h.quiet);
       held.delete(msg.id);
       directs.forget(msg.id);
-      if (t && !t.isExited) {
-        t.killNow();
-        endSession(t.pid);
-      }
+      // As closing a terminal window: SIGHUP first, so the shell and what its startup files run
+      // can clean up (pyenv's rehash removes its lock in an EXIT trap; a SIGKILL mid-rehash leaves
+      // it, and every later shell waits 60 s for it), then SIGKILL for whatever is left.
+      if (t && !t.isExited) void hangUp(t.pid);
       return;
     }
     case 'shutdown':
@@ -279,8 +286,11 @@ async function shutdown(code: number): Promise<void> {
   shuttingDown = true;
   directs.closeAll();
   const all = [...terminals.values()];
-  // A graceful SIGHUP first on a requested shutdown (shells save history); straight SIGKILL when orphaned.
-  if (code === 0 && process.connected) await Promise.all(all.map((t) => t.terminate()));
+  // SIGHUP first, orphaned or not (shells save their history, startup files release their
+  // locks), SIGKILL after the grace period for what ignores it; closed terminals still in their
+  // grace are among the sessions. If this host dies meanwhile, the records let the next start
+  // end what is left.
+  await Promise.all([...sessions.keys()].map(hangUp));
   for (const t of all) t.killNow();
   for (const leader of sessions.keys()) {
     endSession(leader);

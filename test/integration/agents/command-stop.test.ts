@@ -1,0 +1,72 @@
+/**
+ * An agent's command runs in a login shell (`bash -lc`), whose startup files may run pyenv's
+ * rehash: stopping the command (the turn cancelled, its time limit) must give what the SIGTERM
+ * reached its grace period to clean up, not SIGKILL it the moment the shell itself exits.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ChildProcessRunner } from '../../../src-main/agents/tools/command-runner';
+import { pyenvLikeStartup, readPid } from '../../support/pyenv-like';
+import { isAlive, waitFor } from '../../support/processes';
+import { tempDir } from '../../support/temp';
+
+function loginHome(dir: string) {
+  const startup = pyenvLikeStartup(dir);
+  writeFileSync(join(dir, '.bash_profile'), `${startup.rcLine}\n`);
+  return { ...startup, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } };
+}
+
+describe("stopping an agent's command", () => {
+  it('cancelled while its login shell starts: the startup files clean up before anything is killed', async () => {
+    const dir = tempDir('fd-cmd-stop-');
+    try {
+      const home = loginHome(dir.path);
+      const stop = new AbortController();
+      const run = new ChildProcessRunner().run({ cwd: dir.path, command: 'echo never-reached', env: home.env, timeoutMs: 60_000, signal: stop.signal });
+      const rehash = await waitFor(() => readPid(home.pidFile), 'the startup file to take its lock');
+      stop.abort();
+      const r = await run;
+      expect(r.exitCode).toBeNull();
+      expect(r.output).not.toContain('never-reached');
+      expect(isAlive(rehash)).toBe(false);
+      expect(existsSync(home.lock)).toBe(false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('timed out while its login shell starts: the same', async () => {
+    const dir = tempDir('fd-cmd-stop-');
+    try {
+      const home = loginHome(dir.path);
+      const r = await new ChildProcessRunner().run({ cwd: dir.path, command: 'echo never-reached', env: home.env, timeoutMs: 1_000, signal: new AbortController().signal });
+      expect(r.timedOut).toBe(true);
+      expect(existsSync(home.lock)).toBe(false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('a stopped command whose background child ignores SIGTERM is still killed after the grace period', async () => {
+    const dir = tempDir('fd-cmd-stop-');
+    try {
+      const stop = new AbortController();
+      let out = '';
+      const run = new ChildProcessRunner().run({
+        cwd: dir.path,
+        command: "trap '' TERM; (trap '' TERM; exec sleep 300) & echo child:$!; wait",
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path },
+        timeoutMs: 60_000,
+        signal: stop.signal,
+        onOutput: (s) => (out += s),
+      });
+      const child = await waitFor(() => Number(/child:(\d+)/.exec(out)?.[1]) || null, 'the child pid');
+      stop.abort();
+      await run;
+      await waitFor(() => !isAlive(child), 'the background child to be killed');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * A terminal is ended the way closing a terminal window ends it: SIGHUP first, so that the shell
+ * and what its startup files run can clean up, and SIGKILL only for what is still there after the
+ * grace period. A shell SIGKILLed while it starts leaves its startup's locks behind: pyenv's
+ * `pyenv rehash` (run by `eval "$(pyenv init -)"` in ~/.bashrc) takes `~/.pyenv/shims/.pyenv-shim`
+ * with noclobber and removes it in an EXIT trap, so a SIGKILL mid-rehash makes every later shell
+ * (terminals, agents' commands) wait 60 s for a lock nobody holds.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EventHub } from '../../../src-main/bridge/event-hub';
+import { silentLogger } from '../../../src-main/platform/logger';
+import { appRoot } from '../../../src-main/platform/paths';
+import { TerminalService } from '../../../src-main/terminals/terminal-service';
+import { pyenvLikeShell, readPid } from '../../support/pyenv-like';
+import { tempDir } from '../../support/temp';
+import { isAlive, waitFor } from './support';
+
+function service(): TerminalService {
+  const s = new TerminalService({
+    hub: new EventHub(),
+    projects: {
+      get() {
+        throw new Error('no projects');
+      },
+    },
+    log: silentLogger,
+  });
+  s.start();
+  return s;
+}
+
+describe('ending a terminal hangs it up before killing it', () => {
+  it('closing a shell still running its startup files lets them clean up (no stale pyenv lock)', async () => {
+    const dir = tempDir('fd-hangup-');
+    const terms = service();
+    try {
+      const shell = pyenvLikeShell(dir.path);
+      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir.path, kind: 'shell', title: 'bash' });
+      const rehash = await waitFor(() => readPid(shell.pidFile), 'the startup file to take its lock');
+      expect(existsSync(shell.lock)).toBe(true);
+      expect(terms.close(t.id)).toBe(true);
+      await waitFor(() => !isAlive(rehash) && !isAlive(t.pid!), 'the shell and its startup to end');
+      expect(existsSync(shell.lock)).toBe(false);
+    } finally {
+      await terms.shutdown();
+      dir.cleanup();
+    }
+  });
+
+  it('a closed terminal whose processes ignore the hangup is still killed after the grace period', async () => {
+    const dir = tempDir('fd-hangup-');
+    const terms = service();
+    try {
+      const t = await terms.spawn({ file: '/bin/bash', args: ['-c', "trap '' HUP TERM; sleep 300 & echo child:$!; wait"], cwd: dir.path, kind: 'command', title: 'a' });
+      const child = await waitFor(async () => Number(/child:(\d+)/.exec((await terms.attach(t.id, 'test')).data)?.[1]) || null, 'the child pid');
+      terms.close(t.id);
+      await waitFor(() => !isAlive(t.pid!) && !isAlive(child), 'the stubborn pty and its child to be gone', 15_000);
+    } finally {
+      await terms.shutdown();
+      dir.cleanup();
+    }
+  });
+
+  it('when the main process is killed, the orphaned pty host hangs its shells up before killing them', { timeout: 60_000 }, async () => {
+    const dir = tempDir('fd-hangup-');
+    try {
+      const shell = pyenvLikeShell(dir.path);
+      const main = spawn(process.execPath, ['--import', 'tsx', join(appRoot(), 'test/fixtures/terminals/hangup-main.ts'), dir.path, JSON.stringify(shell.args)], {
+        cwd: appRoot(),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      main.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      const line = await waitFor(() => out.split('\n').find((l) => l.startsWith('{')), 'the stand-in main process to report', 40_000);
+      const pids = JSON.parse(line) as { hostPid: number; ptyPids: number[] };
+      const rehash = await waitFor(() => readPid(shell.pidFile), 'the startup file to take its lock');
+      expect(existsSync(shell.lock)).toBe(true);
+      main.kill('SIGKILL');
+      await waitFor(() => [pids.hostPid, ...pids.ptyPids, rehash].every((p) => !isAlive(p)), 'the host, the shell and its startup to end', 20_000);
+      expect(existsSync(shell.lock)).toBe(false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
