@@ -6,7 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from '../platform/logger';
 import { childEnv, cleanExec } from '../platform/child-process';
 import { appRoot } from '../platform/paths';
-import { reapOrphanedGroups } from '../platform/process-groups';
+import { reapOrphanedGroups, sessionGone } from '../platform/process-groups';
+import { KILL_GRACE_MS } from './constants';
 import { killGroup } from './pty-host/host-terminal';
 import type { FromHost, ToHost } from './pty-host/protocol';
 
@@ -176,7 +177,7 @@ export class PtyHost {
   /**
    * Asks the host to end its ptys (SIGHUP, then SIGKILL) and exit; kills it if it does not.
    * `wait`: keep this process alive until then (an awaited shutdown). Without it, a quitting
-   * process may go first — the host then sees its channel close and kills everything at once.
+   * process may go first — the host then sees its channel close and ends everything itself.
    */
   stop(wait = false): Promise<void> {
     const child = this.child;
@@ -203,16 +204,22 @@ export class PtyHost {
     this.readyNow = false;
     // The host normally ends its ptys' sessions; after a SIGKILL or a crash it could not, so we
     // do: its records name every session it started, including what finished commands left.
-    for (const pid of this.ptyPids) killGroup(pid);
+    // Its ptys were hung up as it died (the kernel hangs a terminal up when its master closes):
+    // what handles the hang-up gets the grace period to end (an EXIT trap removing a lock file),
+    // then SIGKILL. After a clean exit nothing is left and nothing waits.
+    const pids = [...this.ptyPids];
     this.ptyPids.clear();
-    if (this.recordsDir) {
+    const deadline = Date.now() + KILL_GRACE_MS;
+    void Promise.all(pids.map((pid) => sessionGone(pid, null, deadline))).then(() => {
+      for (const pid of pids) killGroup(pid);
+      if (!this.recordsDir) return;
       try {
         const ended = reapOrphanedGroups(this.recordsDir);
         if (ended.length > 0) this.log.warn('ended processes the terminal host left behind', { pids: ended.map((r) => r.pid) });
       } catch (e) {
         this.log.warn('could not read the terminal host records', { error: e });
       }
-    }
+    });
     if (code !== 0) this.log.warn('terminal host exited', { code, signal });
     this.listener.exited(code, signal);
   }

@@ -64,6 +64,26 @@ describe('ending a terminal hangs it up before killing it', () => {
     }
   });
 
+  it('when the pty host itself is killed, its hung-up shells get the grace period before the main process kills what is left', async () => {
+    const dir = tempDir('fd-hangup-');
+    const terms = service();
+    try {
+      const shell = pyenvLikeShell(dir.path);
+      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir.path, kind: 'shell', title: 'bash' });
+      const rehash = await waitFor(() => readPid(shell.pidFile), 'the startup file to take its lock');
+      const stubborn = await terms.spawn({ file: '/bin/bash', args: ['-c', "trap '' HUP TERM; sleep 300 & echo child:$!; wait"], cwd: dir.path, kind: 'command', title: 'a' });
+      const child = await waitFor(async () => Number(/child:(\d+)/.exec((await terms.attach(stubborn.id, 'test')).data)?.[1]) || null, 'the child pid');
+      process.kill(terms.processes().hostPid!, 'SIGKILL');
+      await waitFor(() => !isAlive(rehash) && !isAlive(t.pid!), 'the shell and its startup to end');
+      expect(existsSync(shell.lock)).toBe(false);
+      // What ignores the hang-up is still killed.
+      await waitFor(() => !isAlive(stubborn.pid!) && !isAlive(child), 'the stubborn pty and its child to be gone', 15_000);
+    } finally {
+      await terms.shutdown();
+      dir.cleanup();
+    }
+  });
+
   it('when the main process is killed, the orphaned pty host hangs its shells up before killing them', { timeout: 60_000 }, async () => {
     const dir = tempDir('fd-hangup-');
     try {
