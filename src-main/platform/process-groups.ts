@@ -120,19 +120,45 @@ export function killSession(leader: number, leaderStart: string | null): void {
 export async function hangUpSession(leader: number, leaderStart: string | null, graceMs: number, pollMs = 50): Promise<void> {
   if (leader <= 1) return;
   const leaderNow = processStartTicks(leader);
-  // As killSession: a pid that now names another process is left alone. A leader already gone
-  // hangs nothing up: what it left (a `nohup … &`) is killed at once, as before.
-  const hungUp = (leaderStart === null || leaderNow === null || leaderNow === leaderStart) && kill(leader, 'SIGHUP');
-  if (hungUp) await sessionGone(leader, leaderStart, Date.now() + graceMs, pollMs);
+  // As killSession: a pid that now names another process is left alone. SIGCONT as the kernel's
+  // own hang-up sends it: a stopped shell could not handle the SIGHUP.
+  if (leaderStart === null || leaderNow === null || leaderNow === leaderStart) {
+    kill(leader, 'SIGHUP');
+    kill(leader, 'SIGCONT');
+  }
+  // Also when the leader is already gone: what it hung up on its way out may be running its traps.
+  await sessionGone(leader, leaderStart, Date.now() + graceMs, pollMs);
   killSession(leader, leaderStart);
 }
 
 /**
  * Resolves once nothing of the session runs, or at `deadline` (Date.now() time), whichever is
- * first: a signalled session's grace period, before its SIGKILL.
+ * first: a signalled session's grace period, before its SIGKILL. Listing /proc costs a few ms
+ * with many processes, so it is done at most every SCAN_MS while the kernel (kill 0) says the
+ * leader or its group is still there; zombies count there (an init that reaps slowly keeps
+ * them), so the listing, which skips them, has the last word.
  */
 export async function sessionGone(leader: number, leaderStart: string | null, deadline: number, pollMs = 50): Promise<void> {
-  while (sessionAlive(leader, leaderStart) && Date.now() < deadline) await new Promise((r) => setTimeout(r, pollMs));
+  let scannedAt = -Infinity;
+  while (Date.now() < deadline) {
+    const present = exists(leader) || exists(-leader);
+    if (!present || Date.now() - scannedAt >= SCAN_MS) {
+      if (!sessionAlive(leader, leaderStart)) return;
+      scannedAt = Date.now();
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+const SCAN_MS = 150;
+
+/** Whether a process (pid) or a process group (-pgid) exists, zombies included; EPERM: it does, not ours. */
+function exists(target: number): boolean {
+  try {
+    process.kill(target, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Whether anything of the session still runs. Where /proc is missing, whether the group exists. */
@@ -190,6 +216,11 @@ export class GroupRecords {
 function ownerIsAlive(owner: string): boolean {
   const m = /^(\d+)@/.exec(owner);
   return m ? ownerAlive(Number(m[1]), owner) : false;
+}
+
+/** The recorded sessions of this boot whose owner is gone and that still run: what reapOrphanedGroups would end. */
+export function orphanedSessions(dir: string): GroupRecord[] {
+  return new GroupRecords(dir).list().filter((r) => !ownerIsAlive(r.owner) && (r.boot === null || r.boot === bootId()) && sessionAlive(r.pid, r.start));
 }
 
 /**

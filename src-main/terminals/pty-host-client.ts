@@ -6,9 +6,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from '../platform/logger';
 import { childEnv, cleanExec } from '../platform/child-process';
 import { appRoot } from '../platform/paths';
-import { reapOrphanedGroups, sessionGone } from '../platform/process-groups';
+import { killSession, orphanedSessions, reapOrphanedGroups, sessionGone, type GroupRecord } from '../platform/process-groups';
+import { processStartTicks } from '../platform/process-identity';
 import { KILL_GRACE_MS } from './constants';
-import { killGroup } from './pty-host/host-terminal';
 import type { FromHost, ToHost } from './pty-host/protocol';
 
 /** How long the pty host gets to load node-pty and say it is ready (tsx compiles it on first start). */
@@ -44,7 +44,10 @@ function hostEntry(): { script: string; execArgv: string[]; env: Record<string, 
  */
 export class PtyHost {
   private child: ChildProcess | null = null;
-  private readonly ptyPids = new Set<number>();
+  /** Each pty's pid and its start time (process-identity), so a reused pid is never taken for it. */
+  private readonly ptyPids = new Map<number, string | null>();
+  /** Ending what a dead host left (its grace period, then SIGKILL): stop() resolves after it. */
+  private cleanup: Promise<void> = Promise.resolve();
   private exitedPromise: Promise<void> | null = null;
   private ready: Promise<void> | null = null;
 
@@ -90,7 +93,7 @@ export class PtyHost {
           this.listener.message(msg);
           return;
         }
-        if (msg.t === 'spawned') this.ptyPids.add(msg.pid);
+        if (msg.t === 'spawned') this.ptyPids.set(msg.pid, processStartTicks(msg.pid));
         this.listener.message(msg);
       });
       child.once('error', (e) => {
@@ -184,17 +187,23 @@ export class PtyHost {
     if (!child) return Promise.resolve();
     this.send({ t: 'shutdown' });
     if (wait) child.ref();
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      for (const pid of this.ptyPids) killGroup(pid);
-    }, HOST_STOP_TIMEOUT_MS);
+    // A host that does not exit is killed; its ptys, hung up as it dies, are then ended by onExit.
+    const timer = setTimeout(() => child.kill('SIGKILL'), HOST_STOP_TIMEOUT_MS);
     if (!wait) timer.unref();
-    return this.exitedPromise!.finally(() => clearTimeout(timer));
+    return this.exitedPromise!.finally(() => clearTimeout(timer)).then(() => this.cleanup);
   }
 
   /** Test and crash-recovery hook: the host's process id and its ptys'. */
   get knownPtyPids(): number[] {
-    return [...this.ptyPids];
+    return [...this.ptyPids.keys()];
+  }
+
+  private recordedSessions(): GroupRecord[] {
+    try {
+      return this.recordsDir ? orphanedSessions(this.recordsDir) : [];
+    } catch {
+      return []; // Unreadable: the reap below says so.
+    }
   }
 
   private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
@@ -207,11 +216,13 @@ export class PtyHost {
     // Its ptys were hung up as it died (the kernel hangs a terminal up when its master closes):
     // what handles the hang-up gets the grace period to end (an EXIT trap removing a lock file),
     // then SIGKILL. After a clean exit nothing is left and nothing waits.
-    const pids = [...this.ptyPids];
+    const ptys = [...this.ptyPids];
     this.ptyPids.clear();
     const deadline = Date.now() + KILL_GRACE_MS;
-    void Promise.all(pids.map((pid) => sessionGone(pid, null, deadline))).then(() => {
-      for (const pid of pids) killGroup(pid);
+    const endings = ptys.map(([pid, start]) => sessionGone(pid, start, deadline).then(() => killSession(pid, start)));
+    // Terminals closed just before (no longer among the pids) are in their grace period too.
+    for (const r of this.recordedSessions()) endings.push(sessionGone(r.pid, r.start, deadline));
+    this.cleanup = Promise.all(endings).then(() => {
       if (!this.recordsDir) return;
       try {
         const ended = reapOrphanedGroups(this.recordsDir);

@@ -382,13 +382,13 @@ export class TerminalService {
     this.clearTimers(t);
     if (t.info.status === 'running') {
       // Whoever waits for its exit (an agent's runCommand) learns it was killed.
-      Object.assign(t.info, { status: 'exited', exitCode: null, signal: 'SIGKILL', exitedAt: Date.now(), problem: 'Closed while it was running.' });
+      Object.assign(t.info, { status: 'exited', exitCode: null, signal: 'SIGHUP', exitedAt: Date.now(), problem: 'Closed while it was running.' });
       for (const w of t.exitWaiters.splice(0)) w({ ...t.info });
     }
     this.terminals.delete(id);
     this.caughtUpNow(t);
     for (const d of this.directs.values()) d.routes.delete(id);
-    // The host SIGKILLs the group of a still-running pty on release.
+    // The host hangs a still-running pty up on release, and SIGKILLs what is left after the grace period.
     this.host.send({ t: 'release', id });
     if (t.info.pid !== null) this.host.forgetPid(t.info.pid);
     this.updateBusy();

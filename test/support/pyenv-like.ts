@@ -16,7 +16,8 @@ export interface PyenvLikeStartup {
   rcLine: string;
 }
 
-export function pyenvLikeStartup(dir: string): PyenvLikeStartup {
+/** `trapSeconds`: how long its EXIT trap works before removing the lock (a second signal meanwhile cuts it short). */
+export function pyenvLikeStartup(dir: string, trapSeconds = 0): PyenvLikeStartup {
   const lock = join(dir, '.pyenv-shim');
   const pidFile = join(dir, 'rehash.pid');
   const rehash = join(dir, 'rehash');
@@ -29,7 +30,7 @@ export function pyenvLikeStartup(dir: string): PyenvLikeStartup {
       'set -o noclobber',
       'echo -n > "$lock"',
       'set +o noclobber',
-      'trap \'rm -f "$lock"\' EXIT',
+      trapSeconds > 0 ? `trap 'sleep ${trapSeconds}; rm -f "$lock"' EXIT` : 'trap \'rm -f "$lock"\' EXIT',
       `echo $$ > ${JSON.stringify(pidFile)}`,
       'sleep 30',
       '',
@@ -40,8 +41,8 @@ export function pyenvLikeStartup(dir: string): PyenvLikeStartup {
 }
 
 /** An interactive bash whose rc file runs the pyenv-like rehash. */
-export function pyenvLikeShell(dir: string): PyenvLikeStartup & { args: string[] } {
-  const startup = pyenvLikeStartup(dir);
+export function pyenvLikeShell(dir: string, trapSeconds = 0): PyenvLikeStartup & { args: string[] } {
+  const startup = pyenvLikeStartup(dir, trapSeconds);
   const rc = join(dir, 'bashrc');
   writeFileSync(rc, `${startup.rcLine}\nPS1='ready$ '\n`);
   return { ...startup, args: ['--noprofile', '--rcfile', rc, '-i'] };

@@ -121,11 +121,14 @@ export class ChildProcessRunner implements CommandRunner {
           // The group is already gone: nothing left to kill.
         }
       };
-      let stoppedAt = Date.now();
+      let stoppedAt = 0;
       const stop = () => {
-        if (!killTimer) stoppedAt = Date.now();
+        // Once: a second SIGTERM would reach the group while its EXIT traps run.
+        if (killTimer) return;
+        stoppedAt = Date.now();
+        clearTimeout(timeout);
         killGroup('SIGTERM');
-        killTimer ??= setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+        killTimer = setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
       };
       const timeout = setTimeout(() => {
         timedOut = true;
@@ -185,7 +188,9 @@ export class ChildProcessRunner implements CommandRunner {
         // wait 60 s on). SIGKILL for what is left.
         const stopped = (opts.signal.aborted || timedOut) && child.pid !== undefined;
         const group = stopped ? sessionGone(child.pid!, recorded?.start ?? null, stoppedAt + KILL_GRACE_MS).then(() => killGroup('SIGKILL')) : null;
-        void Promise.all([pipes, group]).then(() => finish(code, sig));
+        Promise.all([pipes, group])
+          .then(() => finish(code, sig))
+          .catch(reject);
       });
     });
   }

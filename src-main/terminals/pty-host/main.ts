@@ -129,9 +129,17 @@ function endSession(pid: number): void {
   killSession(pid, sessions.get(pid) ?? null);
 }
 
+/** Sessions being hung up (closed terminals in their grace period): shutting down waits for these. */
+const hangingUp = new Map<number, Promise<void>>();
+
 /** SIGHUP to the pty's session, SIGKILL for what is left after the grace period (hangUpSession). */
 function hangUp(pid: number): Promise<void> {
-  return hangUpSession(pid, sessions.get(pid) ?? null, KILL_GRACE_MS);
+  let p = hangingUp.get(pid);
+  if (!p) {
+    p = hangUpSession(pid, sessions.get(pid) ?? null, KILL_GRACE_MS).finally(() => hangingUp.delete(pid));
+    hangingUp.set(pid, p);
+  }
+  return p;
 }
 
 function send(msg: FromHost, done?: () => void): void {
@@ -172,6 +180,8 @@ const directs = new DirectSockets(
 );
 
 function spawn(req: SpawnRequest): void {
+  // A shell started now would be killed in the middle of its startup files.
+  if (shuttingDown) return send({ t: 'spawnFailed', id: req.id, message: 'the terminal host is shutting down' });
   let p: IPty;
   try {
     // Through the descriptor-closing prelude: forkpty leaves every earlier pty master
@@ -256,7 +266,11 @@ function onMessage(msg: ToHost): void {
       // As closing a terminal window: SIGHUP first, so the shell and what its startup files run
       // can clean up (pyenv's rehash removes its lock in an EXIT trap; a SIGKILL mid-rehash leaves
       // it, and every later shell waits 60 s for it), then SIGKILL for whatever is left.
-      if (t && !t.isExited) void hangUp(t.pid);
+      if (t && !t.isExited) {
+        // Nobody reads it any more: its output must not pause it while it ends.
+        t.setConsumed(null);
+        void hangUp(t.pid);
+      }
       return;
     }
     case 'shutdown':

@@ -11,8 +11,8 @@ import { pyenvLikeStartup, readPid } from '../../support/pyenv-like';
 import { isAlive, waitFor } from '../../support/processes';
 import { tempDir } from '../../support/temp';
 
-function loginHome(dir: string) {
-  const startup = pyenvLikeStartup(dir);
+function loginHome(dir: string, trapSeconds = 0) {
+  const startup = pyenvLikeStartup(dir, trapSeconds);
   writeFileSync(join(dir, '.bash_profile'), `${startup.rcLine}\n`);
   return { ...startup, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } };
 }
@@ -41,6 +41,24 @@ describe("stopping an agent's command", () => {
     try {
       const home = loginHome(dir.path);
       const r = await new ChildProcessRunner().run({ cwd: dir.path, command: 'echo never-reached', env: home.env, timeoutMs: 1_000, signal: new AbortController().signal });
+      expect(r.timedOut).toBe(true);
+      expect(existsSync(home.lock)).toBe(false);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('cancelled while its time limit already stops it: one SIGTERM, so a slow EXIT trap still finishes', async () => {
+    const dir = tempDir('fd-cmd-stop-');
+    try {
+      const home = loginHome(dir.path, 0.6);
+      const stop = new AbortController();
+      const run = new ChildProcessRunner().run({ cwd: dir.path, command: 'echo never-reached', env: home.env, timeoutMs: 1_000, signal: stop.signal });
+      await waitFor(() => readPid(home.pidFile), 'the startup file to take its lock');
+      // The time limit stops it; the cancel arrives while the trap works.
+      await new Promise((r) => setTimeout(r, 1_300));
+      stop.abort();
+      const r = await run;
       expect(r.timedOut).toBe(true);
       expect(existsSync(home.lock)).toBe(false);
     } finally {

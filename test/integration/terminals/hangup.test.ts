@@ -50,6 +50,25 @@ describe('ending a terminal hangs it up before killing it', () => {
     }
   });
 
+  it("shutting down right after a close waits for the closed shell's startup files to clean up", async () => {
+    const dir = tempDir('fd-hangup-');
+    const terms = service();
+    try {
+      const shell = pyenvLikeShell(dir.path, 0.6);
+      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir.path, kind: 'shell', title: 'bash' });
+      const rehash = await waitFor(() => readPid(shell.pidFile), 'the startup file to take its lock');
+      terms.close(t.id);
+      // The shell is gone at once; its startup's EXIT trap still works when the host shuts down.
+      await waitFor(() => !isAlive(t.pid!), 'the shell to hang up');
+      await terms.shutdown();
+      await waitFor(() => !isAlive(rehash), 'the startup to end');
+      expect(existsSync(shell.lock)).toBe(false);
+    } finally {
+      await terms.shutdown();
+      dir.cleanup();
+    }
+  });
+
   it('a closed terminal whose processes ignore the hangup is still killed after the grace period', async () => {
     const dir = tempDir('fd-hangup-');
     const terms = service();
