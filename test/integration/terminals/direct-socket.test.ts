@@ -124,9 +124,11 @@ describe('direct terminal output socket (browser mode)', () => {
     expect(receivedBinaryBytes('/ws') - mainBefore).toBe(0);
     // Flow control still works through acks on the main socket.
     expect(h.app.terminals.flowStats(info.id).pauses).toBeGreaterThan(0);
-    // 8 MB went by; this process got a few small batches before the flood was one, then the
-    // scrollback's worth (1,000,000 characters, ~1.6 MB here) once, before the exit.
-    expect(hub.events).toBeLessThan(10);
+    // 8 MB went by, in more than 120 full batches; this process got a few small batches before
+    // the flood was one, then the scrollback's worth (1,000,000 characters, ~1.6 MB here) once,
+    // before the exit. On a loaded machine a slow read or two mid-flood hand the held bytes over
+    // early (a trickle), a few events more (12 seen under a parallel suite): far from one per batch.
+    expect(hub.events).toBeLessThan(30);
     expect(hub.bytes).toBeLessThan(2.5 * 1024 * 1024);
     // And its scrollback is the flood's end, exactly: what a view opened now replays.
     const text = readFileSync(file, 'utf8');
