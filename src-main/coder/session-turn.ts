@@ -66,9 +66,14 @@ export function authModeFor(preset: string | undefined, baseUrl: string): CoderB
   return preset === 'anthropic' || /^https:\/\/api\.anthropic\.com(\/|$)/.test(baseUrl) ? 'api-key' : 'auth-token';
 }
 
-/** Approval requests of the run, answered by the session's gate with the session's mode. */
-/** How long a tool's approval request waits for the CLI's stream to show the call that proposed it. */
-const TOOL_SEEN_WAIT_MS = 2_000;
+/**
+ * How long a tool's approval request waits for the CLI's stream to show the call that proposed it.
+ * The stream always shows a call before its tools run, so the wait ends there; this bound only
+ * matters if the stream stalls. 2 s was not enough under load: a CI run on a loaded machine read
+ * the line later than that, the approval went ahead before the turn limit was counted, and the
+ * CLI made the call past the limit (claude-code-run's max_turns test, 2 calls for a limit of 1).
+ */
+const TOOL_SEEN_WAIT_MS = 10_000;
 
 /**
  * The gate, behind the turn's limits. A budget or turn limit is checked when the CLI reports a
