@@ -55,12 +55,18 @@ let exitHook = false;
 
 /** Key files whose run folder is gone (the run ended without its cleanup). */
 function sweepKeyFiles(dir: string, base: string): void {
+  // In the runs folder (run-dir.ts), or at the top, where earlier versions made run folders.
+  const runFolderExists = (name: string) =>
+    [join(base, `flightdeck-coder-runs-${uid()}`, name), join(base, name)].some((p) => {
+      try {
+        lstatSync(p);
+        return true;
+      } catch {
+        return false;
+      }
+    });
   for (const name of readdirSync(dir)) {
-    try {
-      lstatSync(join(base, name));
-    } catch {
-      // Its run folder is gone: so is the run.
-      rmSync(join(dir, name), { force: true });
-    }
+    // Its run folder is gone: so is the run.
+    if (!runFolderExists(name)) rmSync(join(dir, name), { force: true });
   }
 }

@@ -5,8 +5,14 @@
  * died without any of that (SIGKILL, a crash, a closed terminal before this fix) — by the next
  * Flightdeck process that starts a run: the folder's name carries its owner's identity
  * (pid@start-time), and folders whose owner no longer runs are removed.
+ *
+ * Every run folder is made inside one folder of this user (`<tmp>/flightdeck-coder-runs-<uid>`,
+ * 0700), made once and never removed, which every run's sandbox hides whole. Hiding the run
+ * folders themselves (a glob Claude Code expands at each command, as before) failed when a
+ * folder that matched was removed — another run ending — before bubblewrap mounted over it: the
+ * command failed with "Can't mkdir …: Read-only file system".
  */
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
@@ -28,11 +34,39 @@ function removeQuietly(path: string): void {
   }
 }
 
+function uid(): string {
+  return String(process.getuid?.() ?? 'user');
+}
+
+/** The folder of every run folder; refused when someone else made it (a shared /tmp). */
+export function runsDir(base = tmpdir()): string {
+  const dir = join(base, `${PREFIX}runs-${uid()}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!ownFolder(dir)) throw new Error(`${dir} is not a folder of this user; refusing to put a Claude Code run's settings there.`);
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+function ownFolder(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && (!process.getuid || st.uid === process.getuid());
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Removes run folders left by processes that no longer run. Returns the paths removed.
+ * Removes run folders left by processes that no longer run: in the runs folder, and at the top
+ * of the temporary folder, where earlier versions made them. Returns the paths removed.
  * Folders of live owners (another Flightdeck running a task right now) are left alone.
  */
 export function removeStaleRunDirs(base = tmpdir()): string[] {
+  const runs = join(base, `${PREFIX}runs-${uid()}`);
+  return [...removeStaleIn(base), ...(ownFolder(runs) ? removeStaleIn(runs) : [])];
+}
+
+function removeStaleIn(base: string): string[] {
   let names: string[];
   try {
     names = readdirSync(base);
@@ -53,14 +87,13 @@ export function removeStaleRunDirs(base = tmpdir()): string[] {
 }
 
 /** Creates a run folder (0700) owned by this process; the first call also sweeps stale ones. */
-export function createRunDir(): string {
-  const base = tmpdir();
+export function createRunDir(base = tmpdir()): string {
   if (!swept) {
     swept = true;
     removeStaleRunDirs(base);
   }
   // '@' keeps pid and start time apart; a random identity (no /proc) is hex, so it fits too.
-  const dir = mkdtempSync(join(base, `${PREFIX}${selfIdentity()}-`));
+  const dir = mkdtempSync(join(runsDir(base), `${PREFIX}${selfIdentity()}-`));
   chmodSync(dir, 0o700);
   live.add(dir);
   if (!exitHookInstalled) {
@@ -74,14 +107,6 @@ export function createRunDir(): string {
   return dir;
 }
 
-/**
- * Every run folder, present or future, as a glob: a sandboxed command of one run must not read
- * another run's key or hook secret (Claude Code expands it at each command).
- */
-export function runDirGlob(base = tmpdir()): string {
-  return join(base, `${PREFIX}*`);
-}
-
 /** Removes a run folder when its run ends. */
 export function removeRunDir(dir: string): void {
   live.delete(dir);
@@ -89,18 +114,22 @@ export function removeRunDir(dir: string): void {
 }
 
 /**
- * The folders holding Claude Code runs' secrets right now: the key folder (made now if missing,
- * so a run that starts later still puts its key where it is hidden) and every run folder. For
+ * The folders holding Claude Code runs' secrets: the key folder and the runs folder (each made
+ * now if missing, so a run that starts later still puts its secrets where they are hidden), and
+ * run folders an earlier version made at the top of the temporary folder. For
  * sandboxes that hide paths rather than globs (bubblewrap, Seatbelt): the built-in loop's
  * commands hide them whole. Under /tmp bubblewrap's private /tmp hides them anyway; with
  * TMPDIR elsewhere (a user's setting, macOS's per-user folder) nothing else would.
  */
 export function coderSecretDirs(base = tmpdir()): string[] {
   const dirs: string[] = [];
-  try {
-    dirs.push(keysDir(base));
-  } catch {
-    // Someone else's folder (a shared /tmp): runs refuse to put a key there, so none is there to hide.
+  // Both made now if missing, so a run that starts later still puts its secrets where they are hidden.
+  for (const made of [keysDir, runsDir]) {
+    try {
+      dirs.push(made(base));
+    } catch {
+      // Someone else's folder (a shared /tmp): runs refuse to put secrets there, so none are there to hide.
+    }
   }
   let names: string[] = [];
   try {
@@ -108,6 +137,7 @@ export function coderSecretDirs(base = tmpdir()): string[] {
   } catch {
     // No temporary folder: no run folder either.
   }
+  // The runs folder (when this user's) and, at the top, run folders of earlier versions.
   for (const name of names) if (name.startsWith(PREFIX)) dirs.push(join(base, name));
-  return dirs;
+  return [...new Set(dirs)];
 }

@@ -55,9 +55,14 @@ describe.skipIf(process.platform !== 'linux')('flightdeck coder and signals', ()
     cleanups.push(tmp.cleanup);
     // A folder a crashed run left: its owner pid is dead (a process that already exited).
     const deadPid = spawnSync('true').pid!;
-    const stale = join(tmp.path, `flightdeck-coder-${deadPid}@12345-abcdef`);
-    mkdirSync(stale);
-    writeFileSync(join(stale, 'settings.json'), '{"secret":"left behind"}');
+    // Run folders are made in the runs folder; an earlier version made them at the top.
+    const runs = join(tmp.path, `flightdeck-coder-runs-${process.getuid!()}`);
+    const stale = join(runs, `flightdeck-coder-${deadPid}@12345-abcdef`);
+    const staleAtTop = join(tmp.path, `flightdeck-coder-${deadPid}@12345-fedcba`);
+    for (const d of [stale, staleAtTop]) {
+      mkdirSync(d, { recursive: true, mode: 0o700 });
+      writeFileSync(join(d, 'settings.json'), '{"secret":"left behind"}');
+    }
 
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path, HOME: h.home, ANTHROPIC_BASE_URL: h.server.url, ANTHROPIC_API_KEY: TEST_KEY, CLAUDE_CODE_MAX_RETRIES: '0' };
     for (const k of Object.keys(env)) if (k.startsWith('FLIGHTDECK_')) delete env[k];
@@ -72,12 +77,12 @@ describe.skipIf(process.platform !== 'linux')('flightdeck coder and signals', ()
 
     // The run is live: claude waits on the stalled model request.
     await until('the model request', () => h!.server.mainRequests().length > 0);
-    const runDir = await until('the run folder', () => readdirSync(tmp.path).find((n) => n.startsWith('flightdeck-coder-') && n !== `flightdeck-coder-${deadPid}@12345-abcdef`));
-    expect(runDir).toMatch(new RegExp(`^flightdeck-coder-${cli.pid}@`));
-    const claudePids = pidsWith(join(tmp.path, runDir));
+    const runDir = await until('the run folder', () => readdirSync(runs).find((n) => n.startsWith(`flightdeck-coder-${cli.pid}@`)));
+    const claudePids = pidsWith(join(runs, runDir));
     expect(claudePids.length).toBeGreaterThan(0);
-    // The start swept the dead run's folder.
+    // The start swept the dead run's folders, in the runs folder and at the top.
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(staleAtTop)).toBe(false);
 
     cli.kill('SIGHUP');
     const end = await closed;
@@ -85,7 +90,9 @@ describe.skipIf(process.platform !== 'linux')('flightdeck coder and signals', ()
     expect(end.code).toBe(1);
     expect(JSON.parse(stdout)).toMatchObject({ success: false, tool: 'coder', error_kind: 'cancelled' });
     expect(stderr).not.toMatch(/\n\s+at /);
-    for (const pid of claudePids) expect(groupAlive(pid) || pidsWith(join(tmp.path, runDir)).includes(pid)).toBe(false);
-    expect(readdirSync(tmp.path).filter((n) => n.startsWith('flightdeck-coder-'))).toEqual([]);
+    for (const pid of claudePids) expect(groupAlive(pid) || pidsWith(join(runs, runDir)).includes(pid)).toBe(false);
+    // Its own folder went with it; the runs folder stays (every run's sandbox hides it whole).
+    expect(readdirSync(runs)).toEqual([]);
+    expect(readdirSync(tmp.path).filter((n) => n.startsWith('flightdeck-coder-'))).toEqual([`flightdeck-coder-runs-${process.getuid!()}`]);
   }, 90_000);
 });

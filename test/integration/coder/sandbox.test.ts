@@ -3,8 +3,8 @@
  * CLI and the scripted model server. Every check reads the file system from outside the run.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src-preload/contract';
@@ -12,6 +12,7 @@ import { AppServices } from '../../../src-main/app/services';
 import { silentLogger } from '../../../src-main/platform/logger';
 import { selfIdentity } from '../../../src-main/platform/process-identity';
 import { removeKeyFile, writeKeyFile } from '../../../src-main/coder/key-file';
+import { runsDir } from '../../../src-main/coder/run-dir';
 import { startModelServer } from '../../fixtures/model-server/index';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
 import { CLAUDE_BIN, coderHarness, saveScriptedProfile, TEST_KEY, type CoderHarness } from './support';
@@ -28,6 +29,11 @@ function outside(where: string): string {
   const p = join(where, `fd-coder-outside-${randomBytes(6).toString('hex')}.txt`);
   cleanups.push(() => rmSync(p, { force: true }));
   return p;
+}
+
+async function waitUntil(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!ok()) throw new Error('timed out');
 }
 
 function bashThenText(command: string, text = 'Finished.') {
@@ -106,14 +112,33 @@ describe("Claude Code's Bash runs in its native sandbox", () => {
   });
 });
 
+describe("Claude Code's Bash beside other runs", () => {
+  it("cannot read the secret of a run that started after it (the runs folder is hidden whole, not the run folders there were)", async () => {
+    const later = join(runsDir(), `flightdeck-coder-${selfIdentity()}-later${randomBytes(3).toString('hex')}`);
+    cleanups.push(() => rmSync(later, { recursive: true, force: true }));
+    // The first answer stalls: meanwhile another run starts and writes its settings.
+    h = await coderHarness([
+      { fault: { kind: 'stall', ms: 1_500 }, blocks: [{ type: 'tool_use' as const, name: 'Bash', input: { command: `cat ${later}/settings.json > stolen.txt 2>&1; echo done`, description: 'run it' } }] },
+      { blocks: [{ type: 'text' as const, text: 'Finished.' }] },
+    ]);
+    const run = h.run({});
+    await waitUntil(() => h!.server.mainRequests().length > 0);
+    mkdirSync(later, { mode: 0o700 });
+    writeFileSync(join(later, 'settings.json'), '{"secret":"hook-secret-of-a-later-run"}');
+    const r = await run;
+    expect(r).toMatchObject({ success: true, result: 'Finished.' });
+    expect(readFileSync(join(h.repo, 'stolen.txt'), 'utf8')).not.toContain('hook-secret-of-a-later-run');
+  });
+});
+
 describe("Claude Code's tools cannot read its key", () => {
   it('a Bash call sees no key in its environment and cannot read the key file or the hook secret (nor another run\'s)', async () => {
     // Another run of this process, as a concurrent session would have it: its folder and its key.
-    const other = mkdtempSync(join(tmpdir(), `flightdeck-coder-${selfIdentity()}-`));
+    const other = mkdtempSync(join(runsDir(), `flightdeck-coder-${selfIdentity()}-`));
     const otherKey = writeKeyFile(other, 'sk-other-run-key-5c1d9e7a');
     cleanups.push(() => rmSync(other, { recursive: true, force: true }), () => removeKeyFile(otherKey));
     h = await coderHarness(
-      bashThenText('env > tool-env.txt; cat /tmp/flightdeck-keys-*/* /tmp/flightdeck-coder-*/* > stolen.txt 2>&1; echo done'),
+      bashThenText('env > tool-env.txt; cat /tmp/flightdeck-keys-*/* /tmp/flightdeck-coder-*/* /tmp/flightdeck-coder-runs-*/*/* > stolen.txt 2>&1; echo done'),
     );
     const r = await h.run({});
     expect(r).toMatchObject({ success: true });
