@@ -17,13 +17,22 @@ function loginHome(dir: string, trapSeconds = 0) {
   return { ...startup, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } };
 }
 
+/** A folder for one test (the login shell's home and the command's cwd), removed after it. */
+async function withDir(test: (dir: string) => Promise<void>): Promise<void> {
+  const dir = tempDir('fd-cmd-stop-');
+  try {
+    await test(dir.path);
+  } finally {
+    dir.cleanup();
+  }
+}
+
 describe("stopping an agent's command", () => {
-  it('cancelled while its login shell starts: the startup files clean up before anything is killed', async () => {
-    const dir = tempDir('fd-cmd-stop-');
-    try {
-      const home = loginHome(dir.path);
+  it('cancelled while its login shell starts: the startup files clean up before anything is killed', () =>
+    withDir(async (dir) => {
+      const home = loginHome(dir);
       const stop = new AbortController();
-      const run = new ChildProcessRunner().run({ cwd: dir.path, command: 'echo never-reached', env: home.env, timeoutMs: 60_000, signal: stop.signal });
+      const run = new ChildProcessRunner().run({ cwd: dir, command: 'echo never-reached', env: home.env, timeoutMs: 60_000, signal: stop.signal });
       const rehash = await waitFor(() => readPid(home.pidFile), 'the startup file to take its lock');
       stop.abort();
       const r = await run;
@@ -31,29 +40,21 @@ describe("stopping an agent's command", () => {
       expect(r.output).not.toContain('never-reached');
       expect(isAlive(rehash)).toBe(false);
       expect(existsSync(home.lock)).toBe(false);
-    } finally {
-      dir.cleanup();
-    }
-  });
+    }));
 
-  it('timed out while its login shell starts: the same', async () => {
-    const dir = tempDir('fd-cmd-stop-');
-    try {
-      const home = loginHome(dir.path);
-      const r = await new ChildProcessRunner().run({ cwd: dir.path, command: 'echo never-reached', env: home.env, timeoutMs: 1_000, signal: new AbortController().signal });
+  it('timed out while its login shell starts: the same', () =>
+    withDir(async (dir) => {
+      const home = loginHome(dir);
+      const r = await new ChildProcessRunner().run({ cwd: dir, command: 'echo never-reached', env: home.env, timeoutMs: 1_000, signal: new AbortController().signal });
       expect(r.timedOut).toBe(true);
       expect(existsSync(home.lock)).toBe(false);
-    } finally {
-      dir.cleanup();
-    }
-  });
+    }));
 
-  it('cancelled while its time limit already stops it: one SIGTERM, so a slow EXIT trap still finishes', async () => {
-    const dir = tempDir('fd-cmd-stop-');
-    try {
-      const home = loginHome(dir.path, 0.6);
+  it('cancelled while its time limit already stops it: one SIGTERM, so a slow EXIT trap still finishes', () =>
+    withDir(async (dir) => {
+      const home = loginHome(dir, 0.6);
       const stop = new AbortController();
-      const run = new ChildProcessRunner().run({ cwd: dir.path, command: 'echo never-reached', env: home.env, timeoutMs: 1_000, signal: stop.signal });
+      const run = new ChildProcessRunner().run({ cwd: dir, command: 'echo never-reached', env: home.env, timeoutMs: 1_000, signal: stop.signal });
       await waitFor(() => readPid(home.pidFile), 'the startup file to take its lock');
       // The time limit stops it; the cancel arrives while the trap works.
       await new Promise((r) => setTimeout(r, 1_300));
@@ -61,20 +62,16 @@ describe("stopping an agent's command", () => {
       const r = await run;
       expect(r.timedOut).toBe(true);
       expect(existsSync(home.lock)).toBe(false);
-    } finally {
-      dir.cleanup();
-    }
-  });
+    }));
 
-  it('a stopped command whose background child ignores SIGTERM is still killed after the grace period', async () => {
-    const dir = tempDir('fd-cmd-stop-');
-    try {
+  it('a stopped command whose background child ignores SIGTERM is still killed after the grace period', () =>
+    withDir(async (dir) => {
       const stop = new AbortController();
       let out = '';
       const run = new ChildProcessRunner().run({
-        cwd: dir.path,
+        cwd: dir,
         command: "trap '' TERM; (trap '' TERM; exec sleep 300) & echo child:$!; wait",
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path },
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
         timeoutMs: 60_000,
         signal: stop.signal,
         onOutput: (s) => (out += s),
@@ -83,8 +80,5 @@ describe("stopping an agent's command", () => {
       stop.abort();
       await run;
       await waitFor(() => !isAlive(child), 'the background child to be killed');
-    } finally {
-      dir.cleanup();
-    }
-  });
+    }));
 });

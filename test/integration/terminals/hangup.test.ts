@@ -10,52 +10,41 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EventHub } from '../../../src-main/bridge/event-hub';
-import { silentLogger } from '../../../src-main/platform/logger';
 import { appRoot } from '../../../src-main/platform/paths';
-import { TerminalService } from '../../../src-main/terminals/terminal-service';
+import type { TerminalService } from '../../../src-main/terminals/terminal-service';
+import { bareTerminalService } from '../../fixtures/terminals/bare-service';
 import { pyenvLikeShell, readPid } from '../../support/pyenv-like';
 import { tempDir } from '../../support/temp';
 import { isAlive, waitFor } from './support';
 
-function service(): TerminalService {
-  const s = new TerminalService({
-    hub: new EventHub(),
-    projects: {
-      get() {
-        throw new Error('no projects');
-      },
-    },
-    log: silentLogger,
-  });
-  s.start();
-  return s;
+/** A bare terminal service and a folder for one test, both ended after it. */
+async function withService(test: (terms: TerminalService, dir: string) => Promise<void>): Promise<void> {
+  const dir = tempDir('fd-hangup-');
+  const terms = bareTerminalService();
+  try {
+    await test(terms, dir.path);
+  } finally {
+    await terms.shutdown();
+    dir.cleanup();
+  }
 }
 
 describe('ending a terminal hangs it up before killing it', () => {
-  it('closing a shell still running its startup files lets them clean up (no stale pyenv lock)', async () => {
-    const dir = tempDir('fd-hangup-');
-    const terms = service();
-    try {
-      const shell = pyenvLikeShell(dir.path);
-      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir.path, kind: 'shell', title: 'bash' });
+  it('closing a shell still running its startup files lets them clean up (no stale pyenv lock)', () =>
+    withService(async (terms, dir) => {
+      const shell = pyenvLikeShell(dir);
+      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir, kind: 'shell', title: 'bash' });
       const rehash = await waitFor(() => readPid(shell.pidFile), 'the startup file to take its lock');
       expect(existsSync(shell.lock)).toBe(true);
       expect(terms.close(t.id)).toBe(true);
       await waitFor(() => !isAlive(rehash) && !isAlive(t.pid!), 'the shell and its startup to end');
       expect(existsSync(shell.lock)).toBe(false);
-    } finally {
-      await terms.shutdown();
-      dir.cleanup();
-    }
-  });
+    }));
 
-  it("shutting down right after a close waits for the closed shell's startup files to clean up", async () => {
-    const dir = tempDir('fd-hangup-');
-    const terms = service();
-    try {
-      const shell = pyenvLikeShell(dir.path, 0.6);
-      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir.path, kind: 'shell', title: 'bash' });
+  it("shutting down right after a close waits for the closed shell's startup files to clean up", () =>
+    withService(async (terms, dir) => {
+      const shell = pyenvLikeShell(dir, 0.6);
+      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir, kind: 'shell', title: 'bash' });
       const rehash = await waitFor(() => readPid(shell.pidFile), 'the startup file to take its lock');
       terms.close(t.id);
       // The shell is gone at once; its startup's EXIT trap still works when the host shuts down.
@@ -63,45 +52,29 @@ describe('ending a terminal hangs it up before killing it', () => {
       await terms.shutdown();
       await waitFor(() => !isAlive(rehash), 'the startup to end');
       expect(existsSync(shell.lock)).toBe(false);
-    } finally {
-      await terms.shutdown();
-      dir.cleanup();
-    }
-  });
+    }));
 
-  it('a closed terminal whose processes ignore the hangup is still killed after the grace period', async () => {
-    const dir = tempDir('fd-hangup-');
-    const terms = service();
-    try {
-      const t = await terms.spawn({ file: '/bin/bash', args: ['-c', "trap '' HUP TERM; sleep 300 & echo child:$!; wait"], cwd: dir.path, kind: 'command', title: 'a' });
+  it('a closed terminal whose processes ignore the hangup is still killed after the grace period', () =>
+    withService(async (terms, dir) => {
+      const t = await terms.spawn({ file: '/bin/bash', args: ['-c', "trap '' HUP TERM; sleep 300 & echo child:$!; wait"], cwd: dir, kind: 'command', title: 'a' });
       const child = await waitFor(async () => Number(/child:(\d+)/.exec((await terms.attach(t.id, 'test')).data)?.[1]) || null, 'the child pid');
       terms.close(t.id);
       await waitFor(() => !isAlive(t.pid!) && !isAlive(child), 'the stubborn pty and its child to be gone', 15_000);
-    } finally {
-      await terms.shutdown();
-      dir.cleanup();
-    }
-  });
+    }));
 
-  it('when the pty host itself is killed, its hung-up shells get the grace period before the main process kills what is left', async () => {
-    const dir = tempDir('fd-hangup-');
-    const terms = service();
-    try {
-      const shell = pyenvLikeShell(dir.path);
-      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir.path, kind: 'shell', title: 'bash' });
+  it('when the pty host itself is killed, its hung-up shells get the grace period before the main process kills what is left', () =>
+    withService(async (terms, dir) => {
+      const shell = pyenvLikeShell(dir);
+      const t = await terms.spawn({ file: '/bin/bash', args: shell.args, cwd: dir, kind: 'shell', title: 'bash' });
       const rehash = await waitFor(() => readPid(shell.pidFile), 'the startup file to take its lock');
-      const stubborn = await terms.spawn({ file: '/bin/bash', args: ['-c', "trap '' HUP TERM; sleep 300 & echo child:$!; wait"], cwd: dir.path, kind: 'command', title: 'a' });
+      const stubborn = await terms.spawn({ file: '/bin/bash', args: ['-c', "trap '' HUP TERM; sleep 300 & echo child:$!; wait"], cwd: dir, kind: 'command', title: 'a' });
       const child = await waitFor(async () => Number(/child:(\d+)/.exec((await terms.attach(stubborn.id, 'test')).data)?.[1]) || null, 'the child pid');
       process.kill(terms.processes().hostPid!, 'SIGKILL');
       await waitFor(() => !isAlive(rehash) && !isAlive(t.pid!), 'the shell and its startup to end');
       expect(existsSync(shell.lock)).toBe(false);
       // What ignores the hang-up is still killed.
       await waitFor(() => !isAlive(stubborn.pid!) && !isAlive(child), 'the stubborn pty and its child to be gone', 15_000);
-    } finally {
-      await terms.shutdown();
-      dir.cleanup();
-    }
-  });
+    }));
 
   it('when the main process is killed, the orphaned pty host hangs its shells up before killing them', { timeout: 60_000 }, async () => {
     const dir = tempDir('fd-hangup-');

@@ -1,29 +1,16 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EventHub } from '../../../src-main/bridge/event-hub';
-import { silentLogger } from '../../../src-main/platform/logger';
 import { appRoot } from '../../../src-main/platform/paths';
-import { TerminalService } from '../../../src-main/terminals/terminal-service';
+import type { TerminalService } from '../../../src-main/terminals/terminal-service';
+import { bareTerminalService } from '../../fixtures/terminals/bare-service';
 import { tempDir } from '../../support/temp';
 import { isAlive, waitFor } from './support';
 
 /** Processes that ignore SIGHUP and SIGTERM: only a SIGKILL to their group ends them. */
 const STUBBORN = "trap '' HUP TERM; sleep 300 & echo child:$!; wait";
 
-function service(): TerminalService {
-  const s = new TerminalService({
-    hub: new EventHub(),
-    projects: {
-      get() {
-        throw new Error('no projects');
-      },
-    },
-    log: silentLogger,
-  });
-  s.start();
-  return s;
-}
+const service = bareTerminalService;
 
 async function childPid(terms: TerminalService, id: string): Promise<number> {
   return waitFor(async () => Number(/child:(\d+)/.exec((await terms.attach(id, 'test')).data)?.[1]) || null, 'the child pid');
