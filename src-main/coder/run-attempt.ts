@@ -19,7 +19,7 @@ import { KILL_GRACE_MS, groupAlive, liveRuns, terminateTree } from './process-gr
 import { claudeSandboxSettings, DEFAULT_NETWORK, type HiddenPath, type NetworkPolicy } from '../sandbox/policy';
 import { withExistingHidden } from '../sandbox/sandbox-runtime';
 import { worktreeGitBinds } from '../sandbox/worktree-git';
-import { createRunDir, removeRunDir, runsDir } from './run-dir';
+import { createRunDir, earlierRunDirs, removeRunDir, runsDir } from './run-dir';
 import { keysDir, removeKeyFile, writeKeyFile } from './key-file';
 import { cleanExec, resolveOnPath } from '../platform/child-process';
 import { readProjectInstructions } from './project-instructions';
@@ -141,10 +141,11 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptReport> {
       keyHelper = keyHelperCommand(keyFile);
     }
     // Hidden from commands: every run's key (the keys folder, whole) and every run's folder (the
-    // runs folder, whole: this run's hook secret and every other run's, present or future).
+    // runs folder, whole: this run's hook secret and every other run's, present or future; and
+    // those of an older build running beside this one, at the top of the temporary folder).
     // A linked worktree (a New session's): git commits on its own branch, the rest of its git data stays protected.
     const git = o.sandbox === 'danger-full-access' ? undefined : worktreeGitBinds(o.cd, o.sandbox === 'read-only' ? 'read-only' : 'workspace-write');
-    const sandbox = claudeSandboxSettings(withExistingHidden({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK, hidden: o.hidden ?? [], ...(git ? { git } : {}) }), { secretDirs: [keysDir(), runsDir()], secretEnv: CREDENTIAL_ENV });
+    const sandbox = claudeSandboxSettings(withExistingHidden({ mode: o.sandbox, root: o.cd, network: o.network ?? DEFAULT_NETWORK, hidden: o.hidden ?? [], ...(git ? { git } : {}) }), { secretDirs: [keysDir(), runsDir(), ...earlierRunDirs()], secretEnv: CREDENTIAL_ENV });
     await writeFile(settingsPath, JSON.stringify(runSettings({ hookUrl: hooks.url, secret: hooks.secret, keyHelper, sandbox })), { mode: 0o600 });
     // Read here, outside the sandbox, into the run's private folder: the CLI no longer reads it (launch.ts).
     const project = await readProjectInstructions(o.cd, o.hidden ?? []);

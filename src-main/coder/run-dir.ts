@@ -107,6 +107,21 @@ export function createRunDir(base = tmpdir()): string {
   return dir;
 }
 
+/**
+ * Run folders an earlier version made at the top of the temporary folder, there now: a run of
+ * an older build still running beside this one. Hidden by name (they may vanish, which is the
+ * race the runs folder removes; only older builds make them).
+ */
+export function earlierRunDirs(base = tmpdir()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => OWNED.test(n)).map((n) => join(base, n));
+}
+
 /** Removes a run folder when its run ends. */
 export function removeRunDir(dir: string): void {
   live.delete(dir);

@@ -136,7 +136,10 @@ describe("Claude Code's tools cannot read its key", () => {
     // Another run of this process, as a concurrent session would have it: its folder and its key.
     const other = mkdtempSync(join(runsDir(), `flightdeck-coder-${selfIdentity()}-`));
     const otherKey = writeKeyFile(other, 'sk-other-run-key-5c1d9e7a');
-    cleanups.push(() => rmSync(other, { recursive: true, force: true }), () => removeKeyFile(otherKey));
+    // A run of an older build running beside this one: its folder at the top of the temporary folder.
+    const earlier = mkdtempSync(join('/tmp', `flightdeck-coder-${selfIdentity()}-`));
+    writeFileSync(join(earlier, 'settings.json'), '{"secret":"earlier-build-hook-secret"}');
+    cleanups.push(() => rmSync(other, { recursive: true, force: true }), () => removeKeyFile(otherKey), () => rmSync(earlier, { recursive: true, force: true }));
     h = await coderHarness(
       bashThenText('env > tool-env.txt; cat /tmp/flightdeck-keys-*/* /tmp/flightdeck-coder-*/* /tmp/flightdeck-coder-runs-*/*/* > stolen.txt 2>&1; echo done'),
     );
@@ -149,6 +152,7 @@ describe("Claude Code's tools cannot read its key", () => {
     const stolen = readFileSync(join(h.repo, 'stolen.txt'), 'utf8');
     expect(stolen).not.toContain(TEST_KEY);
     expect(stolen).not.toContain('sk-other-run-key');
+    expect(stolen).not.toContain('earlier-build-hook-secret');
     // What went back to the model carries no key either; the API calls still authenticated.
     const main = h.server.mainRequests();
     expect(JSON.stringify(main[1]!.body)).not.toContain(TEST_KEY);
