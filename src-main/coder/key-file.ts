@@ -16,6 +16,11 @@ function uid(): string {
   return String(process.getuid?.() ?? 'user');
 }
 
+/** The folder every Claude Code run folder is made in (run-dir.ts): `<base>/flightdeck-coder-runs-<uid>`. */
+export function runsDirPath(base = tmpdir()): string {
+  return join(base, `flightdeck-coder-runs-${uid()}`);
+}
+
 /** The private folder of key files; refused when someone else made it (a shared /tmp). */
 export function keysDir(base = tmpdir()): string {
   const dir = join(base, `flightdeck-keys-${uid()}`);
@@ -57,7 +62,7 @@ let exitHook = false;
 function sweepKeyFiles(dir: string, base: string): void {
   // In the runs folder (run-dir.ts), or at the top, where earlier versions made run folders.
   const runFolderExists = (name: string) =>
-    [join(base, `flightdeck-coder-runs-${uid()}`, name), join(base, name)].some((p) => {
+    [join(runsDirPath(base), name), join(base, name)].some((p) => {
       try {
         lstatSync(p);
         return true;

@@ -16,7 +16,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ownerAlive, selfIdentity } from '../platform/process-identity';
-import { keysDir } from './key-file';
+import { keysDir, runsDirPath } from './key-file';
 
 const PREFIX = 'flightdeck-coder-';
 /** `flightdeck-coder-<pid>@<start>-<random>` (mkdtemp adds six characters). */
@@ -34,13 +34,9 @@ function removeQuietly(path: string): void {
   }
 }
 
-function uid(): string {
-  return String(process.getuid?.() ?? 'user');
-}
-
 /** The folder of every run folder; refused when someone else made it (a shared /tmp). */
 export function runsDir(base = tmpdir()): string {
-  const dir = join(base, `${PREFIX}runs-${uid()}`);
+  const dir = runsDirPath(base);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!ownFolder(dir)) throw new Error(`${dir} is not a folder of this user; refusing to put a Claude Code run's settings there.`);
   chmodSync(dir, 0o700);
@@ -62,7 +58,7 @@ function ownFolder(dir: string): boolean {
  * Folders of live owners (another Flightdeck running a task right now) are left alone.
  */
 export function removeStaleRunDirs(base = tmpdir()): string[] {
-  const runs = join(base, `${PREFIX}runs-${uid()}`);
+  const runs = runsDirPath(base);
   return [...removeStaleIn(base), ...(ownFolder(runs) ? removeStaleIn(runs) : [])];
 }
 

@@ -15,7 +15,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ownerAlive, processStartTicks, selfIdentity } from './process-identity';
+import { ownerAlive, pidAlive, processStartTicks, selfIdentity } from './process-identity';
 
 export interface GroupRecord {
   /** The leader's pid: its session id and process group id. */
@@ -141,7 +141,8 @@ export async function hangUpSession(leader: number, leaderStart: string | null, 
 export async function sessionGone(leader: number, leaderStart: string | null, deadline: number, pollMs = 50): Promise<void> {
   let scannedAt = -Infinity;
   while (Date.now() < deadline) {
-    const present = exists(leader) || exists(-leader);
+    // pidAlive of -pgid: whether the group exists.
+    const present = pidAlive(leader) || pidAlive(-leader);
     if (!present || Date.now() - scannedAt >= SCAN_MS) {
       if (!sessionAlive(leader, leaderStart)) return;
       scannedAt = Date.now();
@@ -151,26 +152,11 @@ export async function sessionGone(leader: number, leaderStart: string | null, de
 }
 const SCAN_MS = 150;
 
-/** Whether a process (pid) or a process group (-pgid) exists, zombies included; EPERM: it does, not ours. */
-function exists(target: number): boolean {
-  try {
-    process.kill(target, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether anything of the session still runs. Where /proc is missing, whether the group exists. */
 export function sessionAlive(leader: number, leaderStart: string | null): boolean {
   const members = sessionMembers(leader, leaderStart);
-  if (members !== null) return members.length > 0;
-  try {
-    process.kill(-leader, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return members !== null ? members.length > 0 : pidAlive(-leader);
 }
 
 /** One JSON file per recorded session under `dir`, written atomically (temp file, rename). */
