@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { statSync, type BigIntStats } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FEATURES_DIR } from './config';
 import { FeatureError, ioError, isFeatureError } from './errors';
@@ -108,7 +108,9 @@ export function mergedStatePath(repoRoot: string, slug: string): string {
  */
 async function probe(path: string, probes: Map<string, string | null>): Promise<{ isFile: boolean; identity: string | null } | null> {
   try {
-    const st = await stat(path, { bigint: true });
+    // Synchronous, as the read after it (readStateTextSync) and probesHold: awaited, a stat was a
+    // trip through the thread pool and a promise per state file, more than the stat itself.
+    const st = statSync(path, { bigint: true });
     const identity = identityOf(st, Date.now());
     probes.set(path, identity);
     return { isFile: st.isFile(), identity };

@@ -133,6 +133,8 @@ function plainKeys(v: unknown): boolean {
  * loaders agree on; undefined otherwise (an empty document too): then parseYamlFile decides.
  */
 export function loadPlainYaml(text: string): unknown {
+  const own = loadOwnYaml(text);
+  if (own !== undefined) return own;
   if (OUTSIDE_SUBSET.test(text) || COLLECTION_KEY.test(text) || EMPTY_ENTRY.test(text) || QUOTED_THEN_COMMENT.test(text) || lineOutsideSubset(text)) return undefined;
   let value: unknown;
   try {
@@ -144,3 +146,123 @@ export function loadPlainYaml(text: string): unknown {
   if (value === null || value === undefined || !plainKeys(value)) return undefined;
   return value;
 }
+
+/**
+ * Flightdeck's own output, read line by line: what serializeState writes (the `yaml` package's
+ * stringify, two-space indents, no line width) for the states it keeps, in about a tenth of
+ * js-yaml's time (a first index of a thousand features is a thousand of these). Anything the
+ * writer would not have written is undefined here, and loadPlainYaml goes on to js-yaml: a
+ * narrower subset than the one above, read exactly as the `yaml` package reads it.
+ * - Every line is a key (`[A-Za-z_][A-Za-z0-9_-]*`, one that reads as itself) followed by `:` and
+ *   either one space and a value, or nothing and a block below it, indented two more: a mapping,
+ *   or a sequence (`- ` entries, a mapping entry going on two columns in). The same key twice,
+ *   a blank line, a comment, a tab or a line indented otherwise is left to js-yaml.
+ * - A value is `{}`, `[]`, a quoted string on one line with no escape (`''` in single quotes),
+ *   or a plain scalar on one line: not starting with an indicator (`-?:,[]{}#&*!|>'"%@` or a
+ *   backquote; a negative number's `-` is read), no ` #` (a comment) or `: ` (a key) in it, no
+ *   control character or whitespace other than the space, not ending with a space or a `:`;
+ *   resolved by the core schema's rules (resolvePlain).
+ */
+export function loadOwnYaml(text: string): unknown {
+  if (text.length === 0 || text.charCodeAt(text.length - 1) !== 10) return undefined;
+  const r = new OwnReader(text.split('\n'));
+  r.lines.pop();
+  if (r.lines.length === 0) return undefined;
+  const value = r.mapping(0, null);
+  return value !== undefined && r.at === r.lines.length ? value : undefined;
+}
+
+/** `key:` then one space and a value, or nothing (a block follows). */
+const OWN_PAIR = /^([A-Za-z_][A-Za-z0-9_-]{0,127}):(?: (.+))?$/;
+/** Characters no plain scalar read here holds: control characters, and whitespace other than the space. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const OWN_PLAIN_OUT = /[\u0000-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+/** What a plain scalar may not start with: a space, or an indicator (the YAML 1.2 set, `-` `?` `:` too). */
+const OWN_INDICATOR_FIRST = /^[ ?:,[\]{}#&*!|>'"%@`-]/;
+/** What may stand between double quotes (no escape, no quote, no control character). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const OWN_DOUBLE = /^"[^"\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*"$/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const OWN_SINGLE = /^'(?:[^'\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|'')*'$/;
+
+class OwnReader {
+  at = 0;
+  constructor(readonly lines: string[]) {}
+
+  /** The spaces before line `i`'s text; -1 past the end (every block ends there). */
+  private indentOf(i: number): number {
+    const line = this.lines[i];
+    if (line === undefined) return -1;
+    let n = 0;
+    while (line.charCodeAt(n) === 32) n++;
+    return n;
+  }
+
+  /**
+   * A mapping whose keys stand at column `indent`; `first` is its first pair's text when that
+   * stands on a sequence entry's line (`- key: value`), else the mapping starts at line `at`.
+   */
+  mapping(indent: number, first: string | null): Record<string, unknown> | undefined {
+    const out: Record<string, unknown> = {};
+    let pair = first;
+    for (;;) {
+      if (pair === null) {
+        const n = this.indentOf(this.at);
+        if (n < indent) return out;
+        if (n > indent) return undefined;
+        pair = this.lines[this.at]!.slice(indent);
+      }
+      this.at++;
+      const m = OWN_PAIR.exec(pair);
+      pair = null;
+      if (!m) return undefined;
+      const key = m[1]!;
+      if (key === '__proto__' || resolvePlain(key) !== key || Object.prototype.hasOwnProperty.call(out, key)) return undefined;
+      const value = m[2] === undefined ? this.block(indent + 2) : scalarOf(m[2]);
+      if (value === undefined) return undefined;
+      out[key] = value;
+    }
+  }
+
+  /** The block under a `key:` line: a mapping or a sequence at column `indent`. */
+  private block(indent: number): unknown {
+    if (this.indentOf(this.at) !== indent) return undefined;
+    return this.lines[this.at]!.startsWith('- ', indent) ? this.sequence(indent) : this.mapping(indent, null);
+  }
+
+  /** Entries `- …` at column `indent`: a scalar each, or a mapping going on two columns in. */
+  private sequence(indent: number): unknown[] | undefined {
+    const out: unknown[] = [];
+    for (;;) {
+      const n = this.indentOf(this.at);
+      if (n < indent) return out;
+      const line = this.lines[this.at]!;
+      if (n > indent || !line.startsWith('- ', indent)) return undefined;
+      const rest = line.slice(indent + 2);
+      let value: unknown;
+      if (OWN_PAIR.test(rest)) value = this.mapping(indent + 2, rest);
+      else {
+        value = scalarOf(rest);
+        this.at++;
+      }
+      if (value === undefined) return undefined;
+      out.push(value);
+    }
+  }
+}
+
+/** A value on its key's line, or undefined when the writer would not have written it so. */
+function scalarOf(s: string): unknown {
+  if (s === '{}') return {};
+  if (s === '[]') return [];
+  const c = s.charCodeAt(0);
+  if (c === 0x22) return OWN_DOUBLE.test(s) ? s.slice(1, -1) : undefined;
+  if (c === 0x27) return OWN_SINGLE.test(s) ? s.slice(1, -1).replace(/''/g, "'") : undefined;
+  // No indicator first (but a negative number's `-`), no comment (` #`) or key (`: `) in it, not ending with a space or a `:`.
+  if (OWN_INDICATOR_FIRST.test(s) && !(c === 0x2d && isDigitOrDot(s.charCodeAt(1)))) return undefined;
+  const last = s.charCodeAt(s.length - 1);
+  if (last === 0x20 || last === 0x3a || s.includes(': ') || s.includes(' #') || OWN_PLAIN_OUT.test(s)) return undefined;
+  return resolvePlain(s);
+}
+
+const isDigitOrDot = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x2e;

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isFeatureError } from '../../../src-main/features/errors';
 import { newFeatureState, parseState, parseStateFully, serializeState, type FeatureState } from '../../../src-main/features/state';
-import { loadPlainYaml } from '../../../src-main/features/yaml-fast';
+import { parse as parseYaml } from 'yaml';
+import { loadOwnYaml, loadPlainYaml } from '../../../src-main/features/yaml-fast';
 import { appRoot } from '../../../src-main/platform/paths';
 
 const PATH = '/repo/.flightdeck/alpha/state.yml';
@@ -34,6 +35,17 @@ function sameBothWays(text: string): Outcome {
   // toEqual does not tell 0 from -0: the serialized states must match too.
   expect(JSON.stringify(fast), text).toBe(JSON.stringify(full));
   return full;
+}
+
+/** Where the line reader of Flightdeck's own output answers, its value is the `yaml` package's, as parseYamlFile reads it (0 and -0 told apart). */
+function ownAsYaml(text: string): boolean {
+  const own = loadOwnYaml(text);
+  if (own === undefined) return false;
+  const full: unknown = parseYaml(text, { uniqueKeys: true, strict: true });
+  expect(own, text).toEqual(full);
+  expect(JSON.stringify(own), text).toBe(JSON.stringify(full));
+  expect(Object.is((own as { details?: { a?: unknown } }).details?.a, (full as { details?: { a?: unknown } }).details?.a), text).toBe(true);
+  return true;
 }
 
 function written(details: Record<string, unknown> = {}, extra: Partial<FeatureState> = {}): string {
@@ -189,13 +201,18 @@ describe('the fast state read gives what the full parse gives', () => {
     for (const text of [WRITTEN[0]!, WRITTEN[1]!, WRITTEN[5]!, written({ a: 'say "x" twice', b: '', c: '0.50', d: 'a: b', e: '- x' })]) {
       // In the subset (no block scalar, no tab): the fast loader answers, and the state is the full parse's.
       expect(loadPlainYaml(text), text).toBeDefined();
+      // And by the line reader of Flightdeck's own output, the fastest of the three.
+      expect(ownAsYaml(text), text).toBe(true);
       expect('state' in sameBothWays(text)).toBe(true);
     }
-    // An escaped quote, a multi-line note (a block scalar), a URL with a ? or a &: read by the full parser, the same state.
-    for (const text of [WRITTEN[2]!, WRITTEN[3]!, WRITTEN[4]!]) {
+    // An escaped quote, a multi-line note (a block scalar): read by the full parser, the same state.
+    for (const text of [WRITTEN[2]!, WRITTEN[3]!]) {
       expect(loadPlainYaml(text)).toBeUndefined();
       expect('state' in sameBothWays(text)).toBe(true);
     }
+    // A URL with a ? and a &, a title with a !: js-yaml's subset leaves them, the line reader reads them (plain, not first).
+    expect(ownAsYaml(WRITTEN[4]!)).toBe(true);
+    expect('state' in sameBothWays(WRITTEN[4]!)).toBe(true);
   });
 
   it('the project\'s state fixtures: the same state or the same error (kind, message, path, line)', () => {
@@ -209,7 +226,10 @@ describe('the fast state read gives what the full parse gives', () => {
 
   it('hostile inputs: refused alike, or read alike', () => {
     let refused = 0;
-    for (const text of HOSTILE) if ('error' in sameBothWays(text)) refused++;
+    for (const text of HOSTILE) {
+      if ('error' in sameBothWays(text)) refused++;
+      ownAsYaml(text);
+    }
     // Many are refused by the full parse (tags, aliases, duplicate keys, syntax), the rest read as strings or numbers; the check above held for every one.
     expect(refused).toBeGreaterThan(20);
   });
@@ -239,14 +259,17 @@ describe('the fast state read gives what the full parse gives', () => {
     const bases = [...WRITTEN, ...WRITTEN, ...WRITTEN, ...WRITTEN, ...fixtureTexts().map(([, t]) => t), ...HOSTILE.slice(5, 20)];
     let states = 0;
     let fast = 0;
+    let own = 0;
     for (let i = 0; i < 4000; i++) {
       const text = mutate(bases[i % bases.length]!, next);
       if ('state' in sameBothWays(text)) states++;
       if (loadPlainYaml(text) !== undefined) fast++;
+      if (ownAsYaml(text)) own++;
     }
-    // Not vacuous: many mutations still give a state, and many are read by the fast loader.
+    // Not vacuous: many mutations still give a state, and many are read by the fast loader and by the line reader.
     expect(states).toBeGreaterThan(100);
     expect(fast).toBeGreaterThan(300);
+    expect(own).toBeGreaterThan(100);
   }, 120_000);
 
   it('seeded nested mappings and sequences in a phase\'s details (empty entries, compact and odd indents): the same state', () => {
@@ -270,13 +293,72 @@ describe('the fast state read gives what the full parse gives', () => {
       return lines;
     };
     let fast = 0;
+    let own = 0;
     for (let i = 0; i < 3000; i++) {
       const text = written().replace('details: {}', `details:\n${block(0, 6).join('\n')}`);
+      if (ownAsYaml(text)) own++;
       // Only what the fast loader reads can differ (the rest takes the full parser both ways).
       if (loadPlainYaml(text) === undefined) continue;
       fast++;
       sameBothWays(text);
     }
     expect(fast).toBeGreaterThan(300);
+    expect(own).toBeGreaterThan(300);
   }, 120_000);
+  it('states written with seeded strings, numbers and nestings in their details: the line reader reads them as the yaml package does, or leaves them', () => {
+    // What serializeState quotes, and how, is the writer's choice: strings that look like numbers, keys or comments, quotes of both kinds, unicode and spaces.
+    const next = rng(41);
+    const alphabet = ['a', 'Z', '0', '7', ' ', ':', ': ', '#', ' #', "'", '"', '-', ',', '.', '/', '~', 'é', '😀', '\u00a0', '{', '[', '&', '@', '%', 'null', 'true', '0x', 'e5', '\\'];
+    const str = () => Array.from({ length: Math.floor(next() * 6) }, () => alphabet[Math.floor(next() * alphabet.length)]!).join('');
+    const value = (depth: number): unknown => {
+      const k = next();
+      if (k < 0.45) return str();
+      if (k < 0.6) return Math.round((next() - 0.3) * 10 ** Math.floor(next() * 8)) / (next() < 0.5 ? 1 : 100);
+      if (k < 0.65) return next() < 0.5;
+      if (k < 0.7) return null;
+      if (depth > 2) return str();
+      if (k < 0.85) return Array.from({ length: Math.floor(next() * 3) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(next() * 3) }, (_, i) => [next() < 0.8 ? `k${i}_x` : str() || 'e', value(depth + 1)]));
+    };
+    let own = 0;
+    for (let i = 0; i < 1500; i++) {
+      const text = written({ a: value(0), b: value(0), note: str() });
+      if (ownAsYaml(text)) own++;
+      else expect(loadOwnYaml(text)).toBeUndefined();
+      sameBothWays(text);
+    }
+    // Most are read by it (the writer quotes plainly); the rest go on to js-yaml and the full parser.
+    expect(own).toBeGreaterThan(400);
+  }, 120_000);
+
+  it('the line reader leaves to the others what Flightdeck does not write', () => {
+    for (const text of [
+      written().replace('status: in_progress', 'status: in_progress\n'), // a blank line
+      written().replace('status: in_progress', '# a comment\nstatus: in_progress'),
+      written().replace('status: in_progress', 'status: in_progress # done'),
+      written().replace('status: in_progress', 'status: in_progress\nstatus: completed'),
+      written().replace('details: {}', 'details:\n      a: 1\n      a: 2'),
+      written().replace('details: {}', 'details:\n      a: plain\n        continued'),
+      written().replace('details: {}', 'details:\n      a:\n      - compact'),
+      written().replace('details: {}', 'details:\n      a:'),
+      written().replace('details: {}', 'details:\n      - - a'),
+      written().replace('details: {}', 'details:\n      a: "x\\ty"'),
+      written().replace('details: {}', "details:\n      a: 'it's'"),
+      written().replace('details: {}', 'details:\n      a: { b: 1 }'),
+      written().replace('details: {}', 'details:\n      "a": 1'),
+      written().replace('details: {}', 'details:\n      null: 1'),
+      written().replace('details: {}', 'details:\n      __proto__: 1'),
+      written().replace('details: {}', 'details:\n      a:  two spaces'),
+      written().replace('details: {}', 'details:\n      a: b: c'),
+      written().replace('details: {}', 'details:\n      a: -x'),
+      written().replace(/\n/g, '\r\n'),
+      written().replace(/\n$/, ''),
+      '\n',
+      '- a\n',
+      'plain\n',
+    ]) {
+      expect(loadOwnYaml(text), text).toBeUndefined();
+    }
+    expect(loadOwnYaml("a: 'it''s'\nb: \"say 'x'\"\nc: a:b, c\nd: ~\ne: 0o17\n")).toEqual({ a: "it's", b: "say 'x'", c: 'a:b, c', d: null, e: 15 });
+  });
 });
