@@ -116,8 +116,10 @@ function sameIssues(a: ReadonlyMap<string, FeatureIssueRef>, b: ReadonlyMap<stri
 
 /** Rows compared by what a reader sees (the indexing time and the files' identities left out). */
 function sameRows(a: readonly FeatureRow[], b: readonly FeatureRow[]): boolean {
-  const strip = (rows: readonly FeatureRow[]) => JSON.stringify(rows.map((r) => ({ ...r, indexedAt: 0, stateFile: undefined })));
-  return strip(a) === strip(b);
+  // Row by row, and not at all when the counts differ (a first index: none before, a thousand now).
+  if (a.length !== b.length) return false;
+  const strip = (r: FeatureRow) => JSON.stringify({ ...r, indexedAt: 0, stateFile: undefined });
+  return a.every((r, i) => strip(r) === strip(b[i]!));
 }
 
 /** Whether the rows were read from the same files (what a restarted app trusts: see rememberStates). */

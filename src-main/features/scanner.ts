@@ -15,8 +15,9 @@
  */
 import { createHash } from 'node:crypto';
 import { statSync, type BigIntStats } from 'node:fs';
-import { readdir, realpath } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { realpathQuick } from '../platform/contained-path';
 import { FEATURES_DIR } from './config';
 import { FeatureError, ioError, isFeatureError } from './errors';
 import { readStateTextSync, STATE_FILE, type FeatureState } from './state';
@@ -59,14 +60,23 @@ export interface ScanResult {
 /**
  * A file's or folder's identity: device, inode, size and times. As git does with its index, a
  * path changed within RACY_MS of being looked at has none (a second change within the file
- * system's clock tick could keep its size and times); every later change moves its times past
- * that, so an identity that matches is never stale. A folder's times change when an entry is
- * added, removed or renamed in it.
+ * system's clock tick, a few milliseconds, could keep its size and times); every later change
+ * moves its times past that, so an identity that matches is never stale. A folder's times change
+ * when an entry is added, removed or renamed in it. A file system that keeps whole seconds only
+ * (FAT and exFAT keep two, HFS+ one) has a tick that long: a path whose times are both whole
+ * seconds gets RACY_COARSE_MS (repo-programs.ts keeps the same rule).
+ *
+ * The window was two seconds for every file: a project added right after its state files were
+ * written (a clone, a checkout, a batch of plans) was then read whole again by every list in
+ * those two seconds, and adding four such projects read the first one four times.
  */
-const RACY_MS = 2_000;
+const RACY_MS = 50;
+const RACY_COARSE_MS = 3_000;
+const SECOND_NS = 1_000_000_000n;
 
-function identityOf(st: BigIntStats, now: number): string | null {
-  if (now - Number(st.mtimeMs) < RACY_MS || now - Number(st.ctimeMs) < RACY_MS) return null;
+export function identityOf(st: Pick<BigIntStats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'mtimeNs' | 'ctimeNs'>, now: number): string | null {
+  const racy = st.mtimeNs % SECOND_NS === 0n && st.ctimeNs % SECOND_NS === 0n ? RACY_COARSE_MS : RACY_MS;
+  if (now - Number(st.mtimeMs) < racy || now - Number(st.ctimeMs) < racy) return null;
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
@@ -161,20 +171,21 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
  * board lists every few seconds, and reading a broken file again and again until someone fixes
  * it is work for nothing. Its next change gives it a new key, and it is read again then.
  *
- * After a restart the index hands over what the last run read (rememberStates): such an entry is
- * `unverified` until its file's real path is found to be the path itself once (no folder on the
- * way swapped for a link while the app was not looking), else the file is read as any other.
+ * A kept result is used only while the file's real path is the path itself (isOwnRealPath): a
+ * folder on the way swapped for a link to where the same files now lie keeps every identity (a
+ * rename moves no file's times), and the file is then read, and refused, as any other. After a
+ * restart the index hands over what the last run read (rememberStates) under the same rule.
  */
-type Kept = { key: string | null; sha256: string | null; unverified?: boolean } & ({ state: FeatureState } | { error: unknown });
+type Kept = { key: string | null; sha256: string | null } & ({ state: FeatureState } | { error: unknown });
 const parsedStates = new Map<string, Kept>();
 const MAX_PARSED_STATES = 20_000;
 
 const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Whether no component of `path` is a symbolic link: its real path is itself (repository roots are real paths). */
-async function isOwnRealPath(path: string): Promise<boolean> {
+/** Whether no component of `path` is a symbolic link: its real path is itself (repository roots are real paths). One call (the native realpath). */
+function isOwnRealPath(path: string): boolean {
   try {
-    return (await realpath(path)) === path;
+    return realpathQuick(path) === path;
   } catch {
     // Gone or unreadable: not trusted; the read says which.
     return false;
@@ -189,7 +200,7 @@ async function isOwnRealPath(path: string): Promise<boolean> {
 export function rememberStates(entries: readonly { path: string; state: FeatureState; stateFile: StateFileMark }[]): void {
   for (const e of entries) {
     if (parsedStates.has(e.path)) continue;
-    keep(e.path, { key: e.stateFile.identity, sha256: e.stateFile.sha256, unverified: true, state: e.state });
+    keep(e.path, { key: e.stateFile.identity, sha256: e.stateFile.sha256, state: e.state });
   }
 }
 
@@ -204,8 +215,7 @@ async function readStateCached(path: string, probes: Map<string, string | null>)
   const found = await probe(path, probes);
   const key = found?.isFile ? found.identity : null;
   const hit = parsedStates.get(path);
-  if (hit && key !== null && hit.key === key && (!hit.unverified || (await isOwnRealPath(path)))) {
-    if (hit.unverified) keep(path, { ...hit, unverified: false });
+  if (hit && key !== null && hit.key === key && isOwnRealPath(path)) {
     if ('error' in hit) throw hit.error;
     return { state: structuredClone(hit.state), stateFile: { identity: key, sha256: hit.sha256! } };
   }
@@ -224,7 +234,7 @@ async function readStateCached(path: string, probes: Map<string, string | null>)
   const sha256 = sha256Of(text);
   if (hit && hit.sha256 === sha256) {
     // The text read is the one kept (read by the same checks just now): the same result, without parsing it again.
-    keep(path, { ...hit, key, unverified: false });
+    keep(path, { ...hit, key });
     if ('error' in hit) throw hit.error;
     return { state: structuredClone(hit.state), stateFile: { identity: key, sha256 } };
   }

@@ -156,7 +156,8 @@ export function loadPlainYaml(text: string): unknown {
  * - Every line is a key (`[A-Za-z_][A-Za-z0-9_-]*`, one that reads as itself) followed by `:` and
  *   either one space and a value, or nothing and a block below it, indented two more: a mapping,
  *   or a sequence (`- ` entries, a mapping entry going on two columns in). The same key twice,
- *   a blank line, a comment, a tab or a line indented otherwise is left to js-yaml.
+ *   a blank line, a comment, a tab, a line indented otherwise or a block more than 128 columns in are
+ *   left to js-yaml.
  * - A value is `{}`, `[]`, a quoted string on one line with no escape (`''` in single quotes),
  *   or a plain scalar on one line: not starting with an indicator (`-?:,[]{}#&*!|>'"%@` or a
  *   backquote; a negative number's `-` is read), no ` #` (a comment) or `: ` (a key) in it, no
@@ -172,6 +173,8 @@ export function loadOwnYaml(text: string): unknown {
   return value !== undefined && r.at === r.lines.length ? value : undefined;
 }
 
+/** Sixty-four levels of blocks. */
+const OWN_MAX_INDENT = 128;
 /** `key:` then one space and a value, or nothing (a block follows). */
 const OWN_PAIR = /^([A-Za-z_][A-Za-z0-9_-]{0,127}):(?: (.+))?$/;
 /** Characters no plain scalar read here holds: control characters, and whitespace other than the space. */
@@ -226,7 +229,9 @@ class OwnReader {
 
   /** The block under a `key:` line: a mapping or a sequence at column `indent`. */
   private block(indent: number): unknown {
-    if (this.indentOf(this.at) !== indent) return undefined;
+    // Every level is two columns in: deeper than OWN_MAX_INDENT is not a state Flightdeck wrote,
+    // and the yaml package runs out of stack somewhere past a few hundred (an error it reports).
+    if (indent > OWN_MAX_INDENT || this.indentOf(this.at) !== indent) return undefined;
     return this.lines[this.at]!.startsWith('- ', indent) ? this.sequence(indent) : this.mapping(indent, null);
   }
 

@@ -111,23 +111,46 @@ function checkRealInside(root: string, abs: string, real: string, rootReal: stri
   if (!isInside(rootReal, real)) throw new UnsafePathError(`${abs} resolves to ${real}, outside ${root}; it is refused`, abs, real);
 }
 
+/** Node's own realpath walks the path with an lstat per component; the native one is one call (Windows keeps Node's: the native one fails on some volumes). */
+export const realpathQuick = process.platform === 'win32' ? realpathSync : realpathSync.native;
+
+/** The kernel's path of an open descriptor (Linux, /proc mounted), or null. */
+function descriptorPath(fd: number): string | null {
+  try {
+    const p = readlinkSync(`/proc/self/fd/${fd}`);
+    return p.startsWith('/') && !p.endsWith(' (deleted)') ? p : null;
+  } catch {
+    // No /proc (a minimal container).
+    return null;
+  }
+}
+
 /**
- * Where the file open as `fd` really is: on Linux the descriptor's own path (/proc/self/fd: the
- * file that was opened, whatever its path became since, in one call), elsewhere (or without
- * /proc, or when it was removed since) the real path of `abs`. The native realpath (what
- * fs/promises' realpath calls too): the same answer as Node's own walk in realpathSync, in one
- * call instead of an lstat per component (a first index reads a thousand state files).
+ * Where the file open as `fd` and its root really are. On Linux both are the kernel's paths of
+ * open descriptors (/proc/self/fd): the file that was opened, whatever its path became since,
+ * and the root spelled as the kernel spells it (on a case-insensitive file system the file's
+ * path keeps the spelling of the folder's first lookup, not the caller's). Elsewhere, or without
+ * /proc, or for a file removed since, the real paths now. A first index reads a thousand state
+ * files: these are a few calls each, where Node's realpath made an lstat per component.
  */
-function openedRealPath(fd: number, abs: string): string {
+function realPaths(fd: number, abs: string, root: string): { real: string; rootReal: string } {
   if (process.platform === 'linux') {
-    try {
-      const p = readlinkSync(`/proc/self/fd/${fd}`);
-      if (p.startsWith('/') && !p.endsWith(' (deleted)')) return p;
-    } catch {
-      // No /proc (a minimal container): the path as it is now.
+    const real = descriptorPath(fd);
+    if (real !== null) {
+      let dir: number | null = null;
+      try {
+        dir = openSync(root, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+        const rootReal = descriptorPath(dir);
+        if (rootReal !== null) return { real, rootReal };
+      } catch {
+        // The root cannot be opened (no read permission): its real path as below.
+      } finally {
+        if (dir !== null) closeSync(dir);
+      }
+      return { real, rootReal: realpathQuick(root) };
     }
   }
-  return realpathSync.native(abs);
+  return { real: realpathQuick(abs), rootReal: realpathQuick(root) };
 }
 
 export interface ReadInsideOptions {
@@ -150,7 +173,8 @@ export function readFileInside(root: string, target: string, o: ReadInsideOption
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UnsafePathError(`${abs} is ${kindOf(st)}, not a regular file; it is refused`, abs, abs);
-    checkRealInside(root, abs, openedRealPath(fd, abs), realpathSync.native(root));
+    const { real, rootReal } = realPaths(fd, abs, root);
+    checkRealInside(root, abs, real, rootReal);
     if (st.size > o.maxBytes) throw new FileTooLargeError(abs, st.size, o.maxBytes, o.what);
     // One byte more than allowed: a file that grew after the fstat is still caught.
     const buf = Buffer.alloc(st.size + 1);

@@ -4,9 +4,10 @@
  * one, a worktree added, an issue record added. Real repositories, real files, real git
  * worktrees; readStateTextSync (the scanner's read) is wrapped so the reads can be counted.
  *
- * A file changed within two seconds has no identity the index can trust (scanner.ts, as git's
- * "racy" rule), so those lists always read it again: to see the index answer without reading,
- * the clock is moved past that (only Date is faked; the files keep their real times).
+ * A file changed within the file system's clock tick (50 ms here) has no identity the index can
+ * trust (scanner.ts, as git's "racy" rule), so those lists always read it again: to see the index
+ * answer without reading, the clock is moved past that (only Date is faked; the files keep their
+ * real times), or the test waits.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -91,6 +92,16 @@ describe('features.list answers from the index', () => {
     moveClock(5_000);
     expect(summary(await features.list())[0]).toEqual({ slug: 'alpha', status: 'in_progress', turns: 7, issue: null });
     expect(reads.mock.calls.map((c) => c[0])).toEqual([activeStatePath(repo.path, 'alpha')]);
+  }, 30_000);
+
+  it('trusts files written a moment before (past the file system tick, not two seconds): a project added right after its states were written is read once', async () => {
+    // The real clock: the features were written in beforeEach; 100 ms later every file and folder is past the racy window.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(summary(await features.list())).toHaveLength(2);
+    expect(reads).toHaveBeenCalledTimes(2);
+    reads.mockClear();
+    expect(summary(await features.list())).toHaveLength(2);
+    expect(reads).not.toHaveBeenCalled();
   }, 30_000);
 
   it('drops a deleted feature, adds a new one and a worktree added with its state, at the next list', async () => {

@@ -10,7 +10,7 @@
  * memory gone). Files changed within two seconds have no identity (scanner.ts, git's "racy"
  * rule): to see files trusted the clock is moved past that (only Date is faked).
  */
-import { copyFileSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -250,8 +250,11 @@ describe('the feature index after a restart', () => {
   it('a file changed within the racy window is not written down as trusted', async () => {
     const dbFile = join(data.path, 'fd.db');
     mkdirSync(root, { recursive: true });
-    put('alpha');
+    const alphaPath = put('alpha');
     const idx = start(dbFile);
+    // Looked at 10 ms after it was written, whatever the machine's speed: inside the racy window.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Math.max(statSync(alphaPath).mtimeMs, statSync(alphaPath).ctimeMs) + 10);
     await idx.reconcile(root);
     // Just written: no identity to trust, only its text's hash (a restart reads it again).
     const [row] = idx.repo.forRepo(root);

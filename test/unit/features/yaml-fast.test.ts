@@ -359,6 +359,13 @@ describe('the fast state read gives what the full parse gives', () => {
     ]) {
       expect(loadOwnYaml(text), text).toBeUndefined();
     }
+    // Blocks up to 128 columns in (64 levels) are read, deeper ones left (the yaml package runs out of stack somewhere past a few hundred and says so).
+    const nested = (levels: number) => written().replace('details: {}', `details:\n${Array.from({ length: levels }, (_, i) => `${' '.repeat(6 + 2 * i)}k:`).join('\n')} 1`);
+    expect(ownAsYaml(nested(62))).toBe(true);
+    expect(loadOwnYaml(nested(63))).toBeUndefined();
+    const deep = nested(960);
+    expect(loadOwnYaml(deep)).toBeUndefined();
+    sameBothWays(deep);
     expect(loadOwnYaml("a: 'it''s'\nb: \"say 'x'\"\nc: a:b, c\nd: ~\ne: 0o17\n")).toEqual({ a: "it's", b: "say 'x'", c: 'a:b, c', d: null, e: 15 });
   });
 });
