@@ -312,6 +312,11 @@ export class FeatureIndex {
     return { ...snap.index, issues };
   }
 
+  /** Whether a reconcile of the repository has ended in this process and none is under way (current() then answers without waiting for one). */
+  indexed(repoRoot: string): boolean {
+    return this.snapshots.has(repoRoot) && !this.inflight.has(repoRoot);
+  }
+
   /** The rows as last reconciled, without reading the files. */
   cached(repoRoot: string): RepoIndex {
     return this.snapshots.get(repoRoot)?.index ?? { rows: this.repo.forRepo(repoRoot), problems: [], issues: new Map() };

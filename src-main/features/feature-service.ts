@@ -59,6 +59,8 @@ export interface ProjectFeatures {
   problems: IndexProblem[];
   /** The project could not be read at all (its folder moved, not a repository any more). */
   error: string | null;
+  /** Listed with `indexedOnly` while its state files are indexed for the first time: no features yet. */
+  indexing?: true;
 }
 
 export interface FeatureGitInfo {
@@ -293,7 +295,13 @@ export class FeatureService {
   // ---- list -----------------------------------------------------------------------------------
 
   /** Features of one repository (`repo`), one project, or every registered project. */
-  async list(o: { repo?: string; projectId?: string } = {}): Promise<ProjectFeatures[]> {
+  /**
+   * `indexedOnly`: a project whose state files are being indexed for the first time (no
+   * reconcile of it has ended in this process, or one is under way) is answered at once as
+   * `indexing`, without features, instead of waited for: the app's first list shows every project
+   * already indexed while it asks for the others one by one.
+   */
+  async list(o: { repo?: string; projectId?: string; indexedOnly?: boolean } = {}): Promise<ProjectFeatures[]> {
     if (o.repo !== undefined) {
       const root = await this.repoRoot(o.repo);
       return [await this.projectFeatures(this.projectIdOf(root), nameOf(root), root, await this.index.current(root))];
@@ -304,6 +312,10 @@ export class FeatureService {
     for (const p of projects) {
       if (!p.root) {
         out.push({ projectId: p.id, name: p.name, repoRoot: p.path, features: [], problems: [], error: p.error });
+        continue;
+      }
+      if (o.indexedOnly && !this.index.indexed(p.root)) {
+        out.push({ projectId: p.id, name: p.name, repoRoot: p.root, features: [], problems: [], error: null, indexing: true });
         continue;
       }
       out.push(await this.projectFeatures(p.id, p.name, p.root, await this.index.current(p.root)));

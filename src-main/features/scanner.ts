@@ -14,13 +14,13 @@
  * An unreadable or malformed state file is reported as a problem, never thrown.
  */
 import { createHash } from 'node:crypto';
-import { statSync, type BigIntStats } from 'node:fs';
+import { statfsSync, statSync, type BigIntStats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { realpathQuick } from '../platform/contained-path';
+import { checkInside } from '../platform/contained-path';
 import { FEATURES_DIR } from './config';
 import { FeatureError, ioError, isFeatureError } from './errors';
-import { readStateTextSync, STATE_FILE, type FeatureState } from './state';
+import { readStateTextSync, STATE_FILE, stateRoot, type FeatureState } from './state';
 import { stateParser } from './state-parser';
 
 /** Folder of the feature worktrees, relative to the repository root. */
@@ -59,24 +59,55 @@ export interface ScanResult {
 
 /**
  * A file's or folder's identity: device, inode, size and times. As git does with its index, a
- * path changed within RACY_MS of being looked at has none (a second change within the file
- * system's clock tick, a few milliseconds, could keep its size and times); every later change
- * moves its times past that, so an identity that matches is never stale. A folder's times change
- * when an entry is added, removed or renamed in it. A file system that keeps whole seconds only
- * (FAT and exFAT keep two, HFS+ one) has a tick that long: a path whose times are both whole
- * seconds gets RACY_COARSE_MS (repo-programs.ts keeps the same rule).
+ * path changed within its racy window of being looked at has none (a second change within the
+ * file system's clock tick could keep its size and times); every later change moves its times
+ * past that, so an identity that matches is never stale. A folder's times change when an entry is
+ * added, removed or renamed in it.
  *
- * The window was two seconds for every file: a project added right after its state files were
- * written (a clone, a checkout, a batch of plans) was then read whole again by every list in
- * those two seconds, and adding four such projects read the first one four times.
+ * The window (racyMsOf): 50 ms on a Linux file system whose times this kernel's clock sets
+ * (ext4, xfs, btrfs, tmpfs, overlayfs, f2fs, zfs, vfat, exfat: ticks of a few milliseconds); 3 s
+ * when both times are whole seconds (FAT, HFS+: a one- or two-second tick); 2 s anywhere else: a
+ * network file system's times come from the server's clock, compared here with this machine's
+ * (NFS, SMB, 9p, FUSE, WSL's \\wsl$), and other systems are not told apart. The window was 2 s
+ * everywhere until the tenth pass of issue 23: four projects added right after their files were
+ * written were then read 1 + 2 + 3 + 4 times.
  */
-const RACY_MS = 50;
+const RACY_LOCAL_MS = 50;
 const RACY_COARSE_MS = 3_000;
+const RACY_OTHER_MS = 2_000;
 const SECOND_NS = 1_000_000_000n;
+/** statfs magic numbers of local Linux file systems (linux/magic.h). */
+const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0xf2f52010, 0x2fc12fc1, 0x4d44, 0x2011bab0]);
+/** The window by device: one statfs per file system, not per file. */
+const windowByDevice = new Map<bigint, number>();
 
-export function identityOf(st: Pick<BigIntStats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'mtimeNs' | 'ctimeNs'>, now: number): string | null {
-  const racy = st.mtimeNs % SECOND_NS === 0n && st.ctimeNs % SECOND_NS === 0n ? RACY_COARSE_MS : RACY_MS;
-  if (now - Number(st.mtimeMs) < racy || now - Number(st.ctimeMs) < racy) return null;
+/** The racy window of a file system by its statfs type on Linux (see above). */
+export function racyMsOfType(platform: NodeJS.Platform, type: number | null): number {
+  return platform === 'linux' && type !== null && LOCAL_FILE_SYSTEMS.has(type) ? RACY_LOCAL_MS : RACY_OTHER_MS;
+}
+
+type Times = Pick<BigIntStats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs' | 'mtimeNs' | 'ctimeNs'>;
+
+/** The racy window of `path`, whose stats are `st`. */
+export function racyMsOf(path: string, st: Times): number {
+  if (st.mtimeNs % SECOND_NS === 0n && st.ctimeNs % SECOND_NS === 0n) return RACY_COARSE_MS;
+  let ms = windowByDevice.get(st.dev);
+  if (ms === undefined) {
+    let type: number | null = null;
+    try {
+      type = process.platform === 'linux' ? Number(statfsSync(path).type) : null;
+    } catch {
+      // Not answered: the window of an unknown file system.
+    }
+    ms = racyMsOfType(process.platform, type);
+    windowByDevice.set(st.dev, ms);
+  }
+  return ms;
+}
+
+/** The identity of stats `st` taken at `now`, given the file system's racy window; null inside it. */
+export function identityOf(st: Times, now: number, racyMs: number): string | null {
+  if (now - Number(st.mtimeMs) < racyMs || now - Number(st.ctimeMs) < racyMs) return null;
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
@@ -84,7 +115,7 @@ export function identityOf(st: Pick<BigIntStats, 'dev' | 'ino' | 'size' | 'mtime
 export function identityNow(path: string): string | null {
   try {
     const st = statSync(path, { bigint: true, throwIfNoEntry: false });
-    return st ? identityOf(st, Date.now()) : '';
+    return st ? identityOf(st, Date.now(), racyMsOf(path, st)) : '';
   } catch {
     // A folder on the way is unreadable: no identity to trust.
     return null;
@@ -121,7 +152,7 @@ async function probe(path: string, probes: Map<string, string | null>): Promise<
     // Synchronous, as the read after it (readStateTextSync) and probesHold: awaited, a stat was a
     // trip through the thread pool and a promise per state file, more than the stat itself.
     const st = statSync(path, { bigint: true });
-    const identity = identityOf(st, Date.now());
+    const identity = identityOf(st, Date.now(), racyMsOf(path, st));
     probes.set(path, identity);
     return { isFile: st.isFile(), identity };
   } catch (e) {
@@ -163,7 +194,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
  * Parsed state files, by path, kept while the file's identity is unchanged (identityOf): a
  * reconcile re-reads a thousand features, and reading, parsing and validating each costs far
  * more than the one stat that shows it did not change. Atomic writes (how Flightdeck writes) also
- * give a new inode. A file whose identity changed, or that has none (changed within RACY_MS), is
+ * give a new inode. A file whose identity changed, or that has none (changed within its racy window), is
  * read again; when its text is the one kept (same SHA-256: touched, checked out again, written
  * twice in a row), the kept result is used without parsing it again.
  *
@@ -171,9 +202,9 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
  * board lists every few seconds, and reading a broken file again and again until someone fixes
  * it is work for nothing. Its next change gives it a new key, and it is read again then.
  *
- * A kept result is used only while the file's real path is the path itself (isOwnRealPath): a
- * folder on the way swapped for a link to where the same files now lie keeps every identity (a
- * rename moves no file's times), and the file is then read, and refused, as any other. After a
+ * A kept result is used only while no folder on the way is a link (noLinkOnTheWay): a folder
+ * swapped for a link to where the same files now lie keeps every identity (a rename moves no
+ * file's times), and the file is then read, and refused, as any other. After a
  * restart the index hands over what the last run read (rememberStates) under the same rule.
  */
 type Kept = { key: string | null; sha256: string | null } & ({ state: FeatureState } | { error: unknown });
@@ -182,12 +213,16 @@ const MAX_PARSED_STATES = 20_000;
 
 const sha256Of = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Whether no component of `path` is a symbolic link: its real path is itself (repository roots are real paths). One call (the native realpath). */
-function isOwnRealPath(path: string): boolean {
+/**
+ * Whether no folder between the state file's root (its worktree or repository, as the read takes
+ * it) and the file is a symbolic link: the read's own walk (checkInside), an lstat each.
+ */
+function noLinkOnTheWay(path: string): boolean {
   try {
-    return realpathQuick(path) === path;
+    checkInside(stateRoot(path), path);
+    return true;
   } catch {
-    // Gone or unreadable: not trusted; the read says which.
+    // A link (or a folder that cannot be looked at): not served from what was kept; the read says why.
     return false;
   }
 }
@@ -215,7 +250,7 @@ async function readStateCached(path: string, probes: Map<string, string | null>)
   const found = await probe(path, probes);
   const key = found?.isFile ? found.identity : null;
   const hit = parsedStates.get(path);
-  if (hit && key !== null && hit.key === key && isOwnRealPath(path)) {
+  if (hit && key !== null && hit.key === key && noLinkOnTheWay(path)) {
     if ('error' in hit) throw hit.error;
     return { state: structuredClone(hit.state), stateFile: { identity: key, sha256: hit.sha256! } };
   }

@@ -112,7 +112,7 @@ function checkRealInside(root: string, abs: string, real: string, rootReal: stri
 }
 
 /** Node's own realpath walks the path with an lstat per component; the native one is one call (Windows keeps Node's: the native one fails on some volumes). */
-export const realpathQuick = process.platform === 'win32' ? realpathSync : realpathSync.native;
+const realpathQuick = process.platform === 'win32' ? realpathSync : realpathSync.native;
 
 /** The kernel's path of an open descriptor (Linux, /proc mounted), or null. */
 function descriptorPath(fd: number): string | null {

@@ -180,6 +180,11 @@ export const ProjectFeatures = z.object({
   problems: z.array(FeatureProblem),
   /** The project could not be read at all (folder moved, no longer a repository). */
   error: z.string().nullable(),
+  /**
+   * Asked with `indexedOnly`: the project's state files are being indexed for the first time, so
+   * it comes back without features (`features` and `problems` empty); ask for it alone to wait.
+   */
+  indexing: z.literal(true).optional(),
 });
 export type ProjectFeatures = z.infer<typeof ProjectFeatures>;
 
@@ -368,9 +373,9 @@ export const featureRequests = {
     'Discard a plan draft; nothing was written to the repository.',
   ),
   'features.list': request(
-    z.object({ projectId: ProjectId.optional() }).strict(),
+    z.object({ projectId: ProjectId.optional(), indexedOnly: z.boolean().optional() }).strict(),
     z.object({ projects: z.array(ProjectFeatures) }),
-    'Active and merged features of one project or of every project (status, branch, turns, cost), reconciled with their state files first.',
+    'Active and merged features of one project or of every project (status, branch, turns, cost), reconciled with their state files first. With indexedOnly, a project still being indexed for the first time answers at once, marked indexing, without features.',
   ),
   'features.status': request(
     z.object({ projectId: ProjectId, slug: FeatureSlug }).strict(),

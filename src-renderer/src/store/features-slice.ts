@@ -47,7 +47,7 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
    * files are being indexed for the first time), and until a project's answer is in it shows
    * what the store already held for it. The order is the projects' order, as one list gives it.
    */
-  const readEach = async (ids: readonly string[]) => {
+  const readEach = async (ids: readonly string[], ask: readonly string[] = ids) => {
     const got = new Map<string, ProjectFeatures>();
     const gone = new Set<string>();
     const show = () => {
@@ -67,7 +67,7 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
     };
     let failure: unknown = null;
     await Promise.all(
-      ids.map(async (projectId) => {
+      ask.map(async (projectId) => {
         try {
           const { projects } = await client.invoke('features.list', { projectId });
           for (const p of projects) got.set(projectId, p);
@@ -85,13 +85,30 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
     set({ featuresLoaded: true, featuresError: null });
   };
 
+  /**
+   * At the app's start the projects are not known yet. One list, sent with the app's first
+   * requests, answers at once with every project already indexed (the host indexes at its start,
+   * and a window usually opens on a warm index), and marks those still being indexed for the
+   * first time; those are then asked one by one and shown as each arrives. Waiting for a
+   * projects.list before asking cost a round trip behind the page's first render.
+   */
+  const readAtStart = async () => {
+    const { projects } = await client.invoke('features.list', { indexedOnly: true });
+    const waiting = projects.flatMap((p) => (p.indexing && p.projectId !== null ? [p.projectId] : []));
+    const ready = projects.filter((p) => !p.indexing);
+    if (waiting.length === 0) return set({ featureProjects: ready, featuresLoaded: true, featuresError: null });
+    set({ featureProjects: ready });
+    await readEach(
+      projects.flatMap((p) => (p.projectId !== null ? [p.projectId] : [])),
+      waiting,
+    );
+  };
+
   const readFeatures = async () => {
     try {
       const { projects, projectsLoaded } = get();
-      // At the app's start the projects are not known yet: asked for here (a small answer from the
-      // database), so even the first list, the one that waits for the state files to be indexed,
-      // shows the first project while the others are read.
-      const ids = projectsLoaded ? projects.map((p) => p.id) : (await client.invoke('projects.list', {})).map((p) => p.id);
+      if (!projectsLoaded) return await readAtStart();
+      const ids = projects.map((p) => p.id);
       if (ids.length > 1) await readEach(ids);
       else await readAll();
     } catch (e) {

@@ -104,6 +104,17 @@ describe('features.list answers from the index', () => {
     expect(reads).not.toHaveBeenCalled();
   }, 30_000);
 
+  it('indexedOnly: a project not indexed yet answers at once as indexing, without features; once indexed, with them', async () => {
+    const [first] = await features.list({ indexedOnly: true });
+    expect(first).toMatchObject({ features: [], problems: [], error: null, indexing: true });
+    expect(reads).not.toHaveBeenCalled();
+    // Asked alone (without the flag) it is waited for.
+    expect(summary(await features.list())).toHaveLength(2);
+    const [again] = await features.list({ indexedOnly: true });
+    expect(again!.indexing).toBeUndefined();
+    expect(again!.features.map((f) => f.slug)).toEqual(['alpha', 'beta']);
+  }, 30_000);
+
   it('drops a deleted feature, adds a new one and a worktree added with its state, at the next list', async () => {
     await features.list();
     moveClock(5_000);

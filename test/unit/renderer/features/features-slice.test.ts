@@ -37,6 +37,7 @@ const draft = (id: string, over: Partial<PlanDraft> = {}): PlanDraft => ({
 /** A transport whose features.list answers, per project asked, are released by the test in any order. */
 function perProjectList(hostProjects: unknown[] = []) {
   const asked: Array<string | undefined> = [];
+  const inputs: unknown[] = [];
   const answer = new Map<string, (r: { ok: true; value: { projects: ProjectFeatures[] } } | { ok: false; error: { code: 'not_found'; message: string } }) => void>();
   const transport: Transport = {
     invoke(channel, input) {
@@ -44,11 +45,12 @@ function perProjectList(hostProjects: unknown[] = []) {
       if (channel !== 'features.list') return Promise.resolve({ ok: true, value: [] });
       const id = (input as { projectId?: string }).projectId;
       asked.push(id);
+      inputs.push(input);
       return new Promise((resolve) => answer.set(id ?? '*', resolve));
     },
     subscribe: () => () => undefined,
   };
-  return { store: createAppStore(createClient(transport)), asked, answer };
+  return { store: createAppStore(createClient(transport)), asked, answer, inputs };
 }
 
 const inProject = (projectId: string, slugs: string[]): ProjectFeatures => ({
@@ -89,17 +91,34 @@ describe('the features slice streams the board one project at a time', () => {
     expect(store.getState().featuresLoaded).toBe(true);
   });
 
-  it('asks for the projects first when the store does not know them yet, then streams by them', async () => {
-    const { store, asked, answer } = perProjectList([projectRow('p1'), projectRow('p2')]);
+  it('at the start, one list shows every project already indexed at once; those still indexing are asked one by one and shown as each arrives', async () => {
+    const { store, asked, answer, inputs } = perProjectList();
     const loading = store.getState().loadFeatures();
+    // No projects.list first: the start's list goes out with the app's first requests, for what is indexed.
+    expect(asked).toEqual([undefined]);
+    expect(inputs[0]).toEqual({ indexedOnly: true });
+    answer.get('*')!({ ok: true, value: { projects: [inProject('p1', ['a']), { ...inProject('p2', []), indexing: true }, { ...inProject('p3', []), indexing: true }] } });
     await flush();
-    expect(asked).toEqual(['p1', 'p2']);
-    answer.get('p1')!({ ok: true, value: { projects: [inProject('p1', ['a'])] } });
-    await flush();
+    expect(asked).toEqual([undefined, 'p2', 'p3']);
+    // The indexed project at once; the others are not shown empty while they are indexed.
     expect(shown(store)).toEqual(['p1:a']);
+    answer.get('p3')!({ ok: true, value: { projects: [inProject('p3', ['c'])] } });
+    await flush();
+    expect(shown(store)).toEqual(['p1:a', 'p3:c']);
     answer.get('p2')!({ ok: true, value: { projects: [inProject('p2', ['b'])] } });
     await loading;
+    expect(shown(store)).toEqual(['p1:a', 'p2:b', 'p3:c']);
+    expect(store.getState().featuresLoaded).toBe(true);
+  });
+
+  it('at the start, a list with every project indexed is the whole board: nothing more is asked', async () => {
+    const { store, asked, answer } = perProjectList();
+    const loading = store.getState().loadFeatures();
+    answer.get('*')!({ ok: true, value: { projects: [inProject('p1', ['a']), inProject('p2', ['b'])] } });
+    await loading;
+    expect(asked).toEqual([undefined]);
     expect(shown(store)).toEqual(['p1:a', 'p2:b']);
+    expect(store.getState().featuresLoaded).toBe(true);
   });
 
   it('answers that arrive together are shown in one update, not one each', async () => {
@@ -124,7 +143,8 @@ describe('the features slice streams the board one project at a time', () => {
   });
 
   it('asks for every project in one list when there is only one', async () => {
-    const { store, asked, answer } = perProjectList([projectRow('p1')]);
+    const { store, asked, answer } = perProjectList();
+    store.getState().setProjects([projectRow('p1')]);
     const loading = store.getState().loadFeatures();
     await flush();
     expect(asked).toEqual([undefined]);
