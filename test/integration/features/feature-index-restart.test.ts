@@ -7,8 +7,9 @@
  * upgraded and keeps working.
  *
  * A restart is a new FeatureIndex on the same database after forgetParsedStates (the process's
- * memory gone). Files changed within two seconds have no identity (scanner.ts, git's "racy"
- * rule): to see files trusted the clock is moved past that (only Date is faked).
+ * memory gone). Files changed within their file system's racy window have no identity
+ * (scanner.ts, git's "racy" rule): to see files trusted the clock is moved past it (only Date
+ * is faked), and to see one untrusted it is put 10 ms after the file's change.
  */
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
