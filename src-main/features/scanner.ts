@@ -69,7 +69,7 @@ export interface ScanResult {
  * when both times are whole seconds (FAT, HFS+: a one- or two-second tick); 2 s anywhere else: a
  * network file system's times come from the server's clock, compared here with this machine's
  * (NFS, SMB, 9p, FUSE, WSL's \\wsl$), and other systems are not told apart. The window was 2 s
- * everywhere until the tenth pass of issue 23: four projects added right after their files were
+ * everywhere until the ninth pass of issue 23: four projects added right after their files were
  * written were then read 1 + 2 + 3 + 4 times.
  */
 const RACY_LOCAL_MS = 50;
