@@ -306,15 +306,27 @@ export class FeatureIndex {
       }
       return this.reconcile(repoRoot);
     }
+    return this.fromSnapshot(repoRoot, snap);
+  }
+
+  /**
+   * What current() answers when it needs no reconcile and waits for none; null when it would
+   * (the repository is being indexed, or a change waits to be): a list that must answer at once
+   * says so instead of waiting.
+   */
+  async currentIfIndexed(repoRoot: string): Promise<RepoIndex | null> {
+    if (this.inflight.has(repoRoot) || this.timers.has(repoRoot) || this.issuesChanged.has(repoRoot)) return null;
+    const snap = this.snapshots.get(repoRoot);
+    if (!snap || !probesHold(snap.probes)) return null;
+    return this.fromSnapshot(repoRoot, snap);
+  }
+
+  /** A snapshot whose files still hold: its issue links trusted while the watcher runs, else looked at again. */
+  private async fromSnapshot(repoRoot: string, snap: Snapshot): Promise<RepoIndex> {
     if (this.watchReady.has(repoRoot)) return snap.index;
     const issues = await this.issuesOf(snap.index.rows);
     if (!sameIssues(snap.index.issues, issues)) this.snapshots.set(repoRoot, { ...snap, index: { ...snap.index, issues } });
     return { ...snap.index, issues };
-  }
-
-  /** Whether a reconcile of the repository has ended in this process and none is under way (current() then answers without waiting for one). */
-  indexed(repoRoot: string): boolean {
-    return this.snapshots.has(repoRoot) && !this.inflight.has(repoRoot);
   }
 
   /** The rows as last reconciled, without reading the files. */

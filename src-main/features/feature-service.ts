@@ -296,10 +296,10 @@ export class FeatureService {
 
   /** Features of one repository (`repo`), one project, or every registered project. */
   /**
-   * `indexedOnly`: a project whose state files are being indexed for the first time (no
-   * reconcile of it has ended in this process, or one is under way) is answered at once as
-   * `indexing`, without features, instead of waited for: the app's first list shows every project
-   * already indexed while it asks for the others one by one.
+   * `indexedOnly`: a project the index cannot answer for without a reconcile (its first, one
+   * under way, or a change waiting for one) is answered at once as `indexing`, without features,
+   * instead of waited for, and so is one that fails (asked alone, it reports why): the app's first
+   * list shows every project already indexed while it asks for the others one by one.
    */
   async list(o: { repo?: string; projectId?: string; indexedOnly?: boolean } = {}): Promise<ProjectFeatures[]> {
     if (o.repo !== undefined) {
@@ -314,8 +314,13 @@ export class FeatureService {
         out.push({ projectId: p.id, name: p.name, repoRoot: p.path, features: [], problems: [], error: p.error });
         continue;
       }
-      if (o.indexedOnly && !this.index.indexed(p.root)) {
-        out.push({ projectId: p.id, name: p.name, repoRoot: p.root, features: [], problems: [], error: null, indexing: true });
+      if (o.indexedOnly) {
+        // Not waited for: one being indexed, or one that fails (asked alone, it reports why), comes back marked.
+        const ready = await this.index
+          .currentIfIndexed(p.root)
+          .then((idx) => (idx ? this.projectFeatures(p.id, p.name, p.root!, idx) : null))
+          .catch(() => null);
+        out.push(ready ?? { projectId: p.id, name: p.name, repoRoot: p.root, features: [], problems: [], error: null, indexing: true });
         continue;
       }
       out.push(await this.projectFeatures(p.id, p.name, p.root, await this.index.current(p.root)));

@@ -95,9 +95,10 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
   const readAtStart = async () => {
     const { projects } = await client.invoke('features.list', { indexedOnly: true });
     const waiting = projects.flatMap((p) => (p.indexing && p.projectId !== null ? [p.projectId] : []));
-    const ready = projects.filter((p) => !p.indexing);
-    if (waiting.length === 0) return set({ featureProjects: ready, featuresLoaded: true, featuresError: null });
-    set({ featureProjects: ready });
+    if (waiting.length === 0) return set({ featureProjects: projects, featuresLoaded: true, featuresError: null });
+    // A project being indexed keeps what the store held for it (a read after the first: a reconcile under way), else waits.
+    const held = new Map(get().featureProjects.map((p) => [p.projectId, p]));
+    set({ featureProjects: projects.flatMap((p) => (!p.indexing ? [p] : (held.get(p.projectId) ?? []))) });
     await readEach(
       projects.flatMap((p) => (p.projectId !== null ? [p.projectId] : [])),
       waiting,

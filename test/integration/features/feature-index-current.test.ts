@@ -108,11 +108,26 @@ describe('features.list answers from the index', () => {
     const [first] = await features.list({ indexedOnly: true });
     expect(first).toMatchObject({ features: [], problems: [], error: null, indexing: true });
     expect(reads).not.toHaveBeenCalled();
-    // Asked alone (without the flag) it is waited for.
+    // Asked alone (without the flag) it is waited for. Past the racy window (the files were just
+    // written), so that what it read holds without a reconcile.
+    await new Promise((r) => setTimeout(r, 100));
     expect(summary(await features.list())).toHaveLength(2);
     const [again] = await features.list({ indexedOnly: true });
     expect(again!.indexing).toBeUndefined();
     expect(again!.features.map((f) => f.slug)).toEqual(['alpha', 'beta']);
+
+    // A change not reconciled yet (a run wrote alpha's state): not waited for either.
+    writeState(activeStatePath(repo.path, 'alpha'), stateFor('alpha', { phases: [{ name: 'p', turns: 9, cost: 0.1 }] }));
+    reads.mockClear();
+    const [changed] = await features.list({ indexedOnly: true });
+    expect(changed!.indexing).toBe(true);
+    expect(reads).not.toHaveBeenCalled();
+    expect(summary(await features.list())[0]!.turns).toBe(9);
+
+    // A project whose index fails comes back marked too (asked alone, it reports why), not as a failed list.
+    vi.spyOn(features.index, 'currentIfIndexed').mockRejectedValueOnce(new Error('the database is closed'));
+    const [failed] = await features.list({ indexedOnly: true });
+    expect(failed!.indexing).toBe(true);
   }, 30_000);
 
   it('drops a deleted feature, adds a new one and a worktree added with its state, at the next list', async () => {

@@ -111,6 +111,19 @@ describe('the features slice streams the board one project at a time', () => {
     expect(store.getState().featuresLoaded).toBe(true);
   });
 
+  it('a project being indexed keeps the cards the store held for it while it is asked alone', async () => {
+    const { store, answer } = perProjectList();
+    // Read before (the projects' own list failed, so the store still does not know them).
+    store.setState({ featureProjects: [inProject('p1', ['old-a']), inProject('p2', ['old-b'])], featuresLoaded: true });
+    const loading = store.getState().loadFeatures();
+    answer.get('*')!({ ok: true, value: { projects: [inProject('p1', ['a']), { ...inProject('p2', []), indexing: true }] } });
+    await flush();
+    expect(shown(store)).toEqual(['p1:a', 'p2:old-b']);
+    answer.get('p2')!({ ok: true, value: { projects: [inProject('p2', ['b'])] } });
+    await loading;
+    expect(shown(store)).toEqual(['p1:a', 'p2:b']);
+  });
+
   it('at the start, a list with every project indexed is the whole board: nothing more is asked', async () => {
     const { store, asked, answer } = perProjectList();
     const loading = store.getState().loadFeatures();
