@@ -128,8 +128,11 @@ describe('direct terminal output socket (browser mode)', () => {
     // the flood was one, then the scrollback's worth (1,000,000 characters, ~1.6 MB here) once,
     // before the exit. On a loaded machine a slow read or two mid-flood hand the held bytes over
     // early (a trickle), a few events more (12 seen under a parallel suite): far from one per batch.
+    // The bytes likewise: the scrollback's worth plus what early hand-overs carried (2.9 MB seen
+    // in a CI run with other suites running beside it), against the 8 MB a flood through this
+    // process carries.
     expect(hub.events).toBeLessThan(30);
-    expect(hub.bytes).toBeLessThan(2.5 * 1024 * 1024);
+    expect(hub.bytes).toBeLessThan(4 * 1024 * 1024);
     // And its scrollback is the flood's end, exactly: what a view opened now replays.
     const text = readFileSync(file, 'utf8');
     const late = await h.app.terminals.attach(info.id, 'a-late-view');
