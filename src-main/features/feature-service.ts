@@ -59,7 +59,7 @@ export interface ProjectFeatures {
   problems: IndexProblem[];
   /** The project could not be read at all (its folder moved, not a repository any more). */
   error: string | null;
-  /** Listed with `indexedOnly` while its state files are indexed for the first time: no features yet. */
+  /** Listed with `indexedOnly` while the index cannot answer for it without a reconcile (or it failed): no features; ask for it alone. */
   indexing?: true;
 }
 
@@ -294,8 +294,9 @@ export class FeatureService {
 
   // ---- list -----------------------------------------------------------------------------------
 
-  /** Features of one repository (`repo`), one project, or every registered project. */
   /**
+   * Features of one repository (`repo`), one project, or every registered project.
+   *
    * `indexedOnly`: a project the index cannot answer for without a reconcile (its first, one
    * under way, or a change waiting for one) is answered at once as `indexing`, without features,
    * instead of waited for, and so is one that fails (asked alone, it reports why): the app's first

@@ -181,8 +181,9 @@ export const ProjectFeatures = z.object({
   /** The project could not be read at all (folder moved, no longer a repository). */
   error: z.string().nullable(),
   /**
-   * Asked with `indexedOnly`: the project's state files are being indexed for the first time, so
-   * it comes back without features (`features` and `problems` empty); ask for it alone to wait.
+   * Asked with `indexedOnly`: the index cannot answer for the project without a reconcile (its
+   * first, one under way, a change waiting for one) or it failed, so it comes back without
+   * features (`features` and `problems` empty); ask for it alone to wait (or to hear why).
    */
   indexing: z.literal(true).optional(),
 });
@@ -375,7 +376,7 @@ export const featureRequests = {
   'features.list': request(
     z.object({ projectId: ProjectId.optional(), indexedOnly: z.boolean().optional() }).strict(),
     z.object({ projects: z.array(ProjectFeatures) }),
-    'Active and merged features of one project or of every project (status, branch, turns, cost), reconciled with their state files first. With indexedOnly, a project still being indexed for the first time answers at once, marked indexing, without features.',
+    'Active and merged features of one project or of every project (status, branch, turns, cost), reconciled with their state files first. With indexedOnly, a project the index cannot answer for without a reconcile (or that fails) answers at once, marked indexing, without features.',
   ),
   'features.status': request(
     z.object({ projectId: ProjectId, slug: FeatureSlug }).strict(),

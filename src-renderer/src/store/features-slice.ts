@@ -88,9 +88,9 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
   /**
    * At the app's start the projects are not known yet. One list, sent with the app's first
    * requests, answers at once with every project already indexed (the host indexes at its start,
-   * and a window usually opens on a warm index), and marks those still being indexed for the
-   * first time; those are then asked one by one and shown as each arrives. Waiting for a
-   * projects.list before asking cost a round trip behind the page's first render.
+   * and a window usually opens on a warm index), and marks the others (being indexed, a change
+   * waiting, or failed); those are then asked one by one and shown as each arrives. Waiting for
+   * a projects.list before asking cost a round trip behind the page's first render.
    */
   const readAtStart = async () => {
     const { projects } = await client.invoke('features.list', { indexedOnly: true });
