@@ -137,6 +137,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Ignored files added to a snapshot per git call: well under any command-line length limit. */
 const IGNORED_ADD_BATCH = 200;
 
+
+/** Git's words for a file that shrank or failed while it hashed it (object-file.c, index_core: "short read while indexing", "read error while indexing"). */
+const CHANGED_WHILE_READ = /(?:short read|read error) while indexing/;
+
 export class WorktreeManager {
   private readonly lock = new KeyedLock();
   private readonly prefix: string;
@@ -440,12 +444,16 @@ export class WorktreeManager {
       }
       if (ignored.files.length > 0) lines.push(`${ignored.files.length} git-ignored file(s) found only in this worktree (${ignored.files.slice(0, 5).join(', ')}${ignored.files.length > 5 ? ', …' : ''}), archived with it`);
       const head = e.head ?? (await git(['rev-parse', 'HEAD'], { cwd: e.path })).trim();
-      const first = await this.snapshotTree(e.path, ignored.files);
+      const stillChanging = () => new AppError('conflict', `Files in the worktree "${slug}" are still changing (a process is writing in ${e.path}): stop it, then remove the worktree again.`, { slug, path: e.path });
+      // Git reading a file while a process rewrites it says so ("short read while indexing"): the same finding as two snapshots that differ.
+      const snapshot = () =>
+        this.snapshotTree(e.path, ignored.files).catch((err: unknown) => {
+          throw err instanceof GitError && CHANGED_WHILE_READ.test(err.stderr) ? stillChanging() : err;
+        });
+      const first = await snapshot();
       await sleep(this.settleMs);
-      const second = await this.snapshotTree(e.path, ignored.files);
-      if (first !== second) {
-        throw new AppError('conflict', `Files in the worktree "${slug}" are still changing (a process is writing in ${e.path}): stop it, then remove the worktree again.`, { slug, path: e.path });
-      }
+      const second = await snapshot();
+      if (first !== second) throw stillChanging();
       const archive = await this.archive(root, { slug: archiveSlugFor(e.slug), branch: e.branch, base, head }, second);
       // --force: the checks above (and the archive) replace git's own refusal of a dirty tree.
       await this.write(root, ['worktree', 'remove', '--force', e.path]);

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../../src-preload/contract';
+import { GitError } from '../../../src-main/git/git';
 import { WorktreeManager } from '../../../src-main/worktrees/worktree-manager';
 import { startTestApp } from '../../support/app';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
@@ -298,6 +299,25 @@ describe('WorktreeManager', () => {
     const removed = await m.remove(work, 'busy', { force: true });
     expect(gitIn(work, 'show', `${removed.archive.ref}:out.log`)).toBe(last);
     expect(existsSync(wt)).toBe(false);
+  });
+
+  it('says the worktree is still changing when git itself met a file shrinking under it (short read while indexing), not a raw git error', async () => {
+    // CI run 35: the writer above truncated out.log while the snapshot's `git add` hashed it.
+    const { work } = repoWithOrigin();
+    const m = manager({ settleMs: 50 });
+    await m.create(work, 'shrinking');
+    const snap = vi
+      .spyOn(m as unknown as { snapshotTree(path: string): Promise<string> }, 'snapshotTree')
+      .mockRejectedValueOnce(new GitError('git add failed', 128, "error: short read while indexing out.log\nerror: out.log: failed to insert into database\nfatal: adding files failed\n"));
+    cleanups.push(() => snap.mockRestore());
+    const e = await failure(m.remove(work, 'shrinking', { force: true }));
+    expect(e.message).toMatch(/still changing \(a process is writing in/);
+    expect(existsSync(join(work, '.trees/shrinking'))).toBe(true);
+    // Any other git failure is still itself.
+    snap.mockRejectedValueOnce(new GitError('git add failed', 128, 'fatal: unable to write new index file\n'));
+    await expect(m.remove(work, 'shrinking', { force: true })).rejects.toBeInstanceOf(GitError);
+    // And once git reads the files whole, the removal goes through.
+    expect((await m.remove(work, 'shrinking', { force: true })).slug).toBe('shrinking');
   });
 });
 
