@@ -24,7 +24,7 @@ import './feature-view/candidates.css';
 import './feature-view/feature-view.css';
 import './keyboard/keyboard.css';
 import { createElement, useEffect, useState, type ComponentType } from 'react';
-import { useAppStore, useClient } from './store';
+import { useAppStore } from './store';
 import { Sidebar } from './components/Sidebar';
 import { StatusBar } from './components/StatusBar';
 import { Toasts } from './components/Toasts';
@@ -112,32 +112,12 @@ function prefetchViews(): () => void {
 }
 
 export function App() {
-  const client = useClient();
   const view = useAppStore((s) => s.view);
   const connection = useAppStore((s) => s.connection);
-  const loadApp = useAppStore((s) => s.loadApp);
-  const loadProjects = useAppStore((s) => s.loadProjects);
   const refreshProjects = useAppStore((s) => s.refreshProjects);
-  const setProjects = useAppStore((s) => s.setProjects);
-  const applySettings = useAppStore((s) => s.applySettings);
-  const setConnection = useAppStore((s) => s.setConnection);
-  const toast = useAppStore((s) => s.toast);
   const setView = useAppStore((s) => s.setView);
-  const toastError = useAppStore((s) => s.toastError);
-  const loadAgents = useAppStore((s) => s.loadAgents);
-  const upsertSession = useAppStore((s) => s.upsertSession);
-  const upsertApproval = useAppStore((s) => s.upsertApproval);
-  const setProfiles = useAppStore((s) => s.setProfiles);
-  const setAgentSettings = useAppStore((s) => s.setAgentSettings);
-  const setStorage = useAppStore((s) => s.setStorage);
-  const loadDrafts = useAppStore((s) => s.loadDrafts);
   // A Planner's session opened from the sidebar is its plan's chat (with /approve and the plan's header).
   const planOfSession = useAppStore((s) => (view.name === 'session' ? (s.drafts.find((d) => d.sessionId === view.sessionId)?.id ?? null) : null));
-  const upsertDraft = useAppStore((s) => s.upsertDraft);
-  const loadFeatures = useAppStore((s) => s.loadFeatures);
-  const loadFeatureRuns = useAppStore((s) => s.loadFeatureRuns);
-  const setFeatureRuns = useAppStore((s) => s.setFeatureRuns);
-  const applyFeatureRunEvent = useAppStore((s) => s.applyFeatureRunEvent);
   // The approval dialog (and its diff viewer) is loaded when there is something to approve.
   const approvalsWaiting = useAppStore((s) => s.approvals.length > 0);
 
@@ -146,53 +126,16 @@ export function App() {
   useEffect(prefetchViews, []);
 
   useEffect(() => {
-    loadApp().catch((e: unknown) => toastError('Could not reach Flightdeck', e));
-    void loadProjects();
-    const offs = [
-      client.on('projects.changed', ({ projects }) => setProjects(projects)),
-      client.on('settings.changed', applySettings),
-      client.on('app.notice', (n) => toast({ level: n.level, title: n.title, ...(n.message ? { message: n.message } : {}) })),
-      client.on('agents.sessions.changed', ({ session, removedId }) => upsertSession(session, removedId)),
-      client.on('agents.approvals.changed', ({ approval }) => upsertApproval(approval)),
-      client.on('agents.profiles.changed', ({ profiles }) => setProfiles(profiles)),
-      client.on('agents.settings.changed', setAgentSettings),
-      client.on('app.storage.changed', setStorage),
-      client.on('features.plan.changed', ({ draft }) => upsertDraft(draft)),
-      client.on('features.changed', () => void loadFeatures()),
-      client.on('featureRuns.changed', ({ runs }) => setFeatureRuns(runs)),
-      client.on('featureRuns.event', applyFeatureRunEvent),
-    ];
-    void loadAgents();
-    void loadDrafts();
-    void loadFeatures();
-    void loadFeatureRuns();
-    // The first loads above wait for the connection; reload only after it was lost and came back.
-    let lost = false;
-    const offStatus = client.transport.onStatus?.((s) => {
-      setConnection(s);
-      if (s === 'closed' || s === 'unauthorized') lost = true;
-      else if (s === 'open' && lost) {
-        lost = false;
-        void loadProjects();
-        void loadAgents();
-        void loadDrafts();
-        void loadFeatures();
-        void loadFeatureRuns();
-      }
-    });
-    if (!client.transport.onStatus) setConnection('open');
     // Git state goes stale while the user works in other windows: refresh when we come back.
     const onFocus = () => void refreshProjects();
     window.addEventListener('focus', onFocus);
     const onHash = () => setView(hashToView(location.hash));
     window.addEventListener('hashchange', onHash);
     return () => {
-      offs.forEach((off) => off());
-      offStatus?.();
       window.removeEventListener('focus', onFocus);
       window.removeEventListener('hashchange', onHash);
     };
-  }, [client, loadApp, loadProjects, refreshProjects, setProjects, applySettings, setConnection, toast, toastError, loadAgents, upsertSession, upsertApproval, setProfiles, setAgentSettings, setView, setStorage, loadDrafts, upsertDraft, loadFeatures, loadFeatureRuns, setFeatureRuns, applyFeatureRunEvent]);
+  }, [refreshProjects, setView]);
 
   return (
     <div className="app">

@@ -4,10 +4,13 @@ import { App } from './App';
 import { connect } from './bridge';
 import { restCaretWhenIdle } from './lib/caret-rest';
 import { ClientContext, createAppStore, StoreContext } from './store';
+import { startApp } from './store/start';
 import './styles.css';
 
 const client = connect();
 const store = createAppStore(client);
+// The first reads leave before React's first render (store/start.ts).
+startApp(store, client);
 // A focused field's caret blinks for ever otherwise: an idle page would repaint twice a second.
 restCaretWhenIdle(document);
 
