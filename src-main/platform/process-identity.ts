@@ -40,7 +40,7 @@ export function pidAlive(pid: number): boolean {
  * it, yet it runs nothing. A killed process whose parent died too stays a zombie for as long as
  * init does not reap it (some container inits never do), so it must not count as a live owner.
  */
-function isZombie(pid: number): boolean {
+export function isZombie(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];

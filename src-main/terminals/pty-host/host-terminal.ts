@@ -5,7 +5,7 @@ import { HOST_IPC_BACKLOG_MAX_BYTES } from '../constants';
 import { FlowWindow } from '../flow-window';
 import { Utf8Splitter } from '../utf8-splitter';
 import type { HostTerminalStats } from './protocol';
-import { pidAlive } from '../../platform/process-identity';
+import { isZombie, pidAlive } from '../../platform/process-identity';
 
 export interface HostTerminalSink {
   /** Hands a batch to the main process; `done` runs once the IPC channel has taken it. */
@@ -200,10 +200,12 @@ export class HostTerminal {
    * the exit and destroying the socket — with the slave held open it never closes by itself. So
    * once the leader is gone we read on regardless of flow control and, when the output has been
    * quiet for a moment, end the stream ourselves so the exit is reported without that delay.
-   * Called by the shared leader watch (below): when a child of this process exits, and on its net's poll.
+   * Called by the shared leader watch (below): when a child of this process exits (`zombie`: a
+   * leader that has ended but is not reaped yet counts as gone — where /proc tells), and on its
+   * net's poll.
    */
-  checkLeader(): void {
-    if (this.leaderGone || pidAlive(this.pty.pid)) return;
+  checkLeader(zombie = false): void {
+    if (this.leaderGone || (pidAlive(this.pty.pid) && !(zombie && isZombie(this.pty.pid)))) return;
     this.leaderGone = true;
     unwatchLeader(this);
     this.updateFlow();
@@ -227,9 +229,10 @@ const ECHO_SAMPLES_MAX = 1_000;
 /**
  * When the ptys' leaders are checked for having exited (one cheap kill(pid, 0) per watched
  * terminal). Each leader is a child of this process, so its exit raises SIGCHLD here: the
- * leaders are checked then, and again every `EXIT_RECHECK_MS` for `EXIT_RECHECK_FOR_MS` (the
- * signal comes as the child becomes a zombie, which signal 0 still reaches until node-pty's
- * thread has reaped it). Between exits nothing wakes this process for them, however many
+ * leaders are checked then, a zombie counting as exited where /proc shows it (the signal comes
+ * as the child becomes one, and signal 0 still reaches it until node-pty's thread has reaped
+ * it), and again every `EXIT_RECHECK_MS` for `EXIT_RECHECK_FOR_MS` where /proc does not tell
+ * (macOS): node-pty starts its 200 ms wait only once it has reaped the leader. Between exits nothing wakes this process for them, however many
  * terminals are open: a 20 ms poll of every leader was most of the pty host's idle CPU (50
  * wake-ups a second; 1.4 % of a core with 30 terminals on a slow machine). A slow poll stays
  * as a net (a signal that never came), and Windows, without SIGCHLD, keeps the fast one.
@@ -254,18 +257,19 @@ let leaderTimer: NodeJS.Timeout | null = null;
 let recheckTimer: NodeJS.Timeout | null = null;
 let recheckUntil = 0;
 
-function checkLeaders(): void {
+function checkLeaders(zombie = false): void {
   // checkLeader may unwatch the terminal: deleting the current entry while iterating a Set is safe.
-  for (const w of watchedLeaders) w.checkLeader();
+  for (const w of watchedLeaders) w.checkLeader(zombie);
 }
 
 /** A child of this process ended: check now, and for a moment after (it may not be reaped yet). */
 function onChildExit(): void {
-  checkLeaders();
-  recheckUntil = Date.now() + EXIT_RECHECK_FOR_MS;
+  checkLeaders(true);
+  // A monotonic clock: a wall clock stepped back would keep this interval going.
+  recheckUntil = performance.now() + EXIT_RECHECK_FOR_MS;
   recheckTimer ??= setInterval(() => {
-    checkLeaders();
-    if (Date.now() < recheckUntil && watchedLeaders.size > 0) return;
+    checkLeaders(true);
+    if (performance.now() < recheckUntil && watchedLeaders.size > 0) return;
     clearInterval(recheckTimer!);
     recheckTimer = null;
   }, EXIT_RECHECK_MS);
@@ -278,7 +282,7 @@ if (SIGCHLD_WATCH) process.on('SIGCHLD', onChildExit);
 
 function watchLeader(t: HostTerminal): void {
   watchedLeaders.add(t);
-  leaderTimer ??= setInterval(checkLeaders, leaderWatch.pollMs);
+  leaderTimer ??= setInterval(() => checkLeaders(), leaderWatch.pollMs);
 }
 
 function unwatchLeader(t: HostTerminal): void {

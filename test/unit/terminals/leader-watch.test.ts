@@ -1,3 +1,6 @@
+import { spawn as spawnProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import type { IPty } from 'node-pty';
 import { spawn } from 'node-pty';
 import { describe, expect, it } from 'vitest';
 import { HostTerminal, leaderWatch } from '../../../src-main/terminals/pty-host/host-terminal';
@@ -47,5 +50,29 @@ describe.skipIf(process.platform === 'win32')('the leader watch', () => {
       ['c\r\n', true],
       ['d\r\n', true],
     ]);
+  });
+
+  it.skipIf(!existsSync('/proc/self/stat'))('on the signal, a leader that has ended but is not reaped yet (a zombie) counts as gone; the poll alone does not look', async () => {
+    // A subshell that ends at once, child of a process that then never waits (exec sleep): a zombie for 20 s.
+    const parent = spawnProcess('/bin/sh', ['-c', '(exit 0) & echo $!; exec sleep 20'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number((await new Promise<Buffer>((r) => parent.stdout!.once('data', r))).toString().trim());
+      // Until its state reads Z (the subshell may not have ended yet).
+      for (let i = 0; i < 200; i++) {
+        const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const pty = { pid: zombie, onData: () => undefined, onExit: () => undefined, pause: () => undefined, resume: () => undefined } as unknown as IPty;
+      const t = new HostTerminal(pty, { data: (_o, _d, done) => done(), flow: () => undefined, exit: () => undefined });
+      // Signal 0 still reaches a zombie: the net's poll takes it for alive.
+      t.checkLeader();
+      expect(t.leaderExitNoticed).toBe(false);
+      t.checkLeader(true);
+      expect(t.leaderExitNoticed).toBe(true);
+      (t as unknown as { batcher: { dispose(): void } }).batcher.dispose();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });
