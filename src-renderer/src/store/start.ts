@@ -6,7 +6,8 @@ import type { AppStore } from './index';
  * before React's first render, not from an effect after it. The reads are then on the wire as
  * soon as the connection opens (the transport queues them until then, behind the subscriptions),
  * and the host answers while React renders the shell; from an effect they waited for that render
- * (23–65 ms of a later board load; docs/performance-board.md). The board's list goes first.
+ * (6–65 ms of a later board load; docs/performance-board.md). The board's list goes first,
+ * then the settings (the theme).
  *
  * Reads again whenever the connection comes back after it was lost. Returns what stops it all.
  */
@@ -28,16 +29,18 @@ export function startApp(store: AppStore, client: Client): () => void {
   ];
   const readAll = () => {
     void s().loadFeatures();
+    // The settings next: the theme and the terminals' font size apply before the board paints.
+    s()
+      .loadApp()
+      .catch((e: unknown) => s().toastError('Could not reach Flightdeck', e));
     void s().loadFeatureRuns();
     void s().loadProjects();
     void s().loadAgents();
     void s().loadDrafts();
   };
   readAll();
-  s()
-    .loadApp()
-    .catch((e: unknown) => s().toastError('Could not reach Flightdeck', e));
-  // The first reads above wait for the connection; read again only after it was lost and came back.
+  // The first reads above wait for the connection; read again only after it was lost and came
+  // back (the settings too: they may have changed meanwhile, or the first try may have failed).
   let lost = false;
   const offStatus = client.transport.onStatus?.((status) => {
     s().setConnection(status);

@@ -49,6 +49,8 @@ describe('startApp', () => {
     expect(lastSubscribe).toBeLessThan(firstRead);
     expect(r.log.slice(0, firstRead)).toEqual(expect.arrayContaining(['subscribe projects.changed', 'subscribe features.changed', 'subscribe featureRuns.changed', 'subscribe agents.sessions.changed']));
     expect(invoked(r.log)[0]).toBe('features.list');
+    // The settings (the theme) right after it, before the board paints.
+    expect(invoked(r.log).slice(1, 4)).toEqual(['app.info', 'settings.get', 'app.storage']);
     expect(r.inputs.get('features.list')).toEqual({ indexedOnly: true });
     expect(new Set(invoked(r.log))).toEqual(new Set(['features.list', 'featureRuns.list', 'projects.list', 'agents.sessions.list', 'agents.approvals.list', 'agents.profiles.list', 'agents.settings.get', 'features.plan.list', 'app.info', 'settings.get', 'app.storage']));
   });
@@ -69,7 +71,16 @@ describe('startApp', () => {
     await flush();
     const again = invoked(r.log).slice(first);
     expect(again[0]).toBe('features.list');
-    expect(new Set(again)).toEqual(new Set(['features.list', 'featureRuns.list', 'projects.list', 'agents.sessions.list', 'agents.approvals.list', 'agents.profiles.list', 'agents.settings.get', 'features.plan.list']));
+    expect(new Set(again)).toEqual(new Set(['features.list', 'featureRuns.list', 'projects.list', 'agents.sessions.list', 'agents.approvals.list', 'agents.profiles.list', 'agents.settings.get', 'features.plan.list', 'app.info', 'settings.get', 'app.storage']));
+  });
+
+  it('is connected at once over a transport with no connection state (Electron)', () => {
+    const r = recording();
+    const transport = { ...r.client.transport, onStatus: undefined };
+    const store = createAppStore(createClient(transport));
+    expect(store.getState().connection).not.toBe('open');
+    startApp(store, createClient(transport));
+    expect(store.getState().connection).toBe('open');
   });
 
   it("applies the host's events to the store, and stops listening when stopped", async () => {
