@@ -1,17 +1,51 @@
 import { useEffect } from 'react';
 import { useAppStore } from '../store';
 
+type ThemeSetting = 'light' | 'dark' | 'system';
+
+/**
+ * The theme last applied in this browser (or window), so the page's first frames use it: the
+ * settings arrive from the host only after the page's first render, and a dark-theme user saw
+ * the light shell until then. The host's setting wins as soon as it is known.
+ */
+const THEME_KEY = 'flightdeck.theme';
+
+function storedTheme(): ThemeSetting {
+  try {
+    const t = globalThis.localStorage?.getItem(THEME_KEY);
+    return t === 'light' || t === 'dark' ? t : 'system';
+  } catch {
+    // Storage refused (a privacy mode): the system's.
+    return 'system';
+  }
+}
+
+function applyTheme(theme: ThemeSetting): void {
+  const dark = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+}
+
+/** Before the first render: the theme this page used last time. */
+export function applyStoredTheme(): void {
+  applyTheme(storedTheme());
+}
+
 /** Applies light/dark/system to the document, following the OS when set to system. */
 export function useTheme(): void {
-  const theme = useAppStore((s) => s.settings?.theme ?? 'system');
+  const setting = useAppStore((s) => s.settings?.theme ?? null);
   useEffect(() => {
+    const theme = setting ?? storedTheme();
+    if (setting !== null) {
+      try {
+        globalThis.localStorage?.setItem(THEME_KEY, setting);
+      } catch {
+        // Not kept: the next start shows the system's theme until the settings arrive.
+      }
+    }
     const media = window.matchMedia('(prefers-color-scheme: dark)');
-    const apply = () => {
-      const dark = theme === 'dark' || (theme === 'system' && media.matches);
-      document.documentElement.dataset.theme = dark ? 'dark' : 'light';
-    };
+    const apply = () => applyTheme(theme);
     apply();
     media.addEventListener('change', apply);
     return () => media.removeEventListener('change', apply);
-  }, [theme]);
+  }, [setting]);
 }
