@@ -93,21 +93,22 @@ test('settings: theme switch applies at once and persists', async ({ page }) => 
   // nothing), the page is already in the theme it had last time, not the system's light one.
   // Also at React's first commit, before any effect: the page's first frame.
   const held = await page.context().newPage();
-  await held.addInitScript(() => {
+  // (A string: this file is compiled without the DOM's types.)
+  await held.addInitScript(`(() => {
     const seen = new MutationObserver(() => {
       const root = document.getElementById('root');
-      if (!root?.firstChild) return;
-      (window as unknown as { themeAtFirstRender?: string }).themeAtFirstRender = document.documentElement.dataset.theme ?? 'none';
+      if (!root || !root.firstChild) return;
+      window.themeAtFirstRender = document.documentElement.dataset.theme ?? 'none';
       seen.disconnect();
     });
     seen.observe(document, { subtree: true, childList: true });
-  });
+  })()`);
   await held.routeWebSocket(/\/ws/, () => undefined);
   await held.goto(page.url());
   await expect(held.getByRole('heading', { name: 'Settings' })).toBeVisible();
   await expect(held.getByRole('radio', { name: 'Dark' })).not.toBeChecked();
   await expect(held.locator('html')).toHaveAttribute('data-theme', 'dark');
-  expect(await held.evaluate(() => (window as unknown as { themeAtFirstRender?: string }).themeAtFirstRender)).toBe('dark');
+  expect(await held.evaluate<string>('window.themeAtFirstRender')).toBe('dark');
   await held.close();
   await page.getByRole('radio', { name: 'Light' }).click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
