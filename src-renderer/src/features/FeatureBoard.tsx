@@ -307,7 +307,7 @@ const FeatureCard = memo(function FeatureCard({
         {card.slug}
       </div>
       <div className="fc-mid">
-        {card.phase && !card.problem ? <PhaseLine phase={card.phase} status={card.status} /> : <span className="fc-phase muted">{card.autopilotRunId ? 'Autopilot run' : card.status === 'in_progress' ? 'All phases done' : STATUS_TEXT[card.status]}</span>}
+        {card.phase && !card.problem ? <PhaseLine phase={card.phase} status={card.status} /> : <StatusLine text={card.autopilotRunId ? 'Autopilot run' : card.status === 'in_progress' ? 'All phases done' : STATUS_TEXT[card.status]} />}
         <span className="fc-cost" title={`${card.turns} turns`}>
           {usd(card.costUsd)}
         </span>
@@ -365,6 +365,15 @@ function ResumeButton({ card }: { card: BoardCard }) {
 }
 
 /** The current phase; a running one spins and counts its time (the only timer, and only on cards in view). */
+/** A card's status in words where it has no phase line: cut with an ellipsis in a narrow column, whole in the tooltip. */
+function StatusLine({ text }: { text: string }) {
+  return (
+    <span className="fc-phase muted" title={text}>
+      <span className="truncate">{text}</span>
+    </span>
+  );
+}
+
 function PhaseLine({ phase, status }: { phase: NonNullable<BoardCard['phase']>; status: BoardCard['status'] }) {
   const now = useNow(phase.running && phase.startedAt !== null);
   // The column already says planned or failed; the words go to the tooltip so the name keeps the room.
