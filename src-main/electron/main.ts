@@ -9,6 +9,7 @@ import { Subscriptions } from '../bridge/event-hub';
 import { InFlightRequests } from '../bridge/limits';
 import { createLogger } from '../platform/logger';
 import { resolveDataDir } from '../platform/paths';
+import { SCRIPT_SRC } from '../platform/csp';
 
 /**
  * The desktop shell: one hardened window over the shared services. Everything that is not
@@ -17,7 +18,7 @@ import { resolveDataDir } from '../platform/paths';
 const log = createLogger({ scope: 'electron' });
 const here = fileURLToPath(new URL('.', import.meta.url));
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  `default-src 'self'; ${SCRIPT_SRC}; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 interface WindowState {
   x?: number;

@@ -16,6 +16,7 @@ import { appRoot } from '../platform/paths';
 import { AppError } from '../../src-preload/contract';
 import { allowedHosts, checkRequest, MIN_TOKEN_LENGTH, newToken, tokenCookie } from './auth';
 import { serveStatic } from './static-files';
+import { SCRIPT_SRC } from '../platform/csp';
 
 export interface BrowserHostOptions {
   host?: string;
@@ -63,7 +64,7 @@ function rawLength(data: RawData): number {
 /** The same CSP as the desktop window: our own scripts only, no remote code. */
 const CSP = [
   "default-src 'self'",
-  "script-src 'self'",
+  SCRIPT_SRC,
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "font-src 'self' data:",

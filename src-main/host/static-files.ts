@@ -40,12 +40,13 @@ export async function serveStatic(root: string, urlPath: string, res: ServerResp
   }
   try {
     const s = await stat(file);
-    const isIndex = file.endsWith('index.html');
+    // The build's hashed files (assets/) are immutable; the page and the files under their own
+    // names (early-socket.js) must always be revalidated: a new version changes them in place.
+    const hashed = file.startsWith(join(root, 'assets') + sep);
     res.writeHead(200, {
       'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
       'Content-Length': s.size,
-      // Hashed assets are immutable; the page itself must always be revalidated.
-      'Cache-Control': isIndex ? 'no-cache' : 'public, max-age=31536000, immutable',
+      'Cache-Control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
     });
     createReadStream(file).pipe(res);
   } catch {

@@ -48,8 +48,22 @@ interface Pending {
  * the pty host's channel, so a keystroke sent on the main socket before the switch is in that
  * channel before any sent on the direct socket.
  */
-export function createWebSocketTransport(url: string): Transport {
+/**
+ * A socket to the host that the page opened before this transport existed (browser mode's
+ * public/early-socket.js, while the app's scripts loaded), with the messages it received
+ * meanwhile, in order.
+ */
+export interface EarlySocket {
+  socket: WebSocket;
+  messages: MessageEvent[];
+}
+
+export function createWebSocketTransport(url: string, early: EarlySocket | null = null): Transport {
   let socket: WebSocket | null = null;
+  // Taken over by the first connection if it is this transport's and still connecting or open.
+  let adoptable: EarlySocket | null = null;
+  if (early && early.socket.url === url && early.socket.readyState <= WebSocket.OPEN) adoptable = early;
+  else early?.socket.close();
   let nextId = 1;
   let attempt = 0;
   let status: TransportStatus = 'connecting';
@@ -159,12 +173,14 @@ export function createWebSocketTransport(url: string): Transport {
 
   function connect() {
     if (status !== 'unauthorized') setStatus('connecting');
-    const ws = new WebSocket(url);
+    const taken = adoptable;
+    adoptable = null;
+    const ws = taken?.socket ?? new WebSocket(url);
     // Terminal output arrives as binary frames (terminal-frames.ts); ArrayBuffer decodes synchronously.
     ws.binaryType = 'arraybuffer';
     socket = ws;
     let opened = false;
-    ws.onopen = () => {
+    const onOpen = () => {
       opened = true;
       attempt = 0;
       setStatus('open');
@@ -175,7 +191,8 @@ export function createWebSocketTransport(url: string): Transport {
         if (frame.type !== 'subscribe') ws.send(JSON.stringify(frame));
       }
     };
-    ws.onmessage = (msg) => {
+    ws.onopen = onOpen;
+    const onMessage = (msg: MessageEvent) => {
       if (typeof msg.data !== 'string') return onTerminalFrame(msg.data as ArrayBuffer);
       const parsed = HostFrame.safeParse(JSON.parse(String(msg.data)));
       if (!parsed.success) return;
@@ -197,6 +214,7 @@ export function createWebSocketTransport(url: string): Transport {
         console.warn(`Flightdeck refused a subscription to ${frame.topic ?? 'a topic'}: ${frame.error.message}`);
       }
     };
+    ws.onmessage = onMessage;
     ws.onclose = () => {
       if (socket !== ws) return;
       // The host drops it with the connection anyway; the next connection gets a new ticket.
@@ -216,6 +234,12 @@ export function createWebSocketTransport(url: string): Transport {
         });
       }
     };
+    if (taken) {
+      // Its open event may have come and gone: what it would have done, now, then what arrived
+      // since (in this same task: nothing can come between).
+      if (ws.readyState === WebSocket.OPEN) onOpen();
+      for (const m of taken.messages.splice(0)) onMessage(m);
+    }
   }
 
   connect();

@@ -1,10 +1,12 @@
 import { createClient, type Client } from '../../src-preload/client/client';
 import { createElectronTransport, type PreloadApi } from '../../src-preload/client/electron-transport';
-import { createWebSocketTransport } from '../../src-preload/client/ws-transport';
+import { createWebSocketTransport, type EarlySocket } from '../../src-preload/client/ws-transport';
 
 declare global {
   interface Window {
     flightdeck?: PreloadApi;
+    /** The socket public/early-socket.js opened while the app's scripts loaded. */
+    __flightdeckEarlySocket?: EarlySocket;
   }
 }
 
@@ -12,5 +14,7 @@ declare global {
 export function connect(): Client {
   if (window.flightdeck) return createClient(createElectronTransport(window.flightdeck));
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  return createClient(createWebSocketTransport(`${scheme}://${location.host}/ws`));
+  const early = window.__flightdeckEarlySocket ?? null;
+  delete window.__flightdeckEarlySocket;
+  return createClient(createWebSocketTransport(`${scheme}://${location.host}/ws`, early));
 }

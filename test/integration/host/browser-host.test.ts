@@ -7,6 +7,7 @@ import { startTestApp } from '../../support/app';
 import { tempDir } from '../../support/temp';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SCRIPT_SRC } from '../../../src-main/platform/csp';
 
 let app: AppServices;
 let cleanup: () => void;
@@ -95,9 +96,14 @@ describe('browser-mode HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.body).toContain('<title>Flightdeck</title>');
     expect(String(r.headers['content-security-policy'])).toContain("default-src 'self'");
+    // Our own scripts and the page's one inline script, by its hash (test/unit/host/early-socket-csp.test.ts).
+    expect(String(r.headers['content-security-policy'])).toContain(`${SCRIPT_SRC};`);
+    // The page is revalidated on every load; the build's hashed files are kept.
+    expect(r.headers['cache-control']).toBe('no-cache');
     const asset = await get('/assets/app.js', { Cookie: cookie() });
     expect(asset.status).toBe(200);
     expect(asset.body).toBe('console.log(1)');
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
 
   it('refuses a foreign Origin (403) even with the token', async () => {

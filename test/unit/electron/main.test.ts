@@ -6,6 +6,7 @@ import type { Result } from '../../../src-preload/contract/wire';
 import { IPC } from '../../../src-preload/electron/ipc-names';
 import { AppServices } from '../../../src-main/app/services';
 import { MAX_SUBSCRIPTIONS_PER_CONNECTION } from '../../../src-main/bridge/limits';
+import { SCRIPT_SRC } from '../../../src-main/platform/csp';
 
 /**
  * The Electron glue, run without Electron (its binary cannot be downloaded here): the real
@@ -232,7 +233,7 @@ describe('the desktop window', () => {
     stub.webRequest.headersHook!({ responseHeaders: { 'X-Other': ['kept'] } }, (r) => got.push(r));
     const csp = got[0]!.responseHeaders!['Content-Security-Policy']!.join(';');
     expect(csp).toContain("default-src 'self'");
-    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain(`${SCRIPT_SRC};`);
     expect(csp).not.toMatch(/script-src[^;]*'unsafe-(inline|eval)'/);
     expect(csp).toContain("frame-ancestors 'none'");
     expect(got[0]!.responseHeaders!['X-Other']).toEqual(['kept']);
