@@ -40,8 +40,8 @@ export async function serveStatic(root: string, urlPath: string, res: ServerResp
   }
   try {
     const s = await stat(file);
-    // The build's hashed files (assets/) are immutable; the page and the files under their own
-    // names (early-socket.js) must always be revalidated: a new version changes them in place.
+    // The build's hashed files (assets/) are immutable; the page, and any file under its own
+    // name, must always be revalidated: a new version changes it in place.
     const hashed = file.startsWith(join(root, 'assets') + sep);
     res.writeHead(200, {
       'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',

@@ -49,9 +49,9 @@ interface Pending {
  * channel before any sent on the direct socket.
  */
 /**
- * A socket to the host that the page opened before this transport existed (browser mode's
- * public/early-socket.js, while the app's scripts loaded), with the messages it received
- * meanwhile, in order.
+ * A socket to the host that the page opened before this transport existed (browser mode: the
+ * inline script in src-renderer/index.html, while the app's scripts loaded), with the messages
+ * it received meanwhile, in order.
  */
 export interface EarlySocket {
   socket: WebSocket;
@@ -238,7 +238,14 @@ export function createWebSocketTransport(url: string, early: EarlySocket | null 
       // Its open event may have come and gone: what it would have done, now, then what arrived
       // since (in this same task: nothing can come between).
       if (ws.readyState === WebSocket.OPEN) onOpen();
-      for (const m of taken.messages.splice(0)) onMessage(m);
+      for (const m of taken.messages.splice(0)) {
+        // As in an event handler: one bad message must not stop the app's start (or the rest).
+        try {
+          onMessage(m);
+        } catch (e) {
+          console.error(e);
+        }
+      }
     }
   }
 

@@ -5,7 +5,7 @@ import { createWebSocketTransport, type EarlySocket } from '../../src-preload/cl
 declare global {
   interface Window {
     flightdeck?: PreloadApi;
-    /** The socket public/early-socket.js opened while the app's scripts loaded. */
+    /** The socket index.html's inline script opened while the app's scripts loaded. */
     __flightdeckEarlySocket?: EarlySocket;
   }
 }

@@ -364,7 +364,6 @@ function ResumeButton({ card }: { card: BoardCard }) {
   );
 }
 
-/** The current phase; a running one spins and counts its time (the only timer, and only on cards in view). */
 /** A card's status in words where it has no phase line: cut with an ellipsis in a narrow column, whole in the tooltip. */
 function StatusLine({ text }: { text: string }) {
   return (
@@ -374,6 +373,7 @@ function StatusLine({ text }: { text: string }) {
   );
 }
 
+/** The current phase; a running one spins and counts its time (the only timer, and only on cards in view). */
 function PhaseLine({ phase, status }: { phase: NonNullable<BoardCard['phase']>; status: BoardCard['status'] }) {
   const now = useNow(phase.running && phase.startedAt !== null);
   // The column already says planned or failed; the words go to the tooltip so the name keeps the room.

@@ -6,7 +6,8 @@ type ThemeSetting = 'light' | 'dark' | 'system';
 /**
  * The theme last applied in this browser (or window), so the page's first frames use it: the
  * settings arrive from the host only after the page's first render, and a dark-theme user saw
- * the light shell until then. The host's setting wins as soon as it is known.
+ * the light shell until then. The host's setting wins as soon as it is known. index.html's
+ * inline script reads it before anything is painted (the same rule as `applyTheme`).
  */
 const THEME_KEY = 'flightdeck.theme';
 

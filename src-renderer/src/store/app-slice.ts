@@ -52,8 +52,13 @@ export const createAppSlice: SliceCreator<AppSlice> = (set, get, client) => ({
     if (connection === 'open') get().clearConnectionToasts();
   },
   async loadApp() {
-    const [info, settings, storage] = await Promise.all([client.invoke('app.info', {}), client.invoke('settings.get', {}), client.invoke('app.storage', {})]);
-    set({ info, settings, storage });
+    // Each answer as it comes: a snapshot of all three set at the end could put back settings
+    // older than a change applied meanwhile (settings.changed, or the user's own update).
+    await Promise.all([
+      client.invoke('app.info', {}).then((info) => set({ info })),
+      client.invoke('settings.get', {}).then((settings) => set({ settings })),
+      client.invoke('app.storage', {}).then((storage) => set({ storage })),
+    ]);
   },
   storage: null,
   setStorage: (storage) => set({ storage }),

@@ -1,6 +1,6 @@
 /**
  * The browser transport taking over the socket the page opened while its scripts loaded
- * (public/early-socket.js): no second connection, what the early socket received meanwhile is
+ * (the inline script in src-renderer/index.html): no second connection, what the early socket received meanwhile is
  * handled in order, a socket that closed meanwhile or belongs elsewhere is not used. A scripted
  * host stands in for Flightdeck.
  */
@@ -46,7 +46,7 @@ async function scriptedHost() {
   return { url, mains, directs };
 }
 
-/** What early-socket.js does: open, keep what arrives. */
+/** What index.html's inline script does: open, keep what arrives. */
 function openEarly(url: string): EarlySocket {
   const socket = new WebSocket(url) as unknown as globalThis.WebSocket;
   socket.binaryType = 'arraybuffer';

@@ -12,8 +12,8 @@ import { EARLY_SOCKET_SCRIPT_SHA256, SCRIPT_SRC } from '../../../src-main/platfo
 import { appRoot } from '../../../src-main/platform/paths';
 
 const html = readFileSync(join(appRoot(), 'src-renderer', 'index.html'), 'utf8');
-/** Scripts with content and no src: the inline ones. */
-const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+/** Scripts without a src, whatever their other attributes: the inline ones. */
+const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
 const metaCsp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
 
@@ -22,6 +22,13 @@ describe('the early socket script and the CSPs', () => {
     expect(inline).toHaveLength(1);
     expect(sha256(inline[0]!)).toBe(EARLY_SOCKET_SCRIPT_SHA256);
     expect(SCRIPT_SRC).toBe(`script-src 'self' 'sha256-${EARLY_SOCKET_SCRIPT_SHA256}'`);
+  });
+
+  it('reads the theme where the app keeps it', () => {
+    // (The renderer's module needs the DOM's types, which this file is compiled without: its source is read.)
+    const key = /const THEME_KEY = '([^']+)'/.exec(readFileSync(join(appRoot(), 'src-renderer', 'src', 'lib', 'use-theme.ts'), 'utf8'))?.[1];
+    expect(key).toBeTruthy();
+    expect(inline[0]).toContain(`localStorage.getItem('${key}')`);
   });
 
   it("the page's own policy allows it by that hash (and so nothing else inline)", () => {
