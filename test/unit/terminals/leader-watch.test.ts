@@ -53,16 +53,17 @@ describe.skipIf(process.platform === 'win32')('the leader watch', () => {
   });
 
   it.skipIf(!existsSync('/proc/self/stat'))('on the signal, a leader that has ended but is not reaped yet (a zombie) counts as gone; the poll alone does not look', async () => {
-    // A subshell that ends at once, child of a process that then never waits (exec sleep): a zombie for 20 s.
-    const parent = spawnProcess('/bin/sh', ['-c', '(exit 0) & echo $!; exec sleep 20'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A subshell that ends a moment later, child of a shell that has by then become a process
+    // that never waits (exec sleep): a zombie until the test ends. (Ending at once, the shell
+    // could reap it before its exec: dash does, under load.)
+    const parent = spawnProcess('/bin/sh', ['-c', '(sleep 1; exit 0) & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = Number((await new Promise<Buffer>((r) => parent.stdout!.once('data', r))).toString().trim());
-      // Until its state reads Z (the subshell may not have ended yet).
-      for (let i = 0; i < 200; i++) {
+      const state = () => {
         const stat = readFileSync(`/proc/${zombie}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+        return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      };
+      await expect.poll(state, { timeout: 20_000, interval: 20 }).toBe('Z');
       const pty = { pid: zombie, onData: () => undefined, onExit: () => undefined, pause: () => undefined, resume: () => undefined } as unknown as IPty;
       const t = new HostTerminal(pty, { data: (_o, _d, done) => done(), flow: () => undefined, exit: () => undefined });
       // Signal 0 still reaches a zombie: the net's poll takes it for alive.
