@@ -137,7 +137,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Ignored files added to a snapshot per git call: well under any command-line length limit. */
 const IGNORED_ADD_BATCH = 200;
 
-
 /** Git's words for a file that shrank or failed while it hashed it (object-file.c, index_core: "short read while indexing", "read error while indexing"). */
 const CHANGED_WHILE_READ = /(?:short read|read error) while indexing/;
 

@@ -3,13 +3,10 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { connect } from './bridge';
 import { restCaretWhenIdle } from './lib/caret-rest';
-import { applyStoredTheme } from './lib/use-theme';
 import { ClientContext, createAppStore, StoreContext } from './store';
 import { startApp } from './store/start';
 import './styles.css';
 
-// The first frames in the theme of the last visit; the host's setting follows (lib/use-theme.ts).
-applyStoredTheme();
 const client = connect();
 const store = createAppStore(client);
 // The first reads leave before React's first render (store/start.ts).

@@ -232,10 +232,11 @@ const ECHO_SAMPLES_MAX = 1_000;
  * leaders are checked then, a zombie counting as exited where /proc shows it (the signal comes
  * as the child becomes one, and signal 0 still reaches it until node-pty's thread has reaped
  * it), and again every `EXIT_RECHECK_MS` for `EXIT_RECHECK_FOR_MS` where /proc does not tell
- * (macOS): node-pty starts its 200 ms wait only once it has reaped the leader. Between exits nothing wakes this process for them, however many
- * terminals are open: a 20 ms poll of every leader was most of the pty host's idle CPU (50
- * wake-ups a second; 1.4 % of a core with 30 terminals on a slow machine). A slow poll stays
- * as a net (a signal that never came), and Windows, without SIGCHLD, keeps the fast one.
+ * (macOS): node-pty starts its 200 ms wait only once it has reaped the leader. Between exits
+ * nothing wakes this process for them, however many terminals are open: a 20 ms poll of every
+ * leader was most of the pty host's idle CPU (50 wake-ups a second; 1.4 % of a core with 30
+ * terminals on a slow machine). A slow poll stays as a net (a signal that never came), and
+ * Windows, without SIGCHLD, keeps the fast one.
  */
 const SIGCHLD_WATCH = process.platform !== 'win32';
 /**

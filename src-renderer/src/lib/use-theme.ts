@@ -7,7 +7,8 @@ type ThemeSetting = 'light' | 'dark' | 'system';
  * The theme last applied in this browser (or window), so the page's first frames use it: the
  * settings arrive from the host only after the page's first render, and a dark-theme user saw
  * the light shell until then. The host's setting wins as soon as it is known. index.html's
- * inline script reads it before anything is painted (the same rule as `applyTheme`).
+ * inline script applies it before anything is painted (the same rule as `applyTheme`); until
+ * the settings arrive, the hook below keeps to it.
  */
 const THEME_KEY = 'flightdeck.theme';
 
@@ -24,11 +25,6 @@ function storedTheme(): ThemeSetting {
 function applyTheme(theme: ThemeSetting): void {
   const dark = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches);
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
-}
-
-/** Before the first render: the theme this page used last time. */
-export function applyStoredTheme(): void {
-  applyTheme(storedTheme());
 }
 
 /** Applies light/dark/system to the document, following the OS when set to system. */
