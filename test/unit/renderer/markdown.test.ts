@@ -15,6 +15,66 @@ describe('Markdown', () => {
     expect(out).not.toContain('<script>');
   });
 
+  it('drops links that could run or read something, and links only what has a scheme or is an address', () => {
+    const out = html('[run](javascript:alert(1)) [file](file:///etc/passwd) [data](data:text/html,x) see README.md, main.py and https://example.com/a?b=1 or mail a@example.com');
+    expect(out).not.toMatch(/href="(javascript|file|data):/);
+    expect(out).toContain('[run](javascript:alert(1))');
+    // File names are not web addresses.
+    expect(out).toContain('see README.md, main.py and ');
+    expect(out).toContain('<a href="https://example.com/a?b=1" target="_blank" rel="noreferrer noopener">https://example.com/a?b=1</a>');
+    expect(out).toContain('<a href="mailto:a@example.com" target="_blank" rel="noreferrer noopener">a@example.com</a>');
+  });
+
+  it('keeps raw HTML as text, and an image as its description only', () => {
+    const out = html('<img src=x onerror=alert(1)> <b>bold?</b>\n\n![a *chart* of it](https://example.com/c.png) ![](https://example.com/d.png)');
+    expect(out).not.toContain('<img');
+    expect(out).not.toContain('<b>');
+    expect(out).toContain('&lt;b&gt;bold?&lt;/b&gt;');
+    // Block-level HTML too: shown as the text it is, not dropped.
+    expect(html('<details>\n<summary>more</summary>\n</details>')).toBe('<div class="markdown"><p>&lt;details&gt;\n&lt;summary&gt;more&lt;/summary&gt;\n&lt;/details&gt;</p></div>');
+    expect(out).toContain('<span class="muted">[image: a chart of it]</span>');
+    expect(out).toContain('<span class="muted">[image: no description]</span>');
+  });
+
+  it('renders GFM as the transcript shows it: tasks, strikethrough, aligned cells, footnotes, code with its language', () => {
+    expect(html('- [ ] to do\n- [x] done **now**\n- plain')).toBe(
+      '<div class="markdown"><ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled=""/> to do</li>\n' +
+        '<li class="task-list-item"><input type="checkbox" disabled="" checked=""/> done <strong>now</strong></li>\n<li>plain</li>\n</ul></div>',
+    );
+    expect(html('~~gone~~ and a  \nbreak')).toBe('<div class="markdown"><p><s>gone</s> and a<br/>break</p></div>');
+    expect(html('| a | b |\n|:--|--:|\n| 1 | 2 |')).toBe(
+      '<div class="markdown"><table>\n<thead>\n<tr>\n<th style="text-align:left">a</th>\n<th style="text-align:right">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td style="text-align:left">1</td>\n<td style="text-align:right">2</td>\n</tr>\n</tbody>\n</table></div>',
+    );
+    expect(html('A claim[^1].\n\n[^1]: Its source.')).toBe('<div class="markdown"><p>A claim<sup class="footnote-ref">[1]</sup>.</p>\n<ol class="footnotes">\n<li>\n<p>Its source.</p>\n</li>\n</ol></div>');
+    expect(html('```ts title\nconst a = 1 < 2;\n```\n\n    indented\n\n3) three\n4) four')).toBe(
+      '<div class="markdown"><pre><code class="language-ts">const a = 1 &lt; 2;\n</code></pre>\n<pre><code>indented\n</code></pre>\n<ol start="3">\n<li>three</li>\n<li>four</li>\n</ol></div>',
+    );
+    expect(html('> quoted\n\n1. loose\n\n   still one\n2. two\n   - nested')).toBe(
+      '<div class="markdown"><blockquote>\n<p>quoted</p>\n</blockquote>\n<ol>\n<li>\n<p>loose</p>\n<p>still one</p>\n</li>\n<li>\n<p>two</p>\n<ul>\n<li>nested</li>\n</ul>\n</li>\n</ol></div>',
+    );
+  });
+
+  it("renders this project's own documents whole: every heading, code block and table", () => {
+    const docs = import.meta.glob<string>('../../../docs/*.md', { query: '?raw', import: 'default', eager: true });
+    expect(Object.keys(docs).length).toBeGreaterThan(10);
+    for (const [f, text] of Object.entries(docs)) {
+      // Counted from the source: ATX headings, fences and table delimiter rows outside fences.
+      let fenced = false;
+      let headings = 0;
+      let fences = 0;
+      let tables = 0;
+      for (const line of text.split('\n')) {
+        if (/^ {0,3}(```|~~~)/.test(line)) {
+          if (!fenced) fences++;
+          fenced = !fenced;
+        } else if (!fenced && /^ {0,3}#{1,6} /.test(line)) headings++;
+        else if (!fenced && /^ {0,3}\|? *:?-{3,}:? *(\| *:?-{3,}:? *)+\|? *$/.test(line)) tables++;
+      }
+      const out = html(text);
+      expect({ f, headings: out.match(/<h[1-6]>/g)?.length ?? 0, fences: out.match(/<pre>/g)?.length ?? 0, tables: out.match(/<table>/g)?.length ?? 0 }).toEqual({ f, headings, fences, tables });
+    }
+  });
+
   it('keeps the tree of a text shown again, and renders it the same', () => {
     const text = 'Turn 7: **done**\n\n- one\n- two';
     const first = markdownTree(text);
