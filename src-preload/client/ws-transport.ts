@@ -1,5 +1,6 @@
 import { decodeTerminalDataFrame, encodeTerminalInputFrame, type TerminalDataBytes } from '../contract/terminal-frames';
-import { DIRECT_SOCKET_PATH, HostFrame, type ClientFrame, type Result } from '../contract/wire';
+import { DIRECT_SOCKET_PATH, readHostFrame } from '../contract/host-frames';
+import type { ClientFrame, Result } from '../contract/wire';
 import { ListenerRegistry } from './listeners';
 import type { Transport, TransportStatus } from './transport';
 
@@ -194,9 +195,8 @@ export function createWebSocketTransport(url: string, early: EarlySocket | null 
     ws.onopen = onOpen;
     const onMessage = (msg: MessageEvent) => {
       if (typeof msg.data !== 'string') return onTerminalFrame(msg.data as ArrayBuffer);
-      const parsed = HostFrame.safeParse(JSON.parse(String(msg.data)));
-      if (!parsed.success) return;
-      const frame = parsed.data;
+      const frame = readHostFrame(JSON.parse(String(msg.data)));
+      if (!frame) return;
       if (frame.type === 'result') {
         pending.get(frame.id)?.resolve(frame.result);
         pending.delete(frame.id);

@@ -1,32 +1,8 @@
 import { z } from 'zod';
+import { ERROR_CODES } from './error-codes';
 
-/**
- * Every failure that crosses the bridge has one of these codes. Expected failures carry
- * a message written for the user; unexpected ones are reduced to `internal` with no stack.
- */
-export const ErrorCode = z.enum([
-  'invalid_input',
-  'unknown_channel',
-  'forbidden',
-  'not_found',
-  'conflict',
-  'unavailable',
-  'internal',
-  // projects
-  'path_not_found',
-  'not_a_directory',
-  'not_a_git_repo',
-  'git_not_installed',
-  'already_added',
-  // store
-  'database_too_new',
-  'disk_full',
-  'database_corrupt',
-  // files and folders the operating system refuses to open
-  'permission_denied',
-  // bridge: one connection asked for more than its share (subscriptions, requests in flight)
-  'limit_exceeded',
-]);
+/** Every failure that crosses the bridge has one of these codes (error-codes.ts). */
+export const ErrorCode = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const BridgeErrorShape = z.object({

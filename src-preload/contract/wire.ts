@@ -43,8 +43,7 @@ export const HostFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('directRouted'), key: z.string().min(1).max(200) }),
 ]);
 
-/** Where a browser opens its direct terminal output socket (`?ticket=` from a `direct` frame). */
-export const DIRECT_SOCKET_PATH = '/ws-terminal';
+export { DIRECT_SOCKET_PATH } from './host-frames';
 export type HostFrame = z.infer<typeof HostFrame>;
 
 /**

@@ -9,10 +9,8 @@ import {
   MIN_CONTAINER_MEMORY_BYTES as MIN_MEMORY_BYTES,
   MIN_CONTAINER_PIDS as MIN_PIDS,
   parseMemorySize,
-  type ContainerGpuRequest,
-  type ContainerNetworkMode,
-  type ContainerPlacement,
-} from '../../../src-preload/contract/containers';
+} from '../../../src-preload/contract/container-sizes';
+import type { ContainerGpuRequest, ContainerNetworkMode, ContainerPlacement } from '../../../src-preload/contract/containers';
 import { formatBytes } from '../../../src-preload/contract/units';
 
 /** The agent image the app builds (src-main/containers/images.ts AGENT_IMAGE). */
