@@ -217,9 +217,8 @@ export async function run(): Promise<Record<string, unknown>> {
     await stateParser.dispose();
     const parsesAtRestart = { ...stateParser.counts };
     restarted = await startTestApp(t.dataDir);
-    // The seeded in-progress features have no run behind them: a restarted host would resume all
-    // 200 (and run them), which is not the board's cost. Their state files are still scanned by the index.
-    restarted.app.featureRuns.resumeInterrupted = () => Promise.resolve([]);
+    // The seeded in-progress features have no run behind them here: the restarted host leaves them
+    // as they are (only a run it was running when it stopped resumes), as it would a cloned repository's.
     host = await startBrowserHost(restarted.app, { port: 0 });
     const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
     const again = await loadRounds(await context.newPage(), host.url);

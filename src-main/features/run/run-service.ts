@@ -525,9 +525,13 @@ export class FeatureRunService {
   // ---- recovery -----------------------------------------------------------------------------
 
   /**
-   * Queues every in-progress feature of every project whose run's process is gone (the app was
-   * killed mid-phase): each resumes from its first phase that is not completed. Long-lived hosts
-   * call this as they start; a short CLI command does not.
+   * Queues every in-progress feature whose last run here was interrupted (the app or the CLI
+   * running it stopped or was killed mid-phase): each resumes from its first phase that is not
+   * completed. Long-lived hosts call this as they start; a short CLI command does not.
+   *
+   * A feature that is in progress by its state file alone (no run of it here, or its last run
+   * failed or was cancelled) is left for the user to start: a cloned repository, another
+   * machine's worktree or a copied data folder must not start agents, and spend, by being opened.
    */
   async resumeInterrupted(): Promise<FeatureRunInfo[]> {
     const started: FeatureRunInfo[] = [];
@@ -539,6 +543,8 @@ export class FeatureRunService {
       });
       for (const f of scan?.features ?? []) {
         if (f.source !== 'active' || f.state.status !== 'in_progress') continue;
+        const last = this.repo.ofFeature(p.path, f.slug).find((r) => !r.candidate);
+        if (last?.status !== 'interrupted') continue;
         try {
           const info = await this.enqueue({ projectPath: p.path, slug: f.slug });
           started.push(info);
