@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useAppStore } from '../store';
+import { afterIdle } from '../lib/after-idle';
 import { newApprovals, shouldNotify } from '../lib/approval-notify';
 
 /** Remembered per browser: the permission is the browser's, and so is the choice to use it. */
@@ -39,7 +40,10 @@ export function ApprovalNotifications() {
   const approvals = useAppStore((s) => s.approvals);
   const sessionsLoaded = useAppStore((s) => s.sessionsLoaded);
   const [enabled, setEnabled] = useState(readEnabled);
-  const [permission, setPermission] = useState(() => (supported() ? Notification.permission : 'unsupported'));
+  // Read once the page is idle, not while it renders: the first read of Notification.permission
+  // asks the browser process and waits for it, up to 15 ms while the page loads (null: not read yet).
+  const [permission, setPermission] = useState<NotificationPermission | 'unsupported' | null>(() => (supported() ? null : 'unsupported'));
+  useEffect(() => (supported() ? afterIdle(() => setPermission(Notification.permission)) : undefined), []);
   const seen = useRef<Set<string> | null>(null);
   const sessions = useAppStore((s) => s.sessions);
   const view = useAppStore((s) => s.view);
@@ -68,7 +72,7 @@ export function ApprovalNotifications() {
     // Re-run on view changes too: newApprovals only hands out approvals not seen before.
   }, [approvals, sessionsLoaded, enabled, sessions, view, setView, reviewApproval]);
 
-  if (!info || info.runtime === 'electron' || permission === 'unsupported') return null;
+  if (!info || info.runtime === 'electron' || permission === 'unsupported' || permission === null) return null;
   const on = enabled && permission === 'granted';
   return (
     <button

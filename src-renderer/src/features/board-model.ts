@@ -219,7 +219,12 @@ export function elapsed(ms: number): string {
 /** Runs a live process holds (main lists another process's runs only while that process lives): the card follows them rather than the state file's last write. */
 const LIVE_RUN = new Set<FeatureRunInfo['status']>(['queued', 'running', 'cancelling']);
 
-const trimSlash = (p: string) => p.replace(/[\\/]+$/, '');
+/** `p` without trailing slashes. Not a regular expression: it runs for each of a thousand cards at every board render. */
+function trimSlash(p: string): string {
+  let end = p.length;
+  while (end > 0 && (p.charCodeAt(end - 1) === 47 || p.charCodeAt(end - 1) === 92)) end--;
+  return end === p.length ? p : p.slice(0, end);
+}
 
 /** A feature's worktree as an absolute path (state files keep it relative to the repository). */
 export function worktreeRoot(repoRoot: string, worktreePath: string): string {
@@ -258,14 +263,18 @@ export function toBoardCards(
   }
   const cards: BoardCard[] = [];
   for (const p of projects) {
+    // A project's features share its root: trimmed once, not per card.
+    let root = '';
+    let trimmedRoot = '';
     for (const f of p.features) {
-      const key = `${trimSlash(f.repoRoot)}/${f.slug}`;
+      if (f.repoRoot !== root) [root, trimmedRoot] = [f.repoRoot, trimSlash(f.repoRoot)];
+      const key = `${trimmedRoot}/${f.slug}`;
       const run = latestRun.get(key);
       // Candidates run while the feature itself is still planned; after the pick it runs as itself.
       const cands = f.status === 'planned' ? [...(candidateRuns.get(key)?.values() ?? [])].sort((a, b) => a.candidate!.localeCompare(b.candidate!)) : [];
       const liveCandidate = cands.find((c) => LIVE_RUN.has(c.status)) ?? null;
       const live = (run && LIVE_RUN.has(run.status) ? run : null) ?? liveCandidate;
-      const pending = f.worktreePath ? (pendingByRoot.get(worktreeRoot(f.repoRoot, f.worktreePath)) ?? 0) : 0;
+      const pending = f.worktreePath && pendingByRoot.size > 0 ? (pendingByRoot.get(worktreeRoot(f.repoRoot, f.worktreePath)) ?? 0) : 0;
       let placed = placeFeature({
         state: f.status,
         problem: f.problem ? f.problem.message : null,
