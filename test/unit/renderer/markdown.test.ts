@@ -23,6 +23,25 @@ describe('Markdown', () => {
     expect(out).toContain('see README.md, main.py and ');
     expect(out).toContain('<a href="https://example.com/a?b=1" target="_blank" rel="noreferrer noopener">https://example.com/a?b=1</a>');
     expect(out).toContain('<a href="mailto:a@example.com" target="_blank" rel="noreferrer noopener">a@example.com</a>');
+    // Only web and mail addresses are links; anything else stays its text.
+    const others = html('[png](data:image/png;base64,iVBORw0KGgo=) <ms-msdt:/id%20x> [share](smb://host/share) ftp://host/x //example.com/x [rel](docs/a.md) [JS](JaVaScRiPt:alert(1)) <javascript:alert(1)>');
+    expect(others).not.toContain('<a');
+    expect(others).toContain('[png](data:image/png;base64,iVBORw0KGgo=)');
+  });
+
+  it('renders a very long text whole (its children are not spread into one call)', () => {
+    const lines = 210_000;
+    const out = html(Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n'));
+    expect(out).toContain(`line ${lines - 1}</p>`);
+  });
+
+  it('makes a box only of a list item\'s first text: mixed and loose lists, escapes, after a code block', () => {
+    expect(html('- [ ] task\n- plain')).toBe('<div class="markdown"><ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled="" readOnly=""/> task</li>\n<li>plain</li>\n</ul></div>');
+    // Loose: the box is in the item's first paragraph (agents.css puts it where the bullet was).
+    expect(html('- [x] loose\n\n- plain')).toContain('<li class="task-list-item">\n<p><input type="checkbox" disabled="" readOnly="" checked=""/> loose</p>\n</li>');
+    expect(html('- \\[ ] escaped')).not.toContain('checkbox');
+    expect(html('- ```\n  code\n  ```\n\n  [ ] after the code')).not.toContain('checkbox');
+    expect(html('![a\nchart](https://example.com/c.png)')).toContain('[image: a chart]');
   });
 
   it('keeps raw HTML as text, and an image as its description only', () => {
@@ -38,12 +57,13 @@ describe('Markdown', () => {
 
   it('renders GFM as the transcript shows it: tasks, strikethrough, aligned cells, footnotes, code with its language', () => {
     expect(html('- [ ] to do\n- [x] done **now**\n- plain')).toBe(
-      '<div class="markdown"><ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled=""/> to do</li>\n' +
-        '<li class="task-list-item"><input type="checkbox" disabled="" checked=""/> done <strong>now</strong></li>\n<li>plain</li>\n</ul></div>',
+      '<div class="markdown"><ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled="" readOnly=""/> to do</li>\n' +
+        '<li class="task-list-item"><input type="checkbox" disabled="" readOnly="" checked=""/> done <strong>now</strong></li>\n<li>plain</li>\n</ul></div>',
     );
     expect(html('~~gone~~ and a  \nbreak')).toBe('<div class="markdown"><p><s>gone</s> and a<br/>break</p></div>');
     expect(html('| a | b |\n|:--|--:|\n| 1 | 2 |')).toBe(
-      '<div class="markdown"><table>\n<thead>\n<tr>\n<th style="text-align:left">a</th>\n<th style="text-align:right">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td style="text-align:left">1</td>\n<td style="text-align:right">2</td>\n</tr>\n</tbody>\n</table></div>',
+      // No text inside a table's rows and sections, not even a line break (React refuses it there).
+      '<div class="markdown"><table><thead><tr><th style="text-align:left">a</th><th style="text-align:right">b</th></tr></thead><tbody><tr><td style="text-align:left">1</td><td style="text-align:right">2</td></tr></tbody></table></div>',
     );
     expect(html('A claim[^1].\n\n[^1]: Its source.')).toBe('<div class="markdown"><p>A claim<sup class="footnote-ref">[1]</sup>.</p>\n<ol class="footnotes">\n<li>\n<p>Its source.</p>\n</li>\n</ol></div>');
     expect(html('```ts title\nconst a = 1 < 2;\n```\n\n    indented\n\n3) three\n4) four')).toBe(
