@@ -2,7 +2,8 @@
  * The browser-mode client's reading of the host's JSON frames, without zod: the transport is on
  * the UI's first load, and zod with the contract's schemas would be a third of what that load
  * runs before its first request (docs/performance-board.md). It accepts exactly what wire.ts's
- * HostFrame schema accepts (host-frames.test.ts holds the two together).
+ * HostFrame schema accepts (host-frames.test.ts holds the two together); an accepted frame comes
+ * back as it was read, keys the schema does not know included (the schema would drop them).
  */
 import { ERROR_CODES } from './error-codes';
 import type { HostFrame } from './wire';
@@ -36,7 +37,8 @@ export function readHostFrame(value: unknown): HostFrame | null {
   let ok: boolean;
   switch (f.type) {
     case 'result':
-      ok = typeof f.id === 'number' && Number.isInteger(f.id) && isResult(f.result);
+      // zod's int() is a safe integer.
+      ok = typeof f.id === 'number' && Number.isSafeInteger(f.id) && isResult(f.result);
       break;
     case 'event':
       ok = isString(f.topic) && optionalString(f.key) && 'payload' in f;

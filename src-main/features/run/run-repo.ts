@@ -57,7 +57,7 @@ export class RunRepo {
   }
 
   ofFeature(projectPath: string, slug: string): RunRow[] {
-    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE project_path = ? AND slug = ? ORDER BY queued_at DESC`).all(projectPath, slug) as RunRow[];
+    return this.db.prepare(`SELECT ${COLUMNS} FROM feature_runs WHERE project_path = ? AND slug = ? ORDER BY queued_at DESC, rowid DESC`).all(projectPath, slug) as RunRow[];
   }
 
   /** Changes whenever any process adds a run or ends one: a cheap look for the owner sweep. */

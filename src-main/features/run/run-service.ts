@@ -140,6 +140,9 @@ export interface CandidateHooks {
   resumeInterrupted(): Promise<FeatureRunInfo[]>;
 }
 
+/** A run whose cancel was asked for, and whose owner process died before carrying it out. */
+const cancelledWithOwner = () => ({ status: 'cancelled', message: 'Cancelled (the process running it ended before it stopped).', endedAt: Date.now(), ownerPid: null, ownerId: null }) as const;
+
 export class FeatureRunService {
   private readonly repo: RunRepo;
   private readonly queue: LiveRun[] = [];
@@ -168,12 +171,16 @@ export class FeatureRunService {
     this.gh = o.gh ?? new DefaultGhOps();
   }
 
-  /** Runs whose process died while they were queued or running are marked interrupted (their feature resumes when run again). */
+  /**
+   * Runs whose process died while they were queued or running are marked interrupted (their
+   * feature resumes at this start, resumeInterrupted); one the user had asked to cancel is
+   * marked cancelled (it never resumes by itself).
+   */
   start(): void {
     for (const r of this.repo.unfinished()) {
       // A live owner (identity = pid + start time, so a recycled pid does not count) still runs it.
       if (r.ownerPid !== null && ownerAlive(r.ownerPid, r.ownerId)) continue;
-      this.repo.update(r.id, { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null });
+      this.repo.update(r.id, r.status === 'cancelling' ? cancelledWithOwner() : { status: 'interrupted', message: 'Flightdeck stopped during this run.', endedAt: Date.now(), ownerPid: null, ownerId: null });
     }
     this.ownerSweep = setInterval(() => this.sweepOwners(), OWNER_SWEEP_MS);
     this.ownerSweep.unref?.();
@@ -211,8 +218,10 @@ export class FeatureRunService {
         continue;
       }
       // No live owner: its process died (or this process lost it), so nothing will ever finish it.
+      // A cancel it had been asked for is what happened to it, not an interruption to resume.
       const who = r.ownerPid !== null ? `the Flightdeck process running it (pid ${r.ownerPid}) ended` : 'no Flightdeck process holds it';
-      writeOrKeep(this.o.db, 'interrupted feature run', () => this.repo.update(r.id, { status: 'interrupted', message: `${who}${r.phase ? ` during phase ${r.phase}` : ''}; Resume continues it.`, endedAt: Date.now(), ownerPid: null, ownerId: null }));
+      if (r.status === 'cancelling') writeOrKeep(this.o.db, 'cancelled feature run', () => this.repo.update(r.id, cancelledWithOwner()));
+      else writeOrKeep(this.o.db, 'interrupted feature run', () => this.repo.update(r.id, { status: 'interrupted', message: `${who}${r.phase ? ` during phase ${r.phase}` : ''}; Resume continues it.`, endedAt: Date.now(), ownerPid: null, ownerId: null }));
       changed = true;
     }
     // A run another process started and ended between two sweeps (a push refused in a CLI run) changes the mark.
@@ -530,8 +539,8 @@ export class FeatureRunService {
    * completed. Long-lived hosts call this as they start; a short CLI command does not.
    *
    * A feature that is in progress by its state file alone (no run of it here, or its last run
-   * failed or was cancelled) is left for the user to start: a cloned repository, another
-   * machine's worktree or a copied data folder must not start agents, and spend, by being opened.
+   * failed, was cancelled or waits for an answer) is left for the user to start: a cloned
+   * repository or another machine's worktree must not start agents, and spend, by being opened.
    */
   async resumeInterrupted(): Promise<FeatureRunInfo[]> {
     const started: FeatureRunInfo[] = [];

@@ -18,7 +18,7 @@ const VALID: unknown[] = [
 ];
 
 /** Values each field is replaced with in turn: every type JSON has, and sizes at the limits. */
-const REPLACEMENTS: unknown[] = [undefined, null, true, 0, 1.5, -1, '', 'x', 'x'.repeat(100), 'x'.repeat(101), 'x'.repeat(200), 'x'.repeat(201), [], {}, { ok: true }, 'internal', 'no_such_code'];
+const REPLACEMENTS: unknown[] = [undefined, null, true, 0, 1.5, -1, 2 ** 53, -(2 ** 53), 2 ** 53 - 1, '', 'x', 'x'.repeat(100), 'x'.repeat(101), 'x'.repeat(200), 'x'.repeat(201), [], {}, { ok: true }, 'internal', 'no_such_code'];
 
 function mutations(frame: Record<string, unknown>): unknown[] {
   const out: unknown[] = [];

@@ -1,37 +1,39 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { appRoot } from '../../../src-main/platform/paths';
 
 /**
  * The modules the UI's first load runs: everything `src-renderer/src/main.tsx` imports
  * statically, transitively (a lazy `import()` starts another chunk, loaded when its view opens).
- * Type-only imports are left out, as the build leaves them out.
+ * Type-only imports are left out, as the build leaves them out. Not seen: a package's own
+ * imports (the renderer's packages do not use zod) and a lazy `import()` called at start.
  */
 function startupGraph(entry: string): { files: Set<string>; packages: Map<string, string> } {
   const files = new Set<string>();
   const packages = new Map<string, string>();
-  const specifiers = (text: string): string[] => {
+  // Read by TypeScript's parser, as the build reads them: what a statement imports, unless only types.
+  const specifiers = (file: string, text: string): string[] => {
     const out: string[] = [];
-    const re = /^\s*(import|export)\s+([^'";]*?)\s*from\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]/gm;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (m[4]) {
-        out.push(m[4]);
-        continue;
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+    for (const st of source.statements) {
+      if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
+        const clause = st.importClause;
+        const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : null;
+        const typesOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && named !== null && named.length > 0 && named.every((e) => e.isTypeOnly)));
+        if (!typesOnly) out.push(st.moduleSpecifier.text);
+      } else if (ts.isExportDeclaration(st) && st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) {
+        const named = st.exportClause && ts.isNamedExports(st.exportClause) ? st.exportClause.elements : null;
+        if (!st.isTypeOnly && !(named !== null && named.length > 0 && named.every((e) => e.isTypeOnly))) out.push(st.moduleSpecifier.text);
       }
-      const clause = m[2]!.trim();
-      if (clause.startsWith('type ')) continue;
-      // `{ type A, type B }` only: nothing of the module is used at run time.
-      const braces = /^\{([^}]*)\}$/.exec(clause);
-      if (braces && braces[1]!.split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '))) continue;
-      out.push(m[3]!);
     }
     return out;
   };
   const visit = (file: string) => {
     if (files.has(file)) return;
     files.add(file);
-    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+    for (const spec of specifiers(file, readFileSync(file, 'utf8'))) {
       if (spec.startsWith('.')) {
         const base = resolve(dirname(file), spec);
         const found = ['', '.ts', '.tsx', '/index.ts', '/index.tsx'].map((ext) => base + ext).find((p) => existsSync(p) && !p.endsWith('/') && /\.(tsx?|css)$/.test(p));

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunRepo as RunRows, type RunRow } from '../../../../src-main/features/run/run-repo';
 import { activeStatePath } from '../../../../src-main/features/scanner';
@@ -13,7 +14,7 @@ describe('resuming feature runs at start', () => {
     const h = (t.h = await runHarness([text('Working on it.')]));
     const repo = (t.repo = makeRunRepo({ remote: 'none' }));
     await h.app.projects.add(repo.repo);
-    const slugs = ['by-file', 'failed-last', 'cancelled-last', 'candidate-only', 'interrupted'];
+    const slugs = ['by-file', 'failed-last', 'cancelled-last', 'candidate-only', 'interrupted', 'died-running', 'died-cancelling'];
     for (const slug of slugs) {
       await planFeature(repo.repo, slug, ['library']);
       const path = activeStatePath(repo.repo, slug);
@@ -21,8 +22,10 @@ describe('resuming feature runs at start', () => {
     }
     const rows = new RunRows(h.app.db);
     let at = 1_000;
-    const row = (slug: string, status: RunRow['status'], candidate: string | null = null) =>
-      rows.insert({ id: `frun-${slug.replace(/-/g, '')}${at}`, projectPath: repo.repo, slug, executor: 'builtin', status, phase: 'library', message: null, ownerPid: null, ownerId: null, queuedAt: at++, startedAt: at, endedAt: at, candidate });
+    const row = (slug: string, status: RunRow['status'], candidate: string | null = null, ownerPid: number | null = null) =>
+      rows.insert({ id: `frun-${slug.replace(/-/g, '')}${at}`, projectPath: repo.repo, slug, executor: 'builtin', status, phase: 'library', message: null, ownerPid, ownerId: null, queuedAt: at++, startedAt: at, endedAt: at, candidate });
+    // A process that has ended: its runs' owner is gone.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     // 'by-file': no run here at all (a cloned repository's worktree, another machine's, a copied data folder).
     row('failed-last', 'interrupted');
     row('failed-last', 'failed');
@@ -32,13 +35,21 @@ describe('resuming feature runs at start', () => {
     row('candidate-only', 'interrupted', 'c1');
     row('interrupted', 'failed');
     row('interrupted', 'interrupted');
+    // Held by a process that died: running is an interruption, a cancel it had been asked for is not.
+    row('died-running', 'running', null, dead);
+    row('died-cancelling', 'cancelling', null, dead);
+    h.app.featureRuns.sweepOwners();
+    expect(rows.ofFeature(repo.repo, 'died-running')[0]!.status).toBe('interrupted');
+    expect(rows.ofFeature(repo.repo, 'died-cancelling')[0]!.status).toBe('cancelled');
 
     const resumed = await h.app.featureRuns.resumeInterrupted();
-    expect(resumed.map((r) => r.slug)).toEqual(['interrupted']);
+    expect(resumed.map((r) => r.slug).sort()).toEqual(['died-running', 'interrupted']);
     // Nothing else was queued behind it either.
-    expect(h.app.featureRuns.list().filter((r) => r.status === 'queued' || r.status === 'running').map((r) => r.slug)).toEqual(['interrupted']);
-    // Stopped before the harness closes its store under it.
-    h.app.featureRuns.cancel(repo.repo, 'interrupted');
-    await waitFor(() => h.events.some((e) => e.slug === 'interrupted' && e.data.type === 'RunFinished'), 'the resumed run to stop', 30_000);
+    expect(h.app.featureRuns.list().filter((r) => r.status === 'queued' || r.status === 'running').map((r) => r.slug).sort()).toEqual(['died-running', 'interrupted']);
+    // Stopped before the harness closes its store under them.
+    for (const slug of ['interrupted', 'died-running']) {
+      h.app.featureRuns.cancel(repo.repo, slug);
+      await waitFor(() => h.events.some((e) => e.slug === slug && e.data.type === 'RunFinished'), `the resumed run of ${slug} to stop`, 30_000);
+    }
   });
 });
