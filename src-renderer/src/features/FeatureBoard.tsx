@@ -391,7 +391,7 @@ function PhaseLine({ phase, status }: { phase: NonNullable<BoardCard['phase']>; 
 /** The current time, ticking once a second while `on`: kept in the component that shows it, never in the store. */
 function useNow(on: boolean): number {
   const [now, setNow] = useState(() => Date.now());
-  const visible = usePageVisible();
+  const visible = usePageVisible(on);
   useEffect(() => {
     if (!on || !visible) return;
     setNow(Date.now());
