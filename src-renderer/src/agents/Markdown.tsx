@@ -34,9 +34,9 @@ interface Frame {
 }
 
 /**
- * Appends `el` to `parent`'s children, keyed by its place. Children go to React as one array,
- * never spread into arguments: a 70,000-line paragraph is 140,000 of them, past what a call
- * takes.
+ * Appends what `make` builds to `parent`'s children, keyed by its place. Children go to React
+ * as one array, never spread into arguments: a 70,000-line paragraph is 140,000 of them, past
+ * what a call takes.
  */
 function append(parent: Frame, make: (key: number) => ReactNode): void {
   parent.children.push(make(parent.children.length));
