@@ -25,6 +25,8 @@ const STATUS_TEXT: Record<BoardCard['status'], string> = {
   merged: 'Merged',
 };
 
+const NOTHING_PENDING: ReadonlyMap<string, number> = new Map();
+
 /**
  * Every feature of every project as a kanban: planned, in progress, needs input, completed,
  * failed, merged. Filtered by project and text; arrows move between cards, Enter opens one.
@@ -53,12 +55,16 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
       const root = s.root.replace(/[\\/]+$/, '');
       m.set(root, (m.get(root) ?? 0) + s.pendingApprovals);
     }
-    return m;
+    // The same empty map while nothing waits: a session list that changed otherwise (each
+    // session's status, cost) does not rebuild a thousand cards.
+    return m.size > 0 ? m : NOTHING_PENDING;
   }, [sessions]);
+  const featureCards = useMemo(() => toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt, prs), [featureProjects, runs, pendingByRoot, phaseStartedAt, prs]);
   const cards = useMemo(() => {
+    if (autopilotRuns.length === 0) return featureCards;
     const nameOf = (projectId: string | null, repo: string) => featureProjects.find((p) => (projectId !== null && p.projectId === projectId) || p.repoRoot === repo)?.name ?? repo.split(/[\\/]/).pop() ?? repo;
-    return [...toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt, prs), ...autopilotCards(autopilotRuns, nameOf)];
-  }, [featureProjects, runs, pendingByRoot, phaseStartedAt, autopilotRuns, prs]);
+    return [...featureCards, ...autopilotCards(autopilotRuns, nameOf)];
+  }, [featureCards, featureProjects, autopilotRuns]);
   const columns = useMemo(() => groupCards(cards, filter, sort), [cards, filter, sort]);
   const shown = BOARD_COLUMNS.reduce((n, c) => n + columns[c].length, 0);
   const fullest = Math.max(1, ...BOARD_COLUMNS.map((c) => columns[c].length));

@@ -12,7 +12,8 @@ export function usePrBoard(): ReadonlyMap<string, PrBoardStatus> {
   useEffect(() => {
     let alive = true;
     client.invoke('features.pr.list', {}).then(
-      (r) => alive && setPrs(new Map(r.prs.map((p) => [prKey(p.projectPath, p.slug), { status: p.status, reason: p.reason, number: p.number }]))),
+      // No PRs followed, as before: the same map, so the board's cards are not built again for nothing.
+      (r) => alive && setPrs((old) => (r.prs.length === 0 && old.size === 0 ? old : new Map(r.prs.map((p) => [prKey(p.projectPath, p.slug), { status: p.status, reason: p.reason, number: p.number }])))),
       // The board still shows every feature by its own state; the PR line is only missing.
       () => undefined,
     );

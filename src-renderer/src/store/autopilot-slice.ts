@@ -64,7 +64,8 @@ export const createAutopilotSlice: SliceCreator<AutopilotSlice> = (set, get, cli
     async loadAutopilotRuns() {
       try {
         const { runs } = await client.invoke('autopilot.list', {});
-        set({ autopilotRuns: runs, autopilotLoaded: true, autopilotError: null });
+        // None, as before: the same list, so what is built from it (the board's cards) is not built again.
+        set({ autopilotRuns: runs.length === 0 && get().autopilotRuns.length === 0 ? get().autopilotRuns : runs, autopilotLoaded: true, autopilotError: null });
       } catch (e) {
         set({ autopilotLoaded: true, autopilotError: e instanceof Error ? e.message : String(e) });
       }

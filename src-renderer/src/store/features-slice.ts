@@ -32,6 +32,11 @@ export interface FeaturesSlice {
 
 const isOpen = (d: PlanDraft) => d.status !== 'approved' && d.status !== 'discarded';
 
+/** An empty list in place of an empty one keeps the old: what is built from it (the board's cards) is not built again. */
+function sameIfNone<T>(next: T[], prev: T[]): T[] {
+  return next.length === 0 && prev.length === 0 ? prev : next;
+}
+
 export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, client) => {
   let loading: Promise<void> | null = null;
   let again = false;
@@ -168,14 +173,14 @@ export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, clien
     async loadFeatureRuns() {
       try {
         const { runs } = await client.invoke('featureRuns.list', {});
-        set({ featureRuns: runs, featureRunsError: null });
+        set({ featureRuns: sameIfNone(runs, get().featureRuns), featureRunsError: null });
       } catch (e) {
         set({ featureRunsError: e instanceof Error ? e.message : String(e) });
       }
     },
 
     setFeatureRuns(runs) {
-      set({ featureRuns: runs, featureRunsError: null });
+      set({ featureRuns: sameIfNone(runs, get().featureRuns), featureRunsError: null });
     },
 
     applyFeatureRunEvent(e) {
