@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import type { Session } from '../../../src-preload/contract/agents';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Icon } from '../components/Icon';
@@ -40,7 +40,11 @@ export function ApproveBadge({ session }: { session: Session }) {
   );
 }
 
-export function SessionHeader({ session }: { session: Session }) {
+/**
+ * The session's title, status, cost and controls. Memoized: the view around it renders again as
+ * its transcript is read and streams in, and the header only changes with the session.
+ */
+export const SessionHeader = memo(function SessionHeader({ session }: { session: Session }) {
   const update = useAppStore((s) => s.updateSession);
   const profiles = useAppStore((s) => s.profiles);
   const c = session.cost;
@@ -146,4 +150,4 @@ export function SessionHeader({ session }: { session: Session }) {
       )}
     </header>
   );
-}
+});
