@@ -6,7 +6,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import '@xterm/xterm/css/xterm.css';
 import { useAppStore, useClient } from '../store';
 import { Icon } from '../components/Icon';
-import { acquireTerminalView, noteHostSize, terminalViews, type TerminalView } from './terminal-view';
+import { acquireTerminalView, terminalViews, type TerminalView } from './terminal-view';
 import { attachGpuRenderer } from './gpu-renderer';
 
 interface Props {
@@ -81,9 +81,7 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     );
 
     let frame = 0;
-    const observer = new ResizeObserver((entries) => {
-      const box = entries[entries.length - 1]?.contentRect;
-      if (box) noteHostSize(el, box.width, box.height);
+    const observer = new ResizeObserver(() => {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => view.fitNow());
     });

@@ -86,30 +86,11 @@ function measuredCell(term: Terminal): { width: number; height: number } | null 
   return cell && cell.width > 0 && cell.height > 0 ? { width: cell.width, height: cell.height } : null;
 }
 
-/**
- * Each pane host's content size as its ResizeObserver last reported it (XtermPane). A view put
- * into a host is sized from it without asking the page: reading a computed size right after
- * the view's element went in lays the page out there and then (5 ms of a first show here).
- */
-const hostSizes = new WeakMap<HTMLElement, { width: number; height: number }>();
-
-/** What a pane host's ResizeObserver saw: its content box (the view fills it, terminals.css). */
-export function noteHostSize(host: HTMLElement, width: number, height: number): void {
-  hostSizes.set(host, { width, height });
-}
-
-/** The columns and rows FitAddon would choose in `parent` with these metrics (`known`: its size, if known). */
-function sizeFor(m: CellMetrics, parent: HTMLElement, known?: { width: number; height: number }): { cols: number; rows: number } | null {
-  let width: number;
-  let height: number;
-  if (known) {
-    width = Math.floor(known.width);
-    height = Math.floor(known.height);
-  } else {
-    const style = window.getComputedStyle(parent);
-    width = parseInt(style.getPropertyValue('width'));
-    height = parseInt(style.getPropertyValue('height'));
-  }
+/** The columns and rows FitAddon would choose in `parent` with these metrics. */
+function sizeFor(m: CellMetrics, parent: HTMLElement): { cols: number; rows: number } | null {
+  const style = window.getComputedStyle(parent);
+  const width = parseInt(style.getPropertyValue('width'));
+  const height = parseInt(style.getPropertyValue('height'));
   if (!(width > 0) || !(height > 0)) return null;
   return { cols: Math.max(2, Math.floor((width - m.extraWidth) / m.cellWidth)), rows: Math.max(1, Math.floor((height - m.extraHeight) / m.cellHeight)) };
 }
@@ -272,7 +253,7 @@ export class TerminalView implements CachedView {
     host.appendChild(this.element);
     if (!this.opened && !this.openPending) {
       const metrics = lastMetrics?.key === metricsKey(this.term.options.fontSize ?? 0, this.renderer) ? lastMetrics : null;
-      const size = metrics && !this.restoring ? sizeFor(metrics, this.element, hostSizes.get(host)) : null;
+      const size = metrics && !this.restoring ? sizeFor(metrics, this.element) : null;
       if (this.restoring) {
         // A parked view writing its snapshot, at the size it was parked at.
         this.openWhen(this.restored);
