@@ -61,9 +61,10 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
   }, [sessions]);
   const featureCards = useMemo(() => toBoardCards(featureProjects, runs, pendingByRoot, phaseStartedAt, prs), [featureProjects, runs, pendingByRoot, phaseStartedAt, prs]);
   const cards = useMemo(() => {
-    if (autopilotRuns.length === 0) return featureCards;
     const nameOf = (projectId: string | null, repo: string) => featureProjects.find((p) => (projectId !== null && p.projectId === projectId) || p.repoRoot === repo)?.name ?? repo.split(/[\\/]/).pop() ?? repo;
-    return [...featureCards, ...autopilotCards(autopilotRuns, nameOf)];
+    const blocked = autopilotRuns.length > 0 ? autopilotCards(autopilotRuns, nameOf) : [];
+    // No autopilot card: the feature cards themselves, so they are not grouped and sorted again.
+    return blocked.length > 0 ? [...featureCards, ...blocked] : featureCards;
   }, [featureCards, featureProjects, autopilotRuns]);
   const columns = useMemo(() => groupCards(cards, filter, sort), [cards, filter, sort]);
   const shown = BOARD_COLUMNS.reduce((n, c) => n + columns[c].length, 0);

@@ -6,7 +6,7 @@ import { prKey, type PrBoardStatus } from './pr-placement';
 /** The followed PRs by feature, read again whenever a loop moves. */
 export function usePrBoard(): ReadonlyMap<string, PrBoardStatus> {
   const client = useClient();
-  const [prs, setPrs] = useState<ReadonlyMap<string, PrBoardStatus>>(new Map());
+  const [prs, setPrs] = useState<ReadonlyMap<string, PrBoardStatus>>(() => new Map());
   const [generation, setGeneration] = useState(0);
   useEffect(() => client.on('features.pr.changed', () => setGeneration((g) => g + 1)), [client]);
   useEffect(() => {
