@@ -6,6 +6,7 @@ import { useAppStore, useClient } from '../store';
 import { BOARD_COLUMNS, COLUMN_LABEL, autopilotCards, clampFocus, elapsed, groupCards, moveFocus, toBoardCards, type BoardCard, type BoardColumn, type BoardFilter, type BoardPos, type BoardSort } from './board-model';
 import './board.css';
 import { usePrBoard } from './pr-board';
+import { trimSlash } from '../lib/paths';
 import { usePageVisible } from '../lib/use-page-visible';
 
 /** A card's height plus the gap under it (CSS .feature-card and .board-list): fixed, so nothing needs measuring. */
@@ -52,7 +53,7 @@ export function FeatureBoard({ onOpen }: { onOpen(card: BoardCard): void }) {
     const m = new Map<string, number>();
     for (const s of sessions) {
       if (s.pendingApprovals === 0) continue;
-      const root = s.root.replace(/[\\/]+$/, '');
+      const root = trimSlash(s.root);
       m.set(root, (m.get(root) ?? 0) + s.pendingApprovals);
     }
     // The same empty map while nothing waits: a session list that changed otherwise (each

@@ -6,6 +6,7 @@
 import type { ProjectFeatures } from '../../../src-preload/contract/features';
 import type { FeatureRunInfo } from '../../../src-preload/contract/feature-runs';
 import type { AutopilotRun } from '../../../src-preload/contract/autopilot';
+import { trimSlash } from '../lib/paths';
 import { placeWithPr, type PrBoardStatus } from './pr-placement';
 
 export const BOARD_COLUMNS = ['planned', 'in_progress', 'needs_input', 'completed', 'failed', 'merged'] as const;
@@ -219,17 +220,10 @@ export function elapsed(ms: number): string {
 /** Runs a live process holds (main lists another process's runs only while that process lives): the card follows them rather than the state file's last write. */
 const LIVE_RUN = new Set<FeatureRunInfo['status']>(['queued', 'running', 'cancelling']);
 
-/** `p` without trailing slashes. Not a regular expression: it runs for each of a thousand cards at every board render. */
-function trimSlash(p: string): string {
-  let end = p.length;
-  while (end > 0 && (p.charCodeAt(end - 1) === 47 || p.charCodeAt(end - 1) === 92)) end--;
-  return end === p.length ? p : p.slice(0, end);
-}
-
 /** A feature's worktree as an absolute path (state files keep it relative to the repository). */
 export function worktreeRoot(repoRoot: string, worktreePath: string): string {
   if (worktreePath.startsWith('/') || /^[A-Za-z]:[\\/]/.test(worktreePath)) return trimSlash(worktreePath);
-  return `${trimSlash(repoRoot)}/${worktreePath.replace(/^\.\//, '')}`.replace(/[\\/]+$/, '');
+  return trimSlash(`${trimSlash(repoRoot)}/${worktreePath.replace(/^\.\//, '')}`);
 }
 
 /**

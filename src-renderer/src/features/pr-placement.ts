@@ -5,12 +5,13 @@
  * itself. Pure.
  */
 import type { PrBoardEntry } from '../../../src-preload/contract/pull-requests';
+import { trimSlash } from '../lib/paths';
 import type { Placement } from './board-model';
 
 export type PrBoardStatus = Pick<PrBoardEntry, 'status' | 'reason' | 'number'>;
 
 export function prKey(projectPath: string, slug: string): string {
-  return `${projectPath.replace(/[\\/]+$/, '')}/${slug}`;
+  return `${trimSlash(projectPath)}/${slug}`;
 }
 
 export function placeWithPr(placed: Placement, pr: PrBoardStatus | undefined, live: boolean): Placement {

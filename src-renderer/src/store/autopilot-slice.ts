@@ -1,4 +1,5 @@
 import type { SliceCreator } from '.';
+import { sameIfNone } from './lists';
 import type { AutopilotIteration, AutopilotPlanView, AutopilotRun, AutopilotStartInput } from '../../../src-preload/contract';
 
 export interface AutopilotDetail {
@@ -64,8 +65,7 @@ export const createAutopilotSlice: SliceCreator<AutopilotSlice> = (set, get, cli
     async loadAutopilotRuns() {
       try {
         const { runs } = await client.invoke('autopilot.list', {});
-        // None, as before: the same list, so what is built from it (the board's cards) is not built again.
-        set({ autopilotRuns: runs.length === 0 && get().autopilotRuns.length === 0 ? get().autopilotRuns : runs, autopilotLoaded: true, autopilotError: null });
+        set({ autopilotRuns: sameIfNone(runs, get().autopilotRuns), autopilotLoaded: true, autopilotError: null });
       } catch (e) {
         set({ autopilotLoaded: true, autopilotError: e instanceof Error ? e.message : String(e) });
       }

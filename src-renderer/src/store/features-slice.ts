@@ -1,4 +1,5 @@
 import type { SliceCreator } from '.';
+import { sameIfNone } from './lists';
 import { BridgeError } from '../../../src-preload/client/client';
 import type { PlanDraft, ProjectFeatures } from '../../../src-preload/contract/features';
 import type { FeatureRunEvent, FeatureRunInfo } from '../../../src-preload/contract/feature-runs';
@@ -31,11 +32,6 @@ export interface FeaturesSlice {
 }
 
 const isOpen = (d: PlanDraft) => d.status !== 'approved' && d.status !== 'discarded';
-
-/** An empty list in place of an empty one keeps the old: what is built from it (the board's cards) is not built again. */
-function sameIfNone<T>(next: T[], prev: T[]): T[] {
-  return next.length === 0 && prev.length === 0 ? prev : next;
-}
 
 export const createFeaturesSlice: SliceCreator<FeaturesSlice> = (set, get, client) => {
   let loading: Promise<void> | null = null;
