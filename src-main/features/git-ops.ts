@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { git, GitError } from '../git/git';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
-import { setupExcludes } from '../worktrees/setup-artifacts';
+import { excludePathspecs, setupExcludes } from '../worktrees/setup-artifacts';
 import { detectMerged, type MergeVerdict } from './merge-detect';
 import type { ForgeIssue, ForgeIssueDetail } from '../../src-preload/contract/issues';
 
@@ -22,9 +22,9 @@ export interface GitOps {
   deleteBranch(repo: string, branch: string, opts?: { force?: boolean }): Promise<void>;
   /** Stages `paths` (all changes when omitted) and commits; false when there was nothing to commit. */
   /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
-  /** `message` may be made from the staged paths, so it says what the commit holds. */
   /** `housekeeping: false`: git's automatic maintenance does not start after this commit (see NO_AUTO_MAINTENANCE). */
-  commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
+  /** `leaveOut`: with all changes, paths (relative to cwd) staged and committed another time. */
+  commit(cwd: string, message: string, paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
   /** Pushes `branch` to `remote` from the main checkout Flightdeck recorded (`repository`). */
   push(cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void>;
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
@@ -34,6 +34,8 @@ export interface CommitOptions {
   repository?: string;
   /** Default true (git's own rule): `git maintenance run --auto` after the commit. */
   housekeeping?: boolean;
+  /** Left unstaged by an all-changes commit (a feature's record between review rounds); ignored with `paths`. */
+  leaveOut?: readonly string[];
 }
 
 /**
@@ -81,16 +83,11 @@ export class DefaultGitOps implements GitOps {
     await git(['branch', opts.force ? '-D' : '-d', '--', branch], { cwd: repo });
   }
 
-  async commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
+  async commit(cwd: string, message: string, paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
-    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd))], at);
-    const commitAt = o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at;
-    if (typeof message === 'string') return commitUnlessNothing(message, commitAt);
-    const staged = (await git(['diff', '--cached', '--name-only'], at)).trim();
-    if (!staged) return false;
-    await git(['commit', '--no-verify', '--quiet', '-m', message(staged.split('\n'))], commitAt);
-    return true;
+    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])], at);
+    return commitUnlessNothing(message, o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at);
   }
 
   async push(_cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void> {

@@ -497,16 +497,26 @@ export class FeatureRunner {
     });
   }
 
-  private async autoCommit(message: string | ((staged: readonly string[]) => string)): Promise<string | null> {
+  /**
+   * Commits the worktree's changes after a phase or before a round. `leaveOut` stays unstaged for
+   * the next commit: before a review round or a verify attempt the run's own record, which the
+   * run rewrites between phases, would otherwise make a commit of its own nearly every time.
+   */
+  private async autoCommit(message: string, o: { leaveOut?: readonly string[] } = {}): Promise<string | null> {
     if (!this.config.git.auto_commit) return null;
     try {
       // Into the project's repository as recorded, whatever the worktree's .git file says now (an agent or a container wrote in it).
       // No housekeeping after these: the run's record commit at the end keeps it (git-ops.ts).
-      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot, housekeeping: false }));
+      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot, housekeeping: false, ...(o.leaveOut ? { leaveOut: o.leaveOut } : {}) }));
       return made ? await span('git: head', () => headCommit(this.worktree)) : null;
     } catch (e) {
       throw new FeatureError('git', `the commit after the phase failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
     }
+  }
+
+  /** What a round's commit leaves for the phase's own: the feature's record (see autoCommit). */
+  private roundCommit(kind: 'review' | 'verify', round: number): Promise<string | null> {
+    return this.autoCommit(roundCommitMessage(this.req.slug, kind, round), { leaveOut: [join(FEATURES_DIR, this.req.slug)] });
   }
 
   /** Asks once more for the block when the answer had none; null when still unreadable. */
@@ -529,7 +539,7 @@ export class FeatureRunner {
     let clean = false;
     for (let round = 1; round <= max; round++) {
       // The previous round's fixes; nothing to commit is the usual case, and no fix is called one.
-      await this.autoCommit((staged) => roundCommitMessage(this.req.slug, 'review', round, staged));
+      await this.roundCommit('review', round);
       // With auto-commit on, its `git add --all` has just left no untracked file for the diff to add.
       const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch, { untrackedAdded: this.config.git.auto_commit }));
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
@@ -590,7 +600,7 @@ export class FeatureRunner {
     const max = this.config.agent.max_retries + 1;
     const attempts: Array<{ attempt: number; result: 'pass' | 'fail'; failed_checks: string[] }> = [];
     for (let attempt = 1; attempt <= max; attempt++) {
-      await this.autoCommit((staged) => roundCommitMessage(this.req.slug, 'verify', attempt, staged));
+      await this.roundCommit('verify', attempt);
       const checks: CheckOutcome[] = [];
       for (const command of this.config.checks) {
         this.throwIfCancelled();

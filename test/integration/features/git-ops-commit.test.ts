@@ -1,9 +1,10 @@
 /**
- * The commit a feature run makes after each phase (DefaultGitOps.commit, all changes, a message
- * made from what is staged, no housekeeping): it holds exactly what was changed in the work tree
- * — new, deleted, renamed, binary and executable-bit changes — and nothing the repository
- * boundary leaves out (what setup created, a nested repository's pointer). Without housekeeping
- * git's automatic maintenance does not start; with it (the run's last commit) it does.
+ * The commit a feature run makes after each phase (DefaultGitOps.commit, all changes, no
+ * housekeeping): it holds exactly what was changed in the work tree — new, deleted, renamed,
+ * binary and executable-bit changes — and nothing the repository boundary leaves out (what setup
+ * created, a nested repository's pointer), nor what it is asked to leave out (the feature's record
+ * before a round). Without housekeeping git's automatic maintenance does not start; with it (the
+ * run's last commit) it does.
  */
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,24 +63,51 @@ describe('the run commit', () => {
     writeFileSync(join(sub, 'f.txt'), 'two\n');
     gitIn(sub, 'commit', '-q', '-am', 'sub two');
 
-    let staged: readonly string[] = [];
-    const made = await new DefaultGitOps().commit(wt, (s) => ((staged = s), 'feat: the phase'), undefined, { repository: wt, housekeeping: false });
+    const made = await new DefaultGitOps().commit(wt, 'feat: the phase', undefined, { repository: wt, housekeeping: false });
     expect(made).toBe(true);
     expect(gitIn(wt, 'log', '-1', '--format=%s')).toBe('feat: the phase\n');
     expect(headChanges(wt)).toEqual(['A\timage.bin', 'A\tnew.txt', 'A\trenamed.txt', 'D\tmoved.txt', 'D\told.txt', 'M\ttool.sh']);
-    // The staged list names a rename by its new name (git's rename detection).
-    expect([...staged].sort()).toEqual(['image.bin', 'new.txt', 'old.txt', 'renamed.txt', 'tool.sh']);
     // Byte for byte and bit for bit.
     expect(gitIn(wt, 'ls-tree', 'HEAD', 'tool.sh')).toMatch(/^100755 /);
     expect(gitIn(wt, 'cat-file', '-p', 'HEAD:image.bin')).toBe(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x00, 0x01]).toString('utf8'));
     // Left as they were: the setup's files untracked, the pointer change unstaged.
     expect(gitIn(wt, 'status', '--porcelain')).toBe(' M sub\n?? node_modules/\n');
 
-    // Nothing left to commit: no commit, and the message is not asked for.
-    let asked = false;
-    expect(await new DefaultGitOps().commit(wt, () => ((asked = true), 'x'), undefined, { repository: wt, housekeeping: false })).toBe(false);
-    expect(asked).toBe(false);
+    // Nothing left to commit: no commit.
     expect(await new DefaultGitOps().commit(wt, 'feat: nothing', undefined, { repository: wt, housekeeping: false })).toBe(false);
+  });
+
+  it('leaves out what it is asked to: nothing else changed is no commit, and the next commit takes it', async () => {
+    repo = makeRepo('fd-commit-leave-');
+    const wt = repo.path;
+    identity(wt);
+    const record = join(wt, '.flightdeck', 'demo');
+    mkdirSync(join(record, 'specs'), { recursive: true });
+    writeFileSync(join(record, 'state.yml'), 'status: planned\n');
+    writeFileSync(join(wt, '.flightdeck', 'demo-2.txt'), 'another feature\n');
+    gitIn(wt, 'add', '.');
+    gitIn(wt, 'commit', '-q', '-m', 'base');
+    const leaveOut = ['.flightdeck/demo'];
+    const git = new DefaultGitOps();
+
+    // Only the record changed (a tracked file and a new one): no commit, both left unstaged.
+    writeFileSync(join(record, 'state.yml'), 'status: in_progress\n');
+    writeFileSync(join(record, 'specs', 'design.md'), '# Design\n');
+    expect(await git.commit(wt, 'feat: round', undefined, { repository: wt, housekeeping: false, leaveOut })).toBe(false);
+    expect(gitIn(wt, 'log', '-1', '--format=%s')).toBe('base\n');
+    expect(gitIn(wt, 'status', '--porcelain')).toBe(' M .flightdeck/demo/state.yml\n?? .flightdeck/demo/specs/\n');
+
+    // Code and a file beside the record (not inside it) changed as well: they are committed, the record is not.
+    writeFileSync(join(wt, 'fix.txt'), 'fixed\n');
+    writeFileSync(join(wt, '.flightdeck', 'demo-2.txt'), 'changed\n');
+    expect(await git.commit(wt, 'fix: round', undefined, { repository: wt, housekeeping: false, leaveOut })).toBe(true);
+    expect(headChanges(wt)).toEqual(['A\tfix.txt', 'M\t.flightdeck/demo-2.txt']);
+    expect(gitIn(wt, 'status', '--porcelain')).toBe(' M .flightdeck/demo/state.yml\n?? .flightdeck/demo/specs/\n');
+
+    // The phase's commit takes the record.
+    expect(await git.commit(wt, 'feat: phase', undefined, { repository: wt, housekeeping: false })).toBe(true);
+    expect(headChanges(wt)).toEqual(['A\t.flightdeck/demo/specs/design.md', 'M\t.flightdeck/demo/state.yml']);
+    expect(gitIn(wt, 'status', '--porcelain')).toBe('');
   });
 
   it("starts git's automatic maintenance only when housekeeping is on", async () => {
@@ -94,7 +122,7 @@ describe('the run commit', () => {
     writeFileSync(join(wt, 'a.txt'), 'a\n');
     expect(await new DefaultGitOps().commit(wt, 'feat: a', undefined, { repository: wt, housekeeping: false })).toBe(true);
     writeFileSync(join(wt, 'b.txt'), 'b\n');
-    expect(await new DefaultGitOps().commit(wt, () => 'feat: b', undefined, { repository: wt, housekeeping: false })).toBe(true);
+    expect(await new DefaultGitOps().commit(wt, 'feat: b', undefined, { repository: wt, housekeeping: false })).toBe(true);
     expect(existsSync(graphs)).toBe(false);
 
     writeFileSync(join(wt, 'c.txt'), 'c\n');

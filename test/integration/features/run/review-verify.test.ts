@@ -86,6 +86,10 @@ describe('feature run: review rounds and verify attempts', () => {
     // Each fix is named for the round that asked for it; nothing else calls itself a fix.
     const subjects = gitIn(wt, 'log', '--format=%s', 'main..HEAD').split('\n').filter(Boolean);
     expect(subjects.filter((x) => /fix/i.test(x))).toEqual(['fix(calc): verify fixes after verify attempt 1', 'fix(calc): review fixes after review round 2']);
+    // A fix holds the fix: the feature's record goes with the phase's own commit.
+    const fixes = gitIn(wt, 'log', '--format=%H', '--grep=^fix(calc)', 'main..HEAD').split('\n').filter(Boolean);
+    expect(fixes).toHaveLength(2);
+    for (const c of fixes) expect(gitIn(wt, 'show', '--name-only', '--format=', c).split('\n').filter(Boolean)).toEqual(['sum.test.mjs']);
   }, 180_000);
 
   it("a review round's and a verify attempt's turn figures are written with their verdict: one state write each, nothing lost", async () => {
