@@ -1,4 +1,5 @@
-import { closeSync, constants as fsConstants, openSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants as fsConstants, openSync, writeSync } from 'node:fs';
 import type { IPty } from 'node-pty';
 import { DataBatcher } from '../batcher';
 import { HOST_IPC_BACKLOG_MAX_BYTES } from '../constants';
@@ -39,6 +40,11 @@ export class HostTerminal {
   private drainTimer: NodeJS.Timeout | null = null;
   /** Our own handle on the pty's slave side (see holdSlave). */
   private slaveFd: number | null = null;
+  /** The end-of-output mark written through the slave once the leader is gone (see markEnd); null until written. */
+  private endMark: Buffer | null = null;
+  /** The end of what was read after the mark was written that may be the start of the mark: held back until the next read tells. */
+  private markHeld: Uint8Array = EMPTY;
+  private endedBy: 'mark' | 'quiet' | null = null;
 
   constructor(
     private readonly pty: IPty,
@@ -54,6 +60,9 @@ export class HostTerminal {
       if (this.drainTimer) clearTimeout(this.drainTimer);
       if (this.slaveFd !== null) closeSync(this.slaveFd);
       this.slaveFd = null;
+      // Held back as a possible start of the mark, it was not: output like the rest.
+      if (this.markHeld.length > 0) this.take(this.markHeld);
+      this.markHeld = EMPTY;
       // The last bytes (and an incomplete trailing character, as U+FFFD) go out before the exit.
       const rest = this.splitter.flush();
       if (rest.length > 0) this.batcher.write(rest);
@@ -74,6 +83,11 @@ export class HostTerminal {
   /** Whether the leader's exit was noticed here (the leader watch), not only by node-pty. */
   get leaderExitNoticed(): boolean {
     return this.leaderGone;
+  }
+
+  /** What ended the stream after the leader's exit: its end mark read, a quiet spell, or neither (node-pty). */
+  get streamEndedBy(): 'mark' | 'quiet' | null {
+    return this.endedBy;
   }
 
   write(data: string): void {
@@ -126,7 +140,36 @@ export class HostTerminal {
   }
 
   private onChunk(chunk: Uint8Array): void {
-    if (this.leaderGone) this.armDrain();
+    if (this.leaderGone) {
+      if (this.endMark) return this.readToMark(chunk);
+      this.armDrain();
+      // The mark could not be written (the pty's output queue was full): now that some was read, again.
+      this.markEnd();
+    }
+    this.take(chunk);
+  }
+
+  /** Reads what came after the leader's exit, up to the end mark: then the stream is over. */
+  private readToMark(chunk: Uint8Array): void {
+    const mark = this.endMark!;
+    const data = this.markHeld.length > 0 ? Buffer.concat([this.markHeld, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.markHeld = EMPTY;
+    const at = data.indexOf(mark);
+    if (at >= 0) {
+      // Everything the leader and its children wrote before it exited came before the mark.
+      // What follows it is from a process still holding the pty: handed on, and the stream ends.
+      if (at > 0) this.take(data.subarray(0, at));
+      if (at + mark.length < data.length) this.take(data.subarray(at + mark.length));
+      this.endStream('mark');
+      return;
+    }
+    this.armDrain(MARKED_QUIET_MS);
+    const keep = partialMarkAtEnd(data, mark);
+    this.markHeld = keep > 0 ? Uint8Array.from(data.subarray(data.length - keep)) : EMPTY;
+    if (keep < data.length) this.take(data.subarray(0, data.length - keep));
+  }
+
+  private take(chunk: Uint8Array): void {
     const now = performance.timeOrigin + performance.now();
     this.stats.bytesRead += chunk.length;
     this.stats.firstReadAt ??= now;
@@ -210,16 +253,48 @@ export class HostTerminal {
     unwatchLeader(this);
     this.updateFlow();
     this.armDrain();
+    this.markEnd();
   }
 
-  private armDrain(): void {
+  /**
+   * Writes a mark through our slave handle once the leader is gone. The kernel queues it after
+   * every byte already written to the pty, so reading it means the leader's output has all been
+   * read: the stream ends then, not after a quiet spell (which cost every command 30 ms, and a
+   * process that kept writing after its leader exited held the exit back for as long as it
+   * wrote). Random per terminal (nothing running in it can print it: it is written after them
+   * and never shown to them), an APC sequence of capitals and digits (a terminal ignores one;
+   * the output flags a program may set, OLCUC and the newline ones, leave those bytes as they are),
+   * taken out of the output. When it cannot be written (the queue is full: it is retried as the
+   * output is read) or is never seen, the quiet spell still ends the stream.
+   */
+  private markEnd(): void {
+    if (this.endMark || this.slaveFd === null || this.exited) return;
+    const mark = Buffer.from(`\x1b_FLIGHTDECK-END-${randomBytes(8).toString('hex').toUpperCase()}\x1b\\`, 'latin1');
+    try {
+      if (writeSync(this.slaveFd, mark) !== mark.length) return; // A partial write: the quiet spell ends it (the tail is shown).
+    } catch {
+      return; // EAGAIN (a full queue) or the pty is gone: the quiet spell.
+    }
+    this.endMark = mark;
+    // The quiet spell stays as the net should the mark never come back, with room for a busy loop.
+    this.armDrain(MARKED_QUIET_MS);
+  }
+
+  private armDrain(ms = DRAIN_QUIET_MS): void {
     if (this.exited) return;
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.drainTimer = setTimeout(() => {
       this.drainTimer = null;
-      const socket = (this.pty as unknown as { _socket?: { destroy(): void } })._socket;
-      socket?.destroy();
-    }, DRAIN_QUIET_MS);
+      this.endStream('quiet');
+    }, ms);
+  }
+
+  private endStream(by: 'mark' | 'quiet'): void {
+    this.endedBy ??= by;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = null;
+    const socket = (this.pty as unknown as { _socket?: { destroy(): void } })._socket;
+    socket?.destroy();
   }
 }
 
@@ -298,6 +373,20 @@ function unwatchLeader(t: HostTerminal): void {
  * bytes are already queued when the process is reaped). Well under node-pty's own 200 ms.
  */
 const DRAIN_QUIET_MS = 30;
+/** The same once the end mark is written: only its net (a mark that never came back), so it can wait longer. */
+const MARKED_QUIET_MS = 500;
+
+const EMPTY = new Uint8Array(0);
+
+/** How many bytes at the end of `data` are the start of `mark` (0 when none): they may be its beginning, cut by the read. */
+export function partialMarkAtEnd(data: Uint8Array, mark: Uint8Array): number {
+  for (let n = Math.min(mark.length - 1, data.length); n > 0; n--) {
+    let same = true;
+    for (let i = 0; i < n && same; i++) same = data[data.length - n + i] === mark[i];
+    if (same) return n;
+  }
+  return 0;
+}
 
 
 export function killGroup(pid: number): void {

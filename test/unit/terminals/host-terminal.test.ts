@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IPty } from 'node-pty';
-import { HostTerminal } from '../../../src-main/terminals/pty-host/host-terminal';
+import { HostTerminal, partialMarkAtEnd } from '../../../src-main/terminals/pty-host/host-terminal';
 
 /** A pty that reads what the test hands it: no process, no timers of its own. */
 function fakePty() {
@@ -66,5 +67,68 @@ describe('HostTerminal', () => {
     f.read(e.subarray(0, 1));
     f.read(e.subarray(1));
     expect(sent).toEqual(['x'.repeat(5000), 'é']);
+  });
+
+  describe('after the leader exited, the end mark', () => {
+    // A leader that has exited and been reaped: the watch finds it gone.
+    const deadPid = spawnSync('true').pid!;
+
+    /** A pty whose slave is /dev/null (the mark is written and vanishes) and whose socket counts its ends. */
+    function ended() {
+      const f = fakePty();
+      let exit: ((e: { exitCode: number; signal?: number }) => void) | null = null;
+      const socket = { destroyed: 0, destroy: () => void socket.destroyed++ };
+      Object.assign(f.pty, { pid: deadPid, _pty: '/dev/null', _socket: socket, onExit: (cb: typeof exit) => void (exit = cb) });
+      const sent: Uint8Array[] = [];
+      const t = new HostTerminal(f.pty, { data: (_o, d, done) => (sent.push(Uint8Array.from(d)), done()), flow: () => undefined, exit: () => undefined });
+      open.push(t);
+      t.checkLeader();
+      expect(t.leaderExitNoticed).toBe(true);
+      const mark = (t as unknown as { endMark: Buffer | null }).endMark;
+      expect(mark).not.toBeNull();
+      const out = () => Buffer.concat(sent).toString('latin1');
+      return { f, t, socket, mark: mark!, out, exit: () => exit!({ exitCode: 0 }) };
+    }
+
+    it('is random per terminal, an APC of capitals and digits (no byte the output flags change)', () => {
+      const a = ended().mark.toString('latin1');
+      const b = ended().mark.toString('latin1');
+      expect(a).not.toBe(b);
+      expect(a.startsWith('\x1b_FLIGHTDECK-END-') && a.endsWith('\x1b\\')).toBe(true);
+      expect(a.slice(17, -2)).toMatch(/^[0-9A-F]{16}$/);
+    });
+
+    it('ends the stream where it is read, cut by the reads anywhere, and is never handed on', () => {
+      for (let cut = 0; cut <= 40; cut++) {
+        const e = ended();
+        const stream = Buffer.concat([Buffer.from('last words\r\n'), e.mark, Buffer.from('late')]);
+        const at = Math.min(cut, stream.length);
+        e.f.read(stream.subarray(0, at));
+        expect(e.socket.destroyed).toBe(0);
+        e.f.read(stream.subarray(at));
+        // What a process still holding the pty wrote after it is handed on with the rest.
+        expect(e.socket.destroyed).toBe(1);
+        expect(e.t.streamEndedBy).toBe('mark');
+        e.exit();
+        expect(e.out()).toBe('last words\r\nlate');
+      }
+    });
+
+    it('a read that only looked like its start is handed on whole, at the latest with the exit', () => {
+      const e = ended();
+      const half = e.mark.subarray(0, 10);
+      e.f.read(Buffer.concat([Buffer.from('a'), half]));
+      e.f.read(Buffer.from('b'));
+      e.f.read(half);
+      expect(e.socket.destroyed).toBe(0);
+      e.exit();
+      expect(e.out()).toBe(`a${half.toString('latin1')}b${half.toString('latin1')}`);
+    });
+  });
+
+  it('partialMarkAtEnd: the longest end of the data that begins the mark', () => {
+    const m = new TextEncoder().encode('ABCAB!');
+    const n = (s: string) => partialMarkAtEnd(new TextEncoder().encode(s), m);
+    expect([n(''), n('x'), n('xA'), n('xAB'), n('xABCA'), n('xABCAB'), n('ABCAB'), n('ABCAB!'), n('xAC')]).toEqual([0, 0, 1, 2, 4, 5, 5, 0, 0]);
   });
 });

@@ -14,9 +14,10 @@ describe.skipIf(process.platform === 'win32')('the leader watch', () => {
   // The net's poll out of the way: whatever notices an exit below is the signal.
   leaderWatch.pollMs = 600_000;
 
-  function run(script: string): Promise<{ output: string; noticed: boolean; exitCode: number }> {
+  function run(script: string): Promise<{ output: string; noticed: boolean; exitCode: number; pid: number; endedBy: string | null }> {
     return new Promise((resolve) => {
-      const pty = spawn('/bin/sh', ['-c', script], { cols: 80, rows: 24, cwd: process.cwd(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+      // Bytes, as the pty host reads them.
+      const pty = spawn('/bin/sh', ['-c', script], { cols: 80, rows: 24, cwd: process.cwd(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: null });
       const chunks: Buffer[] = [];
       const t: HostTerminal = new HostTerminal(pty, {
         data: (_offset, data, done) => {
@@ -26,14 +27,14 @@ describe.skipIf(process.platform === 'win32')('the leader watch', () => {
         flow: () => undefined,
         // At the exit the watch has (or has not) seen the leader go: node-pty would report it
         // anyway, 200 ms after reaping it, having given up waiting for the pty to close.
-        exit: (exitCode) => resolve({ output: Buffer.concat(chunks).toString(), noticed: t.leaderExitNoticed, exitCode }),
+        exit: (exitCode) => resolve({ output: Buffer.concat(chunks).toString(), noticed: t.leaderExitNoticed, exitCode, pid: pty.pid, endedBy: t.streamEndedBy }),
       });
     });
   }
 
   it('notices a leader that exits, with every byte it wrote, without the poll', async () => {
     const r = await run('printf "one\\ntwo\\n"; exit 3');
-    expect(r).toEqual({ output: 'one\r\ntwo\r\n', noticed: true, exitCode: 3 });
+    expect(r).toMatchObject({ output: 'one\r\ntwo\r\n', noticed: true, exitCode: 3, endedBy: 'mark' });
   });
 
   it('notices leaders that exit together (one signal may stand for several), and one whose child still holds the pty', async () => {
@@ -51,6 +52,26 @@ describe.skipIf(process.platform === 'win32')('the leader watch', () => {
       ['d\r\n', true],
     ]);
   });
+
+  it('ends the stream at the end mark: every byte before it, none of the mark, even while a child keeps writing', async () => {
+    // A background job writing without a pause (the shell's own echo; deaf to the hangup the
+    // leader's exit sends its group), holding the pty: no quiet spell ever comes, so an end that
+    // waited for one (as it did) never reported this exit.
+    const r = await run('(trap "" HUP; while :; do echo tick; done) & printf "done\\n"; exit 4');
+    expect(r.exitCode).toBe(4);
+    expect(r.noticed).toBe(true);
+    // Not by node-pty giving up on the pty closing (200 ms after it reaped the leader), as it did.
+    expect(r.endedBy).toBe('mark');
+    expect(r.output).toContain('done\r\n');
+    // The job is still running (it is this group's last process): stopped here.
+    process.kill(-r.pid, 'SIGKILL');
+    expect(r.output.replace(/tick\r\n/g, '').replace('done\r\n', '')).toBe('');
+    // A large output up to the exit: exactly, without the mark.
+    const big = await run('head -c 400000 /dev/zero | tr "\\0" a; exit 0');
+    expect(big.endedBy).toBe('mark');
+    expect(big.output.length).toBe(400_000);
+    expect(big.output).toBe('a'.repeat(400_000));
+  }, 30_000);
 
   it.skipIf(!existsSync('/proc/self/stat'))('on the signal, a leader that has ended but is not reaped yet (a zombie) counts as gone; the poll alone does not look', async () => {
     // A subshell that ends a moment later, child of a shell that has by then become a process
