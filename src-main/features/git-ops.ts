@@ -23,7 +23,7 @@ export interface GitOps {
   /** Stages `paths` (all changes when omitted) and commits; false when there was nothing to commit. */
   /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
   /** `housekeeping: false`: git's automatic maintenance does not start after this commit (see NO_AUTO_MAINTENANCE). */
-  /** `leaveOut`: with all changes, paths (relative to cwd) staged and committed another time. */
+  /** `leaveOut`: with all changes, paths (relative to cwd) this commit does not stage (what an agent staged itself still goes with it). */
   commit(cwd: string, message: string, paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
   /** Pushes `branch` to `remote` from the main checkout Flightdeck recorded (`repository`). */
   push(cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void>;
@@ -34,7 +34,7 @@ export interface CommitOptions {
   repository?: string;
   /** Default true (git's own rule): `git maintenance run --auto` after the commit. */
   housekeeping?: boolean;
-  /** Left unstaged by an all-changes commit (a feature's record between review rounds); ignored with `paths`. */
+  /** Pathspecs (forward slashes) an all-changes commit does not stage: a feature's record before a round; ignored with `paths`. */
   leaveOut?: readonly string[];
 }
 

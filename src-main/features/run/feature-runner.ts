@@ -34,7 +34,7 @@ import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } fro
 import { compareUrl } from '../../git/forge';
 import { AGENT_IMAGE } from '../../containers/images';
 import { findPrUrl } from './delivery';
-import { roundCommitMessage } from './commit-messages';
+import { recordCommitMessage, roundCommitMessage } from './commit-messages';
 import { fixRoundText } from '../../review-comments/anchor';
 import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
 import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
@@ -195,6 +195,12 @@ export class FeatureRunner {
   private templates!: PromptTemplates;
   private sessionId = '';
   private firstTurn = true;
+  /**
+   * Whether anything but this run's own record may have changed in the worktree since this
+   * process last committed it: an agent turn ran since (or none was committed yet: a resumed
+   * run finds what the last one left). A round's commit with nothing to commit is skipped.
+   */
+  private changedSinceCommit = true;
   private tracker = new CumulativeTracker();
   /** Index of the phase being run (for the turn limit); -1 outside phases. */
   private phaseIndex = -1;
@@ -395,6 +401,8 @@ export class FeatureRunner {
     this.phaseIndex = index;
     this.limitRefusal = null;
     const started = Date.now();
+    // Even a turn that fails may have written files.
+    this.changedSinceCommit = true;
     const report = await span('agent turn', () => this.d.driver.runTurn(this.sessionId, input, { signal: this.req.signal }));
     this.firstTurn = false;
     const now = spanSync('budget: session cost', () => this.d.sessionCost(this.sessionId));
@@ -498,25 +506,37 @@ export class FeatureRunner {
   }
 
   /**
-   * Commits the worktree's changes after a phase or before a round. `leaveOut` stays unstaged for
-   * the next commit: before a review round or a verify attempt the run's own record, which the
-   * run rewrites between phases, would otherwise make a commit of its own nearly every time.
+   * Commits the worktree's changes after a phase or before a round. `leaveOut` is not staged (it
+   * goes with a later commit): before a round, the run's own record, which the run rewrites
+   * between phases and would otherwise make a commit of its own nearly every time. `only`: just
+   * those paths are staged.
    */
-  private async autoCommit(message: string, o: { leaveOut?: readonly string[] } = {}): Promise<string | null> {
+  private async autoCommit(message: string, o: { leaveOut?: readonly string[]; only?: readonly string[] } = {}): Promise<string | null> {
     if (!this.config.git.auto_commit) return null;
     try {
       // Into the project's repository as recorded, whatever the worktree's .git file says now (an agent or a container wrote in it).
       // No housekeeping after these: the run's record commit at the end keeps it (git-ops.ts).
-      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot, housekeeping: false, ...(o.leaveOut ? { leaveOut: o.leaveOut } : {}) }));
+      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, o.only, { repository: this.req.repoRoot, housekeeping: false, ...(o.leaveOut ? { leaveOut: o.leaveOut } : {}) }));
+      if (!o.only) this.changedSinceCommit = false;
       return made ? await span('git: head', () => headCommit(this.worktree)) : null;
     } catch (e) {
       throw new FeatureError('git', `the commit after the phase failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
     }
   }
 
-  /** What a round's commit leaves for the phase's own: the feature's record (see autoCommit). */
-  private roundCommit(kind: 'review' | 'verify', round: number): Promise<string | null> {
-    return this.autoCommit(roundCommitMessage(this.req.slug, kind, round), { leaveOut: [join(FEATURES_DIR, this.req.slug)] });
+  /**
+   * The commit before a review round or a verify attempt: what the last fix round changed (or a
+   * resumed run found), without the feature's record (it goes with the phase's commit); none when
+   * no turn ran since the last commit, as for the first round right after a phase's commit (an
+   * add and an empty commit, two gits, for nothing). Before a verify attempt the record is then
+   * committed on its own when it changed: the checks run on a clean tree (a check may well be
+   * `git diff --exit-code` after a generator).
+   */
+  private async roundCommit(kind: 'review' | 'verify', round: number): Promise<void> {
+    // A pathspec: forward slashes on every system (git takes a `top` pathspec as written).
+    const record = `${FEATURES_DIR}/${this.req.slug}`;
+    if (this.changedSinceCommit) await this.autoCommit(roundCommitMessage(this.req.slug, kind, round), { leaveOut: [record] });
+    if (kind === 'verify') await this.autoCommit(recordCommitMessage(this.req.slug, kind), { only: [record] });
   }
 
   /** Asks once more for the block when the answer had none; null when still unreadable. */
@@ -540,7 +560,7 @@ export class FeatureRunner {
     for (let round = 1; round <= max; round++) {
       // The previous round's fixes; nothing to commit is the usual case, and no fix is called one.
       await this.roundCommit('review', round);
-      // With auto-commit on, its `git add --all` has just left no untracked file for the diff to add.
+      // With auto-commit on, the last commit's `git add --all` (this round's, or the phase's before it with no turn since) left no untracked file for the diff to add.
       const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch, { untrackedAdded: this.config.git.auto_commit }));
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
       const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system, { writeWithVerdict: true });

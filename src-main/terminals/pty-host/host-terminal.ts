@@ -45,6 +45,8 @@ export class HostTerminal {
   /** The end of what was read after the mark was written that may be the start of the mark: held back until the next read tells. */
   private markHeld: Uint8Array = EMPTY;
   private endedBy: 'mark' | 'quiet' | null = null;
+  /** The stream was ended here (node-pty reports the exit once it has reaped the leader). */
+  private streamEnded = false;
 
   constructor(
     private readonly pty: IPty,
@@ -60,8 +62,8 @@ export class HostTerminal {
       if (this.drainTimer) clearTimeout(this.drainTimer);
       if (this.slaveFd !== null) closeSync(this.slaveFd);
       this.slaveFd = null;
-      // Held back as a possible start of the mark, it was not: output like the rest.
-      if (this.markHeld.length > 0) this.take(this.markHeld);
+      // Still held back as a possible start of the mark: the mark's, cut off by node-pty's own
+      // close (its wait for the pty ends 200 ms after it reaped the leader). Never shown.
       this.markHeld = EMPTY;
       // The last bytes (and an incomplete trailing character, as U+FFFD) go out before the exit.
       const rest = this.splitter.flush();
@@ -91,7 +93,7 @@ export class HostTerminal {
   }
 
   write(data: string): void {
-    if (this.exited) return;
+    if (this.exited || this.streamEnded) return;
     this.pty.write(data);
     this.inputSinceRead = true;
     const echoes = this.stats.echoes;
@@ -100,7 +102,8 @@ export class HostTerminal {
   }
 
   resize(cols: number, rows: number): void {
-    if (this.exited) return;
+    // Once the stream is ended node-pty has closed the pty's descriptor: its number may be reused.
+    if (this.exited || this.streamEnded) return;
     try {
       this.pty.resize(cols, rows);
     } catch {
@@ -265,18 +268,24 @@ export class HostTerminal {
    * and never shown to them), an APC sequence of capitals and digits (a terminal ignores one;
    * the output flags a program may set, OLCUC and the newline ones, leave those bytes as they are),
    * taken out of the output. When it cannot be written (the queue is full: it is retried as the
-   * output is read) or is never seen, the quiet spell still ends the stream.
+   * output is read; where the system revokes the slave as the session's leader exits, as macOS
+   * does, never) the quiet spell ends the stream; when it is never read back (a process still in
+   * the terminal flushed the queue), a longer one, or node-pty's own close 200 ms after it reaped
+   * the leader.
    */
   private markEnd(): void {
-    if (this.endMark || this.slaveFd === null || this.exited) return;
+    if (this.endMark || this.slaveFd === null || this.exited || this.streamEnded) return;
     const mark = Buffer.from(`\x1b_FLIGHTDECK-END-${randomBytes(8).toString('hex').toUpperCase()}\x1b\\`, 'latin1');
+    let n: number;
     try {
-      if (writeSync(this.slaveFd, mark) !== mark.length) return; // A partial write: the quiet spell ends it (the tail is shown).
+      n = writeSync(this.slaveFd, mark);
     } catch {
       return; // EAGAIN (a full queue) or the pty is gone: the quiet spell.
     }
-    this.endMark = mark;
-    // The quiet spell stays as the net should the mark never come back, with room for a busy loop.
+    // A partial write (a queue with less room than the mark; Linux gives room in larger steps):
+    // what went in is the mark if it holds enough of the random part to be told from output.
+    if (n < MARK_MIN_BYTES) return;
+    this.endMark = mark.subarray(0, n);
     this.armDrain(MARKED_QUIET_MS);
   }
 
@@ -291,6 +300,7 @@ export class HostTerminal {
 
   private endStream(by: 'mark' | 'quiet'): void {
     this.endedBy ??= by;
+    this.streamEnded = true;
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.drainTimer = null;
     const socket = (this.pty as unknown as { _socket?: { destroy(): void } })._socket;
@@ -373,8 +383,13 @@ function unwatchLeader(t: HostTerminal): void {
  * bytes are already queued when the process is reaped). Well under node-pty's own 200 ms.
  */
 const DRAIN_QUIET_MS = 30;
-/** The same once the end mark is written: only its net (a mark that never came back), so it can wait longer. */
-const MARKED_QUIET_MS = 500;
+/**
+ * The same once the end mark is written: only its net (a mark that never came back), so it waits
+ * longer, for a busy moment of this process; below node-pty's own 200 ms, which would end it anyway.
+ */
+const MARKED_QUIET_MS = 150;
+/** The mark's fixed start and 8 of its 16 random characters: a partial write shorter than this is not taken for it. */
+const MARK_MIN_BYTES = '\x1b_FLIGHTDECK-END-'.length + 8;
 
 const EMPTY = new Uint8Array(0);
 

@@ -114,15 +114,30 @@ describe('HostTerminal', () => {
       }
     });
 
-    it('a read that only looked like its start is handed on whole, at the latest with the exit', () => {
+    it('a read that only looked like its start is handed on with the next; a start still held at the exit (the mark cut off by node-pty) is dropped', () => {
       const e = ended();
       const half = e.mark.subarray(0, 10);
       e.f.read(Buffer.concat([Buffer.from('a'), half]));
+      expect(e.out()).toBe('a');
       e.f.read(Buffer.from('b'));
       e.f.read(half);
       expect(e.socket.destroyed).toBe(0);
       e.exit();
-      expect(e.out()).toBe(`a${half.toString('latin1')}b${half.toString('latin1')}`);
+      expect(e.out()).toBe(`a${half.toString('latin1')}b`);
+    });
+
+    it('once the stream is ended, input and resizes no longer reach the closed pty', () => {
+      const e = ended();
+      const resized: number[][] = [];
+      Object.assign(e.f.pty, { resize: (c: number, r: number) => void resized.push([c, r]) });
+      e.t.resize(100, 30);
+      e.t.write('x');
+      e.f.read(e.mark);
+      expect(e.t.streamEndedBy).toBe('mark');
+      e.t.resize(120, 40);
+      e.t.write('y');
+      expect(resized).toEqual([[100, 30]]);
+      expect(e.f.written).toEqual(['x']);
     });
   });
 

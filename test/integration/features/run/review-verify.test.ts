@@ -1,10 +1,14 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEventData } from '../../../../src-preload/contract';
 import { readState, sumPhases } from '../../../../src-main/features/state';
 import { activeStatePath } from '../../../../src-main/features/scanner';
+import { observeGit } from '../../../../src-main/git/git';
 import { observeSpans } from '../../../../src-main/platform/spans';
 import { gitIn } from '../../../support/temp';
-import { CLEAN_REVIEW, configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, SUM_TEST, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from './support';
+import { waitFor } from '../../../support/processes';
+import { CLEAN_REVIEW, commitSubjects, configYaml, makeRunRepo, planFeature, runHarness, SUM_JS, SUM_TEST, text, VERIFY_PASS, write, type RunHarness, type RunRepo } from './support';
 
 let repo: RunRepo | null = null;
 let h: RunHarness | null = null;
@@ -92,20 +96,31 @@ describe('feature run: review rounds and verify attempts', () => {
     for (const c of fixes) expect(gitIn(wt, 'show', '--name-only', '--format=', c).split('\n').filter(Boolean)).toEqual(['sum.test.mjs']);
   }, 180_000);
 
-  it("a review round's and a verify attempt's turn figures are written with their verdict: one state write each, nothing lost", async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['true'] }) });
+  it("a review round's and a verify attempt's turn figures are written with their verdict: one state write each, nothing lost; no commit before the first round right after a phase's", async () => {
+    // The check passes only on a clean tree: the record the run rewrote is committed before it.
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['test -z "$(git status --porcelain)"'] }) });
     await planFeature(repo.repo, 'writes', ['library']);
     h = await runHarness([write('sum.mjs', SUM_JS), text('Library written.'), CLEAN_REVIEW, VERIFY_PASS]);
     let writes = 0;
     observeSpans((name) => {
       if (name === 'state: write') writes++;
     });
+    const gits: string[] = [];
+    observeGit((c) => gits.push(c.args[0]!));
     try {
       const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'writes' })).done;
       expect(r.outcome).toBe('completed');
     } finally {
       observeSpans(null);
+      observeGit(null);
     }
+    // One add and one commit per phase, for the record before verify and at the end: none for
+    // the review's first round or the verify's first attempt, as nothing but the record changed
+    // since the phase's commit (an add and an empty commit, two gits each, for nothing).
+    expect(gits.filter((g) => g === 'add' || g === 'commit')).toEqual(['add', 'commit', 'add', 'commit', 'add', 'commit', 'add', 'commit', 'add', 'commit']);
+    const verified = h.events.find((e) => e.data.type === 'VerifyAttempt')!.data as Extract<RunEventData, { type: 'VerifyAttempt' }>;
+    expect(verified.checks.map((c) => [c.exitCode, c.passed])).toEqual([[0, true]]);
+    expect(commitSubjects(repo.repo, 'main..feature/writes')).toEqual(['chore(writes): feature completed', 'feat(writes): verify', 'chore(writes): update the feature record before verify', 'feat(writes): review', 'feat(writes): library', 'feat(writes): initialize planning artifacts']);
     // Start; each phase: running, its turn (dev) or its turn with the verdict (review, verify), completed; delivery.
     expect(writes).toBe(1 + 3 * 3 + 1);
     const s = await readState(activeStatePath(repo.repo, 'writes'));
@@ -117,6 +132,31 @@ describe('feature run: review rounds and verify attempts', () => {
     expect((verify!.details.attempts as unknown[]).length).toBe(1);
     expect(s.total).toEqual(sumPhases(s.phases));
   }, 120_000);
+
+  it('a resumed review first commits what the stopped run left (not the record), and shows it', async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['true'] }) });
+    const wt = await planFeature(repo.repo, 'left', ['library']);
+    h = await runHarness([
+      write('sum.mjs', SUM_JS),
+      text('Library written.'),
+      // The review's answer hangs: the run is cancelled while it waits.
+      { fault: { kind: 'stall', ms: 60_000 }, blocks: [{ type: 'text', text: 'never seen' }] },
+    ]);
+    const first = await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'left' });
+    await waitFor(() => h!.server.mainRequests().length >= 3, 'the stalled review request', 60_000);
+    expect(h.app.featureRuns.cancel(repo.repo, 'left')).toBe(true);
+    expect((await first.done).outcome).toBe('cancelled');
+    // Left in the worktree meanwhile (by the stopped turn, or by hand).
+    writeFileSync(join(wt, 'notes.txt'), 'left behind\n');
+    h.server.setScript([CLEAN_REVIEW, VERIFY_PASS]);
+    const before = h.server.mainRequests().length;
+    const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'left' })).done;
+    expect(r.outcome).toBe('completed');
+    expect(h.server.mainRequests()[before]!.userText).toContain('+++ b/notes.txt');
+    const leftover = gitIn(wt, 'log', '--format=%H', '--grep=^feat(left): uncommitted changes before review$', 'main..HEAD').split('\n').filter(Boolean);
+    expect(leftover).toHaveLength(1);
+    expect(gitIn(wt, 'show', '--name-only', '--format=', leftover[0]!).split('\n').filter(Boolean)).toEqual(['notes.txt']);
+  }, 180_000);
 
   for (const autoCommit of [true, false]) {
     it(`the review is shown the phase's new file ${autoCommit ? 'committed by auto-commit' : 'left untracked (auto_commit: false)'}`, async () => {

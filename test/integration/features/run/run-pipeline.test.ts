@@ -53,9 +53,9 @@ describe('feature run: dev phases, review, verify, delivery (built-in executor)'
     expect(s.total.turns).toBe(recorded.calls);
 
     // One commit per phase, then the record. The record the run rewrites between phases goes with
-    // the phase's commit, never in a commit of its own before a review round or a verify attempt.
+    // the phase's commit; only before verify is it committed on its own (the checks see a clean tree).
     const subjects = commitSubjects(wt, 'main..HEAD');
-    expect(subjects).toEqual(['chore(demo): feature completed', 'feat(demo): verify', 'feat(demo): review', 'feat(demo): tests', 'feat(demo): library', 'feat(demo): initialize planning artifacts']);
+    expect(subjects).toEqual(['chore(demo): feature completed', 'feat(demo): verify', 'chore(demo): update the feature record before verify', 'feat(demo): review', 'feat(demo): tests', 'feat(demo): library', 'feat(demo): initialize planning artifacts']);
     // No fix round came before review or verify: no commit calls itself a fix (issue 21).
     expect(subjects.filter((s) => /fix/i.test(s))).toEqual([]);
     expect(showFile(wt, 'HEAD', 'sum.mjs')).toBe(SUM_JS);
