@@ -171,11 +171,19 @@ export const FeatureSummary = z.object({
 });
 export type FeatureSummary = z.infer<typeof FeatureSummary>;
 
+/**
+ * A feature as `features.list` carries it: without what its project already says (`projectId`,
+ * `repoRoot`) or what only the host reads (`statePath`). A third of each entry, and a listing of
+ * 1,000 features is half a megabyte: checked, sent and parsed on every board load.
+ */
+export const ListedFeature = FeatureSummary.omit({ projectId: true, repoRoot: true, statePath: true });
+export type ListedFeature = z.infer<typeof ListedFeature>;
+
 export const ProjectFeatures = z.object({
   projectId: z.string().nullable(),
   name: z.string(),
   repoRoot: z.string(),
-  features: z.array(FeatureSummary),
+  features: z.array(ListedFeature),
   /** Problems of the feature folders themselves (a state file's problem is on its feature). */
   problems: z.array(FeatureProblem),
   /** The project could not be read at all (folder moved, no longer a repository). */

@@ -257,18 +257,16 @@ export function toBoardCards(
   }
   const cards: BoardCard[] = [];
   for (const p of projects) {
-    // A project's features share its root: trimmed once, not per card.
-    let root = '';
-    let trimmedRoot = '';
+    // A project's features share its root (the listing carries it once): trimmed once, not per card.
+    const trimmedRoot = trimSlash(p.repoRoot);
     for (const f of p.features) {
-      if (f.repoRoot !== root) [root, trimmedRoot] = [f.repoRoot, trimSlash(f.repoRoot)];
       const key = `${trimmedRoot}/${f.slug}`;
       const run = latestRun.get(key);
       // Candidates run while the feature itself is still planned; after the pick it runs as itself.
       const cands = f.status === 'planned' ? [...(candidateRuns.get(key)?.values() ?? [])].sort((a, b) => a.candidate!.localeCompare(b.candidate!)) : [];
       const liveCandidate = cands.find((c) => LIVE_RUN.has(c.status)) ?? null;
       const live = (run && LIVE_RUN.has(run.status) ? run : null) ?? liveCandidate;
-      const pending = f.worktreePath && pendingByRoot.size > 0 ? (pendingByRoot.get(worktreeRoot(f.repoRoot, f.worktreePath)) ?? 0) : 0;
+      const pending = f.worktreePath && pendingByRoot.size > 0 ? (pendingByRoot.get(worktreeRoot(p.repoRoot, f.worktreePath)) ?? 0) : 0;
       let placed = placeFeature({
         state: f.status,
         problem: f.problem ? f.problem.message : null,
@@ -285,7 +283,7 @@ export function toBoardCards(
       cards.push({
         ...placed,
         key,
-        projectId: f.projectId,
+        projectId: p.projectId,
         projectName: p.name,
         slug: f.slug,
         status,

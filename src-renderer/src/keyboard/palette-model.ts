@@ -102,7 +102,7 @@ export function paletteEntries(src: PaletteSource): PaletteEntry[] {
   }
   for (const pf of src.featureProjects) {
     for (const f of pf.features) {
-      const projectId = f.projectId ?? pf.projectId;
+      const projectId = pf.projectId;
       if (!projectId) continue;
       const status = f.status ? ` · ${f.status.replace(/_/g, ' ')}` : '';
       out.push({ id: `feature:${projectId}/${f.slug}`, kind: 'feature', label: f.slug, detail: `${pf.name}${status}`, action: { type: 'view', view: { name: 'feature', projectId, slug: f.slug } } });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assignPort } from '../../../src-main/worktrees/worktree-prepare';
@@ -29,6 +29,12 @@ describe('features.* and worktrees.list over the bridge', () => {
 
     const list = await t.app.router.dispatch('features.list', {}, ctx);
     expect(list).toMatchObject({ ok: true, value: { projects: [{ projectId: project.id, features: [{ slug: 'done-work', status: 'in_progress', source: 'active' }] }] } });
+    // What the project says once is not repeated per feature, and the state file's path stays on the host.
+    const listed = (list as { value: { projects: Array<{ repoRoot: string; features: object[] }> } }).value.projects[0]!;
+    expect(listed.repoRoot).toBe(realpathSync(repo.path));
+    for (const key of ['projectId', 'repoRoot', 'statePath']) expect(listed.features[0], key).not.toHaveProperty(key);
+    // The service (the CLI's `feature list --json`) still has them.
+    expect((await t.app.features.list())[0]!.features[0]).toMatchObject({ projectId: project.id, repoRoot: listed.repoRoot, statePath: expect.stringContaining('state.yml') });
     const status = await t.app.router.dispatch('features.status', { projectId: project.id, slug: 'done-work' }, ctx);
     expect(status).toMatchObject({ ok: true, value: { feature: { slug: 'done-work' }, git: { branch: 'feature/done-work', dirty: false } } });
 
