@@ -24,7 +24,8 @@ export interface GitOps {
   /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
   /** `housekeeping: false`: git's automatic maintenance does not start after this commit (see NO_AUTO_MAINTENANCE). */
   /** `leaveOut`: with all changes, paths (relative to cwd) this commit does not stage (what an agent staged itself still goes with it). */
-  commit(cwd: string, message: string, paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
+  /** `message` as a function (all changes only): made from the paths this commit's add staged, as git names them. */
+  commit(cwd: string, message: string | ((added: readonly string[]) => string), paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
   /** Pushes `branch` to `remote` from the main checkout Flightdeck recorded (`repository`). */
   push(cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void>;
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
@@ -83,11 +84,14 @@ export class DefaultGitOps implements GitOps {
     await git(['branch', opts.force ? '-D' : '-d', '--', branch], { cwd: repo });
   }
 
-  async commit(cwd: string, message: string, paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
+  async commit(cwd: string, message: string | ((added: readonly string[]) => string), paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
+    const named = typeof message === 'function' && !paths;
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
-    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])], at);
-    return commitUnlessNothing(message, o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at);
+    // --verbose: git names what it staged (`add 'p'`, `remove 'p'`), instead of a second git asking.
+    const out = await git(paths ? ['add', '--', ...paths] : ['add', '--all', ...(named ? ['--verbose'] : []), '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])], at);
+    const text = typeof message === 'string' ? message : message(named ? addedPaths(out) : []);
+    return commitUnlessNothing(text, o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at);
   }
 
   async push(_cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void> {
@@ -102,6 +106,14 @@ export class DefaultGitOps implements GitOps {
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict> {
     return detectMerged(repo, branch, base);
   }
+}
+
+/** The paths `git add --verbose` says it staged; a line it words otherwise is kept whole (never taken for a path it is not). */
+export function addedPaths(out: string): string[] {
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => /^(?:add|remove) '(.*)'$/.exec(line)?.[1] ?? line);
 }
 
 /**

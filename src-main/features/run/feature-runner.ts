@@ -34,7 +34,7 @@ import { blockingIssues, parseReviewIssues, parseVerifyResult, type Parsed } fro
 import { compareUrl } from '../../git/forge';
 import { AGENT_IMAGE } from '../../containers/images';
 import { findPrUrl } from './delivery';
-import { recordCommitMessage, roundCommitMessage } from './commit-messages';
+import { roundCommitMessage } from './commit-messages';
 import { fixRoundText } from '../../review-comments/anchor';
 import { addToPhase, CumulativeTracker, ZERO_USAGE, type Usage } from './metrics';
 import { checkRunnable, DETAIL, markPhaseCompleted, markPhaseFailed, markPhaseRunning, markRunStarted, resumePoint, updatePhase } from './pipeline';
@@ -507,17 +507,17 @@ export class FeatureRunner {
 
   /**
    * Commits the worktree's changes after a phase or before a round. `leaveOut` is not staged (it
-   * goes with a later commit): before a round, the run's own record, which the run rewrites
-   * between phases and would otherwise make a commit of its own nearly every time. `only`: just
-   * those paths are staged.
+   * goes with a later commit): before a review round, the run's own record, which the run
+   * rewrites between phases and would otherwise make a commit of its own nearly every time. A
+   * message made from what was staged names the commit for what it holds.
    */
-  private async autoCommit(message: string, o: { leaveOut?: readonly string[]; only?: readonly string[] } = {}): Promise<string | null> {
+  private async autoCommit(message: string | ((staged: readonly string[]) => string), o: { leaveOut?: readonly string[] } = {}): Promise<string | null> {
     if (!this.config.git.auto_commit) return null;
     try {
       // Into the project's repository as recorded, whatever the worktree's .git file says now (an agent or a container wrote in it).
       // No housekeeping after these: the run's record commit at the end keeps it (git-ops.ts).
-      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, o.only, { repository: this.req.repoRoot, housekeeping: false, ...(o.leaveOut ? { leaveOut: o.leaveOut } : {}) }));
-      if (!o.only) this.changedSinceCommit = false;
+      const made = await span('git: commit', () => this.d.git.commit(this.worktree, message, undefined, { repository: this.req.repoRoot, housekeeping: false, ...(o.leaveOut ? { leaveOut: o.leaveOut } : {}) }));
+      this.changedSinceCommit = false;
       return made ? await span('git: head', () => headCommit(this.worktree)) : null;
     } catch (e) {
       throw new FeatureError('git', `the commit after the phase failed: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
@@ -525,18 +525,17 @@ export class FeatureRunner {
   }
 
   /**
-   * The commit before a review round or a verify attempt: what the last fix round changed (or a
-   * resumed run found), without the feature's record (it goes with the phase's commit); none when
-   * no turn ran since the last commit, as for the first round right after a phase's commit (an
-   * add and an empty commit, two gits, for nothing). Before a verify attempt the record is then
-   * committed on its own when it changed: the checks run on a clean tree (a check may well be
-   * `git diff --exit-code` after a generator).
+   * The commit before a review round: what the last fix round changed (or a resumed run found),
+   * without the feature's record (it goes with the phase's commit). None when no agent turn ran
+   * since this process last committed, as for the first round right after a phase's commit (an
+   * add and an empty commit, two gits, for nothing). True when it staged all changes (nothing
+   * untracked is left for the review's diff to add).
    */
-  private async roundCommit(kind: 'review' | 'verify', round: number): Promise<void> {
+  private async reviewRoundCommit(round: number): Promise<boolean> {
+    if (!this.config.git.auto_commit || !this.changedSinceCommit) return false;
     // A pathspec: forward slashes on every system (git takes a `top` pathspec as written).
-    const record = `${FEATURES_DIR}/${this.req.slug}`;
-    if (this.changedSinceCommit) await this.autoCommit(roundCommitMessage(this.req.slug, kind, round), { leaveOut: [record] });
-    if (kind === 'verify') await this.autoCommit(recordCommitMessage(this.req.slug, kind), { only: [record] });
+    await this.autoCommit(roundCommitMessage(this.req.slug, 'review', round), { leaveOut: [`${FEATURES_DIR}/${this.req.slug}`] });
+    return true;
   }
 
   /** Asks once more for the block when the answer had none; null when still unreadable. */
@@ -559,9 +558,10 @@ export class FeatureRunner {
     let clean = false;
     for (let round = 1; round <= max; round++) {
       // The previous round's fixes; nothing to commit is the usual case, and no fix is called one.
-      await this.roundCommit('review', round);
-      // With auto-commit on, the last commit's `git add --all` (this round's, or the phase's before it with no turn since) left no untracked file for the diff to add.
-      const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch, { untrackedAdded: this.config.git.auto_commit }));
+      const staged = await this.reviewRoundCommit(round);
+      // Its `git add --all` has just left no untracked file for the diff to add; without it, the
+      // diff marks them itself (a file a job or the user made since the phase's commit).
+      const diff = await span('git: branch diff', () => branchDiff(this.worktree, this.state.git.base_branch, { untrackedAdded: staged }));
       const prompt = this.templates.render('run/review', { round, max_rounds: max, base_branch: this.state.git.base_branch, diff: diff.text || '(no changes)', diff_truncated: diff.truncated });
       const report = await this.interact(index, (round === 1 ? resumePrefix : '') + prompt, system, { writeWithVerdict: true });
       const issues = await this.withFormat(index, report, parseReviewIssues, 'issues: []', system);
@@ -620,7 +620,9 @@ export class FeatureRunner {
     const max = this.config.agent.max_retries + 1;
     const attempts: Array<{ attempt: number; result: 'pass' | 'fail'; failed_checks: string[] }> = [];
     for (let attempt = 1; attempt <= max; attempt++) {
-      await this.roundCommit('verify', attempt);
+      // Everything, the record included: the checks run on a clean tree (a check may well be
+      // `git diff --exit-code` after a generator). Named for what it holds.
+      await this.autoCommit((staged) => roundCommitMessage(this.req.slug, 'verify', attempt, staged));
       const checks: CheckOutcome[] = [];
       for (const command of this.config.checks) {
         this.throwIfCancelled();

@@ -47,6 +47,10 @@ export class HostTerminal {
   private endedBy: 'mark' | 'quiet' | null = null;
   /** The stream was ended here (node-pty reports the exit once it has reaped the leader). */
   private streamEnded = false;
+  /** Reads so far: the quiet spell's end checks that none came in the turn it fired. */
+  private reads = 0;
+  /** Part of a mark went in but too little to be told from output: no other mark is written (two would both show). */
+  private markCut = false;
 
   constructor(
     private readonly pty: IPty,
@@ -143,6 +147,7 @@ export class HostTerminal {
   }
 
   private onChunk(chunk: Uint8Array): void {
+    this.reads++;
     if (this.leaderGone) {
       if (this.endMark) return this.readToMark(chunk);
       this.armDrain();
@@ -274,7 +279,7 @@ export class HostTerminal {
    * the leader.
    */
   private markEnd(): void {
-    if (this.endMark || this.slaveFd === null || this.exited || this.streamEnded) return;
+    if (this.endMark || this.markCut || this.slaveFd === null || this.exited || this.streamEnded) return;
     const mark = Buffer.from(`\x1b_FLIGHTDECK-END-${randomBytes(8).toString('hex').toUpperCase()}\x1b\\`, 'latin1');
     let n: number;
     try {
@@ -284,7 +289,11 @@ export class HostTerminal {
     }
     // A partial write (a queue with less room than the mark; Linux gives room in larger steps):
     // what went in is the mark if it holds enough of the random part to be told from output.
-    if (n < MARK_MIN_BYTES) return;
+    if (n < MARK_MIN_BYTES) {
+      // Those bytes are in the output; the quiet spell ends the stream.
+      this.markCut = n > 0;
+      return;
+    }
     this.endMark = mark.subarray(0, n);
     this.armDrain(MARKED_QUIET_MS);
   }
@@ -294,7 +303,13 @@ export class HostTerminal {
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.drainTimer = setTimeout(() => {
       this.drainTimer = null;
-      this.endStream('quiet');
+      // Timers run before I/O in an event loop turn: after a stall of this process (a flood in
+      // another terminal, a collection) output may be waiting unread. Ended only if the reads of
+      // this turn bring nothing (a read re-arms the timer, or ends the stream at the mark).
+      const reads = this.reads;
+      setImmediate(() => {
+        if (this.reads === reads && !this.drainTimer) this.endStream('quiet');
+      });
     }, ms);
   }
 
@@ -384,8 +399,8 @@ function unwatchLeader(t: HostTerminal): void {
  */
 const DRAIN_QUIET_MS = 30;
 /**
- * The same once the end mark is written: only its net (a mark that never came back), so it waits
- * longer, for a busy moment of this process; below node-pty's own 200 ms, which would end it anyway.
+ * The same once the end mark is written: only its net (a mark that never came back, a queue
+ * flushed by a process still in the terminal), so it waits longer.
  */
 const MARKED_QUIET_MS = 150;
 /** The mark's fixed start and 8 of its 16 random characters: a partial write shorter than this is not taken for it. */

@@ -110,6 +110,26 @@ describe('the run commit', () => {
     expect(gitIn(wt, 'status', '--porcelain')).toBe('');
   });
 
+  it('a message made from what the add staged gets its paths (a rename as two, as git stages it); nothing staged is no commit', async () => {
+    repo = makeRepo('fd-commit-named-');
+    const wt = repo.path;
+    identity(wt);
+    writeFileSync(join(wt, 'old.txt'), 'old\n');
+    writeFileSync(join(wt, 'moved.txt'), 'moved\n');
+    gitIn(wt, 'add', '.');
+    gitIn(wt, 'commit', '-q', '-m', 'base');
+    const git = new DefaultGitOps();
+    writeFileSync(join(wt, 'we ird.txt'), 'new\n');
+    rmSync(join(wt, 'old.txt'));
+    renameSync(join(wt, 'moved.txt'), join(wt, 'renamed.txt'));
+    let staged: readonly string[] = [];
+    expect(await git.commit(wt, (s) => ((staged = s), `feat: ${s.length} paths`), undefined, { repository: wt, housekeeping: false })).toBe(true);
+    expect([...staged].sort()).toEqual(['moved.txt', 'old.txt', 'renamed.txt', 'we ird.txt']);
+    expect(gitIn(wt, 'log', '-1', '--format=%s')).toBe('feat: 4 paths\n');
+    expect(await git.commit(wt, (s) => ((staged = s), 'feat: nothing'), undefined, { repository: wt, housekeeping: false })).toBe(false);
+    expect(staged).toEqual([]);
+  });
+
   it("starts git's automatic maintenance only when housekeeping is on", async () => {
     repo = makeRepo('fd-commit-maint-');
     const wt = repo.path;

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { stat } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IPty } from 'node-pty';
 import { HostTerminal, partialMarkAtEnd } from '../../../src-main/terminals/pty-host/host-terminal';
@@ -139,6 +140,40 @@ describe('HostTerminal', () => {
       expect(resized).toEqual([[100, 30]]);
       expect(e.f.written).toEqual(['x']);
     });
+  });
+
+  it("a quiet spell that ran out while this process was stalled still reads what waited: the stream ends only if nothing came", async () => {
+    const f = fakePty();
+    const socket = { destroyed: 0, destroy: () => void socket.destroyed++ };
+    // No slave to write a mark through: the quiet spell (30 ms) ends the stream.
+    Object.assign(f.pty, { pid: spawnSync('true').pid!, _socket: socket });
+    const sent: string[] = [];
+    const t = new HostTerminal(f.pty, { data: (_o, d, done) => (sent.push(text(d)), done()), flow: () => undefined, exit: () => undefined });
+    open.push(t);
+    t.checkLeader();
+    // The tail arrives as I/O (a read's callback) while the loop is stalled past the spell: in the
+    // loop's next turn the spell's timer runs first, then that read (one request to the thread
+    // pool: its callback comes in the first I/O phase after the stall). The stall runs in a
+    // turn's last phase, so the next turn starts with both due.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        stat(__filename, () => f.read('the tail'));
+        const until = performance.now() + 120;
+        while (performance.now() < until) {
+          // A stalled event loop.
+        }
+        resolve();
+      }),
+    );
+    // Two turns later: the timer, the read and whatever the timer left for the turn's end have run.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(socket.destroyed).toBe(0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(socket.destroyed).toBe(1);
+    expect(t.streamEndedBy).toBe('quiet');
+    (t as unknown as { batcher: { flush(): void } }).batcher.flush();
+    expect(sent.join('')).toBe('the tail');
   });
 
   it('partialMarkAtEnd: the longest end of the data that begins the mark', () => {

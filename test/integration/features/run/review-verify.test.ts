@@ -23,7 +23,8 @@ type Ev<T extends RunEventData['type']> = Extract<RunEventData, { type: T }>;
 
 describe('feature run: review rounds and verify attempts', () => {
   it('asks once for the format, fixes a major issue, verifies again after a failing node --test, and pushes with a compare URL when gh is missing', async () => {
-    repo = makeRunRepo({ remote: 'github' });
+    // The second check passes only on a clean tree: every attempt's commit, after a fix too, leaves one.
+    repo = makeRunRepo({ remote: 'github', config: configYaml({ checks: ['node --test', 'test -z "$(git status --porcelain)"'] }) });
     const wt = await planFeature(repo.repo, 'calc', ['library']);
     const wrongTest = SUM_TEST.replace('5)', '6)');
     h = await runHarness([
@@ -66,6 +67,7 @@ describe('feature run: review rounds and verify attempts', () => {
       [2, 'pass', 'pass', 0],
     ]);
     expect(attempts[0]!.checks[0]!.output).toMatch(/fail/i);
+    expect(attempts.map((a) => a.checks[1]!.passed)).toEqual([true, true]);
 
     // What the agent was told: the reminder, the issues to fix, the failing check's output.
     const asked = h.server.mainRequests().map((q) => q.userText ?? '');
@@ -90,10 +92,14 @@ describe('feature run: review rounds and verify attempts', () => {
     // Each fix is named for the round that asked for it; nothing else calls itself a fix.
     const subjects = gitIn(wt, 'log', '--format=%s', 'main..HEAD').split('\n').filter(Boolean);
     expect(subjects.filter((x) => /fix/i.test(x))).toEqual(['fix(calc): verify fixes after verify attempt 1', 'fix(calc): review fixes after review round 2']);
-    // A fix holds the fix: the feature's record goes with the phase's own commit.
-    const fixes = gitIn(wt, 'log', '--format=%H', '--grep=^fix(calc)', 'main..HEAD').split('\n').filter(Boolean);
-    expect(fixes).toHaveLength(2);
-    for (const c of fixes) expect(gitIn(wt, 'show', '--name-only', '--format=', c).split('\n').filter(Boolean)).toEqual(['sum.test.mjs']);
+    // A review fix holds the fix: the feature's record goes with the phase's own commit. A verify
+    // fix holds the record too (the checks that follow see a clean tree).
+    const files = (subject: string) => {
+      const c = gitIn(wt, 'log', '--format=%H', `--grep=^${subject.replace(/[()]/g, '.')}$`, 'main..HEAD').trim();
+      return gitIn(wt, 'show', '--name-only', '--format=', c).split('\n').filter(Boolean);
+    };
+    expect(files('fix(calc): review fixes after review round 2')).toEqual(['sum.test.mjs']);
+    expect(files('fix(calc): verify fixes after verify attempt 1')).toEqual(['.flightdeck/calc/state.yml', 'sum.test.mjs']);
   }, 180_000);
 
   it("a review round's and a verify attempt's turn figures are written with their verdict: one state write each, nothing lost; no commit before the first round right after a phase's", async () => {
@@ -114,10 +120,10 @@ describe('feature run: review rounds and verify attempts', () => {
       observeSpans(null);
       observeGit(null);
     }
-    // One add and one commit per phase, for the record before verify and at the end: none for
-    // the review's first round or the verify's first attempt, as nothing but the record changed
-    // since the phase's commit (an add and an empty commit, two gits each, for nothing).
-    expect(gits.filter((g) => g === 'add' || g === 'commit')).toEqual(['add', 'commit', 'add', 'commit', 'add', 'commit', 'add', 'commit', 'add', 'commit']);
+    // One add and one commit per phase, for the record before verify and at the end. None before
+    // the review's first round, as no agent turn ran since the phase's commit (an add and an
+    // empty commit, two gits, for nothing): the review's diff marks untracked files itself (-N).
+    expect(gits.filter((g) => g === 'add' || g === 'commit')).toEqual(['add', 'commit', 'add', 'add', 'commit', 'add', 'commit', 'add', 'commit', 'add', 'commit']);
     const verified = h.events.find((e) => e.data.type === 'VerifyAttempt')!.data as Extract<RunEventData, { type: 'VerifyAttempt' }>;
     expect(verified.checks.map((c) => [c.exitCode, c.passed])).toEqual([[0, true]]);
     expect(commitSubjects(repo.repo, 'main..feature/writes')).toEqual(['chore(writes): feature completed', 'feat(writes): verify', 'chore(writes): update the feature record before verify', 'feat(writes): review', 'feat(writes): library', 'feat(writes): initialize planning artifacts']);
@@ -157,6 +163,28 @@ describe('feature run: review rounds and verify attempts', () => {
     expect(leftover).toHaveLength(1);
     expect(gitIn(wt, 'show', '--name-only', '--format=', leftover[0]!).split('\n').filter(Boolean)).toEqual(['notes.txt']);
   }, 180_000);
+
+  it("a file made outside the agent's turns after a phase's commit is in the review's diff", async () => {
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['true'] }) });
+    const wt = await planFeature(repo.repo, 'outside', ['library']);
+    h = await runHarness([write('sum.mjs', SUM_JS), text('Library written.'), CLEAN_REVIEW, VERIFY_PASS]);
+    // Right after the dev phase's commit (a job the agent left running, the user, a generator).
+    let made = false;
+    const off = h.app.hub.subscribe((e) => {
+      if (made || e.topic !== 'featureRuns.event' || (e.payload as { data: RunEventData }).data.type !== 'PhaseCompleted') return;
+      writeFileSync(join(wt, 'outside.txt'), 'made meanwhile\n');
+      made = true;
+    });
+    try {
+      expect((await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'outside' })).done).outcome).toBe('completed');
+    } finally {
+      off();
+    }
+    const review = h.server.mainRequests().map((q) => q.userText ?? '').find((t) => t.includes('Review round 1'));
+    expect(review).toContain('+++ b/outside.txt');
+    expect(gitIn(wt, 'status', '--porcelain')).toBe('');
+    expect(gitIn(wt, 'log', '-1', '--format=%s', '--', 'outside.txt')).toBe('feat(outside): review\n');
+  }, 120_000);
 
   for (const autoCommit of [true, false]) {
     it(`the review is shown the phase's new file ${autoCommit ? 'committed by auto-commit' : 'left untracked (auto_commit: false)'}`, async () => {
