@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { autopilotCards, BOARD_COLUMNS, clampFocus, columnOf, elapsed, groupCards, matches, moveFocus, placeFeature, toBoardCards, worktreeRoot, type BoardCard, type FeatureFacts } from '../../../../src-renderer/src/features/board-model';
-import type { FeatureSummary, ProjectFeatures } from '../../../../src-preload/contract/features';
+import type { ListedFeature, ProjectFeatures } from '../../../../src-preload/contract/features';
 import type { FeatureRunInfo } from '../../../../src-preload/contract/feature-runs';
 
 const card = (slug: string, over: Partial<BoardCard> = {}): BoardCard => ({
@@ -123,9 +123,7 @@ describe('elapsed time', () => {
 });
 
 describe('cards from the host', () => {
-  const summary = (slug: string, over: Partial<FeatureSummary> = {}): FeatureSummary => ({
-    projectId: 'p1',
-    repoRoot: '/repos/shop',
+  const summary = (slug: string, over: Partial<ListedFeature> = {}): ListedFeature => ({
     slug,
     source: 'active',
     status: 'planned',
@@ -137,11 +135,10 @@ describe('cards from the host', () => {
     currentPhase: { name: 'types', index: 0, count: 4, status: 'pending', startedAt: null },
     createdAt: '2026-11-23T10:00:00.000Z',
     updatedAt: '2026-11-23T10:05:00.000Z',
-    statePath: `/repos/shop/.trees/${slug}/.flightdeck/${slug}/state.yml`,
     problem: null,
     ...over,
   });
-  const project = (features: FeatureSummary[]): ProjectFeatures => ({ projectId: 'p1', name: 'shop', repoRoot: '/repos/shop', features, problems: [], error: null });
+  const project = (features: ListedFeature[]): ProjectFeatures => ({ projectId: 'p1', name: 'shop', repoRoot: '/repos/shop', features, problems: [], error: null });
   const run = (slug: string, over: Partial<FeatureRunInfo> = {}): FeatureRunInfo => ({
     id: `frun-${slug}00001`,
     projectPath: '/repos/shop',

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { toBoardCards } from '../../../../src-renderer/src/features/board-model';
 import { placeWithPr, prKey } from '../../../../src-renderer/src/features/pr-placement';
-import type { FeatureSummary, ProjectFeatures } from '../../../../src-preload/contract/features';
+import type { ListedFeature, ProjectFeatures } from '../../../../src-preload/contract/features';
 import type { FeatureRunInfo } from '../../../../src-preload/contract/feature-runs';
 
-const summary = (slug: string, over: Partial<FeatureSummary> = {}): FeatureSummary => ({
-  projectId: 'p1',
-  repoRoot: '/repos/shop',
+const summary = (slug: string, over: Partial<ListedFeature> = {}): ListedFeature => ({
   slug,
   source: 'active',
   status: 'completed',
@@ -18,11 +16,10 @@ const summary = (slug: string, over: Partial<FeatureSummary> = {}): FeatureSumma
   currentPhase: null,
   createdAt: '2026-11-23T10:00:00.000Z',
   updatedAt: '2026-11-23T10:05:00.000Z',
-  statePath: `/repos/shop/.trees/${slug}/.flightdeck/${slug}/state.yml`,
   problem: null,
   ...over,
 });
-const project = (features: FeatureSummary[]): ProjectFeatures => ({ projectId: 'p1', name: 'shop', repoRoot: '/repos/shop', features, problems: [], error: null });
+const project = (features: ListedFeature[]): ProjectFeatures => ({ projectId: 'p1', name: 'shop', repoRoot: '/repos/shop', features, problems: [], error: null });
 const running: FeatureRunInfo = { id: 'frun-auth00001', projectPath: '/repos/shop', slug: 'auth', executor: 'builtin', status: 'running', position: null, phase: 'review', message: null, startedAt: 5000, endedAt: null, queuedAt: 4000 };
 
 describe('the board and the pull request loop', () => {

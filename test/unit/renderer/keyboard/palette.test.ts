@@ -5,7 +5,7 @@ import { contextProjectId, matchScore, paletteEntries, rankEntries, VIEWS, type 
 import { chordText, isMac, nextMode, shortcutList, shortcutOf } from '../../../../src-renderer/src/keyboard/shortcuts';
 
 const session = (id: string, title: string, projectId: string | null, extra: Partial<Session> = {}) => ({ id, title, projectId, mode: 'default', archived: false, ...extra }) as unknown as Session;
-const feature = (slug: string, projectId: string | null) => ({ slug, projectId, status: 'in_progress' });
+const feature = (slug: string) => ({ slug, status: 'in_progress' });
 
 function source(over: Partial<PaletteSource> = {}): PaletteSource {
   return {
@@ -15,7 +15,7 @@ function source(over: Partial<PaletteSource> = {}): PaletteSource {
       { id: 'prj-bbbbbb2', name: 'billing', path: '/src/billing' },
     ],
     sessions: [session('ses-1', 'Fix the checkout total', 'prj-aaaaaa1'), session('ses-2', 'Old idea', 'prj-bbbbbb2', { archived: true }), session('ses-3', 'Scratch', null)],
-    featureProjects: [{ projectId: 'prj-aaaaaa1', name: 'webshop', repoRoot: '/src/webshop', features: [feature('dark-mode', null), feature('gift-cards', 'prj-aaaaaa1')], problems: [], error: null }] as unknown as ProjectFeatures[],
+    featureProjects: [{ projectId: 'prj-aaaaaa1', name: 'webshop', repoRoot: '/src/webshop', features: [feature('dark-mode'), feature('gift-cards')], problems: [], error: null }] as unknown as ProjectFeatures[],
     terminals: [{ id: 'trm-1', title: 'webshop: bash' }],
     modes: [
       { value: 'plan', label: 'Plan' },
@@ -36,7 +36,7 @@ describe('the command palette reaches everything', () => {
     expect(entries.find((e) => e.id === 'session:ses-1')).toMatchObject({ detail: 'webshop', action: { type: 'view', view: { name: 'session', sessionId: 'ses-1' } } });
     expect(entries.find((e) => e.id === 'session:ses-2')?.detail).toBe('billing · archived');
     expect(entries.find((e) => e.id === 'session:ses-3')?.detail).toBe('Other folders');
-    // A feature whose summary lacks the project id takes its project's.
+    // A feature is listed under its project: it takes the project's id.
     expect(entries.find((e) => e.id === 'feature:prj-aaaaaa1/dark-mode')?.action).toEqual({ type: 'view', view: { name: 'feature', projectId: 'prj-aaaaaa1', slug: 'dark-mode' } });
     expect(entries.find((e) => e.id === 'feature:prj-aaaaaa1/gift-cards')?.detail).toBe('webshop · in progress');
     expect(entries.find((e) => e.id === 'terminal:trm-1')?.action).toEqual({ type: 'open-terminal', terminalId: 'trm-1' });
