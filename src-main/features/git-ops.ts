@@ -24,7 +24,7 @@ export interface GitOps {
   /** `repository`: the repository Flightdeck recorded; the commit is refused unless cwd's git data is its. */
   /** `housekeeping: false`: git's automatic maintenance does not start after this commit (see NO_AUTO_MAINTENANCE). */
   /** `leaveOut`: with all changes, paths (relative to cwd) this commit does not stage (what an agent staged itself still goes with it). */
-  /** `message` as a function (all changes only): made from the paths this commit's add staged, as git names them. */
+  /** `message` as a function (all changes only): made from the paths the commit holds (what was staged before included). */
   commit(cwd: string, message: string | ((added: readonly string[]) => string), paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
   /** Pushes `branch` to `remote` from the main checkout Flightdeck recorded (`repository`). */
   push(cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void>;
@@ -86,12 +86,16 @@ export class DefaultGitOps implements GitOps {
 
   async commit(cwd: string, message: string | ((added: readonly string[]) => string), paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
-    const named = typeof message === 'function' && !paths;
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
-    // --verbose: git names what it staged (`add 'p'`, `remove 'p'`), instead of a second git asking.
-    const out = await git(paths ? ['add', '--', ...paths] : ['add', '--all', ...(named ? ['--verbose'] : []), '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])], at);
-    const text = typeof message === 'string' ? message : message(named ? addedPaths(out) : []);
-    return commitUnlessNothing(text, o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at);
+    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])], at);
+    const commitAt = o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at;
+    if (typeof message === 'string') return commitUnlessNothing(message, commitAt);
+    // What the commit holds, what was staged before this add included (an agent's own `git mv`):
+    // `add --verbose` names only what it staged itself.
+    // --no-renames: a rename is both its paths (one of them may be the feature's record).
+    const staged = (await git(['diff', '--cached', '--name-only', '--no-renames'], at)).split('\n').filter(Boolean);
+    if (staged.length === 0) return false;
+    return commitUnlessNothing(message(staged), commitAt);
   }
 
   async push(_cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void> {
@@ -106,14 +110,6 @@ export class DefaultGitOps implements GitOps {
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict> {
     return detectMerged(repo, branch, base);
   }
-}
-
-/** The paths `git add --verbose` says it staged; a line it words otherwise is kept whole (never taken for a path it is not). */
-export function addedPaths(out: string): string[] {
-  return out
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => /^(?:add|remove) '(.*)'$/.exec(line)?.[1] ?? line);
 }
 
 /**

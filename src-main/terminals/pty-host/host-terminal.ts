@@ -64,6 +64,7 @@ export class HostTerminal {
       this.exited = true;
       unwatchLeader(this);
       if (this.drainTimer) clearTimeout(this.drainTimer);
+      this.drainTimer = null;
       if (this.slaveFd !== null) closeSync(this.slaveFd);
       this.slaveFd = null;
       // Still held back as a possible start of the mark: the mark's, cut off by node-pty's own
@@ -303,12 +304,13 @@ export class HostTerminal {
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.drainTimer = setTimeout(() => {
       this.drainTimer = null;
-      // Timers run before I/O in an event loop turn: after a stall of this process (a flood in
-      // another terminal, a collection) output may be waiting unread. Ended only if the reads of
-      // this turn bring nothing (a read re-arms the timer, or ends the stream at the mark).
+      // After a stall of this process (a flood in another terminal, a collection) the timer can
+      // fire while output waits unread. An I/O phase always comes between a timer and the next
+      // immediate: the stream is ended only if its reads bring nothing (a read re-arms the timer,
+      // or ends the stream at the mark), and not if node-pty reported the exit meanwhile.
       const reads = this.reads;
       setImmediate(() => {
-        if (this.reads === reads && !this.drainTimer) this.endStream('quiet');
+        if (this.reads === reads && !this.drainTimer && !this.exited && !this.streamEnded) this.endStream('quiet');
       });
     }, ms);
   }

@@ -110,7 +110,7 @@ describe('the run commit', () => {
     expect(gitIn(wt, 'status', '--porcelain')).toBe('');
   });
 
-  it('a message made from what the add staged gets its paths (a rename as two, as git stages it); nothing staged is no commit', async () => {
+  it('a message made from what the commit holds gets its paths, what was staged before included; nothing staged is no commit', async () => {
     repo = makeRepo('fd-commit-named-');
     const wt = repo.path;
     identity(wt);
@@ -121,13 +121,22 @@ describe('the run commit', () => {
     const git = new DefaultGitOps();
     writeFileSync(join(wt, 'we ird.txt'), 'new\n');
     rmSync(join(wt, 'old.txt'));
-    renameSync(join(wt, 'moved.txt'), join(wt, 'renamed.txt'));
+    // Staged by hand before (an agent's own git mv): the add has nothing to say about it.
+    gitIn(wt, 'mv', 'moved.txt', 'renamed.txt');
     let staged: readonly string[] = [];
     expect(await git.commit(wt, (s) => ((staged = s), `feat: ${s.length} paths`), undefined, { repository: wt, housekeeping: false })).toBe(true);
+    // A rename is both its paths.
     expect([...staged].sort()).toEqual(['moved.txt', 'old.txt', 'renamed.txt', 'we ird.txt']);
     expect(gitIn(wt, 'log', '-1', '--format=%s')).toBe('feat: 4 paths\n');
-    expect(await git.commit(wt, (s) => ((staged = s), 'feat: nothing'), undefined, { repository: wt, housekeeping: false })).toBe(false);
-    expect(staged).toEqual([]);
+    expect(headChanges(wt)).toEqual(['A\trenamed.txt', 'A\twe ird.txt', 'D\tmoved.txt', 'D\told.txt']);
+
+    // Only a staged rename, nothing else changed: still named from what the commit holds.
+    gitIn(wt, 'mv', 'renamed.txt', 'again.txt');
+    expect(await git.commit(wt, (s) => ((staged = s), 'feat: the rename'), undefined, { repository: wt, housekeeping: false })).toBe(true);
+    expect([...staged].sort()).toEqual(['again.txt', 'renamed.txt']);
+    let asked = false;
+    expect(await git.commit(wt, () => ((asked = true), 'feat: nothing'), undefined, { repository: wt, housekeeping: false })).toBe(false);
+    expect(asked).toBe(false);
   });
 
   it("starts git's automatic maintenance only when housekeeping is on", async () => {

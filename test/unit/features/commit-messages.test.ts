@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { roundCommitMessage } from '../../../src-main/features/run/commit-messages';
-import { addedPaths } from '../../../src-main/features/git-ops';
 
 describe('the commits before review rounds and verify attempts', () => {
   it('calls a commit a fix only when a fix round came before it and it changes more than the record', () => {
@@ -15,12 +14,5 @@ describe('the commits before review rounds and verify attempts', () => {
     // After a fix round: what it changed.
     expect(roundCommitMessage('demo', 'review', 2)).toBe('fix(demo): review fixes after review round 1');
     expect(roundCommitMessage('demo', 'verify', 3, ['sum.mjs', '.flightdeck/demo/state.yml'])).toBe('fix(demo): verify fixes after verify attempt 2');
-  });
-
-  it("reads the paths `git add --verbose` staged; a line worded otherwise is never taken for the record's", () => {
-    expect(addedPaths("add '.flightdeck/demo/state.yml'\nremove 'old.txt'\nadd 'we ird.txt'\n")).toEqual(['.flightdeck/demo/state.yml', 'old.txt', 'we ird.txt']);
-    expect(addedPaths('')).toEqual([]);
-    const odd = addedPaths("add '.flightdeck/demo/a\nb.txt'\n");
-    expect(roundCommitMessage('demo', 'verify', 1, odd)).toBe('feat(demo): uncommitted changes before verify');
   });
 });

@@ -150,13 +150,13 @@ describe('HostTerminal', () => {
     const sent: string[] = [];
     const t = new HostTerminal(f.pty, { data: (_o, d, done) => (sent.push(text(d)), done()), flow: () => undefined, exit: () => undefined });
     open.push(t);
-    t.checkLeader();
-    // The tail arrives as I/O (a read's callback) while the loop is stalled past the spell: in the
-    // loop's next turn the spell's timer runs first, then that read (one request to the thread
-    // pool: its callback comes in the first I/O phase after the stall). The stall runs in a
-    // turn's last phase, so the next turn starts with both due.
+    // The tail arrives as I/O (a read's callback, one request to the thread pool) while the loop
+    // is stalled past the spell: the spell's timer and that read are both due when the loop turns
+    // again, and an I/O phase comes between the timer and the next immediate. All of it starts in
+    // one callback, so no turn of the loop can run the timer before the stall.
     await new Promise<void>((resolve) =>
       setImmediate(() => {
+        t.checkLeader();
         stat(__filename, () => f.read('the tail'));
         const until = performance.now() + 120;
         while (performance.now() < until) {

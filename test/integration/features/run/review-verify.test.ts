@@ -164,16 +164,19 @@ describe('feature run: review rounds and verify attempts', () => {
     expect(gitIn(wt, 'show', '--name-only', '--format=', leftover[0]!).split('\n').filter(Boolean)).toEqual(['notes.txt']);
   }, 180_000);
 
-  it("a file made outside the agent's turns after a phase's commit is in the review's diff", async () => {
-    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['true'] }) });
+  it("a file made outside the agent's turns after a phase's commit is in the review's diff, and committed before the checks", async () => {
+    // The check passes only on a clean tree.
+    repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['test -z "$(git status --porcelain)"'] }) });
     const wt = await planFeature(repo.repo, 'outside', ['library']);
     h = await runHarness([write('sum.mjs', SUM_JS), text('Library written.'), CLEAN_REVIEW, VERIFY_PASS]);
     // Right after the dev phase's commit (a job the agent left running, the user, a generator).
-    let made = false;
+    // After the dev phase's commit, and after the review's (before the verify's first attempt).
+    const made: string[] = [];
     const off = h.app.hub.subscribe((e) => {
-      if (made || e.topic !== 'featureRuns.event' || (e.payload as { data: RunEventData }).data.type !== 'PhaseCompleted') return;
-      writeFileSync(join(wt, 'outside.txt'), 'made meanwhile\n');
-      made = true;
+      if (e.topic !== 'featureRuns.event' || (e.payload as { data: RunEventData }).data.type !== 'PhaseCompleted' || made.length === 2) return;
+      const name = made.length === 0 ? 'outside.txt' : 'later.txt';
+      writeFileSync(join(wt, name), 'made meanwhile\n');
+      made.push(name);
     });
     try {
       expect((await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'outside' })).done).outcome).toBe('completed');
@@ -184,6 +187,10 @@ describe('feature run: review rounds and verify attempts', () => {
     expect(review).toContain('+++ b/outside.txt');
     expect(gitIn(wt, 'status', '--porcelain')).toBe('');
     expect(gitIn(wt, 'log', '-1', '--format=%s', '--', 'outside.txt')).toBe('feat(outside): review\n');
+    // The verify's commit took it with the record: not called bookkeeping, and the checks saw a clean tree.
+    expect(gitIn(wt, 'log', '-1', '--format=%s', '--', 'later.txt')).toBe('feat(outside): uncommitted changes before verify\n');
+    const verified = h.events.find((e) => e.data.type === 'VerifyAttempt')!.data as Extract<RunEventData, { type: 'VerifyAttempt' }>;
+    expect(verified.checks.map((c) => c.passed)).toEqual([true]);
   }, 120_000);
 
   for (const autoCommit of [true, false]) {
