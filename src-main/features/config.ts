@@ -14,6 +14,14 @@ import { parseYamlFile } from './yaml-file';
 
 /** Folder of the project's features files, relative to the repository root. */
 export const FEATURES_DIR = '.flightdeck';
+
+/**
+ * A feature's record folder relative to the repository root, as git takes it: forward slashes on
+ * every system (a `top` pathspec is used as written, backslashes and all).
+ */
+export function recordPath(slug: string): string {
+  return `${FEATURES_DIR}/${slug}`;
+}
 export const CONFIG_FILE = 'config.yml';
 /** The only config format version this build understands. */
 export const CONFIG_VERSION = 1;

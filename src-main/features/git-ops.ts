@@ -25,7 +25,7 @@ export interface GitOps {
   /** `housekeeping: false`: git's automatic maintenance does not start after this commit (see NO_AUTO_MAINTENANCE). */
   /** `leaveOut`: with all changes, paths (relative to cwd) this commit does not stage (what an agent staged itself still goes with it). */
   /** `message` as a function (all changes only): made from the paths the commit holds (what was staged before included). */
-  commit(cwd: string, message: string | ((added: readonly string[]) => string), paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
+  commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o?: CommitOptions): Promise<boolean>;
   /** Pushes `branch` to `remote` from the main checkout Flightdeck recorded (`repository`). */
   push(cwd: string, remote: string, branch: string, o: { repository: string }): Promise<void>;
   isMerged(repo: string, branch: string, base: string): Promise<MergeVerdict>;
@@ -84,14 +84,13 @@ export class DefaultGitOps implements GitOps {
     await git(['branch', opts.force ? '-D' : '-d', '--', branch], { cwd: repo });
   }
 
-  async commit(cwd: string, message: string | ((added: readonly string[]) => string), paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
+  async commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
     await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])], at);
     const commitAt = o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at;
     if (typeof message === 'string') return commitUnlessNothing(message, commitAt);
-    // What the commit holds, what was staged before this add included (an agent's own `git mv`):
-    // `add --verbose` names only what it staged itself.
+    // What the commit holds, what was staged before this add included (an agent's own `git mv`);
     // --no-renames: a rename is both its paths (one of them may be the feature's record).
     const staged = (await git(['diff', '--cached', '--name-only', '--no-renames'], at)).split('\n').filter(Boolean);
     if (staged.length === 0) return false;

@@ -25,7 +25,7 @@ import { readFileNoWaitAsync } from '../platform/read-no-wait';
 import { TREES_DIR, type WorktreeManager } from '../worktrees/worktree-manager';
 import { addIgnoreRules, markOffered, pendingIgnoreOffer } from '../worktrees/setup-artifacts';
 import { validateSlug } from '../worktrees/worktree-model';
-import { configPath, defaultConfig, FEATURES_DIR, loadConfig, type FeaturesConfig } from './config';
+import { configPath, defaultConfig, FEATURES_DIR, loadConfig, recordPath, type FeaturesConfig } from './config';
 import { FeatureError, ioError } from './errors';
 import { DefaultGhOps, DefaultGitOps, GH_ISSUES_MESSAGE, type GhOps, type GitOps } from './git-ops';
 import { formatIssueRecord, ISSUE_FILE, issuePlanningInput, slugFromIssue } from './issue-input';
@@ -443,7 +443,7 @@ export class PlanningService {
       });
       writeState(statePath, state);
       try {
-        await this.gitOps.commit(tree, planCommitMessage(o.slug), [`${FEATURES_DIR}/${o.slug}`]);
+        await this.gitOps.commit(tree, planCommitMessage(o.slug), [recordPath(o.slug)]);
       } catch (e) {
         throw new FeatureError('git', `could not commit the planning artifacts: ${e instanceof Error ? e.message : String(e)}`, {}, { cause: e });
       }

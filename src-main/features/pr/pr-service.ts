@@ -21,7 +21,7 @@ import { readFileInsideAsync } from '../../platform/contained-path';
 import type { Logger } from '../../platform/logger';
 import type { Database } from '../../store/db';
 import { TREES_DIR } from '../../worktrees/worktree-manager';
-import { defaultConfig, loadConfig, FEATURES_DIR, type FeaturesConfig } from '../config';
+import { defaultConfig, loadConfig, recordPath, type FeaturesConfig } from '../config';
 import { DefaultGitOps, type GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
 import { readState, updateState } from '../state';
@@ -522,7 +522,7 @@ export class PrFollowService {
     if (!existsSync(tree)) return;
     try {
       await updateState(activeStatePath(f.repoRoot, f.slug), new Date(this.now()), (s) => ({ ...s, status: 'merged' }));
-      await this.git.commit(tree, `chore(${f.slug}): merged on GitHub (#${f.number})`, [join(FEATURES_DIR, f.slug)], { repository: f.repoRoot });
+      await this.git.commit(tree, `chore(${f.slug}): merged on GitHub (#${f.number})`, [recordPath(f.slug)], { repository: f.repoRoot });
     } catch (e) {
       // The PR is merged whatever the local record says; clean finds it merged through gh.
       this.o.logger.warn('pull request loop: the merged state was not recorded in state.yml', { slug: f.slug, error: e });

@@ -30,7 +30,7 @@ import type { SessionDriver } from '../../agents/session-driver';
 import type { PrepareResult } from '../../worktrees/worktree-prepare';
 import type { Logger } from '../../platform/logger';
 import type { Database } from '../../store/db';
-import { FEATURES_DIR, loadConfig, type FeaturesConfig } from '../config';
+import { FEATURES_DIR, loadConfig, recordPath, type FeaturesConfig } from '../config';
 import { isFeatureError } from '../errors';
 import type { GitOps } from '../git-ops';
 import { activeStatePath } from '../scanner';
@@ -151,7 +151,7 @@ export class FeatureCandidateService {
       }
       // The record the candidates copy is on the branch they start from.
       const featureTree = resolve(root, state.git.worktree_path);
-      await this.o.git.commit(featureTree, `chore(${o.slug}): start ${plans.length} candidates`, [join(FEATURES_DIR, o.slug)], { repository: root });
+      await this.o.git.commit(featureTree, `chore(${o.slug}): start ${plans.length} candidates`, [recordPath(o.slug)], { repository: root });
       const base = await headCommit(featureTree);
       if (!base) throw new AppError('conflict', `The feature's branch ${state.git.branch} has no commit to start candidates from.`);
       const made: CandidatePlanInfo[] = [];
@@ -162,7 +162,7 @@ export class FeatureCandidateService {
           const tree = join(root, p.worktree);
           const own: FeatureState = { ...state, git: { ...state.git, worktree_path: p.worktree, branch: p.branch } };
           writeState(join(tree, FEATURES_DIR, o.slug, STATE_FILE), own);
-          await this.o.git.commit(tree, `chore(${o.slug}): candidate ${candidateLabel(p.index)}`, [join(FEATURES_DIR, o.slug)], { repository: root });
+          await this.o.git.commit(tree, `chore(${o.slug}): candidate ${candidateLabel(p.index)}`, [recordPath(o.slug)], { repository: root });
           // Like the feature's worktree: its ignored files copied, its port, its setup commands (dependencies installed).
           const prepared = await this.o.prepare?.(root, tree);
           const failed = prepared?.problem ?? (prepared?.setup && !prepared.setup.ok ? `its setup failed at \`${prepared.setup.failed?.command ?? '?'}\`: ${prepared.setup.failed?.reason ?? 'it did not finish'}` : null);
@@ -392,7 +392,7 @@ export class FeatureCandidateService {
       await fastForward(featureTree, root, winnerHead, `candidate ${candidateLabel(index)} (${winner.branch})`);
       // The winner's record names its own branch and worktree: the feature's are put back.
       await updateState(statePath, new Date(this.now()), (s) => ({ ...s, git: own }));
-      await this.o.git.commit(featureTree, `chore(${slug}): candidate ${candidateLabel(index)} picked`, [join(FEATURES_DIR, slug)], { repository: root });
+      await this.o.git.commit(featureTree, `chore(${slug}): candidate ${candidateLabel(index)} picked`, [recordPath(slug)], { repository: root });
       await this.archive(g, rows);
       this.repo.close(g.id, 'picked', index, this.now());
       let run: FeatureRunInfo | null = null;

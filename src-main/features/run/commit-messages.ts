@@ -5,7 +5,7 @@
  * on a clean tree). A commit is called a fix only when a fix round came before it and it holds
  * more than the record; the record alone is bookkeeping. Pure.
  */
-import { FEATURES_DIR } from '../config';
+import { recordPath } from '../config';
 
 export type RoundKind = 'review' | 'verify';
 
@@ -14,7 +14,7 @@ export type RoundKind = 'review' | 'verify';
  * when known, the paths the commit holds, relative to the worktree.
  */
 export function roundCommitMessage(slug: string, kind: RoundKind, round: number, staged?: readonly string[]): string {
-  const record = `${FEATURES_DIR}/${slug}/`;
+  const record = `${recordPath(slug)}/`;
   if (staged && staged.length > 0 && staged.every((p) => p.startsWith(record))) return `chore(${slug}): update the feature record before ${kind}`;
   if (round <= 1) return `feat(${slug}): uncommitted changes before ${kind}`;
   const what = kind === 'review' ? 'review round' : 'verify attempt';

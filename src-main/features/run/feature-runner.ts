@@ -18,7 +18,7 @@ import { AppError, type AgentMode, type CheckOutcome, type ContainerPlacement, t
 import type { CallGuards } from '../../agents/call-guard';
 import type { ExecutorName, SessionDriver, TurnReport } from '../../agents/session-driver';
 import type { Logger } from '../../platform/logger';
-import { FEATURES_DIR, loadConfig, type FeaturesConfig } from '../config';
+import { FEATURES_DIR, loadConfig, recordPath, type FeaturesConfig } from '../config';
 import { FeatureError } from '../errors';
 import { ISSUE_FILE, prBody } from '../issue-input';
 import { readIssueRecord } from '../issue-links';
@@ -533,8 +533,7 @@ export class FeatureRunner {
    */
   private async reviewRoundCommit(round: number): Promise<boolean> {
     if (!this.config.git.auto_commit || !this.changedSinceCommit) return false;
-    // A pathspec: forward slashes on every system (git takes a `top` pathspec as written).
-    await this.autoCommit(roundCommitMessage(this.req.slug, 'review', round), { leaveOut: [`${FEATURES_DIR}/${this.req.slug}`] });
+    await this.autoCommit(roundCommitMessage(this.req.slug, 'review', round), { leaveOut: [recordPath(this.req.slug)] });
     return true;
   }
 
@@ -655,7 +654,7 @@ export class FeatureRunner {
 
   private async commitState(message: string): Promise<void> {
     // The feature's record goes with the branch (it is merged with it and kept on the base).
-    await span('git: commit', () => this.d.git.commit(this.worktree, message, [join(FEATURES_DIR, this.req.slug)], { repository: this.req.repoRoot }));
+    await span('git: commit', () => this.d.git.commit(this.worktree, message, [recordPath(this.req.slug)], { repository: this.req.repoRoot }));
   }
 
   private async deliver(system: string): Promise<Delivery> {

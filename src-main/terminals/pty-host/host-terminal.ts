@@ -44,9 +44,8 @@ export class HostTerminal {
   private endMark: Buffer | null = null;
   /** The end of what was read after the mark was written that may be the start of the mark: held back until the next read tells. */
   private markHeld: Uint8Array = EMPTY;
+  /** What ended the stream here, null until it is (node-pty reports the exit once it has reaped the leader). */
   private endedBy: 'mark' | 'quiet' | null = null;
-  /** The stream was ended here (node-pty reports the exit once it has reaped the leader). */
-  private streamEnded = false;
   /** Reads so far: the quiet spell's end checks that none came in the turn it fired. */
   private reads = 0;
   /** Part of a mark went in but too little to be told from output: no other mark is written (two would both show). */
@@ -95,6 +94,10 @@ export class HostTerminal {
   /** What ended the stream after the leader's exit: its end mark read, a quiet spell, or neither (node-pty). */
   get streamEndedBy(): 'mark' | 'quiet' | null {
     return this.endedBy;
+  }
+
+  private get streamEnded(): boolean {
+    return this.endedBy !== null;
   }
 
   write(data: string): void {
@@ -317,7 +320,6 @@ export class HostTerminal {
 
   private endStream(by: 'mark' | 'quiet'): void {
     this.endedBy ??= by;
-    this.streamEnded = true;
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.drainTimer = null;
     const socket = (this.pty as unknown as { _socket?: { destroy(): void } })._socket;
