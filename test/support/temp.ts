@@ -1,12 +1,27 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A fresh temporary folder (real path, so symlinked /tmp does not confuse comparisons). */
 export function tempDir(prefix = 'fd-test-'): { path: string; cleanup(): void } {
   const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * A home folder for the user shells a test opens (HOME of a test host, or of the test process
+ * while a terminal harness runs): no startup files, so the machine's own do not run in them. This
+ * machine's ~/.bashrc runs `pyenv init`, whose rehash takes a lock and removes it in an EXIT trap;
+ * a test that SIGKILLs a shell while it starts (as a user may) leaves that lock, and every
+ * interactive bash after it, the end-to-end suite's included, then waits 60 s before its first
+ * prompt. The user's git settings are copied, so git still knows who commits.
+ */
+export function shellHome(prefix = 'fd-home-'): { path: string; cleanup(): void } {
+  const home = tempDir(prefix);
+  const gitconfig = join(homedir(), '.gitconfig');
+  if (existsSync(gitconfig)) copyFileSync(gitconfig, join(home.path, '.gitconfig'));
+  return home;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from '../../support/temp';
+import { shellHome, tempDir } from '../../support/temp';
 
 export interface RunningHost {
   /** The full URL with the token, as printed by `serve`. */
@@ -27,7 +27,9 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * Starts browser mode as a user would (`npm run cli -- serve`), on a free port with a fresh data
- * folder, and waits for its ready line.
+ * folder, and waits for its ready line. Unless the test gives a HOME, its shells start in a home
+ * without startup files (see shellHome): the machine's own would slow every prompt, or stall it
+ * for a minute behind a lock a killed shell left.
  */
 export async function startHost(opts: { dataDir?: string; env?: NodeJS.ProcessEnv; port?: number } = {}): Promise<RunningHost> {
   let data = opts.dataDir;
@@ -36,9 +38,15 @@ export async function startHost(opts: { dataDir?: string; env?: NodeJS.ProcessEn
     madeDataDirs.push(made.cleanup);
     data = made.path;
   }
+  let home = opts.env?.HOME;
+  if (home === undefined) {
+    const made = shellHome('fd-e2e-home-');
+    madeDataDirs.push(made.cleanup);
+    home = made.path;
+  }
   const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', String(opts.port ?? 0), '--no-build', '--data-dir', data], {
     cwd: root,
-    env: { ...process.env, ...opts.env },
+    env: { ...process.env, ...opts.env, HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

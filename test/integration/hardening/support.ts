@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { appRoot } from '../../../src-main/platform/paths';
 import { waitFor } from '../../support/processes';
+import { shellHome } from '../../support/temp';
 
 export interface HostProcess {
   /** The pid of the Node process that runs the app (not a wrapper). */
@@ -23,17 +24,20 @@ const READY = /Flightdeck ready at (http:\/\/\S+)/;
 
 /**
  * Browser mode as a real process, started as `node --import tsx src-main/cli/main.ts serve`
- * (no tsx CLI wrapper in between, so a signal sent to `pid` reaches the app itself).
+ * (no tsx CLI wrapper in between, so a signal sent to `pid` reaches the app itself). Unless the
+ * test gives a HOME, its user shells start in a home without startup files (see shellHome).
  */
 export async function startHostProcess(o: { dataDir: string; env?: NodeJS.ProcessEnv; token?: string }): Promise<HostProcess> {
   const root = appRoot();
+  const home = o.env?.HOME === undefined ? shellHome('fd-host-home-') : null;
   const token = o.token ?? `hardening-token-${Math.random().toString(36).slice(2)}`;
   const loader = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
   const child = spawn(process.execPath, ['--import', loader, join(root, 'src-main', 'cli', 'main.ts'), 'serve', '--port', '0', '--no-build', '--data-dir', o.dataDir], {
     cwd: root,
-    env: { ...process.env, ...o.env, FLIGHTDECK_TOKEN: token },
+    env: { ...process.env, ...(home && { HOME: home.path }), ...o.env, FLIGHTDECK_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (home) child.once('exit', () => home.cleanup());
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

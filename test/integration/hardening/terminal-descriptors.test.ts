@@ -14,19 +14,14 @@ import { until } from './support';
 
 let h: TerminalHarness;
 const work = tempDir('fd-descriptors-');
-// User shells start with the test's environment: a home without start-up files keeps them
-// quick, and killing one at the end cannot leave a start-up file's lock behind.
-const home = tempDir('fd-descriptors-home-');
-const savedHome = process.env.HOME;
+// User shells start in a home without start-up files (the harness's): quick, and killing one at
+// the end cannot leave a start-up file's lock behind.
 beforeAll(async () => {
-  process.env.HOME = home.path;
   h = await startTerminalHarness();
 });
 afterAll(async () => {
   await h.cleanup();
-  process.env.HOME = savedHome;
   work.cleanup();
-  home.cleanup();
 });
 
 /** "N -> target" lines of `ls -l /proc/<pid>/fd` (the shell's table; ls's own handle is in ls, not there). */

@@ -2,7 +2,7 @@ import type { Client } from '../../../src-preload/client/client';
 import type { AppServices } from '../../../src-main/app/services';
 import { startBrowserHost, type BrowserHost } from '../../../src-main/host/browser-host';
 import { startTestApp } from '../../support/app';
-import { tempDir } from '../../support/temp';
+import { shellHome, tempDir } from '../../support/temp';
 import { connectWsClient, stopWsClients } from '../../fixtures/terminals/ws-client';
 
 export interface TerminalHarness {
@@ -14,8 +14,15 @@ export interface TerminalHarness {
   cleanup(): Promise<void>;
 }
 
-/** Real services, the real browser-mode host and the renderer's WebSocket transport. */
+/**
+ * Real services, the real browser-mode host and the renderer's WebSocket transport. The shells it
+ * opens run in this process's environment: HOME is a home without startup files while it runs
+ * (see shellHome).
+ */
 export async function startTerminalHarness(): Promise<TerminalHarness> {
+  const home = shellHome('fd-term-home-');
+  const savedHome = process.env.HOME;
+  process.env.HOME = home.path;
   const t = await startTestApp();
   const ui = tempDir('fd-ui-');
   const host = await startBrowserHost(t.app, { port: 0, rendererDir: ui.path });
@@ -31,6 +38,8 @@ export async function startTerminalHarness(): Promise<TerminalHarness> {
       await t.app.terminals.shutdown();
       t.cleanup();
       ui.cleanup();
+      process.env.HOME = savedHome;
+      home.cleanup();
     },
   };
 }
