@@ -172,7 +172,7 @@ describe('feature plan (CLI)', () => {
     // Said once per repository.
     const second = await plan('two');
     expect(second.code, second.err).toBe(0);
-    expect(existsSync(join(h.repo, '.trees', 'two', 'build', 'out.txt'))).toBe(true);
+    expect(existsSync(join(h.repo, '.trees', 'two', 'build', 'out.txt')), `the second setup left no build/out.txt:\n${second.err}\n${second.out}`).toBe(true);
     expect(second.out).not.toContain('Setup created files');
     // The rules the offer adds, never twice.
     const { addIgnoreRules } = await import('../../../src-main/worktrees/setup-artifacts');
