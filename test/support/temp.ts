@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** A fresh temporary folder (real path, so symlinked /tmp does not confuse comparisons). */
 export function tempDir(prefix = 'fd-test-'): { path: string; cleanup(): void } {
@@ -19,8 +19,13 @@ export function tempDir(prefix = 'fd-test-'): { path: string; cleanup(): void } 
  */
 export function shellHome(prefix = 'fd-home-'): { path: string; cleanup(): void } {
   const home = tempDir(prefix);
-  const gitconfig = join(homedir(), '.gitconfig');
-  if (existsSync(gitconfig)) copyFileSync(gitconfig, join(home.path, '.gitconfig'));
+  // Both places git reads a user's settings from (the second unless XDG_CONFIG_HOME moves it).
+  for (const file of ['.gitconfig', join('.config', 'git', 'config')]) {
+    const from = join(homedir(), file);
+    if (!existsSync(from)) continue;
+    mkdirSync(dirname(join(home.path, file)), { recursive: true });
+    copyFileSync(from, join(home.path, file));
+  }
   return home;
 }
 

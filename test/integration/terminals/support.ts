@@ -22,10 +22,23 @@ export interface TerminalHarness {
 export async function startTerminalHarness(): Promise<TerminalHarness> {
   const home = shellHome('fd-term-home-');
   const savedHome = process.env.HOME;
+  const restoreHome = () => {
+    if (savedHome === undefined) delete process.env.HOME;
+    else process.env.HOME = savedHome;
+    home.cleanup();
+  };
   process.env.HOME = home.path;
-  const t = await startTestApp();
+  let t: Awaited<ReturnType<typeof startTestApp>>;
   const ui = tempDir('fd-ui-');
-  const host = await startBrowserHost(t.app, { port: 0, rendererDir: ui.path });
+  let host: BrowserHost;
+  try {
+    t = await startTestApp();
+    host = await startBrowserHost(t.app, { port: 0, rendererDir: ui.path });
+  } catch (e) {
+    ui.cleanup();
+    restoreHome();
+    throw e;
+  }
   const client = connectWsClient(host.port, host.token);
   return {
     app: t.app,
@@ -33,13 +46,15 @@ export async function startTerminalHarness(): Promise<TerminalHarness> {
     client,
     connect: () => connectWsClient(host.port, host.token),
     async cleanup() {
-      stopWsClients();
-      await host.close();
-      await t.app.terminals.shutdown();
-      t.cleanup();
-      ui.cleanup();
-      process.env.HOME = savedHome;
-      home.cleanup();
+      try {
+        stopWsClients();
+        await host.close();
+        await t.app.terminals.shutdown();
+        t.cleanup();
+        ui.cleanup();
+      } finally {
+        restoreHome();
+      }
     },
   };
 }
