@@ -163,6 +163,8 @@ export class FeatureService {
   private readonly roots = new Map<string, { root: string; seal: string }>();
   /** Each repository's config problem, while its config file keeps its identity (see configProblem). */
   private readonly configProblems = new Map<string, { identity: string; problem: IndexProblem | null }>();
+  /** Each repository's last list entry and what it was made from (see projectFeatures). */
+  private readonly listed = new Map<string, { projectId: string | null; name: string; idx: RepoIndex; configProblem: IndexProblem | null; entry: Readonly<ProjectFeatures> }>();
   private disposed = false;
   private watching = false;
 
@@ -302,14 +304,14 @@ export class FeatureService {
    * instead of waited for, and so is one that fails (asked alone, it reports why): the app's first
    * list shows every project already indexed while it asks for the others one by one.
    */
-  async list(o: { repo?: string; projectId?: string; indexedOnly?: boolean } = {}): Promise<ProjectFeatures[]> {
+  async list(o: { repo?: string; projectId?: string; indexedOnly?: boolean } = {}): Promise<Array<Readonly<ProjectFeatures>>> {
     if (o.repo !== undefined) {
       const root = await this.repoRoot(o.repo);
       return [await this.projectFeatures(this.projectIdOf(root), nameOf(root), root, await this.index.current(root))];
     }
     const projects = (await this.projectRoots()).filter((p) => o.projectId === undefined || p.id === o.projectId);
     if (o.projectId !== undefined && projects.length === 0) throw new AppError('not_found', 'That project is no longer in Flightdeck.', { id: o.projectId });
-    const out: ProjectFeatures[] = [];
+    const out: Array<Readonly<ProjectFeatures>> = [];
     for (const p of projects) {
       if (!p.root) {
         out.push({ projectId: p.id, name: p.name, repoRoot: p.path, features: [], problems: [], error: p.error });
@@ -329,10 +331,22 @@ export class FeatureService {
     return out;
   }
 
-  private async projectFeatures(projectId: string | null, name: string, root: string, idx: RepoIndex): Promise<ProjectFeatures> {
+  /**
+   * A repository's list entry. The same entry (frozen) while nothing it is made from changed: the
+   * index's snapshot (a new one after any change to a state file or an issue link), the config's
+   * problem (kept while the config file keeps its identity), the project's id and name. The bridge
+   * checks a frozen answer against the contract once and the host writes it out once (router.ts,
+   * browser-host.ts): a board loaded again pays neither for a thousand features.
+   */
+  private async projectFeatures(projectId: string | null, name: string, root: string, idx: RepoIndex): Promise<Readonly<ProjectFeatures>> {
     const configProblem = await this.configProblem(root);
-    const features = idx.rows.map((r) => ({ ...summaryOf(projectId, r), issue: idx.issues.get(r.slug) ?? null }));
-    return { projectId, name, repoRoot: root, features, problems: configProblem ? [configProblem, ...idx.problems] : idx.problems, error: null };
+    const kept = this.listed.get(root);
+    if (kept && kept.idx === idx && kept.configProblem === configProblem && kept.projectId === projectId && kept.name === name) return kept.entry;
+    const features = Object.freeze(idx.rows.map((r) => Object.freeze({ ...summaryOf(projectId, r), issue: idx.issues.get(r.slug) ?? null })));
+    const problems = Object.freeze(configProblem ? [configProblem, ...idx.problems] : [...idx.problems]);
+    const entry: Readonly<ProjectFeatures> = Object.freeze({ projectId, name, repoRoot: root, features: features as FeatureSummary[], problems: problems as IndexProblem[], error: null });
+    this.listed.set(root, { projectId, name, idx, configProblem, entry });
+    return entry;
   }
 
   /**

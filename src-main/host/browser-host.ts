@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { isTopic } from '../../src-preload/contract';
-import { ClientFrame, DIRECT_SOCKET_PATH, MAX_CLIENT_FRAME_BYTES, type HostFrame } from '../../src-preload/contract/wire';
+import { ClientFrame, DIRECT_SOCKET_PATH, MAX_CLIENT_FRAME_BYTES, type HostFrame, type Result } from '../../src-preload/contract/wire';
 import { encodeTerminalDataFrame, hasBytes } from '../../src-preload/contract/terminal-frames';
 import type { TerminalData } from '../../src-preload/contract/terminals';
 import type { AppServices } from '../app/services';
@@ -54,6 +54,24 @@ interface RoutedMark {
 
 function isRoutedMark(item: string | Uint8Array | RoutedMark): item is RoutedMark {
   return typeof item === 'object' && !(item instanceof Uint8Array);
+}
+
+/** Frozen answers as JSON, written once (see resultJson). */
+const answerJson = new WeakMap<object, string>();
+
+/**
+ * An answer frame as the socket sends it. A frozen answer (one the router checked once and hands
+ * out again while nothing it is made of changed: features.list) is written out once and spliced
+ * into each frame, not stringified again for every board that loads.
+ */
+export function resultJson(id: number, result: Result): string {
+  if (!result.ok || typeof result.value !== 'object' || result.value === null || !Object.isFrozen(result.value)) return JSON.stringify({ type: 'result', id, result } satisfies HostFrame);
+  let json = answerJson.get(result.value);
+  if (json === undefined) {
+    json = JSON.stringify(result.value);
+    answerJson.set(result.value, json);
+  }
+  return `{"type":"result","id":${id},"result":{"ok":true,"value":${json}}}`;
 }
 
 function rawLength(data: RawData): number {
@@ -268,7 +286,9 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
         }
         void app.router
           .dispatch(frame.channel, frame.input, ctx)
-          .then((result) => send({ type: 'result', id, result }))
+          .then((result) => {
+            if (ws.readyState === ws.OPEN) ws.send(resultJson(id, result));
+          })
           .finally(done);
       } else if (isTopic(frame.topic)) {
         if (frame.type === 'unsubscribe') return subs.remove(frame.topic, frame.key);

@@ -1,6 +1,7 @@
-import { realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { resultJson } from '../../../src-main/host/browser-host';
 import { assignPort } from '../../../src-main/worktrees/worktree-prepare';
 import { startTestApp } from '../../support/app';
 import { gitIn } from '../../support/temp';
@@ -53,6 +54,48 @@ describe('features.* and worktrees.list over the bridge', () => {
     expect((done as { value: { reclaimedBytes: number } }).value.reclaimedBytes).toBeGreaterThan(200_000);
     const after = await t.app.router.dispatch('features.list', { projectId: project.id }, ctx);
     expect(after).toMatchObject({ ok: true, value: { projects: [{ features: [{ slug: 'done-work', status: 'merged', source: 'merged' }] }] } });
+  }, 60_000);
+
+  it('a list asked again while nothing changed is the same answer, checked and written out once; a changed state file is a new one', async () => {
+    const repo = repoWithOrigin('fd-chan-memo-');
+    cleanups.push(repo.cleanup);
+    ignoreTrees(repo.path);
+    const t = await startTestApp();
+    cleanups.push(t.cleanup);
+    const project = await t.app.projects.add(repo.path);
+    const wt = makeActiveFeature(repo.path, 'steady');
+    const list = async () => {
+      const r = await t.app.router.dispatch('features.list', {}, ctx);
+      if (!r.ok) throw new Error(r.error.message);
+      return r.value as { projects: Array<{ features: Array<{ slug: string; status: string | null }> }> };
+    };
+    const first = await list();
+    expect(first.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'in_progress' }]);
+    const again = await list();
+    expect(again).toBe(first);
+    expect(Object.isFrozen(again)).toBe(true);
+    // As the socket carries it: the same frame as one stringified whole.
+    expect(JSON.parse(resultJson(7, { ok: true, value: again }))).toEqual({ type: 'result', id: 7, result: { ok: true, value: first } });
+    expect(resultJson(8, { ok: true, value: again })).toBe(JSON.stringify({ type: 'result', id: 8, result: { ok: true, value: first } }));
+
+    // The run (or the user) changes the feature: the next list says so, not the answer kept.
+    const statePath = (await t.app.features.list())[0]!.features[0]!.statePath!;
+    expect(statePath.startsWith(wt)).toBe(true);
+    writeFileSync(statePath, readFileSync(statePath, 'utf8').replace(/^status: in_progress$/m, 'status: failed'));
+    const changed = await list();
+    expect(changed).not.toBe(first);
+    expect(changed.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'failed' }]);
+    // Once the watcher has seen the write too (it may index the folder again), the answer is kept again.
+    let steady = false;
+    for (const until = Date.now() + 10_000; !steady && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      const a = await list();
+      steady = a === (await list());
+      expect(a.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'failed' }]);
+    }
+    expect(steady).toBe(true);
+    // Each project alone is its own question with its own answer.
+    const alone = await t.app.router.dispatch('features.list', { projectId: project.id }, ctx);
+    expect(alone).toMatchObject({ ok: true, value: { projects: [{ features: [{ slug: 'steady', status: 'failed' }] }] } });
   }, 60_000);
 
   it('a slug that is not a slug (../, a/b, upper case) is refused at the bridge and by the service', async () => {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../src-preload/contract';
+import { describe, expect, it, vi } from 'vitest';
+import { AppError, requests } from '../../../src-preload/contract';
 import { Router } from '../../../src-main/bridge/router';
 import { EventHub, Subscriptions } from '../../../src-main/bridge/event-hub';
 import { createLogger } from '../../../src-main/platform/logger';
@@ -67,6 +67,38 @@ describe('Router', () => {
     const r = router();
     r.handle('settings.get', () => ({ theme: 'neon' }) as never);
     expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+  });
+
+  it('checks a frozen answer once per channel, stripped as the first check left it; an answer not frozen at every call', async () => {
+    const r = router();
+    const frozen = Object.freeze({ theme: 'dark', terminalFontSize: 14, apiKey: 'sk-secret-value' });
+    let answer: object = frozen;
+    r.handle('settings.get', () => answer as never);
+    const check = vi.spyOn(requests['settings.get'].output, 'safeParse');
+    try {
+      const first = await r.dispatch('settings.get', {}, ctx);
+      const again = await r.dispatch('settings.get', {}, ctx);
+      expect(check).toHaveBeenCalledTimes(1);
+      expect(again).toEqual({ ok: true, value: { theme: 'dark', terminalFontSize: 14 } });
+      // The very value the first check made, frozen: the host writes it out once.
+      expect((again as { value: unknown }).value).toBe((first as { value: unknown }).value);
+      expect(Object.isFrozen((again as { value: unknown }).value)).toBe(true);
+
+      // A new answer, or one not frozen, is checked: a value outside the contract is refused every time.
+      answer = { theme: 'neon' };
+      expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+      expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+      expect(check).toHaveBeenCalledTimes(3);
+      answer = Object.freeze({ theme: 'neon' });
+      expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+      expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+      expect(check).toHaveBeenCalledTimes(5);
+    } finally {
+      check.mockRestore();
+    }
+    // The same frozen object answered on another channel is checked by that channel's schema.
+    r.handle('projects.list', () => frozen as never);
+    expect(await r.dispatch('projects.list', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
   });
 
   it('lists channels with no handler', () => {
