@@ -1,6 +1,7 @@
 import { AppError, isChannel, requests, type Channel, type OutputOf, type ParsedInputOf } from '../../src-preload/contract';
 import type { Result } from '../../src-preload/contract/wire';
 import type { Logger } from '../platform/logger';
+import { deepFreeze, isReusableAnswer, reusableAnswer } from './reusable';
 
 /** Who is calling: one Electron window or one WebSocket connection. */
 export interface CallContext {
@@ -19,10 +20,9 @@ export type Handler<C extends Channel> = (input: ParsedInputOf<C>, ctx: CallCont
 export class Router {
   private readonly handlers = new Map<Channel, Handler<Channel>>();
   /**
-   * Frozen answers already checked, with the channel that checked them and what the check made
-   * of them (frozen too). A handler gives a frozen answer again only while nothing it is made of
-   * changed (features.list), so it is checked once, not at each call; an answer that is not
-   * frozen is checked every time.
+   * Reusable answers already checked (see reusable.ts), with the channel that checked them and
+   * what the check made of them: checked once, not at each call. Any other answer is checked
+   * every time.
    */
   private readonly checked = new WeakMap<object, { channel: Channel; value: unknown }>();
 
@@ -69,15 +69,16 @@ export class Router {
     if (!handler) return { ok: false, error: { code: 'unavailable', message: `${channel} is not available here` } };
     try {
       const value: unknown = await handler(parsed.data as never, ctx);
-      const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
-      const seen = frozen ? this.checked.get(value) : undefined;
+      const reusable = isReusableAnswer(value);
+      const seen = reusable ? this.checked.get(value) : undefined;
       if (seen?.channel === channel) return { ok: true, value: seen.value };
       const out = spec.output.safeParse(value);
       if (!out.success) {
         this.log.error('handler returned a value outside the contract', { channel, issues: out.error.issues.slice(0, 5) });
         return { ok: false, error: { code: 'internal', message: `Internal error in ${channel}` } };
       }
-      if (frozen && typeof out.data === 'object' && out.data !== null) this.checked.set(value, { channel, value: Object.freeze(out.data) });
+      // What the check made is handed to every caller from now on: none may change it.
+      if (reusable && typeof out.data === 'object' && out.data !== null) this.checked.set(value, { channel, value: reusableAnswer(deepFreeze(out.data)) });
       return { ok: true, value: out.data };
     } catch (thrown) {
       const e = this.translateError ? this.translateError(thrown) : thrown;

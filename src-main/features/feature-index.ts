@@ -325,8 +325,11 @@ export class FeatureIndex {
   private async fromSnapshot(repoRoot: string, snap: Snapshot): Promise<RepoIndex> {
     if (this.watchReady.has(repoRoot)) return snap.index;
     const issues = await this.issuesOf(snap.index.rows);
-    if (!sameIssues(snap.index.issues, issues)) this.snapshots.set(repoRoot, { ...snap, index: { ...snap.index, issues } });
-    return { ...snap.index, issues };
+    // The same index while its links hold (a list made from it is given again, see FeatureService.projectFeatures).
+    if (sameIssues(snap.index.issues, issues)) return snap.index;
+    const index = { ...snap.index, issues };
+    this.snapshots.set(repoRoot, { ...snap, index });
+    return index;
   }
 
   /** The rows as last reconciled, without reading the files. */

@@ -163,8 +163,8 @@ export class FeatureService {
   private readonly roots = new Map<string, { root: string; seal: string }>();
   /** Each repository's config problem, while its config file keeps its identity (see configProblem). */
   private readonly configProblems = new Map<string, { identity: string; problem: IndexProblem | null }>();
-  /** Each repository's last list entry and what it was made from (see projectFeatures). */
-  private readonly listed = new Map<string, { projectId: string | null; name: string; idx: RepoIndex; configProblem: IndexProblem | null; entry: Readonly<ProjectFeatures> }>();
+  /** Each repository's last list entry (per project id and name it was listed under) and what it was made from (see projectFeatures). */
+  private readonly listed = new Map<string, { root: string; idx: RepoIndex; configProblem: IndexProblem | null; entry: Readonly<ProjectFeatures> }>();
   private disposed = false;
   private watching = false;
 
@@ -328,24 +328,30 @@ export class FeatureService {
       }
       out.push(await this.projectFeatures(p.id, p.name, p.root, await this.index.current(p.root)));
     }
+    // Every project listed: the entries kept for repositories no longer among them go (a removed project, a renamed one's old name).
+    if (o.projectId === undefined) {
+      const kept = new Set(out.map((p) => `${p.repoRoot}\0${p.projectId ?? ''}\0${p.name}`));
+      for (const key of this.listed.keys()) if (!kept.has(key)) this.listed.delete(key);
+    }
     return out;
   }
 
   /**
    * A repository's list entry. The same entry (frozen) while nothing it is made from changed: the
    * index's snapshot (a new one after any change to a state file or an issue link), the config's
-   * problem (kept while the config file keeps its identity), the project's id and name. The bridge
-   * checks a frozen answer against the contract once and the host writes it out once (router.ts,
-   * browser-host.ts): a board loaded again pays neither for a thousand features.
+   * problem (kept while the config file keeps its identity), the project's id and name. The list's
+   * answer is then the same too, which the bridge checks against the contract once and the host
+   * writes out once (bridge/reusable.ts): a board loaded again pays neither for a thousand features.
    */
   private async projectFeatures(projectId: string | null, name: string, root: string, idx: RepoIndex): Promise<Readonly<ProjectFeatures>> {
     const configProblem = await this.configProblem(root);
-    const kept = this.listed.get(root);
-    if (kept && kept.idx === idx && kept.configProblem === configProblem && kept.projectId === projectId && kept.name === name) return kept.entry;
+    const key = `${root}\0${projectId ?? ''}\0${name}`;
+    const kept = this.listed.get(key);
+    if (kept && kept.idx === idx && kept.configProblem === configProblem) return kept.entry;
     const features = Object.freeze(idx.rows.map((r) => Object.freeze({ ...summaryOf(projectId, r), issue: idx.issues.get(r.slug) ?? null })));
     const problems = Object.freeze(configProblem ? [configProblem, ...idx.problems] : [...idx.problems]);
     const entry: Readonly<ProjectFeatures> = Object.freeze({ projectId, name, repoRoot: root, features: features as FeatureSummary[], problems: problems as IndexProblem[], error: null });
-    this.listed.set(root, { projectId, name, idx, configProblem, entry });
+    this.listed.set(key, { root, idx, configProblem, entry });
     return entry;
   }
 

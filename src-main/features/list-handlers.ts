@@ -1,3 +1,4 @@
+import { reusableAnswer } from '../bridge/reusable';
 import type { Router } from '../bridge/router';
 import type { ProjectService } from '../projects/project-service';
 import { isFeatureError } from './errors';
@@ -14,17 +15,23 @@ async function bridged<T>(fn: () => Promise<T>): Promise<T> {
 
 /** features.list / status / clean over the bridge. A list also makes sure the state files are watched (a window is showing them). */
 export function registerFeatureListHandlers(router: Router, features: FeatureService, projects: ProjectService): void {
-  // The last answer per question, given again (the same frozen object) while every project's
-  // entry is the one it held: the router then skips the contract's check, the host the writing.
+  // The last answer per question (the whole list, each project alone), given again while every
+  // project's entry is the one it held: a reusable answer, which the router checks against the
+  // contract once and the host writes out once (bridge/reusable.ts).
   const answers = new Map<string, Readonly<{ projects: ReadonlyArray<Readonly<ProjectFeatures>> }>>();
   router.handle('features.list', async ({ projectId, indexedOnly }) => {
     features.startInBackground();
-    const projects = await features.list({ ...(projectId !== undefined ? { projectId } : {}), ...(indexedOnly ? { indexedOnly } : {}) });
     const key = `${indexedOnly ? 'indexed' : 'all'}:${projectId ?? ''}`;
+    let projects: Array<Readonly<ProjectFeatures>>;
+    try {
+      projects = await features.list({ ...(projectId !== undefined ? { projectId } : {}), ...(indexedOnly ? { indexedOnly } : {}) });
+    } catch (e) {
+      answers.delete(key); // A project removed: its question has no answer to keep.
+      throw e;
+    }
     const last = answers.get(key);
     if (last && last.projects.length === projects.length && last.projects.every((p, i) => p === projects[i])) return last as { projects: ProjectFeatures[] };
-    const answer = Object.freeze({ projects: Object.freeze(projects) });
-    // One per question: the whole list and each project alone (a project removed leaves one stale entry at most until asked again).
+    const answer = reusableAnswer(Object.freeze({ projects: Object.freeze(projects) }));
     answers.set(key, answer);
     return answer as { projects: ProjectFeatures[] };
   });

@@ -9,6 +9,7 @@ import type { TerminalData } from '../../src-preload/contract/terminals';
 import type { AppServices } from '../app/services';
 import { appVersion } from '../app/version';
 import { Subscriptions, type HubEvent } from '../bridge/event-hub';
+import { isReusableAnswer } from '../bridge/reusable';
 import { CHANNEL_IN_FLIGHT_MAX_BYTES, CHANNEL_SMALL_FRAME_BYTES, TERMINAL_SOCKET_BACKLOG_MAX_BYTES } from '../terminals/constants';
 import { FairQueue } from '../terminals/fair-queue';
 import { InFlightRequests } from '../bridge/limits';
@@ -56,16 +57,16 @@ function isRoutedMark(item: string | Uint8Array | RoutedMark): item is RoutedMar
   return typeof item === 'object' && !(item instanceof Uint8Array);
 }
 
-/** Frozen answers as JSON, written once (see resultJson). */
+/** Reusable answers as JSON, written once (see resultJson). */
 const answerJson = new WeakMap<object, string>();
 
 /**
- * An answer frame as the socket sends it. A frozen answer (one the router checked once and hands
- * out again while nothing it is made of changed: features.list) is written out once and spliced
- * into each frame, not stringified again for every board that loads.
+ * An answer frame as the socket sends it. A reusable answer (one the router checked once and
+ * hands out again while nothing it is made of changed: features.list; bridge/reusable.ts) is
+ * written out once and spliced into each frame, not stringified again for every board that loads.
  */
 export function resultJson(id: number, result: Result): string {
-  if (!result.ok || typeof result.value !== 'object' || result.value === null || !Object.isFrozen(result.value)) return JSON.stringify({ type: 'result', id, result } satisfies HostFrame);
+  if (!result.ok || !isReusableAnswer(result.value)) return JSON.stringify({ type: 'result', id, result } satisfies HostFrame);
   let json = answerJson.get(result.value);
   if (json === undefined) {
     json = JSON.stringify(result.value);

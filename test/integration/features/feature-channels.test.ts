@@ -1,6 +1,6 @@
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { resultJson } from '../../../src-main/host/browser-host';
 import { assignPort } from '../../../src-main/worktrees/worktree-prepare';
 import { startTestApp } from '../../support/app';
@@ -56,7 +56,7 @@ describe('features.* and worktrees.list over the bridge', () => {
     expect(after).toMatchObject({ ok: true, value: { projects: [{ features: [{ slug: 'done-work', status: 'merged', source: 'merged' }] }] } });
   }, 60_000);
 
-  it('a list asked again while nothing changed is the same answer, checked and written out once; a changed state file is a new one', async () => {
+  it('a list asked again while nothing changed is the same answer, checked and written out once; a changed state file or config is a new one', async () => {
     const repo = repoWithOrigin('fd-chan-memo-');
     cleanups.push(repo.cleanup);
     ignoreTrees(repo.path);
@@ -64,19 +64,38 @@ describe('features.* and worktrees.list over the bridge', () => {
     cleanups.push(t.cleanup);
     const project = await t.app.projects.add(repo.path);
     const wt = makeActiveFeature(repo.path, 'steady');
+    type Listed = { projects: Array<{ features: Array<{ slug: string; status: string | null }>; problems: Array<{ kind: string }> }> };
     const list = async () => {
       const r = await t.app.router.dispatch('features.list', {}, ctx);
       if (!r.ok) throw new Error(r.error.message);
-      return r.value as { projects: Array<{ features: Array<{ slug: string; status: string | null }> }> };
+      return r.value as Listed;
     };
-    const first = await list();
-    expect(first.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'in_progress' }]);
-    const again = await list();
-    expect(again).toBe(first);
-    expect(Object.isFrozen(again)).toBe(true);
-    // As the socket carries it: the same frame as one stringified whole.
-    expect(JSON.parse(resultJson(7, { ok: true, value: again }))).toEqual({ type: 'result', id: 7, result: { ok: true, value: first } });
-    expect(resultJson(8, { ok: true, value: again })).toBe(JSON.stringify({ type: 'result', id: 8, result: { ok: true, value: first } }));
+    // Asked until two lists in a row are the same answer (a file written just now, or a watcher
+    // not yet running, makes the index read again); each says what is on disk.
+    const steadyList = async (expected: (l: Listed) => void): Promise<Listed> => {
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+        const a = await list();
+        expected(a);
+        const b = await list();
+        expected(b);
+        if (a === b) return a;
+      }
+      throw new Error('the list never came back the same twice');
+    };
+    const first = await steadyList((l) => expect(l.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'in_progress' }]));
+    expect(Object.isFrozen(first)).toBe(true);
+
+    // As the socket carries it: the same frame as one stringified whole, the answer stringified once.
+    const stringify = vi.spyOn(JSON, 'stringify');
+    let frames: string[];
+    try {
+      frames = [resultJson(7, { ok: true, value: first }), resultJson(8, { ok: true, value: await list() })];
+      expect(stringify.mock.calls.filter(([v]) => v === first)).toHaveLength(1);
+    } finally {
+      stringify.mockRestore();
+    }
+    expect(frames[0]).toBe(JSON.stringify({ type: 'result', id: 7, result: { ok: true, value: first } }));
+    expect(frames[1]).toBe(JSON.stringify({ type: 'result', id: 8, result: { ok: true, value: first } }));
 
     // The run (or the user) changes the feature: the next list says so, not the answer kept.
     const statePath = (await t.app.features.list())[0]!.features[0]!.statePath!;
@@ -85,17 +104,34 @@ describe('features.* and worktrees.list over the bridge', () => {
     const changed = await list();
     expect(changed).not.toBe(first);
     expect(changed.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'failed' }]);
-    // Once the watcher has seen the write too (it may index the folder again), the answer is kept again.
-    let steady = false;
-    for (const until = Date.now() + 10_000; !steady && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-      const a = await list();
-      steady = a === (await list());
-      expect(a.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'failed' }]);
-    }
-    expect(steady).toBe(true);
+    const failed = await steadyList((l) => expect(l.projects[0]!.features).toMatchObject([{ slug: 'steady', status: 'failed' }]));
+
+    // A config that no longer loads is a problem on the project at the next list.
+    mkdirSync(join(repo.path, '.flightdeck'), { recursive: true });
+    writeFileSync(join(repo.path, '.flightdeck', 'config.yml'), 'checks: [unclosed\n');
+    const broken = await list();
+    expect(broken).not.toBe(failed);
+    expect(broken.projects[0]!.problems).toMatchObject([{ kind: 'yaml' }]);
+
     // Each project alone is its own question with its own answer.
     const alone = await t.app.router.dispatch('features.list', { projectId: project.id }, ctx);
     expect(alone).toMatchObject({ ok: true, value: { projects: [{ features: [{ slug: 'steady', status: 'failed' }] }] } });
+  }, 60_000);
+
+  it('without the watcher (the CLI, a folder too large to watch) a list asked again is the same entry too', async () => {
+    const repo = repoWithOrigin('fd-chan-unwatched-');
+    cleanups.push(repo.cleanup);
+    ignoreTrees(repo.path);
+    makeActiveFeature(repo.path, 'quiet');
+    // Past the window in which a file just written is read again at the next list.
+    await new Promise((r) => setTimeout(r, 100));
+    const t = await startTestApp();
+    cleanups.push(t.cleanup);
+    const features = t.app.features;
+    const [a] = await features.list({ repo: repo.path });
+    const [b] = await features.list({ repo: repo.path });
+    expect(a!.features).toMatchObject([{ slug: 'quiet', status: 'in_progress' }]);
+    expect(b).toBe(a);
   }, 60_000);
 
   it('a slug that is not a slug (../, a/b, upper case) is refused at the bridge and by the service', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError, requests } from '../../../src-preload/contract';
 import { Router } from '../../../src-main/bridge/router';
+import { isReusableAnswer, reusableAnswer } from '../../../src-main/bridge/reusable';
 import { EventHub, Subscriptions } from '../../../src-main/bridge/event-hub';
 import { createLogger } from '../../../src-main/platform/logger';
 
@@ -69,10 +70,10 @@ describe('Router', () => {
     expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
   });
 
-  it('checks a frozen answer once per channel, stripped as the first check left it; an answer not frozen at every call', async () => {
+  it('checks a reusable answer once per channel and hands out what that check made, deep-frozen; any other answer at every call', async () => {
     const r = router();
-    const frozen = Object.freeze({ theme: 'dark', terminalFontSize: 14, apiKey: 'sk-secret-value' });
-    let answer: object = frozen;
+    const reused = reusableAnswer({ theme: 'dark', terminalFontSize: 14, apiKey: 'sk-secret-value' });
+    let answer: object = reused;
     r.handle('settings.get', () => answer as never);
     const check = vi.spyOn(requests['settings.get'].output, 'safeParse');
     try {
@@ -80,25 +81,37 @@ describe('Router', () => {
       const again = await r.dispatch('settings.get', {}, ctx);
       expect(check).toHaveBeenCalledTimes(1);
       expect(again).toEqual({ ok: true, value: { theme: 'dark', terminalFontSize: 14 } });
-      // The very value the first check made, frozen: the host writes it out once.
+      // The very value the first check made: the host writes it out once, and no caller can change it.
       expect((again as { value: unknown }).value).toBe((first as { value: unknown }).value);
       expect(Object.isFrozen((again as { value: unknown }).value)).toBe(true);
+      expect(isReusableAnswer((again as { value: unknown }).value)).toBe(true);
 
-      // A new answer, or one not frozen, is checked: a value outside the contract is refused every time.
-      answer = { theme: 'neon' };
-      expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
-      expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+      // A frozen answer that is not marked reusable, a new answer, one outside the contract: checked every time.
+      answer = Object.freeze({ theme: 'light', terminalFontSize: 12 });
+      await r.dispatch('settings.get', {}, ctx);
+      await r.dispatch('settings.get', {}, ctx);
       expect(check).toHaveBeenCalledTimes(3);
-      answer = Object.freeze({ theme: 'neon' });
+      answer = reusableAnswer({ theme: 'neon' });
       expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
       expect(await r.dispatch('settings.get', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
       expect(check).toHaveBeenCalledTimes(5);
     } finally {
       check.mockRestore();
     }
-    // The same frozen object answered on another channel is checked by that channel's schema.
-    r.handle('projects.list', () => frozen as never);
+    // The same reusable object answered on another channel is checked by that channel's schema.
+    r.handle('projects.list', () => reused as never);
     expect(await r.dispatch('projects.list', {}, ctx)).toMatchObject({ ok: false, error: { code: 'internal' } });
+  });
+
+  it('freezes everything in a reusable answer it hands out, nested objects and arrays included', async () => {
+    const r = router();
+    const listed = reusableAnswer({ projects: [{ projectId: null, name: 'p', repoRoot: '/r', features: [], problems: [], error: null }] });
+    r.handle('features.list', () => listed as never);
+    const res = await r.dispatch('features.list', {}, ctx);
+    const value = (res as { value: { projects: Array<{ features: unknown[] }> } }).value;
+    expect(Object.isFrozen(value.projects)).toBe(true);
+    expect(Object.isFrozen(value.projects[0])).toBe(true);
+    expect(() => value.projects[0]!.features.push('x')).toThrow(TypeError);
   });
 
   it('lists channels with no handler', () => {
