@@ -17,7 +17,8 @@ export function isReusableAnswer(value: unknown): value is object {
 
 /** Freezes `value` and everything in it (plain objects and arrays, as the contract's checks make them). */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (typeof value !== 'object' || value === null) return value;
+  // Into a part already frozen too: freezing is shallow, what it holds may not be.
   Object.freeze(value);
   for (const v of Object.values(value)) deepFreeze(v);
   return value;

@@ -164,7 +164,7 @@ export class FeatureService {
   /** Each repository's config problem, while its config file keeps its identity (see configProblem). */
   private readonly configProblems = new Map<string, { identity: string; problem: IndexProblem | null }>();
   /** Each repository's last list entry (per project id and name it was listed under) and what it was made from (see projectFeatures). */
-  private readonly listed = new Map<string, { root: string; idx: RepoIndex; configProblem: IndexProblem | null; entry: Readonly<ProjectFeatures> }>();
+  private readonly listed = new Map<string, { idx: RepoIndex; configProblem: IndexProblem | null; entry: Readonly<ProjectFeatures> }>();
   private disposed = false;
   private watching = false;
 
@@ -330,7 +330,7 @@ export class FeatureService {
     }
     // Every project listed: the entries kept for repositories no longer among them go (a removed project, a renamed one's old name).
     if (o.projectId === undefined) {
-      const kept = new Set(out.map((p) => `${p.repoRoot}\0${p.projectId ?? ''}\0${p.name}`));
+      const kept = new Set(out.map((p) => listedKey(p.repoRoot, p.projectId, p.name)));
       for (const key of this.listed.keys()) if (!kept.has(key)) this.listed.delete(key);
     }
     return out;
@@ -345,13 +345,13 @@ export class FeatureService {
    */
   private async projectFeatures(projectId: string | null, name: string, root: string, idx: RepoIndex): Promise<Readonly<ProjectFeatures>> {
     const configProblem = await this.configProblem(root);
-    const key = `${root}\0${projectId ?? ''}\0${name}`;
+    const key = listedKey(root, projectId, name);
     const kept = this.listed.get(key);
     if (kept && kept.idx === idx && kept.configProblem === configProblem) return kept.entry;
     const features = Object.freeze(idx.rows.map((r) => Object.freeze({ ...summaryOf(projectId, r), issue: idx.issues.get(r.slug) ?? null })));
     const problems = Object.freeze(configProblem ? [configProblem, ...idx.problems] : [...idx.problems]);
     const entry: Readonly<ProjectFeatures> = Object.freeze({ projectId, name, repoRoot: root, features: features as FeatureSummary[], problems: problems as IndexProblem[], error: null });
-    this.listed.set(key, { root, idx, configProblem, entry });
+    this.listed.set(key, { idx, configProblem, entry });
     return entry;
   }
 
@@ -621,6 +621,11 @@ function entryOf(path: string): string | null {
     // Unreadable: nothing to compare with, so git is asked each time.
     return null;
   }
+}
+
+/** A kept list entry's key: the repository and the project it is listed under (see FeatureService.projectFeatures). */
+function listedKey(root: string, projectId: string | null, name: string): string {
+  return `${root}\0${projectId ?? ''}\0${name}`;
 }
 
 export function summaryOf(projectId: string | null, r: FeatureRow): FeatureSummary {

@@ -206,9 +206,10 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
 
   function onConnection(ws: WebSocket): void {
     const ctx = { origin: 'browser' as const, connectionId: `ws-${++connectionSeq}` };
-    const send = (frame: HostFrame) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+    const sendJson = (json: string) => {
+      if (ws.readyState === ws.OPEN) ws.send(json);
     };
+    const send = (frame: HostFrame) => sendJson(JSON.stringify(frame));
     const ticket = newToken();
     /** Direct sockets this connection lost: a switch marked for an earlier one is stale. */
     let directsLost = 0;
@@ -287,9 +288,7 @@ export async function startBrowserHost(app: AppServices, opts: BrowserHostOption
         }
         void app.router
           .dispatch(frame.channel, frame.input, ctx)
-          .then((result) => {
-            if (ws.readyState === ws.OPEN) ws.send(resultJson(id, result));
-          })
+          .then((result) => sendJson(resultJson(id, result)))
           .finally(done);
       } else if (isTopic(frame.topic)) {
         if (frame.type === 'unsubscribe') return subs.remove(frame.topic, frame.key);

@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError } from '../../../src-preload/client/client';
 import { dropConnections } from '../../fixtures/terminals/ws-client';
@@ -40,6 +40,13 @@ describe('terminals over browser mode', () => {
     await view.attach();
     await h.client.invoke('terminals.write', { id: info.id, data: 'echo hello-$((6*7)); pwd\r' });
     await view.until((o) => o.includes('hello-42') && o.includes(`\r\n${project.path}\r\n`), 20_000, 'hello-42 and the cwd');
+    // The user's shell here runs none of this machine's startup files (a pyenv rehash lock left by
+    // a killed shell stalled every later prompt for 60 s): its home is the harness's own.
+    await h.client.invoke('terminals.write', { id: info.id, data: `printf 'home:%s:\\n' "$HOME"\r` });
+    await view.until((o) => /home:\/[^:\r\n]+:\r\n/.test(o), 20_000, 'the shell\'s HOME');
+    const home = /home:(\/[^:\r\n]+):\r\n/.exec(view.output)![1]!;
+    expect(basename(home)).toMatch(/^fd-term-home-/);
+    for (const rc of ['.bashrc', '.profile', '.bash_profile']) expect(existsSync(join(home, rc)), rc).toBe(false);
     const listed = await h.client.invoke('terminals.list', {});
     expect(listed.map((t) => t.id)).toContain(info.id);
     view.dispose();

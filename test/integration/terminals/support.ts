@@ -28,20 +28,22 @@ export async function startTerminalHarness(): Promise<TerminalHarness> {
     home.cleanup();
   };
   process.env.HOME = home.path;
-  let t: Awaited<ReturnType<typeof startTestApp>>;
   const ui = tempDir('fd-ui-');
+  let t: Awaited<ReturnType<typeof startTestApp>> | null = null;
   let host: BrowserHost;
   try {
     t = await startTestApp();
     host = await startBrowserHost(t.app, { port: 0, rendererDir: ui.path });
   } catch (e) {
+    t?.cleanup();
     ui.cleanup();
     restoreHome();
     throw e;
   }
+  const started = t;
   const client = connectWsClient(host.port, host.token);
   return {
-    app: t.app,
+    app: started.app,
     host,
     client,
     connect: () => connectWsClient(host.port, host.token),
@@ -49,8 +51,8 @@ export async function startTerminalHarness(): Promise<TerminalHarness> {
       try {
         stopWsClients();
         await host.close();
-        await t.app.terminals.shutdown();
-        t.cleanup();
+        await started.app.terminals.shutdown();
+        started.cleanup();
         ui.cleanup();
       } finally {
         restoreHome();

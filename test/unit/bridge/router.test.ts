@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AppError, requests } from '../../../src-preload/contract';
 import { Router } from '../../../src-main/bridge/router';
-import { isReusableAnswer, reusableAnswer } from '../../../src-main/bridge/reusable';
+import { deepFreeze, isReusableAnswer, reusableAnswer } from '../../../src-main/bridge/reusable';
 import { EventHub, Subscriptions } from '../../../src-main/bridge/event-hub';
 import { createLogger } from '../../../src-main/platform/logger';
 
@@ -112,6 +112,13 @@ describe('Router', () => {
     expect(Object.isFrozen(value.projects)).toBe(true);
     expect(Object.isFrozen(value.projects[0])).toBe(true);
     expect(() => value.projects[0]!.features.push('x')).toThrow(TypeError);
+  });
+
+  it('deepFreeze goes into parts already frozen on their own (freezing is shallow)', () => {
+    const inner = { list: [{ n: 1 }] };
+    const value = deepFreeze({ outer: Object.freeze({ inner }) });
+    expect(Object.isFrozen(value.outer.inner)).toBe(true);
+    expect(Object.isFrozen(inner.list[0])).toBe(true);
   });
 
   it('lists channels with no handler', () => {
