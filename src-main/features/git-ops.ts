@@ -5,7 +5,7 @@
  * descriptor prelude) and never prompts.
  */
 import { execFile } from 'node:child_process';
-import { git, GitError } from '../git/git';
+import { git, GitError, gitThen } from '../git/git';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import { excludePathspecs, setupExcludes } from '../worktrees/setup-artifacts';
 import { detectMerged, type MergeVerdict } from './merge-detect';
@@ -87,12 +87,14 @@ export class DefaultGitOps implements GitOps {
   async commit(cwd: string, message: string | ((staged: readonly string[]) => string), paths?: readonly string[], o: CommitOptions = {}): Promise<boolean> {
     const at = { cwd, ...(o.repository !== undefined ? { repository: o.repository } : {}) };
     // All changes, except what the worktree's setup created (node_modules of an `npm install`): never committed.
-    await git(paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])], at);
+    const add = paths ? ['add', '--', ...paths] : ['add', '--all', '--', '.', ...(await setupExcludes(cwd)), ...excludePathspecs(o.leaveOut ?? [])];
+    // The add and the commit (or the look at what is staged) go as one call: a process start fewer each time (git.ts, gitThen).
+    // The add prints nothing on stdout, so what the call prints is the second command's.
     const commitAt = o.housekeeping === false ? { ...at, env: NO_AUTO_MAINTENANCE } : at;
-    if (typeof message === 'string') return commitUnlessNothing(message, commitAt);
+    if (typeof message === 'string') return commitUnlessNothing(message, commitAt, add);
     // What the commit holds, what was staged before this add included (an agent's own `git mv`);
     // --no-renames: a rename is both its paths (one of them may be the feature's record).
-    const staged = (await git(['diff', '--cached', '--name-only', '--no-renames'], at)).split('\n').filter(Boolean);
+    const staged = (await gitThen(add, ['diff', '--cached', '--name-only', '--no-renames'], at)).split('\n').filter(Boolean);
     if (staged.length === 0) return false;
     return commitUnlessNothing(message(staged), commitAt);
   }
@@ -112,13 +114,15 @@ export class DefaultGitOps implements GitOps {
 }
 
 /**
- * Commits what is staged; false when nothing is. One git fewer than asking first: git answers
- * "nothing to commit" itself (exit 1, on stdout, in English: the app's git runs with LC_ALL=C).
+ * Commits what is staged (after `add`, in the same call, when given); false when nothing is. One
+ * git fewer than asking first: git answers "nothing to commit" itself (exit 1, on stdout, in
+ * English: the app's git runs with LC_ALL=C). A failed add is thrown as it is (the commit never ran).
  */
-async function commitUnlessNothing(message: string, at: { cwd: string; repository?: string; env?: Record<string, string> }): Promise<boolean> {
+async function commitUnlessNothing(message: string, at: { cwd: string; repository?: string; env?: Record<string, string> }, add?: readonly string[]): Promise<boolean> {
   try {
     // --quiet: no summary of the new commit (a diff of it with rename detection) that nobody reads.
-    await git(['commit', '--no-verify', '--quiet', '-m', message], at);
+    const commit = ['commit', '--no-verify', '--quiet', '-m', message];
+    await (add ? gitThen(add, commit, at) : git(commit, at));
     return true;
   } catch (e) {
     if (e instanceof GitError && e.exitCode === 1 && /\b(nothing (added )?to commit|no changes added to commit)\b/.test(e.stdout)) return false;

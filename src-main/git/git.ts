@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readFileNoWait } from '../platform/read-no-wait';
 import { AppError } from '../../src-preload/contract';
-import { cleanExec, gitEnv, resolveOnPath } from '../platform/child-process';
+import { cleanExec, cleanExecThen, gitEnv, resolveOnPath, THEN_MARK } from '../platform/child-process';
 import { ConcurrencyLimiter } from '../platform/concurrency';
 import { locateRepository, requireRecordedRepository, type RepoLocation } from './repo-location';
 import { decide, repoPrograms, type RepoProgram } from './repo-programs';
@@ -156,6 +156,8 @@ export async function repositoryPrograms(cwd: string): Promise<{ location: RepoL
 /** One git call's time by part: waiting for a slot, deciding where it looks and what it may run, the process itself. */
 export interface GitCallTiming {
   args: readonly string[];
+  /** A second command run after `args` in the same call (gitThen). */
+  then?: readonly string[];
   cwd: string;
   waitMs: number;
   pinMs: number;
@@ -196,20 +198,36 @@ export function gitBufferWithExit(args: readonly string[], opts: GitOptions): Pr
   return limited(args, opts, 'buffer', true) as Promise<{ stdout: Buffer; exitCode: number }>;
 }
 
+/**
+ * `git first…`, then `git then…` if the first succeeded, as one call: one process start where the
+ * platform allows it (cleanExecThen; a feature run commits with an add and a commit seven times),
+ * else two. Each command is pinned, checked and started as git() does it (a refusal of either
+ * comes before anything runs), and each gets the whole timeout a call has. Resolves with what
+ * both printed on stdout, which is the second's as `git add` prints nothing there; a failure is
+ * the first's when it failed (the second then never ran), else the second's, with its own stderr.
+ */
+export function gitThen(first: readonly string[], then: readonly string[], opts: GitOptions): Promise<string> {
+  // Both are checked before either runs, so the first must leave where the repository is and
+  // what its config says as they were: `git add`, the only first command the app needs.
+  if (first[0] !== 'add') return Promise.reject(new Error(`gitThen: the first command must be git add, not git ${first[0] ?? ''}`));
+  return limited(first, opts, 'utf8', false, then) as Promise<string>;
+}
+
 function runGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer'): Promise<string | Buffer> {
   return limited(args, opts, encoding, false) as Promise<string | Buffer>;
 }
 
-function limited(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
-  if (!observer) return limiter.run(opts.cwd, () => spawnGit(args, opts, encoding, withExit, null), opts.signal);
-  const t = { args, cwd: opts.cwd, waitMs: 0, pinMs: 0, execMs: 0, ok: false };
+function limited(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean, then?: readonly string[]): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+  const start = (t: GitCallTiming | null) => (then ? spawnGitThen(args, then, opts, t) : spawnGit(args, opts, encoding, withExit, t));
+  if (!observer) return limiter.run(opts.cwd, () => start(null), opts.signal);
+  const t: GitCallTiming = { args, ...(then ? { then } : {}), cwd: opts.cwd, waitMs: 0, pinMs: 0, execMs: 0, ok: false };
   const queued = performance.now();
   return limiter
     .run(
       opts.cwd,
       () => {
         t.waitMs = performance.now() - queued;
-        return spawnGit(args, opts, encoding, withExit, t);
+        return start(t);
       },
       opts.signal,
     )
@@ -224,18 +242,51 @@ function limited(args: readonly string[], opts: GitOptions, encoding: 'utf8' | '
 
 async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean, timing: GitCallTiming | null): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   const t0 = timing ? performance.now() : 0;
-  // Optional locks off: a background status must not take the index lock from the user's own git.
-  // No editor or pager ever starts (nobody could use one; a repository's config could name any program).
-  const base: Record<string, string> = { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_PAGER: 'cat' };
+  const base = callEnv(opts);
   // Resolved here: the descriptor-closing prelude would report a missing git as exit 127.
   const gitPath = resolveOnPath('git', base.PATH);
   if (!gitPath) throw gitNotInstalled();
+  const { env, fullArgs } = await prepared(args, opts, gitPath, base);
+  const exec = () => runExec(gitPath, fullArgs, env, opts, encoding, withExit);
+  return timed(exec, t0, timing);
+}
+
+async function spawnGitThen(first: readonly string[], then: readonly string[], opts: GitOptions, timing: GitCallTiming | null): Promise<string> {
+  const t0 = timing ? performance.now() : 0;
+  const base = callEnv(opts);
+  const gitPath = resolveOnPath('git', base.PATH);
+  if (!gitPath) throw gitNotInstalled();
+  const a = await prepared(first, opts, gitPath, base);
+  const b = await prepared(then, opts, gitPath, base);
+  // One process has one environment: both commands are pinned to the same repository (the same cwd), else two calls.
+  const pair = a.env.GIT_DIR === b.env.GIT_DIR && a.env.GIT_WORK_TREE === b.env.GIT_WORK_TREE ? cleanExecThen(gitPath, a.fullArgs, b.fullArgs) : null;
+  const exec = async (): Promise<string> => {
+    // The two commands' time in one process: each its own timeout's worth, as in two calls.
+    if (pair) return (await execPrepared(pair, a.env, { ...opts, timeoutMs: 2 * (opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS) }, 'utf8', false)) as string;
+    const out = (await runExec(gitPath, a.fullArgs, a.env, opts, 'utf8', false)) as string;
+    return out + ((await runExec(gitPath, b.fullArgs, b.env, opts, 'utf8', false)) as string);
+  };
+  return timed(exec, t0, timing);
+}
+
+/** The environment of one of the app's git calls (see spawnGit). */
+function callEnv(opts: GitOptions): Record<string, string> {
+  // Optional locks off: a background status must not take the index lock from the user's own git.
+  // No editor or pager ever starts (nobody could use one; a repository's config could name any program).
+  return { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_PAGER: 'cat' };
+}
+
+/** The pinned environment and the full argument list (config switches, safe settings, the command) of one git command. */
+async function prepared(args: readonly string[], opts: GitOptions, gitPath: string, base: Record<string, string>): Promise<{ env: Record<string, string>; fullArgs: string[] }> {
   const { env, configArgs } = await pinned(args, opts, gitPath, base);
   // `git add` looks into the work tree of every nested repository the index tracks (a submodule)
   // with a git of its own, run with that repository's config and filters, and no option or config
   // stops it. So the app's `add` leaves them out: their pointers are the user's to stage.
   const run = args[0] === 'add' && args.includes('--') && indexMayHoldGitlinks(env) ? [...args, ...(await trackedNestedRepositories(gitPath, configArgs, env, opts))] : args;
-  const exec = () => runExec(gitPath, [...configArgs, ...safeGitArgs(run)], env, opts, encoding, withExit);
+  return { env, fullArgs: [...configArgs, ...safeGitArgs(run)] };
+}
+
+async function timed<T>(exec: () => Promise<T>, t0: number, timing: GitCallTiming | null): Promise<T> {
   if (!timing) return exec();
   const t1 = performance.now();
   timing.pinMs = t1 - t0;
@@ -285,8 +336,11 @@ async function trackedNestedRepositories(gitPath: string, configArgs: string[], 
 }
 
 function runExec(gitPath: string, fullArgs: string[], env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+  return execPrepared(cleanExec(gitPath, fullArgs), env, opts, encoding, withExit);
+}
+
+function execPrepared({ file, args: argv }: { file: string; args: string[] }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   return new Promise((resolve, reject) => {
-    const { file, args: argv } = cleanExec(gitPath, fullArgs);
     execFile(
       file,
       argv,
@@ -312,10 +366,15 @@ function runExec(gitPath: string, fullArgs: string[], env: Record<string, string
         }
         // The working directory cannot be entered (spawn's chdir failed): say so, not "spawn git EACCES".
         if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') return reject(permissionDenied(opts.cwd));
-        const err = String(stderr);
+        // Two commands (gitThen): once the first succeeded, only what the second wrote is its failure
+        // (the first's warnings, a CRLF notice or an unreadable folder `git add` skipped, are not).
+        const all = String(stderr);
+        const mark = all.lastIndexOf(THEN_MARK);
+        const err = mark >= 0 ? all.slice(mark + THEN_MARK.length) : all;
         // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
         if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
-        const exit = typeof error.code === 'number' ? error.code : null;
+        // Stopped by us (a timeout, a cancel): no exit code of git's, also when a shell reported the stop as 143.
+        const exit = typeof error.code === 'number' && !error.killed ? error.code : null;
         reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err, String(stdout ?? '')));
       },
     );

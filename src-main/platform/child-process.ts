@@ -129,12 +129,17 @@ function preludeShellPath(): string | null {
 }
 
 function preludeScript(shell: string, keep: readonly number[]): string {
+  return `${closeScript(shell, keep)} exec "$@"`;
+}
+
+/** The prelude's first part: every descriptor but 0, 1, 2 and `keep` closed (ends with `;`). */
+function closeScript(shell: string, keep: readonly number[]): string {
   const dir = existsSync('/proc/self/fd') ? '/proc/self/fd' : '/dev/fd';
   const kept = ['0', '1', '2', ...keep.map(String)].join('|');
   // The glob is expanded by the shell itself, so "self" is the shell; the directory handle it
   // read is already closed when the loop runs (closing it again is harmless).
   const close = shell.endsWith('bash') ? `case $n in *[!0-9]*|''|${kept}) ;; *) eval "exec $n>&-";; esac` : `case $n in ${kept}) ;; [3-9]) eval "exec $n>&-";; esac`;
-  return `for f in ${dir}/*; do n=\${f##*/}; ${close}; done; exec "$@"`;
+  return `for f in ${dir}/*; do n=\${f##*/}; ${close}; done;`;
 }
 
 /**
@@ -150,6 +155,26 @@ export function cleanExec(file: string, args: readonly string[], keep: readonly 
   // for rshd), and Node's pipes are socket pairs. -p: no $BASH_ENV, no imported functions.
   const flags = shell.endsWith('bash') ? ['--norc', '--noprofile', '-p'] : [];
   return { file: shell, args: [...flags, '-c', preludeScript(shell, keep), PRELUDE_NAME, file, ...args] };
+}
+
+/** What cleanExecThen's shell writes on stderr once the first command succeeded: what follows is the second's. */
+export const THEN_MARK = '\x1fflightdeck: then\x1f\n';
+
+/**
+ * `file first…`, then, if it succeeded, `file then…`, as one process started through the prelude:
+ * a process start fewer than two calls (see docs/performance-worktrees-runs.md), each command
+ * with descriptors 0, 1 and 2 only. Its exit code is the first command's when that failed, else
+ * the second's; both write to the same stdout, and to the same stderr with THEN_MARK between
+ * them. The first command runs as the shell's child with no stdin, so a TERM, INT or HUP the
+ * shell gets (a timeout, a cancel) is passed on to it; the second replaces the shell as
+ * cleanExec's does. Null where the prelude is not bash (the caller makes two calls).
+ */
+export function cleanExecThen(file: string, first: readonly string[], then: readonly string[]): { file: string; args: string[] } | null {
+  const shell = preludeShellPath();
+  if (!shell?.endsWith('bash')) return null;
+  // $! is the first command's pid from the moment it is started (empty before: the trap then only exits).
+  const pair = `trap '[ -n "$!" ] && kill -TERM "$!" 2>/dev/null; exit 143' TERM INT HUP; g=$1; n=$2; shift 2; "$g" "\${@:1:$n}" & wait "$!" || exit; trap - TERM INT HUP; printf '\\037flightdeck: then\\037\\n' >&2; shift "$n"; exec "$g" "$@"`;
+  return { file: shell, args: ['--norc', '--noprofile', '-p', '-c', `${closeScript(shell, [])} ${pair}`, PRELUDE_NAME, file, String(first.length), ...first, ...then] };
 }
 
 /**

@@ -84,7 +84,7 @@ export async function overhead(): Promise<Record<string, unknown>> {
         partMs.set(name, { ms: v.ms + ms, n: v.n + 1 });
       });
       observeGit((c) => {
-        const name = `git ${c.args[0]}`;
+        const name = c.then ? `git ${c.args[0]} + ${c.then[0]}` : `git ${c.args[0]}`;
         const v = gitMs.get(name) ?? { ms: 0, pinMs: 0, n: 0 };
         gitMs.set(name, { ms: v.ms + c.waitMs + c.pinMs + c.execMs, pinMs: v.pinMs + c.pinMs, n: v.n + 1 });
       });

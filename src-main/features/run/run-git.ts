@@ -4,7 +4,7 @@
  * a feature that has no remote. Everything through the hardened git helper (argument arrays).
  */
 import { boundedDiff } from '../../git/bounded-diff';
-import { git, gitBufferWithExit, GitError } from '../../git/git';
+import { git, gitBufferWithExit, GitError, gitThen } from '../../git/git';
 import { readHead, readRef } from '../../git/ref-read';
 import { locateRepository, type RepoLocation } from '../../git/repo-location';
 import { setupExcludes } from '../../worktrees/setup-artifacts';
@@ -30,15 +30,21 @@ export async function headCommit(cwd: string): Promise<string | null> {
 
 /**
  * The feature's change in `cwd` against `rev`: what setup created and the bookkeeping left out, bounded.
- * `untrackedAdded`: the caller has just run the auto-commit's `git add --all` with the same
- * pathspecs and nothing ran since, so no untracked file is left for the intent-to-add to show.
+ * `untrackedAdded`: untracked files are already in the index as intent-to-add (the caller did it),
+ * or the caller has just run the auto-commit's `git add --all` with the same pathspecs and nothing
+ * ran since, so no untracked file is left for the intent-to-add to show.
  */
-async function featureDiff(cwd: string, rev: string, untrackedAdded = false): Promise<{ text: string; truncated: boolean }> {
-  const excludes = await setupExcludes(cwd);
+async function featureDiff(cwd: string, rev: string, untrackedAdded = false, excludes?: readonly string[]): Promise<{ text: string; truncated: boolean }> {
+  const left = excludes ?? (await setupExcludes(cwd));
   // Untracked files show in the diff; a failure only hides them. Never what setup created (node_modules).
-  if (!untrackedAdded) await git(['add', '--intent-to-add', '--', '.', ...excludes], { cwd }).catch(() => undefined);
-  const d = await boundedDiff(cwd, [rev], ['.', ...NOT_FEATURE_FILES, ...excludes], { maxChars: MAX_DIFF_CHARS });
+  if (!untrackedAdded) await git(intentToAdd(left), { cwd }).catch(() => undefined);
+  const d = await boundedDiff(cwd, [rev], ['.', ...NOT_FEATURE_FILES, ...left], { maxChars: MAX_DIFF_CHARS });
   return { text: d.text, truncated: d.truncated };
+}
+
+/** Untracked files of the work tree into the index as intent-to-add (the diff then shows them), but what setup created. */
+function intentToAdd(excludes: readonly string[]): string[] {
+  return ['add', '--intent-to-add', '--', '.', ...excludes];
 }
 
 /** What `read` finds in the repository at `cwd`, undefined when git must be asked (no plain layout, or a .git git's records do not confirm: git then refuses with the reason). */
@@ -69,8 +75,14 @@ async function resolveBase(cwd: string, base: string): Promise<string> {
 /** The working tree against the merge base with the base branch: committed and uncommitted changes of the feature. */
 export async function branchDiff(cwd: string, base: string, o: { untrackedAdded?: boolean } = {}): Promise<{ text: string; truncated: boolean }> {
   const baseRef = await resolveBase(cwd, base);
-  const mergeBase = (await git(['merge-base', baseRef, 'HEAD'], { cwd })).trim();
-  return featureDiff(cwd, mergeBase, o.untrackedAdded);
+  const mergeBaseArgs = ['merge-base', baseRef, 'HEAD'];
+  if (o.untrackedAdded) return featureDiff(cwd, (await git(mergeBaseArgs, { cwd })).trim(), true);
+  // The intent-to-add and the merge base in one call (gitThen: a process start fewer). The add is
+  // best effort as in featureDiff: when the call fails, the merge base is asked alone (and fails
+  // again with its own reason if it was the one that failed).
+  const excludes = await setupExcludes(cwd);
+  const out = await gitThen(intentToAdd(excludes), mergeBaseArgs, { cwd }).catch(() => git(mergeBaseArgs, { cwd }));
+  return featureDiff(cwd, out.trim(), true, excludes);
 }
 
 /** Commits and changes since `startCommit` (what an interrupted phase already did). */

@@ -111,8 +111,9 @@ describe('feature run: review rounds and verify attempts', () => {
     observeSpans((name) => {
       if (name === 'state: write') writes++;
     });
+    // Each call as its commands: a call that runs two (gitThen) as "first+then".
     const gits: string[] = [];
-    observeGit((c) => gits.push(c.args[0]!));
+    observeGit((c) => gits.push(c.then ? `${c.args[0]}+${c.then[0]}` : c.args[0]!));
     try {
       const r = await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'writes' })).done;
       expect(r.outcome).toBe('completed');
@@ -120,10 +121,12 @@ describe('feature run: review rounds and verify attempts', () => {
       observeSpans(null);
       observeGit(null);
     }
-    // One add and one commit per phase, for the record before verify and at the end. None before
-    // the review's first round, as no agent turn ran since the phase's commit (an add and an
-    // empty commit, two gits, for nothing): the review's diff marks untracked files itself (-N).
-    expect(gits.filter((g) => g === 'add' || g === 'commit')).toEqual(['add', 'commit', 'add', 'add', 'commit', 'add', 'commit', 'add', 'commit', 'add', 'commit']);
+    // One add and one commit per phase, for the record before verify and at the end, each pair
+    // one call. None before the review's first round, as no agent turn ran since the phase's
+    // commit (an add and an empty commit for nothing): the review's diff marks untracked files
+    // itself (-N), in the call that finds its merge base. The commit before verify is named for
+    // what it holds: its add and the look at what is staged are one call, the commit another.
+    expect(gits.filter((g) => /^(add|commit)\b/.test(g))).toEqual(['add+commit', 'add+merge-base', 'add+commit', 'add+diff', 'commit', 'add+commit', 'add+commit']);
     const verified = h.events.find((e) => e.data.type === 'VerifyAttempt')!.data as Extract<RunEventData, { type: 'VerifyAttempt' }>;
     expect(verified.checks.map((c) => [c.exitCode, c.passed])).toEqual([[0, true]]);
     expect(commitSubjects(repo.repo, 'main..feature/writes')).toEqual(['chore(writes): feature completed', 'feat(writes): verify', 'chore(writes): update the feature record before verify', 'feat(writes): review', 'feat(writes): library', 'feat(writes): initialize planning artifacts']);
@@ -169,20 +172,24 @@ describe('feature run: review rounds and verify attempts', () => {
     repo = makeRunRepo({ remote: 'none', config: configYaml({ checks: ['test -z "$(git status --porcelain)"'] }) });
     const wt = await planFeature(repo.repo, 'outside', ['library']);
     h = await runHarness([write('sum.mjs', SUM_JS), text('Library written.'), CLEAN_REVIEW, VERIFY_PASS]);
-    // Right after the dev phase's commit (a job the agent left running, the user, a generator).
-    // After the dev phase's commit, and after the review's (before the verify's first attempt).
+    // Right after the dev phase's commit (a job the agent left running, the user, a generator),
+    // and right after the review's (before the verify's first attempt). Written when git reports
+    // the commit done, before the run goes on (run events reach subscribers in batches, later).
     const made: string[] = [];
-    const off = h.app.hub.subscribe((e) => {
-      if (e.topic !== 'featureRuns.event' || (e.payload as { data: RunEventData }).data.type !== 'PhaseCompleted' || made.length === 2) return;
-      const name = made.length === 0 ? 'outside.txt' : 'later.txt';
+    observeGit((c) => {
+      const command = c.then ?? c.args;
+      if (command[0] !== 'commit' || !c.ok) return;
+      const name = command.includes('feat(outside): library') ? 'outside.txt' : command.includes('feat(outside): review') ? 'later.txt' : null;
+      if (!name) return;
       writeFileSync(join(wt, name), 'made meanwhile\n');
       made.push(name);
     });
     try {
       expect((await (await h.app.featureRuns.enqueue({ projectPath: repo.repo, slug: 'outside' })).done).outcome).toBe('completed');
     } finally {
-      off();
+      observeGit(null);
     }
+    expect(made).toEqual(['outside.txt', 'later.txt']);
     const review = h.server.mainRequests().map((q) => q.userText ?? '').find((t) => t.includes('Review round 1'));
     expect(review).toContain('+++ b/outside.txt');
     expect(gitIn(wt, 'status', '--porcelain')).toBe('');
