@@ -53,6 +53,12 @@ export function gitIn(cwd: string, ...args: string[]): string {
   });
 }
 
+/** Who commits in `dir`'s repository (its own config): what a test's app or git commits need there. */
+export function setGitIdentity(dir: string, name = 'Test', email = 't@example.com'): void {
+  gitIn(dir, 'config', 'user.name', name);
+  gitIn(dir, 'config', 'user.email', email);
+}
+
 /** A real git repository with one commit on `main` (README.md). */
 export function makeRepo(prefix = 'fd-repo-'): { path: string; cleanup(): void } {
   const dir = tempDir(prefix);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DefaultGitOps } from '../../../src-main/features/git-ops';
 import { recordSetupArtifacts, untrackedEntries } from '../../../src-main/worktrees/setup-artifacts';
-import { gitIn, makeRepo } from '../../support/temp';
+import { gitIn, makeRepo, setGitIdentity } from '../../support/temp';
 
 let repo: { path: string; cleanup(): void } | null = null;
 afterEach(() => {
@@ -19,10 +19,7 @@ afterEach(() => {
   repo = null;
 });
 
-function identity(dir: string): void {
-  gitIn(dir, 'config', 'user.name', 'Runner Test');
-  gitIn(dir, 'config', 'user.email', 'runner@example.com');
-}
+const identity = (dir: string): void => setGitIdentity(dir, 'Runner Test', 'runner@example.com');
 
 /** `git show --name-status` of HEAD, renames as delete + add, sorted. */
 function headChanges(dir: string): string[] {

@@ -17,7 +17,7 @@ import { repositoryPrograms } from '../../../src-main/git/git';
 import { readHead, readRef } from '../../../src-main/git/ref-read';
 import { locateRepository } from '../../../src-main/git/repo-location';
 import { repoProgramScans, resetRepoProgramCache } from '../../../src-main/git/repo-programs';
-import { gitIn, makeRepo, tempDir } from '../../support/temp';
+import { gitIn, makeRepo, setGitIdentity, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -28,8 +28,7 @@ afterEach(() => {
 function repo(): string {
   const r = makeRepo('fd-gitcache-');
   cleanups.push(r.cleanup);
-  gitIn(r.path, 'config', 'user.name', 'Test');
-  gitIn(r.path, 'config', 'user.email', 't@example.com');
+  setGitIdentity(r.path);
   return r.path;
 }
 

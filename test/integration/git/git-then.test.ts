@@ -12,7 +12,7 @@ import { AppError } from '../../../src-preload/contract';
 import { GitError, gitThen, observeGit } from '../../../src-main/git/git';
 import { requireNative } from '../../../src-main/platform/native';
 import { waitFor } from '../../support/processes';
-import { gitIn, makeRepo, tempDir } from '../../support/temp';
+import { gitIn, makeRepo, setGitIdentity, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -23,8 +23,7 @@ afterEach(() => {
 function repo(): string {
   const r = makeRepo('fd-git-then-');
   cleanups.push(r.cleanup);
-  gitIn(r.path, 'config', 'user.name', 'Then Test');
-  gitIn(r.path, 'config', 'user.email', 'then@example.com');
+  setGitIdentity(r.path);
   return r.path;
 }
 
