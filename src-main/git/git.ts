@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readFileNoWait } from '../platform/read-no-wait';
 import { AppError } from '../../src-preload/contract';
-import { cleanExec, cleanExecThen, gitEnv, resolveOnPath, THEN_MARK } from '../platform/child-process';
+import { cleanExec, cleanExecThen, gitEnv, resolveOnPath } from '../platform/child-process';
 import { ConcurrencyLimiter } from '../platform/concurrency';
 import { locateRepository, requireRecordedRepository, type RepoLocation } from './repo-location';
 import { decide, repoPrograms, type RepoProgram } from './repo-programs';
@@ -339,7 +339,8 @@ function runExec(gitPath: string, fullArgs: string[], env: Record<string, string
   return execPrepared(cleanExec(gitPath, fullArgs), env, opts, encoding, withExit);
 }
 
-function execPrepared({ file, args: argv }: { file: string; args: string[] }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+/** `mark`: two commands (cleanExecThen): once the first succeeded, only what follows it on stderr is the second's. */
+function execPrepared({ file, args: argv, mark }: { file: string; args: string[]; mark?: string }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   return new Promise((resolve, reject) => {
     execFile(
       file,
@@ -369,8 +370,8 @@ function execPrepared({ file, args: argv }: { file: string; args: string[] }, en
         // Two commands (gitThen): once the first succeeded, only what the second wrote is its failure
         // (the first's warnings, a CRLF notice or an unreadable folder `git add` skipped, are not).
         const all = String(stderr);
-        const mark = all.lastIndexOf(THEN_MARK);
-        const err = mark >= 0 ? all.slice(mark + THEN_MARK.length) : all;
+        const at = mark ? all.lastIndexOf(mark) : -1;
+        const err = mark && at >= 0 ? all.slice(at + mark.length) : all;
         // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
         if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
         // Stopped by us (a timeout, a cancel): no exit code of git's, also when a shell reported the stop as 143.

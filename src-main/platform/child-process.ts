@@ -14,6 +14,7 @@
  *   libuv both use posix_spawn with POSIX_SPAWN_CLOEXEC_DEFAULT there.
  * - Concurrency: see ./concurrency (ConcurrencyLimiter), which bounds how many run at once.
  */
+import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { isAppPrivateEnv, isCommandSecretEnv } from './private-env';
@@ -157,24 +158,24 @@ export function cleanExec(file: string, args: readonly string[], keep: readonly 
   return { file: shell, args: [...flags, '-c', preludeScript(shell, keep), PRELUDE_NAME, file, ...args] };
 }
 
-/** What cleanExecThen's shell writes on stderr once the first command succeeded: what follows is the second's. */
-export const THEN_MARK = '\x1fflightdeck: then\x1f\n';
-
 /**
  * `file first…`, then, if it succeeded, `file then…`, as one process started through the prelude:
  * a process start fewer than two calls (see docs/performance-worktrees-runs.md), each command
  * with descriptors 0, 1 and 2 only. Its exit code is the first command's when that failed, else
- * the second's; both write to the same stdout, and to the same stderr with THEN_MARK between
- * them. The first command runs as the shell's child with no stdin, so a TERM, INT or HUP the
- * shell gets (a timeout, a cancel) is passed on to it; the second replaces the shell as
- * cleanExec's does. Null where the prelude is not bash (the caller makes two calls).
+ * the second's; both write to the same stdout, and to the same stderr with `mark` (a random line
+ * made per call, so nothing the commands print can pass for it) between them. The first command
+ * runs as the shell's child with no stdin: a TERM, INT or HUP the shell gets (a timeout, a cancel)
+ * is passed on to it, and the shell exits once it has ended (so does the call: nothing of it still
+ * holds the repository's locks). The second replaces the shell as cleanExec's does. Null where
+ * the prelude is not bash (the caller makes two calls).
  */
-export function cleanExecThen(file: string, first: readonly string[], then: readonly string[]): { file: string; args: string[] } | null {
+export function cleanExecThen(file: string, first: readonly string[], then: readonly string[]): { file: string; args: string[]; mark: string } | null {
   const shell = preludeShellPath();
   if (!shell?.endsWith('bash')) return null;
+  const token = randomBytes(8).toString('hex');
   // $! is the first command's pid from the moment it is started (empty before: the trap then only exits).
-  const pair = `trap '[ -n "$!" ] && kill -TERM "$!" 2>/dev/null; exit 143' TERM INT HUP; g=$1; n=$2; shift 2; "$g" "\${@:1:$n}" & wait "$!" || exit; trap - TERM INT HUP; printf '\\037flightdeck: then\\037\\n' >&2; shift "$n"; exec "$g" "$@"`;
-  return { file: shell, args: ['--norc', '--noprofile', '-p', '-c', `${closeScript(shell, [])} ${pair}`, PRELUDE_NAME, file, String(first.length), ...first, ...then] };
+  const pair = `trap '[ -n "$!" ] && { kill -TERM "$!"; wait "$!"; } 2>/dev/null; exit 143' TERM INT HUP; g=$1; m=$2; n=$3; shift 3; "$g" "\${@:1:$n}" & wait "$!" || exit; trap - TERM INT HUP; printf '\\037%s\\037\\n' "$m" >&2; shift "$n"; exec "$g" "$@"`;
+  return { file: shell, args: ['--norc', '--noprofile', '-p', '-c', `${closeScript(shell, [])} ${pair}`, PRELUDE_NAME, file, token, String(first.length), ...first, ...then], mark: `\x1f${token}\x1f\n` };
 }
 
 /**

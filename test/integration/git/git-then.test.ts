@@ -84,6 +84,10 @@ describe('gitThen', () => {
     // `git add` warns on stderr about the line endings it will change, and succeeds.
     gitIn(wt, 'config', 'core.autocrlf', 'true');
     writeFileSync(join(wt, 'a.txt'), 'a\n');
+    // The control: the same add alone does warn.
+    writeFileSync(join(wt, 'b.txt'), 'b\n');
+    expect(spawnSync('git', ['add', '--', 'b.txt'], { cwd: wt, encoding: 'utf8' }).stderr).toMatch(/LF will be replaced/);
+    gitIn(wt, 'reset', '-q', '--', 'b.txt');
     const e = await gitThen(['add', '--', 'a.txt'], ['commit', '--no-such-option'], { cwd: wt }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(GitError);
     expect((e as GitError).exitCode).toBe(129);
@@ -118,6 +122,12 @@ describe('gitThen', () => {
       expect((e as AppError).message).toContain('filter.pwn.clean');
     }
     expect(existsSync(marker)).toBe(false);
+    // Only the second command refused (a signing program the commit would run): the add never ran either.
+    gitIn(wt, 'config', '--unset', 'filter.pwn.clean');
+    gitIn(wt, 'config', 'gpg.program', `sh -c 'touch ${marker}'`);
+    const signing = await gitThen(['add', '--', 'a.txt'], ['commit', '--quiet', '-m', 'x'], { cwd: wt }).catch((x: unknown) => x);
+    expect((signing as AppError).code).toBe('forbidden');
+    expect((signing as AppError).message).toContain('gpg.program');
     // Nothing staged, nothing committed (ls-files reads the index; a status would run the filter itself).
     expect(gitIn(wt, 'ls-files', '--', 'a.txt')).toBe('');
     expect(gitIn(wt, 'rev-list', '--all')).toBe(commits);
@@ -155,7 +165,8 @@ describe.runIf(process.platform === 'linux')('gitThen: descriptors and stopping'
     it(`a ${how} ends the first command, and the second never starts`, async () => {
       const pidFile = join(tempDir('fd-git-then-pid-').path, 'pid');
       cleanups.push(() => spawnSync('rm', ['-rf', join(pidFile, '..')]));
-      const s = standIn(`case " $* " in *" add "*) echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec sleep 30;; esac; touch ${pidFile}.second`);
+      // The first command takes half a second to end once told to (as git does, removing its lock files).
+      const s = standIn(`case " $* " in *" add "*) trap 'sleep 0.5; exit 1' TERM; echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; while :; do sleep 0.05; done;; esac; touch ${pidFile}.second`);
       const abort = new AbortController();
       // The pair gets twice the call's timeout (one for each command).
       const call = gitThen(['add'], ['second'], { cwd: s.dir, env: s.env, ...(how === 'timeout' ? { timeoutMs: 2_500 } : { signal: abort.signal }) }).catch((x: unknown) => x);
@@ -163,12 +174,15 @@ describe.runIf(process.platform === 'linux')('gitThen: descriptors and stopping'
       const pid = Number(readFileSync(pidFile, 'utf8'));
       if (how === 'cancel') abort.abort();
       const e = await call;
-      expect(e).toBeInstanceOf(Error);
-      // Stopped by the app: no exit code of git's (the shell's 143 is not one).
-      if (e instanceof GitError) expect(e.exitCode).toBeNull();
-      // Ended by the shell's trap: gone, or a zombie until its new parent reaps it.
+      // Gone, or a zombie until it is reaped. A timed-out call ends after the first command did
+      // (the shell waited for it): nothing of it is left holding the repository when the next git
+      // starts. A cancelled one answers at once, as every cancelled git call does (Node's execFile).
+      if (how === 'timeout') expect([null, 'Z']).toContain(processState(pid));
       await waitFor(() => [null, 'Z'].includes(processState(pid)), 'the first command ended', 5_000);
       expect(existsSync(`${pidFile}.second`)).toBe(false);
+      // Stopped by the app: no exit code of git's (the shell's 143 is not one).
+      expect(e).toBeInstanceOf(GitError);
+      expect((e as GitError).exitCode).toBeNull();
     }, 30_000);
   }
 });
