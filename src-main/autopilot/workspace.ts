@@ -9,7 +9,7 @@ import { chmod, mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
-import { git, gitBuffer, GitError } from '../git/git';
+import { git, gitBuffer, GitError, gitThen } from '../git/git';
 import { writeFileAtomic } from '../platform/atomic-file';
 import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
 import { formatBytes } from '../../src-preload/contract/units';
@@ -92,8 +92,8 @@ export async function snapshotTree(root: string): Promise<string> {
       // An unborn branch has no HEAD tree: the snapshot starts empty.
       if (!(e instanceof GitError)) throw e;
     });
-    await git(['add', '-A', '--', ':/'], { cwd: root, env, timeoutMs: 120_000 });
-    return (await git(['write-tree'], { cwd: root, env })).trim();
+    // The add and the tree it made, one process start (gitThen).
+    return (await gitThen(['add', '-A', '--', ':/'], ['write-tree'], { cwd: root, env, timeoutMs: 120_000 })).trim();
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
@@ -180,8 +180,8 @@ export async function removeFile(root: string, rel: string): Promise<void> {
  * commit id, or null when there was nothing to commit.
  */
 export async function commitAll(root: string, message: string): Promise<string | null> {
-  await git(['add', '-A', '--', ':/'], { cwd: root, timeoutMs: 120_000 });
-  const staged = await git(['diff', '--cached', '--name-only'], { cwd: root });
+  // The add and what it staged, one process start (gitThen).
+  const staged = await gitThen(['add', '-A', '--', ':/'], ['diff', '--cached', '--name-only'], { cwd: root, timeoutMs: 120_000 });
   if (staged.trim() === '') return null;
   const email = await git(['config', 'user.email'], { cwd: root }).then(
     (s) => s.trim(),

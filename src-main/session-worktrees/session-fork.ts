@@ -16,7 +16,7 @@ import type { AgentService } from '../agents/agent-service';
 import { checkpointOf, checkpointTooOld } from '../agents/orchestrator/rewind';
 import { resumePointFor } from '../agents/orchestrator/conversation-points';
 import { applyUndo, gitWorkTree, planUndo } from '../agents/orchestrator/undo';
-import { git } from '../git/git';
+import { git, gitThen } from '../git/git';
 
 /** The original's working tree as a tree object (untracked files included), without touching its index. */
 async function workingTree(root: string): Promise<{ head: string; tree: string }> {
@@ -25,8 +25,8 @@ async function workingTree(root: string): Promise<{ head: string; tree: string }
   try {
     const env = { GIT_INDEX_FILE: join(dir, 'index') };
     await git(['read-tree', head], { cwd: root, env });
-    await git(['add', '-A', '--', '.'], { cwd: root, env, timeoutMs: 120_000 });
-    const tree = (await git(['write-tree'], { cwd: root, env })).trim();
+    // The add and the tree it made, one process start (gitThen).
+    const tree = (await gitThen(['add', '-A', '--', '.'], ['write-tree'], { cwd: root, env, timeoutMs: 120_000 })).trim();
     return { head, tree };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
-import { git, gitBufferWithExit } from '../../git/git';
+import { git, gitBufferWithExit, gitThen } from '../../git/git';
 import { readFileNoWaitAsync } from '../../platform/read-no-wait';
 import type { UndoSnapshot } from '../store/session-repo';
 
@@ -37,8 +37,8 @@ export async function captureWorkingTree(root: string): Promise<string> {
     const copy = await readFileNoWaitAsync(ownPath).catch(() => null);
     if (copy) await writeFile(index, copy);
     const env = { GIT_INDEX_FILE: index };
-    await git(['add', '-A', '--', '.'], { cwd: root, env, timeoutMs: CAPTURE_TIMEOUT_MS });
-    return (await git(['write-tree'], { cwd: root, env })).trim();
+    // The add and the tree it made, one process start (gitThen).
+    return (await gitThen(['add', '-A', '--', '.'], ['write-tree'], { cwd: root, env, timeoutMs: CAPTURE_TIMEOUT_MS })).trim();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
