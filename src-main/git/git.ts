@@ -105,22 +105,23 @@ export interface GitOptions {
 const CREATES_REPOSITORY = new Set(['clone', 'init']);
 
 /**
- * The environment and extra `-c` arguments that pin where the call looks (git dir and work tree
- * from ./repo-location, never from a `.git` file alone) and switch off the repository's own
- * programs (./repo-programs), or a refusal.
+ * The environment and, per command of the call, the extra `-c` arguments that pin where the call
+ * looks (git dir and work tree from ./repo-location, never from a `.git` file alone) and switch
+ * off the repository's own programs (./repo-programs), or a refusal of any of them. One look at
+ * where the repository is for all the commands of a call (gitThen runs two in the same cwd).
  */
-async function pinned(args: readonly string[], opts: GitOptions, gitPath: string, env: Record<string, string>): Promise<{ env: Record<string, string>; configArgs: string[] }> {
-  const sub = args[0];
-  if ((sub !== undefined && CREATES_REPOSITORY.has(sub)) || env.GIT_DIR !== undefined) return { env, configArgs: [] };
+async function pinned(subs: ReadonlyArray<string | undefined>, opts: GitOptions, gitPath: string, env: Record<string, string>): Promise<{ env: Record<string, string>; configArgs: string[][] }> {
+  const none = () => ({ env, configArgs: subs.map((): string[] => []) });
+  if (subs.some((sub) => sub !== undefined && CREATES_REPOSITORY.has(sub)) || env.GIT_DIR !== undefined) return none();
   const loc: RepoLocation | null = locateRepository(opts.cwd);
   if (!loc) {
     if (opts.repository !== undefined) throw new AppError('forbidden', `${opts.cwd} is not a work tree of the repository ${opts.repository}.`, { path: opts.cwd });
-    return { env, configArgs: [] };
+    return none();
   }
   if (opts.repository !== undefined) requireRecordedRepository(loc, opts.repository);
   const pinnedEnv = { ...env, GIT_DIR: loc.gitDir, GIT_WORK_TREE: loc.workTree };
   const programs = await repoPrograms(loc, gitPath, pinnedEnv);
-  return { env: pinnedEnv, configArgs: decide(loc, sub, programs).configArgs };
+  return { env: pinnedEnv, configArgs: subs.map((sub) => decide(loc, sub, programs).configArgs) };
 }
 
 /**
@@ -242,29 +243,19 @@ function limited(args: readonly string[], opts: GitOptions, encoding: 'utf8' | '
 
 async function spawnGit(args: readonly string[], opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean, timing: GitCallTiming | null): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   const t0 = timing ? performance.now() : 0;
-  const base = callEnv(opts);
-  // Resolved here: the descriptor-closing prelude would report a missing git as exit 127.
-  const gitPath = resolveOnPath('git', base.PATH);
-  if (!gitPath) throw gitNotInstalled();
-  const { env, fullArgs } = await prepared(args, opts, gitPath, base);
-  const exec = () => runExec(gitPath, fullArgs, env, opts, encoding, withExit);
-  return timed(exec, t0, timing);
+  const { gitPath, env, fullArgs: [fullArgs] } = await prepared([args], opts);
+  return timed(() => runExec(gitPath, fullArgs!, env, opts, encoding, withExit), t0, timing);
 }
 
 async function spawnGitThen(first: readonly string[], then: readonly string[], opts: GitOptions, timing: GitCallTiming | null): Promise<string> {
   const t0 = timing ? performance.now() : 0;
-  const base = callEnv(opts);
-  const gitPath = resolveOnPath('git', base.PATH);
-  if (!gitPath) throw gitNotInstalled();
-  const a = await prepared(first, opts, gitPath, base);
-  const b = await prepared(then, opts, gitPath, base);
-  // One process has one environment: both commands are pinned to the same repository (the same cwd), else two calls.
-  const pair = a.env.GIT_DIR === b.env.GIT_DIR && a.env.GIT_WORK_TREE === b.env.GIT_WORK_TREE ? cleanExecThen(gitPath, a.fullArgs, b.fullArgs) : null;
+  const { gitPath, env, fullArgs: [a, b] } = await prepared([first, then], opts);
+  const pair = cleanExecThen(gitPath, a!, b!);
   const exec = async (): Promise<string> => {
     // The two commands' time in one process: each its own timeout's worth, as in two calls.
-    if (pair) return (await execPrepared(pair, a.env, { ...opts, timeoutMs: 2 * (opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS) }, 'utf8', false)) as string;
-    const out = (await runExec(gitPath, a.fullArgs, a.env, opts, 'utf8', false)) as string;
-    return out + ((await runExec(gitPath, b.fullArgs, b.env, opts, 'utf8', false)) as string);
+    if (pair) return (await execPrepared(pair, env, { ...opts, timeoutMs: 2 * (opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS) }, 'utf8', false)) as string;
+    const out = (await runExec(gitPath, a!, env, opts, 'utf8', false)) as string;
+    return out + ((await runExec(gitPath, b!, env, opts, 'utf8', false)) as string);
   };
   return timed(exec, t0, timing);
 }
@@ -276,14 +267,25 @@ function callEnv(opts: GitOptions): Record<string, string> {
   return { ...gitEnv(), ...opts.env, GIT_OPTIONAL_LOCKS: '0', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_PAGER: 'cat' };
 }
 
-/** The pinned environment and the full argument list (config switches, safe settings, the command) of one git command. */
-async function prepared(args: readonly string[], opts: GitOptions, gitPath: string, base: Record<string, string>): Promise<{ env: Record<string, string>; fullArgs: string[] }> {
-  const { env, configArgs } = await pinned(args, opts, gitPath, base);
-  // `git add` looks into the work tree of every nested repository the index tracks (a submodule)
-  // with a git of its own, run with that repository's config and filters, and no option or config
-  // stops it. So the app's `add` leaves them out: their pointers are the user's to stage.
-  const run = args[0] === 'add' && args.includes('--') && indexMayHoldGitlinks(env) ? [...args, ...(await trackedNestedRepositories(gitPath, configArgs, env, opts))] : args;
-  return { env, fullArgs: [...configArgs, ...safeGitArgs(run)] };
+/**
+ * Where git is, the call's pinned environment (one for all its commands: the same cwd) and each
+ * command's full argument list (config switches, safe settings, the command).
+ */
+async function prepared(commands: ReadonlyArray<readonly string[]>, opts: GitOptions): Promise<{ gitPath: string; env: Record<string, string>; fullArgs: string[][] }> {
+  const base = callEnv(opts);
+  // Resolved here: the descriptor-closing prelude would report a missing git as exit 127.
+  const gitPath = resolveOnPath('git', base.PATH);
+  if (!gitPath) throw gitNotInstalled();
+  const { env, configArgs } = await pinned(commands.map((c) => c[0]), opts, gitPath, base);
+  const fullArgs: string[][] = [];
+  for (const [i, args] of commands.entries()) {
+    // `git add` looks into the work tree of every nested repository the index tracks (a submodule)
+    // with a git of its own, run with that repository's config and filters, and no option or config
+    // stops it. So the app's `add` leaves them out: their pointers are the user's to stage.
+    const run = args[0] === 'add' && args.includes('--') && indexMayHoldGitlinks(env) ? [...args, ...(await trackedNestedRepositories(gitPath, configArgs[i]!, env, opts))] : args;
+    fullArgs.push([...configArgs[i]!, ...safeGitArgs(run)]);
+  }
+  return { gitPath, env, fullArgs };
 }
 
 async function timed<T>(exec: () => Promise<T>, t0: number, timing: GitCallTiming | null): Promise<T> {

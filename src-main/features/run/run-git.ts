@@ -29,16 +29,15 @@ export async function headCommit(cwd: string): Promise<string | null> {
 }
 
 /**
- * The feature's change in `cwd` against `rev`: what setup created and the bookkeeping left out, bounded.
- * `untrackedAdded`: untracked files are already in the index as intent-to-add (the caller did it),
- * or the caller has just run the auto-commit's `git add --all` with the same pathspecs and nothing
- * ran since, so no untracked file is left for the intent-to-add to show.
+ * The feature's change in `cwd` against `rev`: what setup created (`excludes`) and the bookkeeping
+ * left out, bounded. `untrackedAdded`: untracked files are already in the index as intent-to-add
+ * (the caller did it), or the caller has just run the auto-commit's `git add --all` with the same
+ * pathspecs and nothing ran since, so no untracked file is left for the intent-to-add to show.
  */
-async function featureDiff(cwd: string, rev: string, untrackedAdded = false, excludes?: readonly string[]): Promise<{ text: string; truncated: boolean }> {
-  const left = excludes ?? (await setupExcludes(cwd));
+async function featureDiff(cwd: string, rev: string, excludes: readonly string[], untrackedAdded = false): Promise<{ text: string; truncated: boolean }> {
   // Untracked files show in the diff; a failure only hides them. Never what setup created (node_modules).
-  if (!untrackedAdded) await git(intentToAdd(left), { cwd }).catch(() => undefined);
-  const d = await boundedDiff(cwd, [rev], ['.', ...NOT_FEATURE_FILES, ...left], { maxChars: MAX_DIFF_CHARS });
+  if (!untrackedAdded) await git(intentToAdd(excludes), { cwd }).catch(() => undefined);
+  const d = await boundedDiff(cwd, [rev], ['.', ...NOT_FEATURE_FILES, ...excludes], { maxChars: MAX_DIFF_CHARS });
   return { text: d.text, truncated: d.truncated };
 }
 
@@ -76,13 +75,12 @@ async function resolveBase(cwd: string, base: string): Promise<string> {
 export async function branchDiff(cwd: string, base: string, o: { untrackedAdded?: boolean } = {}): Promise<{ text: string; truncated: boolean }> {
   const baseRef = await resolveBase(cwd, base);
   const mergeBaseArgs = ['merge-base', baseRef, 'HEAD'];
-  if (o.untrackedAdded) return featureDiff(cwd, (await git(mergeBaseArgs, { cwd })).trim(), true);
-  // The intent-to-add and the merge base in one call (gitThen: a process start fewer). The add is
-  // best effort as in featureDiff: when the call fails, the merge base is asked alone (and fails
-  // again with its own reason if it was the one that failed).
   const excludes = await setupExcludes(cwd);
-  const out = await gitThen(intentToAdd(excludes), mergeBaseArgs, { cwd }).catch(() => git(mergeBaseArgs, { cwd }));
-  return featureDiff(cwd, out.trim(), true, excludes);
+  // Unless the caller's add left none, the intent-to-add goes with the merge base in one call
+  // (gitThen: a process start fewer). It is best effort as in featureDiff: when the call fails, the
+  // merge base is asked alone (and fails again with its own reason if it was the one that failed).
+  const mergeBase = o.untrackedAdded ? git(mergeBaseArgs, { cwd }) : gitThen(intentToAdd(excludes), mergeBaseArgs, { cwd }).catch(() => git(mergeBaseArgs, { cwd }));
+  return featureDiff(cwd, (await mergeBase).trim(), excludes, true);
 }
 
 /** Commits and changes since `startCommit` (what an interrupted phase already did). */
@@ -92,7 +90,7 @@ export async function progressSince(cwd: string, startCommit: string): Promise<{
     if (e instanceof GitError) return '';
     throw e;
   });
-  const c = await featureDiff(cwd, startCommit).catch((e: unknown) => {
+  const c = await featureDiff(cwd, startCommit, await setupExcludes(cwd)).catch((e: unknown) => {
     // The start commit vanished: the commit list (empty too) is all there is to say.
     if (e instanceof GitError) return { text: '', truncated: false };
     throw e;
