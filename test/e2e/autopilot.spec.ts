@@ -148,9 +148,11 @@ test('the acceptance command runs sandboxed unless the run is started unsandboxe
     const badge = ap.detail.getByTestId('ap-acceptance-unsandboxed');
     await expect(badge).toHaveText('ACCEPTANCE UNSANDBOXED');
     await expect(badge).toHaveCSS('color', `rgb(${r}, ${g}, ${b})`);
-    // Stopped before its repository goes (it may have finished already: `true` passes).
+    // Stopped before its repository goes (it may have finished already: `true` passes). The run
+    // can also finish between the look and the click: a click without a timeout would then wait
+    // for a button that never comes back, to the end of the test (CI run 51).
     const cancel = ap.detail.getByTestId('ap-cancel');
-    if (await cancel.isVisible()) await cancel.click().catch(() => undefined);
+    if (await cancel.isVisible()) await cancel.click({ timeout: 2_000 }).catch(() => undefined);
     await expect(cancel).toBeHidden({ timeout: 30_000 });
   } finally {
     other.cleanup();
