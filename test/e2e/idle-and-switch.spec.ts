@@ -160,6 +160,35 @@ test('a terminal switched back into its pane shows its rows as soon as the pane 
   }
 });
 
+test('a second terminal drawn in the page takes the glyph widths the first measured, measuring one reference character', async ({ page }) => {
+  // Each measurement xterm's DOM renderer makes: the character it put in a measuring span (32
+  // times) when it read the span's width, a forced layout each.
+  await page.addInitScript(`(() => {
+    const width = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'offsetWidth');
+    globalThis.__glyphsMeasured = [];
+    Object.defineProperty(HTMLElement.prototype, 'offsetWidth', { configurable: true, get() {
+      if (this.classList.contains('xterm-char-measure-element')) globalThis.__glyphsMeasured.push((this.textContent || '').slice(0, 1));
+      return width.get.call(this);
+    } });
+  })()`);
+  const measured = () => page.evaluate<string[]>('globalThis.__glyphsMeasured.splice(0)');
+  const line = 'printf "%s \\033[1m%s\\033[0m\\n" glyphs-abcdefghijklmnopqrstuvwxyz-0123456789 BOLD-QXZ';
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const first = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, line);
+  await expect(terms.screen(pane)).toContainText('glyphs-abcdefghijklmnopqrstuvwxyz-0123456789 BOLD-QXZ');
+  const byFirst = new Set(await measured());
+  // The first terminal measured what it drew (a control: measurements are seen at all).
+  for (const c of 'aqz09Q') expect(byFirst).toContain(c);
+
+  await terms.newShellIn(projectName());
+  await expect(pane).not.toHaveAttribute('data-terminal-id', first);
+  await terms.type(pane, line);
+  await expect(terms.screen(pane)).toContainText('glyphs-abcdefghijklmnopqrstuvwxyz-0123456789 BOLD-QXZ');
+  // Its own renderer (a new xterm) measured only the reference it compares its font by.
+  expect(new Set(await measured())).toEqual(new Set(['W']));
+});
+
 test('a session shown again opens at its newest answer in the same turn as its view', async ({ page }) => {
   const board = new BoardPage(page);
   const session = new SessionPage(page);

@@ -12,6 +12,7 @@ import { outputScheduler } from '../../../src-preload/client/output-scheduler';
 import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
 import { isTerminalReply, isTypedInput } from './terminal-replies';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
+import { shareGlyphWidths } from './glyph-widths';
 import { setLoadedTerminalViews } from './loaded-views';
 
 /** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
@@ -312,6 +313,9 @@ export class TerminalView implements CachedView {
     if (this.opened || this.disposed) return;
     this.opened = true;
     this.term.open(this.element);
+    // While its DOM renderer is in place (a WebGL one may replace it in the listeners): from the
+    // first terminal on, the page's terminals measure each glyph's width once (glyph-widths.ts).
+    shareGlyphWidths(this.term);
     for (const fn of [...this.openListeners]) fn();
     this.openListeners.clear();
     this.fitNow();
