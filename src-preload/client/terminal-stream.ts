@@ -26,6 +26,11 @@ export interface TerminalStreamOptions {
    * writes only what came after it, or resets and replays when the scrollback moved past it.
    */
   resumeFrom?: number;
+  /**
+   * What the sink holds up to `resumeFrom` is the output from offset 0 itself (a view parked as
+   * its copy of the output), not a snapshot: it counts as holding it all (`holdsAllFromStart`).
+   */
+  resumeHoldsAll?: boolean;
   /** What paces the writes into the sink: the window's one scheduler unless a test brings its own. */
   scheduler?: OutputScheduler;
 }
@@ -77,7 +82,7 @@ export class TerminalStream {
   ) {
     this.ackBatch = opts.ackBatchChars ?? TERMINAL_ACK_BATCH_CHARS;
     this.next = opts.resumeFrom ?? null;
-    this.fromStart = (opts.resumeFrom ?? 0) === 0;
+    this.fromStart = (opts.resumeFrom ?? 0) === 0 || opts.resumeHoldsAll === true;
     this.lane = (opts.scheduler ?? outputScheduler).lane(sink);
     // Subscribe before attaching: the host handles frames in order, so nothing published after
     // the attach snapshot can be missed.

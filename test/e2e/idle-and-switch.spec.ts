@@ -615,6 +615,8 @@ test('a terminal parked while hidden comes back with its rows, and goes on', asy
   await expect(pane).toHaveAttribute('data-terminal-id', first);
   await expect(terms.screen(pane)).toContainText('kept-line-300');
   expect(await page.evaluate(`document.querySelector('[data-terminal-id="${first}"] .xterm-view').dataset.mark ?? null`), 'a new xterm, not the live one').toBeNull();
+  // A short history it held whole: replayed from the main process, nothing kept while parked.
+  await expect(pane.locator('.xterm-view')).toHaveAttribute('data-parked-as', 'replay');
   await expect(pane).not.toContainText('too old to replay');
   // The replay ended where the stream goes on: what is typed now is echoed once, after it.
   await terms.type(pane, 'echo "after-$((20+3))"');
@@ -669,27 +671,57 @@ test('a page opened again shows a long terminal at its end from its first painte
   await expect(terms.screen(pane)).toContainText('after-49');
 });
 
-test('a terminal parked with a snapshot of a long history comes back at its end from its first painted row, and goes on', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const first = (await pane.getAttribute('data-terminal-id'))!;
-  // Over 400,000 characters: parked as a snapshot of its screen and scrollback, not replayed from the start.
-  await terms.type(pane, 'for i in $(seq 1 6000); do echo "snap-line-$i of a history long enough to be parked as a snapshot"; done; echo "snap-end-$((5*9))"');
-  await expect(terms.screen(pane)).toContainText('snap-end-45', { timeout: 30_000 });
+/** Seven more shells through the same pane: past six hidden views, the one hidden longest (the first) is parked. */
+async function parkByOpeningSeven(terms: TerminalsPage, pane: Locator): Promise<void> {
   for (let i = 0; i < 7; i++) {
     const before = await pane.getAttribute('data-terminal-id');
     await terms.newShellIn(projectName());
     await expect(pane).not.toHaveAttribute('data-terminal-id', before!);
   }
+}
+
+test('a terminal parked with a long history (its own copy of the output) comes back at its end from its first painted row, without answering the queries in it, and goes on', async ({ page }) => {
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const first = (await pane.getAttribute('data-terminal-id'))!;
+  // A query answered long ago (as vim asks at startup), then over 400,000 characters: past what
+  // parks for a replay from the main process, so it parks as the output it was written.
+  await terms.type(pane, "printf '\\033[c'; read -rs -t 2 -d c; echo asked-$((6*7))");
+  await expect(terms.screen(pane)).toContainText('asked-42');
+  await terms.type(pane, 'for i in $(seq 1 6000); do echo "snap-line-$i of a history long enough to be parked as a snapshot"; done; echo "snap-end-$((5*9))"');
+  await expect(terms.screen(pane)).toContainText('snap-end-45', { timeout: 30_000 });
+  await parkByOpeningSeven(terms, pane);
   const shown = await showUntil(page, first, 'snap-end-45');
+  await expect(pane.locator('.xterm-view')).toHaveAttribute('data-parked-as', 'copy');
   expect(shown.scrollbarChanges).toBeLessThan(50);
   expect(shown.painted[0], 'the first rows painted').toContain('snap-end-45');
   await expect(pane).not.toContainText('too old to replay');
-  // The snapshot ended where the stream goes on: what is typed now comes once, after it.
+  // It ended where the stream goes on: what is typed now comes once, after it, and nothing the
+  // terminal answered while the output was parsed again reached the shell.
   await terms.type(pane, 'echo "after-$((30+3))"');
   await expect(terms.screen(pane)).toContainText('after-33');
+  await expect(terms.screen(pane)).not.toContainText('command not found');
   const rows = await terms.screen(pane).innerText();
   expect(rows.split('snap-end-45').length - 1).toBe(1);
   expect(rows.indexOf('snap-end-45')).toBeLessThan(rows.indexOf('after-33'));
+});
+
+test('a terminal resized after its output is parked with a snapshot of its screen, and comes back at its end', async ({ page }) => {
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const first = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'for i in $(seq 1 3000); do echo "wrapped-line-$i: a line long enough to wrap again when the pane is made narrower than it"; done; echo "wrapped-end-$((4*9))"');
+  await expect(terms.screen(pane)).toContainText('wrapped-end-36', { timeout: 30_000 });
+  // A narrower window: xterm rewraps its lines, which the output parsed again at the new width
+  // would not give. The copy goes; the snapshot holds what it shows.
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: Math.round(size.width * 0.7), height: size.height });
+  await expect(terms.screen(pane)).toContainText('wrapped-end-36');
+  await parkByOpeningSeven(terms, pane);
+  await showUntil(page, first, 'wrapped-end-36');
+  await expect(pane.locator('.xterm-view')).toHaveAttribute('data-parked-as', 'snapshot');
+  await terms.type(pane, 'echo "after-$((40+4))"');
+  await expect(terms.screen(pane)).toContainText('after-44');
+  const rows = await terms.screen(pane).innerText();
+  expect(rows.indexOf('wrapped-end-36')).toBeLessThan(rows.indexOf('after-44'));
 });
 
 test('a page opened again replays a terminal without answering the queries in its history', async ({ page }) => {

@@ -12,6 +12,12 @@
  * same way, so serializing it (the addon walks every cell: 70–95 ms for 5,000 lines, more than
  * parsing them) would only keep a copy of what the main process already holds.
  *
+ * A longer history the view saw whole, from its first character and at its present size, is
+ * parked as the view's own copy of that output (up to COPY_PARK_MAX_CHARS): parking it costs
+ * nothing and needs nothing of the main process, where a snapshot would walk every cell (a long
+ * task in an idle page: 70–95 ms for 5,000 lines); showing it again parses that output, as a
+ * first show parses the main process's replay.
+ *
  * Nothing here touches the DOM: the same code parks and restores @xterm/headless in tests.
  */
 
@@ -22,6 +28,12 @@ export interface ParkedTerminal {
    * state. Null: the main process's output from offset 0 does (`offset` is then 0).
    */
   snapshot: string | null;
+  /**
+   * Instead of a snapshot: the terminal's output from offset 0 up to `offset`, as the view wrote
+   * it into its emulator (strings and UTF-8 bytes, in order). Writing it into an emulator of
+   * `cols`×`rows` rebuilds the state; `snapshot` is null then.
+   */
+  output?: ReadonlyArray<string | Uint8Array>;
   /** The stream offset of the next character the snapshot does not hold. */
   offset: number;
   cols: number;
@@ -37,7 +49,7 @@ export interface ParkableTerminal {
   readonly cols: number;
   readonly rows: number;
   readonly buffer: { readonly active: { readonly cursorX: number; readonly cursorY: number } };
-  write(data: string, callback?: () => void): void;
+  write(data: string | Uint8Array, callback?: () => void): void;
 }
 
 export interface Serializer {
@@ -52,9 +64,12 @@ export interface Serializer {
  * taken (see the top of this file); the closing line of an ended terminal is written again
  * after the replay, as on a first show.
  */
-export function parkTerminal(term: ParkableTerminal, serializer: Serializer, offset: number | null, endWritten: boolean, replayable = false): Promise<ParkedTerminal | null> {
+export function parkTerminal(term: ParkableTerminal, serializer: Serializer, offset: number | null, endWritten: boolean, replayable = false, output: ReadonlyArray<string | Uint8Array> | null = null): Promise<ParkedTerminal | null> {
   if (offset === null) return Promise.resolve(null);
   if (replayable) return Promise.resolve({ snapshot: null, offset: 0, cols: term.cols, rows: term.rows, endWritten: false, cursor: { x: 0, y: 0 } });
+  // The view's copy of what it was written (see the top of this file): no cell is read, so
+  // nothing waits for the parse. The closing line is not part of the output: drawn again after.
+  if (output) return Promise.resolve({ snapshot: null, output, offset, cols: term.cols, rows: term.rows, endWritten: false, cursor: { x: 0, y: 0 } });
   return new Promise((resolve) => {
     term.write('', () => {
       const { cursorX: x, cursorY: y } = term.buffer.active;
@@ -68,6 +83,13 @@ export function parkTerminal(term: ParkableTerminal, serializer: Serializer, off
  * it is parsed (then the emulator may be resized to its pane).
  */
 export function restoreTerminal(term: ParkableTerminal, parked: ParkedTerminal, done: () => void): void {
+  if (parked.output) {
+    // The output itself, as the view first wrote it: the cursor is where it left it.
+    const chunks = parked.output;
+    if (chunks.length === 0) return done();
+    chunks.forEach((c, i) => term.write(c, i === chunks.length - 1 ? done : undefined));
+    return;
+  }
   if (parked.snapshot === null) {
     // Nothing to write: the stream replays from offset 0.
     done();
@@ -90,6 +112,14 @@ export function restoreTerminal(term: ParkableTerminal, parked: ParkedTerminal, 
 export const REPLAY_PARK_MAX_CHARS = 400_000;
 
 /**
+ * The longest output a view keeps a copy of, to park a longer history without a snapshot (see
+ * the top of this file): as long as the main process's scrollback (a copy is at most the memory
+ * of the text it holds). Past it the copy goes, and the view parks with a snapshot: showing it
+ * again would parse more than a snapshot of xterm's 5,000 lines holds.
+ */
+export const COPY_PARK_MAX_CHARS = 1_000_000;
+
+/**
  * Whether a view may be parked without a snapshot, beyond its stream holding all output from
  * offset 0 (`offset` characters, at most REPLAY_PARK_MAX_CHARS): xterm rewraps its lines when
  * resized, so output parsed before a resize is not what a replay at the new size gives. A resize
@@ -107,8 +137,13 @@ export class ReplayWatch {
     if (this.wrote) this.resizedAfterOutput = true;
   }
 
+  /** The emulator holds what the output from offset 0 gives at its present size: a copy of it (or a replay) rebuilds it. */
+  exact(holdsAllFromStart: boolean): boolean {
+    return holdsAllFromStart && !this.resizedAfterOutput;
+  }
+
   replayable(holdsAllFromStart: boolean, offset: number): boolean {
-    return holdsAllFromStart && offset <= REPLAY_PARK_MAX_CHARS && !this.resizedAfterOutput;
+    return this.exact(holdsAllFromStart) && offset <= REPLAY_PARK_MAX_CHARS;
   }
 }
 

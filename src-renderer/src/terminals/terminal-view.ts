@@ -9,7 +9,7 @@ import { splitTerminalInput } from '../../../src-preload/contract/terminal-frame
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
-import { parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
+import { COPY_PARK_MAX_CHARS, parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
 import { isTerminalReply, isTypedInput } from './terminal-replies';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
@@ -139,6 +139,12 @@ export class TerminalView implements CachedView {
   private blinkPhase: ReturnType<typeof setInterval> | null = null;
   private lastActivity = 0;
   private readonly replayWatch = new ReplayWatch();
+  /**
+   * What was written into xterm, from the terminal's first character, while that is all it holds
+   * and at most COPY_PARK_MAX_CHARS: parked, it stands for a snapshot (terminal-park.ts). Null
+   * once it cannot (a reset, a resize after output, too long, restored from a snapshot).
+   */
+  private outputCopy: Array<string | Uint8Array> | null;
   private readonly offs: Array<() => void> = [];
 
   constructor(
@@ -150,6 +156,13 @@ export class TerminalView implements CachedView {
     this.element.className = 'xterm-view';
     this.endWritten = parked?.endWritten ?? false;
     this.restoring = parked !== null;
+    // A new view, or one replaying from offset 0, starts its copy empty; one parked as its copy
+    // goes on from it; one restored from a snapshot has none.
+    this.outputCopy = parked === null || (parked.snapshot === null && !parked.output) ? [] : parked.output ? [...parked.output] : null;
+    // That output was parsed at the parked size: a resize now rewraps it.
+    if (parked?.output && parked.output.length > 0) this.replayWatch.output();
+    // How a parked view came back, for whoever looks at the page (and the tests).
+    if (parked) this.element.dataset.parkedAs = parked.output ? 'copy' : parked.snapshot === null ? 'replay' : 'snapshot';
     this.term = new Terminal({
       fontFamily: terminalFontFamily(),
       fontSize,
@@ -192,11 +205,18 @@ export class TerminalView implements CachedView {
         write: (data, cb) => {
           this.activity();
           this.replayWatch.output();
+          if (this.outputCopy) {
+            if ((this.stream.offset ?? 0) > COPY_PARK_MAX_CHARS) this.outputCopy = null;
+            else this.outputCopy.push(data);
+          }
           term.write(data, cb);
         },
-        reset: () => term.reset(),
+        reset: () => {
+          this.outputCopy = null;
+          term.reset();
+        },
       },
-      { onGap: () => this.ui.notice('Some output was too old to replay.'), ...(parked ? { resumeFrom: parked.offset } : {}) },
+      { onGap: () => this.ui.notice('Some output was too old to replay.'), ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parked.output !== undefined } : {}) },
     );
     this.attached = this.stream.attach();
     this.attached.then(
@@ -212,8 +232,9 @@ export class TerminalView implements CachedView {
     // Input goes out in order; a big paste is split to the contract's limit.
     let sending = Promise.resolve();
     const input = term.onData((data) => {
-      // xterm answering the queries of a replayed history: the program asked them long ago.
-      if (this.stream.replaying && isTerminalReply(data)) return;
+      // xterm answering the queries of a replayed history (or of a parked view's copy of its
+      // output, written again): the program asked them long ago.
+      if ((this.stream.replaying || this.restoring) && isTerminalReply(data)) return;
       this.activity();
       // Its echo and what the command prints next go before other terminals' output.
       if (isTypedInput(data)) this.stream.noteInput();
@@ -223,6 +244,8 @@ export class TerminalView implements CachedView {
     });
     const resized = term.onResize(({ cols, rows }) => {
       this.replayWatch.resized();
+      // Its lines rewrapped: the output no longer gives what it shows.
+      if (!this.replayWatch.exact(true)) this.outputCopy = null;
       void client.invoke('terminals.resize', { id: terminalId, cols, rows }).catch(() => undefined);
     });
     this.offs.push(() => input.dispose(), () => resized.dispose());
@@ -380,8 +403,10 @@ export class TerminalView implements CachedView {
     // The stream stops first: the snapshot then holds exactly what was written up to its offset.
     this.stream.dispose();
     try {
-      const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart, this.stream.offset ?? 0);
-      return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable);
+      const offset = this.stream.offset ?? 0;
+      const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart, offset);
+      const exact = this.replayWatch.exact(this.stream.holdsAllFromStart) && offset <= COPY_PARK_MAX_CHARS;
+      return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, exact ? this.outputCopy : null);
     } finally {
       this.dispose();
     }

@@ -4,7 +4,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { isTerminalReply, isTypedInput } from '../../../src-renderer/src/terminals/terminal-replies';
-import { parkTerminal, REPLAY_PARK_MAX_CHARS, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
+import { COPY_PARK_MAX_CHARS, parkTerminal, REPLAY_PARK_MAX_CHARS, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
 
 const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
 const { SerializeAddon } = serializeAddon as unknown as typeof import('@xterm/addon-serialize');
@@ -261,6 +261,81 @@ describe('parking a terminal and showing it again', () => {
     ref.t.write(main.text);
     await parsed(ref.t);
     expect(state(b.t)).toEqual(state(ref.t));
+  });
+
+  it('a longer history the view holds whole is parked as its copy of the output: no cell walked, rebuilt by parsing it, then continued', async () => {
+    const main = fakeMain(COPY_PARK_MAX_CHARS);
+    // Past what parks for a replay from the main process, a full-screen program last.
+    main.emit(colored(3_000) + `${'y'.repeat(100)}\r\n`.repeat(3_000) + '$ vim\r\n' + fullScreen);
+    const a = term();
+    // The view's sink, keeping what it hands the emulator (terminal-view.ts does the same).
+    const copy: Array<string | Uint8Array> = [];
+    const stream = new TerminalStream(main.client, 't', { write: (d, cb) => (copy.push(d), a.t.write(d, cb)), reset: () => a.t.reset() });
+    await stream.attach();
+    main.emit('\x1b[7;4Hmore text');
+    await tick();
+    stream.dispose();
+    await parsed(a.t);
+    const offset = stream.offset!;
+    expect(offset).toBeGreaterThan(REPLAY_PARK_MAX_CHARS);
+    expect(offset).toBeLessThanOrEqual(COPY_PARK_MAX_CHARS);
+    const watch = new ReplayWatch();
+    watch.output();
+    expect(watch.replayable(stream.holdsAllFromStart, offset)).toBe(false);
+    expect(watch.exact(stream.holdsAllFromStart)).toBe(true);
+
+    const serialize = vi.spyOn(a.s, 'serialize');
+    const parked = (await parkTerminal(a.t, a.s, offset, true, false, copy))!;
+    expect(serialize).not.toHaveBeenCalled();
+    expect(parked).toMatchObject({ snapshot: null, offset, cols: 80, rows: 24, endWritten: false });
+    expect(parked.output).toBe(copy);
+    const shown = state(a.t);
+
+    // Output while it is parked comes after the copy, from the main process.
+    main.emit('\x1b[8;4Hwhile parked');
+    const b = term(parked.cols, parked.rows);
+    await new Promise<void>((r) => restoreTerminal(b.t, parked, r));
+    expect(state(b.t)).toEqual(shown);
+    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => b.t.reset() }, { resumeFrom: parked.offset, resumeHoldsAll: true });
+    await resumed.attach();
+    resumed.dispose();
+    await parsed(b.t);
+    expect(resumed.stats.gaps).toBe(0);
+    // What it holds now is the output from offset 0, and counts as such (it may park so again).
+    expect(resumed.holdsAllFromStart).toBe(true);
+    const ref = term();
+    ref.t.write(main.text);
+    await parsed(ref.t);
+    expect(state(b.t)).toEqual(state(ref.t));
+    expect(b.t.buffer.active.getLine(7)?.translateToString(true)).toBe('   while parked');
+  });
+
+  it('a copy of no output restores at once; a view resumed after a snapshot does not hold it all, one resumed after a copy does', async () => {
+    const a = term();
+    const done = vi.fn();
+    restoreTerminal(a.t, { snapshot: null, output: [], offset: 0, cols: 80, rows: 24, endWritten: false, cursor: { x: 0, y: 0 } }, done);
+    expect(done).toHaveBeenCalledOnce();
+    const main = fakeMain();
+    main.emit(colored(10));
+    expect((await view(main.client, term().t, 50)).holdsAllFromStart).toBe(false);
+    const afterCopy = new TerminalStream(main.client, 't', { write: (d, cb) => a.t.write(d, cb), reset: () => a.t.reset() }, { resumeFrom: 50, resumeHoldsAll: true });
+    await afterCopy.attach();
+    expect(afterCopy.holdsAllFromStart).toBe(true);
+    // The main process no longer reaching back to its offset: a reset, after which it does not.
+    const cut = fakeMain(100);
+    cut.emit(colored(50));
+    const gapped = new TerminalStream(cut.client, 't', { write: (d, cb) => a.t.write(d, cb), reset: () => a.t.reset() }, { resumeFrom: 5, resumeHoldsAll: true });
+    await gapped.attach();
+    expect(gapped.holdsAllFromStart).toBe(false);
+  });
+
+  it('a view resized after output is exact no more, for a copy as for a replay', () => {
+    const w = new ReplayWatch();
+    expect(w.exact(true)).toBe(true);
+    w.output();
+    w.resized();
+    expect(w.exact(true)).toBe(false);
+    expect(new ReplayWatch().exact(false)).toBe(false);
   });
 
   it('a view that never attached has nothing to park', async () => {
