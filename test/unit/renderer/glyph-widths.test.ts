@@ -129,7 +129,7 @@ describe('glyph widths shared across terminals', () => {
     const a = make();
     glyphs.shareWidthCacheClass(a, () => 1);
     a.get('x');
-    // The font's metrics change (e.g. it finished loading); xterm clears the caches it measured.
+    // The cell size changed (a zoom: xterm's handleCharSizeChanged clears the cache).
     scale = 1.5;
     a.clear();
     measured.length = 0;
@@ -161,18 +161,54 @@ describe('glyph widths shared across terminals', () => {
     expect(glyphs.glyphWidthTables.size()).toBe(5);
   });
 
-  it('drops every table when the page finishes loading a font', async () => {
-    const fonts = new EventTarget();
+  it('shares nothing while the page loads a font (a fallback may have the same "W"), and measures references again once it has', async () => {
+    const fonts = Object.assign(new EventTarget(), { status: 'loaded' });
     vi.stubGlobal('document', { fonts });
     vi.resetModules();
     glyphs = await import('../../../src-renderer/src/terminals/glyph-widths');
-    const { make } = makeClass(mono);
-    const a = make();
-    glyphs.shareWidthCacheClass(a, () => 1);
-    a.get('x');
-    expect(glyphs.glyphWidthTables.size()).toBe(1);
+    // The fallback has the loaded font's "W" but draws box-drawing characters narrower.
+    let loaded = false;
+    const { make, measured } = makeClass((cache, c, v) => (c === '─' && !loaded ? 5 : mono(cache, c, v)));
+    const early = make();
+    glyphs.shareWidthCacheClass(early, () => 1);
+    fonts.status = 'loading';
+    expect(early.get('─')).toBe(5);
+    expect(glyphs.glyphWidthTables.size()).toBe(0);
+    const alsoEarly = make();
+    alsoEarly.get('─');
+    expect(measured.filter((m) => m.cache === alsoEarly).map((m) => m.c)).toEqual(['─']);
+
+    loaded = true;
+    fonts.status = 'loaded';
+    fonts.dispatchEvent(new Event('loadingdone'));
+    const late = make();
+    expect(late.get('─')).toBeCloseTo(13 * 0.6);
+    // A cache that measured its reference before the load measures it again.
+    const before = make();
+    before.get('a');
     fonts.dispatchEvent(new Event('loadingdone'));
     expect(glyphs.glyphWidthTables.size()).toBe(0);
+    measured.length = 0;
+    before.get('b');
+    expect(measured.map((m) => m.c)).toEqual(['W', 'b']);
+  });
+
+  it('keeps the weights apart, and at most a few tables', () => {
+    const { WidthCache, measured } = makeClass(mono);
+    const light = new WidthCache();
+    light.setFont('Mono', 13, '300', 'bold');
+    glyphs.shareWidthCacheClass(light, () => 1);
+    light.get('x');
+    const normal = new WidthCache();
+    normal.setFont('Mono', 13, 'normal', 'bold');
+    normal.get('x');
+    expect(measured.filter((m) => m.cache === normal).map((m) => m.c)).toEqual(['W', 'x']);
+    for (let size = 10; size < 10 + glyphs.MAX_SHARED_TABLES + 3; size++) {
+      const c = new WidthCache();
+      c.setFont('Mono', size, 'normal', 'bold');
+      c.get('x');
+    }
+    expect(glyphs.glyphWidthTables.keys().length).toBe(glyphs.MAX_SHARED_TABLES);
   });
 
   it('patches nothing when the cache is not shaped like xterm\'s', () => {
@@ -182,6 +218,10 @@ describe('glyph widths shared across terminals', () => {
     (own as unknown as { _measure: unknown })._measure = () => 1;
     expect(glyphs.shareWidthCacheClass(own, () => 1)).toBe(false);
     expect(glyphs.shareWidthCacheClass({ _font: 'x', _fontSize: 1 }, () => 1)).toBe(false);
+    // A field of the key renamed in another xterm: nothing shared.
+    const renamed = make();
+    delete (renamed as unknown as { _weightBold?: string })._weightBold;
+    expect(glyphs.shareWidthCacheClass(renamed, () => 1)).toBe(false);
     expect(glyphs.shareWidthCacheClass(null, () => 1)).toBe(false);
     expect(glyphs.shareGlyphWidths({ _core: { _renderService: { _renderer: { value: {} } } } })).toBe(false);
     expect(WidthCache.prototype._measure).toBe(original);
