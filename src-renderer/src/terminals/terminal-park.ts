@@ -33,7 +33,7 @@ export interface ParkedTerminal {
    * it into its emulator (strings and UTF-8 bytes, in order). Writing it into an emulator of
    * `cols`×`rows` rebuilds the state; `snapshot` is null then.
    */
-  output?: ReadonlyArray<string | Uint8Array>;
+  output?: ReadonlyArray<Uint8Array>;
   /** The stream offset of the next character the snapshot does not hold. */
   offset: number;
   cols: number;
@@ -64,7 +64,7 @@ export interface Serializer {
  * taken (see the top of this file); the closing line of an ended terminal is written again
  * after the replay, as on a first show.
  */
-export function parkTerminal(term: ParkableTerminal, serializer: Serializer, offset: number | null, endWritten: boolean, replayable = false, output: ReadonlyArray<string | Uint8Array> | null = null): Promise<ParkedTerminal | null> {
+export function parkTerminal(term: ParkableTerminal, serializer: Serializer, offset: number | null, endWritten: boolean, replayable = false, output: ReadonlyArray<Uint8Array> | null = null): Promise<ParkedTerminal | null> {
   if (offset === null) return Promise.resolve(null);
   if (replayable) return Promise.resolve({ snapshot: null, offset: 0, cols: term.cols, rows: term.rows, endWritten: false, cursor: { x: 0, y: 0 } });
   // The view's copy of what it was written (see the top of this file): no cell is read, so
@@ -112,12 +112,87 @@ export function restoreTerminal(term: ParkableTerminal, parked: ParkedTerminal, 
 export const REPLAY_PARK_MAX_CHARS = 400_000;
 
 /**
- * The longest output a view keeps a copy of, to park a longer history without a snapshot (see
- * the top of this file): as long as the main process's scrollback (a copy is at most the memory
- * of the text it holds). Past it the copy goes, and the view parks with a snapshot: showing it
- * again would parse more than a snapshot of xterm's 5,000 lines holds.
+ * The most a view's copy of its output holds, in UTF-8 bytes (at least its characters), to park
+ * a longer history without a snapshot (see the top of this file). Past it the copy goes and the
+ * view parks with a snapshot: showing it again would parse more than a snapshot of xterm's 5,000
+ * lines holds. It bounds the copy's memory; nothing else depends on it (resuming needs only what
+ * came after the parked offset, which the main process's scrollback keeps).
  */
 export const COPY_PARK_MAX_CHARS = 1_000_000;
+
+/**
+ * The fewest lines xterm's normal buffer holds for a view to park as its copy: a history that is
+ * mostly redraws (a full-screen program, a spinner) leaves few lines, whose snapshot is small and
+ * quick to take, where parsing all of its output again on show would not be.
+ */
+export const COPY_PARK_MIN_LINES = 1_000;
+
+/** Pieces under this many bytes are merged into the last one (up to MERGED_BYTES): a spinner's thousands of writes stay a few arrays. */
+const MERGE_BELOW_BYTES = 4 * 1024;
+const MERGED_BYTES = 64 * 1024;
+
+const encoder = new TextEncoder();
+
+/**
+ * A view's copy of what it wrote into its emulator, as UTF-8 bytes of its own: a string piece is
+ * encoded (a slice of the main process's whole scrollback read would otherwise keep all of that
+ * read alive), small pieces are merged. `held` turns false for good once the copy can no longer
+ * stand for the emulator's state: a reset, a resize after output, the stream not holding the
+ * output from offset 0, or more than COPY_PARK_MAX_CHARS bytes.
+ */
+export class OutputCopy {
+  private pieces: Uint8Array[] | null;
+  private bytes = 0;
+
+  constructor(from: ReadonlyArray<Uint8Array> | null = []) {
+    this.pieces = from ? [...from] : null;
+    for (const p of from ?? []) this.bytes += p.length;
+  }
+
+  get held(): boolean {
+    return this.pieces !== null;
+  }
+
+  /** The copy so far (null once dropped). */
+  get output(): ReadonlyArray<Uint8Array> | null {
+    return this.pieces;
+  }
+
+  /** Bytes held. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  push(data: string | Uint8Array): void {
+    if (!this.pieces) return;
+    const piece = typeof data === 'string' ? encoder.encode(data) : data;
+    this.bytes += piece.length;
+    if (this.bytes > COPY_PARK_MAX_CHARS) return this.drop();
+    const last = this.pieces[this.pieces.length - 1];
+    if (last && piece.length < MERGE_BELOW_BYTES && last.length + piece.length <= MERGED_BYTES) {
+      const merged = new Uint8Array(last.length + piece.length);
+      merged.set(last);
+      merged.set(piece, last.length);
+      this.pieces[this.pieces.length - 1] = merged;
+    } else {
+      this.pieces.push(piece);
+    }
+  }
+
+  drop(): void {
+    this.pieces = null;
+    this.bytes = 0;
+  }
+}
+
+/**
+ * Resets an emulator in order with what it was handed before: after those writes are parsed, not
+ * before (xterm's `reset()` acts at once, and writes still queued, a snapshot or a copy being
+ * restored, would then land on the reset screen, before the replay that follows).
+ */
+export function resetInOrder(term: ParkableTerminal): void {
+  term.write('\x1bc');
+}
 
 /**
  * Whether a view may be parked without a snapshot, beyond its stream holding all output from

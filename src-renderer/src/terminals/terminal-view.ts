@@ -9,7 +9,7 @@ import { splitTerminalInput } from '../../../src-preload/contract/terminal-frame
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
-import { COPY_PARK_MAX_CHARS, parkTerminal, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
+import { COPY_PARK_MIN_LINES, OutputCopy, parkTerminal, ReplayWatch, resetInOrder, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
 import { isTerminalReply, isTypedInput } from './terminal-replies';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
@@ -139,12 +139,8 @@ export class TerminalView implements CachedView {
   private blinkPhase: ReturnType<typeof setInterval> | null = null;
   private lastActivity = 0;
   private readonly replayWatch = new ReplayWatch();
-  /**
-   * What was written into xterm, from the terminal's first character, while that is all it holds
-   * and at most COPY_PARK_MAX_CHARS: parked, it stands for a snapshot (terminal-park.ts). Null
-   * once it cannot (a reset, a resize after output, too long, restored from a snapshot).
-   */
-  private outputCopy: Array<string | Uint8Array> | null;
+  /** What was written into xterm from the terminal's first character: parked, it may stand for a snapshot (terminal-park.ts). */
+  private readonly outputCopy: OutputCopy;
   private readonly offs: Array<() => void> = [];
 
   constructor(
@@ -158,7 +154,7 @@ export class TerminalView implements CachedView {
     this.restoring = parked !== null;
     // A new view, or one replaying from offset 0, starts its copy empty; one parked as its copy
     // goes on from it; one restored from a snapshot has none.
-    this.outputCopy = parked === null || (parked.snapshot === null && !parked.output) ? [] : parked.output ? [...parked.output] : null;
+    this.outputCopy = new OutputCopy(parked === null || (parked.snapshot === null && !parked.output) ? [] : (parked.output ?? null));
     // That output was parsed at the parked size: a resize now rewraps it.
     if (parked?.output && parked.output.length > 0) this.replayWatch.output();
     // How a parked view came back, for whoever looks at the page (and the tests).
@@ -205,15 +201,17 @@ export class TerminalView implements CachedView {
         write: (data, cb) => {
           this.activity();
           this.replayWatch.output();
-          if (this.outputCopy) {
-            if ((this.stream.offset ?? 0) > COPY_PARK_MAX_CHARS) this.outputCopy = null;
-            else this.outputCopy.push(data);
+          // Kept while xterm holds exactly the output from offset 0 (see OutputCopy).
+          if (this.outputCopy.held) {
+            if (this.stream.holdsAllFromStart) this.outputCopy.push(data);
+            else this.outputCopy.drop();
           }
           term.write(data, cb);
         },
         reset: () => {
-          this.outputCopy = null;
-          term.reset();
+          this.outputCopy.drop();
+          // After what xterm was handed before (a snapshot or a copy being restored).
+          resetInOrder(term);
         },
       },
       { onGap: () => this.ui.notice('Some output was too old to replay.'), ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parked.output !== undefined } : {}) },
@@ -245,7 +243,7 @@ export class TerminalView implements CachedView {
     const resized = term.onResize(({ cols, rows }) => {
       this.replayWatch.resized();
       // Its lines rewrapped: the output no longer gives what it shows.
-      if (!this.replayWatch.exact(true)) this.outputCopy = null;
+      if (!this.replayWatch.exact(true)) this.outputCopy.drop();
       void client.invoke('terminals.resize', { id: terminalId, cols, rows }).catch(() => undefined);
     });
     this.offs.push(() => input.dispose(), () => resized.dispose());
@@ -405,8 +403,9 @@ export class TerminalView implements CachedView {
     try {
       const offset = this.stream.offset ?? 0;
       const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart, offset);
-      const exact = this.replayWatch.exact(this.stream.holdsAllFromStart) && offset <= COPY_PARK_MAX_CHARS;
-      return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, exact ? this.outputCopy : null);
+      // Worth it where the buffer holds many lines (a snapshot of a few is small and quick).
+      const copy = this.replayWatch.exact(this.stream.holdsAllFromStart) && this.term.buffer.normal.length >= COPY_PARK_MIN_LINES ? this.outputCopy.output : null;
+      return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, copy);
     } finally {
       this.dispose();
     }

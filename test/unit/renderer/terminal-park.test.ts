@@ -4,7 +4,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { isTerminalReply, isTypedInput } from '../../../src-renderer/src/terminals/terminal-replies';
-import { COPY_PARK_MAX_CHARS, parkTerminal, REPLAY_PARK_MAX_CHARS, ReplayWatch, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
+import { COPY_PARK_MAX_CHARS, OutputCopy, parkTerminal, REPLAY_PARK_MAX_CHARS, ReplayWatch, resetInOrder, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
 
 const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');
 const { SerializeAddon } = serializeAddon as unknown as typeof import('@xterm/addon-serialize');
@@ -48,6 +48,13 @@ function term(cols = 80, rows = 24): { t: Term; s: InstanceType<typeof Serialize
   return { t, s };
 }
 
+/** The text of a copy's pieces, joined. */
+const decodeAll = (pieces: ReadonlyArray<Uint8Array>) => {
+  const all = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of pieces) all.set(p, (at += p.length) - p.length);
+  return new TextDecoder().decode(all);
+};
 const parsed = (t: Term) => new Promise<void>((r) => t.write('', r));
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -269,8 +276,8 @@ describe('parking a terminal and showing it again', () => {
     main.emit(colored(3_000) + `${'y'.repeat(100)}\r\n`.repeat(3_000) + '$ vim\r\n' + fullScreen);
     const a = term();
     // The view's sink, keeping what it hands the emulator (terminal-view.ts does the same).
-    const copy: Array<string | Uint8Array> = [];
-    const stream = new TerminalStream(main.client, 't', { write: (d, cb) => (copy.push(d), a.t.write(d, cb)), reset: () => a.t.reset() });
+    const copy = new OutputCopy();
+    const stream = new TerminalStream(main.client, 't', { write: (d, cb) => (copy.push(d), a.t.write(d, cb)), reset: () => (copy.drop(), resetInOrder(a.t)) });
     await stream.attach();
     main.emit('\x1b[7;4Hmore text');
     await tick();
@@ -285,10 +292,14 @@ describe('parking a terminal and showing it again', () => {
     expect(watch.exact(stream.holdsAllFromStart)).toBe(true);
 
     const serialize = vi.spyOn(a.s, 'serialize');
-    const parked = (await parkTerminal(a.t, a.s, offset, true, false, copy))!;
+    expect(copy.held).toBe(true);
+    const parked = (await parkTerminal(a.t, a.s, offset, true, false, copy.output))!;
     expect(serialize).not.toHaveBeenCalled();
     expect(parked).toMatchObject({ snapshot: null, offset, cols: 80, rows: 24, endWritten: false });
-    expect(parked.output).toBe(copy);
+    expect(parked.output).toBe(copy.output);
+    // Exactly the output up to its offset, as bytes.
+    expect(parked.output!.every((p) => p instanceof Uint8Array)).toBe(true);
+    expect(decodeAll((parked.output!))).toBe(main.text.slice(0, offset));
     const shown = state(a.t);
 
     // Output while it is parked comes after the copy, from the main process.
@@ -308,6 +319,52 @@ describe('parking a terminal and showing it again', () => {
     await parsed(ref.t);
     expect(state(b.t)).toEqual(state(ref.t));
     expect(b.t.buffer.active.getLine(7)?.translateToString(true)).toBe('   while parked');
+  });
+
+  it('the copy holds bytes of its own (never a slice that keeps a whole scrollback read alive), merges small pieces, and goes for good past its limit', () => {
+    const copy = new OutputCopy();
+    const read = 'x'.repeat(200_000);
+    copy.push(read.slice(100_000));
+    const bytes = new Uint8Array([0xe4, 0xb8, 0xad]);
+    for (let i = 0; i < 1_000; i++) copy.push(i % 2 ? bytes : 'ab');
+    const out = copy.output!;
+    expect(out[0]).toBeInstanceOf(Uint8Array);
+    expect(copy.size).toBe(100_000 + 500 * 3 + 500 * 2);
+    // 1,000 small writes: a handful of arrays, none of them the writer's own.
+    expect(out.length).toBeLessThan(4);
+    expect(out.includes(bytes)).toBe(false);
+    expect(decodeAll((out))).toBe('x'.repeat(100_000) + 'ab中'.repeat(500));
+    // The writer's array changed afterwards: the copy is its own.
+    bytes.fill(0x41);
+    expect(decodeAll((copy.output!))).toBe('x'.repeat(100_000) + 'ab中'.repeat(500));
+    copy.push('y'.repeat(COPY_PARK_MAX_CHARS));
+    expect(copy.held).toBe(false);
+    copy.push('z');
+    expect(copy.output).toBeNull();
+  });
+
+  it('a gap while a copy is still being parsed resets after it, not in the middle of it: the screen is the replay alone', async () => {
+    // The main process's scrollback no longer reaches the parked offset when the view comes back.
+    const main = fakeMain(20_000);
+    const copy = new OutputCopy();
+    const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} ${i} ${'q'.repeat(60)}\r\n`).join('');
+    copy.push(lines('old', 3_000));
+    main.emit(lines('old', 3_000));
+    const offset = main.text.length;
+    main.emit(lines('new', 1_000));
+    const b = term();
+    // The copy handed to xterm, not parsed yet, when the attach's answer comes.
+    restoreTerminal(b.t, { snapshot: null, output: copy.output!, offset, cols: 80, rows: 24, endWritten: false, cursor: { x: 0, y: 0 } }, () => undefined);
+    const gaps: number[] = [];
+    const resumed = new TerminalStream(main.client, 't', { write: (d, cb) => b.t.write(d, cb), reset: () => resetInOrder(b.t) }, { resumeFrom: offset, resumeHoldsAll: true, onGap: (n) => gaps.push(n) });
+    await resumed.attach();
+    resumed.dispose();
+    await parsed(b.t);
+    expect(gaps.length).toBe(1);
+    const ref = term();
+    ref.t.write(main.text.slice(main.text.length - 20_000));
+    await parsed(ref.t);
+    expect(state(b.t)).toEqual(state(ref.t));
   });
 
   it('a copy of no output restores at once; a view resumed after a snapshot does not hold it all, one resumed after a copy does', async () => {
