@@ -146,9 +146,8 @@ export function shareGlyphWidths(term: unknown): boolean {
   return shareWidthCacheClass(widthCacheOf(term));
 }
 
-/** For tests: the widths kept for one font key, and a reset. */
+/** For tests: the widths kept (all tables together) and the tables' keys. */
 export const glyphWidthTables = {
-  size: (key?: string) => (key === undefined ? [...tables.values()].reduce((n, t) => n + t.size, 0) : (tables.get(key)?.size ?? 0)),
+  size: () => [...tables.values()].reduce((n, t) => n + t.size, 0),
   keys: () => [...tables.keys()],
-  reset: () => tables.clear(),
 };

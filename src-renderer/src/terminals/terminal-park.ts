@@ -79,18 +79,27 @@ export function parkTerminal(term: ParkableTerminal, serializer: Serializer, off
 }
 
 /**
+ * What a parked terminal is rebuilt from: its copy of the output, the main process's replay from
+ * offset 0, or a snapshot.
+ */
+export function parkedAs(parked: ParkedTerminal): 'copy' | 'replay' | 'snapshot' {
+  return parked.output ? 'copy' : parked.snapshot === null ? 'replay' : 'snapshot';
+}
+
+/**
  * Writes a snapshot into a fresh emulator created at `parked.cols`×`parked.rows`; `done` runs once
  * it is parsed (then the emulator may be resized to its pane).
  */
 export function restoreTerminal(term: ParkableTerminal, parked: ParkedTerminal, done: () => void): void {
-  if (parked.output) {
+  const how = parkedAs(parked);
+  if (how === 'copy') {
     // The output itself, as the view first wrote it: the cursor is where it left it.
-    const chunks = parked.output;
+    const chunks = parked.output!;
     if (chunks.length === 0) return done();
     chunks.forEach((c, i) => term.write(c, i === chunks.length - 1 ? done : undefined));
     return;
   }
-  if (parked.snapshot === null) {
+  if (how === 'replay') {
     // Nothing to write: the stream replays from offset 0.
     done();
     return;

@@ -9,7 +9,7 @@ import { splitTerminalInput } from '../../../src-preload/contract/terminal-frame
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
-import { COPY_PARK_MIN_LINES, OutputCopy, parkTerminal, ReplayWatch, resetInOrder, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
+import { COPY_PARK_MIN_LINES, OutputCopy, parkedAs, parkTerminal, ReplayWatch, resetInOrder, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
 import { isTerminalReply, isTypedInput } from './terminal-replies';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
@@ -152,13 +152,14 @@ export class TerminalView implements CachedView {
     this.element.className = 'xterm-view';
     this.endWritten = parked?.endWritten ?? false;
     this.restoring = parked !== null;
+    const parkedHow = parked ? parkedAs(parked) : null;
     // A new view, or one replaying from offset 0, starts its copy empty; one parked as its copy
     // goes on from it; one restored from a snapshot has none.
-    this.outputCopy = new OutputCopy(parked === null || (parked.snapshot === null && !parked.output) ? [] : (parked.output ?? null));
+    this.outputCopy = new OutputCopy(parkedHow === 'copy' ? parked!.output! : parkedHow === 'snapshot' ? null : []);
     // That output was parsed at the parked size: a resize now rewraps it.
-    if (parked?.output && parked.output.length > 0) this.replayWatch.output();
+    if (parkedHow === 'copy' && parked!.output!.length > 0) this.replayWatch.output();
     // How a parked view came back, for whoever looks at the page (and the tests).
-    if (parked) this.element.dataset.parkedAs = parked.output ? 'copy' : parked.snapshot === null ? 'replay' : 'snapshot';
+    if (parkedHow) this.element.dataset.parkedAs = parkedHow;
     this.term = new Terminal({
       fontFamily: terminalFontFamily(),
       fontSize,
@@ -203,7 +204,7 @@ export class TerminalView implements CachedView {
           this.replayWatch.output();
           // Kept while xterm holds exactly the output from offset 0 (see OutputCopy).
           if (this.outputCopy.held) {
-            if (this.stream.holdsAllFromStart) this.outputCopy.push(data);
+            if (this.exact) this.outputCopy.push(data);
             else this.outputCopy.drop();
           }
           term.write(data, cb);
@@ -214,7 +215,7 @@ export class TerminalView implements CachedView {
           resetInOrder(term);
         },
       },
-      { onGap: () => this.ui.notice('Some output was too old to replay.'), ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parked.output !== undefined } : {}) },
+      { onGap: () => this.ui.notice('Some output was too old to replay.'), ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : {}) },
     );
     this.attached = this.stream.attach();
     this.attached.then(
@@ -243,7 +244,7 @@ export class TerminalView implements CachedView {
     const resized = term.onResize(({ cols, rows }) => {
       this.replayWatch.resized();
       // Its lines rewrapped: the output no longer gives what it shows.
-      if (!this.replayWatch.exact(true)) this.outputCopy.drop();
+      if (!this.exact) this.outputCopy.drop();
       void client.invoke('terminals.resize', { id: terminalId, cols, rows }).catch(() => undefined);
     });
     this.offs.push(() => input.dispose(), () => resized.dispose());
@@ -397,14 +398,18 @@ export class TerminalView implements CachedView {
     }
   }
 
+  /** xterm holds what the output from offset 0 gives at its present size (a copy of it or a replay rebuilds it). */
+  private get exact(): boolean {
+    return this.replayWatch.exact(this.stream.holdsAllFromStart);
+  }
+
   async park(): Promise<ParkedTerminal | null> {
     // The stream stops first: the snapshot then holds exactly what was written up to its offset.
     this.stream.dispose();
     try {
-      const offset = this.stream.offset ?? 0;
-      const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart, offset);
+      const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart, this.stream.offset ?? 0);
       // Worth it where the buffer holds many lines (a snapshot of a few is small and quick).
-      const copy = this.replayWatch.exact(this.stream.holdsAllFromStart) && this.term.buffer.normal.length >= COPY_PARK_MIN_LINES ? this.outputCopy.output : null;
+      const copy = this.exact && this.term.buffer.normal.length >= COPY_PARK_MIN_LINES ? this.outputCopy.output : null;
       return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, copy);
     } finally {
       this.dispose();
