@@ -680,6 +680,32 @@ async function parkByOpeningSeven(terms: TerminalsPage, pane: Locator): Promise<
   }
 }
 
+test('a terminal whose history was parsed before it opened scrolls back page by page from the keyboard', async ({ page }) => {
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const id = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'for i in $(seq 1 3000); do echo "kb-line-$i"; done; echo "kb-end-$((6*7))"');
+  await expect(terms.screen(pane)).toContainText('kb-end-42', { timeout: 30_000 });
+  // A new page: the view parses its replay, then opens.
+  await page.reload();
+  await page.getByTestId('sidebar').waitFor();
+  await page.evaluate(`location.hash = '#/terminals/${id}'`);
+  await expect(terms.screen(pane)).toContainText('kb-end-42');
+  await pane.locator('.xterm-screen').click();
+  /** The lowest line number on screen. */
+  const top = async () => Math.min(...[...(await terms.screen(pane).innerText()).matchAll(/kb-line-(\d+)/g)].map((m) => Number(m[1])));
+  const seen: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Shift+PageUp');
+    await expect.poll(top).toBeLessThan(seen.at(-1) ?? 3_000);
+    seen.push(await top());
+  }
+  // Five pages back, not the start of the history (where a scroll area sized empty jumped), and
+  // each round further back: its scroll area knew the whole history.
+  expect(seen[0]).toBeGreaterThan(3_000 - 5 * 100);
+  expect(seen[2]).toBeLessThan(seen[1]!);
+  expect(seen[1]).toBeLessThan(seen[0]!);
+});
+
 test('a terminal parked with a long history (its own copy of the output) comes back at its end from its first painted row, without answering the queries in it, and goes on', async ({ page }) => {
   const { terms, pane } = await openShellDrawnInPage(page);
   const first = (await pane.getAttribute('data-terminal-id'))!;

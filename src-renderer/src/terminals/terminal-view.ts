@@ -335,6 +335,10 @@ export class TerminalView implements CachedView {
     if (this.opened || this.disposed) return;
     this.opened = true;
     this.term.open(this.element);
+    // xterm sizes its scroll area only when the buffer scrolls or resizes after open: a history
+    // parsed before it opened (a replay, a snapshot, a copy) left it empty, and Shift+PageUp
+    // stopped after one page. One sync, in the frame that draws the rows.
+    (this.term as unknown as { _core?: { _viewport?: { queueSync?(): void } } })._core?._viewport?.queueSync?.();
     // While its DOM renderer is in place (a WebGL one may replace it in the listeners): from the
     // first terminal on, the page's terminals measure each glyph's width once (glyph-widths.ts).
     shareGlyphWidths(this.term);
