@@ -136,21 +136,24 @@ export const COPY_PARK_MAX_CHARS = 1_000_000;
  */
 export const COPY_PARK_MIN_LINES = 1_000;
 
-/** Pieces under this many bytes are merged into the last one (up to MERGED_BYTES): a spinner's thousands of writes stay a few arrays. */
-const MERGE_BELOW_BYTES = 4 * 1024;
-const MERGED_BYTES = 64 * 1024;
+/** Pieces under this many bytes are gathered, and joined into one array once this many bytes are gathered: a spinner's thousands of writes stay a few arrays. */
+const SMALL_PIECE_BYTES = 4 * 1024;
+const JOINED_BYTES = 16 * 1024;
 
 const encoder = new TextEncoder();
 
 /**
  * A view's copy of what it wrote into its emulator, as UTF-8 bytes of its own: a string piece is
  * encoded (a slice of the main process's whole scrollback read would otherwise keep all of that
- * read alive), small pieces are merged. `held` turns false for good once the copy can no longer
- * stand for the emulator's state: a reset, a resize after output, the stream not holding the
- * output from offset 0, or more than COPY_PARK_MAX_CHARS bytes.
+ * read alive), small pieces are gathered and joined (each byte copied once). `held` turns false
+ * for good once the copy can no longer stand for the emulator's state: a reset, a resize after
+ * output, the stream not holding the output from offset 0, or more than COPY_PARK_MAX_CHARS bytes.
  */
 export class OutputCopy {
   private pieces: Uint8Array[] | null;
+  /** Small pieces not joined yet, in order after `pieces`. */
+  private small: Uint8Array[] = [];
+  private smallBytes = 0;
   private bytes = 0;
 
   constructor(from: ReadonlyArray<Uint8Array> | null = []) {
@@ -164,6 +167,7 @@ export class OutputCopy {
 
   /** The copy so far (null once dropped). */
   get output(): ReadonlyArray<Uint8Array> | null {
+    this.join();
     return this.pieces;
   }
 
@@ -177,20 +181,35 @@ export class OutputCopy {
     const piece = typeof data === 'string' ? encoder.encode(data) : data;
     this.bytes += piece.length;
     if (this.bytes > COPY_PARK_MAX_CHARS) return this.drop();
-    const last = this.pieces[this.pieces.length - 1];
-    if (last && piece.length < MERGE_BELOW_BYTES && last.length + piece.length <= MERGED_BYTES) {
-      const merged = new Uint8Array(last.length + piece.length);
-      merged.set(last);
-      merged.set(piece, last.length);
-      this.pieces[this.pieces.length - 1] = merged;
+    if (piece.length < SMALL_PIECE_BYTES) {
+      this.small.push(piece);
+      this.smallBytes += piece.length;
+      if (this.smallBytes >= JOINED_BYTES) this.join();
     } else {
+      this.join();
       this.pieces.push(piece);
     }
   }
 
   drop(): void {
     this.pieces = null;
+    this.small = [];
+    this.smallBytes = 0;
     this.bytes = 0;
+  }
+
+  /** The gathered small pieces, as one array of their own at the end of the copy. */
+  private join(): void {
+    if (!this.pieces || this.small.length === 0) return;
+    const joined = new Uint8Array(this.smallBytes);
+    let at = 0;
+    for (const p of this.small) {
+      joined.set(p, at);
+      at += p.length;
+    }
+    this.pieces.push(joined);
+    this.small = [];
+    this.smallBytes = 0;
   }
 }
 

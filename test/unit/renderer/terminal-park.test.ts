@@ -343,6 +343,29 @@ describe('parking a terminal and showing it again', () => {
     expect(copy.output).toBeNull();
   });
 
+  it('the copy copies each byte of small pieces once, however many there are (a spinner in a live view)', () => {
+    const copy = new OutputCopy();
+    const original = Uint8Array.prototype.set;
+    const set = vi.spyOn(Uint8Array.prototype, 'set');
+    let copied = 0;
+    set.mockImplementation(function (this: Uint8Array, array: ArrayLike<number>, offset?: number) {
+      copied += array.length;
+      return original.call(this, array, offset);
+    } as never);
+    try {
+      const tick = new TextEncoder().encode('\r\x1b[2K⠋ building… 42%');
+      for (let i = 0; i < 20_000; i++) copy.push(tick);
+      const out = copy.output!;
+      // Joined into a few arrays, each byte copied once (joining into the last array again at
+      // every write copied that array each time: 636 MB for these 480 KB).
+      expect(copied).toBe(20_000 * tick.length);
+      expect(out.length).toBeLessThan(40);
+      expect(decodeAll(out)).toBe('\r\x1b[2K⠋ building… 42%'.repeat(20_000));
+    } finally {
+      set.mockRestore();
+    }
+  });
+
   it('a gap while a copy is still being parsed resets after it, not in the middle of it: the screen is the replay alone', async () => {
     // The main process's scrollback no longer reaches the parked offset when the view comes back.
     const main = fakeMain(20_000);
