@@ -1,5 +1,5 @@
 import { hasBytes } from '../contract/terminal-frames';
-import { TERMINAL_ACK_BATCH_CHARS, TERMINAL_ACK_TAIL_MS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
+import { TERMINAL_ACK_BATCH_CHARS, TERMINAL_ACK_INTERVAL_MS, TERMINAL_ACK_TAIL_MS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
 import type { Client } from './client';
 import { outputScheduler, type OutputLane, type OutputScheduler } from './output-scheduler';
 
@@ -21,6 +21,8 @@ export interface TerminalStreamOptions {
   ackBatchChars?: number;
   /** How long after a burst its last characters (under a batch) are acknowledged (TERMINAL_ACK_TAIL_MS). */
   ackTailMs?: number;
+  /** How often at most a view still behind its output acknowledges (TERMINAL_ACK_INTERVAL_MS). */
+  ackIntervalMs?: number;
   /**
    * The sink already holds the output up to this offset (a parked view's snapshot): attaching
    * writes only what came after it, or resets and replays when the scrollback moved past it.
@@ -66,6 +68,13 @@ export class TerminalStream {
   private unackedParsed = 0;
   /** Sends the acknowledgement of a burst's end (see TERMINAL_ACK_TAIL_MS). */
   private ackTail: ReturnType<typeof setTimeout> | null = null;
+  /** Sends a paced acknowledgement (see TERMINAL_ACK_INTERVAL_MS). */
+  private ackSoon: ReturnType<typeof setTimeout> | null = null;
+  private lastAckAt = Number.NEGATIVE_INFINITY;
+  /** Live writes handed to the sink and not parsed yet: none means the view has caught up. */
+  private unparsedWrites = 0;
+  /** Bumped when queued writes are dropped (their callbacks never run): older callbacks no longer count. */
+  private writeGen = 0;
   private disposed = false;
   private readonly offs: Array<() => void> = [];
   private readonly ackBatch: number;
@@ -153,6 +162,8 @@ export class TerminalStream {
             this.opts.onGap?.(Math.max(0, r.start - this.next));
             // What still waits for the emulator would be wiped by the reset anyway.
             this.lane.drop();
+            this.unparsedWrites = 0;
+            this.writeGen++;
             this.endReplay();
             this.sink.reset();
           }
@@ -253,10 +264,13 @@ export class TerminalStream {
     const attachmentId = this.attachmentId;
     // Paced by the window's scheduler (output-scheduler.ts): an echo goes to the emulator at
     // once, a flood in short slices, so no terminal's parsing holds up another's keystrokes.
-    this.lane.write(data, () => this.parsed(len, attachmentId));
+    this.unparsedWrites++;
+    const gen = this.writeGen;
+    this.lane.write(data, () => this.parsed(len, attachmentId, gen));
   }
 
-  private parsed(chars: number, attachmentId: string | null): void {
+  private parsed(chars: number, attachmentId: string | null, gen: number): void {
+    if (gen === this.writeGen) this.unparsedWrites--;
     if (this.disposed || attachmentId === null || attachmentId !== this.attachmentId) return;
     this.unackedParsed += chars;
     if (this.unackedParsed < this.ackBatch) {
@@ -266,7 +280,12 @@ export class TerminalStream {
       }, this.opts.ackTailMs ?? TERMINAL_ACK_TAIL_MS);
       return;
     }
-    this.sendAck(attachmentId);
+    const wait = this.lastAckAt + (this.opts.ackIntervalMs ?? TERMINAL_ACK_INTERVAL_MS) - performance.now();
+    if (this.unparsedWrites <= 0 || wait <= 0) return this.sendAck(attachmentId);
+    this.ackSoon ??= setTimeout(() => {
+      this.ackSoon = null;
+      if (!this.disposed && this.attachmentId === attachmentId) this.sendAck(attachmentId);
+    }, wait);
   }
 
   private sendAck(attachmentId: string): void {
@@ -274,6 +293,7 @@ export class TerminalStream {
     const n = this.unackedParsed;
     if (n === 0) return;
     this.unackedParsed = 0;
+    this.lastAckAt = performance.now();
     this.stats.acks++;
     // A lost ack (connection dropped) is healed by re-attaching, which resets the count.
     void this.client.invoke('terminals.ack', { id: this.id, attachmentId, chars: n }).catch(() => undefined);
@@ -282,5 +302,7 @@ export class TerminalStream {
   private clearAckTail(): void {
     if (this.ackTail !== null) clearTimeout(this.ackTail);
     this.ackTail = null;
+    if (this.ackSoon !== null) clearTimeout(this.ackSoon);
+    this.ackSoon = null;
   }
 }

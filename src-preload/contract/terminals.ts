@@ -24,6 +24,16 @@ export const TERMINAL_ACK_BATCH_CHARS = 5_000;
  * in-flight count stays above zero for good. At most one ack a second while typing.
  */
 export const TERMINAL_ACK_TAIL_MS = 1_000;
+/**
+ * A view still behind its output acknowledges at most this often: each acknowledgement is a
+ * message through the view's socket, the main process and the pty host (about 0.2 ms of the
+ * view's CPU alone, in a socket write), and a flood's batches (~128 KB each) made one per
+ * batch, ~450 per 50 MB. Paced, a view parsing at 30 MB/s acknowledges ~600 KB at a time, a
+ * small part of a flow window (what it parses in 200 ms): the pty still resumes with half a
+ * window left to parse. A view that has parsed all it received acknowledges at once (the pipe
+ * is empty: the pty may be waiting for exactly that).
+ */
+export const TERMINAL_ACK_INTERVAL_MS = 20;
 
 export const TerminalId = z.string().regex(TERMINAL_ID_PATTERN, 'not a terminal id');
 export const AttachmentId = z.string().regex(/^att-[a-z0-9]{6,40}$/, 'not an attachment id');

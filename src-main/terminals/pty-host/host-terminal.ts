@@ -13,6 +13,8 @@ export interface HostTerminalSink {
   data(offset: number, data: Uint8Array, done: () => void): void;
   flow(paused: boolean, window: number): void;
   exit(exitCode: number, signal: number, stats: HostTerminalStats): void;
+  /** The first read after input: its echo, or the program's answer. */
+  answered?(): void;
 }
 
 /**
@@ -27,13 +29,20 @@ export class HostTerminal {
   private readonly flowWindow = new FlowWindow();
   /** Bytes handed to the main process so far (the stream offset of the next batch). */
   private sent = 0;
-  private readonly stats: HostTerminalStats = { bytesRead: 0, firstReadAt: null, lastReadAt: null, pauses: 0, pausedMs: 0, window: 0, echoes: [] };
+  private readonly stats: HostTerminalStats = { bytesRead: 0, firstReadAt: null, lastReadAt: null, pauses: 0, pausedMs: 0, window: 0, holds: 0, echoes: [] };
   private pausedAt = 0;
   private consumed: number | null = null;
   private ipcBacklog = 0;
   /** Input was written to the pty and nothing has been read since. */
   private inputSinceRead = false;
   private paused = false;
+  /** Paused for another terminal's keystroke until its echo (see holdForInput in main.ts). */
+  private held = false;
+  /** Bytes read since `spanStart` (performance.now()); a flood fills FLOOD_BYTES within FLOOD_SPAN_MS. */
+  private spanStart = Number.NEGATIVE_INFINITY;
+  private spanBytes = 0;
+  /** When output last came at a flood's rate. */
+  private floodSeenAt = Number.NEGATIVE_INFINITY;
   private exited = false;
   /** The pty's leader exited: what is left in the kernel buffer is read at once, flow control or not. */
   private leaderGone = false;
@@ -107,6 +116,28 @@ export class HostTerminal {
     const echoes = this.stats.echoes;
     if (echoes.length >= ECHO_SAMPLES_MAX) echoes.shift();
     echoes.push({ inputAt: performance.timeOrigin + performance.now(), readAt: null });
+  }
+
+  /** Whether this terminal's output is a flood right now: FLOOD_BYTES read within FLOOD_SPAN_MS, a moment ago at most. */
+  get flooding(): boolean {
+    return !this.exited && performance.now() - this.floodSeenAt < FLOOD_SPAN_MS;
+  }
+
+  /** Input was written and nothing read since: the answer (echo) is awaited. */
+  get awaitingAnswer(): boolean {
+    return this.inputSinceRead;
+  }
+
+  /** Stops (or resumes) reading the pty for another terminal's keystroke (input-hold.ts), flow control aside. */
+  hold(on: boolean): void {
+    if (this.held === on || this.exited) return;
+    // The last output of a leader that is gone is read at once (see checkLeader).
+    if (on && this.leaderGone) return;
+    this.held = on;
+    if (on) this.stats.holds++;
+    if (this.paused) return;
+    if (on) this.pty.pause();
+    else this.pty.resume();
   }
 
   resize(cols: number, rows: number): void {
@@ -184,6 +215,7 @@ export class HostTerminal {
   private take(chunk: Uint8Array): void {
     const now = performance.timeOrigin + performance.now();
     this.stats.bytesRead += chunk.length;
+    this.noteRate(chunk.length);
     this.stats.firstReadAt ??= now;
     this.stats.lastReadAt = now;
     const whole = this.splitter.write(chunk);
@@ -195,6 +227,17 @@ export class HostTerminal {
     if (urgent) for (let i = this.stats.echoes.length - 1; i >= 0 && this.stats.echoes[i]!.readAt === null; i--) this.stats.echoes[i]!.readAt = now;
     this.batcher.write(whole, urgent);
     this.updateFlow();
+    if (urgent) this.sink.answered?.();
+  }
+
+  private noteRate(n: number): void {
+    const at = performance.now();
+    if (at - this.spanStart > FLOOD_SPAN_MS) {
+      this.spanStart = at;
+      this.spanBytes = 0;
+    }
+    this.spanBytes += n;
+    if (this.spanBytes >= FLOOD_BYTES) this.floodSeenAt = at;
   }
 
   private send(bytes: Uint8Array): void {
@@ -228,7 +271,7 @@ export class HostTerminal {
       this.paused = false;
       this.stats.pausedMs += performance.now() - this.pausedAt;
       if (this.consumed !== null) w.resumed(this.consumed);
-      this.pty.resume();
+      if (!this.held) this.pty.resume();
       this.sink.flow(false, w.window);
     }
   }
@@ -263,6 +306,8 @@ export class HostTerminal {
     if (this.leaderGone || (pidAlive(this.pty.pid) && !(zombie && isZombie(this.pty.pid)))) return;
     this.leaderGone = true;
     unwatchLeader(this);
+    // Its last output is read at once, held for a keystroke or not.
+    this.hold(false);
     this.updateFlow();
     this.armDrain();
     this.markEnd();
@@ -326,6 +371,15 @@ export class HostTerminal {
     socket?.destroy();
   }
 }
+
+/**
+ * Output at 640 KB/s or more (this much within FLOOD_SPAN_MS) is a flood: a `cat` of a large
+ * file, a verbose build, `yes`. Its terminal counts as flooding for FLOOD_SPAN_MS after, and is
+ * held for other terminals' keystrokes (input-hold.ts). Prompts, echoes, a test runner's
+ * progress or a log at a reading pace are far below.
+ */
+const FLOOD_BYTES = 64 * 1024;
+const FLOOD_SPAN_MS = 100;
 
 /** Inputs whose echo timing a terminal keeps for its stats: the benchmark types a few hundred keys; 16 bytes each. */
 const ECHO_SAMPLES_MAX = 1_000;

@@ -19,6 +19,7 @@ import { Scrollback } from '../scrollback';
 import { utf16Length } from '../utf16-length';
 import { DirectSockets } from './direct-sockets';
 import { HostTerminal } from './host-terminal';
+import { InputHold } from './input-hold';
 import type { FromHost, SpawnRequest, ToHost } from './protocol';
 
 type NodePty = typeof import('node-pty');
@@ -175,9 +176,17 @@ const directs = new DirectSockets(
   // client holds the same token as its main connection, which may type into any terminal).
   (id, data) => {
     const t = terminals.get(id);
-    if (t && !t.isExited) t.write(data);
+    if (t && !t.isExited) typeInto(t, data);
   },
 );
+
+/** Floods wait for a keystroke's echo (input-hold.ts). */
+const inputHold = new InputHold<HostTerminal>();
+
+function typeInto(t: HostTerminal, data: string): void {
+  t.write(data);
+  inputHold.typed(t, data.length, terminals.values());
+}
 
 function spawn(req: SpawnRequest): void {
   // A shell started now would be killed in the middle of its startup files.
@@ -230,7 +239,9 @@ function spawn(req: SpawnRequest): void {
       catchUp(req.id);
       sendFor(req.id, { t: 'exit', id: req.id, exitCode, signal, stats });
       sweep(p.pid);
+      inputHold.answered(term);
     },
+    answered: () => inputHold.answered(term),
   });
   track(p.pid, req.kind ?? 'pty');
   terminals.set(req.id, term);
@@ -241,8 +252,10 @@ function onMessage(msg: ToHost): void {
   switch (msg.t) {
     case 'spawn':
       return spawn(msg.req);
-    case 'write':
-      return terminals.get(msg.id)?.write(msg.data);
+    case 'write': {
+      const t = terminals.get(msg.id);
+      return t && typeInto(t, msg.data);
+    }
     case 'resize':
       return terminals.get(msg.id)?.resize(msg.cols, msg.rows);
     case 'signal':
@@ -263,6 +276,7 @@ function onMessage(msg: ToHost): void {
       if (h?.quiet) clearTimeout(h.quiet);
       held.delete(msg.id);
       directs.forget(msg.id);
+      if (t) inputHold.answered(t);
       // As closing a terminal window: SIGHUP first, so the shell and what its startup files run
       // can clean up (pyenv's rehash removes its lock in an EXIT trap; a SIGKILL mid-rehash leaves
       // it, and every later shell waits 60 s for it), then SIGKILL for whatever is left.

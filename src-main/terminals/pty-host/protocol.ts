@@ -108,6 +108,8 @@ export interface HostTerminalStats {
   /** Total time the pty was paused by flow control. */
   pausedMs: number;
   window: number;
+  /** Times its reading was held for a keystroke in another terminal (input-hold.ts). */
+  holds: number;
   /**
    * The latest inputs (at most ECHO_SAMPLES_MAX): when the host got each one and when it read
    * the pty's next output (its echo; null until then). The benchmark's per-hop echo timing.

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventHub } from '../../../src-main/bridge/event-hub';
@@ -187,6 +188,53 @@ describe('flow control', () => {
       expect(h.app.terminals.get(flood.id).status).toBe('running');
       expect(floodProgress[floodProgress.length - 1]!).toBeGreaterThan(floodProgress[0]!);
       expect(h.app.terminals.flowStats(flood.id).pauses).toBeGreaterThan(0);
+      floodView.dispose();
+      echoView.dispose();
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it("holds a flood for another terminal's keystrokes until their echo, and loses none of it", { timeout: 90_000 }, async () => {
+    const h = await startTerminalHarness();
+    try {
+      // 33 MB: long enough for a few dozen keystrokes on any machine.
+      const rounds = 5;
+      const flood = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', `stty -echo; read go; for i in $(seq ${rounds}); do ${catRawCommand(ascii)}; done`], cwd: dir.path, kind: 'command', title: 'flood' });
+      const floodView = new HeadlessView(h.client, flood.id, { keepText: false });
+      await floodView.attach();
+      const echo = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'cat' });
+      const echoView = new HeadlessView(h.client, echo.id);
+      await echoView.attach();
+      // A terminal that answers nothing (a password prompt): each keystroke holds the flood until the hold's time is up.
+      const silent = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; cat >/dev/null'], cwd: dir.path, kind: 'command', title: 'silent' });
+      await h.client.invoke('terminals.write', { id: flood.id, data: 'go\r' });
+      const size = readFileSync(ascii).length * rounds;
+      await floodView.until((_o, v) => v.bytes > 500_000, 30_000, 'the flood to be under way');
+      let typed = '';
+      for (let i = 0; floodView.bytes < size; i++) {
+        const key = String.fromCharCode(97 + (i % 26));
+        typed += key;
+        // As the renderer types (over the direct socket once routed there), and over the main process.
+        await h.client.typeInto(echo.id, key);
+        await echoView.until((o) => o === typed, 20_000, `the echo of "${key}"`);
+        await h.client.invoke('terminals.write', { id: silent.id, data: 'x' });
+        await sleep(5);
+      }
+      expect((await h.app.terminals.whenExited(flood.id)).exitCode).toBe(0);
+      await floodView.until((_o, v) => v.bytes >= size, 30_000, 'the whole flood');
+      // Held over and over, and every byte came through once, in order.
+      expect(floodView.bytes).toBe(size);
+      const expected = createHash('sha256');
+      for (let i = 0; i < rounds; i++) expected.update(readFileSync(ascii));
+      expect(floodView.digest()).toBe(expected.digest('hex'));
+      const stats = h.app.terminals.flowStats(flood.id);
+      const holds = (await h.app.terminals.hostStats(flood.id))!.holds;
+      expect(holds).toBeGreaterThan(5);
+      // The typed terminals were never held: they were not flooding.
+      expect((await h.app.terminals.hostStats(echo.id))!.holds).toBe(0);
+      expect((await h.app.terminals.hostStats(silent.id))!.holds).toBe(0);
+      expect(stats.charsReceived).toBe(size);
       floodView.dispose();
       echoView.dispose();
     } finally {

@@ -8,18 +8,20 @@ import { HostTerminal, partialMarkAtEnd } from '../../../src-main/terminals/pty-
 function fakePty() {
   let onData: ((d: Uint8Array) => void) | null = null;
   const written: string[] = [];
+  /** pause()/resume() calls, in order. */
+  const reading: Array<'pause' | 'resume'> = [];
   const pty = {
     // Our own pid: alive, so the leader watch never decides it exited.
     pid: process.pid,
     onData: (cb: (d: Uint8Array) => void) => void (onData = cb),
     onExit: () => undefined,
     write: (d: string) => void written.push(d),
-    pause: () => undefined,
-    resume: () => undefined,
+    pause: () => void reading.push('pause'),
+    resume: () => void reading.push('resume'),
     resize: () => undefined,
     kill: () => undefined,
   };
-  return { pty: pty as unknown as IPty, written, read: (s: string | Uint8Array) => onData!(typeof s === 'string' ? new TextEncoder().encode(s) : s) };
+  return { pty: pty as unknown as IPty, written, reading, read: (s: string | Uint8Array) => onData!(typeof s === 'string' ? new TextEncoder().encode(s) : s) };
 }
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -68,6 +70,58 @@ describe('HostTerminal', () => {
     f.read(e.subarray(0, 1));
     f.read(e.subarray(1));
     expect(sent).toEqual(['x'.repeat(5000), 'é']);
+  });
+
+  it("counts as flooding after a flood-sized read, reports a keystroke's answer, and is held for another terminal's keystroke apart from flow control", () => {
+    const f = fakePty();
+    let answers = 0;
+    const t = new HostTerminal(f.pty, { data: (_o, _d, done) => done(), flow: () => undefined, exit: () => undefined, answered: () => answers++ });
+    open.push(t);
+    // A prompt and a line of a log are no flood; 64 KB within 100 ms is, in reads of any size.
+    f.read('$ ');
+    f.read('x'.repeat(4000));
+    expect(t.flooding).toBe(false);
+    for (let i = 0; i < 15; i++) f.read('y'.repeat(4096));
+    expect(t.flooding).toBe(false);
+    f.read('y'.repeat(4096));
+    expect(t.flooding).toBe(true);
+    // Input awaits its answer until the next read, which is reported once.
+    t.write('k');
+    expect(t.awaitingAnswer).toBe(true);
+    f.read('k');
+    f.read('more');
+    expect([t.awaitingAnswer, answers]).toEqual([false, 1]);
+
+    // Held and released with nobody governing the flow: the pty's reading follows the hold.
+    t.hold(true);
+    t.hold(true);
+    t.hold(false);
+    expect(f.reading).toEqual(['pause', 'resume']);
+    expect(t.getStats().holds).toBe(1);
+
+    // A view governs from here: the flow window pauses the pty while it is held...
+    f.reading.length = 0;
+    t.setConsumed(0);
+    t.hold(true);
+    for (let i = 0; i < 10; i++) f.read('z'.repeat(64 * 1024));
+    expect(f.reading).toEqual(['pause', 'pause']);
+    // ...and the view catching up does not resume it while the hold lasts; its end does.
+    t.setConsumed(Number.MAX_SAFE_INTEGER);
+    expect(f.reading).toEqual(['pause', 'pause']);
+    t.hold(false);
+    expect(f.reading).toEqual(['pause', 'pause', 'resume']);
+
+    // A hold that ends while flow control pauses the pty leaves it paused: the view resumes it.
+    // (The view drained the last backlog at once: the window grew to its largest, 4 MB.)
+    f.reading.length = 0;
+    for (let i = 0; i < 70 && f.reading.length === 0; i++) f.read('z'.repeat(64 * 1024));
+    expect(f.reading).toEqual(['pause']);
+    t.hold(true);
+    t.hold(false);
+    expect(f.reading).toEqual(['pause']);
+    t.setConsumed(Number.MAX_SAFE_INTEGER);
+    expect(f.reading).toEqual(['pause', 'resume']);
+    expect(t.getStats().holds).toBe(3);
   });
 
   describe('after the leader exited, the end mark', () => {

@@ -190,6 +190,67 @@ describe('TerminalStream', () => {
     expect(acks()).toEqual([12, 3]);
   });
 
+  it('acknowledges at most once an interval while behind, at once when it has caught up, and nothing after it stopped', async () => {
+    const t = fakeTerminal(100_000);
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api, { ackBatchChars: 10, ackIntervalMs: 50 });
+    await stream.attach();
+    const acks = () => t.calls.filter((c) => c.channel === 'terminals.ack').map((c) => c.input.chars);
+    const parseOne = () => out.s.pending.shift()!();
+    // A flood: four batches received, parsed one by one.
+    for (const ch of 'abcd') t.emit(ch.repeat(20));
+    // The first is acknowledged at once (no ack for a while), the next ones wait for the interval, together.
+    parseOne();
+    expect(acks()).toEqual([20]);
+    parseOne();
+    parseOne();
+    expect(acks()).toEqual([20]);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(acks()).toEqual([20, 40]);
+    // Caught up (nothing received is left to parse): at once, whatever the interval says.
+    parseOne();
+    expect(acks()).toEqual([20, 40, 20]);
+    // An ack waiting for its interval is not sent by a stream that stopped.
+    t.emit('e'.repeat(20));
+    t.emit('f'.repeat(20));
+    parseOne();
+    stream.dispose();
+    await new Promise((r) => setTimeout(r, 80));
+    expect(acks()).toEqual([20, 40, 20]);
+  });
+
+  it('a reset drops what waited to be parsed, and does not count it as still to parse', async () => {
+    const t = fakeTerminal(20_000);
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api, { ackBatchChars: 10, ackIntervalMs: 60_000 });
+    await stream.attach();
+    const acks = () => t.calls.filter((c) => c.channel === 'terminals.ack').map((c) => c.input.chars);
+    t.emit('a'.repeat(10));
+    out.parse();
+    expect(acks()).toEqual([10]);
+    // Two large batches: the first handed to the emulator, the second waiting in the scheduler...
+    t.emit('b'.repeat(8_000));
+    t.emit('c'.repeat(8_000));
+    // ...when the view falls behind the scrollback: the reset drops the second, whose callback never runs.
+    t.drop(true);
+    t.emit('d'.repeat(25_000));
+    t.drop(false);
+    t.emit('e'.repeat(10));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(out.s.resets).toBe(1);
+    // Live output after the replay, parsed: nothing else is left, so it is acknowledged at once.
+    // (The scheduler hands the replay over piece by piece, each after the last was parsed.)
+    const parseAll = async () => {
+      for (let i = 0; i < 20; i++, await new Promise((r) => setTimeout(r, 0))) out.parse();
+    };
+    await parseAll();
+    expect(out.s.text).toBe(t.text.slice(-20_000));
+    t.emit('f'.repeat(10));
+    await parseAll();
+    expect(acks()).toEqual([10, 10]);
+    stream.dispose();
+  });
+
   it('resyncs from the scrollback after dropped events, with no gap and no duplicate', async () => {
     const t = fakeTerminal();
     const out = sink();
