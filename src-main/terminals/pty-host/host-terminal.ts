@@ -36,7 +36,7 @@ export class HostTerminal {
   /** Input was written to the pty and nothing has been read since. */
   private inputSinceRead = false;
   private paused = false;
-  /** Paused for another terminal's keystroke until its echo (see holdForInput in main.ts). */
+  /** Paused for another terminal's keystroke until its echo (input-hold.ts). */
   private held = false;
   /** Bytes read since `spanStart` (performance.now()); a flood fills FLOOD_BYTES within FLOOD_SPAN_MS. */
   private spanStart = Number.NEGATIVE_INFINITY;
@@ -123,9 +123,9 @@ export class HostTerminal {
     return !this.exited && performance.now() - this.floodSeenAt < FLOOD_SPAN_MS;
   }
 
-  /** Input was written and nothing read since: the answer (echo) is awaited. */
+  /** Input was written and nothing read since, and the pty is being read: its answer (an echo) can come. */
   get awaitingAnswer(): boolean {
-    return this.inputSinceRead;
+    return this.inputSinceRead && !this.exited && !this.streamEnded && !this.paused && !this.held;
   }
 
   /** Stops (or resumes) reading the pty for another terminal's keystroke (input-hold.ts), flow control aside. */

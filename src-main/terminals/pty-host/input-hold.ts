@@ -1,8 +1,10 @@
+import { isTypedInput } from '../../../src-preload/contract/terminal-input';
+
 /** What the hold needs of a terminal (HostTerminal fits). */
 export interface Holdable {
   /** Its output is a flood right now (it outruns the reader). */
   readonly flooding: boolean;
-  /** Input was written to it and nothing has been read since. */
+  /** Input was written to it, nothing has been read since, and its output is being read (not paused, not ended). */
   readonly awaitingAnswer: boolean;
   /** Stops (true) or resumes (false) reading its pty, flow control aside. */
   hold(on: boolean): void;
@@ -11,6 +13,8 @@ export interface Holdable {
 export interface InputHoldOptions {
   holdMs?: number;
   keystrokeMaxChars?: number;
+  unansweredPauseMs?: number;
+  now?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (timer: unknown) => void;
 }
@@ -24,6 +28,13 @@ export const KEYSTROKE_MAX_CHARS = 64;
  * terminals' output again (OUTPUT_ANSWER_WAIT_MS in output-scheduler.ts).
  */
 export const INPUT_HOLD_MS = 8;
+/**
+ * A terminal whose keystroke went unanswered for INPUT_HOLD_MS (a password prompt, a program
+ * that reads keys without echoing, key autorepeat into one) holds nobody for this long after:
+ * otherwise every key would cost the floods 8 ms, a third of the time at a fast typist's pace.
+ * Its next answer ends the pause.
+ */
+export const UNANSWERED_PAUSE_MS = 1_000;
 
 /**
  * After a keystroke in one terminal, the pty host stops reading every other terminal that is
@@ -41,8 +52,12 @@ export const INPUT_HOLD_MS = 8;
  */
 export class InputHold<T extends Holdable> {
   private current: { typed: T; held: T[]; timer: unknown } | null = null;
+  /** Terminals whose last keystroke went unanswered, and until when they hold nobody. */
+  private readonly unanswered = new Map<T, number>();
   private readonly holdMs: number;
   private readonly keystrokeMaxChars: number;
+  private readonly unansweredPauseMs: number;
+  private readonly now: () => number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (timer: unknown) => void;
   /** Holds started, for the host's stats. */
@@ -51,6 +66,8 @@ export class InputHold<T extends Holdable> {
   constructor(opts: InputHoldOptions = {}) {
     this.holdMs = opts.holdMs ?? INPUT_HOLD_MS;
     this.keystrokeMaxChars = opts.keystrokeMaxChars ?? KEYSTROKE_MAX_CHARS;
+    this.unansweredPauseMs = opts.unansweredPauseMs ?? UNANSWERED_PAUSE_MS;
+    this.now = opts.now ?? (() => performance.now());
     this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     this.clearTimer = opts.clearTimer ?? ((t) => clearTimeout(t as NodeJS.Timeout));
   }
@@ -61,25 +78,46 @@ export class InputHold<T extends Holdable> {
   }
 
   /**
-   * `chars` of input were just written to `typed`; `all` are the host's terminals. A keystroke
-   * awaiting its answer holds the others that flood, and ends the hold of an earlier one. A paste
-   * changes nothing: its answer is no echo anybody waits for.
+   * `input` was just written to `typed`; `all` are the host's terminals. A keystroke awaiting its
+   * answer holds the others that flood, and ends the hold of an earlier one. Nothing else
+   * changes anything: a paste (its answer is no echo anybody waits for), the emulator's own
+   * answers to queries, mouse and focus reports (isTypedInput), input to a terminal whose last
+   * keystroke went unanswered (UNANSWERED_PAUSE_MS).
    */
-  typed(typed: T, chars: number, all: Iterable<T>): void {
-    if (chars > this.keystrokeMaxChars) return;
+  typed(typed: T, input: string, all: Iterable<T>): void {
+    if (input.length > this.keystrokeMaxChars || !isTypedInput(input)) return;
     this.release();
+    const pausedUntil = this.unanswered.get(typed);
+    if (pausedUntil !== undefined && this.now() < pausedUntil) return;
+    this.unanswered.delete(typed);
     if (!typed.awaitingAnswer) return;
     const floods: T[] = [];
     for (const t of all) if (t !== typed && t.flooding) floods.push(t);
     if (floods.length === 0) return;
-    for (const t of floods) t.hold(true);
+    // Recorded before any is held, so that whatever happens the timer releases every one held.
+    const held: T[] = [];
+    this.current = { typed, held, timer: this.setTimer(() => this.unansweredIn(typed), this.holdMs) };
     this.count++;
-    this.current = { typed, held: floods, timer: this.setTimer(() => this.release(), this.holdMs) };
+    for (const t of floods) {
+      held.push(t);
+      t.hold(true);
+    }
   }
 
-  /** `t` read its answer, exited, or was closed: a hold waiting for it ends. */
+  /** `t` read its answer: a hold waiting for it ends, and its keystrokes hold the floods again. */
   answered(t: T): void {
+    this.unanswered.delete(t);
     if (this.current?.typed === t) this.release();
+  }
+
+  /** `t` exited or was closed: a hold waiting for it ends, a hold of it too (a closed terminal is read to its end), and it is forgotten. */
+  forget(t: T): void {
+    this.answered(t);
+    const held = this.current?.held;
+    const at = held ? held.indexOf(t) : -1;
+    if (at < 0) return;
+    held!.splice(at, 1);
+    t.hold(false);
   }
 
   release(): void {
@@ -88,5 +126,10 @@ export class InputHold<T extends Holdable> {
     this.current = null;
     this.clearTimer(c.timer);
     for (const t of c.held) t.hold(false);
+  }
+
+  private unansweredIn(t: T): void {
+    this.unanswered.set(t, this.now() + this.unansweredPauseMs);
+    this.release();
   }
 }

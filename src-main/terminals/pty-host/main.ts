@@ -185,7 +185,7 @@ const inputHold = new InputHold<HostTerminal>();
 
 function typeInto(t: HostTerminal, data: string): void {
   t.write(data);
-  inputHold.typed(t, data.length, terminals.values());
+  inputHold.typed(t, data, terminals.values());
 }
 
 function spawn(req: SpawnRequest): void {
@@ -239,7 +239,7 @@ function spawn(req: SpawnRequest): void {
       catchUp(req.id);
       sendFor(req.id, { t: 'exit', id: req.id, exitCode, signal, stats });
       sweep(p.pid);
-      inputHold.answered(term);
+      inputHold.forget(term);
     },
     answered: () => inputHold.answered(term),
   });
@@ -276,7 +276,7 @@ function onMessage(msg: ToHost): void {
       if (h?.quiet) clearTimeout(h.quiet);
       held.delete(msg.id);
       directs.forget(msg.id);
-      if (t) inputHold.answered(t);
+      if (t) inputHold.forget(t);
       // As closing a terminal window: SIGHUP first, so the shell and what its startup files run
       // can clean up (pyenv's rehash removes its lock in an EXIT trap; a SIGKILL mid-rehash leaves
       // it, and every later shell waits 60 s for it), then SIGKILL for whatever is left.

@@ -10,7 +10,7 @@ import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 import { outputScheduler } from '../../../src-preload/client/output-scheduler';
 import { COPY_PARK_MIN_LINES, OutputCopy, parkedAs, parkTerminal, ReplayWatch, resetInOrder, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from './terminal-park';
-import { isTerminalReply, isTypedInput } from './terminal-replies';
+import { isTerminalReply, isTypedInput } from '../../../src-preload/contract/terminal-input';
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
 import { setLoadedTerminalViews } from './loaded-views';

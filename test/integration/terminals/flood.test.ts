@@ -54,9 +54,8 @@ describe('50 MB through the full path', () => {
     expect(peakInFlight).toBeLessThanOrEqual(bound);
     expect(view.stream.stats.gaps).toBe(0);
     expect(view.stream.stats.duplicateChars).toBe(0);
-    // Acks follow parsing, paced (TERMINAL_ACK_INTERVAL_MS), and in the end cover every character.
+    // Acks follow parsing, paced (TERMINAL_ACK_INTERVAL_MS; terminal-stream.test), and in the end cover every character.
     await waitFor(() => h.app.terminals.flowStats(info.id).unackedChars === 0, 'every character to be acknowledged', 5_000);
-    expect(view.stream.stats.acks).toBeGreaterThan(0);
     expect(view.bytes).toBe(expected.bytes);
     expect(view.digest()).toBe(expected.sha256);
     view.dispose();

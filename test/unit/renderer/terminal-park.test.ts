@@ -3,7 +3,7 @@ import xtermHeadless from '@xterm/headless';
 import serializeAddon from '@xterm/addon-serialize';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
-import { isTerminalReply, isTypedInput } from '../../../src-renderer/src/terminals/terminal-replies';
+import { isTerminalReply, isTypedInput } from '../../../src-preload/contract/terminal-input';
 import { COPY_PARK_MAX_CHARS, OutputCopy, parkTerminal, REPLAY_PARK_MAX_CHARS, ReplayWatch, resetInOrder, restoreTerminal, TerminalViewCache, type CachedView, type ParkedTerminal } from '../../../src-renderer/src/terminals/terminal-park';
 
 const { Terminal } = xtermHeadless as unknown as typeof import('@xterm/headless');

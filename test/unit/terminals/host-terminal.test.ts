@@ -122,6 +122,17 @@ describe('HostTerminal', () => {
     t.setConsumed(Number.MAX_SAFE_INTEGER);
     expect(f.reading).toEqual(['pause', 'resume']);
     expect(t.getStats().holds).toBe(3);
+
+    // Input to a pty that is not being read (held, or paused by flow control) awaits no answer that could come now.
+    t.hold(true);
+    t.write('q');
+    expect(t.awaitingAnswer).toBe(false);
+    t.hold(false);
+    expect(t.awaitingAnswer).toBe(true);
+    t.setConsumed(0);
+    for (let i = 0; i < 70 && !t.getStats().pausedMs && f.reading.at(-1) !== 'pause'; i++) f.read('z'.repeat(64 * 1024));
+    expect(f.reading.at(-1)).toBe('pause');
+    expect(t.awaitingAnswer).toBe(false);
   });
 
   describe('after the leader exited, the end mark', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INPUT_HOLD_MS, InputHold, KEYSTROKE_MAX_CHARS } from '../../../src-main/terminals/pty-host/input-hold';
+import { INPUT_HOLD_MS, InputHold, KEYSTROKE_MAX_CHARS, UNANSWERED_PAUSE_MS } from '../../../src-main/terminals/pty-host/input-hold';
 
 /** A terminal as the hold sees it, recording what it was told. */
 function term(name: string, flooding: boolean) {
@@ -13,6 +13,7 @@ function timers() {
   let now = 0;
   const due: Array<{ at: number; fn: () => void; cleared: boolean }> = [];
   return {
+    now: () => now,
     setTimer: (fn: () => void, ms: number) => {
       const t = { at: now + ms, fn, cleared: false };
       due.push(t);
@@ -38,7 +39,7 @@ describe('InputHold', () => {
     const a = term('flood a', true);
     const b = term('flood b', true);
     const quiet = term('quiet', false);
-    hold.typed(typed, 1, [typed, a, b, quiet]);
+    hold.typed(typed, 'k', [typed, a, b, quiet]);
     expect([a.held, b.held, quiet.held, typed.held]).toEqual([true, true, false, false]);
     expect(hold.held).toEqual([a, b]);
     // Another terminal's output is no answer.
@@ -53,16 +54,40 @@ describe('InputHold', () => {
     expect(hold.count).toBe(1);
   });
 
-  it('ends a hold whose answer never comes after INPUT_HOLD_MS (a password prompt, stty -echo)', () => {
+  it('ends a hold whose answer never comes after INPUT_HOLD_MS, and then holds nobody for that terminal until it answers or a second has passed', () => {
     const clock = timers();
     const hold = new InputHold<T>(clock);
-    const typed = term('typed', false);
+    const typed = term('password prompt', false);
     const flood = term('flood', true);
-    hold.typed(typed, 1, [typed, flood]);
+    hold.typed(typed, 's', [typed, flood]);
     clock.advance(INPUT_HOLD_MS - 1);
     expect(flood.held).toBe(true);
     clock.advance(1);
     expect(flood.held).toBe(false);
+    // The next keys (a password typed on, autorepeat) cost the flood nothing...
+    hold.typed(typed, 'e', [typed, flood]);
+    clock.advance(UNANSWERED_PAUSE_MS - 1);
+    hold.typed(typed, 'c', [typed, flood]);
+    expect(flood.changes).toEqual([true, false]);
+    // ...a second later they hold it again...
+    clock.advance(1);
+    hold.typed(typed, 'r', [typed, flood]);
+    expect(flood.held).toBe(true);
+    clock.advance(INPUT_HOLD_MS);
+    expect(flood.held).toBe(false);
+    // ...and at once after the terminal answered something.
+    hold.typed(typed, 'e', [typed, flood]);
+    expect(flood.held).toBe(false);
+    hold.answered(typed);
+    hold.typed(typed, 't', [typed, flood]);
+    expect(flood.held).toBe(true);
+    // Another terminal's keystrokes were never paused by this one's silence.
+    hold.release();
+    const other = term('shell', false);
+    hold.typed(typed, 'x', [typed, flood, other]);
+    clock.advance(INPUT_HOLD_MS);
+    hold.typed(other, 'l', [typed, flood, other]);
+    expect(flood.held).toBe(true);
   });
 
   it('a keystroke ends the hold of the one before it and holds the terminals flooding now', () => {
@@ -71,10 +96,10 @@ describe('InputHold', () => {
     const typed = term('typed', false);
     const a = term('a', true);
     const b = term('b', false);
-    hold.typed(typed, 1, [typed, a, b]);
+    hold.typed(typed, 'k', [typed, a, b]);
     a.flooding = false;
     b.flooding = true;
-    hold.typed(typed, 3, [typed, a, b]);
+    hold.typed(typed, '\x1b[A', [typed, a, b]);
     expect([a.held, b.held]).toEqual([false, true]);
     expect(a.changes).toEqual([true, false]);
     // The first keystroke's timer does not end the second one's hold early.
@@ -84,25 +109,43 @@ describe('InputHold', () => {
     expect(b.held).toBe(false);
   });
 
-  it('a paste, a terminal that awaits nothing, or nothing flooding holds nobody', () => {
+  it('a paste, mouse and focus reports, the emulator’s answers, a terminal that cannot answer, or nothing flooding hold nobody', () => {
     const clock = timers();
     const hold = new InputHold<T>(clock);
     const typed = term('typed', false);
     const flood = term('flood', true);
-    hold.typed(typed, KEYSTROKE_MAX_CHARS + 1, [typed, flood]);
+    hold.typed(typed, 'x'.repeat(KEYSTROKE_MAX_CHARS + 1), [typed, flood]);
+    for (const report of ['\x1b[<35;12;7M', '\x1b[<0;1;1m', '\x1b[M !!', '\x1b[I', '\x1b[O', '\x1b[12;40R', '\x1b[?1;2c', '\x1b]11;rgb:0000/0000/0000\x07']) hold.typed(typed, report, [typed, flood]);
     expect(flood.changes).toEqual([]);
-    hold.typed(typed, KEYSTROKE_MAX_CHARS, [typed, flood]);
+    hold.typed(typed, 'y'.repeat(KEYSTROKE_MAX_CHARS), [typed, flood]);
     expect(flood.held).toBe(true);
     hold.release();
-    // An exited terminal takes no input: no answer will come.
+    // An exited terminal, or one paused by flow control: no answer is read.
     typed.awaitingAnswer = false;
-    hold.typed(typed, 1, [typed, flood]);
+    hold.typed(typed, 'k', [typed, flood]);
     expect(flood.changes).toEqual([true, false]);
     typed.awaitingAnswer = true;
     // A flooding terminal typed in is not held for its own keystroke.
     const busy = term('busy', true);
-    hold.typed(busy, 1, [busy]);
+    hold.typed(busy, 'k', [busy]);
     expect(busy.changes).toEqual([]);
     expect(hold.count).toBe(1);
+  });
+
+  it('a held terminal that is closed is read again at once; a typed one that exits ends the hold', () => {
+    const clock = timers();
+    const hold = new InputHold<T>(clock);
+    const typed = term('typed', false);
+    const a = term('a', true);
+    const b = term('b', true);
+    hold.typed(typed, 'k', [typed, a, b]);
+    hold.forget(a);
+    expect([a.held, b.held]).toEqual([false, true]);
+    expect(hold.held).toEqual([b]);
+    hold.forget(typed);
+    expect(b.held).toBe(false);
+    clock.advance(INPUT_HOLD_MS);
+    expect(a.changes).toEqual([true, false]);
+    expect(b.changes).toEqual([true, false]);
   });
 });

@@ -24,8 +24,9 @@ const MOUSE_OR_FOCUS = /^(?:\x1b\[M[\s\S]{3}|\x1b\[<\d+;\d+;\d+[Mm]|\x1b\[\d+;\d
 /**
  * Whether what xterm hands on (onData) was typed or pasted, whose echo the user is waiting for:
  * not one of its own answers, mouse or focus reports. Only typed input makes the other
- * terminals' output wait for the echo (output-scheduler.ts): a pointer moving over a program
- * that tracks it would otherwise hold every flood back 8 ms per move.
+ * terminals' output wait for the echo, in the view (output-scheduler.ts) and in the pty host
+ * (input-hold.ts): a pointer moving over a program that tracks it would otherwise hold every
+ * flood back 8 ms per move.
  */
 export function isTypedInput(data: string): boolean {
   return !REPLY.test(data) && !MOUSE_OR_FOCUS.test(data);
