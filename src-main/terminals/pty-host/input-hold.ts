@@ -30,9 +30,9 @@ export const KEYSTROKE_MAX_CHARS = 64;
 export const INPUT_HOLD_MS = 8;
 /**
  * A terminal whose keystroke went unanswered for INPUT_HOLD_MS (a password prompt, a program
- * that reads keys without echoing, key autorepeat into one) holds nobody for this long after:
- * otherwise every key would cost the floods 8 ms, a third of the time at a fast typist's pace.
- * Its next answer ends the pause.
+ * that reads keys without echoing, key autorepeat into one, an ssh session whose echo takes
+ * longer) holds nobody for this long after: otherwise every key would cost the floods 8 ms, a
+ * third of the time at a fast typist's pace. After it, one key tries again.
  */
 export const UNANSWERED_PAUSE_MS = 1_000;
 
@@ -104,14 +104,18 @@ export class InputHold<T extends Holdable> {
     }
   }
 
-  /** `t` read its answer: a hold waiting for it ends, and its keystrokes hold the floods again. */
+  /**
+   * `t` read its answer: a hold waiting for it ends. An answer after its hold ran out (an ssh
+   * session's echo, 40 ms away) does not end the pause: the next key would hold the floods
+   * for the whole 8 ms again, for an echo that never comes within it.
+   */
   answered(t: T): void {
-    this.unanswered.delete(t);
     if (this.current?.typed === t) this.release();
   }
 
   /** `t` exited or was closed: a hold waiting for it ends, a hold of it too (a closed terminal is read to its end), and it is forgotten. */
   forget(t: T): void {
+    this.unanswered.delete(t);
     this.answered(t);
     const held = this.current?.held;
     const at = held ? held.indexOf(t) : -1;

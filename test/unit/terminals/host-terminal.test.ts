@@ -129,8 +129,8 @@ describe('HostTerminal', () => {
     expect(t.awaitingAnswer).toBe(false);
     t.hold(false);
     expect(t.awaitingAnswer).toBe(true);
+    // (Rewound to 0, the view is megabytes behind: flow control pauses the pty at once.)
     t.setConsumed(0);
-    for (let i = 0; i < 70 && !t.getStats().pausedMs && f.reading.at(-1) !== 'pause'; i++) f.read('z'.repeat(64 * 1024));
     expect(f.reading.at(-1)).toBe('pause');
     expect(t.awaitingAnswer).toBe(false);
   });

@@ -3,7 +3,18 @@ import { INPUT_HOLD_MS, InputHold, KEYSTROKE_MAX_CHARS, UNANSWERED_PAUSE_MS } fr
 
 /** A terminal as the hold sees it, recording what it was told. */
 function term(name: string, flooding: boolean) {
-  const t = { name, flooding, awaitingAnswer: true, held: false, changes: [] as boolean[], hold: (on: boolean) => void (t.changes.push(on), (t.held = on)) };
+  const t = {
+    name,
+    flooding,
+    /** Whether it could answer if it were not held (HostTerminal: not exited, not paused by flow control). */
+    canAnswer: true,
+    get awaitingAnswer() {
+      return t.canAnswer && !t.held;
+    },
+    held: false,
+    changes: [] as boolean[],
+    hold: (on: boolean) => void (t.changes.push(on), (t.held = on)),
+  };
   return t;
 }
 type T = ReturnType<typeof term>;
@@ -54,7 +65,7 @@ describe('InputHold', () => {
     expect(hold.count).toBe(1);
   });
 
-  it('ends a hold whose answer never comes after INPUT_HOLD_MS, and then holds nobody for that terminal until it answers or a second has passed', () => {
+  it('ends a hold whose answer never comes after INPUT_HOLD_MS, and then holds nobody for that terminal for a second, a late answer or not', () => {
     const clock = timers();
     const hold = new InputHold<T>(clock);
     const typed = term('password prompt', false);
@@ -69,16 +80,17 @@ describe('InputHold', () => {
     clock.advance(UNANSWERED_PAUSE_MS - 1);
     hold.typed(typed, 'c', [typed, flood]);
     expect(flood.changes).toEqual([true, false]);
-    // ...a second later they hold it again...
+    // ...nor after an answer that came too late (an ssh session's echo, 40 ms away)...
+    hold.answered(typed);
+    hold.typed(typed, 'e', [typed, flood]);
+    expect(flood.changes).toEqual([true, false]);
+    // ...a second after the hold ran out, a key holds it again.
     clock.advance(1);
     hold.typed(typed, 'r', [typed, flood]);
     expect(flood.held).toBe(true);
-    clock.advance(INPUT_HOLD_MS);
-    expect(flood.held).toBe(false);
-    // ...and at once after the terminal answered something.
-    hold.typed(typed, 'e', [typed, flood]);
-    expect(flood.held).toBe(false);
+    // Answered in time: the hold ends at once and the next key holds again.
     hold.answered(typed);
+    expect(flood.held).toBe(false);
     hold.typed(typed, 't', [typed, flood]);
     expect(flood.held).toBe(true);
     // Another terminal's keystrokes were never paused by this one's silence.
@@ -121,10 +133,10 @@ describe('InputHold', () => {
     expect(flood.held).toBe(true);
     hold.release();
     // An exited terminal, or one paused by flow control: no answer is read.
-    typed.awaitingAnswer = false;
+    typed.canAnswer = false;
     hold.typed(typed, 'k', [typed, flood]);
     expect(flood.changes).toEqual([true, false]);
-    typed.awaitingAnswer = true;
+    typed.canAnswer = true;
     // A flooding terminal typed in is not held for its own keystroke.
     const busy = term('busy', true);
     hold.typed(busy, 'k', [busy]);
@@ -147,5 +159,32 @@ describe('InputHold', () => {
     clock.advance(INPUT_HOLD_MS);
     expect(a.changes).toEqual([true, false]);
     expect(b.changes).toEqual([true, false]);
+  });
+
+  it('a key typed into a terminal held for another one ends that hold first, and holds the floods but itself', () => {
+    const clock = timers();
+    const hold = new InputHold<T>(clock);
+    const shell = term('shell', false);
+    const build = term('build', true);
+    const log = term('log', true);
+    hold.typed(shell, 'l', [shell, build, log]);
+    expect([build.held, log.held]).toEqual([true, true]);
+    // Ctrl+C into the flooding build, held for the shell's echo: released, it can answer, and the log waits for that.
+    hold.typed(build, '\x03', [shell, build, log]);
+    expect([build.held, log.held]).toEqual([false, true]);
+    expect(hold.held).toEqual([log]);
+  });
+
+  it('forgets a terminal that exits: its pause and its holds go with it', () => {
+    const clock = timers();
+    const hold = new InputHold<T>(clock);
+    const silent = term('silent', false);
+    const flood = term('flood', true);
+    hold.typed(silent, 'x', [silent, flood]);
+    clock.advance(INPUT_HOLD_MS);
+    hold.forget(silent);
+    // A terminal started later in its place (a new object) is not paused; the same one after forget neither.
+    hold.typed(silent, 'y', [silent, flood]);
+    expect(flood.held).toBe(true);
   });
 });
