@@ -17,7 +17,8 @@
  * - right after a keystroke, no other lane's piece is handed over until the typed terminal
  *   answers (its echo) or `answerWaitMs` pass: the thread is idle when the echo arrives, so it
  *   is parsed in the task it arrived in instead of after the flood's current slice. The flood
- *   loses about one echo's round trip per keystroke;
+ *   loses about one echo's round trip per keystroke. A terminal whose keystroke went unanswered
+ *   makes nobody wait for a second (OUTPUT_UNANSWERED_PAUSE_MS);
  * - the short slices hold only while somebody types in the window; otherwise no echo is waiting
  *   and a task parses as long as xterm's own slice, for throughput.
  *
@@ -44,6 +45,8 @@ export interface OutputSchedulerOptions {
   inputPriorityMs?: number;
   /** After a keystroke, other lanes wait this long at most for the typed terminal's answer. */
   answerWaitMs?: number;
+  /** After a keystroke went unanswered, that terminal's keystrokes make nobody wait for this long. */
+  unansweredPauseMs?: number;
   now?: () => number;
   /** Runs `fn` in a new task, after input and I/O that are already waiting. */
   nextTask?: (fn: () => void) => void;
@@ -84,6 +87,13 @@ export const OUTPUT_INPUT_PRIORITY_MS = 1_000;
  */
 export const OUTPUT_ANSWER_WAIT_MS = 8;
 /**
+ * A terminal whose keystroke went unanswered for OUTPUT_ANSWER_WAIT_MS (a password prompt, a
+ * program that reads keys without echoing, an ssh session whose echo takes longer) makes the
+ * others wait for nobody's answer for this long after, late answer or not: otherwise every key
+ * would cost their parsing 8 ms. The pty host does the same for its reading (input-hold.ts).
+ */
+export const OUTPUT_UNANSWERED_PAUSE_MS = 1_000;
+/**
  * A piece not parsed after this long no longer holds the other terminals up (an emulator that
  * threw in the middle of a write never calls back). A 16 KB piece parses in milliseconds.
  */
@@ -119,6 +129,8 @@ export class OutputLane {
   /** @internal */ readonly items: Item[] = [];
   /** @internal */ head = 0;
   /** @internal */ lastInputAt = Number.NEGATIVE_INFINITY;
+  /** @internal Until when (now()) a keystroke here makes nobody wait (OUTPUT_UNANSWERED_PAUSE_MS). */
+  unansweredUntil = Number.NEGATIVE_INFINITY;
   private closed = false;
 
   constructor(
@@ -214,6 +226,7 @@ export class OutputScheduler {
   lastInputAt = Number.NEGATIVE_INFINITY;
   private readonly inputPriorityMs: number;
   private readonly answerWaitMs: number;
+  private readonly unansweredPauseMs: number;
   /** A keystroke's terminal whose answer the other lanes wait for, until `until` (now()). */
   private awaiting: { lane: OutputLane; until: number } | null = null;
   private answerTimer: unknown = null;
@@ -231,6 +244,7 @@ export class OutputScheduler {
     this.quietSliceMs = Math.max(this.sliceMs, opts.quietSliceMs ?? OUTPUT_QUIET_SLICE_MS);
     this.inputPriorityMs = opts.inputPriorityMs ?? OUTPUT_INPUT_PRIORITY_MS;
     this.answerWaitMs = opts.answerWaitMs ?? OUTPUT_ANSWER_WAIT_MS;
+    this.unansweredPauseMs = opts.unansweredPauseMs ?? OUTPUT_UNANSWERED_PAUSE_MS;
     this.now = opts.now ?? (() => performance.now());
     this.nextTask = opts.nextTask ?? defaultNextTask();
     this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
@@ -271,6 +285,12 @@ export class OutputScheduler {
     // Unpaced (a hidden page) nobody sees the echo; a lane that was closed is not fed from here.
     if (!this.paced) return;
     this.stopAnswerTimer();
+    // Its last keystroke went unanswered a moment ago: its typing goes first, but nobody waits.
+    if (lane.lastInputAt < lane.unansweredUntil) {
+      this.awaiting = null;
+      if (!this.busy && !this.yielded && this.waiting.size > 0) this.pump();
+      return;
+    }
     this.awaiting = { lane, until: lane.lastInputAt + this.answerWaitMs };
     // The scheduler may have been idle on the previous keystroke's timer, stopped just now: a
     // new turn either hands this lane's queued output over or sets the timer again.
@@ -284,12 +304,18 @@ export class OutputScheduler {
 
   /** The typed terminal answered, or its time ran out: the other lanes go on. */
   private answered(timedOut: boolean): void {
-    if (!this.awaiting) return;
+    const awaiting = this.awaiting;
+    if (!awaiting) return;
     this.awaiting = null;
-    if (timedOut) this.stats.answerTimeouts++;
+    if (timedOut) this.timedOut(awaiting.lane);
     else this.stats.answered++;
     this.stopAnswerTimer();
     if (!this.busy && !this.yielded) this.pump();
+  }
+
+  private timedOut(lane: OutputLane): void {
+    this.stats.answerTimeouts++;
+    lane.unansweredUntil = this.now() + this.unansweredPauseMs;
   }
 
   /** @internal */
@@ -372,7 +398,7 @@ export class OutputScheduler {
     if (awaiting && lane !== awaiting.lane) {
       if (now >= awaiting.until) {
         this.awaiting = null;
-        this.stats.answerTimeouts++;
+        this.timedOut(awaiting.lane);
         this.stopAnswerTimer();
       } else {
         // Idle until the answer comes (write) or the wait is over.

@@ -312,6 +312,33 @@ describe('OutputScheduler after a keystroke', () => {
     expect(h.s.stats).toMatchObject({ answered: 0, answerTimeouts: 1 });
   });
 
+  it('after a keystroke went unanswered, that terminal’s keys make nobody wait for a second, a late answer or not', () => {
+    const { log, h, flood, quietLane } = typedBesideFlood(200);
+    h.advance(8);
+    expect(h.s.stats.answerTimeouts).toBe(1);
+    flood.parseOne();
+    // The echo comes late (an ssh session), then the next key: the flood's pieces do not wait for it.
+    quietLane.write('s');
+    quietLane.noteInput();
+    const before = log.length;
+    flood.parseOne();
+    flood.parseOne();
+    expect(log.length).toBe(before + 2);
+    expect(h.timers.size).toBe(0);
+    // A second after the first wait ran out, a key makes the others wait again.
+    h.advance(1_000);
+    quietLane.noteInput();
+    const waiting = log.length;
+    flood.parseOne();
+    // (The slice ran out with the clock: the next piece is asked for in a new task.)
+    h.runTask();
+    expect(log.length).toBe(waiting);
+    expect(h.timers.size).toBe(1);
+    h.advance(8);
+    expect(log.length).toBe(waiting + 1);
+    expect(h.s.stats.answerTimeouts).toBe(2);
+  });
+
   it('waits again for the next keystroke, after a wait that was idle on the previous one', () => {
     const { log, h, quietLane } = typedBesideFlood(30);
     h.advance(5);
