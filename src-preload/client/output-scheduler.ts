@@ -17,8 +17,8 @@
  * - right after a keystroke, no other lane's piece is handed over until the typed terminal
  *   answers (its echo) or `answerWaitMs` pass: the thread is idle when the echo arrives, so it
  *   is parsed in the task it arrived in instead of after the flood's current slice. The flood
- *   loses about one echo's round trip per keystroke. A terminal whose keystroke went unanswered
- *   makes nobody wait for a second (OUTPUT_UNANSWERED_PAUSE_MS);
+ *   loses about one echo's round trip per keystroke. A terminal that answers too late or not at
+ *   all makes nobody wait for a second (OUTPUT_SLOW_ANSWER_MS);
  * - the short slices hold only while somebody types in the window; otherwise no echo is waiting
  *   and a task parses as long as xterm's own slice, for throughput.
  *
@@ -45,7 +45,7 @@ export interface OutputSchedulerOptions {
   inputPriorityMs?: number;
   /** After a keystroke, other lanes wait this long at most for the typed terminal's answer. */
   answerWaitMs?: number;
-  /** After a keystroke went unanswered, that terminal's keystrokes make nobody wait for this long. */
+  /** After a keystroke was answered too late or not at all, that terminal's keystrokes make nobody wait for this long. */
   unansweredPauseMs?: number;
   now?: () => number;
   /** Runs `fn` in a new task, after input and I/O that are already waiting. */
@@ -87,11 +87,14 @@ export const OUTPUT_INPUT_PRIORITY_MS = 1_000;
  */
 export const OUTPUT_ANSWER_WAIT_MS = 8;
 /**
- * A terminal whose keystroke went unanswered for OUTPUT_ANSWER_WAIT_MS (a password prompt, a
- * program that reads keys without echoing, an ssh session whose echo takes longer) makes the
- * others wait for nobody's answer for this long after, late answer or not: otherwise every key
- * would cost their parsing 8 ms. The pty host does the same for its reading (input-hold.ts).
+ * A terminal whose keystroke is answered this late, or not at all (a password prompt, a program
+ * that reads keys without echoing, an ssh session far away), makes the others wait for nobody's
+ * answer for OUTPUT_UNANSWERED_PAUSE_MS: the wait runs out before its answer comes, so every key
+ * would cost their parsing the whole 8 ms for nothing. A local echo merely slow on a busy machine
+ * (about 12 ms at the bench's p99 during a flood) keeps the wait. The pty host does the same for
+ * its reading (input-hold.ts).
  */
+export const OUTPUT_SLOW_ANSWER_MS = 25;
 export const OUTPUT_UNANSWERED_PAUSE_MS = 1_000;
 /**
  * A piece not parsed after this long no longer holds the other terminals up (an emulator that
@@ -131,6 +134,8 @@ export class OutputLane {
   /** @internal */ lastInputAt = Number.NEGATIVE_INFINITY;
   /** @internal Until when (now()) a keystroke here makes nobody wait (OUTPUT_UNANSWERED_PAUSE_MS). */
   unansweredUntil = Number.NEGATIVE_INFINITY;
+  /** @internal When the keystroke was typed whose wait ran out before its answer came; null when none. */
+  lateSince: number | null = null;
   private closed = false;
 
   constructor(
@@ -285,7 +290,12 @@ export class OutputScheduler {
     // Unpaced (a hidden page) nobody sees the echo; a lane that was closed is not fed from here.
     if (!this.paced) return;
     this.stopAnswerTimer();
-    // Its last keystroke went unanswered a moment ago: its typing goes first, but nobody waits.
+    // The keystroke before is still unanswered: too late by now.
+    if (lane.lateSince !== null) {
+      lane.lateSince = null;
+      lane.unansweredUntil = lane.lastInputAt + this.unansweredPauseMs;
+    }
+    // Answered too late or not at all a moment ago: its typing goes first, but nobody waits.
     if (lane.lastInputAt < lane.unansweredUntil) {
       this.awaiting = null;
       if (!this.busy && !this.yielded && this.waiting.size > 0) this.pump();
@@ -315,12 +325,18 @@ export class OutputScheduler {
 
   private timedOut(lane: OutputLane): void {
     this.stats.answerTimeouts++;
-    lane.unansweredUntil = this.now() + this.unansweredPauseMs;
+    lane.lateSince = lane.lastInputAt;
   }
 
   /** @internal */
   write(lane: OutputLane, data: string | Uint8Array, parsed?: () => void): void {
     if (this.busy && this.now() - this.busy.since > OUTPUT_STALLED_MS) this.busy = null;
+    if (lane.lateSince !== null) {
+      // The answer to a keystroke whose wait ran out: late, or too late (OUTPUT_SLOW_ANSWER_MS).
+      const now = this.now();
+      if (now - lane.lateSince >= OUTPUT_SLOW_ANSWER_MS) lane.unansweredUntil = now + this.unansweredPauseMs;
+      lane.lateSince = null;
+    }
     const answer = this.awaiting?.lane === lane;
     try {
       this.enqueue(lane, data, parsed);

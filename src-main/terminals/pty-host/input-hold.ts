@@ -29,11 +29,13 @@ export const KEYSTROKE_MAX_CHARS = 64;
  */
 export const INPUT_HOLD_MS = 8;
 /**
- * A terminal whose keystroke went unanswered for INPUT_HOLD_MS (a password prompt, a program
- * that reads keys without echoing, key autorepeat into one, an ssh session whose echo takes
- * longer) holds nobody for this long after: otherwise every key would cost the floods 8 ms, a
- * third of the time at a fast typist's pace. After it, one key tries again.
+ * A terminal whose keystroke is answered this late, or not at all (a password prompt, a program
+ * that reads keys without echoing, an ssh session across the world), holds nobody for
+ * UNANSWERED_PAUSE_MS: the hold runs out before its answer comes, so every key would cost the
+ * floods the whole 8 ms for nothing. A local echo that is merely slow on a busy machine (the
+ * bench's p99 during a flood is about 12 ms view to view, 3 ms in this host) stays held for.
  */
+export const SLOW_ANSWER_MS = 25;
 export const UNANSWERED_PAUSE_MS = 1_000;
 
 /**
@@ -51,8 +53,10 @@ export const UNANSWERED_PAUSE_MS = 1_000;
  * (input written → its echo read here) fell most.
  */
 export class InputHold<T extends Holdable> {
-  private current: { typed: T; held: T[]; timer: unknown } | null = null;
-  /** Terminals whose last keystroke went unanswered, and until when they hold nobody. */
+  private current: { typed: T; held: T[]; timer: unknown; at: number } | null = null;
+  /** Terminals whose hold ran out before their answer came: when the key was typed. */
+  private readonly late = new Map<T, number>();
+  /** Terminals answered too late or not at all (SLOW_ANSWER_MS), and until when they hold nobody. */
   private readonly unanswered = new Map<T, number>();
   private readonly holdMs: number;
   private readonly keystrokeMaxChars: number;
@@ -81,14 +85,17 @@ export class InputHold<T extends Holdable> {
    * `input` was just written to `typed`; `all` are the host's terminals. A keystroke awaiting its
    * answer holds the others that flood, and ends the hold of an earlier one. Nothing else
    * changes anything: a paste (its answer is no echo anybody waits for), the emulator's own
-   * answers to queries, mouse and focus reports (isTypedInput), input to a terminal whose last
-   * keystroke went unanswered (UNANSWERED_PAUSE_MS).
+   * answers to queries, mouse and focus reports (isTypedInput), input to a terminal that answers
+   * too late or not at all (SLOW_ANSWER_MS).
    */
   typed(typed: T, input: string, all: Iterable<T>): void {
     if (input.length > this.keystrokeMaxChars || !isTypedInput(input)) return;
     this.release();
+    const now = this.now();
+    // The key before is still unanswered: too late by now.
+    if (this.late.delete(typed)) this.unanswered.set(typed, now + this.unansweredPauseMs);
     const pausedUntil = this.unanswered.get(typed);
-    if (pausedUntil !== undefined && this.now() < pausedUntil) return;
+    if (pausedUntil !== undefined && now < pausedUntil) return;
     this.unanswered.delete(typed);
     if (!typed.awaitingAnswer) return;
     const floods: T[] = [];
@@ -96,7 +103,7 @@ export class InputHold<T extends Holdable> {
     if (floods.length === 0) return;
     // Recorded before any is held, so that whatever happens the timer releases every one held.
     const held: T[] = [];
-    this.current = { typed, held, timer: this.setTimer(() => this.unansweredIn(typed), this.holdMs) };
+    this.current = { typed, held, at: now, timer: this.setTimer(() => this.ranOut(), this.holdMs) };
     this.count++;
     for (const t of floods) {
       held.push(t);
@@ -105,18 +112,23 @@ export class InputHold<T extends Holdable> {
   }
 
   /**
-   * `t` read its answer: a hold waiting for it ends. An answer after its hold ran out (an ssh
-   * session's echo, 40 ms away) does not end the pause: the next key would hold the floods
-   * for the whole 8 ms again, for an echo that never comes within it.
+   * `t` read its answer: a hold waiting for it ends. An answer that came after its hold ran out
+   * and later than SLOW_ANSWER_MS after the key pauses `t`'s holds.
    */
   answered(t: T): void {
     if (this.current?.typed === t) this.release();
+    const typedAt = this.late.get(t);
+    if (typedAt === undefined) return;
+    this.late.delete(t);
+    const now = this.now();
+    if (now - typedAt >= SLOW_ANSWER_MS) this.unanswered.set(t, now + this.unansweredPauseMs);
   }
 
   /** `t` exited or was closed: a hold waiting for it ends, a hold of it too (a closed terminal is read to its end), and it is forgotten. */
   forget(t: T): void {
+    if (this.current?.typed === t) this.release();
+    this.late.delete(t);
     this.unanswered.delete(t);
-    this.answered(t);
     const held = this.current?.held;
     const at = held ? held.indexOf(t) : -1;
     if (at < 0) return;
@@ -132,8 +144,10 @@ export class InputHold<T extends Holdable> {
     for (const t of c.held) t.hold(false);
   }
 
-  private unansweredIn(t: T): void {
-    this.unanswered.set(t, this.now() + this.unansweredPauseMs);
+  private ranOut(): void {
+    const c = this.current;
+    if (!c) return;
+    this.late.set(c.typed, c.at);
     this.release();
   }
 }
