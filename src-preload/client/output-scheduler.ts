@@ -91,10 +91,12 @@ export const OUTPUT_ANSWER_WAIT_MS = 8;
  * that reads keys without echoing, an ssh session far away), makes the others wait for nobody's
  * answer for OUTPUT_UNANSWERED_PAUSE_MS: the wait runs out before its answer comes, so every key
  * would cost their parsing the whole 8 ms for nothing. A local echo merely slow on a busy machine
- * (about 12 ms at the bench's p99 during a flood) keeps the wait. The pty host does the same for
- * its reading (input-hold.ts).
+ * (about 12 ms at the bench's p99 during a flood, key to echo in the view) keeps the wait. The
+ * answer is the terminal's next output, whatever it is. The pty host does the same for its
+ * reading (input-hold.ts).
  */
 export const OUTPUT_SLOW_ANSWER_MS = 25;
+/** How long such a terminal's keystrokes make nobody wait; the first key after it tries again. */
 export const OUTPUT_UNANSWERED_PAUSE_MS = 1_000;
 /**
  * A piece not parsed after this long no longer holds the other terminals up (an emulator that
@@ -290,8 +292,9 @@ export class OutputScheduler {
     // Unpaced (a hidden page) nobody sees the echo; a lane that was closed is not fed from here.
     if (!this.paced) return;
     this.stopAnswerTimer();
-    // The keystroke before is still unanswered: too late by now.
-    if (lane.lateSince !== null) {
+    // An earlier keystroke whose wait ran out is still unanswered: too late once
+    // OUTPUT_SLOW_ANSWER_MS have passed since it; before that its echo may yet come in time.
+    if (lane.lateSince !== null && lane.lastInputAt - lane.lateSince >= OUTPUT_SLOW_ANSWER_MS) {
       lane.lateSince = null;
       lane.unansweredUntil = lane.lastInputAt + this.unansweredPauseMs;
     }
@@ -325,7 +328,8 @@ export class OutputScheduler {
 
   private timedOut(lane: OutputLane): void {
     this.stats.answerTimeouts++;
-    lane.lateSince = lane.lastInputAt;
+    // The earliest keystroke still unanswered is the one its answer is judged against.
+    lane.lateSince ??= lane.lastInputAt;
   }
 
   /** @internal */

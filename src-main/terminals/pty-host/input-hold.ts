@@ -32,10 +32,16 @@ export const INPUT_HOLD_MS = 8;
  * A terminal whose keystroke is answered this late, or not at all (a password prompt, a program
  * that reads keys without echoing, an ssh session across the world), holds nobody for
  * UNANSWERED_PAUSE_MS: the hold runs out before its answer comes, so every key would cost the
- * floods the whole 8 ms for nothing. A local echo that is merely slow on a busy machine (the
- * bench's p99 during a flood is about 12 ms view to view, 3 ms in this host) stays held for.
+ * floods the whole 8 ms for nothing. A local echo merely slow on a busy machine stays held for:
+ * here it is the pty's own echo, key written to echo read, about 3 ms at the bench's p99 during
+ * a flood. "Answer" is the first read after the key, whatever it is (a program printing on its
+ * own may stand in for it: the rule then leans to holding).
  */
 export const SLOW_ANSWER_MS = 25;
+/**
+ * How long a terminal answered too late or not at all holds nobody; the first key after it
+ * tries again (a password prompt still costs the floods one 8 ms hold a second).
+ */
 export const UNANSWERED_PAUSE_MS = 1_000;
 
 /**
@@ -92,8 +98,13 @@ export class InputHold<T extends Holdable> {
     if (input.length > this.keystrokeMaxChars || !isTypedInput(input)) return;
     this.release();
     const now = this.now();
-    // The key before is still unanswered: too late by now.
-    if (this.late.delete(typed)) this.unanswered.set(typed, now + this.unansweredPauseMs);
+    // An earlier key whose hold ran out is still unanswered: too late once SLOW_ANSWER_MS have
+    // passed since it; before that (a fast typist on a busy machine) its echo may yet come in time.
+    const lateSince = this.late.get(typed);
+    if (lateSince !== undefined && now - lateSince >= SLOW_ANSWER_MS) {
+      this.late.delete(typed);
+      this.unanswered.set(typed, now + this.unansweredPauseMs);
+    }
     const pausedUntil = this.unanswered.get(typed);
     if (pausedUntil !== undefined && now < pausedUntil) return;
     this.unanswered.delete(typed);
@@ -147,7 +158,8 @@ export class InputHold<T extends Holdable> {
   private ranOut(): void {
     const c = this.current;
     if (!c) return;
-    this.late.set(c.typed, c.at);
+    // The earliest key still unanswered is the one the answer is judged against.
+    if (!this.late.has(c.typed)) this.late.set(c.typed, c.at);
     this.release();
   }
 }

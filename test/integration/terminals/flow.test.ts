@@ -206,8 +206,8 @@ describe('flow control', () => {
       const echo = await h.app.terminals.spawn({ file: '/bin/cat', args: [], cwd: dir.path, kind: 'command', title: 'cat' });
       const echoView = new HeadlessView(h.client, echo.id);
       await echoView.attach();
-      // A terminal that answers nothing (a password prompt): its first keystroke holds the flood until the
-      // hold's time is up, later ones hold nobody for a second (UNANSWERED_PAUSE_MS); the flood goes on.
+      // A terminal that answers nothing (a password prompt), typed into between the echoed keys over the
+      // main process's path: whatever it holds, the flood goes on and loses nothing.
       const silent = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; cat >/dev/null'], cwd: dir.path, kind: 'command', title: 'silent' });
       await h.client.invoke('terminals.write', { id: flood.id, data: 'go\r' });
       const size = readFileSync(ascii).length * rounds;

@@ -75,26 +75,53 @@ describe('InputHold', () => {
     expect(flood.held).toBe(true);
     clock.advance(1);
     expect(flood.held).toBe(false);
-    // The next key, the first still unanswered: the keys cost the flood nothing for a second...
+    // The next key soon after: the first one's echo may yet come in time (a busy machine), so it holds.
+    clock.advance(2);
     hold.typed(typed, 'e', [typed, flood]);
-    clock.advance(UNANSWERED_PAUSE_MS - 1);
+    expect(flood.held).toBe(true);
+    clock.advance(INPUT_HOLD_MS);
+    expect(flood.held).toBe(false);
+    // SLOW_ANSWER_MS after the first key, still nothing: the keys cost the flood nothing for a second...
+    clock.advance(SLOW_ANSWER_MS - 2 - INPUT_HOLD_MS * 2);
     hold.typed(typed, 'c', [typed, flood]);
-    expect(flood.changes).toEqual([true, false]);
+    clock.advance(UNANSWERED_PAUSE_MS - 1);
+    hold.typed(typed, 'r', [typed, flood]);
+    expect(flood.changes).toEqual([true, false, true, false]);
     // ...then one key tries again.
     clock.advance(1);
-    hold.typed(typed, 'r', [typed, flood]);
+    hold.typed(typed, 'e', [typed, flood]);
     expect(flood.held).toBe(true);
     // Answered in time: the hold ends at once and the next key holds again.
     hold.answered(typed);
     expect(flood.held).toBe(false);
     hold.typed(typed, 't', [typed, flood]);
     expect(flood.held).toBe(true);
-    // Another terminal's keystrokes were never paused by this one's silence.
-    hold.release();
+    hold.answered(typed);
+    // Another terminal's keystrokes are not paused by this one's silence.
+    hold.typed(typed, 'x', [typed, flood]);
+    clock.advance(SLOW_ANSWER_MS);
+    hold.typed(typed, 'y', [typed, flood]);
+    expect(flood.held).toBe(false);
     const other = term('shell', false);
-    hold.typed(typed, 'x', [typed, flood, other]);
-    clock.advance(INPUT_HOLD_MS);
     hold.typed(other, 'l', [typed, flood, other]);
+    expect(flood.held).toBe(true);
+  });
+
+  it('a key typed before a merely slow echo (a fast typist on a busy machine) keeps the holds', () => {
+    const clock = timers();
+    const hold = new InputHold<T>(clock);
+    const shell = term('shell', false);
+    const flood = term('flood', true);
+    hold.typed(shell, 'l', [shell, flood]);
+    clock.advance(INPUT_HOLD_MS + 2);
+    hold.typed(shell, 's', [shell, flood]);
+    expect(flood.held).toBe(true);
+    // Both echoes come 12 ms after the first key: not too late.
+    clock.advance(2);
+    hold.answered(shell);
+    expect(flood.held).toBe(false);
+    clock.advance(SLOW_ANSWER_MS);
+    hold.typed(shell, '\r', [shell, flood]);
     expect(flood.held).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../../src-preload/client/client';
-import { OUTPUT_SLOW_ANSWER_MS, OUTPUT_STALLED_MS, OutputScheduler, type OutputTarget } from '../../../src-preload/client/output-scheduler';
+import { OUTPUT_SLOW_ANSWER_MS, OUTPUT_STALLED_MS, OUTPUT_UNANSWERED_PAUSE_MS, OutputScheduler, type OutputTarget } from '../../../src-preload/client/output-scheduler';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 
 const text = (d: string | Uint8Array) => (typeof d === 'string' ? d : Buffer.from(d).toString('latin1'));
@@ -335,14 +335,23 @@ describe('OutputScheduler after a keystroke', () => {
     quietLane.write('s');
     quietLane.noteInput();
     expect(floodGoesOn()).toBe(true);
-    // ...a second on, a key makes the flood wait again; never answered, the key after it makes nobody wait.
-    h.advance(1_000);
+    // Another terminal's keystrokes are not paused by this one's.
+    const other = h.s.lane(target('other', log).api);
+    other.noteInput();
+    expect(floodGoesOn()).toBe(false);
+    other.write('o');
+    // ...a second on, a key makes the flood wait again; a key soon after its wait ran out, too
+    // (its echo may yet come in time); never answered, a key OUTPUT_SLOW_ANSWER_MS after it makes nobody wait.
+    h.advance(OUTPUT_UNANSWERED_PAUSE_MS);
     quietLane.noteInput();
     expect(floodGoesOn()).toBe(false);
-    h.advance(8);
+    h.advance(10);
+    quietLane.noteInput();
+    expect(floodGoesOn()).toBe(false);
+    h.advance(OUTPUT_SLOW_ANSWER_MS - 10);
     quietLane.noteInput();
     expect(floodGoesOn()).toBe(true);
-    expect(h.s.stats.answerTimeouts).toBe(3);
+    expect(h.s.stats.answerTimeouts).toBe(4);
   });
 
   it('waits again for the next keystroke, after a wait that was idle on the previous one', () => {
