@@ -1,3 +1,5 @@
+import { AnswerWatch } from '../contract/terminal-input';
+
 /**
  * Every terminal of one window (or view process) is fed through one queue, so a terminal
  * somebody types in never waits behind another terminal's flood.
@@ -18,7 +20,7 @@
  *   answers (its echo) or `answerWaitMs` pass: the thread is idle when the echo arrives, so it
  *   is parsed in the task it arrived in instead of after the flood's current slice. The flood
  *   loses about one echo's round trip per keystroke. A terminal that answers too late or not at
- *   all makes nobody wait for a second (OUTPUT_SLOW_ANSWER_MS);
+ *   all makes nobody wait for a second (AnswerWatch);
  * - the short slices hold only while somebody types in the window; otherwise no echo is waiting
  *   and a task parses as long as xterm's own slice, for throughput.
  *
@@ -45,8 +47,6 @@ export interface OutputSchedulerOptions {
   inputPriorityMs?: number;
   /** After a keystroke, other lanes wait this long at most for the typed terminal's answer. */
   answerWaitMs?: number;
-  /** After a keystroke was answered too late or not at all, that terminal's keystrokes make nobody wait for this long. */
-  unansweredPauseMs?: number;
   now?: () => number;
   /** Runs `fn` in a new task, after input and I/O that are already waiting. */
   nextTask?: (fn: () => void) => void;
@@ -87,18 +87,6 @@ export const OUTPUT_INPUT_PRIORITY_MS = 1_000;
  */
 export const OUTPUT_ANSWER_WAIT_MS = 8;
 /**
- * A terminal whose keystroke is answered this late, or not at all (a password prompt, a program
- * that reads keys without echoing, an ssh session far away), makes the others wait for nobody's
- * answer for OUTPUT_UNANSWERED_PAUSE_MS: the wait runs out before its answer comes, so every key
- * would cost their parsing the whole 8 ms for nothing. A local echo merely slow on a busy machine
- * (about 12 ms at the bench's p99 during a flood, key to echo in the view) keeps the wait. The
- * answer is the terminal's next output, whatever it is. The pty host does the same for its
- * reading (input-hold.ts).
- */
-export const OUTPUT_SLOW_ANSWER_MS = 25;
-/** How long such a terminal's keystrokes make nobody wait; the first key after it tries again. */
-export const OUTPUT_UNANSWERED_PAUSE_MS = 1_000;
-/**
  * A piece not parsed after this long no longer holds the other terminals up (an emulator that
  * threw in the middle of a write never calls back). A 16 KB piece parses in milliseconds.
  */
@@ -134,10 +122,8 @@ export class OutputLane {
   /** @internal */ readonly items: Item[] = [];
   /** @internal */ head = 0;
   /** @internal */ lastInputAt = Number.NEGATIVE_INFINITY;
-  /** @internal Until when (now()) a keystroke here makes nobody wait (OUTPUT_UNANSWERED_PAUSE_MS). */
-  unansweredUntil = Number.NEGATIVE_INFINITY;
-  /** @internal When the keystroke was typed whose wait ran out before its answer came; null when none. */
-  lateSince: number | null = null;
+  /** @internal Its answers to keystrokes: too late or none, and its keys make nobody wait for a while. */
+  readonly answers = new AnswerWatch();
   private closed = false;
 
   constructor(
@@ -233,7 +219,6 @@ export class OutputScheduler {
   lastInputAt = Number.NEGATIVE_INFINITY;
   private readonly inputPriorityMs: number;
   private readonly answerWaitMs: number;
-  private readonly unansweredPauseMs: number;
   /** A keystroke's terminal whose answer the other lanes wait for, until `until` (now()). */
   private awaiting: { lane: OutputLane; until: number } | null = null;
   private answerTimer: unknown = null;
@@ -251,7 +236,6 @@ export class OutputScheduler {
     this.quietSliceMs = Math.max(this.sliceMs, opts.quietSliceMs ?? OUTPUT_QUIET_SLICE_MS);
     this.inputPriorityMs = opts.inputPriorityMs ?? OUTPUT_INPUT_PRIORITY_MS;
     this.answerWaitMs = opts.answerWaitMs ?? OUTPUT_ANSWER_WAIT_MS;
-    this.unansweredPauseMs = opts.unansweredPauseMs ?? OUTPUT_UNANSWERED_PAUSE_MS;
     this.now = opts.now ?? (() => performance.now());
     this.nextTask = opts.nextTask ?? defaultNextTask();
     this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
@@ -292,14 +276,8 @@ export class OutputScheduler {
     // Unpaced (a hidden page) nobody sees the echo; a lane that was closed is not fed from here.
     if (!this.paced) return;
     this.stopAnswerTimer();
-    // An earlier keystroke whose wait ran out is still unanswered: too late once
-    // OUTPUT_SLOW_ANSWER_MS have passed since it; before that its echo may yet come in time.
-    if (lane.lateSince !== null && lane.lastInputAt - lane.lateSince >= OUTPUT_SLOW_ANSWER_MS) {
-      lane.lateSince = null;
-      lane.unansweredUntil = lane.lastInputAt + this.unansweredPauseMs;
-    }
     // Answered too late or not at all a moment ago: its typing goes first, but nobody waits.
-    if (lane.lastInputAt < lane.unansweredUntil) {
+    if (!lane.answers.worthWaiting(lane.lastInputAt)) {
       this.awaiting = null;
       if (!this.busy && !this.yielded && this.waiting.size > 0) this.pump();
       return;
@@ -328,19 +306,13 @@ export class OutputScheduler {
 
   private timedOut(lane: OutputLane): void {
     this.stats.answerTimeouts++;
-    // The earliest keystroke still unanswered is the one its answer is judged against.
-    lane.lateSince ??= lane.lastInputAt;
+    lane.answers.ranOut(lane.lastInputAt);
   }
 
   /** @internal */
   write(lane: OutputLane, data: string | Uint8Array, parsed?: () => void): void {
     if (this.busy && this.now() - this.busy.since > OUTPUT_STALLED_MS) this.busy = null;
-    if (lane.lateSince !== null) {
-      // The answer to a keystroke whose wait ran out: late, or too late (OUTPUT_SLOW_ANSWER_MS).
-      const now = this.now();
-      if (now - lane.lateSince >= OUTPUT_SLOW_ANSWER_MS) lane.unansweredUntil = now + this.unansweredPauseMs;
-      lane.lateSince = null;
-    }
+    lane.answers.answered(this.now());
     const answer = this.awaiting?.lane === lane;
     try {
       this.enqueue(lane, data, parsed);

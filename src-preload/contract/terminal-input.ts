@@ -31,3 +31,53 @@ const MOUSE_OR_FOCUS = /^(?:\x1b\[M[\s\S]{3}|\x1b\[<\d+;\d+;\d+[Mm]|\x1b\[\d+;\d
 export function isTypedInput(data: string): boolean {
   return !REPLY.test(data) && !MOUSE_OR_FOCUS.test(data);
 }
+
+/**
+ * A keystroke answered this long after it, or not at all (a password prompt, a program that
+ * reads keys without echoing, an ssh session far away), is not worth waiting for: the wait for
+ * its echo (8 ms in the view's output scheduler and in the pty host's input hold) runs out before
+ * the answer comes, so every key would hold the other terminals for nothing. A local echo merely
+ * slow on a busy machine (about 12 ms key to echo in the view, 3 ms in the pty host, at the
+ * bench's p99 during a flood) is well under it.
+ */
+export const SLOW_ANSWER_MS = 25;
+/** How long such a terminal's keystrokes hold nobody; the first key after it tries again (a password prompt still costs one wait a second). */
+export const UNANSWERED_PAUSE_MS = 1_000;
+
+/**
+ * One terminal's answers to its keystrokes, for whoever waits for them (output-scheduler.ts in
+ * the view, input-hold.ts in the pty host): whether the next key's answer is worth waiting for.
+ * Times are one clock's milliseconds, the caller's. The "answer" is the terminal's next output,
+ * whatever it is: a program printing on its own may stand in for it, and the rule then leans to
+ * waiting.
+ */
+export class AnswerWatch {
+  /** When the earliest key was typed whose wait ran out before its answer came; null when none. */
+  private lateSince: number | null = null;
+  private pausedUntil = Number.NEGATIVE_INFINITY;
+
+  /** The wait for the answer to the key typed at `typedAt` ran out. */
+  ranOut(typedAt: number): void {
+    this.lateSince ??= typedAt;
+  }
+
+  /** The terminal's output came, at `now`: a late answer, or a too-late one that pauses the waits. */
+  answered(now: number): void {
+    if (this.lateSince === null) return;
+    if (now - this.lateSince >= SLOW_ANSWER_MS) this.pausedUntil = now + UNANSWERED_PAUSE_MS;
+    this.lateSince = null;
+  }
+
+  /**
+   * A key was typed at `now`: whether to wait for its answer. An earlier key still unanswered
+   * SLOW_ANSWER_MS after it pauses the waits; before that (a fast typist on a busy machine) its
+   * echo may yet come in time.
+   */
+  worthWaiting(now: number): boolean {
+    if (this.lateSince !== null && now - this.lateSince >= SLOW_ANSWER_MS) {
+      this.lateSince = null;
+      this.pausedUntil = now + UNANSWERED_PAUSE_MS;
+    }
+    return now >= this.pausedUntil;
+  }
+}

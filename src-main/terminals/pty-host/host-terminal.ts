@@ -38,6 +38,8 @@ export class HostTerminal {
   private paused = false;
   /** Paused for another terminal's keystroke until its echo (input-hold.ts). */
   private held = false;
+  /** Whether the pty is being read: not while paused by flow control or held (syncReading). */
+  private reading = true;
   /** Bytes read since `spanStart` (performance.now()); a flood fills FLOOD_BYTES within FLOOD_SPAN_MS. */
   private spanStart = Number.NEGATIVE_INFINITY;
   private spanBytes = 0;
@@ -135,9 +137,16 @@ export class HostTerminal {
     if (on && this.leaderGone) return;
     this.held = on;
     if (on) this.stats.holds++;
-    if (this.paused) return;
-    if (on) this.pty.pause();
-    else this.pty.resume();
+    this.syncReading();
+  }
+
+  /** Reads the pty unless flow control pauses it or a keystroke elsewhere holds it: the one place that pauses and resumes it. */
+  private syncReading(): void {
+    const read = !this.paused && !this.held;
+    if (read === this.reading) return;
+    this.reading = read;
+    if (read) this.pty.resume();
+    else this.pty.pause();
   }
 
   resize(cols: number, rows: number): void {
@@ -213,9 +222,10 @@ export class HostTerminal {
   }
 
   private take(chunk: Uint8Array): void {
-    const now = performance.timeOrigin + performance.now();
+    const at = performance.now();
+    const now = performance.timeOrigin + at;
     this.stats.bytesRead += chunk.length;
-    this.noteRate(chunk.length);
+    this.noteRate(chunk.length, at);
     this.stats.firstReadAt ??= now;
     this.stats.lastReadAt = now;
     const whole = this.splitter.write(chunk);
@@ -230,8 +240,8 @@ export class HostTerminal {
     if (urgent) this.sink.answered?.();
   }
 
-  private noteRate(n: number): void {
-    const at = performance.now();
+  /** `n` bytes read at `at` (performance.now()). */
+  private noteRate(n: number, at: number): void {
     if (at - this.spanStart > FLOOD_SPAN_MS) {
       this.spanStart = at;
       this.spanBytes = 0;
@@ -262,7 +272,7 @@ export class HostTerminal {
       this.pausedAt = performance.now();
       this.stats.pauses++;
       if (this.consumed !== null) w.paused(this.consumed);
-      this.pty.pause();
+      this.syncReading();
       this.sink.flow(true, w.window);
       // Nothing more will join the batch while paused: send it now rather than after the timer,
       // so the views can parse (and acknowledge) it sooner.
@@ -271,7 +281,7 @@ export class HostTerminal {
       this.paused = false;
       this.stats.pausedMs += performance.now() - this.pausedAt;
       if (this.consumed !== null) w.resumed(this.consumed);
-      if (!this.held) this.pty.resume();
+      this.syncReading();
       this.sink.flow(false, w.window);
     }
   }

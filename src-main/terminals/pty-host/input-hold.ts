@@ -1,4 +1,4 @@
-import { isTypedInput } from '../../../src-preload/contract/terminal-input';
+import { AnswerWatch, isTypedInput } from '../../../src-preload/contract/terminal-input';
 
 /** What the hold needs of a terminal (HostTerminal fits). */
 export interface Holdable {
@@ -13,7 +13,6 @@ export interface Holdable {
 export interface InputHoldOptions {
   holdMs?: number;
   keystrokeMaxChars?: number;
-  unansweredPauseMs?: number;
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (timer: unknown) => void;
@@ -28,22 +27,6 @@ export const KEYSTROKE_MAX_CHARS = 64;
  * terminals' output again (OUTPUT_ANSWER_WAIT_MS in output-scheduler.ts).
  */
 export const INPUT_HOLD_MS = 8;
-/**
- * A terminal whose keystroke is answered this late, or not at all (a password prompt, a program
- * that reads keys without echoing, an ssh session across the world), holds nobody for
- * UNANSWERED_PAUSE_MS: the hold runs out before its answer comes, so every key would cost the
- * floods the whole 8 ms for nothing. A local echo merely slow on a busy machine stays held for:
- * here it is the pty's own echo, key written to echo read, about 3 ms at the bench's p99 during
- * a flood. "Answer" is the first read after the key, whatever it is (a program printing on its
- * own may stand in for it: the rule then leans to holding).
- */
-export const SLOW_ANSWER_MS = 25;
-/**
- * How long a terminal answered too late or not at all holds nobody; the first key after it
- * tries again (a password prompt still costs the floods one 8 ms hold a second).
- */
-export const UNANSWERED_PAUSE_MS = 1_000;
-
 /**
  * After a keystroke in one terminal, the pty host stops reading every other terminal that is
  * flooding until the keystroke's answer (its echo, or the program's reply) has been read, or
@@ -60,13 +43,10 @@ export const UNANSWERED_PAUSE_MS = 1_000;
  */
 export class InputHold<T extends Holdable> {
   private current: { typed: T; held: T[]; timer: unknown; at: number } | null = null;
-  /** Terminals whose hold ran out before their answer came: when the key was typed. */
-  private readonly late = new Map<T, number>();
-  /** Terminals answered too late or not at all (SLOW_ANSWER_MS), and until when they hold nobody. */
-  private readonly unanswered = new Map<T, number>();
+  /** Each typed terminal's answers (too late or none: its keys hold nobody for a while). */
+  private readonly answers = new Map<T, AnswerWatch>();
   private readonly holdMs: number;
   private readonly keystrokeMaxChars: number;
-  private readonly unansweredPauseMs: number;
   private readonly now: () => number;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (timer: unknown) => void;
@@ -76,7 +56,6 @@ export class InputHold<T extends Holdable> {
   constructor(opts: InputHoldOptions = {}) {
     this.holdMs = opts.holdMs ?? INPUT_HOLD_MS;
     this.keystrokeMaxChars = opts.keystrokeMaxChars ?? KEYSTROKE_MAX_CHARS;
-    this.unansweredPauseMs = opts.unansweredPauseMs ?? UNANSWERED_PAUSE_MS;
     this.now = opts.now ?? (() => performance.now());
     this.setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
     this.clearTimer = opts.clearTimer ?? ((t) => clearTimeout(t as NodeJS.Timeout));
@@ -92,22 +71,15 @@ export class InputHold<T extends Holdable> {
    * answer holds the others that flood, and ends the hold of an earlier one. Nothing else
    * changes anything: a paste (its answer is no echo anybody waits for), the emulator's own
    * answers to queries, mouse and focus reports (isTypedInput), input to a terminal that answers
-   * too late or not at all (SLOW_ANSWER_MS).
+   * too late or not at all (AnswerWatch).
    */
   typed(typed: T, input: string, all: Iterable<T>): void {
     if (input.length > this.keystrokeMaxChars || !isTypedInput(input)) return;
     this.release();
     const now = this.now();
-    // An earlier key whose hold ran out is still unanswered: too late once SLOW_ANSWER_MS have
-    // passed since it; before that (a fast typist on a busy machine) its echo may yet come in time.
-    const lateSince = this.late.get(typed);
-    if (lateSince !== undefined && now - lateSince >= SLOW_ANSWER_MS) {
-      this.late.delete(typed);
-      this.unanswered.set(typed, now + this.unansweredPauseMs);
-    }
-    const pausedUntil = this.unanswered.get(typed);
-    if (pausedUntil !== undefined && now < pausedUntil) return;
-    this.unanswered.delete(typed);
+    let answers = this.answers.get(typed);
+    if (!answers) this.answers.set(typed, (answers = new AnswerWatch()));
+    if (!answers.worthWaiting(now)) return;
     if (!typed.awaitingAnswer) return;
     const floods: T[] = [];
     for (const t of all) if (t !== typed && t.flooding) floods.push(t);
@@ -122,24 +94,16 @@ export class InputHold<T extends Holdable> {
     }
   }
 
-  /**
-   * `t` read its answer: a hold waiting for it ends. An answer that came after its hold ran out
-   * and later than SLOW_ANSWER_MS after the key pauses `t`'s holds.
-   */
+  /** `t` read its answer: a hold waiting for it ends; a late one is judged (AnswerWatch). */
   answered(t: T): void {
     if (this.current?.typed === t) this.release();
-    const typedAt = this.late.get(t);
-    if (typedAt === undefined) return;
-    this.late.delete(t);
-    const now = this.now();
-    if (now - typedAt >= SLOW_ANSWER_MS) this.unanswered.set(t, now + this.unansweredPauseMs);
+    this.answers.get(t)?.answered(this.now());
   }
 
   /** `t` exited or was closed: a hold waiting for it ends, a hold of it too (a closed terminal is read to its end), and it is forgotten. */
   forget(t: T): void {
     if (this.current?.typed === t) this.release();
-    this.late.delete(t);
-    this.unanswered.delete(t);
+    this.answers.delete(t);
     const held = this.current?.held;
     const at = held ? held.indexOf(t) : -1;
     if (at < 0) return;
@@ -158,8 +122,7 @@ export class InputHold<T extends Holdable> {
   private ranOut(): void {
     const c = this.current;
     if (!c) return;
-    // The earliest key still unanswered is the one the answer is judged against.
-    if (!this.late.has(c.typed)) this.late.set(c.typed, c.at);
+    this.answers.get(c.typed)?.ranOut(c.at);
     this.release();
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { INPUT_HOLD_MS, InputHold, KEYSTROKE_MAX_CHARS, SLOW_ANSWER_MS, UNANSWERED_PAUSE_MS } from '../../../src-main/terminals/pty-host/input-hold';
+import { INPUT_HOLD_MS, InputHold, KEYSTROKE_MAX_CHARS } from '../../../src-main/terminals/pty-host/input-hold';
+import { SLOW_ANSWER_MS, UNANSWERED_PAUSE_MS } from '../../../src-preload/contract/terminal-input';
 
 /** A terminal as the hold sees it, recording what it was told. */
 function term(name: string, flooding: boolean) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '../../../src-preload/client/client';
-import { OUTPUT_SLOW_ANSWER_MS, OUTPUT_STALLED_MS, OUTPUT_UNANSWERED_PAUSE_MS, OutputScheduler, type OutputTarget } from '../../../src-preload/client/output-scheduler';
+import { OUTPUT_STALLED_MS, OutputScheduler, type OutputTarget } from '../../../src-preload/client/output-scheduler';
+import { SLOW_ANSWER_MS as OUTPUT_SLOW_ANSWER_MS, UNANSWERED_PAUSE_MS as OUTPUT_UNANSWERED_PAUSE_MS } from '../../../src-preload/contract/terminal-input';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
 
 const text = (d: string | Uint8Array) => (typeof d === 'string' ? d : Buffer.from(d).toString('latin1'));
