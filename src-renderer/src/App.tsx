@@ -35,6 +35,7 @@ import { BoardView } from './views/BoardView';
 import { useTerminalsSync } from './terminals/use-terminals-sync';
 import { KeyboardLayer, SkipLink } from './keyboard/KeyboardLayer';
 import { afterIdle } from './lib/after-idle';
+import { useAheadOfView } from './lib/ahead-of-view';
 
 // The board is the first page; every other view is loaded when first shown. Together they are
 // most of the UI's code (xterm, the diff viewer and syntax highlighter, markdown, charts), which
@@ -123,6 +124,7 @@ export function App() {
 
   useTheme();
   useTerminalsSync();
+  useAheadOfView();
   useEffect(prefetchViews, []);
 
   useEffect(() => {

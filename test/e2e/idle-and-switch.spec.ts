@@ -680,6 +680,96 @@ async function parkByOpeningSeven(terms: TerminalsPage, pane: Locator): Promise<
   }
 }
 
+/**
+ * Records the page's terminal and session requests as they go out on its socket, with whether
+ * the view they are for was in the page at that moment (`shown`).
+ */
+async function recordRequestsWithView(page: Page): Promise<void> {
+  await page.addInitScript(`(() => {
+    globalThis.__requests = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (d) {
+      if (typeof d === 'string' && d.startsWith('{')) {
+        const f = JSON.parse(d);
+        if (f.type === 'invoke' && f.input && /^(terminals\\.(attach|resize)|agents\\.events\\.read)$/.test(f.channel)) {
+          const view = f.channel === 'agents.events.read' ? '[data-testid="session-view"]' : '[data-testid="terminal-pane"][data-terminal-id="' + f.input.id + '"]';
+          globalThis.__requests.push({ channel: f.channel, input: f.input, shown: document.querySelector(view) !== null });
+        }
+      }
+      return send.call(this, d);
+    };
+  })()`);
+}
+type SentRequest = { channel: string; input: Record<string, unknown>; shown: boolean };
+const sentRequests = (page: Page) => page.evaluate<SentRequest[]>(`globalThis.__requests`);
+
+test('a terminal opened by its address asks for its history before its pane is drawn, parses it at the pane’s size and sizes its pty to that alone', async ({ page }) => {
+  await recordRequestsWithView(page);
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const first = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'for i in $(seq 1 3000); do echo "ahead-line-$i"; done; echo "ahead-end-$((6*7))"');
+  await expect(terms.screen(pane)).toContainText('ahead-end-42', { timeout: 30_000 });
+  await terms.newShellIn(projectName());
+  await expect(pane).not.toHaveAttribute('data-terminal-id', first);
+  // A new page (as after a restart), on the Terminals view: the first terminal has no view here.
+  await page.reload();
+  await page.getByTestId('terminals-view').waitFor();
+  await expect(terms.screen(pane)).toContainText(/\S/);
+
+  await page.evaluate(`location.hash = '#/terminals/${first}'`);
+  await expect(terms.screen(pane)).toContainText('ahead-end-42');
+  const asked = (await sentRequests(page)).filter((r) => r.input.id === first);
+  // The attach went out as the app went to the terminal, before React drew its pane (the pane's
+  // own effect would have asked with the pane in the page).
+  expect(asked[0], 'the first request for the terminal').toMatchObject({ channel: 'terminals.attach', shown: false });
+  expect(asked.filter((r) => r.channel === 'terminals.attach')).toHaveLength(1);
+  // Parsed at the pane's size: the pty was never sized to xterm's 80×24 on the way, only to the pane.
+  await terms.type(pane, 'echo "pty-$(stty size | tr " " x)-size"');
+  const size = /pty-(\d+)x(\d+)-size/;
+  await expect(terms.screen(pane)).toContainText(size);
+  const [rows, cols] = (await terms.screen(pane).innerText()).match(size)!.slice(1).map(Number);
+  expect(cols, 'the pane is wider than 80 columns').toBeGreaterThan(80);
+  const resizes = asked.filter((r) => r.channel === 'terminals.resize').map((r) => r.input);
+  expect(resizes.length).toBeGreaterThan(0);
+  for (const r of resizes) expect(r).toMatchObject({ cols, rows });
+  // Each history line on a row of its own: not wrapped at 80 columns and joined again.
+  expect(await terms.screen(pane).innerText()).toMatch(/^ahead-line-3000$/m);
+});
+
+/** Another session first (the session view's code is loaded, as in a page used a while), then the board again. */
+async function boardAfterAnotherSession(page: Page, session: SessionPage): Promise<void> {
+  await new BoardPage(page).open(host.url);
+  await page.evaluate(`location.hash = '#/session/${otherId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 1:`);
+  await page.evaluate(`location.hash = '#/'`);
+  await expect(page.getByTestId('session-view')).toHaveCount(0);
+}
+
+test('a session opened by its address asks for its newest turns before its view is drawn, once', async ({ page }) => {
+  await recordRequestsWithView(page);
+  const session = new SessionPage(page);
+  await boardAfterAnotherSession(page, session);
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  const reads = (await sentRequests(page)).filter((r) => r.channel === 'agents.events.read' && r.input.sessionId === sessionId);
+  // Asked as the app went to the session, not by the view's effect once it was in the page; and
+  // the view took that read instead of asking again.
+  expect(reads.filter((r) => r.input.lastTurns !== undefined)).toEqual([{ channel: 'agents.events.read', input: { sessionId, lastTurns: 20, limit: 5_000 }, shown: false }]);
+});
+
+test('a live event while the short read started ahead of the view is under way is shown after what it read', async ({ page }) => {
+  const route = await routeReads(page, (i) => (i.sessionId === sessionId && i.lastTurns !== undefined ? 'hold' : 'pass'));
+  const session = new SessionPage(page);
+  await boardAfterAnotherSession(page, session);
+  await page.evaluate(`location.hash = '#/session/${sessionId}'`);
+  await expect.poll(() => route.held.length).toBe(1);
+  route.publish({ sessionId, seq: 1_651, data: { type: 'notice', level: 'info', text: 'live-during-the-short-read' } });
+  for (const h of route.held.splice(0)) h.release();
+  await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
+  await expect(session.transcript).toContainText('live-during-the-short-read');
+  expect(route.reads().filter((r) => r.sessionId === sessionId && r.lastTurns !== undefined)).toHaveLength(1);
+});
+
 test('a terminal whose history was parsed before it opened scrolls back page by page from the keyboard', async ({ page }) => {
   const { terms, pane } = await openShellDrawnInPage(page);
   const id = (await pane.getAttribute('data-terminal-id'))!;

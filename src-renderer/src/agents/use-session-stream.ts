@@ -1,5 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AgentEvent } from '../../../src-preload/contract/agents';
+import type { OutputOf } from '../../../src-preload/contract';
+import type { Client } from '../../../src-preload/client/client';
+import { registerAheadOfView } from '../lib/ahead-of-view';
 import { useAppStore, useClient } from '../store';
 import { applyEvents, emptyTranscript, tailFoldsAlone, type Transcript } from './transcript';
 import { transcriptCache } from './transcript-cache';
@@ -12,6 +15,56 @@ const REPLAY_PAGE = 5_000;
  * newest answer shows in the time of a short read instead of the whole log's.
  */
 const TAIL_TURNS = 20;
+
+type TailRead = OutputOf<'agents.events.read'> | null;
+
+/**
+ * A first open's short read, started as the app goes to the session, before React has drawn its
+ * view (lib/ahead-of-view.ts): the view takes it instead of asking when its effect runs. Live
+ * events are listened to from before the read, as the view itself does, and handed over with
+ * it: one that came between the read and the view's own subscription is not lost.
+ */
+interface TailAhead {
+  tail: Promise<TailRead>;
+  events: AgentEvent[];
+  off: () => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+/** A read no view takes within this long (the app moved on) is let go. */
+const TAIL_AHEAD_KEEP_MS = 2_000;
+const tailsAhead = new Map<string, TailAhead>();
+
+function readTail(client: Client, sessionId: string): Promise<TailRead> {
+  // Only a speed-up: if it fails, the whole log is read as without it.
+  return client.invoke('agents.events.read', { sessionId, lastTurns: TAIL_TURNS, limit: REPLAY_PAGE }).catch(() => null);
+}
+
+/** Starts the short read of a session opened for the first time (nothing of it cached, no read of it under way). */
+export function readTailAhead(client: Client, sessionId: string): void {
+  if (tailsAhead.has(sessionId) || transcriptCache.get(sessionId) !== null || openingReads.has(sessionId) || backgroundRead.has(sessionId)) return;
+  const events: AgentEvent[] = [];
+  const off = client.on('agents.event', (e) => events.push(e), sessionId);
+  const timer = setTimeout(() => {
+    tailsAhead.delete(sessionId);
+    off();
+  }, TAIL_AHEAD_KEEP_MS);
+  tailsAhead.set(sessionId, { tail: readTail(client, sessionId), events, off, timer });
+}
+
+/** The read started ahead of the view, taken once (its listener is the caller's to drop, once it listens itself). */
+export function takeTailAhead(sessionId: string): TailAhead | null {
+  const ahead = tailsAhead.get(sessionId);
+  if (!ahead) return null;
+  clearTimeout(ahead.timer);
+  tailsAhead.delete(sessionId);
+  return ahead;
+}
+
+registerAheadOfView((client, view, s) => {
+  if (view.name !== 'session') return;
+  const id = view.sessionId;
+  if (s.sessions.some((x) => x.id === id)) readTailAhead(client, id);
+});
 
 /**
  * Sessions whose log a view is reading as it opens, with what waits for that: other requests
@@ -100,6 +153,8 @@ export function useSessionStream(
     /** The view went away and nobody reads on for the cache: the read stops here. */
     const gone = () => cancelled && !readOnForCache;
     const held: AgentEvent[] = [];
+    /** The short read started as the app came here, if one was (taken below, once this view listens). */
+    let tailAhead: Promise<TailRead> | null = null;
     const commit = (next: Transcript) => {
       current = next;
       if (!cancelled) setTranscript(next);
@@ -123,8 +178,9 @@ export function useSessionStream(
           let nextSeq: number | null = read.lastSeq + 1;
           if (read === emptyTranscript && !tailTried) {
             tailTried = true;
-            // Only a speed-up: if it fails, the whole log is read as without it.
-            const tail = await client.invoke('agents.events.read', { sessionId, lastTurns: TAIL_TURNS, limit: REPLAY_PAGE }).catch(() => null);
+            const ahead = tailAhead;
+            tailAhead = null;
+            const tail = await (ahead ?? readTail(client, sessionId));
             if (cancelled) return;
             if (tail?.startSeq === 1) {
               // Short enough to read at once (the host's call): this was the log from its start.
@@ -208,6 +264,14 @@ export function useSessionStream(
       },
       sessionId,
     );
+    // Listening now: the read started ahead hands over the events it heard meanwhile (held, as
+    // live events during a read are) and stops listening. None if this view has a fold already.
+    const ahead = current === emptyTranscript ? takeTailAhead(sessionId) : null;
+    if (ahead) {
+      tailAhead = ahead.tail;
+      held.push(...ahead.events);
+      ahead.off();
+    }
     let wasClosed = false;
     const offStatus = client.transport.onStatus?.((s) => {
       if (s === 'closed') wasClosed = true;

@@ -262,9 +262,15 @@ export interface ViewCacheOptions {
   parkAfterMs: number;
   /** At most this many hidden views stay live; past it the one hidden longest is parked at once. */
   maxHidden: number;
+  /** A view started ahead of its pane (`warm`) that no pane takes within this long is disposed (default 2 s). */
+  warmForMs?: number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (t: unknown) => void;
 }
+
+/** Views started ahead of their pane kept at once; starting one more disposes the oldest (going through terminals quickly). */
+const MAX_WARMING = 2;
+const WARM_FOR_MS = 2_000;
 
 /**
  * Which terminals have a live view and which a snapshot. A view taken off the screen stays live
@@ -272,6 +278,11 @@ export interface ViewCacheOptions {
  * then it is parked; the number of hidden live views is bounded whatever the timing.
  */
 export class TerminalViewCache<V extends CachedView> {
+  /**
+   * Views started when the app went to a terminal, before React drew the pane that shows it: its
+   * history is asked for while the page renders instead of after (terminal-view.ts, `prewarm`).
+   */
+  private readonly warming = new Map<string, { view: V; timer: unknown }>();
   private readonly hidden = new Map<string, { view: V; timer: unknown }>();
   private readonly parked = new Map<string, ParkedTerminal>();
   /** Parks under way, so a caller can wait for the snapshot rather than replay everything. */
@@ -287,9 +298,42 @@ export class TerminalViewCache<V extends CachedView> {
     this.clearTimer = o.clearTimer ?? ((t) => clearTimeout(t as ReturnType<typeof setTimeout>));
   }
 
-  /** The hidden live view of a terminal (taken out of the cache), else its snapshot, else nothing. */
+  /**
+   * Whether the terminal has a view or a snapshot here, or one being taken, or is on screen: a
+   * view started for it now would be a second one.
+   */
+  has(id: string): boolean {
+    return this.warming.has(id) || this.shown.has(id) || this.hidden.has(id) || this.parking.has(id) || this.parked.has(id);
+  }
+
+  /**
+   * Keeps a view started ahead of its pane (which takes it), for a short while: one no pane
+   * takes (the app moved on before drawing it) is disposed, and so is the oldest past a bound.
+   * A terminal that already has a view here keeps that one; `view` is disposed.
+   */
+  warm(id: string, view: V): void {
+    if (this.has(id)) {
+      view.dispose();
+      return;
+    }
+    const timer = this.setTimer(() => {
+      if (this.warming.get(id)?.view !== view) return;
+      this.warming.delete(id);
+      view.dispose();
+    }, this.o.warmForMs ?? WARM_FOR_MS);
+    this.warming.set(id, { view, timer });
+    while (this.warming.size > MAX_WARMING) this.dropWarming(this.warming.keys().next().value!);
+  }
+
+  /** The view started ahead of its pane, else the hidden live view of a terminal (taken out of the cache), else its snapshot, else nothing. */
   take(id: string): { view: V } | { parked: ParkedTerminal } | null {
     this.shown.add(id);
+    const w = this.warming.get(id);
+    if (w) {
+      this.clearTimer(w.timer);
+      this.warming.delete(id);
+      return { view: w.view };
+    }
     const h = this.hidden.get(id);
     if (h) {
       this.clearTimer(h.timer);
@@ -335,12 +379,21 @@ export class TerminalViewCache<V extends CachedView> {
 
   /** Forgets terminals that no longer exist (closed): their views are disposed, their snapshots dropped. */
   retain(ids: ReadonlySet<string>): void {
+    for (const id of [...this.warming.keys()]) if (!ids.has(id)) this.dropWarming(id);
     for (const id of [...this.hidden.keys(), ...this.parked.keys()]) if (!ids.has(id)) this.drop(id);
     for (const id of [...this.shown]) if (!ids.has(id)) this.shown.delete(id);
   }
 
-  get counts(): { hidden: number; parked: number } {
-    return { hidden: this.hidden.size, parked: this.parked.size };
+  get counts(): { warming: number; hidden: number; parked: number } {
+    return { warming: this.warming.size, hidden: this.hidden.size, parked: this.parked.size };
+  }
+
+  private dropWarming(id: string): void {
+    const w = this.warming.get(id);
+    if (!w) return;
+    this.clearTimer(w.timer);
+    this.warming.delete(id);
+    w.view.dispose();
   }
 
   private drop(id: string): void {

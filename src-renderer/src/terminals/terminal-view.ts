@@ -14,6 +14,7 @@ import { isTerminalReply, isTypedInput } from '../../../src-preload/contract/ter
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
 import { setLoadedTerminalViews } from './loaded-views';
+import { registerAheadOfView } from '../lib/ahead-of-view';
 
 /** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
 const XTERM_SCROLLBACK_LINES = 5_000;
@@ -139,12 +140,23 @@ export class TerminalView implements CachedView {
   private blinkPhase: ReturnType<typeof setInterval> | null = null;
   private lastActivity = 0;
   private readonly replayWatch = new ReplayWatch();
+  /**
+   * A new view's output waits here until its first mount sizes it: one started ahead of its pane
+   * (`prewarmTerminalView`) gets its history before it knows the pane's size, and parsing it at
+   * xterm's default 80×24 would rewrap every line on the resize. Null once mounted (and for a
+   * parked view, whose snapshot is written at its own size).
+   */
+  private held: Array<() => void> | null;
+  /** The attach's answer, once it came (the pty's size is matched to the view's once both are known). */
+  private attachedAs: AttachResult | null = null;
+  /** The attach failed before a pane showed the view: a pane taking it starts a new one, which reports the error. */
+  attachFailed = false;
   /** What was written into xterm from the terminal's first character: parked, it may stand for a snapshot (terminal-park.ts). */
   private readonly outputCopy: OutputCopy;
   private readonly offs: Array<() => void> = [];
 
   constructor(
-    client: Client,
+    private readonly client: Client,
     readonly terminalId: string,
     fontSize: number,
     parked: ParkedTerminal | null,
@@ -152,6 +164,7 @@ export class TerminalView implements CachedView {
     this.element.className = 'xterm-view';
     this.endWritten = parked?.endWritten ?? false;
     this.restoring = parked !== null;
+    this.held = parked ? null : [];
     const parkedHow = parked ? parkedAs(parked) : null;
     // A new view, or one replaying from offset 0, starts its copy empty; one parked as its copy
     // goes on from it; one restored from a snapshot has none.
@@ -199,21 +212,23 @@ export class TerminalView implements CachedView {
       client,
       terminalId,
       {
-        write: (data, cb) => {
-          this.activity();
-          this.replayWatch.output();
-          // Kept while xterm holds exactly the output from offset 0 (see OutputCopy).
-          if (this.outputCopy.held) {
-            if (this.exact) this.outputCopy.push(data);
-            else this.outputCopy.drop();
-          }
-          term.write(data, cb);
-        },
-        reset: () => {
-          this.outputCopy.drop();
-          // After what xterm was handed before (a snapshot or a copy being restored).
-          resetInOrder(term);
-        },
+        write: (data, cb) =>
+          this.inOrder(() => {
+            this.activity();
+            this.replayWatch.output();
+            // Kept while xterm holds exactly the output from offset 0 (see OutputCopy).
+            if (this.outputCopy.held) {
+              if (this.exact) this.outputCopy.push(data);
+              else this.outputCopy.drop();
+            }
+            term.write(data, cb);
+          }),
+        reset: () =>
+          this.inOrder(() => {
+            this.outputCopy.drop();
+            // After what xterm was handed before (a snapshot or a copy being restored).
+            resetInOrder(term);
+          }),
       },
       { onGap: () => this.ui.notice('Some output was too old to replay.'), ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : {}) },
     );
@@ -221,11 +236,13 @@ export class TerminalView implements CachedView {
     this.attached.then(
       (r) => {
         this.isAttached = true;
-        if (r.terminal.status === 'running' && (r.terminal.cols !== term.cols || r.terminal.rows !== term.rows) && !this.restoring) {
-          void client.invoke('terminals.resize', { id: terminalId, cols: term.cols, rows: term.rows }).catch(() => undefined);
-        }
+        this.attachedAs = r;
+        this.matchPtySize();
       },
-      (e: unknown) => this.ui.error('Could not open the terminal', e),
+      (e: unknown) => {
+        this.attachFailed = true;
+        this.ui.error('Could not open the terminal', e);
+      },
     );
 
     // Input goes out in order; a big paste is split to the contract's limit.
@@ -269,6 +286,21 @@ export class TerminalView implements CachedView {
     this.offs.push(watchTheme(() => (term.options.theme = currentTerminalTheme())));
   }
 
+  /** Runs `fn` now, or after the first mount if output is still held for it (in the order it came). */
+  private inOrder(fn: () => void): void {
+    if (this.held) this.held.push(fn);
+    else fn();
+  }
+
+  /** A running pty of another size than the view is resized to it, once the view has its size (its first mount). */
+  private matchPtySize(): void {
+    const r = this.attachedAs;
+    if (!r || this.held || this.restoring || this.disposed) return;
+    if (r.terminal.status === 'running' && (r.terminal.cols !== this.term.cols || r.terminal.rows !== this.term.rows)) {
+      void this.client.invoke('terminals.resize', { id: this.terminalId, cols: this.term.cols, rows: this.term.rows }).catch(() => undefined);
+    }
+  }
+
   /** Puts the view into a pane's host element (xterm opens on the first mount). */
   mount(host: HTMLElement, ui: ViewUi, renderer = 'auto'): void {
     this.ui = ui;
@@ -289,6 +321,13 @@ export class TerminalView implements CachedView {
       }
     }
     this.fitNow();
+    // Sized now: the output that came before is parsed at this size.
+    const held = this.held;
+    if (held) {
+      this.held = null;
+      for (const fn of held) fn();
+      this.matchPtySize();
+    }
     this.activity();
   }
 
@@ -414,7 +453,8 @@ export class TerminalView implements CachedView {
       const replayable = this.replayWatch.replayable(this.stream.holdsAllFromStart, this.stream.offset ?? 0);
       // Worth it where the buffer holds many lines (a snapshot of a few is small and quick).
       const copy = this.exact && this.term.buffer.normal.length >= COPY_PARK_MIN_LINES ? this.outputCopy.output : null;
-      return this.restoring || !this.isAttached ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, copy);
+      // A view no pane showed yet holds nothing in xterm: showing it replays from the main process.
+      return this.restoring || !this.isAttached || this.held ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, copy);
     } finally {
       this.dispose();
     }
@@ -478,14 +518,36 @@ document.addEventListener('visibilitychange', () => outputScheduler.setPaced(doc
 
 /** The renderer's hidden and parked terminals (one window, one cache). */
 export const terminalViews = new TerminalViewCache<TerminalView>({ parkAfterMs: PARK_AFTER_MS, maxHidden: MAX_HIDDEN_LIVE });
-setLoadedTerminalViews(terminalViews);
 
-/** The view for a pane: the hidden live one, else restored from its snapshot, else new (full replay). */
+/**
+ * Starts the view of a terminal the app is going to (its address, a tab), before React has drawn
+ * the pane that will show it (lib/ahead-of-view.ts): the attach goes out at once, and the history
+ * comes back while the page renders instead of being asked for when the pane's effect runs. Its
+ * output waits for the pane's size (`held`). Only for a terminal with no view or snapshot here;
+ * the pane takes it from the cache, and one no pane takes goes after 2 s.
+ */
+export function prewarmTerminalView(client: Client, terminalId: string, fontSize: number): void {
+  if (terminalViews.has(terminalId)) return;
+  terminalViews.warm(terminalId, new TerminalView(client, terminalId, fontSize, null));
+}
+
+setLoadedTerminalViews(terminalViews);
+registerAheadOfView((client, view, s) => {
+  if (view.name !== 'terminals' || !view.terminalId) return;
+  const id = view.terminalId;
+  if (s.terminals.some((t) => t.id === id)) prewarmTerminalView(client, id, s.settings?.terminalFontSize ?? 13);
+});
+
+/** The view for a pane: the one started ahead of it or the hidden live one, else restored from its snapshot, else new (full replay). */
 export function acquireTerminalView(client: Client, terminalId: string, fontSize: number): TerminalView {
   const got = terminalViews.take(terminalId);
   if (got && 'view' in got) {
-    if (got.view.term.options.fontSize !== fontSize) got.view.term.options.fontSize = fontSize;
-    return got.view;
+    // Started ahead of the pane, with no pane to tell: a new one tells it.
+    if (got.view.attachFailed) got.view.dispose();
+    else {
+      if (got.view.term.options.fontSize !== fontSize) got.view.term.options.fontSize = fontSize;
+      return got.view;
+    }
   }
-  return new TerminalView(client, terminalId, fontSize, got ? got.parked : null);
+  return new TerminalView(client, terminalId, fontSize, got && 'parked' in got ? got.parked : null);
 }

@@ -455,7 +455,7 @@ describe('TerminalViewCache', () => {
       expect(v.parks).toBe(1);
       v.release!();
       await cache.settled('a');
-      expect(cache.counts).toEqual({ hidden: 0, parked: 1 });
+      expect(cache.counts).toEqual({ warming: 0, hidden: 0, parked: 1 });
       const restored = cache.take('a');
       expect(restored && 'parked' in restored && restored.parked.offset).toBe(1);
       expect(cache.take('a')).toBeNull();
@@ -509,11 +509,83 @@ describe('TerminalViewCache', () => {
     await Promise.resolve();
     parked.release!();
     await cache.settled('closed-parked');
-    expect(cache.counts).toEqual({ hidden: 1, parked: 1 });
+    expect(cache.counts).toEqual({ warming: 0, hidden: 1, parked: 1 });
     cache.retain(new Set(['other']));
-    expect(cache.counts).toEqual({ hidden: 0, parked: 0 });
+    expect(cache.counts).toEqual({ warming: 0, hidden: 0, parked: 0 });
     expect(live.disposed).toBe(1);
     expect(live.parks).toBe(0);
+  });
+});
+
+describe('TerminalViewCache: views started ahead of their pane', () => {
+  const cacheWith = (maxHidden = 3) => new TerminalViewCache<ReturnType<typeof fakeView>>({ parkAfterMs: 30_000, maxHidden, warmForMs: 2_000 });
+
+  it('hands the view started ahead to the pane that shows the terminal, live, and the cache knows it meanwhile', () => {
+    const cache = cacheWith();
+    const v = fakeView();
+    expect(cache.has('a')).toBe(false);
+    cache.warm('a', v);
+    expect(cache.has('a')).toBe(true);
+    expect(cache.counts.warming).toBe(1);
+    const got = cache.take('a');
+    expect(got && 'view' in got && got.view).toBe(v);
+    expect([v.disposed, v.parks]).toEqual([0, 0]);
+    // On screen now: a second start for it is refused (and the extra view disposed).
+    expect(cache.has('a')).toBe(true);
+    const extra = fakeView();
+    cache.warm('a', extra);
+    expect(extra.disposed).toBe(1);
+    expect(cache.counts.warming).toBe(0);
+  });
+
+  it('disposes a view no pane takes in time, without parking it, and nothing of it stays', () => {
+    vi.useFakeTimers();
+    try {
+      const cache = cacheWith();
+      const v = fakeView();
+      cache.warm('a', v);
+      vi.advanceTimersByTime(1_999);
+      expect(v.disposed).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect([v.disposed, v.parks]).toEqual([1, 0]);
+      expect(cache.has('a')).toBe(false);
+      expect(cache.take('a')).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps two at most: going through terminals quickly disposes the oldest started', () => {
+    const cache = cacheWith();
+    const [a, b, c] = [fakeView(), fakeView(), fakeView()];
+    cache.warm('a', a);
+    cache.warm('b', b);
+    cache.warm('c', c);
+    expect([a.disposed, b.disposed, c.disposed]).toEqual([1, 0, 0]);
+    expect(cache.take('a')).toBeNull();
+    const got = cache.take('c');
+    expect(got && 'view' in got && got.view).toBe(c);
+  });
+
+  it('starts none for a terminal with a hidden view or a snapshot, and drops one whose terminal closed', async () => {
+    const cache = cacheWith(0);
+    const hidden = fakeView();
+    cache.hide('parked', hidden);
+    await Promise.resolve();
+    // Being parked, then parked: either way the cache has it.
+    expect(cache.has('parked')).toBe(true);
+    hidden.release!();
+    await cache.settled('parked');
+    expect(cache.counts.parked).toBe(1);
+    expect(cache.has('parked')).toBe(true);
+    const extra = fakeView();
+    cache.warm('parked', extra);
+    expect(extra.disposed).toBe(1);
+    const gone = fakeView();
+    cache.warm('closed', gone);
+    cache.retain(new Set(['parked']));
+    expect(gone.disposed).toBe(1);
+    expect(cache.counts).toEqual({ warming: 0, hidden: 0, parked: 1 });
   });
 });
 
