@@ -125,6 +125,7 @@ export class OutputLane {
   /** @internal Its answers to keystrokes: too late or none, and its keys make nobody wait for a while. */
   readonly answers = new AnswerWatch();
   private closed = false;
+  private heldBack = false;
 
   constructor(
     private readonly scheduler: OutputScheduler,
@@ -140,6 +141,26 @@ export class OutputLane {
 
   get isEmpty(): boolean {
     return this.head >= this.items.length;
+  }
+
+  /** Output waits here until `release` (a view started before its pane has a size to parse at). */
+  get held(): boolean {
+    return this.heldBack;
+  }
+
+  /**
+   * Keeps this lane's output from its emulator until `release`, in order; the other lanes go
+   * on meanwhile (a held lane is never the one the scheduler waits on).
+   */
+  hold(): void {
+    if (!this.closed) this.heldBack = true;
+  }
+
+  /** Lets held output go to the emulator, in turn with the other lanes. */
+  release(): void {
+    if (!this.heldBack) return;
+    this.heldBack = false;
+    this.scheduler.released(this);
   }
 
   /** Output for this terminal; `parsed` runs once the emulator has parsed all of it. */
@@ -172,6 +193,7 @@ export class OutputLane {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.heldBack = false;
     while (!this.isEmpty) {
       const item = this.take()!;
       this.target.write(item.data, item.parsed);
@@ -323,7 +345,7 @@ export class OutputScheduler {
   }
 
   private enqueue(lane: OutputLane, data: string | Uint8Array, parsed?: () => void): void {
-    if (lane.isEmpty && (data.length <= this.smallBytes || !this.paced)) {
+    if (lane.isEmpty && !lane.held && (data.length <= this.smallBytes || !this.paced)) {
       this.stats.direct++;
       lane.target.write(data, parsed);
       return;
@@ -335,6 +357,21 @@ export class OutputScheduler {
     }
     const last = Math.max(0, Math.floor((data.length - 1) / this.pieceBytes) * this.pieceBytes);
     lane.push({ data: last === 0 ? data : typeof data === 'string' ? data.slice(last) : data.subarray(last), ...(parsed ? { parsed } : {}) });
+    if (lane.held) return;
+    this.waiting.add(lane);
+    if (!this.busy && !this.yielded) this.pump();
+  }
+
+  /** @internal A held lane let go: what it kept goes in turn (at once in a hidden page, as every lane's does there). */
+  released(lane: OutputLane): void {
+    if (lane.isEmpty) return;
+    if (!this.paced) {
+      while (!lane.isEmpty) {
+        const item = lane.take()!;
+        lane.target.write(item.data, item.parsed);
+      }
+      return;
+    }
     this.waiting.add(lane);
     if (!this.busy && !this.yielded) this.pump();
   }

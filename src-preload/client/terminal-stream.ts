@@ -35,6 +35,11 @@ export interface TerminalStreamOptions {
   resumeHoldsAll?: boolean;
   /** What paces the writes into the sink: the window's one scheduler unless a test brings its own. */
   scheduler?: OutputScheduler;
+  /**
+   * Output (the replay too) waits until `releaseOutput`: a view started before the pane that
+   * shows it knows the size to parse at. Not acknowledged meanwhile (nothing is parsed).
+   */
+  holdOutput?: boolean;
 }
 
 /**
@@ -93,6 +98,7 @@ export class TerminalStream {
     this.next = opts.resumeFrom ?? null;
     this.fromStart = (opts.resumeFrom ?? 0) === 0 || opts.resumeHoldsAll === true;
     this.lane = (opts.scheduler ?? outputScheduler).lane(sink);
+    if (opts.holdOutput) this.lane.hold();
     // Subscribe before attaching: the host handles frames in order, so nothing published after
     // the attach snapshot can be missed.
     this.offs.push(client.on('terminals.data', (p) => this.onData(p), id));
@@ -206,6 +212,11 @@ export class TerminalStream {
   private endReplay(): void {
     this.replay = null;
     for (const r of this.replayWaiters.splice(0)) r();
+  }
+
+  /** Lets output held since the start (`holdOutput`) go to the sink, in order. */
+  releaseOutput(): void {
+    this.lane.release();
   }
 
   /** The user typed in this terminal: its output goes before other terminals' for a while. */

@@ -732,8 +732,6 @@ test('a terminal opened by its address asks for its history before its pane is d
   const resizes = asked.filter((r) => r.channel === 'terminals.resize').map((r) => r.input);
   expect(resizes.length).toBeGreaterThan(0);
   for (const r of resizes) expect(r).toMatchObject({ cols, rows });
-  // Each history line on a row of its own: not wrapped at 80 columns and joined again.
-  expect(await terms.screen(pane).innerText()).toMatch(/^ahead-line-3000$/m);
 });
 
 /** Another session first (the session view's code is loaded, as in a page used a while), then the board again. */
@@ -757,7 +755,9 @@ test('a session opened by its address asks for its newest turns before its view 
   expect(reads.filter((r) => r.input.lastTurns !== undefined)).toEqual([{ channel: 'agents.events.read', input: { sessionId, lastTurns: 20, limit: 5_000 }, shown: false }]);
 });
 
-test('a live event while the short read started ahead of the view is under way is shown after what it read', async ({ page }) => {
+// The hand-over of events heard before the view listens itself is in session-tail-ahead.test.ts:
+// here the view is drawn (and listens) before the held read is let go.
+test('a live event while a session’s first short read is under way is shown after what it read', async ({ page }) => {
   const route = await routeReads(page, (i) => (i.sessionId === sessionId && i.lastTurns !== undefined ? 'hold' : 'pass'));
   const session = new SessionPage(page);
   await boardAfterAnotherSession(page, session);

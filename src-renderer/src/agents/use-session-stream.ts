@@ -29,6 +29,8 @@ interface TailAhead {
   events: AgentEvent[];
   off: () => void;
   timer: ReturnType<typeof setTimeout>;
+  /** The connection dropped meanwhile: events of the drop are in neither the read nor `events`. */
+  broken: boolean;
 }
 /** A read no view takes within this long (the app moved on) is let go. */
 const TAIL_AHEAD_KEEP_MS = 2_000;
@@ -39,25 +41,50 @@ function readTail(client: Client, sessionId: string): Promise<TailRead> {
   return client.invoke('agents.events.read', { sessionId, lastTurns: TAIL_TURNS, limit: REPLAY_PAGE }).catch(() => null);
 }
 
-/** Starts the short read of a session opened for the first time (nothing of it cached, no read of it under way). */
+/** Sessions a view shows now (their fold is in that view, not yet in the cache). */
+const viewing = new Map<string, number>();
+
+/** Starts the short read of a session opened for the first time (nothing of it cached or shown, no read of it under way). */
 export function readTailAhead(client: Client, sessionId: string): void {
-  if (tailsAhead.has(sessionId) || transcriptCache.get(sessionId) !== null || openingReads.has(sessionId) || backgroundRead.has(sessionId)) return;
+  if (tailsAhead.has(sessionId) || viewing.has(sessionId) || transcriptCache.get(sessionId) !== null || openingReads.has(sessionId) || backgroundRead.has(sessionId)) return;
   const events: AgentEvent[] = [];
-  const off = client.on('agents.event', (e) => events.push(e), sessionId);
+  // Listening first, as the view does: nothing published after the read can be missed.
+  const offEvents = client.on('agents.event', (e) => events.push(e), sessionId);
+  const status = { broken: false };
+  const offStatus = client.transport.onStatus?.((s) => {
+    if (s === 'closed') status.broken = true;
+  });
+  const off = () => {
+    offEvents();
+    offStatus?.();
+  };
   const timer = setTimeout(() => {
     tailsAhead.delete(sessionId);
     off();
   }, TAIL_AHEAD_KEEP_MS);
-  tailsAhead.set(sessionId, { tail: readTail(client, sessionId), events, off, timer });
+  tailsAhead.set(sessionId, {
+    tail: readTail(client, sessionId),
+    events,
+    off,
+    timer,
+    get broken() {
+      return status.broken;
+    },
+  });
 }
 
-/** The read started ahead of the view, taken once (its listener is the caller's to drop, once it listens itself). */
+/**
+ * The read started ahead of the view, taken once (its listener is the caller's to drop, once it
+ * listens itself). None if the connection dropped meanwhile: the view reads for itself.
+ */
 export function takeTailAhead(sessionId: string): TailAhead | null {
   const ahead = tailsAhead.get(sessionId);
   if (!ahead) return null;
   clearTimeout(ahead.timer);
   tailsAhead.delete(sessionId);
-  return ahead;
+  if (!ahead.broken) return ahead;
+  ahead.off();
+  return null;
 }
 
 registerAheadOfView((client, view, s) => {
@@ -266,6 +293,7 @@ export function useSessionStream(
     );
     // Listening now: the read started ahead hands over the events it heard meanwhile (held, as
     // live events during a read are) and stops listening. None if this view has a fold already.
+    viewing.set(sessionId, (viewing.get(sessionId) ?? 0) + 1);
     const ahead = current === emptyTranscript ? takeTailAhead(sessionId) : null;
     if (ahead) {
       tailAhead = ahead.tail;
@@ -308,6 +336,9 @@ export function useSessionStream(
     void sync(true).finally(opened);
     return () => {
       cancelled = true;
+      const views = (viewing.get(sessionId) ?? 1) - 1;
+      if (views > 0) viewing.set(sessionId, views);
+      else viewing.delete(sessionId);
       off();
       offStatus?.();
       retryRef.current = () => undefined;

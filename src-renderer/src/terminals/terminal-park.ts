@@ -262,7 +262,7 @@ export interface ViewCacheOptions {
   parkAfterMs: number;
   /** At most this many hidden views stay live; past it the one hidden longest is parked at once. */
   maxHidden: number;
-  /** A view started ahead of its pane (`warm`) that no pane takes within this long is disposed (default 2 s). */
+  /** A view started ahead of its pane (`warm`) that no pane takes within this long is disposed (default 1 s). */
   warmForMs?: number;
   setTimer?: (fn: () => void, ms: number) => unknown;
   clearTimer?: (t: unknown) => void;
@@ -270,7 +270,12 @@ export interface ViewCacheOptions {
 
 /** Views started ahead of their pane kept at once; starting one more disposes the oldest (going through terminals quickly). */
 const MAX_WARMING = 2;
-const WARM_FOR_MS = 2_000;
+/**
+ * A pane takes the view in the task that went to its terminal (React renders the switch in a
+ * microtask of it): one not taken by then never will be. Short, because the view holds its
+ * output unparsed and unacknowledged meanwhile, which may pause a flooding pty.
+ */
+const WARM_FOR_MS = 1_000;
 
 /**
  * Which terminals have a live view and which a snapshot. A view taken off the screen stays live

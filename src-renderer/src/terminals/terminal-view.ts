@@ -141,12 +141,13 @@ export class TerminalView implements CachedView {
   private lastActivity = 0;
   private readonly replayWatch = new ReplayWatch();
   /**
-   * A new view's output waits here until its first mount sizes it: one started ahead of its pane
-   * (`prewarmTerminalView`) gets its history before it knows the pane's size, and parsing it at
-   * xterm's default 80×24 would rewrap every line on the resize. Null once mounted (and for a
-   * parked view, whose snapshot is written at its own size).
+   * Whether the view has the size of a pane (its first mount sized it). Until then a new view's
+   * stream holds its output (`holdOutput`): one started ahead of its pane (`prewarmTerminalView`)
+   * may get its history before it knows the pane's size, and parsing it at xterm's default 80×24
+   * would rewrap every line on the resize and size the pty to 80×24 on the way. A parked view's
+   * snapshot is written at its own size.
    */
-  private held: Array<() => void> | null;
+  private sized: boolean;
   /** The attach's answer, once it came (the pty's size is matched to the view's once both are known). */
   private attachedAs: AttachResult | null = null;
   /** The attach failed before a pane showed the view: a pane taking it starts a new one, which reports the error. */
@@ -164,7 +165,7 @@ export class TerminalView implements CachedView {
     this.element.className = 'xterm-view';
     this.endWritten = parked?.endWritten ?? false;
     this.restoring = parked !== null;
-    this.held = parked ? null : [];
+    this.sized = parked !== null;
     const parkedHow = parked ? parkedAs(parked) : null;
     // A new view, or one replaying from offset 0, starts its copy empty; one parked as its copy
     // goes on from it; one restored from a snapshot has none.
@@ -212,25 +213,23 @@ export class TerminalView implements CachedView {
       client,
       terminalId,
       {
-        write: (data, cb) =>
-          this.inOrder(() => {
-            this.activity();
-            this.replayWatch.output();
-            // Kept while xterm holds exactly the output from offset 0 (see OutputCopy).
-            if (this.outputCopy.held) {
-              if (this.exact) this.outputCopy.push(data);
-              else this.outputCopy.drop();
-            }
-            term.write(data, cb);
-          }),
-        reset: () =>
-          this.inOrder(() => {
-            this.outputCopy.drop();
-            // After what xterm was handed before (a snapshot or a copy being restored).
-            resetInOrder(term);
-          }),
+        write: (data, cb) => {
+          this.activity();
+          this.replayWatch.output();
+          // Kept while xterm holds exactly the output from offset 0 (see OutputCopy).
+          if (this.outputCopy.held) {
+            if (this.exact) this.outputCopy.push(data);
+            else this.outputCopy.drop();
+          }
+          term.write(data, cb);
+        },
+        reset: () => {
+          this.outputCopy.drop();
+          // After what xterm was handed before (a snapshot or a copy being restored).
+          resetInOrder(term);
+        },
       },
-      { onGap: () => this.ui.notice('Some output was too old to replay.'), ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : {}) },
+      { onGap: () => this.ui.notice('Some output was too old to replay.'), holdOutput: !this.sized, ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : {}) },
     );
     this.attached = this.stream.attach();
     this.attached.then(
@@ -286,16 +285,10 @@ export class TerminalView implements CachedView {
     this.offs.push(watchTheme(() => (term.options.theme = currentTerminalTheme())));
   }
 
-  /** Runs `fn` now, or after the first mount if output is still held for it (in the order it came). */
-  private inOrder(fn: () => void): void {
-    if (this.held) this.held.push(fn);
-    else fn();
-  }
-
   /** A running pty of another size than the view is resized to it, once the view has its size (its first mount). */
   private matchPtySize(): void {
     const r = this.attachedAs;
-    if (!r || this.held || this.restoring || this.disposed) return;
+    if (!r || !this.sized || this.restoring || this.disposed) return;
     if (r.terminal.status === 'running' && (r.terminal.cols !== this.term.cols || r.terminal.rows !== this.term.rows)) {
       void this.client.invoke('terminals.resize', { id: this.terminalId, cols: this.term.cols, rows: this.term.rows }).catch(() => undefined);
     }
@@ -322,10 +315,9 @@ export class TerminalView implements CachedView {
     }
     this.fitNow();
     // Sized now: the output that came before is parsed at this size.
-    const held = this.held;
-    if (held) {
-      this.held = null;
-      for (const fn of held) fn();
+    if (!this.sized) {
+      this.sized = true;
+      this.stream.releaseOutput();
       this.matchPtySize();
     }
     this.activity();
@@ -454,7 +446,7 @@ export class TerminalView implements CachedView {
       // Worth it where the buffer holds many lines (a snapshot of a few is small and quick).
       const copy = this.exact && this.term.buffer.normal.length >= COPY_PARK_MIN_LINES ? this.outputCopy.output : null;
       // A view no pane showed yet holds nothing in xterm: showing it replays from the main process.
-      return this.restoring || !this.isAttached || this.held ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, copy);
+      return this.restoring || !this.isAttached || !this.sized ? null : await parkTerminal(this.term, this.serializer, this.stream.offset, this.endWritten, replayable, copy);
     } finally {
       this.dispose();
     }
@@ -520,11 +512,11 @@ document.addEventListener('visibilitychange', () => outputScheduler.setPaced(doc
 export const terminalViews = new TerminalViewCache<TerminalView>({ parkAfterMs: PARK_AFTER_MS, maxHidden: MAX_HIDDEN_LIVE });
 
 /**
- * Starts the view of a terminal the app is going to (its address, a tab), before React has drawn
+ * Starts the view of a terminal the app is going to (its address, a link), before React has drawn
  * the pane that will show it (lib/ahead-of-view.ts): the attach goes out at once, and the history
  * comes back while the page renders instead of being asked for when the pane's effect runs. Its
- * output waits for the pane's size (`held`). Only for a terminal with no view or snapshot here;
- * the pane takes it from the cache, and one no pane takes goes after 2 s.
+ * output waits for the pane's size (`sized`). Only for a terminal with no view or snapshot here;
+ * the pane takes it from the cache, and one no pane takes goes after 1 s.
  */
 export function prewarmTerminalView(client: Client, terminalId: string, fontSize: number): void {
   if (terminalViews.has(terminalId)) return;

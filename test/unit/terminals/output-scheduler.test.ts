@@ -436,6 +436,50 @@ describe('OutputScheduler when nobody looks or an emulator is stuck', () => {
   });
 });
 
+describe('OutputScheduler with a held lane (a view started before its pane)', () => {
+  it('keeps a held lane’s output, small writes too, while the other lanes go on, then hands it over in order', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const held = target('held', log);
+    const other = target('other', log);
+    const lh = s.lane(held.api);
+    const lo = s.lane(other.api);
+    lh.hold();
+    lh.write('h'.repeat(35));
+    lh.write('k');
+    expect(held.handed).toBe('');
+    // Not the piece the scheduler waits on: another terminal's queued output is served.
+    lo.write('o'.repeat(25));
+    while (other.parseOne());
+    expect(other.parsed).toBe('o'.repeat(25));
+    lh.release();
+    while (held.parseOne());
+    expect(held.parsed).toBe('h'.repeat(35) + 'k');
+    // Released for good: a small write goes at once again.
+    lh.write('e');
+    expect(held.handed.endsWith('e')).toBe(true);
+  });
+
+  it('hands a held lane’s output over at once when released in a page nobody looks at, and on close', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const a = target('a', log);
+    const la = s.lane(a.api);
+    la.hold();
+    s.setPaced(false);
+    la.write('a'.repeat(35));
+    expect(a.handed).toBe('');
+    la.release();
+    expect(a.handed).toBe('a'.repeat(35));
+    const b = target('b', log);
+    const lb = s.lane(b.api);
+    lb.hold();
+    lb.write('b'.repeat(12));
+    lb.close();
+    expect(b.handed).toBe('b'.repeat(12));
+  });
+});
+
 describe('TerminalStream through the scheduler', () => {
   /** One live terminal: attach returns nothing, `emit` publishes output, acks are recorded. */
   function liveTerminal() {
@@ -483,6 +527,28 @@ describe('TerminalStream through the scheduler', () => {
     while (emu.parseOne());
     expect(t.acks).toEqual([4_000, 4_000]);
     expect(emu.parsed).toBe('x'.repeat(4_000) + 'y'.repeat(4_000));
+  });
+
+  it('holds its output, unacknowledged, until released (holdOutput), while another terminal’s output is parsed', async () => {
+    const log: string[] = [];
+    const h = harness({ sliceMs: 1_000, pieceBytes: 1_000, smallBytes: 100 });
+    const t = liveTerminal();
+    const emu = target('emu', log);
+    const stream = new TerminalStream(t.client, 't', { ...emu.api, reset() {} }, { scheduler: h.s, ackBatchChars: 1_000, holdOutput: true });
+    await stream.attach();
+    t.emit('x'.repeat(2_500));
+    t.emit('y');
+    expect(stream.offset).toBe(2_501);
+    expect(emu.handed).toBe('');
+    const other = target('other', log);
+    h.s.lane(other.api).write('o'.repeat(1_500));
+    while (other.parseOne());
+    expect(other.parsed).toBe('o'.repeat(1_500));
+    expect(t.acks).toEqual([]);
+    stream.releaseOutput();
+    while (emu.parseOne());
+    expect(emu.parsed).toBe('x'.repeat(2_500) + 'y');
+    expect(t.acks.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_500);
   });
 
   it('on dispose hands the emulator everything accepted, so a parked snapshot matches the offset', async () => {
