@@ -231,6 +231,8 @@ export class TerminalStream {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    // Still held (its view was never shown): nothing will read it, so it is not parsed for nothing.
+    if (this.lane.held) this.lane.drop();
     this.lane.close();
     this.clearAckTail();
     // What the lane still held was handed over by close(); nobody waits on a stopped stream.

@@ -551,6 +551,23 @@ describe('TerminalStream through the scheduler', () => {
     expect(t.acks.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_500);
   });
 
+  it('drops what it held when disposed before it was released (a view never shown parses nothing)', async () => {
+    const log: string[] = [];
+    const h = harness({ pieceBytes: 1_000, smallBytes: 100 });
+    const t = liveTerminal();
+    const emu = target('emu', log);
+    const stream = new TerminalStream(t.client, 't', { ...emu.api, reset() {} }, { scheduler: h.s, holdOutput: true });
+    await stream.attach();
+    t.emit('x'.repeat(3_000));
+    stream.dispose();
+    expect(emu.handed).toBe('');
+    // The scheduler is not left waiting on it: another terminal's output goes on.
+    const other = target('other', log);
+    h.s.lane(other.api).write('o'.repeat(1_500));
+    while (other.parseOne());
+    expect(other.parsed).toBe('o'.repeat(1_500));
+  });
+
   it('on dispose hands the emulator everything accepted, so a parked snapshot matches the offset', async () => {
     const log: string[] = [];
     const h = harness({ pieceBytes: 1_000, smallBytes: 100 });
