@@ -150,10 +150,11 @@ export class OutputLane {
 
   /**
    * Keeps this lane's output from its emulator until `release`, in order; the other lanes go
-   * on meanwhile (a held lane is never the one the scheduler waits on).
+   * on meanwhile (a held lane is never the one the scheduler waits on). Only a lane with nothing
+   * queued is held: one with output under way may have a piece with its emulator already.
    */
   hold(): void {
-    if (!this.closed) this.heldBack = true;
+    if (!this.closed && this.isEmpty) this.heldBack = true;
   }
 
   /** Lets held output go to the emulator, in turn with the other lanes. */
@@ -161,6 +162,18 @@ export class OutputLane {
     if (!this.heldBack) return;
     this.heldBack = false;
     this.scheduler.released(this);
+  }
+
+  /**
+   * Runs `fn` once the emulator has parsed everything written here before (a line the view adds
+   * after the output, never part of it). Not an answer to a keystroke.
+   */
+  afterQueued(fn: () => void): void {
+    if (this.closed || (this.isEmpty && !this.heldBack)) {
+      this.target.write('', fn);
+      return;
+    }
+    this.scheduler.enqueueMarker(this, fn);
   }
 
   /** Output for this terminal; `parsed` runs once the emulator has parsed all of it. */
@@ -362,8 +375,17 @@ export class OutputScheduler {
     if (!this.busy && !this.yielded) this.pump();
   }
 
+  /** @internal An empty write with its callback, after what the lane holds: handed over in order like any piece. */
+  enqueueMarker(lane: OutputLane, parsed: () => void): void {
+    lane.push({ data: '', parsed });
+    if (lane.held) return;
+    this.waiting.add(lane);
+    if (!this.busy && !this.yielded) this.pump();
+  }
+
   /** @internal A held lane let go: what it kept goes in turn (at once in a hidden page, as every lane's does there). */
   released(lane: OutputLane): void {
+    if (this.busy && this.now() - this.busy.since > OUTPUT_STALLED_MS) this.busy = null;
     if (lane.isEmpty) return;
     if (!this.paced) {
       while (!lane.isEmpty) {

@@ -214,6 +214,11 @@ export class TerminalStream {
     for (const r of this.replayWaiters.splice(0)) r();
   }
 
+  /** Runs `fn` once the sink has parsed everything this stream handed it or queued for it so far. */
+  afterQueued(fn: () => void): void {
+    this.lane.afterQueued(fn);
+  }
+
   /** Lets output held since the start (`holdOutput`) go to the sink, in order. */
   releaseOutput(): void {
     this.lane.release();

@@ -734,6 +734,25 @@ test('a terminal opened by its address asks for its history before its pane is d
   for (const r of resizes) expect(r).toMatchObject({ cols, rows });
 });
 
+test('an ended terminal with a long history shows its end line last, after the whole replayed history', async ({ page }) => {
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const id = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, 'for i in $(seq 1 3000); do echo "ended-line-$i"; done; echo "ended-$((6*7))"; exit 3');
+  await expect(terms.screen(pane)).toContainText('[exited with code 3]', { timeout: 30_000 });
+  // A new page: the history is replayed (in pieces through the view's scheduler), then the end line.
+  await page.reload();
+  await page.getByTestId('sidebar').waitFor();
+  await page.evaluate(`location.hash = '#/terminals/${id}'`);
+  const shown = page.locator(`[data-testid="terminal-pane"][data-terminal-id="${id}"] .xterm-rows`);
+  await expect(shown).toContainText('[exited with code 3]');
+  const lines = (await shown.innerText())
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  // The history's end (the shell says "exit" as it goes), then the end line.
+  expect(lines.slice(-3)).toEqual(['ended-42', 'exit', '[exited with code 3]']);
+});
+
 /** Another session first (the session view's code is loaded, as in a page used a while), then the board again. */
 async function boardAfterAnotherSession(page: Page, session: SessionPage): Promise<void> {
   await new BoardPage(page).open(host.url);

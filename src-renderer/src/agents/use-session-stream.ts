@@ -293,7 +293,6 @@ export function useSessionStream(
     );
     // Listening now: the read started ahead hands over the events it heard meanwhile (held, as
     // live events during a read are) and stops listening. None if this view has a fold already.
-    viewing.set(sessionId, (viewing.get(sessionId) ?? 0) + 1);
     const ahead = current === emptyTranscript ? takeTailAhead(sessionId) : null;
     if (ahead) {
       tailAhead = ahead.tail;
@@ -334,6 +333,8 @@ export function useSessionStream(
     setReadFailed(false);
     const opened = openingReadStarted(sessionId);
     void sync(true).finally(opened);
+    // Counted once the cleanup below is sure to run.
+    viewing.set(sessionId, (viewing.get(sessionId) ?? 0) + 1);
     return () => {
       cancelled = true;
       const views = (viewing.get(sessionId) ?? 1) - 1;

@@ -21,8 +21,9 @@ interface Props {
 /** The closing line of an ended terminal: drawn by the view only, never part of the output. */
 function writeEnd(view: TerminalView, label: string): void {
   const term = view.term;
-  // After everything queued is parsed, so the line starts fresh without a blank line before it.
-  term.write('', () => term.write(`${term.buffer.active.cursorX === 0 ? '' : '\r\n'}\x1b[2m[${label}]\x1b[0m`));
+  // After all the output is parsed (what waits in the view's scheduler lane too, not only xterm's
+  // own queue: a replayed history goes in pieces), so the line comes last and starts fresh.
+  view.afterOutput(() => term.write(`${term.buffer.active.cursorX === 0 ? '' : '\r\n'}\x1b[2m[${label}]\x1b[0m`));
   term.options.cursorBlink = false;
   term.options.cursorInactiveStyle = 'none';
   // Nothing to type into: not focused now, nor once it opens.

@@ -214,6 +214,8 @@ export class TerminalView implements CachedView {
       terminalId,
       {
         write: (data, cb) => {
+          // A marker (afterQueued): nothing of the output.
+          if (data.length === 0) return void term.write(data, cb);
           this.activity();
           this.replayWatch.output();
           // Kept while xterm holds exactly the output from offset 0 (see OutputCopy).
@@ -292,6 +294,14 @@ export class TerminalView implements CachedView {
     if (r.terminal.status === 'running' && (r.terminal.cols !== this.term.cols || r.terminal.rows !== this.term.rows)) {
       void this.client.invoke('terminals.resize', { id: this.terminalId, cols: this.term.cols, rows: this.term.rows }).catch(() => undefined);
     }
+  }
+
+  /**
+   * Runs `fn` once xterm has parsed all the output this view received so far, including what
+   * still waits in its scheduler lane or is held for its first mount (a line it adds at the end).
+   */
+  afterOutput(fn: () => void): void {
+    this.stream.afterQueued(fn);
   }
 
   /** Puts the view into a pane's host element (xterm opens on the first mount). */

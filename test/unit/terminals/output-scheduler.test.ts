@@ -445,8 +445,9 @@ describe('OutputScheduler with a held lane (a view started before its pane)', ()
     const lh = s.lane(held.api);
     const lo = s.lane(other.api);
     lh.hold();
-    lh.write('h'.repeat(35));
+    // A small write to an empty lane would skip the queue: held, it does not.
     lh.write('k');
+    lh.write('h'.repeat(35));
     expect(held.handed).toBe('');
     // Not the piece the scheduler waits on: another terminal's queued output is served.
     lo.write('o'.repeat(25));
@@ -454,10 +455,48 @@ describe('OutputScheduler with a held lane (a view started before its pane)', ()
     expect(other.parsed).toBe('o'.repeat(25));
     lh.release();
     while (held.parseOne());
-    expect(held.parsed).toBe('h'.repeat(35) + 'k');
+    expect(held.parsed).toBe('k' + 'h'.repeat(35));
     // Released for good: a small write goes at once again.
     lh.write('e');
     expect(held.handed.endsWith('e')).toBe(true);
+  });
+
+  it('runs a marker (a line the view adds after the output) only once everything written before is parsed, held or not', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const a = target('a', log);
+    const la = s.lane(a.api);
+    const seen: string[] = [];
+    la.write('a'.repeat(35));
+    la.afterQueued(() => seen.push(`marker after ${a.parsed.length}`));
+    while (a.parseOne());
+    expect(seen).toEqual(['marker after 35']);
+    // On an empty lane: after what the emulator has, at once in its own queue.
+    la.afterQueued(() => seen.push(`marker after ${a.parsed.length}`));
+    a.parseOne();
+    expect(seen).toEqual(['marker after 35', 'marker after 35']);
+    // Held: after the held output, once released.
+    const b = target('b', log);
+    const lb = s.lane(b.api);
+    lb.hold();
+    lb.write('b'.repeat(25));
+    lb.afterQueued(() => seen.push(`b marker after ${b.parsed.length}`));
+    expect(b.handed).toBe('');
+    lb.release();
+    while (b.parseOne());
+    expect(seen.at(-1)).toBe('b marker after 25');
+  });
+
+  it('a lane with output under way is not held (a piece of it may be with the emulator)', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const a = target('a', log);
+    const la = s.lane(a.api);
+    la.write('a'.repeat(35));
+    la.hold();
+    expect(la.held).toBe(false);
+    while (a.parseOne());
+    expect(a.parsed).toBe('a'.repeat(35));
   });
 
   it('hands a held lane’s output over at once when released in a page nobody looks at, and on close', () => {
