@@ -1,8 +1,8 @@
-import { Settings, type Settings as SettingsT } from '../../src-preload/contract';
+import { DEFAULT_TERMINAL_FONT_SIZE, Settings, type Settings as SettingsT } from '../../src-preload/contract';
 import type { EventHub } from '../bridge/event-hub';
 import { translateSqliteError, type Database } from '../store/db';
 
-const DEFAULTS: SettingsT = { theme: 'system', terminalFontSize: 13 };
+const DEFAULTS: SettingsT = { theme: 'system', terminalFontSize: DEFAULT_TERMINAL_FONT_SIZE };
 
 /**
  * User settings, one JSON value per key in the settings table. Unknown or invalid stored

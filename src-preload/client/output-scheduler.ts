@@ -207,11 +207,16 @@ export class OutputLane {
     if (this.closed) return;
     this.closed = true;
     this.heldBack = false;
+    this.handAll();
+    this.scheduler.remove(this);
+  }
+
+  /** @internal Hands everything queued to the emulator now, in order (its callbacks run as it parses). */
+  handAll(): void {
     while (!this.isEmpty) {
       const item = this.take()!;
       this.target.write(item.data, item.parsed);
     }
-    this.scheduler.remove(this);
   }
 
   /** @internal */
@@ -296,12 +301,8 @@ export class OutputScheduler {
     // The lane whose piece is with its emulator is not in `waiting` until that piece is parsed.
     const lanes = new Set(this.waiting);
     if (this.busy) lanes.add(this.busy.lane);
-    for (const lane of lanes) {
-      while (!lane.isEmpty) {
-        const item = lane.take()!;
-        lane.target.write(item.data, item.parsed);
-      }
-    }
+    // A held lane keeps its output until released (which hands it over at once while unpaced).
+    for (const lane of lanes) if (!lane.held) lane.handAll();
     this.waiting.clear();
   }
 
@@ -370,30 +371,26 @@ export class OutputScheduler {
     }
     const last = Math.max(0, Math.floor((data.length - 1) / this.pieceBytes) * this.pieceBytes);
     lane.push({ data: last === 0 ? data : typeof data === 'string' ? data.slice(last) : data.subarray(last), ...(parsed ? { parsed } : {}) });
-    if (lane.held) return;
-    this.waiting.add(lane);
-    if (!this.busy && !this.yielded) this.pump();
+    this.queued(lane);
   }
 
   /** @internal An empty write with its callback, after what the lane holds: handed over in order like any piece. */
   enqueueMarker(lane: OutputLane, parsed: () => void): void {
     lane.push({ data: '', parsed });
-    if (lane.held) return;
-    this.waiting.add(lane);
-    if (!this.busy && !this.yielded) this.pump();
+    this.queued(lane);
   }
 
   /** @internal A held lane let go: what it kept goes in turn (at once in a hidden page, as every lane's does there). */
   released(lane: OutputLane): void {
     if (this.busy && this.now() - this.busy.since > OUTPUT_STALLED_MS) this.busy = null;
     if (lane.isEmpty) return;
-    if (!this.paced) {
-      while (!lane.isEmpty) {
-        const item = lane.take()!;
-        lane.target.write(item.data, item.parsed);
-      }
-      return;
-    }
+    if (this.paced) this.queued(lane);
+    else lane.handAll();
+  }
+
+  /** `lane` has output queued: it takes its turn, unless it is held. */
+  private queued(lane: OutputLane): void {
+    if (lane.held) return;
     this.waiting.add(lane);
     if (!this.busy && !this.yielded) this.pump();
   }

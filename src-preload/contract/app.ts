@@ -5,6 +5,9 @@ import { BridgeErrorShape } from './errors';
 export const Theme = z.enum(['light', 'dark', 'system']);
 export type Theme = z.infer<typeof Theme>;
 
+/** The terminal font size before the user sets one (the host's default, and the UI's until settings load). */
+export const DEFAULT_TERMINAL_FONT_SIZE = 13;
+
 export const Settings = z.object({
   theme: Theme,
   terminalFontSize: z.number().int().min(8).max(32),

@@ -786,6 +786,9 @@ test('a live event while a session’s first short read is under way is shown af
   for (const h of route.held.splice(0)) h.release();
   await expect(session.transcript).toContainText(`Turn ${TURNS} of session 0:`);
   await expect(session.transcript).toContainText('live-during-the-short-read');
+  // After the newest turn the read brought, not before it.
+  const text = (await session.transcript.textContent()) ?? '';
+  expect(text.indexOf('live-during-the-short-read')).toBeGreaterThan(text.indexOf(`Turn ${TURNS} of session 0:`));
   expect(route.reads().filter((r) => r.sessionId === sessionId && r.lastTurns !== undefined)).toHaveLength(1);
 });
 

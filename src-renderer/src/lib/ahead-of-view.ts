@@ -4,7 +4,7 @@ import { StoreContext, useClient, type AppState } from '../store';
 import type { View } from '../store/app-slice';
 
 /**
- * Starts what a view reads as the app goes to it (an address, a tab, a link), before React has
+ * Starts what a view reads as the app goes to it (an address, a link), before React has
  * drawn it: the store's listeners run as the view changes and React renders after, so the read
  * is under way while the page renders (10–20 ms on a switch) instead of asked for by the view's
  * effect. Each starter comes with its view's module (the terminal views with xterm, the

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Terminal } from '@xterm/xterm';
 import type { FitAddon } from '@xterm/addon-fit';
+import { DEFAULT_TERMINAL_FONT_SIZE } from '../../../src-preload/contract';
 import type { SearchAddon } from '@xterm/addon-search';
 import { WebglAddon } from '@xterm/addon-webgl';
 import '@xterm/xterm/css/xterm.css';
@@ -41,7 +42,7 @@ function writeEnd(view: TerminalView, label: string): void {
  */
 export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: Props) {
   const client = useClient();
-  const fontSize = useAppStore((s) => s.settings?.terminalFontSize ?? 13);
+  const fontSize = useAppStore((s) => s.settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE);
   const toastError = useAppStore((s) => s.toastError);
   const gpu = useAppStore((s) => s.terminalGpu);
   const host = useRef<HTMLDivElement>(null);

@@ -322,29 +322,17 @@ export class TerminalViewCache<V extends CachedView> {
       return;
     }
     const timer = this.setTimer(() => {
-      if (this.warming.get(id)?.view !== view) return;
-      this.warming.delete(id);
-      view.dispose();
+      if (this.warming.get(id)?.view === view) this.drop(id);
     }, this.o.warmForMs ?? WARM_FOR_MS);
     this.warming.set(id, { view, timer });
-    while (this.warming.size > MAX_WARMING) this.dropWarming(this.warming.keys().next().value!);
+    while (this.warming.size > MAX_WARMING) this.drop(this.warming.keys().next().value!);
   }
 
   /** The view started ahead of its pane, else the hidden live view of a terminal (taken out of the cache), else its snapshot, else nothing. */
   take(id: string): { view: V } | { parked: ParkedTerminal } | null {
     this.shown.add(id);
-    const w = this.warming.get(id);
-    if (w) {
-      this.clearTimer(w.timer);
-      this.warming.delete(id);
-      return { view: w.view };
-    }
-    const h = this.hidden.get(id);
-    if (h) {
-      this.clearTimer(h.timer);
-      this.hidden.delete(id);
-      return { view: h.view };
-    }
+    const live = this.takeLive(this.warming, id) ?? this.takeLive(this.hidden, id);
+    if (live) return { view: live };
     const p = this.parked.get(id);
     if (p) {
       this.parked.delete(id);
@@ -384,8 +372,7 @@ export class TerminalViewCache<V extends CachedView> {
 
   /** Forgets terminals that no longer exist (closed): their views are disposed, their snapshots dropped. */
   retain(ids: ReadonlySet<string>): void {
-    for (const id of [...this.warming.keys()]) if (!ids.has(id)) this.dropWarming(id);
-    for (const id of [...this.hidden.keys(), ...this.parked.keys()]) if (!ids.has(id)) this.drop(id);
+    for (const id of [...this.warming.keys(), ...this.hidden.keys(), ...this.parked.keys()]) if (!ids.has(id)) this.drop(id);
     for (const id of [...this.shown]) if (!ids.has(id)) this.shown.delete(id);
   }
 
@@ -393,30 +380,26 @@ export class TerminalViewCache<V extends CachedView> {
     return { warming: this.warming.size, hidden: this.hidden.size, parked: this.parked.size };
   }
 
-  private dropWarming(id: string): void {
-    const w = this.warming.get(id);
-    if (!w) return;
-    this.clearTimer(w.timer);
-    this.warming.delete(id);
-    w.view.dispose();
+  /** A live view kept in `map` (warming or hidden), taken out with its timer stopped. */
+  private takeLive(map: Map<string, { view: V; timer: unknown }>, id: string): V | null {
+    const entry = map.get(id);
+    if (!entry) return null;
+    this.clearTimer(entry.timer);
+    map.delete(id);
+    return entry.view;
   }
 
+  /** Disposes the terminal's live views here (warming or hidden) and forgets its snapshot. */
   private drop(id: string): void {
-    const h = this.hidden.get(id);
-    if (h) {
-      this.clearTimer(h.timer);
-      this.hidden.delete(id);
-      h.view.dispose();
-    }
+    this.takeLive(this.warming, id)?.dispose();
+    this.takeLive(this.hidden, id)?.dispose();
     this.parked.delete(id);
   }
 
   private park(id: string): Promise<void> {
-    const h = this.hidden.get(id);
-    if (!h) return Promise.resolve();
-    this.clearTimer(h.timer);
-    this.hidden.delete(id);
-    const done = h.view.park().then(
+    const view = this.takeLive(this.hidden, id);
+    if (!view) return Promise.resolve();
+    const done = view.park().then(
       (p) => {
         if (p && !this.shown.has(id)) this.parked.set(id, p);
       },

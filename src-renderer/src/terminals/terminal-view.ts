@@ -4,7 +4,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import type { AttachResult } from '../../../src-preload/contract';
+import { DEFAULT_TERMINAL_FONT_SIZE, type AttachResult } from '../../../src-preload/contract';
 import { splitTerminalInput } from '../../../src-preload/contract/terminal-frames';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
@@ -118,8 +118,7 @@ export class TerminalView implements CachedView {
   private readonly serializer = new SerializeAddon();
   readonly stream: TerminalStream;
   readonly attached: Promise<AttachResult>;
-  /** Whether the scrollback has been written (the end line must come after it) and the end line too. */
-  isAttached = false;
+  /** Whether the end line has been written. */
   endWritten: boolean;
   ui: ViewUi = NO_UI;
   /** A snapshot is being written: fitting now would parse it at another size than it was taken at. */
@@ -236,7 +235,6 @@ export class TerminalView implements CachedView {
     this.attached = this.stream.attach();
     this.attached.then(
       (r) => {
-        this.isAttached = true;
         this.attachedAs = r;
         this.matchPtySize();
       },
@@ -285,6 +283,11 @@ export class TerminalView implements CachedView {
       return true;
     });
     this.offs.push(watchTheme(() => (term.options.theme = currentTerminalTheme())));
+  }
+
+  /** Whether the attach was answered (its scrollback is handed to the stream: the end line must come after it). */
+  get isAttached(): boolean {
+    return this.attachedAs !== null;
   }
 
   /** A running pty of another size than the view is resized to it, once the view has its size (its first mount). */
@@ -537,7 +540,7 @@ setLoadedTerminalViews(terminalViews);
 registerAheadOfView((client, view, s) => {
   if (view.name !== 'terminals' || !view.terminalId) return;
   const id = view.terminalId;
-  if (s.terminals.some((t) => t.id === id)) prewarmTerminalView(client, id, s.settings?.terminalFontSize ?? 13);
+  if (s.terminals.some((t) => t.id === id)) prewarmTerminalView(client, id, s.settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE);
 });
 
 /** The view for a pane: the one started ahead of it or the hidden live one, else restored from its snapshot, else new (full replay). */

@@ -1,4 +1,4 @@
-import type { Theme } from '../../../src-preload/contract';
+import { DEFAULT_TERMINAL_FONT_SIZE, type Theme } from '../../../src-preload/contract';
 import { useAppStore } from '../store';
 import { AgentSettingsPanel, ProvidersPanel } from '../agents/ProvidersPanel';
 import { ClaudeCodePanel } from '../coder/ClaudeCodePanel';
@@ -56,7 +56,7 @@ export function SettingsView() {
             className="input narrow"
             min={8}
             max={32}
-            value={settings?.terminalFontSize ?? 13}
+            value={settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE}
             onChange={(e) => {
               const n = Number(e.target.value);
               if (Number.isInteger(n) && n >= 8 && n <= 32) void update({ terminalFontSize: n });

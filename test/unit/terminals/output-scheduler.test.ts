@@ -487,6 +487,26 @@ describe('OutputScheduler with a held lane (a view started before its pane)', ()
     expect(seen.at(-1)).toBe('b marker after 25');
   });
 
+  it('a lane held while its last piece is with the emulator keeps what comes next when the page is hidden', () => {
+    const log: string[] = [];
+    const { s } = harness();
+    const a = target('a', log);
+    const la = s.lane(a.api);
+    la.write('a'.repeat(10));
+    la.write('b'.repeat(10));
+    // 'a' is the first piece; once it is parsed 'b' follows and is the piece with the emulator.
+    a.parseOne();
+    expect(la.isEmpty).toBe(true);
+    la.hold();
+    expect(la.held).toBe(true);
+    la.write('c'.repeat(30));
+    s.setPaced(false);
+    expect(a.handed).toBe('a'.repeat(10) + 'b'.repeat(10));
+    la.release();
+    while (a.parseOne());
+    expect(a.parsed).toBe('a'.repeat(10) + 'b'.repeat(10) + 'c'.repeat(30));
+  });
+
   it('a lane with output under way is not held (a piece of it may be with the emulator)', () => {
     const log: string[] = [];
     const { s } = harness();
