@@ -128,12 +128,18 @@ test('a page left alone does nothing, on a long session and on the Terminals vie
   expect(onTerminals.mutations, 'DOM changes on an idle Terminals view').toBe(0);
 });
 
+/** A shell in the first pane (as openShellDrawnInPage) that ran `command` until `printed` is on screen. */
+async function shellThatPrinted(page: Page, command: string, printed: string | RegExp): Promise<{ terms: TerminalsPage; pane: Locator; id: string }> {
+  const { terms, pane } = await openShellDrawnInPage(page);
+  const id = (await pane.getAttribute('data-terminal-id'))!;
+  await terms.type(pane, command);
+  await expect(terms.screen(pane)).toContainText(printed, { timeout: 30_000 });
+  return { terms, pane, id };
+}
+
 test('a terminal switched back into its pane shows its rows as soon as the pane shows it', async ({ page }) => {
   // Text drawn in the page, where the test can read it the moment the pane changes.
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const first = (await pane.getAttribute('data-terminal-id'))!;
-  await terms.type(pane, 'for i in $(seq 1 200); do echo "first-line-$i"; done');
-  await expect(terms.screen(pane)).toContainText('first-line-200');
+  const { terms, pane, id: first } = await shellThatPrinted(page, 'for i in $(seq 1 200); do echo "first-line-$i"; done', 'first-line-200');
   await terms.newShellIn(projectName());
   await expect(pane).not.toHaveAttribute('data-terminal-id', first);
   const second = (await pane.getAttribute('data-terminal-id'))!;
@@ -599,10 +605,7 @@ test('a focused terminal drawn in the page blinks its cursor without an animatio
 });
 
 test('a terminal parked while hidden comes back with its rows, and goes on', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const first = (await pane.getAttribute('data-terminal-id'))!;
-  await terms.type(pane, 'for i in $(seq 1 300); do echo "kept-line-$i"; done');
-  await expect(terms.screen(pane)).toContainText('kept-line-300');
+  const { terms, pane, id: first } = await shellThatPrinted(page, 'for i in $(seq 1 300); do echo "kept-line-$i"; done', 'kept-line-300');
   // Marks this xterm's element: a view kept live comes back with the mark, a parked one without.
   await page.evaluate(`document.querySelector('[data-terminal-id="${first}"] .xterm-view').dataset.mark = 'live'`);
   // Seven more shells through the same pane: past six hidden views, the one hidden longest is parked.
@@ -654,10 +657,7 @@ function showUntil(page: Page, id: string, marker: string): Promise<{ painted: s
 }
 
 test('a page opened again shows a long terminal at its end from its first painted row, without scrolling through its history', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const id = (await pane.getAttribute('data-terminal-id'))!;
-  await terms.type(pane, 'for i in $(seq 1 5000); do echo "history-line-$i of a long build log"; done; echo "end-of-$((6*7))"');
-  await expect(terms.screen(pane)).toContainText('end-of-42');
+  const { terms, pane, id } = await shellThatPrinted(page, 'for i in $(seq 1 5000); do echo "history-line-$i of a long build log"; done; echo "end-of-$((6*7))"', 'end-of-42');
   // A new page (as after a restart): the terminal's view is new and replays all 5,000 lines.
   await page.reload();
   await page.getByTestId('sidebar').waitFor();
@@ -705,10 +705,7 @@ const sentRequests = (page: Page) => page.evaluate<SentRequest[]>(`globalThis.__
 
 test('a terminal opened by its address asks for its history before its pane is drawn, parses it at the pane’s size and sizes its pty to that alone', async ({ page }) => {
   await recordRequestsWithView(page);
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const first = (await pane.getAttribute('data-terminal-id'))!;
-  await terms.type(pane, 'for i in $(seq 1 3000); do echo "ahead-line-$i"; done; echo "ahead-end-$((6*7))"');
-  await expect(terms.screen(pane)).toContainText('ahead-end-42', { timeout: 30_000 });
+  const { terms, pane, id: first } = await shellThatPrinted(page, 'for i in $(seq 1 3000); do echo "ahead-line-$i"; done; echo "ahead-end-$((6*7))"', 'ahead-end-42');
   await terms.newShellIn(projectName());
   await expect(pane).not.toHaveAttribute('data-terminal-id', first);
   // A new page (as after a restart), on the Terminals view: the first terminal has no view here.
@@ -735,10 +732,7 @@ test('a terminal opened by its address asks for its history before its pane is d
 });
 
 test('an ended terminal with a long history shows its end line last, after the whole replayed history', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const id = (await pane.getAttribute('data-terminal-id'))!;
-  await terms.type(pane, 'for i in $(seq 1 3000); do echo "ended-line-$i"; done; echo "ended-$((6*7))"; exit 3');
-  await expect(terms.screen(pane)).toContainText('[exited with code 3]', { timeout: 30_000 });
+  const { id } = await shellThatPrinted(page, 'for i in $(seq 1 3000); do echo "ended-line-$i"; done; echo "ended-$((6*7))"; exit 3', '[exited with code 3]');
   // A new page: the history is replayed (in pieces through the view's scheduler), then the end line.
   await page.reload();
   await page.getByTestId('sidebar').waitFor();
@@ -793,10 +787,7 @@ test('a live event while a session’s first short read is under way is shown af
 });
 
 test('a terminal whose history was parsed before it opened scrolls back page by page from the keyboard', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const id = (await pane.getAttribute('data-terminal-id'))!;
-  await terms.type(pane, 'for i in $(seq 1 3000); do echo "kb-line-$i"; done; echo "kb-end-$((6*7))"');
-  await expect(terms.screen(pane)).toContainText('kb-end-42', { timeout: 30_000 });
+  const { terms, pane, id } = await shellThatPrinted(page, 'for i in $(seq 1 3000); do echo "kb-line-$i"; done; echo "kb-end-$((6*7))"', 'kb-end-42');
   // A new page: the view parses its replay, then opens.
   await page.reload();
   await page.getByTestId('sidebar').waitFor();
@@ -819,12 +810,9 @@ test('a terminal whose history was parsed before it opened scrolls back page by 
 });
 
 test('a terminal parked with a long history (its own copy of the output) comes back at its end from its first painted row, without answering the queries in it, and goes on', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const first = (await pane.getAttribute('data-terminal-id'))!;
   // A query answered long ago (as vim asks at startup), then over 400,000 characters: past what
   // parks for a replay from the main process, so it parks as the output it was written.
-  await terms.type(pane, "printf '\\033[c'; read -rs -t 2 -d c; echo asked-$((6*7))");
-  await expect(terms.screen(pane)).toContainText('asked-42');
+  const { terms, pane, id: first } = await shellThatPrinted(page, "printf '\\033[c'; read -rs -t 2 -d c; echo asked-$((6*7))", 'asked-42');
   await terms.type(pane, 'for i in $(seq 1 6000); do echo "snap-line-$i of a history long enough to be parked as a snapshot"; done; echo "snap-end-$((5*9))"');
   await expect(terms.screen(pane)).toContainText('snap-end-45', { timeout: 30_000 });
   await parkByOpeningSeven(terms, pane);
@@ -844,10 +832,7 @@ test('a terminal parked with a long history (its own copy of the output) comes b
 });
 
 test('a terminal resized after its output is parked with a snapshot of its screen, and comes back at its end', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const first = (await pane.getAttribute('data-terminal-id'))!;
-  await terms.type(pane, 'for i in $(seq 1 3000); do echo "wrapped-line-$i: a line long enough to wrap again when the pane is made narrower than it"; done; echo "wrapped-end-$((4*9))"');
-  await expect(terms.screen(pane)).toContainText('wrapped-end-36', { timeout: 30_000 });
+  const { terms, pane, id: first } = await shellThatPrinted(page, 'for i in $(seq 1 3000); do echo "wrapped-line-$i: a line long enough to wrap again when the pane is made narrower than it"; done; echo "wrapped-end-$((4*9))"', 'wrapped-end-36');
   // A narrower window: xterm rewraps its lines, which the output parsed again at the new width
   // would not give. The copy goes; the snapshot holds what it shows.
   const size = page.viewportSize()!;
@@ -863,11 +848,8 @@ test('a terminal resized after its output is parked with a snapshot of its scree
 });
 
 test('a page opened again replays a terminal without answering the queries in its history', async ({ page }) => {
-  const { terms, pane } = await openShellDrawnInPage(page);
-  const id = (await pane.getAttribute('data-terminal-id'))!;
   // Asks for the device attributes and reads the answer itself, as vim does at startup.
-  await terms.type(pane, "printf '\\033[c'; read -rs -t 2 -d c; echo asked-$((6*7))");
-  await expect(terms.screen(pane)).toContainText('asked-42');
+  const { terms, pane, id } = await shellThatPrinted(page, "printf '\\033[c'; read -rs -t 2 -d c; echo asked-$((6*7))", 'asked-42');
   // A new page: its view replays the whole history, the query with it; an answer now would be
   // typed at the prompt, in front of the next command.
   await page.reload();
