@@ -11,7 +11,8 @@ export function registerTerminalHandlers(router: Router, terminals: TerminalServ
   router.handle('terminals.kill', ({ id, signal }) => (terminals.kill(id, signal), ok));
   router.handle('terminals.close', ({ id }) => ({ closed: terminals.close(id) }));
   // Views belong to the connection that attached them: another window cannot detach or ack for it.
-  router.handle('terminals.attach', ({ id }, ctx) => terminals.attachView(id, ctx.connectionId));
+  router.handle('terminals.attach', ({ id, since }, ctx) => terminals.attachView(id, ctx.connectionId, since));
+  router.handle('terminals.history', ({ id }) => terminals.history(id));
   router.handle('terminals.detach', ({ id, attachmentId }, ctx) => (terminals.detach(id, attachmentId, ctx.connectionId), ok));
   router.handle('terminals.ack', ({ id, attachmentId, chars }, ctx) => (terminals.ack(id, attachmentId, chars, ctx.connectionId), ok));
 }

@@ -125,6 +125,28 @@ export class Scrollback {
     return this.chunks.map((c) => decoder.decode(c.bytes)).join('');
   }
 
+  /**
+   * What is kept from stream offset `from` on, and the offset it starts at: a view that holds the
+   * output up to `from` needs only that. When `from` is not within what is kept (cut off
+   * already, or past the end), everything kept, from `start`. Only the batches at or after
+   * `from` are decoded.
+   */
+  readFrom(from: number): { data: string; start: number } {
+    this.cutHead();
+    if (from <= this.startOffset || from > this.end) return { data: this.read(), start: this.startOffset };
+    const parts: string[] = [];
+    let at = this.startOffset;
+    for (const c of this.chunks) {
+      const next = at + c.chars;
+      if (next > from) {
+        const text = decoder.decode(c.bytes);
+        parts.push(at >= from ? text : text.slice(from - at));
+      }
+      at = next;
+    }
+    return { data: parts.join(''), start: from };
+  }
+
   /** Drops the batches that are all past the capacity (no byte is looked at). */
   private dropWhole(): void {
     while (this.chunks.length > 0 && this.size - this.chunks[0]!.chars >= this.capacity) {

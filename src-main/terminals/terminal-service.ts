@@ -402,17 +402,20 @@ export class TerminalService {
    * A view starts watching: the scrollback, and the offset its live output goes on from (`end`).
    * During a flood whose bytes the pty host holds back, the scrollback is short of the output
    * counted so far: the host is asked for them first (the view is fed over this process from
-   * now on), so the view gets the last of the flood as a scrollback would hold it.
+   * now on), so the view gets the last of the flood as a scrollback would hold it. A view that
+   * holds the output up to `since` already (a parked one, a read ahead, a reconnect) gets only
+   * what came after it, when the scrollback still reaches back that far (`start` says where
+   * `data` starts).
    */
-  attach(id: string, connectionId: string): AttachResult | Promise<AttachResult> {
+  attach(id: string, connectionId: string, since?: number): AttachResult | Promise<AttachResult> {
     const t = this.find(id);
-    if (t.ring.end === t.charsEnd || t.info.status !== 'running' || !this.host.isReady) return this.attachNow(t, connectionId);
+    if (t.ring.end === t.charsEnd || t.info.status !== 'running' || !this.host.isReady) return this.attachNow(t, connectionId, since);
     return new Promise<AttachResult>((resolve, reject) => {
       t.caughtUp.push({
         conn: connectionId,
         go: () => {
           try {
-            resolve(this.attachNow(this.find(id), connectionId));
+            resolve(this.attachNow(this.find(id), connectionId, since));
           } catch (e) {
             reject(e as Error);
           }
@@ -424,13 +427,24 @@ export class TerminalService {
     });
   }
 
-  private attachNow(t: Terminal, connectionId: string): AttachResult {
+  /**
+   * The scrollback without watching: what a view reads ahead of a terminal's first show, to
+   * attach with `since` at its end then. During a flood the pty host holds back, it ends where
+   * this process's copy ends (offsets stay exact; the attach brings the rest).
+   */
+  history(id: string): { data: string; start: number; end: number } {
+    const t = this.find(id);
+    return { data: t.ring.read(), start: t.ring.start, end: t.ring.end };
+  }
+
+  private attachNow(t: Terminal, connectionId: string, since: number | undefined): AttachResult {
     const attachmentId = newId('att');
     // Replaces an earlier attachment of the same connection (a reloaded page): force-resume.
     t.views.attach(attachmentId, connectionId, t.ring.end);
     this.syncFlow(t);
     this.syncToMain(t);
-    return { terminal: { ...t.info }, attachmentId, data: t.ring.read(), start: t.ring.start, end: t.ring.end };
+    const { data, start } = since === undefined ? { data: t.ring.read(), start: t.ring.start } : t.ring.readFrom(since);
+    return { terminal: { ...t.info }, attachmentId, data, start, end: t.ring.end };
   }
 
   /**
@@ -439,10 +453,10 @@ export class TerminalService {
    * lane, after every batch sent before, so the scrollback returned here ends exactly where the
    * direct output begins (no gap, no duplicate) and the main socket stops carrying it from there.
    */
-  attachView(id: string, connectionId: string): AttachResult | Promise<AttachResult> {
+  attachView(id: string, connectionId: string, since?: number): AttachResult | Promise<AttachResult> {
     const t = this.find(id);
     const direct = this.directs.get(connectionId);
-    if (!direct?.open || t.info.status !== 'running') return this.attach(id, connectionId);
+    if (!direct?.open || t.info.status !== 'running') return this.attach(id, connectionId, since);
     return new Promise<AttachResult>((resolve, reject) => {
       const waiters = this.routeWaiters.get(id) ?? [];
       waiters.push({
@@ -450,7 +464,7 @@ export class TerminalService {
         // Attached only now, so the view's flow count starts where its scrollback ends.
         settle: () => {
           try {
-            resolve(this.attach(id, connectionId));
+            resolve(this.attach(id, connectionId, since));
           } catch (e) {
             reject(e as Error);
           }

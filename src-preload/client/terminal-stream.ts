@@ -1,5 +1,5 @@
 import { hasBytes } from '../contract/terminal-frames';
-import { TERMINAL_ACK_BATCH_CHARS, TERMINAL_ACK_INTERVAL_MS, TERMINAL_ACK_TAIL_MS, type AttachResult, type TerminalData, type TerminalInfo } from '../contract/terminals';
+import { TERMINAL_ACK_BATCH_CHARS, TERMINAL_ACK_INTERVAL_MS, TERMINAL_ACK_TAIL_MS, type AttachResult, type TerminalData, type TerminalHistory, type TerminalInfo } from '../contract/terminals';
 import type { Client } from './client';
 import { outputScheduler, type OutputLane, type OutputScheduler } from './output-scheduler';
 
@@ -40,6 +40,13 @@ export interface TerminalStreamOptions {
    * shows it knows the size to parse at. Not acknowledged meanwhile (nothing is parsed).
    */
   holdOutput?: boolean;
+  /**
+   * The terminal's scrollback, read ahead of its first show (`terminals.history`): written at
+   * once as the replay, and the attach asks only for what came after its end. When the
+   * scrollback no longer reaches back to that end, the sink is reset and the whole scrollback
+   * replayed, silently (nothing of the read ahead was seen). Not with `resumeFrom`.
+   */
+  history?: TerminalHistory;
 }
 
 /**
@@ -85,6 +92,8 @@ export class TerminalStream {
   private readonly ackBatch: number;
   /** The sink's place in the window's output scheduler: every write to the sink goes through it, in order. */
   private readonly lane: OutputLane;
+  /** The sink holds a scrollback read ahead (`history`) and the first attach has not answered yet. */
+  private ahead: boolean;
   /** Counters for tests and the benchmark. */
   readonly stats = { received: 0, written: 0, duplicateChars: 0, gaps: 0, resyncs: 0, acks: 0 };
 
@@ -99,6 +108,13 @@ export class TerminalStream {
     this.fromStart = (opts.resumeFrom ?? 0) === 0 || opts.resumeHoldsAll === true;
     this.lane = (opts.scheduler ?? outputScheduler).lane(sink);
     if (opts.holdOutput) this.lane.hold();
+    this.ahead = opts.history !== undefined && opts.resumeFrom === undefined;
+    if (this.ahead) {
+      const h = opts.history!;
+      this.next = h.end;
+      this.fromStart = h.start === 0;
+      if (h.data.length > 0) this.writeReplay(h.data);
+    }
     // Subscribe before attaching: the host handles frames in order, so nothing published after
     // the attach snapshot can be missed.
     this.offs.push(client.on('terminals.data', (p) => this.onData(p), id));
@@ -141,7 +157,8 @@ export class TerminalStream {
   /** Attaches (or re-attaches) and writes the part of the scrollback this view does not have. */
   attach(): Promise<AttachResult> {
     if (this.attaching) return this.attaching;
-    const p = this.client.invoke('terminals.attach', { id: this.id });
+    // A view holding the output up to `next` asks only for what came after it.
+    const p = this.client.invoke('terminals.attach', this.next === null ? { id: this.id } : { id: this.id, since: this.next });
     this.attaching = p;
     return p.then(
       (r) => {
@@ -153,6 +170,16 @@ export class TerminalStream {
         this.attachmentId = r.attachmentId;
         this.unackedParsed = 0;
         this.clearAckTail();
+        if (this.ahead) {
+          this.ahead = false;
+          if (this.next! < r.start || this.next! > r.end) {
+            // More came since the read ahead than the scrollback holds: start over as a new view.
+            this.dropQueued();
+            this.sink.reset();
+            this.next = null;
+            this.fromStart = true;
+          }
+        }
         if (this.next !== null && this.next > r.end && r.terminal.status === 'exited') {
           // The view holds more than the scrollback of a terminal that will print nothing more
           // (its pty host died while it held a flood's output back): keep what is shown.
@@ -166,11 +193,7 @@ export class TerminalStream {
           if (this.next !== null) {
             this.stats.gaps++;
             this.opts.onGap?.(Math.max(0, r.start - this.next));
-            // What still waits for the emulator would be wiped by the reset anyway.
-            this.lane.drop();
-            this.unparsedWrites = 0;
-            this.writeGen++;
-            this.endReplay();
+            this.dropQueued();
             this.sink.reset();
           }
           if (r.data.length > 0) this.writeReplay(r.data);
@@ -198,6 +221,14 @@ export class TerminalStream {
         throw e;
       },
     );
+  }
+
+  /** Drops what still waits for the sink (a reset is coming, which would wipe it anyway). */
+  private dropQueued(): void {
+    this.lane.drop();
+    this.unparsedWrites = 0;
+    this.writeGen++;
+    this.endReplay();
   }
 
   /** Writes the scrollback from its start; `replaying` holds until the sink has parsed it. */

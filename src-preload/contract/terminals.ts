@@ -90,13 +90,22 @@ export const TerminalSignal = z.enum(['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGHUP', 
 export const AttachResult = z.object({
   terminal: TerminalInfo,
   attachmentId: AttachmentId,
-  /** The scrollback: output from `start` to `end`. */
+  /** The scrollback: output from `start` to `end` (`start` is the request's `since` when it could be honoured). */
   data: z.string(),
   start: z.number().int().nonnegative(),
   /** Live data continues from here; a `terminals.data` event before it is a duplicate to drop. */
   end: z.number().int().nonnegative(),
 });
 export type AttachResult = z.infer<typeof AttachResult>;
+
+/** A terminal's scrollback read without watching it (a read ahead of its first show). */
+export const TerminalHistory = z.object({
+  data: z.string(),
+  /** `data` is the output from `start` to `end`. */
+  start: z.number().int().nonnegative(),
+  end: z.number().int().nonnegative(),
+});
+export type TerminalHistory = z.infer<typeof TerminalHistory>;
 
 export const TerminalData = z.object({
   offset: z.number().int().nonnegative(),
@@ -130,9 +139,14 @@ export const terminalRequests = {
     'End the process if it still runs and forget the terminal and its scrollback.',
   ),
   'terminals.attach': request(
-    z.object({ id: TerminalId }).strict(),
+    z.object({ id: TerminalId, since: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
     AttachResult,
-    'Start watching a terminal: its scrollback and the offset live data continues from. Resumes a paused pty.',
+    'Start watching a terminal: its scrollback (only what came after `since`, for a view that holds the output up to it, when the scrollback reaches back that far) and the offset live data continues from. Resumes a paused pty.',
+  ),
+  'terminals.history': request(
+    z.object({ id: TerminalId }).strict(),
+    TerminalHistory,
+    "A terminal's scrollback and where it starts and ends, without watching it: a view reads it ahead of the terminal's first show and attaches from its end then.",
   ),
   'terminals.detach': request(z.object({ id: TerminalId, attachmentId: AttachmentId }).strict(), Ok, 'Stop watching a terminal.'),
   'terminals.ack': request(

@@ -12,7 +12,7 @@
  * can be timed until the terminal's last line is on screen.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { appRoot } from '../../src-main/platform/paths';
@@ -211,6 +211,8 @@ async function fillTerminals(client: Client, cwd: string): Promise<Array<{ id: s
 /** Options for a shorter run while investigating (the bench itself runs with none). */
 export interface ScaleOptions {
   idleMs?: number;
+  /** A Chromium trace of the terminal switches, written here (to see what a slow switch did). */
+  traceTerminalsTo?: string;
 }
 
 export async function run(options: ScaleOptions = {}): Promise<Record<string, unknown>> {
@@ -245,6 +247,7 @@ export async function run(options: ScaleOptions = {}): Promise<Record<string, un
     await page.getByTestId('terminals-view').waitFor();
     const termSwitch: SwitchTime[] = [];
     const shown = terms.slice(0, SHOWN_TERMINALS);
+    if (options.traceTerminalsTo) await browser.startTracing(page, { categories: [...TRACE_CATEGORIES, 'v8', 'blink.user_timing'] });
     for (let r = 0; r < SWITCH_ROUNDS; r++) {
       for (const [i, t] of shown.entries()) {
         await page.evaluate(`document.querySelectorAll('[data-testid="terminal-pane"], [data-testid="terminal-pane-empty"]')[${i % 4}]?.dispatchEvent(new MouseEvent('mousedown', { bubbles: true }))`);
@@ -252,6 +255,7 @@ export async function run(options: ScaleOptions = {}): Promise<Record<string, un
       }
     }
 
+    if (options.traceTerminalsTo) writeFileSync(options.traceTerminalsTo, await browser.stopTracing());
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
     const browserCdp = await browser.newBrowserCDPSession();
@@ -313,6 +317,8 @@ export async function run(options: ScaleOptions = {}): Promise<Record<string, un
         again: pcts(sessionSwitch.slice(SESSIONS).map((x) => x.total)),
         // Until the history is read and shown (the rest is bringing its newest answer into view).
         toHistory: pcts(sessionSwitch.map((x) => x.first)),
+        // Every switch in order (the first SESSIONS are first opens): what the p95 is made of.
+        each: sessionSwitch.map((x) => round(x.total)),
         goalP95: GOALS.switchP95Ms,
         ratio: round(sessionP.p95 / GOALS.switchP95Ms, 2),
       },
@@ -322,6 +328,8 @@ export async function run(options: ScaleOptions = {}): Promise<Record<string, un
         firstShow: pcts(termSwitch.slice(0, SHOWN_TERMINALS).map((x) => x.total)),
         again: pcts(termSwitch.slice(SHOWN_TERMINALS).map((x) => x.total)),
         toPane: pcts(termSwitch.map((x) => x.first)),
+        // Every switch in order (the first SHOWN_TERMINALS are first shows): what the p95 is made of.
+        each: termSwitch.map((x) => round(x.total)),
         goalP95: GOALS.switchP95Ms,
         ratio: round(termP.p95 / GOALS.switchP95Ms, 2),
       },

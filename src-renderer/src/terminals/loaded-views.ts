@@ -6,6 +6,8 @@
 interface Retaining {
   /** Drops the views and snapshots of every terminal not in `ids`. */
   retain(ids: ReadonlySet<string>): void;
+  /** Whether the terminal has a view or a snapshot in this window (shown, hidden, parked, started ahead). */
+  has(id: string): boolean;
 }
 
 let loaded: Retaining | null = null;

@@ -4,7 +4,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { DEFAULT_TERMINAL_FONT_SIZE, type AttachResult } from '../../../src-preload/contract';
+import { DEFAULT_TERMINAL_FONT_SIZE, type AttachResult, type TerminalHistory } from '../../../src-preload/contract';
 import { splitTerminalInput } from '../../../src-preload/contract/terminal-frames';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
@@ -14,6 +14,7 @@ import { isTerminalReply, isTypedInput } from '../../../src-preload/contract/ter
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
 import { setLoadedTerminalViews } from './loaded-views';
+import { takeHistoryAhead } from './history-ahead';
 import { registerAheadOfView } from '../lib/ahead-of-view';
 
 /** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
@@ -230,7 +231,12 @@ export class TerminalView implements CachedView {
           resetInOrder(term);
         },
       },
-      { onGap: () => this.ui.notice('Some output was too old to replay.'), holdOutput: !this.sized, ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : {}) },
+      {
+        onGap: () => this.ui.notice('Some output was too old to replay.'),
+        holdOutput: !this.sized,
+        // Restored from its snapshot or copy; else a new view, from the scrollback read ahead of its first show if there is one.
+        ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : historyAhead(terminalId)),
+      },
     );
     this.attached = this.stream.attach();
     this.attached.then(
@@ -537,6 +543,11 @@ export function prewarmTerminalView(client: Client, terminalId: string, fontSize
 }
 
 setLoadedTerminalViews(terminalViews);
+
+function historyAhead(terminalId: string): { history?: TerminalHistory } {
+  const history = takeHistoryAhead(terminalId);
+  return history ? { history } : {};
+}
 registerAheadOfView((client, view, s) => {
   if (view.name !== 'terminals' || !view.terminalId) return;
   const id = view.terminalId;

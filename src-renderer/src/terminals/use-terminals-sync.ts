@@ -1,5 +1,6 @@
-import { useEffect } from 'react';
-import { useAppStore, useClient } from '../store';
+import { useContext, useEffect } from 'react';
+import { StoreContext, useAppStore, useClient } from '../store';
+import { HISTORY_AHEAD_AFTER_MS, readHistoriesAhead, retainHistoryAhead } from './history-ahead';
 import { loadedTerminalViews } from './loaded-views';
 
 /** Keeps the terminal list (metadata only) current: loaded at start and on reconnect, then pushed. */
@@ -20,6 +21,23 @@ export function useTerminalsSync(): void {
   const terminals = useAppStore((s) => s.terminals);
   const loaded = useAppStore((s) => s.terminalsLoaded);
   useEffect(() => {
-    if (loaded) loadedTerminalViews()?.retain(new Set(terminals.map((t) => t.id)));
+    if (!loaded) return;
+    const ids = new Set(terminals.map((t) => t.id));
+    loadedTerminalViews()?.retain(ids);
+    retainHistoryAhead(ids);
   }, [terminals, loaded]);
+  // Once the page has settled, the scrollbacks of terminals not shown yet are read ahead (history-ahead.ts).
+  const store = useContext(StoreContext);
+  useEffect(() => {
+    if (!loaded || !store) return;
+    let stop: (() => void) | null = null;
+    const timer = setTimeout(() => {
+      const current = () => store.getState().terminals;
+      stop = readHistoriesAhead(client, current(), { current, hasView: (id) => loadedTerminalViews()?.has(id) ?? false });
+    }, HISTORY_AHEAD_AFTER_MS);
+    return () => {
+      clearTimeout(timer);
+      stop?.();
+    };
+  }, [loaded, client, store]);
 }

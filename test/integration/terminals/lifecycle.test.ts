@@ -174,4 +174,27 @@ describe('terminals over browser mode', () => {
     second.dispose();
     await h.client.invoke('terminals.close', { id: info.id });
   });
+
+  it('reads a scrollback without watching it, and attaches from where a view says it holds the output', async () => {
+    const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; echo before-the-read; read go; echo after-the-read; read go'], cwd: dir.path, kind: 'command', title: 'since' });
+    await waitFor(() => h.app.terminals.flowStats(info.id).scrollbackChars >= 'before-the-read\r\n'.length, 'the first line');
+    const ahead = await h.client.invoke('terminals.history', { id: info.id });
+    expect(ahead).toEqual({ data: 'before-the-read\r\n', start: 0, end: 'before-the-read\r\n'.length });
+    // Reading is not watching: no view counts for flow control.
+    expect(h.app.terminals.flowStats(info.id).views).toBe(0);
+
+    await h.client.invoke('terminals.write', { id: info.id, data: 'go\r' });
+    await waitFor(() => h.app.terminals.flowStats(info.id).scrollbackEnd >= ahead.end + 'after-the-read\r\n'.length, 'the second line');
+    const since = await h.client.invoke('terminals.attach', { id: info.id, since: ahead.end });
+    expect(since.start).toBe(ahead.end);
+    expect(since.data).toBe('after-the-read\r\n');
+    expect(since.end).toBe(ahead.end + since.data.length);
+    expect(h.app.terminals.flowStats(info.id).views).toBe(1);
+    // An offset the scrollback does not hold (past its end): the whole scrollback, from its start.
+    const all = await h.client.invoke('terminals.attach', { id: info.id, since: since.end + 5 });
+    expect(all.start).toBe(0);
+    expect(all.data).toBe('before-the-read\r\nafter-the-read\r\n');
+    await expectCode(h.client.invoke('terminals.attach', { id: info.id, since: -1 }), 'invalid_input');
+    await h.client.invoke('terminals.close', { id: info.id });
+  });
 });

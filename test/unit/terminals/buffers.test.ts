@@ -169,6 +169,22 @@ describe('Scrollback', () => {
     expect(s.start).toBe(text.length);
   });
 
+  it('reads from an offset: only the batches from there on, cut within a batch by UTF-16 units; everything when the offset is not kept', () => {
+    const s = new Scrollback(40);
+    add(s, 'first batch|');
+    add(s, 'x'.repeat(5000)); // a batch of its own (over the merge size)
+    const end = s.end;
+    add(s, 'naïve 😀 tail|');
+    expect(s.readFrom(end)).toEqual({ data: 'naïve 😀 tail|', start: end });
+    // Within a batch, past the surrogate pair (2 units).
+    expect(s.readFrom(end + 'naïve 😀'.length)).toEqual({ data: ' tail|', start: end + 'naïve 😀'.length });
+    expect(s.readFrom(s.end)).toEqual({ data: '', start: s.end });
+    // Cut off already (the capacity is 40), or past the end: what is kept, from its start.
+    expect(s.readFrom(3)).toEqual({ data: s.read(), start: s.start });
+    expect(s.readFrom(s.end + 1)).toEqual({ data: s.read(), start: s.start });
+    expect(s.readFrom(s.start)).toEqual({ data: s.read(), start: s.start });
+  });
+
   it('replays a U+FEFF that starts a batch, as counted (it is output, not a byte order mark)', () => {
     const s = new Scrollback(100);
     add(s, '\uFEFFab');

@@ -21,13 +21,17 @@ function fakeTerminal(scrollback = 1_000) {
     },
     async invoke(channel: string, input: Record<string, unknown>) {
       calls.push({ channel, input });
-      if (channel !== 'terminals.attach') return { ok: true };
       const start = Math.max(0, all.length - scrollback);
+      if (channel === 'terminals.history') return { data: all.slice(start), start, end: all.length };
+      if (channel !== 'terminals.attach') return { ok: true };
+      // As the main process does: only what came after `since` when the scrollback reaches back to it.
+      const since = input.since as number | undefined;
+      const from = since !== undefined && since >= start && since <= all.length ? since : start;
       return {
         terminal: { id: 't', status },
         attachmentId: `att-${String(++att).padStart(6, '0')}`,
-        data: all.slice(start),
-        start,
+        data: all.slice(from),
+        start: from,
         end: all.length,
       };
     },
@@ -284,6 +288,99 @@ describe('TerminalStream', () => {
     expect(out.s.text).toBe('ghijk');
     expect(gaps).toEqual([4]);
     expect(stream.offset).toBe(t.text.length);
+  });
+
+  it('a view re-attaching after a drop asks only for what came after what it holds', async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    t.emit('one ');
+    await tick();
+    t.drop(true);
+    t.emit('two ');
+    t.drop(false);
+    await stream.attach();
+    const attaches = t.calls.filter((c) => c.channel === 'terminals.attach').map((c) => c.input);
+    expect(attaches).toEqual([{ id: 't' }, { id: 't', since: 4 }]);
+    expect(out.s.text).toBe('one two ');
+    expect(out.s.resets).toBe(0);
+  });
+
+  describe('with a scrollback read ahead (history)', () => {
+    async function readAhead(t: ReturnType<typeof fakeTerminal>) {
+      return (await t.client.invoke('terminals.history', { id: 't' })) as unknown as { data: string; start: number; end: number };
+    }
+
+    it('writes it at once as the replay, attaches from its end and writes only what came after', async () => {
+      const t = fakeTerminal();
+      const out = sink();
+      t.emit('old output|');
+      const history = await readAhead(t);
+      t.emit('printed since|');
+      const stream = new TerminalStream(t.client, 't', out.api, { history });
+      // Before the attach answers: the read ahead is with the sink, and it is a replay.
+      expect(out.s.text).toBe('old output|');
+      expect(stream.replaying).toBe(true);
+      await stream.attach();
+      expect(t.calls.filter((c) => c.channel === 'terminals.attach').map((c) => c.input)).toEqual([{ id: 't', since: 'old output|'.length }]);
+      t.emit('live');
+      await tick();
+      expect(out.s.text).toBe('old output|printed since|live');
+      expect(out.s.resets).toBe(0);
+      expect(stream.holdsAllFromStart).toBe(true);
+      out.parse();
+      expect(stream.replaying).toBe(false);
+    });
+
+    it('starts over silently when more came since than the scrollback holds (no gap reported)', async () => {
+      const t = fakeTerminal(10);
+      const out = sink();
+      const gaps: number[] = [];
+      t.emit('0123456789');
+      const history = await readAhead(t);
+      t.emit('abcdefghijklmno');
+      const stream = new TerminalStream(t.client, 't', out.api, { history, onGap: (n) => gaps.push(n) });
+      await stream.attach();
+      expect(out.s.resets).toBe(1);
+      expect(out.s.text).toBe('fghijklmno');
+      expect(gaps).toEqual([]);
+      expect(stream.stats.gaps).toBe(0);
+      expect(stream.offset).toBe(t.text.length);
+      // A scrollback cut at its start: the sink no longer holds the output from the first character.
+      expect(stream.holdsAllFromStart).toBe(false);
+    });
+
+    it('a read ahead whose own start was cut does not count as holding everything from the start', async () => {
+      const t = fakeTerminal(4);
+      const out = sink();
+      t.emit('abcdefgh');
+      const history = await readAhead(t);
+      const stream = new TerminalStream(t.client, 't', out.api, { history });
+      await stream.attach();
+      expect(out.s.text).toBe('efgh');
+      expect(stream.holdsAllFromStart).toBe(false);
+    });
+
+    it('is held with the rest of the output until released, and dropped unparsed when disposed while held', async () => {
+      const t = fakeTerminal();
+      const out = sink();
+      t.emit('history');
+      const history = await readAhead(t);
+      const held = new TerminalStream(t.client, 't', out.api, { history, holdOutput: true });
+      await held.attach();
+      expect(out.s.text).toBe('');
+      held.releaseOutput();
+      await tick();
+      expect(out.s.text).toBe('history');
+      held.dispose();
+
+      const other = sink();
+      const dropped = new TerminalStream(t.client, 't', other.api, { history, holdOutput: true });
+      dropped.dispose();
+      await tick();
+      expect(other.s.text).toBe('');
+    });
   });
 
   it("keeps what it shows of an ended terminal whose scrollback ends before it (the pty host died holding a flood's output)", async () => {
