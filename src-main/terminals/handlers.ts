@@ -12,7 +12,7 @@ export function registerTerminalHandlers(router: Router, terminals: TerminalServ
   router.handle('terminals.close', ({ id }) => ({ closed: terminals.close(id) }));
   // Views belong to the connection that attached them: another window cannot detach or ack for it.
   router.handle('terminals.attach', ({ id, since }, ctx) => terminals.attachView(id, ctx.connectionId, since));
-  router.handle('terminals.history', ({ id }) => terminals.history(id));
+  router.handle('terminals.history', ({ id, since, maxChars }) => terminals.history(id, since, maxChars));
   router.handle('terminals.detach', ({ id, attachmentId }, ctx) => (terminals.detach(id, attachmentId, ctx.connectionId), ok));
   router.handle('terminals.ack', ({ id, attachmentId, chars }, ctx) => (terminals.ack(id, attachmentId, chars, ctx.connectionId), ok));
 }

@@ -430,11 +430,15 @@ export class TerminalService {
   /**
    * The scrollback without watching: what a view reads ahead of a terminal's first show, to
    * attach with `since` at its end then. During a flood the pty host holds back, it ends where
-   * this process's copy ends (offsets stay exact; the attach brings the rest).
+   * this process's copy ends (offsets stay exact; the attach brings the rest). From `since` when
+   * the scrollback reaches back to it; null, without decoding, when longer than `maxChars`.
    */
-  history(id: string): { data: string; start: number; end: number } {
-    const t = this.find(id);
-    return { data: t.ring.read(), start: t.ring.start, end: t.ring.end };
+  history(id: string, since?: number, maxChars?: number): { data: string; start: number; end: number } | null {
+    const ring = this.find(id).ring;
+    const start = since !== undefined && since >= ring.start && since <= ring.end ? since : ring.start;
+    if (maxChars !== undefined && ring.end - start > maxChars) return null;
+    const { data } = ring.readFrom(start);
+    return { data, start, end: ring.end };
   }
 
   private attachNow(t: Terminal, connectionId: string, since: number | undefined): AttachResult {

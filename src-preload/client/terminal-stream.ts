@@ -44,9 +44,12 @@ export interface TerminalStreamOptions {
    * The terminal's scrollback, read ahead of its first show (`terminals.history`): written at
    * once as the replay, and the attach asks only for what came after its end. When the
    * scrollback no longer reaches back to that end, the sink is reset and the whole scrollback
-   * replayed, silently (nothing of the read ahead was seen). Not with `resumeFrom`.
+   * replayed, silently (nothing of the read ahead was seen). Not with `resumeFrom`. It is written
+   * from the constructor: the sink must take writes by then (or `holdOutput`, as a view does).
    */
   history?: TerminalHistory;
+  /** Every attach answered and handled (the first and any later one: a reconnect, a resync). */
+  onAttached?(r: AttachResult): void;
 }
 
 /**
@@ -94,6 +97,12 @@ export class TerminalStream {
   private readonly lane: OutputLane;
   /** The sink holds a scrollback read ahead (`history`) and the first attach has not answered yet. */
   private ahead: boolean;
+  /**
+   * What the first attach brings after what the sink holds (a read ahead, a parked view's
+   * snapshot) is output of the past too, maybe long past: it is written as a replay, so the
+   * emulator's answers to the queries in it do not reach the program (`replaying`).
+   */
+  private catchUpIsReplay: boolean;
   /** Counters for tests and the benchmark. */
   readonly stats = { received: 0, written: 0, duplicateChars: 0, gaps: 0, resyncs: 0, acks: 0 };
 
@@ -109,6 +118,7 @@ export class TerminalStream {
     this.lane = (opts.scheduler ?? outputScheduler).lane(sink);
     if (opts.holdOutput) this.lane.hold();
     this.ahead = opts.history !== undefined && opts.resumeFrom === undefined;
+    this.catchUpIsReplay = this.ahead || opts.resumeFrom !== undefined;
     if (this.ahead) {
       const h = opts.history!;
       this.next = h.end;
@@ -185,6 +195,8 @@ export class TerminalStream {
           // (its pty host died while it held a flood's output back): keep what is shown.
           this.opts.onStatus?.(r.terminal);
           this.queue = [];
+          this.catchUpIsReplay = false;
+          this.opts.onAttached?.(r);
           return r;
         }
         if (this.next === null || this.next < r.start || this.next > r.end) {
@@ -201,13 +213,16 @@ export class TerminalStream {
           // A view parked without a snapshot: it holds nothing and replays the whole history.
           this.writeReplay(r.data);
         } else if (this.next < r.end) {
-          this.lane.write(r.data.slice(this.next - r.start));
+          if (this.catchUpIsReplay) this.writeReplay(r.data.slice(this.next - r.start));
+          else this.lane.write(r.data.slice(this.next - r.start));
         }
+        this.catchUpIsReplay = false;
         this.next = r.end;
         this.opts.onStatus?.(r.terminal);
         const queued = this.queue;
         this.queue = [];
         for (const q of queued) this.onData(q);
+        this.opts.onAttached?.(r);
         if (this.attachAgain) {
           this.attachAgain = false;
           void this.attach().catch(() => undefined);

@@ -144,8 +144,16 @@ export const terminalRequests = {
     'Start watching a terminal: its scrollback (only what came after `since`, for a view that holds the output up to it, when the scrollback reaches back that far) and the offset live data continues from. Resumes a paused pty.',
   ),
   'terminals.history': request(
-    z.object({ id: TerminalId }).strict(),
-    TerminalHistory,
+    z
+      .object({
+        id: TerminalId,
+        /** Only what came after this offset, when the scrollback reaches back to it (`start` says what was given). */
+        since: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+        /** Nothing (null) when the answer would be longer: it is neither decoded nor sent. */
+        maxChars: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+      })
+      .strict(),
+    TerminalHistory.nullable(),
     "A terminal's scrollback and where it starts and ends, without watching it: a view reads it ahead of the terminal's first show and attaches from its end then.",
   ),
   'terminals.detach': request(z.object({ id: TerminalId, attachmentId: AttachmentId }).strict(), Ok, 'Stop watching a terminal.'),

@@ -8,36 +8,65 @@ import { terminalTabs } from './terminal-tabs';
  * one at a time while it is idle, so a terminal's first show parses what is here already and asks
  * the main process only for what came after (`terminals.attach` with `since`): the wait for its
  * whole scrollback (a 5,000-line shell is ~400 KB, 20–30 ms to come through the browser's socket)
- * is off the first show. A read ahead that is too old to continue from is dropped by the stream
- * and the scrollback replayed as before (terminal-stream.ts, `history`).
+ * is off the first show. The stream writes what the attach brings after it as a replay too, and
+ * a read ahead that is too old to continue from is dropped there and the scrollback replayed
+ * (terminal-stream.ts, `history`).
  *
  * Bounded: at most HISTORY_AHEAD_MAX_CHARS characters in all (strings of one byte per character
- * for plain text, two otherwise), in the tab bar's order (running before exited, newest first).
- * A terminal's read ahead goes when its view takes it or when the terminal is closed.
+ * for plain text, two otherwise), in the tab bar's order (running before exited, newest first);
+ * the main process answers nothing for a scrollback over what is left (`maxChars`). Kept up to
+ * date without polling: going to the Terminals view brings the read aheads of running terminals
+ * older than HISTORY_AHEAD_REFRESH_MS up to date, by what came after each (`since`). A terminal's
+ * read ahead goes when its view takes it or when the terminal is closed.
  */
 export const HISTORY_AHEAD_MAX_CHARS = 16_000_000;
 /** After the terminal list first came: the page's own start (the board, its lists) goes first, as the views' code does (App.tsx). */
 export const HISTORY_AHEAD_AFTER_MS = 2_000;
+/** A running terminal's read ahead older than this is brought up to date when the app goes to the Terminals view. */
+export const HISTORY_AHEAD_REFRESH_MS = 60_000;
 
-const ahead = new Map<string, TerminalHistory>();
+/** A read ahead and when it was read (or last brought up to date). */
+export interface HistoryAhead {
+  history: TerminalHistory;
+  readAt: number;
+}
+
+const ahead = new Map<string, HistoryAhead>();
 let heldChars = 0;
 
+function put(id: string, entry: HistoryAhead): void {
+  forget(id);
+  ahead.set(id, entry);
+  heldChars += entry.history.data.length;
+}
+
+function forget(id: string): void {
+  const old = ahead.get(id);
+  if (!old) return;
+  ahead.delete(id);
+  heldChars -= old.history.data.length;
+}
+
 /** The read ahead of a terminal's scrollback, taken out (its view holds it from now on), or null. */
-export function takeHistoryAhead(terminalId: string): TerminalHistory | null {
-  const h = ahead.get(terminalId);
-  if (!h) return null;
-  ahead.delete(terminalId);
-  heldChars -= h.data.length;
-  return h;
+export function takeHistoryAhead(terminalId: string): HistoryAhead | null {
+  const entry = ahead.get(terminalId) ?? null;
+  forget(terminalId);
+  return entry;
+}
+
+/**
+ * A read ahead taken by a view that was disposed before any pane showed it (the app moved on):
+ * kept again for the terminal's next first show, unless a newer one was read meanwhile or it
+ * no longer fits.
+ */
+export function giveBackHistoryAhead(terminalId: string, entry: HistoryAhead, maxChars = HISTORY_AHEAD_MAX_CHARS): void {
+  if (ahead.has(terminalId) || heldChars + entry.history.data.length > maxChars) return;
+  put(terminalId, entry);
 }
 
 /** Forgets the read aheads of terminals that no longer exist. */
 export function retainHistoryAhead(ids: ReadonlySet<string>): void {
-  for (const [id, h] of ahead) {
-    if (ids.has(id)) continue;
-    ahead.delete(id);
-    heldChars -= h.data.length;
-  }
+  for (const id of [...ahead.keys()]) if (!ids.has(id)) forget(id);
 }
 
 /** What is held, for tests and the page's own checks. */
@@ -50,38 +79,61 @@ export interface HistoryAheadOptions {
   hasView(terminalId: string): boolean;
   /** The terminals as they are now (closed ones are skipped when their turn comes). */
   current(): readonly TerminalInfo[];
+  /** Read aheads of running terminals older than this are brought up to date (none when absent). */
+  refreshOlderThanMs?: number;
   maxChars?: number;
   /** Waits until the page is idle (afterIdle unless a test brings its own). */
   whenIdle?: (fn: () => void) => () => void;
+  now?: () => number;
 }
 
 /**
  * Reads ahead the scrollbacks of `terminals` (in the tab bar's order), one per idle moment,
- * until the budget is spent; returns what stops it. A read that fails is skipped: that
- * terminal's first show reads its scrollback as before.
+ * within the budget; returns what stops it. A read that fails is skipped: that terminal's first
+ * show reads its scrollback as before.
  */
 export function readHistoriesAhead(client: Client, terminals: readonly TerminalInfo[], o: HistoryAheadOptions): () => void {
   const max = o.maxChars ?? HISTORY_AHEAD_MAX_CHARS;
   const whenIdle = o.whenIdle ?? ((fn: () => void) => afterIdle(fn, 5_000));
+  const now = o.now ?? (() => Date.now());
   const order = terminalTabs(terminals).flatMap((e) => (e.kind === 'terminal' ? [e.terminal.id] : e.terminals.map((t) => t.id)));
   let stopped = false;
   let cancelIdle: (() => void) | null = null;
+  const live = (id: string) => !stopped && !o.hasView(id) && o.current().some((t) => t.id === id);
+
+  /** Reads one terminal's scrollback, or what came after its read ahead; settles when done (never fails). */
+  const readOne = async (id: string): Promise<void> => {
+    const old = ahead.get(id);
+    if (old) {
+      const running = o.current().find((t) => t.id === id)?.status === 'running';
+      if (o.refreshOlderThanMs === undefined || !running || now() - old.readAt < o.refreshOlderThanMs) return;
+    }
+    const since = old?.history.end;
+    // What the answer may take: what is left, and for a refresh what the old one holds too (an
+    // answer that does not continue it replaces it).
+    const room = max - heldChars + (old?.history.data.length ?? 0);
+    if (room <= 0) return;
+    const h = await client.invoke('terminals.history', since === undefined ? { id, maxChars: room } : { id, since, maxChars: room });
+    // Shown, closed or stopped meanwhile; or a newer read came first.
+    if (!live(id) || ahead.get(id) !== old) return;
+    if (!h) {
+      // Over the budget (for a refresh: what came after it is): the old one would be parsed for nothing.
+      if (old) forget(id);
+      return;
+    }
+    const history = old && h.start === old.history.end ? { data: old.history.data + h.data, start: old.history.start, end: h.end } : h;
+    forget(id);
+    if (heldChars + history.data.length <= max) put(id, { history, readAt: now() });
+  };
+
   const step = (i: number): void => {
-    if (stopped || i >= order.length || heldChars >= max) return;
+    if (stopped || i >= order.length) return;
     cancelIdle = whenIdle(() => {
       cancelIdle = null;
       const id = order[i]!;
-      if (stopped) return;
-      if (ahead.has(id) || o.hasView(id) || !o.current().some((t) => t.id === id)) return step(i + 1);
-      client.invoke('terminals.history', { id }).then(
-        (h) => {
-          // Shown (or closed) meanwhile, or over the budget: not kept.
-          if (!stopped && !ahead.has(id) && !o.hasView(id) && o.current().some((t) => t.id === id) && heldChars + h.data.length <= max) {
-            ahead.set(id, h);
-            heldChars += h.data.length;
-          }
-          step(i + 1);
-        },
+      if (!live(id)) return step(i + 1);
+      readOne(id).then(
+        () => step(i + 1),
         () => step(i + 1),
       );
     });

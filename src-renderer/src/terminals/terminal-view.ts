@@ -4,7 +4,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { DEFAULT_TERMINAL_FONT_SIZE, type AttachResult, type TerminalHistory } from '../../../src-preload/contract';
+import { DEFAULT_TERMINAL_FONT_SIZE, type AttachResult } from '../../../src-preload/contract';
 import { splitTerminalInput } from '../../../src-preload/contract/terminal-frames';
 import type { Client } from '../../../src-preload/client/client';
 import { TerminalStream } from '../../../src-preload/client/terminal-stream';
@@ -14,7 +14,7 @@ import { isTerminalReply, isTypedInput } from '../../../src-preload/contract/ter
 import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
 import { setLoadedTerminalViews } from './loaded-views';
-import { takeHistoryAhead } from './history-ahead';
+import { giveBackHistoryAhead, takeHistoryAhead, type HistoryAhead } from './history-ahead';
 import { registerAheadOfView } from '../lib/ahead-of-view';
 
 /** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
@@ -155,6 +155,8 @@ export class TerminalView implements CachedView {
   /** What was written into xterm from the terminal's first character: parked, it may stand for a snapshot (terminal-park.ts). */
   private readonly outputCopy: OutputCopy;
   private readonly offs: Array<() => void> = [];
+  /** The scrollback read ahead of this view's first show, if it took one (given back if no pane ever shows the view). */
+  private readonly tookAhead: HistoryAhead | null;
 
   constructor(
     private readonly client: Client,
@@ -166,6 +168,7 @@ export class TerminalView implements CachedView {
     this.endWritten = parked?.endWritten ?? false;
     this.restoring = parked !== null;
     this.sized = parked !== null;
+    this.tookAhead = parked ? null : takeHistoryAhead(terminalId);
     const parkedHow = parked ? parkedAs(parked) : null;
     // A new view, or one replaying from offset 0, starts its copy empty; one parked as its copy
     // goes on from it; one restored from a snapshot has none.
@@ -233,22 +236,22 @@ export class TerminalView implements CachedView {
       },
       {
         onGap: () => this.ui.notice('Some output was too old to replay.'),
+        // Any attach answered: a view whose first attach failed may attach on reconnect (it holds a read ahead or a snapshot).
+        onAttached: (r) => {
+          this.attachedAs = r;
+          this.attachFailed = false;
+          this.matchPtySize();
+        },
         holdOutput: !this.sized,
         // Restored from its snapshot or copy; else a new view, from the scrollback read ahead of its first show if there is one.
-        ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : historyAhead(terminalId)),
+        ...(parked ? { resumeFrom: parked.offset, resumeHoldsAll: parkedHow === 'copy' } : this.tookAhead ? { history: this.tookAhead.history } : {}),
       },
     );
     this.attached = this.stream.attach();
-    this.attached.then(
-      (r) => {
-        this.attachedAs = r;
-        this.matchPtySize();
-      },
-      (e: unknown) => {
-        this.attachFailed = true;
-        this.ui.error('Could not open the terminal', e);
-      },
-    );
+    this.attached.catch((e: unknown) => {
+      this.attachFailed = true;
+      this.ui.error('Could not open the terminal', e);
+    });
 
     // Input goes out in order; a big paste is split to the contract's limit.
     let sending = Promise.resolve();
@@ -480,6 +483,8 @@ export class TerminalView implements CachedView {
     this.stream.dispose();
     this.term.dispose();
     this.element.remove();
+    // Never shown (its output was held, not parsed): the read ahead it took serves the terminal's next first show.
+    if (!this.sized && this.tookAhead) giveBackHistoryAhead(this.terminalId, this.tookAhead);
   }
 
   /** Input or output: the cursor blinks again, and stops once things are quiet. */
@@ -544,10 +549,6 @@ export function prewarmTerminalView(client: Client, terminalId: string, fontSize
 
 setLoadedTerminalViews(terminalViews);
 
-function historyAhead(terminalId: string): { history?: TerminalHistory } {
-  const history = takeHistoryAhead(terminalId);
-  return history ? { history } : {};
-}
 registerAheadOfView((client, view, s) => {
   if (view.name !== 'terminals' || !view.terminalId) return;
   const id = view.terminalId;

@@ -1,6 +1,6 @@
 import { useContext, useEffect } from 'react';
 import { StoreContext, useAppStore, useClient } from '../store';
-import { HISTORY_AHEAD_AFTER_MS, readHistoriesAhead, retainHistoryAhead } from './history-ahead';
+import { HISTORY_AHEAD_AFTER_MS, HISTORY_AHEAD_REFRESH_MS, readHistoriesAhead, retainHistoryAhead } from './history-ahead';
 import { loadedTerminalViews } from './loaded-views';
 
 /** Keeps the terminal list (metadata only) current: loaded at start and on reconnect, then pushed. */
@@ -26,17 +26,25 @@ export function useTerminalsSync(): void {
     loadedTerminalViews()?.retain(ids);
     retainHistoryAhead(ids);
   }, [terminals, loaded]);
-  // Once the page has settled, the scrollbacks of terminals not shown yet are read ahead (history-ahead.ts).
+  // Once the page has settled, the scrollbacks of terminals not shown yet are read ahead; going to
+  // the Terminals view brings the older ones up to date (history-ahead.ts).
   const store = useContext(StoreContext);
   useEffect(() => {
     if (!loaded || !store) return;
     let stop: (() => void) | null = null;
-    const timer = setTimeout(() => {
-      const current = () => store.getState().terminals;
-      stop = readHistoriesAhead(client, current(), { current, hasView: (id) => loadedTerminalViews()?.has(id) ?? false });
-    }, HISTORY_AHEAD_AFTER_MS);
+    const current = () => store.getState().terminals;
+    const read = (refreshOlderThanMs?: number) => {
+      stop?.();
+      const hasView = (id: string) => loadedTerminalViews()?.has(id) ?? false;
+      stop = readHistoriesAhead(client, current(), { current, hasView, ...(refreshOlderThanMs !== undefined ? { refreshOlderThanMs } : {}) });
+    };
+    const timer = setTimeout(() => read(), HISTORY_AHEAD_AFTER_MS);
+    const offView = store.subscribe((s, prev) => {
+      if (s.view.name === 'terminals' && prev.view.name !== 'terminals') read(HISTORY_AHEAD_REFRESH_MS);
+    });
     return () => {
       clearTimeout(timer);
+      offView();
       stop?.();
     };
   }, [loaded, client, store]);

@@ -178,13 +178,21 @@ describe('terminals over browser mode', () => {
   it('reads a scrollback without watching it, and attaches from where a view says it holds the output', async () => {
     const info = await h.app.terminals.spawn({ file: '/bin/sh', args: ['-c', 'stty -echo; echo before-the-read; read go; echo after-the-read; read go'], cwd: dir.path, kind: 'command', title: 'since' });
     await waitFor(() => h.app.terminals.flowStats(info.id).scrollbackChars >= 'before-the-read\r\n'.length, 'the first line');
-    const ahead = await h.client.invoke('terminals.history', { id: info.id });
+    const ahead = (await h.client.invoke('terminals.history', { id: info.id }))!;
     expect(ahead).toEqual({ data: 'before-the-read\r\n', start: 0, end: 'before-the-read\r\n'.length });
+    // Longer than the reader wants: nothing.
+    expect(await h.client.invoke('terminals.history', { id: info.id, maxChars: ahead.data.length - 1 })).toBeNull();
     // Reading is not watching: no view counts for flow control.
     expect(h.app.terminals.flowStats(info.id).views).toBe(0);
 
     await h.client.invoke('terminals.write', { id: info.id, data: 'go\r' });
     await waitFor(() => h.app.terminals.flowStats(info.id).scrollbackEnd >= ahead.end + 'after-the-read\r\n'.length, 'the second line');
+    // Read again from where the first read ended: only what came after it (within a budget that fits it, not the whole).
+    expect(await h.client.invoke('terminals.history', { id: info.id, since: ahead.end, maxChars: 'after-the-read\r\n'.length })).toEqual({
+      data: 'after-the-read\r\n',
+      start: ahead.end,
+      end: ahead.end + 'after-the-read\r\n'.length,
+    });
     const since = await h.client.invoke('terminals.attach', { id: info.id, since: ahead.end });
     expect(since.start).toBe(ahead.end);
     expect(since.data).toBe('after-the-read\r\n');

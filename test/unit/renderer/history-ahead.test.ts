@@ -1,23 +1,35 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../../src-preload/client/client';
 import type { TerminalInfo } from '../../../src-preload/contract';
-import { historyAheadCounts, readHistoriesAhead, retainHistoryAhead, takeHistoryAhead } from '../../../src-renderer/src/terminals/history-ahead';
+import { giveBackHistoryAhead, historyAheadCounts, readHistoriesAhead, retainHistoryAhead, takeHistoryAhead } from '../../../src-renderer/src/terminals/history-ahead';
 
 function terminal(id: string, startedAt: number, status: 'running' | 'exited' = 'running'): TerminalInfo {
   return { id, startedAt, status, kind: 'shell', owner: {}, title: id, cwd: '/tmp', cols: 80, rows: 24 } as unknown as TerminalInfo;
 }
 
-/** A client whose reads the test answers one by one; and an idle moment the test makes happen. */
-function fakes(sizes: Record<string, number>) {
+/**
+ * A client whose reads the test answers one by one, as the main process would: each terminal's
+ * output is `outputs[id]` (grown by the test), its scrollback the last `scrollback` characters of
+ * it; `since` and `maxChars` as the contract says. And an idle moment the test makes happen.
+ */
+function fakes(sizes: Record<string, number>, scrollback = 1_000_000) {
   const asked: string[] = [];
+  const inputs: Array<{ id: string; since?: number; maxChars?: number }> = [];
+  const outputs: Record<string, string> = Object.fromEntries(Object.entries(sizes).map(([id, n]) => [id, 'x'.repeat(n)]));
   const pending: Array<{ id: string; answer: () => void; fail: () => void }> = [];
   const client = {
-    invoke(channel: string, input: { id: string }) {
+    invoke(channel: string, input: { id: string; since?: number; maxChars?: number }) {
       if (channel !== 'terminals.history') throw new Error(`unexpected ${channel}`);
       asked.push(input.id);
+      inputs.push(input);
       return new Promise((resolve, reject) => {
-        const n = sizes[input.id] ?? 0;
-        pending.push({ id: input.id, answer: () => resolve({ data: 'x'.repeat(n), start: 0, end: n }), fail: () => reject(new Error('gone')) });
+        const answer = () => {
+          const all = outputs[input.id] ?? '';
+          const start0 = Math.max(0, all.length - scrollback);
+          const start = input.since !== undefined && input.since >= start0 && input.since <= all.length ? input.since : start0;
+          resolve(input.maxChars !== undefined && all.length - start > input.maxChars ? null : { data: all.slice(start), start, end: all.length });
+        };
+        pending.push({ id: input.id, answer, fail: () => reject(new Error('gone')) });
       });
     },
   } as unknown as Client;
@@ -45,7 +57,7 @@ function fakes(sizes: Record<string, number>) {
     await runIdle();
     await answer(how);
   }
-  return { client, asked, whenIdle, next, runIdle, answer };
+  return { client, asked, inputs, outputs, whenIdle, next, runIdle, answer };
 }
 
 afterEach(() => {
@@ -62,7 +74,7 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     for (let i = 0; i < 4; i++) await f.next();
     expect(f.asked).toEqual(['new', 'mid', 'old', 'done']);
     expect(historyAheadCounts()).toEqual({ terminals: 4, chars: 100 });
-    expect(takeHistoryAhead('mid')).toEqual({ data: 'x'.repeat(40), start: 0, end: 40 });
+    expect(takeHistoryAhead('mid')?.history).toEqual({ data: 'x'.repeat(40), start: 0, end: 40 });
     expect(takeHistoryAhead('mid')).toBeNull();
     expect(historyAheadCounts()).toEqual({ terminals: 3, chars: 60 });
   });
@@ -72,8 +84,13 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     const f = fakes({ a: 60, b: 50, c: 30, d: 20 });
     readHistoriesAhead(f.client, list, { current: () => list, hasView: () => false, whenIdle: f.whenIdle, maxChars: 100 });
     for (let i = 0; i < 4; i++) await f.next();
-    // a (60) fits, b (60 + 50) does not, c (90) does; then the budget is not yet spent, d (110) does not fit.
-    expect(f.asked).toEqual(['a', 'b', 'c', 'd']);
+    // a (60) fits, b (60 + 50) does not, c (90) does, d (110) does not: each asked with what is left, and answered nothing when over it.
+    expect(f.inputs).toEqual([
+      { id: 'a', maxChars: 100 },
+      { id: 'b', maxChars: 40 },
+      { id: 'c', maxChars: 40 },
+      { id: 'd', maxChars: 10 },
+    ]);
     expect(historyAheadCounts()).toEqual({ terminals: 2, chars: 90 });
     expect(takeHistoryAhead('b')).toBeNull();
   });
@@ -97,6 +114,60 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     expect(f.asked).toEqual(['shown-meanwhile', 'closed-meanwhile', 'fails', 'last']);
     expect(historyAheadCounts()).toEqual({ terminals: 1, chars: 5 });
     expect(takeHistoryAhead('last')).not.toBeNull();
+  });
+
+  it('brings a running terminal’s read ahead up to date by what came after it, once it is older than asked; an exited one’s is final', async () => {
+    const list = [terminal('busy', 3), terminal('rolled', 2), terminal('ended', 1, 'exited')];
+    const f = fakes({ busy: 10, rolled: 10, ended: 10 }, 20);
+    let clock = 1_000;
+    const o = { current: () => list, hasView: () => false, whenIdle: f.whenIdle, now: () => clock };
+    readHistoriesAhead(f.client, list, o);
+    for (let i = 0; i < 3; i++) await f.next();
+    f.outputs.busy += 'y'.repeat(5);
+    f.outputs.rolled += 'z'.repeat(30); // more than its scrollback of 20 holds
+    f.outputs.ended += 'never printed';
+    // Not old enough yet: nothing is asked.
+    clock += 30_000;
+    readHistoriesAhead(f.client, list, { ...o, refreshOlderThanMs: 60_000 });
+    for (let i = 0; i < 3; i++) await f.runIdle();
+    expect(f.inputs).toHaveLength(3);
+    clock += 60_000;
+    readHistoriesAhead(f.client, list, { ...o, refreshOlderThanMs: 60_000 });
+    for (let i = 0; i < 3; i++) await f.next();
+    expect(f.inputs.slice(3)).toEqual([
+      { id: 'busy', since: 10, maxChars: expect.any(Number) },
+      { id: 'rolled', since: 10, maxChars: expect.any(Number) },
+    ]);
+    // What came after, joined on; or, where the scrollback no longer reaches back, the scrollback as it is.
+    expect(takeHistoryAhead('busy')).toEqual({ history: { data: 'x'.repeat(10) + 'y'.repeat(5), start: 0, end: 15 }, readAt: clock });
+    expect(takeHistoryAhead('rolled')?.history).toEqual({ data: 'z'.repeat(20), start: 20, end: 40 });
+    expect(takeHistoryAhead('ended')?.history.end).toBe(10);
+  });
+
+  it('drops a read ahead whose update does not fit, and takes back one a view took but never showed', async () => {
+    const list = [terminal('a', 2), terminal('b', 1)];
+    const f = fakes({ a: 40, b: 50 });
+    let clock = 0;
+    const o = { current: () => list, hasView: () => false, whenIdle: f.whenIdle, now: () => clock, maxChars: 100 };
+    readHistoriesAhead(f.client, list, o);
+    await f.next();
+    await f.next();
+    expect(historyAheadCounts()).toEqual({ terminals: 2, chars: 90 });
+    f.outputs.a += 'y'.repeat(20);
+    clock = 120_000;
+    readHistoriesAhead(f.client, list, { ...o, refreshOlderThanMs: 60_000 });
+    await f.next();
+    // 40 + 20 + 50 is over 100: a's would be parsed for nothing on its first show, so it goes.
+    expect(historyAheadCounts()).toEqual({ terminals: 1, chars: 50 });
+    const taken = takeHistoryAhead('b')!;
+    expect(historyAheadCounts()).toEqual({ terminals: 0, chars: 0 });
+    giveBackHistoryAhead('b', taken, 100);
+    expect(historyAheadCounts()).toEqual({ terminals: 1, chars: 50 });
+    // Not over a newer one, nor past the budget.
+    giveBackHistoryAhead('b', { history: { data: 'old', start: 0, end: 3 }, readAt: 0 }, 100);
+    expect(takeHistoryAhead('b')).toBe(taken);
+    giveBackHistoryAhead('b', taken, 49);
+    expect(takeHistoryAhead('b')).toBeNull();
   });
 
   it('forgets the read aheads of closed terminals, and stops when told', async () => {

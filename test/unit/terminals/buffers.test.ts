@@ -185,6 +185,21 @@ describe('Scrollback', () => {
     expect(s.readFrom(s.start)).toEqual({ data: s.read(), start: s.start });
   });
 
+  it('reads from an offset inside merged small batches, keeps a batch that is not UTF-8 whole before it, and after a restart', () => {
+    const s = new Scrollback(1_000);
+    const bad = Uint8Array.of(0x61, 0xff, 0x62); // a, junk, b: three units decoded
+    s.append(bad, 3);
+    add(s, 'é1');
+    add(s, 'é2'); // merged with the one before (both valid, small)
+    expect(s.readFrom(3)).toEqual({ data: 'é1é2', start: 3 });
+    expect(s.readFrom(5)).toEqual({ data: 'é2', start: 5 });
+    expect(s.readFrom(1)).toEqual({ data: '\uFFFDbé1é2', start: 1 });
+    s.restartAt(100);
+    add(s, 'fresh');
+    expect(s.readFrom(3)).toEqual({ data: 'fresh', start: 100 });
+    expect(s.readFrom(102)).toEqual({ data: 'esh', start: 102 });
+  });
+
   it('replays a U+FEFF that starts a batch, as counted (it is output, not a byte order mark)', () => {
     const s = new Scrollback(100);
     add(s, '\uFEFFab');

@@ -333,6 +333,61 @@ describe('TerminalStream', () => {
       expect(stream.replaying).toBe(false);
     });
 
+    it('writes what came after the read ahead as a replay too: the queries in it were asked long ago', async () => {
+      const t = fakeTerminal();
+      const out = sink();
+      t.emit('old output|');
+      const history = await readAhead(t);
+      t.emit('a query \x1b[c asked since|');
+      const stream = new TerminalStream(t.client, 't', out.api, { history });
+      await stream.attach();
+      // The sink parses the read ahead: still replaying, with what came after it to parse.
+      out.s.pending.shift()!();
+      expect(stream.replaying).toBe(true);
+      let replayed = false;
+      void stream.replayed().then(() => (replayed = true));
+      await tick();
+      expect(replayed).toBe(false);
+      out.parse();
+      await tick();
+      expect(stream.replaying).toBe(false);
+      expect(replayed).toBe(true);
+      // Live output after it is not a replay.
+      t.emit('now');
+      await tick();
+      expect(stream.replaying).toBe(false);
+    });
+
+    it('attaches on reconnect after its first attach failed, and says so (onAttached)', async () => {
+      const t = fakeTerminal();
+      const out = sink();
+      t.emit('history|');
+      const history = await readAhead(t);
+      t.emit('more|');
+      let status: ((s: string) => void) | null = null;
+      const failing = {
+        ...t.client,
+        on: t.client.on.bind(t.client),
+        transport: { ...t.client.transport, onStatus: (l: (s: string) => void) => ((status = l), () => undefined) },
+        invoke: async () => {
+          throw new Error('connection lost');
+        },
+      } as unknown as Client;
+      const attached: number[] = [];
+      const stream = new TerminalStream(failing, 't', out.api, { history, onAttached: (r) => attached.push(r.end) });
+      await expect(stream.attach()).rejects.toThrow('connection lost');
+      expect(attached).toEqual([]);
+      // The connection comes back: the stream attaches from the read ahead's end.
+      (failing as unknown as { invoke: Client['invoke'] }).invoke = t.client.invoke.bind(t.client);
+      status!('closed');
+      status!('open');
+      await tick();
+      await tick();
+      expect(attached).toEqual([t.text.length]);
+      expect(out.s.text).toBe('history|more|');
+      expect(t.calls.filter((c) => c.channel === 'terminals.attach').map((c) => c.input)).toEqual([{ id: 't', since: 'history|'.length }]);
+    });
+
     it('starts over silently when more came since than the scrollback holds (no gap reported)', async () => {
       const t = fakeTerminal(10);
       const out = sink();
