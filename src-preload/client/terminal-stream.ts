@@ -100,9 +100,12 @@ export class TerminalStream {
   /**
    * What the first attach brings after what the sink holds (a read ahead, a parked view's
    * snapshot) is output of the past too, maybe long past: it is written as a replay, so the
-   * emulator's answers to the queries in it do not reach the program (`replaying`).
+   * emulator's answers to the queries in it do not reach the program (`replaying`). As with a
+   * whole replay, a program still waiting for an answer asked while nobody watched gets none.
    */
   private catchUpIsReplay: boolean;
+  /** The first attach found the read ahead too old to continue from (the scrollback moved past its end). */
+  private aheadStale = false;
   /** Counters for tests and the benchmark. */
   readonly stats = { received: 0, written: 0, duplicateChars: 0, gaps: 0, resyncs: 0, acks: 0 };
 
@@ -159,6 +162,11 @@ export class TerminalStream {
     return new Promise((r) => this.replayWaiters.push(r));
   }
 
+  /** The read ahead it was given turned out too old to continue from (nothing to keep it for). */
+  get readAheadStale(): boolean {
+    return this.aheadStale;
+  }
+
   /** Whether the sink holds exactly the output from offset 0 up to `offset` (see `fromStart`). */
   get holdsAllFromStart(): boolean {
     return this.fromStart;
@@ -184,6 +192,7 @@ export class TerminalStream {
           this.ahead = false;
           if (this.next! < r.start || this.next! > r.end) {
             // More came since the read ahead than the scrollback holds: start over as a new view.
+            this.aheadStale = true;
             this.dropQueued();
             this.sink.reset();
             this.next = null;

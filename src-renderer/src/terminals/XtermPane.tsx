@@ -71,16 +71,13 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     fitRef.current = view.fit;
     searchRef.current = view.search;
     viewRef.current = view;
-    view.attached.then(
-      (r) => {
-        if (r.terminal.status !== 'running' && endLabelRef.current && !view.endWritten && termRef.current === term) {
-          view.endWritten = true;
-          writeEnd(view, endLabelRef.current);
-        }
-      },
-      // Reported through the view's ui when it happened.
-      () => undefined,
-    );
+    // On any attach answered: a failed first one (reported through the view's ui) may be followed by one on reconnect.
+    const offAttach = view.onAttach((r) => {
+      if (r.terminal.status !== 'running' && endLabelRef.current && !view.endWritten && termRef.current === term) {
+        view.endWritten = true;
+        writeEnd(view, endLabelRef.current);
+      }
+    });
 
     let frame = 0;
     const observer = new ResizeObserver(() => {
@@ -90,6 +87,7 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     observer.observe(el);
 
     return () => {
+      offAttach();
       cancelAnimationFrame(frame);
       observer.disconnect();
       view.unmount();

@@ -25,10 +25,11 @@ export const HISTORY_AHEAD_AFTER_MS = 2_000;
 /** A running terminal's read ahead older than this is brought up to date when the app goes to the Terminals view. */
 export const HISTORY_AHEAD_REFRESH_MS = 60_000;
 
-/** A read ahead and when it was read (or last brought up to date). */
+/** A read ahead, when it was read (or last brought up to date), and whether its terminal still ran then (more may come). */
 export interface HistoryAhead {
   history: TerminalHistory;
   readAt: number;
+  running: boolean;
 }
 
 const ahead = new Map<string, HistoryAhead>();
@@ -104,26 +105,22 @@ export function readHistoriesAhead(client: Client, terminals: readonly TerminalI
   /** Reads one terminal's scrollback, or what came after its read ahead; settles when done (never fails). */
   const readOne = async (id: string): Promise<void> => {
     const old = ahead.get(id);
-    if (old) {
-      const running = o.current().find((t) => t.id === id)?.status === 'running';
-      if (o.refreshOlderThanMs === undefined || !running || now() - old.readAt < o.refreshOlderThanMs) return;
-    }
+    // A read ahead is final once its terminal had ended when it was read; else brought up to date when old enough.
+    if (old && (o.refreshOlderThanMs === undefined || !old.running || now() - old.readAt < o.refreshOlderThanMs)) return;
     const since = old?.history.end;
-    // What the answer may take: what is left, and for a refresh what the old one holds too (an
-    // answer that does not continue it replaces it).
-    const room = max - heldChars + (old?.history.data.length ?? 0);
-    if (room <= 0) return;
-    const h = await client.invoke('terminals.history', since === undefined ? { id, maxChars: room } : { id, since, maxChars: room });
+    // What the answer may take: what is left of the budget (for a refresh, the answer is added
+    // to the old read ahead, or replaces it: bounded as if added).
+    const room = max - heldChars;
+    if (room <= 0 && !old) return;
+    const running = o.current().find((t) => t.id === id)?.status === 'running';
+    const h = await client.invoke('terminals.history', since === undefined ? { id, maxChars: room } : { id, since, maxChars: Math.max(0, room) });
     // Shown, closed or stopped meanwhile; or a newer read came first.
     if (!live(id) || ahead.get(id) !== old) return;
-    if (!h) {
-      // Over the budget (for a refresh: what came after it is): the old one would be parsed for nothing.
-      if (old) forget(id);
-      return;
-    }
+    // Over the budget: nothing new is kept (an old read ahead stays; its first show attaches from its end).
+    if (!h) return;
     const history = old && h.start === old.history.end ? { data: old.history.data + h.data, start: old.history.start, end: h.end } : h;
     forget(id);
-    if (heldChars + history.data.length <= max) put(id, { history, readAt: now() });
+    if (heldChars + history.data.length <= max) put(id, { history, readAt: now(), running });
   };
 
   const step = (i: number): void => {

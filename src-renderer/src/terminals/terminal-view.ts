@@ -155,8 +155,13 @@ export class TerminalView implements CachedView {
   /** What was written into xterm from the terminal's first character: parked, it may stand for a snapshot (terminal-park.ts). */
   private readonly outputCopy: OutputCopy;
   private readonly offs: Array<() => void> = [];
-  /** The scrollback read ahead of this view's first show, if it took one (given back if no pane ever shows the view). */
-  private readonly tookAhead: HistoryAhead | null;
+  /**
+   * The scrollback read ahead of this view's first show, if it took one: given back if no pane
+   * ever shows the view, let go once one does (xterm holds it then).
+   */
+  private tookAhead: HistoryAhead | null;
+  /** Told of every attach answered (the first, and any after a reconnect: XtermPane's end line). */
+  private readonly attachListeners = new Set<(r: AttachResult) => void>();
 
   constructor(
     private readonly client: Client,
@@ -238,9 +243,12 @@ export class TerminalView implements CachedView {
         onGap: () => this.ui.notice('Some output was too old to replay.'),
         // Any attach answered: a view whose first attach failed may attach on reconnect (it holds a read ahead or a snapshot).
         onAttached: (r) => {
+          const first = this.attachedAs === null;
           this.attachedAs = r;
           this.attachFailed = false;
-          this.matchPtySize();
+          // Once: a view hidden in this window must not resize the pty under another window's on a reconnect.
+          if (first) this.matchPtySize();
+          for (const l of [...this.attachListeners]) l(r);
         },
         holdOutput: !this.sized,
         // Restored from its snapshot or copy; else a new view, from the scrollback read ahead of its first show if there is one.
@@ -294,6 +302,13 @@ export class TerminalView implements CachedView {
     this.offs.push(watchTheme(() => (term.options.theme = currentTerminalTheme())));
   }
 
+  /** Runs `fn` with every attach answered from now on, and at once with the last one if there was one; returns what unsubscribes. */
+  onAttach(fn: (r: AttachResult) => void): () => void {
+    if (this.attachedAs) fn(this.attachedAs);
+    this.attachListeners.add(fn);
+    return () => this.attachListeners.delete(fn);
+  }
+
   /** Whether the attach was answered (its scrollback is handed to the stream: the end line must come after it). */
   get isAttached(): boolean {
     return this.attachedAs !== null;
@@ -339,6 +354,7 @@ export class TerminalView implements CachedView {
     // Sized now: the output that came before is parsed at this size.
     if (!this.sized) {
       this.sized = true;
+      this.tookAhead = null;
       this.stream.releaseOutput();
       this.matchPtySize();
     }
@@ -483,8 +499,10 @@ export class TerminalView implements CachedView {
     this.stream.dispose();
     this.term.dispose();
     this.element.remove();
-    // Never shown (its output was held, not parsed): the read ahead it took serves the terminal's next first show.
-    if (!this.sized && this.tookAhead) giveBackHistoryAhead(this.terminalId, this.tookAhead);
+    // Never shown (its output was held, not parsed): the read ahead it took serves the terminal's
+    // next first show, unless its attach found it too old to continue from.
+    if (this.tookAhead && !this.stream.readAheadStale) giveBackHistoryAhead(this.terminalId, this.tookAhead);
+    this.attachListeners.clear();
   }
 
   /** Input or output: the cursor blinks again, and stops once things are quiet. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '../../../src-preload/client/client';
 import type { TerminalInfo } from '../../../src-preload/contract';
-import { giveBackHistoryAhead, historyAheadCounts, readHistoriesAhead, retainHistoryAhead, takeHistoryAhead } from '../../../src-renderer/src/terminals/history-ahead';
+import { giveBackHistoryAhead, HISTORY_AHEAD_MAX_CHARS, historyAheadCounts, readHistoriesAhead, retainHistoryAhead, takeHistoryAhead } from '../../../src-renderer/src/terminals/history-ahead';
 
 function terminal(id: string, startedAt: number, status: 'running' | 'exited' = 'running'): TerminalInfo {
   return { id, startedAt, status, kind: 'shell', owner: {}, title: id, cwd: '/tmp', cols: 80, rows: 24 } as unknown as TerminalInfo;
@@ -116,35 +116,42 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     expect(takeHistoryAhead('last')).not.toBeNull();
   });
 
-  it('brings a running terminal’s read ahead up to date by what came after it, once it is older than asked; an exited one’s is final', async () => {
-    const list = [terminal('busy', 3), terminal('rolled', 2), terminal('ended', 1, 'exited')];
-    const f = fakes({ busy: 10, rolled: 10, ended: 10 }, 20);
+  it('brings a read ahead up to date by what came after it, once it is older than asked; one read after its terminal ended is final', async () => {
+    let list = [terminal('busy', 4), terminal('rolled', 3), terminal('ended', 2, 'exited'), terminal('ends-later', 1)];
+    const f = fakes({ busy: 10, rolled: 10, ended: 10, 'ends-later': 10 }, 20);
     let clock = 1_000;
     const o = { current: () => list, hasView: () => false, whenIdle: f.whenIdle, now: () => clock };
-    readHistoriesAhead(f.client, list, o);
-    for (let i = 0; i < 3; i++) await f.next();
+    const current = () => list;
+    readHistoriesAhead(f.client, list, { ...o, current });
+    for (let i = 0; i < 4; i++) await f.next();
     f.outputs.busy += 'y'.repeat(5);
     f.outputs.rolled += 'z'.repeat(30); // more than its scrollback of 20 holds
     f.outputs.ended += 'never printed';
+    f.outputs['ends-later'] += 'its last words';
+    list = list.map((t) => (t.id === 'ends-later' ? { ...t, status: 'exited' as const } : t));
     // Not old enough yet: nothing is asked.
     clock += 30_000;
-    readHistoriesAhead(f.client, list, { ...o, refreshOlderThanMs: 60_000 });
-    for (let i = 0; i < 3; i++) await f.runIdle();
-    expect(f.inputs).toHaveLength(3);
+    readHistoriesAhead(f.client, list, { ...o, current, refreshOlderThanMs: 60_000 });
+    for (let i = 0; i < 4; i++) await f.runIdle();
+    expect(f.inputs).toHaveLength(4);
     clock += 60_000;
-    readHistoriesAhead(f.client, list, { ...o, refreshOlderThanMs: 60_000 });
-    for (let i = 0; i < 3; i++) await f.next();
-    expect(f.inputs.slice(3)).toEqual([
-      { id: 'busy', since: 10, maxChars: expect.any(Number) },
-      { id: 'rolled', since: 10, maxChars: expect.any(Number) },
+    readHistoriesAhead(f.client, list, { ...o, current, refreshOlderThanMs: 60_000 });
+    for (let i = 0; i < 4; i++) await f.next();
+    // Each asked with what is left of the budget: 16 M less the 40 held, then less busy's 5 more, then less rolled's 10 more.
+    expect(f.inputs.slice(4)).toEqual([
+      { id: 'busy', since: 10, maxChars: HISTORY_AHEAD_MAX_CHARS - 40 },
+      { id: 'rolled', since: 10, maxChars: HISTORY_AHEAD_MAX_CHARS - 45 },
+      { id: 'ends-later', since: 10, maxChars: HISTORY_AHEAD_MAX_CHARS - 55 },
     ]);
     // What came after, joined on; or, where the scrollback no longer reaches back, the scrollback as it is.
-    expect(takeHistoryAhead('busy')).toEqual({ history: { data: 'x'.repeat(10) + 'y'.repeat(5), start: 0, end: 15 }, readAt: clock });
+    expect(takeHistoryAhead('busy')).toEqual({ history: { data: 'x'.repeat(10) + 'y'.repeat(5), start: 0, end: 15 }, readAt: clock, running: true });
     expect(takeHistoryAhead('rolled')?.history).toEqual({ data: 'z'.repeat(20), start: 20, end: 40 });
-    expect(takeHistoryAhead('ended')?.history.end).toBe(10);
+    expect(takeHistoryAhead('ended')).toMatchObject({ history: { end: 10 }, running: false });
+    // Read while it ran, ended since: brought up to date once more, final from then on.
+    expect(takeHistoryAhead('ends-later')).toMatchObject({ history: { data: 'x'.repeat(10) + 'its last words' }, running: false });
   });
 
-  it('drops a read ahead whose update does not fit, and takes back one a view took but never showed', async () => {
+  it('keeps a read ahead whose update does not fit (its first show attaches from its end), and takes back one a view took but never showed', async () => {
     const list = [terminal('a', 2), terminal('b', 1)];
     const f = fakes({ a: 40, b: 50 });
     let clock = 0;
@@ -157,14 +164,16 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     clock = 120_000;
     readHistoriesAhead(f.client, list, { ...o, refreshOlderThanMs: 60_000 });
     await f.next();
-    // 40 + 20 + 50 is over 100: a's would be parsed for nothing on its first show, so it goes.
-    expect(historyAheadCounts()).toEqual({ terminals: 1, chars: 50 });
+    // 40 + 20 + 50 is over 100: asked with the 10 left, the update is not sent, and a's stays as it was.
+    expect(f.inputs.at(-1)).toEqual({ id: 'a', since: 40, maxChars: 10 });
+    expect(historyAheadCounts()).toEqual({ terminals: 2, chars: 90 });
+    expect(takeHistoryAhead('a')?.history.end).toBe(40);
     const taken = takeHistoryAhead('b')!;
     expect(historyAheadCounts()).toEqual({ terminals: 0, chars: 0 });
     giveBackHistoryAhead('b', taken, 100);
     expect(historyAheadCounts()).toEqual({ terminals: 1, chars: 50 });
     // Not over a newer one, nor past the budget.
-    giveBackHistoryAhead('b', { history: { data: 'old', start: 0, end: 3 }, readAt: 0 }, 100);
+    giveBackHistoryAhead('b', { history: { data: 'old', start: 0, end: 3 }, readAt: 0, running: true }, 100);
     expect(takeHistoryAhead('b')).toBe(taken);
     giveBackHistoryAhead('b', taken, 49);
     expect(takeHistoryAhead('b')).toBeNull();

@@ -328,6 +328,7 @@ describe('TerminalStream', () => {
       await tick();
       expect(out.s.text).toBe('old output|printed since|live');
       expect(out.s.resets).toBe(0);
+      expect(stream.readAheadStale).toBe(false);
       expect(stream.holdsAllFromStart).toBe(true);
       out.parse();
       expect(stream.replaying).toBe(false);
@@ -352,9 +353,19 @@ describe('TerminalStream', () => {
       await tick();
       expect(stream.replaying).toBe(false);
       expect(replayed).toBe(true);
-      // Live output after it is not a replay.
-      t.emit('now');
-      await tick();
+    });
+
+    it('a parked view writes what came while it was parked as a replay too', async () => {
+      const t = fakeTerminal();
+      const out = sink();
+      t.emit('shown before parking|');
+      const parkedAt = t.text.length;
+      t.emit('asked while parked \x1b[6n|');
+      const stream = new TerminalStream(t.client, 't', out.api, { resumeFrom: parkedAt, resumeHoldsAll: true });
+      await stream.attach();
+      expect(out.s.text).toBe('asked while parked \x1b[6n|');
+      expect(stream.replaying).toBe(true);
+      out.parse();
       expect(stream.replaying).toBe(false);
     });
 
@@ -402,6 +413,8 @@ describe('TerminalStream', () => {
       expect(gaps).toEqual([]);
       expect(stream.stats.gaps).toBe(0);
       expect(stream.offset).toBe(t.text.length);
+      // Nothing to keep it for.
+      expect(stream.readAheadStale).toBe(true);
       // A scrollback cut at its start: the sink no longer holds the output from the first character.
       expect(stream.holdsAllFromStart).toBe(false);
     });
