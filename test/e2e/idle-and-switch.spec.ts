@@ -786,6 +786,29 @@ test('a terminal first shown after its scrollback was read ahead asks only for w
   expect(printed).toEqual([...Array.from({ length: 20 }, (_, i) => `read-ahead-line-${i + 1}`), 'read-ahead-end-42', 'printed-after-the-read-49']);
 });
 
+test('a terminal that ended while hidden shows its end line when its pane comes back to it, after another that ended with the same code', async ({ page }) => {
+  // Shown first, then hidden (its view stays live) by a second shell in the same pane.
+  const { terms, pane, id: hidden } = await shellThatPrinted(page, 'echo "ends-while-hidden-$((6*7))"', 'ends-while-hidden-42');
+  await terms.newShellIn(projectName());
+  await expect(pane).not.toHaveAttribute('data-terminal-id', hidden);
+  // It ends while hidden (typed through another client)...
+  const url = new URL(host.url);
+  const client = connectWsClient(Number(url.port), url.searchParams.get('token') ?? '');
+  try {
+    await client.invoke('terminals.write', { id: hidden, data: 'exit 3\r' });
+    await expect.poll(async () => (await client.invoke('terminals.list', {})).find((t) => t.id === hidden)?.status, { timeout: 10_000 }).toBe('exited');
+  } finally {
+    stopWsClients();
+  }
+  // ...and the one on screen ends too, with the same code: the pane's end label does not change.
+  await terms.type(pane, 'exit 3');
+  await expect(terms.screen(pane)).toContainText('[exited with code 3]');
+  await page.locator(`[data-testid="terminal-tab"][data-terminal-id="${hidden}"]`).click();
+  await expect(pane).toHaveAttribute('data-terminal-id', hidden);
+  await expect(terms.screen(pane)).toContainText('ends-while-hidden-42');
+  await expect(terms.screen(pane)).toContainText('[exited with code 3]');
+});
+
 test('an ended terminal with a long history shows its end line last, after the whole replayed history', async ({ page }) => {
   const { id } = await shellThatPrinted(page, 'for i in $(seq 1 3000); do echo "ended-line-$i"; done; echo "ended-$((6*7))"; exit 3', '[exited with code 3]');
   // A new page: the history is replayed (in pieces through the view's scheduler), then the end line.

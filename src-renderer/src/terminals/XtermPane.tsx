@@ -54,9 +54,13 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
   const [notice, setNotice] = useState<string | null>(null);
   const viewRef = useRef<TerminalView | null>(null);
   const endLabelRef = useRef(endLabel);
-  useEffect(() => {
+  const runningRef = useRef(running);
+  // A layout effect declared before the one that mounts the view (they run in order): that one
+  // sees this render's terminal, not the one the pane showed before.
+  useLayoutEffect(() => {
     endLabelRef.current = endLabel;
-  }, [endLabel]);
+    runningRef.current = running;
+  }, [endLabel, running]);
 
   // A layout effect: the view is in its pane in the same commit that shows the pane, so no frame
   // is drawn with an empty pane (or the previous terminal's rows) in between.
@@ -78,6 +82,13 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
         writeEnd(view, endLabelRef.current);
       }
     });
+    // A view kept live while hidden, attached while its terminal ran, whose terminal ended
+    // meanwhile: its end line now. (The effect on [running, endLabel] below does not run when the
+    // pane showed another terminal that ended the same way.)
+    if (!runningRef.current && endLabelRef.current && view.isAttached && !view.endWritten) {
+      view.endWritten = true;
+      writeEnd(view, endLabelRef.current);
+    }
 
     let frame = 0;
     const observer = new ResizeObserver(() => {
