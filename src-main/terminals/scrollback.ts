@@ -132,8 +132,8 @@ export class Scrollback {
    * `from` are decoded.
    */
   readFrom(from: number): { data: string; start: number } {
-    this.cutHead();
-    if (from <= this.startOffset || from > this.end) return { data: this.read(), start: this.startOffset };
+    from = this.startFor(from);
+    if (from === this.startOffset) return { data: this.read(), start: from };
     const parts: string[] = [];
     let at = this.startOffset;
     for (const c of this.chunks) {
@@ -145,6 +145,12 @@ export class Scrollback {
       at = next;
     }
     return { data: parts.join(''), start: from };
+  }
+
+  /** Where a read from `from` starts: there when it is kept, else at `start` (`readFrom`). */
+  startFor(from: number): number {
+    this.cutHead();
+    return from > this.startOffset && from <= this.end ? from : this.startOffset;
   }
 
   /** Drops the batches that are all past the capacity (no byte is looked at). */

@@ -435,10 +435,9 @@ export class TerminalService {
    */
   history(id: string, since?: number, maxChars?: number): { data: string; start: number; end: number } | null {
     const ring = this.find(id).ring;
-    const start = since !== undefined && since >= ring.start && since <= ring.end ? since : ring.start;
+    const start = ring.startFor(since ?? 0);
     if (maxChars !== undefined && ring.end - start > maxChars) return null;
-    const { data } = ring.readFrom(start);
-    return { data, start, end: ring.end };
+    return { ...ring.readFrom(start), end: ring.end };
   }
 
   private attachNow(t: Terminal, connectionId: string, since: number | undefined): AttachResult {
@@ -447,8 +446,7 @@ export class TerminalService {
     t.views.attach(attachmentId, connectionId, t.ring.end);
     this.syncFlow(t);
     this.syncToMain(t);
-    const { data, start } = since === undefined ? { data: t.ring.read(), start: t.ring.start } : t.ring.readFrom(since);
-    return { terminal: { ...t.info }, attachmentId, data, start, end: t.ring.end };
+    return { terminal: { ...t.info }, attachmentId, ...t.ring.readFrom(since ?? 0), end: t.ring.end };
   }
 
   /**

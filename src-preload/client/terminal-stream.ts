@@ -95,15 +95,14 @@ export class TerminalStream {
   private readonly ackBatch: number;
   /** The sink's place in the window's output scheduler: every write to the sink goes through it, in order. */
   private readonly lane: OutputLane;
-  /** The sink holds a scrollback read ahead (`history`) and the first attach has not answered yet. */
-  private ahead: boolean;
   /**
-   * What the first attach brings after what the sink holds (a read ahead, a parked view's
-   * snapshot) is output of the past too, maybe long past: it is written as a replay, so the
-   * emulator's answers to the queries in it do not reach the program (`replaying`). As with a
-   * whole replay, a program still waiting for an answer asked while nobody watched gets none.
+   * An attach has been answered. Until then what the sink holds came from before (a read ahead,
+   * a parked view's snapshot), and what the first answer brings after it is output of the past
+   * too, maybe long past: it is written as a replay, so the emulator's answers to the queries in
+   * it do not reach the program (`replaying`). As with a whole replay, a program still waiting
+   * for an answer asked while nobody watched gets none.
    */
-  private catchUpIsReplay: boolean;
+  private answered = false;
   /** The first attach found the read ahead too old to continue from (the scrollback moved past its end). */
   private aheadStale = false;
   /** Counters for tests and the benchmark. */
@@ -120,9 +119,7 @@ export class TerminalStream {
     this.fromStart = (opts.resumeFrom ?? 0) === 0 || opts.resumeHoldsAll === true;
     this.lane = (opts.scheduler ?? outputScheduler).lane(sink);
     if (opts.holdOutput) this.lane.hold();
-    this.ahead = opts.history !== undefined && opts.resumeFrom === undefined;
-    this.catchUpIsReplay = this.ahead || opts.resumeFrom !== undefined;
-    if (this.ahead) {
+    if (this.readAhead) {
       const h = opts.history!;
       this.next = h.end;
       this.fromStart = h.start === 0;
@@ -162,6 +159,11 @@ export class TerminalStream {
     return new Promise((r) => this.replayWaiters.push(r));
   }
 
+  /** The sink holds a scrollback read ahead (`history`), not yet continued by an attach. */
+  private get readAhead(): boolean {
+    return !this.answered && this.opts.history !== undefined && this.opts.resumeFrom === undefined;
+  }
+
   /** The read ahead it was given turned out too old to continue from (nothing to keep it for). */
   get readAheadStale(): boolean {
     return this.aheadStale;
@@ -188,23 +190,21 @@ export class TerminalStream {
         this.attachmentId = r.attachmentId;
         this.unackedParsed = 0;
         this.clearAckTail();
-        if (this.ahead) {
-          this.ahead = false;
-          if (this.next! < r.start || this.next! > r.end) {
-            // More came since the read ahead than the scrollback holds: start over as a new view.
-            this.aheadStale = true;
-            this.dropQueued();
-            this.sink.reset();
-            this.next = null;
-            this.fromStart = true;
-          }
+        const catchUpIsReplay = !this.answered;
+        if (this.readAhead && (this.next! < r.start || this.next! > r.end)) {
+          // More came since the read ahead than the scrollback holds: start over as a new view.
+          this.aheadStale = true;
+          this.dropQueued();
+          this.sink.reset();
+          this.next = null;
+          this.fromStart = true;
         }
+        this.answered = true;
         if (this.next !== null && this.next > r.end && r.terminal.status === 'exited') {
           // The view holds more than the scrollback of a terminal that will print nothing more
           // (its pty host died while it held a flood's output back): keep what is shown.
           this.opts.onStatus?.(r.terminal);
           this.queue = [];
-          this.catchUpIsReplay = false;
           this.opts.onAttached?.(r);
           return r;
         }
@@ -222,10 +222,9 @@ export class TerminalStream {
           // A view parked without a snapshot: it holds nothing and replays the whole history.
           this.writeReplay(r.data);
         } else if (this.next < r.end) {
-          if (this.catchUpIsReplay) this.writeReplay(r.data.slice(this.next - r.start));
+          if (catchUpIsReplay) this.writeReplay(r.data.slice(this.next - r.start));
           else this.lane.write(r.data.slice(this.next - r.start));
         }
-        this.catchUpIsReplay = false;
         this.next = r.end;
         this.opts.onStatus?.(r.terminal);
         const queued = this.queue;

@@ -14,13 +14,19 @@ interface Props {
   terminalId: string;
   focused: boolean;
   running: boolean;
-  /** Shown as the last line once the process has ended ("exited with code 3"). */
+  /** Shown as the last line once the process has ended ("exited with code 3"); null while it runs. */
   endLabel: string | null;
   onFocus(): void;
 }
 
-/** The closing line of an ended terminal: drawn by the view only, never part of the output. */
-function writeEnd(view: TerminalView, label: string): void {
+/**
+ * The closing line of an ended terminal, once, for a view whose attach was answered (its
+ * scrollback is with the stream, so the line comes after it): drawn by the view only, never part
+ * of the output. `label` null: the terminal has not ended (that the pane knows of).
+ */
+function writeEnd(view: TerminalView, label: string | null): void {
+  if (label === null || !view.isAttached || view.endWritten) return;
+  view.endWritten = true;
   const term = view.term;
   // After all the output is parsed (what waits in the view's scheduler lane too, not only xterm's
   // own queue: a replayed history goes in pieces), so the line comes last and starts fresh.
@@ -54,13 +60,11 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
   const [notice, setNotice] = useState<string | null>(null);
   const viewRef = useRef<TerminalView | null>(null);
   const endLabelRef = useRef(endLabel);
-  const runningRef = useRef(running);
   // A layout effect declared before the one that mounts the view (they run in order): that one
   // sees this render's terminal, not the one the pane showed before.
   useLayoutEffect(() => {
     endLabelRef.current = endLabel;
-    runningRef.current = running;
-  }, [endLabel, running]);
+  }, [endLabel]);
 
   // A layout effect: the view is in its pane in the same commit that shows the pane, so no frame
   // is drawn with an empty pane (or the previous terminal's rows) in between.
@@ -77,18 +81,12 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     viewRef.current = view;
     // On any attach answered: a failed first one (reported through the view's ui) may be followed by one on reconnect.
     const offAttach = view.onAttach((r) => {
-      if (r.terminal.status !== 'running' && endLabelRef.current && !view.endWritten && termRef.current === term) {
-        view.endWritten = true;
-        writeEnd(view, endLabelRef.current);
-      }
+      if (r.terminal.status !== 'running' && termRef.current === term) writeEnd(view, endLabelRef.current);
     });
     // A view kept live while hidden, attached while its terminal ran, whose terminal ended
     // meanwhile: its end line now. (The effect on [running, endLabel] below does not run when the
     // pane showed another terminal that ended the same way.)
-    if (!runningRef.current && endLabelRef.current && view.isAttached && !view.endWritten) {
-      view.endWritten = true;
-      writeEnd(view, endLabelRef.current);
-    }
+    writeEnd(view, endLabelRef.current);
 
     let frame = 0;
     const observer = new ResizeObserver(() => {
@@ -124,10 +122,7 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     if (!term) return;
     term.options.disableStdin = !running;
     const view = viewRef.current;
-    if (!running && endLabel && view?.isAttached && !view.endWritten) {
-      view.endWritten = true;
-      writeEnd(view, endLabel);
-    }
+    if (view) writeEnd(view, endLabel);
   }, [running, endLabel]);
 
   useEffect(() => {

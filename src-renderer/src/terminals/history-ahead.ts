@@ -78,7 +78,7 @@ export function historyAheadCounts(): { terminals: number; chars: number } {
 export interface HistoryAheadOptions {
   /** A terminal that has a view or a snapshot in this window already: nothing to read for it. */
   hasView(terminalId: string): boolean;
-  /** The terminals as they are now (closed ones are skipped when their turn comes). */
+  /** The terminals as they are now: read in their order at the start, closed ones skipped when their turn comes. */
   current(): readonly TerminalInfo[];
   /** Read aheads of running terminals older than this are brought up to date (none when absent). */
   refreshOlderThanMs?: number;
@@ -89,15 +89,15 @@ export interface HistoryAheadOptions {
 }
 
 /**
- * Reads ahead the scrollbacks of `terminals` (in the tab bar's order), one per idle moment,
+ * Reads ahead the scrollbacks of the terminals (in the tab bar's order), one per idle moment,
  * within the budget; returns what stops it. A read that fails is skipped: that terminal's first
  * show reads its scrollback as before.
  */
-export function readHistoriesAhead(client: Client, terminals: readonly TerminalInfo[], o: HistoryAheadOptions): () => void {
+export function readHistoriesAhead(client: Client, o: HistoryAheadOptions): () => void {
   const max = o.maxChars ?? HISTORY_AHEAD_MAX_CHARS;
   const whenIdle = o.whenIdle ?? ((fn: () => void) => afterIdle(fn, 5_000));
   const now = o.now ?? (() => Date.now());
-  const order = terminalTabs(terminals).flatMap((e) => (e.kind === 'terminal' ? [e.terminal.id] : e.terminals.map((t) => t.id)));
+  const order = terminalTabs(o.current()).flatMap((e) => (e.kind === 'terminal' ? [e.terminal.id] : e.terminals.map((t) => t.id)));
   let stopped = false;
   let cancelIdle: (() => void) | null = null;
   const live = (id: string) => !stopped && !o.hasView(id) && o.current().some((t) => t.id === id);

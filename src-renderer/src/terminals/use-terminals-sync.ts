@@ -36,11 +36,14 @@ export function useTerminalsSync(): void {
     const read = (refreshOlderThanMs?: number) => {
       stop?.();
       const hasView = (id: string) => loadedTerminalViews()?.has(id) ?? false;
-      stop = readHistoriesAhead(client, current(), { current, hasView, ...(refreshOlderThanMs !== undefined ? { refreshOlderThanMs } : {}) });
+      stop = readHistoriesAhead(client, { current, hasView, ...(refreshOlderThanMs !== undefined ? { refreshOlderThanMs } : {}) });
     };
-    const timer = setTimeout(() => read(), HISTORY_AHEAD_AFTER_MS);
+    // Not before the first read: going to the Terminals view as the page starts would read every
+    // terminal at once, the one about to be shown too (its view's code still loading).
+    let settled = false;
+    const timer = setTimeout(() => ((settled = true), read()), HISTORY_AHEAD_AFTER_MS);
     const offView = store.subscribe((s, prev) => {
-      if (s.view.name === 'terminals' && prev.view.name !== 'terminals') read(HISTORY_AHEAD_REFRESH_MS);
+      if (settled && s.view.name === 'terminals' && prev.view.name !== 'terminals') read(HISTORY_AHEAD_REFRESH_MS);
     });
     return () => {
       clearTimeout(timer);

@@ -68,7 +68,7 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
   it("reads one terminal per idle moment in the tab bar's order (running first, newest first) and hands each to its view once", async () => {
     const list = [terminal('old', 1), terminal('new', 3), terminal('done', 5, 'exited'), terminal('mid', 2)];
     const f = fakes({ old: 10, new: 20, done: 30, mid: 40 });
-    readHistoriesAhead(f.client, list, { current: () => list, hasView: () => false, whenIdle: f.whenIdle });
+    readHistoriesAhead(f.client, { current: () => list, hasView: () => false, whenIdle: f.whenIdle });
     // Nothing before the page is idle.
     expect(f.asked).toEqual([]);
     for (let i = 0; i < 4; i++) await f.next();
@@ -82,7 +82,7 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
   it('stays within its budget, skipping one that does not fit for smaller ones after it', async () => {
     const list = [terminal('a', 4), terminal('b', 3), terminal('c', 2), terminal('d', 1)];
     const f = fakes({ a: 60, b: 50, c: 30, d: 20 });
-    readHistoriesAhead(f.client, list, { current: () => list, hasView: () => false, whenIdle: f.whenIdle, maxChars: 100 });
+    readHistoriesAhead(f.client, { current: () => list, hasView: () => false, whenIdle: f.whenIdle, maxChars: 100 });
     for (let i = 0; i < 4; i++) await f.next();
     // a (60) fits, b (60 + 50) does not, c (90) does, d (110) does not: each asked with what is left, and answered nothing when over it.
     expect(f.inputs).toEqual([
@@ -99,7 +99,7 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     let list = [terminal('viewed', 5), terminal('shown-meanwhile', 4), terminal('closed-meanwhile', 3), terminal('fails', 2), terminal('last', 1)];
     const views = new Set(['viewed']);
     const f = fakes({ 'shown-meanwhile': 5, 'closed-meanwhile': 5, fails: 5, last: 5 });
-    readHistoriesAhead(f.client, list, { current: () => list, hasView: (id) => views.has(id), whenIdle: f.whenIdle });
+    readHistoriesAhead(f.client, { current: () => list, hasView: (id) => views.has(id), whenIdle: f.whenIdle });
     await f.runIdle(); // 'viewed': no read
     expect(f.asked).toEqual([]);
     await f.runIdle();
@@ -122,7 +122,7 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     let clock = 1_000;
     const o = { current: () => list, hasView: () => false, whenIdle: f.whenIdle, now: () => clock };
     const current = () => list;
-    readHistoriesAhead(f.client, list, { ...o, current });
+    readHistoriesAhead(f.client, { ...o, current });
     for (let i = 0; i < 4; i++) await f.next();
     f.outputs.busy += 'y'.repeat(5);
     f.outputs.rolled += 'z'.repeat(30); // more than its scrollback of 20 holds
@@ -131,11 +131,11 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     list = list.map((t) => (t.id === 'ends-later' ? { ...t, status: 'exited' as const } : t));
     // Not old enough yet: nothing is asked.
     clock += 30_000;
-    readHistoriesAhead(f.client, list, { ...o, current, refreshOlderThanMs: 60_000 });
+    readHistoriesAhead(f.client, { ...o, current, refreshOlderThanMs: 60_000 });
     for (let i = 0; i < 4; i++) await f.runIdle();
     expect(f.inputs).toHaveLength(4);
     clock += 60_000;
-    readHistoriesAhead(f.client, list, { ...o, current, refreshOlderThanMs: 60_000 });
+    readHistoriesAhead(f.client, { ...o, current, refreshOlderThanMs: 60_000 });
     for (let i = 0; i < 4; i++) await f.next();
     // Each asked with what is left of the budget: 16 M less the 40 held, then less busy's 5 more, then less rolled's 10 more.
     expect(f.inputs.slice(4)).toEqual([
@@ -156,13 +156,13 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
     const f = fakes({ a: 40, b: 50 });
     let clock = 0;
     const o = { current: () => list, hasView: () => false, whenIdle: f.whenIdle, now: () => clock, maxChars: 100 };
-    readHistoriesAhead(f.client, list, o);
+    readHistoriesAhead(f.client, o);
     await f.next();
     await f.next();
     expect(historyAheadCounts()).toEqual({ terminals: 2, chars: 90 });
     f.outputs.a += 'y'.repeat(20);
     clock = 120_000;
-    readHistoriesAhead(f.client, list, { ...o, refreshOlderThanMs: 60_000 });
+    readHistoriesAhead(f.client, { ...o, refreshOlderThanMs: 60_000 });
     await f.next();
     // 40 + 20 + 50 is over 100: asked with the 10 left, the update is not sent, and a's stays as it was.
     expect(f.inputs.at(-1)).toEqual({ id: 'a', since: 40, maxChars: 10 });
@@ -182,7 +182,7 @@ describe('reading terminal scrollbacks ahead of their first show', () => {
   it('forgets the read aheads of closed terminals, and stops when told', async () => {
     const list = [terminal('a', 3), terminal('b', 2), terminal('c', 1)];
     const f = fakes({ a: 1, b: 2, c: 3 });
-    const stop = readHistoriesAhead(f.client, list, { current: () => list, hasView: () => false, whenIdle: f.whenIdle });
+    const stop = readHistoriesAhead(f.client, { current: () => list, hasView: () => false, whenIdle: f.whenIdle });
     await f.next();
     await f.next();
     retainHistoryAhead(new Set(['b', 'c']));
