@@ -31,6 +31,7 @@ import type { Sandbox } from './core/params';
 import { withRelativePaths } from './core/tool-map';
 import type { ApprovalHook } from './approval-hook';
 import { runCoder } from './coder';
+import { CountedToolUses } from './counted-tools';
 import { buildCoderPrompt } from './constraints';
 import type { CoderSessionRepo } from './session-repo';
 import { sessionSandboxPolicy, type HiddenPath } from '../sandbox/policy';
@@ -67,19 +68,17 @@ export function authModeFor(preset: string | undefined, baseUrl: string): CoderB
 }
 
 /**
- * How long a tool's approval request waits for the CLI's stream to show the call that proposed it.
- * The stream always shows a call before its tools run, so the wait ends there; this bound only
- * matters if the stream stalls. 2 s was not enough under load: a CI run on a loaded machine read
- * the line later than that, the approval went ahead before the turn limit was counted, and the
- * CLI made the call past the limit (claude-code-run's max_turns test, 2 calls for a limit of 1).
+ * How long a tool's approval request waits for its call's usage to be counted (counted-tools.ts).
+ * The CLI runs a call's tools only after the call ended, so the wait ends there; this bound only
+ * matters if the stream stalls.
  */
 const TOOL_SEEN_WAIT_MS = 10_000;
 
 /**
  * The gate, behind the turn's limits. A budget or turn limit is checked when the CLI reports a
  * call (its usage, on stdout), and that line may be read after the approval request of a tool the
- * same call proposed (a separate connection). The request waits until the stream has shown its
- * tool use (at most TOOL_SEEN_WAIT_MS); past a limit it is not answered until the run has
+ * same call proposed (a separate connection). The request waits until the call's usage has been
+ * counted (at most TOOL_SEEN_WAIT_MS); past a limit it is not answered until the run has
  * stopped the CLI: the tool never runs and the CLI, waiting for the answer, makes no next call
  * (a refusal would go back to the model as that next call).
  */
@@ -190,33 +189,8 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
   const limit = new AbortController();
   let refusal = ctx.deps.callGuard?.(ctx.sessionId) ?? null;
   if (refusal) return fail('limit', refusal);
-  // Tool uses the stream has shown (after their call's usage was counted), and requests waiting for one.
-  const seenTools = new Set<string>();
-  const toolWaiters = new Map<string, () => void>();
-  const noteTools = (m: { type?: unknown; message?: unknown }) => {
-    if (m.type !== 'assistant') return;
-    const content = (m.message as { content?: unknown } | undefined)?.content;
-    if (!Array.isArray(content)) return;
-    for (const b of content as Array<{ type?: unknown; id?: unknown }>) {
-      if (b.type !== 'tool_use' || typeof b.id !== 'string') continue;
-      seenTools.add(b.id);
-      toolWaiters.get(b.id)?.();
-    }
-  };
-  const seen = (id: string, signal: AbortSignal) =>
-    seenTools.has(id)
-      ? Promise.resolve()
-      : new Promise<void>((done) => {
-          const end = () => {
-            clearTimeout(timer);
-            toolWaiters.delete(id);
-            signal.removeEventListener('abort', end);
-            done();
-          };
-          const timer = setTimeout(end, TOOL_SEEN_WAIT_MS);
-          toolWaiters.set(id, end);
-          signal.addEventListener('abort', end, { once: true });
-        });
+  // Tool uses whose call's usage has been counted (and a limit checked): only these are decided.
+  const counted = new CountedToolUses();
   const forward = (events: ReturnType<StreamEventMapper['map']>) => {
     for (const e of events) {
       if (e.type === 'usage' && !ctx.stopped) {
@@ -245,7 +219,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
     {
       claudePath: detection.path,
       backend: { profile: s.profile, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, model: s.model, authMode: authModeFor(profile?.preset, resolved.baseUrl) },
-      gate: limitedGate(gateHook(ctx), { refusal: () => refusal, seen }),
+      gate: limitedGate(gateHook(ctx), { refusal: () => refusal, seen: (id, signal) => counted.counted(id, signal, TOOL_SEEN_WAIT_MS) }),
       signal: AbortSignal.any([ctx.signal, limit.signal]),
       checkContract: cfg.injectConstraints,
       goal: cfg.goal,
@@ -262,8 +236,8 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
         if (m.type === 'system' && m.subtype === 'init' && typeof m.session_id === 'string') seenSession = m.session_id;
         if (m.type === 'assistant' && typeof m.uuid === 'string' && (m.parent_tool_use_id ?? null) === null) lastMessage = m.uuid;
         forward(mapper.map(m));
-        // After forward: the call's usage is counted (and a limit checked) before its tools are let through.
-        noteTools(m);
+        // After forward: a call's usage is counted (and a limit checked) before its tools are released.
+        counted.note(m);
       },
       onAttempt: (info) => {
         lastMessage = null;
