@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileException } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readFileNoWait } from '../platform/read-no-wait';
@@ -12,6 +12,8 @@ import { decide, repoPrograms, type RepoProgram } from './repo-programs';
 const DEFAULT_GIT_TIMEOUT_MS = 30_000;
 /** Porcelain output of a big worktree list or status fits comfortably. */
 const MAX_GIT_OUTPUT_BYTES = 32 * 1024 * 1024;
+/** How long a cancelled git has to end after SIGTERM (git removes its lock files on it) before SIGKILL. */
+const GIT_STOP_GRACE_MS = 5_000;
 
 /**
  * How many gits run at once. Each is mostly I/O on the repository; a handful in parallel keeps
@@ -344,7 +346,7 @@ function runExec(gitPath: string, fullArgs: string[], env: Record<string, string
 /** `mark`: two commands (cleanExecThen): once the first succeeded, only what follows it on stderr is the second's. */
 function execPrepared({ file, args: argv, mark }: { file: string; args: string[]; mark?: string }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       file,
       argv,
       {
@@ -357,30 +359,43 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
         windowsHide: true,
       },
       (error, stdout, stderr) => {
-        if (withExit && (!error || typeof error.code === 'number')) return resolve({ stdout: stdout as Buffer, exitCode: error ? (error.code as number) : 0 });
-        if (!error) return resolve(stdout);
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-          // spawn reports a missing working directory as ENOENT too: tell the two apart.
-          return reject(
-            existsSync(opts.cwd)
-              ? gitNotInstalled()
-              : new AppError('path_not_found', `The folder ${opts.cwd} does not exist (moved or deleted?).`),
-          );
+        // execFile answers a cancel at once, while git, told to stop, is still removing its lock
+        // files: the call (and its place in the repository's queue) ends only once git has ended.
+        if (error?.name === 'AbortError' && child.exitCode === null && child.signalCode === null) {
+          const kill = setTimeout(() => child.kill('SIGKILL'), GIT_STOP_GRACE_MS);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            settle(error, stdout, stderr);
+          });
+          return;
         }
-        // The working directory cannot be entered (spawn's chdir failed): say so, not "spawn git EACCES".
-        if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') return reject(permissionDenied(opts.cwd));
-        // Two commands (gitThen): once the first succeeded, only what the second wrote is its failure
-        // (the first's warnings, a CRLF notice or an unreadable folder `git add` skipped, are not).
-        const all = String(stderr);
-        const at = mark ? all.lastIndexOf(mark) : -1;
-        const err = mark && at >= 0 ? all.slice(at + mark.length) : all;
-        // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
-        if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
-        // Stopped by us (a timeout, a cancel): no exit code of git's, also when a shell reported the stop as 143.
-        const exit = typeof error.code === 'number' && !error.killed ? error.code : null;
-        reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err, String(stdout ?? '')));
+        settle(error, stdout, stderr);
       },
     );
+    const settle = (error: ExecFileException | null, stdout: string | Buffer, stderr: string | Buffer): void => {
+      if (withExit && (!error || typeof error.code === 'number')) return resolve({ stdout: stdout as Buffer, exitCode: error ? (error.code as number) : 0 });
+      if (!error) return resolve(stdout);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        // spawn reports a missing working directory as ENOENT too: tell the two apart.
+        return reject(
+          existsSync(opts.cwd)
+            ? gitNotInstalled()
+            : new AppError('path_not_found', `The folder ${opts.cwd} does not exist (moved or deleted?).`),
+        );
+      }
+      // The working directory cannot be entered (spawn's chdir failed): say so, not "spawn git EACCES".
+      if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') return reject(permissionDenied(opts.cwd));
+      // Two commands (gitThen): once the first succeeded, only what the second wrote is its failure
+      // (the first's warnings, a CRLF notice or an unreadable folder `git add` skipped, are not).
+      const all = String(stderr);
+      const at = mark ? all.lastIndexOf(mark) : -1;
+      const err = mark && at >= 0 ? all.slice(at + mark.length) : all;
+      // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
+      if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
+      // Stopped by us (a timeout, a cancel): no exit code of git's, also when a shell reported the stop as 143.
+      const exit = typeof error.code === 'number' && !error.killed ? error.code : null;
+      reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err, String(stdout ?? '')));
+    };
   });
 }
 

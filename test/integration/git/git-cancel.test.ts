@@ -1,0 +1,68 @@
+/**
+ * A cancelled git call ends when git has ended, not when it was told to: git removes its lock
+ * files (index.lock, a ref's lock) on SIGTERM, and the caller's next git in the same repository
+ * must not find them. Node's execFile answers an abort at once; git.ts waits for the exit, and
+ * kills a git that does not end within its grace.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { git, GitError } from '../../../src-main/git/git';
+import { waitFor } from '../../support/processes';
+import { tempDir } from '../../support/temp';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+/** A stand-in `git` (first on the call's PATH) running `body`; its folder and environment. */
+function standIn(body: string): { dir: string; env: Record<string, string>; pidFile: string } {
+  const d = tempDir('fd-git-cancel-');
+  cleanups.push(d.cleanup);
+  const bin = join(d.path, 'bin');
+  mkdirSync(bin);
+  const pidFile = join(d.path, 'pid');
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}\n${body}\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  return { dir: d.path, env: { PATH: `${bin}:${process.env.PATH ?? ''}` }, pidFile };
+}
+
+/** The state letter of a process (Z: ended, not yet reaped), or null when it is gone. */
+function processState(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0]!;
+  } catch {
+    return null;
+  }
+}
+
+describe('a cancelled git call', () => {
+  it('answers once git has ended: the lock file git removes on SIGTERM is gone by then', async () => {
+    // Like git: holds a lock while it works, and removes it (slowly here) when told to stop.
+    const s = standIn(`trap 'sleep 0.4; rm -f "$PWD/index.lock"; exit 143' TERM; touch "$PWD/index.lock"; while :; do sleep 0.05; done`);
+    const abort = new AbortController();
+    const call = git(['status'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(s.pidFile) && existsSync(join(s.dir, 'index.lock')), 'git started and took its lock', 10_000);
+    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    abort.abort();
+    const e = await call;
+    expect(existsSync(join(s.dir, 'index.lock'))).toBe(false);
+    expect([null, 'Z']).toContain(processState(pid));
+    // Stopped by the app: no exit code of git's.
+    expect(e).toBeInstanceOf(GitError);
+    expect((e as GitError).exitCode).toBeNull();
+  }, 30_000);
+
+  it('kills a git that does not end when told to, after its grace', async () => {
+    const s = standIn(`trap '' TERM; while :; do sleep 0.05; done`);
+    const abort = new AbortController();
+    const call = git(['status'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(s.pidFile), 'git started', 10_000);
+    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    abort.abort();
+    const e = await call;
+    expect([null, 'Z']).toContain(processState(pid));
+    expect(e).toBeInstanceOf(GitError);
+  }, 30_000);
+});
