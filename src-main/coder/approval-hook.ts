@@ -44,6 +44,11 @@ export interface ToolApprovalRequest {
  * memory, hard floor, the approval dialog) behind one call. `signal` aborts when the run ends.
  */
 export interface ApprovalHook {
+  /**
+   * Asked first, before any verdict, the hook's own refusals too (each goes back to the model as
+   * the CLI's next call): a verdict that stands whatever the tool is, or null to go on.
+   */
+  admit?(request: ToolApprovalRequest, signal: AbortSignal): Promise<HookVerdict | null>;
   decide(request: ToolApprovalRequest, signal: AbortSignal): Promise<HookVerdict>;
 }
 
@@ -158,6 +163,8 @@ export async function startHookServer(opts: HookServerOptions): Promise<HookServ
     opts.observer?.onPending?.(request);
     let verdict: HookVerdict = { allow: false, reason: 'Flightdeck could not decide on this tool call; it was refused.' };
     try {
+      const admitted = (await opts.gate?.admit?.(request, signal)) ?? null;
+      if (admitted) return (verdict = admitted);
       const paths = await Promise.all(toolPaths(claudeTool, claudeInput).map((p) => resolveReal(isAbsolute(p) ? p : join(opts.cd, p))));
       const facts = await fileFacts(paths);
       verdict =

@@ -9,8 +9,9 @@
  * reached a limit through, and the CLI made the call after it, whenever the stream's next chunk
  * was read after the approval request (a separate connection; CI runs on a loaded machine).
  *
- * So a tool use of a streamed call is released when that call's `message_delta` has been read (its
- * usage counted), or its `message_stop`, or the run's result. A call without partial events comes
+ * So a tool use of a streamed call (known from its `content_block_start` and its `assistant` line) is
+ * released when that call's `message_delta` has been read (its usage counted), or its
+ * `message_stop`, the next call's start, or the run's result. A call without partial events comes
  * whole, usage and tool uses on the same line, and is released with it. A subagent's calls are not
  * counted per call (the CLI reports them in its tool's result), so their tool uses go at once.
  *
@@ -42,8 +43,13 @@ export class CountedToolUses {
       const e = isObj(m.event) ? m.event : {};
       if (e.type === 'message_start') {
         this.releaseHeld();
+        // A call without an id (an endpoint that leaves it out) cannot be told from a whole one: not held.
         const msg = isObj(e.message) ? e.message : {};
-        this.streaming = typeof msg.id === 'string' ? msg.id : '';
+        this.streaming = typeof msg.id === 'string' && msg.id !== '' ? msg.id : null;
+      } else if (e.type === 'content_block_start') {
+        // The block's id, held already here: its assistant line may never come (a line too long to read).
+        const block = isObj(e.content_block) ? e.content_block : {};
+        if (this.streaming !== null && block.type === 'tool_use' && typeof block.id === 'string') this.held.push(block.id);
       } else if (e.type === 'message_delta' || e.type === 'message_stop') {
         this.releaseHeld();
         this.streaming = null;
@@ -58,7 +64,7 @@ export class CountedToolUses {
     if (m.type !== 'assistant') return;
     const ids = toolUseIds(m.message);
     const id = isObj(m.message) ? m.message.id : undefined;
-    if (main && this.streaming !== null && (id === this.streaming || this.streaming === '')) this.held.push(...ids);
+    if (main && this.streaming !== null && id === this.streaming) this.held.push(...ids);
     else for (const t of ids) this.release(t);
   }
 

@@ -69,8 +69,8 @@ export function authModeFor(preset: string | undefined, baseUrl: string): CoderB
 
 /**
  * How long a tool's approval request waits for its call's usage to be counted (counted-tools.ts).
- * The CLI runs a call's tools only after the call ended, so the wait ends there; this bound only
- * matters if the stream stalls.
+ * The call's usage comes while the CLI waits for the answer, so the wait ends there; this bound
+ * only matters if the stream stalls.
  */
 const TOOL_SEEN_WAIT_MS = 10_000;
 
@@ -80,17 +80,20 @@ const TOOL_SEEN_WAIT_MS = 10_000;
  * same call proposed (a separate connection). The request waits until the call's usage has been
  * counted (at most TOOL_SEEN_WAIT_MS); past a limit it is not answered until the run has
  * stopped the CLI: the tool never runs and the CLI, waiting for the answer, makes no next call
- * (a refusal would go back to the model as that next call).
+ * (a refusal would go back to the model as that next call). This is `admit`, which the hook asks
+ * before any verdict: its own refusals (outside the sandbox, out of scope, a special file) would
+ * go back to the model too.
  */
 export function limitedGate(gate: ApprovalHook, limits: { refusal(): string | null; seen(toolUseId: string, signal: AbortSignal): Promise<void> }): ApprovalHook {
   return {
-    async decide(r, signal) {
+    async admit(r, signal) {
       if (r.toolUseId) await limits.seen(r.toolUseId, signal);
       const refusal = limits.refusal();
-      if (refusal === null) return gate.decide(r, signal);
+      if (refusal === null) return null;
       if (!signal.aborted) await new Promise<void>((done) => signal.addEventListener('abort', () => done(), { once: true }));
       return { allow: false, reason: refusal };
     },
+    decide: (r, signal) => gate.decide(r, signal),
   };
 }
 

@@ -78,6 +78,31 @@ describe('the PreToolUse HTTP hook', () => {
     expect(decision(await post({ tool_name: 'Read', tool_input: { file_path: '/etc/hostname' } }, server.secret)).permissionDecision).toBe('allow');
   });
 
+  it("asks the gate's admit before any verdict, its own refusals too: a refusal outside cd waits for it, and admit's verdict stands", async () => {
+    const cd = workdir();
+    const admitted: string[] = [];
+    let release: (v: { allow: false; reason: string } | null) => void = () => undefined;
+    const gate = {
+      admit: (r: ToolApprovalRequest) => (admitted.push(r.toolUseId), new Promise<{ allow: false; reason: string } | null>((done) => (release = done))),
+      decide: async () => ({ allow: true, reason: 'ok' }),
+    };
+    server = await startHookServer({ cd, sandbox: 'workspace-write', gate });
+    let answered: ReturnType<typeof decision> | null = null;
+    const outside = post({ tool_name: 'Read', tool_input: { file_path: '/etc/hostname' }, tool_use_id: 'toolu_out' }, server.secret).then((r) => (answered = decision(r)));
+    await new Promise((r) => setTimeout(r, 100));
+    // Not answered (not even refused) while admit holds it: a refusal would be the CLI's next call.
+    expect(admitted).toEqual(['toolu_out']);
+    expect(answered).toBeNull();
+    release(null);
+    await outside;
+    expect(answered).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('outside the working folder') });
+    // A verdict of admit's stands, whatever the tool would have got.
+    const inside = post({ tool_name: 'Read', tool_input: { file_path: join(cd, 'a.txt') }, tool_use_id: 'toolu_in' }, server.secret);
+    await new Promise((r) => setTimeout(r, 50));
+    release({ allow: false, reason: 'The phase "library" reached its limit of 1 turns' });
+    expect(decision(await inside)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: 'The phase "library" reached its limit of 1 turns' });
+  });
+
   it('tells the gate when Claude Code gives up waiting, and reports pending decisions', async () => {
     let aborted = false;
     let started!: () => void;

@@ -86,3 +86,21 @@ describe("a Claude Code run's tool uses are decided only after their call was co
     expect(await state(c, 'toolu_2')).toBe('released');
   });
 });
+
+describe('what the stream may lack', () => {
+  it("a streamed tool use whose assistant line never came (too long to read) is held from its block's start", async () => {
+    const c = new CountedToolUses();
+    c.note(ev({ type: 'message_start', message: { id: 'msg_1' } }));
+    c.note(ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_big', name: 'Write' } }));
+    expect(await state(c, 'toolu_big')).toBe('held');
+    c.note(ev({ type: 'message_delta', delta: {}, usage: { output_tokens: 1 } }));
+    expect(await state(c, 'toolu_big')).toBe('released');
+  });
+
+  it('a call whose message_start has no id is not held (it cannot be told from a whole call that follows)', async () => {
+    const c = new CountedToolUses();
+    c.note(ev({ type: 'message_start', message: {} }));
+    c.note(assistant('msg_whole', ['toolu_w'], null, { input_tokens: 1, output_tokens: 1 }));
+    expect(await state(c, 'toolu_w')).toBe('released');
+  });
+});
