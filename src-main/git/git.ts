@@ -1,5 +1,5 @@
 import { execFile, type ExecFileException } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readFileNoWait } from '../platform/read-no-wait';
 import { AppError } from '../../src-preload/contract';
@@ -12,8 +12,28 @@ import { decide, repoPrograms, type RepoProgram } from './repo-programs';
 const DEFAULT_GIT_TIMEOUT_MS = 30_000;
 /** Porcelain output of a big worktree list or status fits comfortably. */
 const MAX_GIT_OUTPUT_BYTES = 32 * 1024 * 1024;
-/** How long a cancelled git has to end after SIGTERM (git removes its lock files on it) before SIGKILL. */
+/** How long a stopped git (a cancel, a timeout) has to end after SIGTERM (git removes its lock files on it) before SIGKILL. */
 const GIT_STOP_GRACE_MS = 5_000;
+/** After SIGKILL, how long the call still waits for git's exit before it ends without it. */
+const GIT_KILLED_WAIT_MS = 2_000;
+
+/** Linux: the processes `pid` started (gitThen's shell: its first command); elsewhere none. */
+function childrenOf(pid: number | undefined): number[] {
+  if (pid === undefined) return [];
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
 
 /**
  * How many gits run at once. Each is mostly I/O on the repository; a handful in parallel keeps
@@ -345,13 +365,14 @@ function runExec(gitPath: string, fullArgs: string[], env: Record<string, string
 
 /** `mark`: two commands (cleanExecThen): once the first succeeded, only what follows it on stderr is the second's. */
 function execPrepared({ file, args: argv, mark }: { file: string; args: string[]; mark?: string }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const child = execFile(
       file,
       argv,
       {
         cwd: opts.cwd,
-        timeout: opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
+        timeout: timeoutMs,
         maxBuffer: opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES,
         signal: opts.signal,
         env,
@@ -362,7 +383,7 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
         // execFile answers a cancel at once, while git, told to stop, is still removing its lock
         // files: the call (and its place in the repository's queue) ends only once git has ended.
         if (error?.name === 'AbortError' && child.exitCode === null && child.signalCode === null) {
-          const kill = setTimeout(() => child.kill('SIGKILL'), GIT_STOP_GRACE_MS);
+          const kill = setTimeout(() => killHard(() => settle(error, stdout, stderr)), GIT_STOP_GRACE_MS).unref();
           child.once('exit', () => {
             clearTimeout(kill);
             settle(error, stdout, stderr);
@@ -372,7 +393,25 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
         settle(error, stdout, stderr);
       },
     );
+    // A timeout's SIGTERM that git ignores: execFile would wait for it for ever.
+    const watchdog = setTimeout(() => killHard(() => settle(new GitError(`git did not end after its ${timeoutMs} ms`, null, ''), '', '')), timeoutMs + GIT_STOP_GRACE_MS).unref();
+    child.once('exit', () => clearTimeout(watchdog));
+    /**
+     * Kills git and what it started (gitThen's shell waits on its first command); `giveUp` if even
+     * that does not end it (a process stuck in the kernel, on a dead network mount): the call
+     * ends, the process is left to the kernel.
+     */
+    const killHard = (giveUp: () => void): void => {
+      for (const pid of childrenOf(child.pid)) killQuietly(pid);
+      child.kill('SIGKILL');
+      const stuck = setTimeout(giveUp, GIT_KILLED_WAIT_MS).unref();
+      child.once('exit', () => clearTimeout(stuck));
+    };
+    let settled = false;
     const settle = (error: ExecFileException | null, stdout: string | Buffer, stderr: string | Buffer): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(watchdog);
       if (withExit && (!error || typeof error.code === 'number')) return resolve({ stdout: stdout as Buffer, exitCode: error ? (error.code as number) : 0 });
       if (!error) return resolve(stdout);
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {

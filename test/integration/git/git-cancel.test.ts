@@ -7,7 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { git, GitError } from '../../../src-main/git/git';
+import { git, GitError, gitThen } from '../../../src-main/git/git';
 import { waitFor } from '../../support/processes';
 import { tempDir } from '../../support/temp';
 
@@ -64,5 +64,29 @@ describe('a cancelled git call', () => {
     const e = await call;
     expect([null, 'Z']).toContain(processState(pid));
     expect(e).toBeInstanceOf(GitError);
+  }, 30_000);
+
+  it("kills gitThen's first command too when it ignores the stop: nothing is left holding the repository", async () => {
+    const s = standIn(`case " $* " in *" add "*) trap '' TERM; while :; do sleep 0.05; done;; esac`);
+    const abort = new AbortController();
+    const call = gitThen(['add'], ['commit'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(s.pidFile), 'the first command started', 10_000);
+    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    abort.abort();
+    expect(await call).toBeInstanceOf(GitError);
+    await waitFor(() => [null, 'Z'].includes(processState(pid)), 'the first command ended', 2_000);
+  }, 30_000);
+});
+
+describe('a git call past its time limit', () => {
+  it('is killed when it ignores the timeout\'s SIGTERM, and the call ends', async () => {
+    const s = standIn(`trap '' TERM; while :; do sleep 0.05; done`);
+    const call = git(['status'], { cwd: s.dir, env: s.env, timeoutMs: 300 }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(s.pidFile), 'git started', 10_000);
+    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    const e = await call;
+    expect([null, 'Z']).toContain(processState(pid));
+    expect(e).toBeInstanceOf(GitError);
+    expect((e as GitError).exitCode).toBeNull();
   }, 30_000);
 });
