@@ -249,6 +249,7 @@ export class TerminalService {
         problem: null,
         startedAt: Date.now(),
         exitedAt: null,
+        outputEnd: null,
         cols,
         rows,
       },
@@ -382,7 +383,7 @@ export class TerminalService {
     this.clearTimers(t);
     if (t.info.status === 'running') {
       // Whoever waits for its exit (an agent's runCommand) learns it was killed.
-      Object.assign(t.info, { status: 'exited', exitCode: null, signal: 'SIGHUP', exitedAt: Date.now(), problem: 'Closed while it was running.' });
+      Object.assign(t.info, { status: 'exited', exitCode: null, signal: 'SIGHUP', exitedAt: Date.now(), outputEnd: t.charsEnd, problem: 'Closed while it was running.' });
       for (const w of t.exitWaiters.splice(0)) w({ ...t.info });
     }
     this.terminals.delete(id);
@@ -887,6 +888,8 @@ export class TerminalService {
     this.clearTimers(t);
     t.info.status = 'exited';
     t.info.exitedAt = Date.now();
+    // The host sends the exit after the terminal's last output (one lane): all of it is counted.
+    t.info.outputEnd = t.charsEnd;
     t.info.signal = signal ? (SIGNAL_NAMES.get(signal) ?? `signal ${signal}`) : null;
     t.info.exitCode = signal ? null : exitCode;
     if (problem) t.info.problem = problem;

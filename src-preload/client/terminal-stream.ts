@@ -59,6 +59,12 @@ export interface TerminalStreamOptions {
  * application state. When the connection comes back after a drop it attaches again and
  * continues exactly where it was, or resets and replays when the scrollback moved past it.
  */
+interface OffsetWaiter {
+  offset: number;
+  fn: () => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
 export class TerminalStream {
   /** The stream offset of the next character this view expects. */
   private next: number | null = null;
@@ -103,6 +109,8 @@ export class TerminalStream {
    * for an answer asked while nobody watched gets none.
    */
   private answered = false;
+  /** afterOutputTo's waiters. */
+  private readonly offsetWaiters = new Set<OffsetWaiter>();
   /** The first attach found the read ahead too old to continue from (the scrollback moved past its end). */
   private aheadStale = false;
   /** Counters for tests and the benchmark. */
@@ -205,6 +213,7 @@ export class TerminalStream {
           // (its pty host died while it held a flood's output back): keep what is shown.
           this.opts.onStatus?.(r.terminal);
           this.queue = [];
+          this.wakeReached();
           this.opts.onAttached?.(r);
           return r;
         }
@@ -230,6 +239,7 @@ export class TerminalStream {
         const queued = this.queue;
         this.queue = [];
         for (const q of queued) this.onData(q);
+        this.wakeReached();
         this.opts.onAttached?.(r);
         if (this.attachAgain) {
           this.attachAgain = false;
@@ -273,6 +283,34 @@ export class TerminalStream {
     this.lane.afterQueued(fn);
   }
 
+  /**
+   * Runs `fn` once the output up to `offset` has come and all of it is parsed, or after
+   * `maxWaitMs` if it never comes (then after what did): an ended terminal's end line goes after
+   * its last output, which may still be on its way on another channel than the status that said
+   * the terminal ended. Not at all once the stream is stopped.
+   */
+  afterOutputTo(offset: number, fn: () => void, maxWaitMs: number): void {
+    if (this.disposed) return;
+    if (this.has(offset)) return this.afterQueued(fn);
+    const w: OffsetWaiter = { offset, fn, timer: setTimeout(() => this.wake(w), maxWaitMs) };
+    this.offsetWaiters.add(w);
+  }
+
+  private has(offset: number): boolean {
+    return this.next !== null && this.next >= offset && this.attaching === null;
+  }
+
+  private wake(w: OffsetWaiter): void {
+    clearTimeout(w.timer);
+    if (!this.offsetWaiters.delete(w)) return;
+    this.afterQueued(w.fn);
+  }
+
+  /** Runs the waiters whose output has all come. */
+  private wakeReached(): void {
+    for (const w of [...this.offsetWaiters]) if (this.has(w.offset)) this.wake(w);
+  }
+
   /** Lets output held since the start (`holdOutput`) go to the sink, in order. */
   releaseOutput(): void {
     this.lane.release();
@@ -296,6 +334,8 @@ export class TerminalStream {
     this.clearAckTail();
     // What the lane still held was handed over by close(); nobody waits on a stopped stream.
     for (const r of this.replayWaiters.splice(0)) r();
+    for (const w of this.offsetWaiters) clearTimeout(w.timer);
+    this.offsetWaiters.clear();
     for (const off of this.offs.splice(0)) off();
     if (this.attachmentId) void this.client.invoke('terminals.detach', { id: this.id, attachmentId: this.attachmentId }).catch(() => undefined);
     this.attachmentId = null;
@@ -339,6 +379,7 @@ export class TerminalStream {
     this.unparsedWrites++;
     const gen = this.writeGen;
     this.lane.write(data, () => this.parsed(len, attachmentId, gen));
+    if (this.offsetWaiters.size > 0) this.wakeReached();
   }
 
   private parsed(chars: number, attachmentId: string | null, gen: number): void {

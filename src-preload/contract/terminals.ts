@@ -74,6 +74,12 @@ export const TerminalInfo = z.object({
   problem: z.string().nullable(),
   startedAt: z.number().int(),
   exitedAt: z.number().int().nullable(),
+  /**
+   * Once it has ended: how long its output is (UTF-16 units, the views' offsets), so a view knows
+   * when it has all of it. The status and the last output may come on different channels (the
+   * output on a direct socket): a view writes its end line only after that offset. Null while it runs.
+   */
+  outputEnd: z.number().int().nonnegative().nullable(),
   cols: Cols,
   rows: Rows,
 });

@@ -200,6 +200,7 @@ function PaneFrame({ index, info, focused, projectName }: { index: number; info:
         focused={focused}
         running={info.status === 'running'}
         endLabel={info.status === 'running' ? null : `${st.label.toLowerCase()}${info.problem ? ` — ${info.problem}` : ''}`}
+        endAt={info.outputEnd}
         onFocus={() => focus(index)}
       />
     </div>

@@ -16,21 +16,31 @@ interface Props {
   running: boolean;
   /** Shown as the last line once the process has ended ("exited with code 3"); null while it runs. */
   endLabel: string | null;
+  /** Where an ended terminal's output ends (TerminalInfo.outputEnd): the end line comes after it. */
+  endAt: number | null;
   onFocus(): void;
 }
 
 /**
  * The closing line of an ended terminal, once, for a view whose attach was answered (its
  * scrollback is with the stream, so the line comes after it): drawn by the view only, never part
- * of the output. `label` null: the terminal has not ended (that the pane knows of).
+ * of the output. `label` null: the terminal has not ended (that the pane knows of). `endAt`: where
+ * its output ends; the status that says it ended can come before the last of it (another channel),
+ * and output after the line would draw over it (a shell's "exit" erases its prompt line).
  */
-function writeEnd(view: TerminalView, label: string | null): void {
-  if (label === null || !view.isAttached || view.endWritten) return;
-  view.endWritten = true;
+function writeEnd(view: TerminalView, label: string | null, endAt: number | null): void {
+  if (label === null || !view.isAttached || view.endWritten || view.endPending) return;
+  view.endPending = true;
   const term = view.term;
   // After all the output is parsed (what waits in the view's scheduler lane too, not only xterm's
   // own queue: a replayed history goes in pieces), so the line comes last and starts fresh.
-  view.afterOutput(() => term.write(`${term.buffer.active.cursorX === 0 ? '' : '\r\n'}\x1b[2m[${label}]\x1b[0m`));
+  const write = () => {
+    view.endPending = false;
+    view.endWritten = true;
+    term.write(`${term.buffer.active.cursorX === 0 ? '' : '\r\n'}\x1b[2m[${label}]\x1b[0m`);
+  };
+  if (endAt === null) view.afterOutput(write);
+  else view.afterOutputTo(endAt, write);
   term.options.cursorBlink = false;
   term.options.cursorInactiveStyle = 'none';
   // Nothing to type into: not focused now, nor once it opens.
@@ -46,7 +56,7 @@ function writeEnd(view: TerminalView, label: string | null): void {
  * A visible pane draws with the WebGL renderer when the browser has it (gpu-renderer.ts), and
  * gives its context up when hidden; the DOM renderer is the fallback.
  */
-export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: Props) {
+export function XtermPane({ terminalId, focused, running, endLabel, endAt, onFocus }: Props) {
   const client = useClient();
   const fontSize = useAppStore((s) => s.settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE);
   const toastError = useAppStore((s) => s.toastError);
@@ -60,11 +70,13 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
   const [notice, setNotice] = useState<string | null>(null);
   const viewRef = useRef<TerminalView | null>(null);
   const endLabelRef = useRef(endLabel);
+  const endAtRef = useRef(endAt);
   // A layout effect declared before the one that mounts the view (they run in order): that one
   // sees this render's terminal, not the one the pane showed before.
   useLayoutEffect(() => {
     endLabelRef.current = endLabel;
-  }, [endLabel]);
+    endAtRef.current = endAt;
+  }, [endLabel, endAt]);
 
   // A layout effect: the view is in its pane in the same commit that shows the pane, so no frame
   // is drawn with an empty pane (or the previous terminal's rows) in between.
@@ -81,12 +93,12 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     viewRef.current = view;
     // On any attach answered: a failed first one (reported through the view's ui) may be followed by one on reconnect.
     const offAttach = view.onAttach((r) => {
-      if (r.terminal.status !== 'running' && termRef.current === term) writeEnd(view, endLabelRef.current);
+      if (r.terminal.status !== 'running' && termRef.current === term) writeEnd(view, endLabelRef.current, endAtRef.current ?? r.terminal.outputEnd);
     });
     // A view kept live while hidden, attached while its terminal ran, whose terminal ended
     // meanwhile: its end line now. (The effect on [running, endLabel] below does not run when the
     // pane showed another terminal that ended the same way.)
-    writeEnd(view, endLabelRef.current);
+    writeEnd(view, endLabelRef.current, endAtRef.current);
 
     let frame = 0;
     const observer = new ResizeObserver(() => {
@@ -122,8 +134,8 @@ export function XtermPane({ terminalId, focused, running, endLabel, onFocus }: P
     if (!term) return;
     term.options.disableStdin = !running;
     const view = viewRef.current;
-    if (view) writeEnd(view, endLabel);
-  }, [running, endLabel]);
+    if (view) writeEnd(view, endLabel, endAt);
+  }, [running, endLabel, endAt]);
 
   useEffect(() => {
     // A focus asked for before the view opened is dropped when another pane takes it.

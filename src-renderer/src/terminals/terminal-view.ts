@@ -108,6 +108,13 @@ export interface ViewUi {
 const NO_UI: ViewUi = { openSearch() {}, notice() {}, error() {} };
 
 /**
+ * How long an ended terminal's end line waits for the output that came before the end: the last
+ * output travels on the direct socket, the status on the main connection. Only a view that never
+ * gets that output (its connection lost it) waits this long.
+ */
+const END_OUTPUT_WAIT_MS = 5_000;
+
+/**
  * One terminal's xterm and stream, independent of the React pane that shows it: a pane mounts
  * its element, and unmounting leaves it to the cache, which parks it after a while hidden.
  */
@@ -121,6 +128,8 @@ export class TerminalView implements CachedView {
   readonly attached: Promise<AttachResult>;
   /** Whether the end line has been written. */
   endWritten: boolean;
+  /** The end line waits for the terminal's last output (XtermPane's writeEnd). */
+  endPending = false;
   ui: ViewUi = NO_UI;
   /** A snapshot is being written: fitting now would parse it at another size than it was taken at. */
   private restoring: boolean;
@@ -329,6 +338,14 @@ export class TerminalView implements CachedView {
    */
   afterOutput(fn: () => void): void {
     this.stream.afterQueued(fn);
+  }
+
+  /**
+   * Runs `fn` once the view has the output up to `offset` (an ended terminal's `outputEnd`) and
+   * xterm has parsed it, as afterOutput; after END_OUTPUT_WAIT_MS without it, all the same.
+   */
+  afterOutputTo(offset: number, fn: () => void): void {
+    this.stream.afterOutputTo(offset, fn, END_OUTPUT_WAIT_MS);
   }
 
   /** Puts the view into a pane's host element (xterm opens on the first mount). */

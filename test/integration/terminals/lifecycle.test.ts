@@ -120,6 +120,22 @@ describe('terminals over browser mode', () => {
     view.dispose();
   });
 
+  it("says where an ended terminal's output ends (a flood held back from the main process included), so a view can put its end line after it", async () => {
+    // 300,000 two-byte characters: a flood the pty host holds back from the main process, sent on at the end.
+    const script = `process.stdout.write('é'.repeat(300000)); process.stdout.write('the-end-' + 6*7); process.exitCode = 3`;
+    const t = await h.app.terminals.spawn({ file: process.execPath, args: ['-e', script], cwd: dir.path, kind: 'command', title: 'flood then exit' });
+    expect(t.outputEnd).toBeNull();
+    const done = await h.app.terminals.whenExited(t.id);
+    expect(done.exitCode).toBe(3);
+    const all = await h.client.invoke('terminals.attach', { id: t.id });
+    expect(all.data.endsWith('the-end-42')).toBe(true);
+    // In UTF-16 units, the views' offsets: one per é.
+    expect(done.outputEnd).toBe(300_000 + 'the-end-42'.length);
+    expect(all.end).toBe(done.outputEnd);
+    expect(all.terminal.outputEnd).toBe(done.outputEnd);
+    expect((await h.client.invoke('terminals.list', {})).find((x) => x.id === t.id)?.outputEnd).toBe(done.outputEnd);
+  });
+
   it('keeps UTF-8 characters whole when the program writes them byte by byte', async () => {
     const text = 'a€b😀cé日本\n';
     const script = `const b=Buffer.from(${JSON.stringify(text)});let i=0;const t=setInterval(()=>{process.stdout.write(b.subarray(i,i+1));if(++i>=b.length)process.exit(0)},15)`;

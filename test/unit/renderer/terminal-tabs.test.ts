@@ -3,7 +3,7 @@ import type { TerminalInfo } from '../../../src-preload/contract';
 import { terminalTabs } from '../../../src-renderer/src/terminals/terminal-tabs';
 
 const term = (id: string, startedAt: number, o: Partial<TerminalInfo> = {}): TerminalInfo =>
-  ({ id, title: id, kind: 'shell', command: null, cwd: '/p', owner: {}, pid: 1, status: 'running', exitCode: null, signal: null, problem: null, startedAt, exitedAt: null, cols: 80, rows: 24, ...o }) as TerminalInfo;
+  ({ id, title: id, kind: 'shell', command: null, cwd: '/p', owner: {}, pid: 1, status: 'running', exitCode: null, signal: null, problem: null, startedAt, exitedAt: null, outputEnd: null, cols: 80, rows: 24, ...o }) as TerminalInfo;
 const cmd = (id: string, startedAt: number, sessionId: string, status: 'running' | 'exited' = 'exited') => term(id, startedAt, { kind: 'command', command: id, owner: { sessionId }, status });
 const ids = (tabs: ReturnType<typeof terminalTabs>) => tabs.map((t) => (t.kind === 'terminal' ? t.terminal.id : `${t.sessionId}[${t.terminals.map((x) => x.id).join(',')}]`));
 

@@ -470,3 +470,63 @@ describe('TerminalStream', () => {
     expect(statuses.at(-1)).toBe('exited');
   });
 });
+
+describe("TerminalStream.afterOutputTo: an ended terminal's end line after its last output", () => {
+  it('waits for output still on its way when the end was told first (the status and the output come on different channels)', async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    t.emit('ended-42\r\n');
+    out.parse();
+    // The end is known (outputEnd 16) while "exit\r\n" is still on its way.
+    const endAt = t.text.length + 'exit\r\n'.length;
+    stream.afterOutputTo(endAt, () => (out.s.text += '[exited with code 3]'), 60_000);
+    out.parse();
+    await tick();
+    expect(out.s.text).toBe('ended-42\r\n');
+    t.emit('exit\r\n');
+    // Once parsed: the line comes after all of it.
+    out.parse();
+    await tick();
+    expect(out.s.text).toBe('ended-42\r\nexit\r\n[exited with code 3]');
+  });
+
+  it('runs at once (after what is queued) when the output is all there, and after its bound when it never comes', async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    t.emit('done\r\n');
+    let ran = 0;
+    stream.afterOutputTo(t.text.length, () => ran++, 60_000);
+    out.parse();
+    expect(ran).toBe(1);
+    stream.afterOutputTo(t.text.length + 100, () => ran++, 20);
+    await new Promise((r) => setTimeout(r, 40));
+    out.parse();
+    expect(ran).toBe(2);
+  });
+
+  it('a view re-attaching after the end gets its line once the attach brought the rest; a stopped stream runs nothing', async () => {
+    const t = fakeTerminal();
+    const out = sink();
+    const stream = new TerminalStream(t.client, 't', out.api);
+    await stream.attach();
+    t.drop(true);
+    t.emit('lost-on-the-way\r\n');
+    let ran = 0;
+    stream.afterOutputTo(t.text.length, () => ran++, 60_000);
+    out.parse();
+    expect(ran).toBe(0);
+    await stream.attach();
+    out.parse();
+    expect(out.s.text).toBe('lost-on-the-way\r\n');
+    expect(ran).toBe(1);
+    stream.afterOutputTo(t.text.length + 5, () => ran++, 20);
+    stream.dispose();
+    await new Promise((r) => setTimeout(r, 40));
+    out.parse();
+    expect(ran).toBe(1);
+  });
+});
