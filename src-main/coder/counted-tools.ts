@@ -31,7 +31,9 @@ function toolUseIds(message: unknown): string[] {
 export class CountedToolUses {
   private readonly released = new Set<string>();
   private readonly waiters = new Map<string, Set<() => void>>();
-  /** The main conversation's call streaming now (its message id), whose usage is not counted yet. */
+  /** A call of the main conversation is streaming, its usage not counted yet. */
+  private inCall = false;
+  /** That call's message id, when it has one. */
   private streaming: string | null = null;
   /** Tool uses of that call, released when its usage is. */
   private held: string[] = [];
@@ -43,29 +45,37 @@ export class CountedToolUses {
       const e = isObj(m.event) ? m.event : {};
       if (e.type === 'message_start') {
         this.releaseHeld();
-        // A call without an id (an endpoint that leaves it out) cannot be told from a whole one: not held.
         const msg = isObj(e.message) ? e.message : {};
+        this.inCall = true;
+        // A call without an id (an endpoint that leaves it out): its lines cannot be told from a
+        // whole call's, only its blocks' starts hold its tool uses.
         this.streaming = typeof msg.id === 'string' && msg.id !== '' ? msg.id : null;
       } else if (e.type === 'content_block_start') {
-        // The block's id, held already here: its assistant line may never come (a line too long to read).
+        // Held from here: the block's assistant line may never come (a line too long to read).
         const block = isObj(e.content_block) ? e.content_block : {};
-        if (this.streaming !== null && block.type === 'tool_use' && typeof block.id === 'string') this.held.push(block.id);
+        if (this.inCall && block.type === 'tool_use' && typeof block.id === 'string') this.held.push(block.id);
       } else if (e.type === 'message_delta' || e.type === 'message_stop') {
         this.releaseHeld();
-        this.streaming = null;
+        this.endCall();
       }
       return;
     }
     if (m.type === 'result') {
       this.releaseHeld();
-      this.streaming = null;
+      this.endCall();
       return;
     }
     if (m.type !== 'assistant') return;
     const ids = toolUseIds(m.message);
     const id = isObj(m.message) ? m.message.id : undefined;
     if (main && this.streaming !== null && id === this.streaming) this.held.push(...ids);
-    else for (const t of ids) this.release(t);
+    // A whole call's, with its usage on the line; but not one its block's start already holds.
+    else for (const t of ids) if (!this.held.includes(t)) this.release(t);
+  }
+
+  private endCall(): void {
+    this.inCall = false;
+    this.streaming = null;
   }
 
   /** Resolves when tool use `id` is released, after `maxWaitMs` (a stalled stream), or on abort. */

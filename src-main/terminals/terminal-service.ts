@@ -383,7 +383,7 @@ export class TerminalService {
     this.clearTimers(t);
     if (t.info.status === 'running') {
       // Whoever waits for its exit (an agent's runCommand) learns it was killed.
-      Object.assign(t.info, { status: 'exited', exitCode: null, signal: 'SIGHUP', exitedAt: Date.now(), outputEnd: t.charsEnd, problem: 'Closed while it was running.' });
+      Object.assign(t.info, { status: 'exited', exitCode: null, signal: 'SIGHUP', exitedAt: Date.now(), outputEnd: t.ring.end, problem: 'Closed while it was running.' });
       for (const w of t.exitWaiters.splice(0)) w({ ...t.info });
     }
     this.terminals.delete(id);
@@ -888,8 +888,10 @@ export class TerminalService {
     this.clearTimers(t);
     t.info.status = 'exited';
     t.info.exitedAt = Date.now();
-    // The host sends the exit after the terminal's last output (one lane): all of it is counted.
-    t.info.outputEnd = t.charsEnd;
+    // The host sends the exit after the terminal's last output (one lane), and a flood's output it
+    // held back before it: the scrollback ends there. (Short of the count only when the host died
+    // holding some back: that part is gone, no view waits for it.)
+    t.info.outputEnd = t.ring.end;
     t.info.signal = signal ? (SIGNAL_NAMES.get(signal) ?? `signal ${signal}`) : null;
     t.info.exitCode = signal ? null : exitCode;
     if (problem) t.info.problem = problem;

@@ -52,6 +52,12 @@ export interface TerminalStreamOptions {
   onAttached?(r: AttachResult): void;
 }
 
+interface OffsetWaiter {
+  offset: number;
+  fn: () => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
 /**
  * One view of one terminal, on any transport: attaches (scrollback + the offset where it ends),
  * writes live output straight into the emulator, drops what it already has by offset, and
@@ -59,12 +65,6 @@ export interface TerminalStreamOptions {
  * application state. When the connection comes back after a drop it attaches again and
  * continues exactly where it was, or resets and replays when the scrollback moved past it.
  */
-interface OffsetWaiter {
-  offset: number;
-  fn: () => void;
-  timer: ReturnType<typeof setTimeout>;
-}
-
 export class TerminalStream {
   /** The stream offset of the next character this view expects. */
   private next: number | null = null;
@@ -292,7 +292,7 @@ export class TerminalStream {
   afterOutputTo(offset: number, fn: () => void, maxWaitMs: number): void {
     if (this.disposed) return;
     if (this.has(offset)) return this.afterQueued(fn);
-    const w: OffsetWaiter = { offset, fn, timer: setTimeout(() => this.wake(w), maxWaitMs) };
+    const w: OffsetWaiter = { offset, fn, timer: setTimeout(() => this.wake(w, true), maxWaitMs) };
     this.offsetWaiters.add(w);
   }
 
@@ -300,10 +300,17 @@ export class TerminalStream {
     return this.next !== null && this.next >= offset && this.attaching === null;
   }
 
-  private wake(w: OffsetWaiter): void {
+  private wake(w: OffsetWaiter, timedOut = false): void {
     clearTimeout(w.timer);
     if (!this.offsetWaiters.delete(w)) return;
-    this.afterQueued(w.fn);
+    if (!timedOut || this.has(w.offset)) return this.afterQueued(w.fn);
+    // Still short: the output was lost on its way (a queue dropped for a client that fell behind),
+    // or an attach is under way. An attach brings what is missing from the scrollback; `fn` goes
+    // after what it brought, whatever that is.
+    const after = () => {
+      if (!this.disposed) this.afterQueued(w.fn);
+    };
+    this.attach().then(after, after);
   }
 
   /** Runs the waiters whose output has all come. */

@@ -98,11 +98,14 @@ export class DirectSockets {
     }
   }
 
-  /** A terminal is gone: it is routed nowhere. */
-  forget(id: string): void {
+  /**
+   * A terminal is gone: it is routed nowhere. What is queued for it is dropped, unless it ended
+   * by itself (`ended`): its views still show it, and its last output is in that queue.
+   */
+  forget(id: string, ended = false): void {
     for (const d of this.directs.values()) {
       d.routes.delete(id);
-      d.out.dropLane(id);
+      if (!ended) d.out.dropLane(id);
     }
   }
 

@@ -275,7 +275,7 @@ function onMessage(msg: ToHost): void {
       const h = held.get(msg.id);
       if (h?.quiet) clearTimeout(h.quiet);
       held.delete(msg.id);
-      directs.forget(msg.id);
+      directs.forget(msg.id, t?.isExited === true);
       if (t) inputHold.forget(t);
       // As closing a terminal window: SIGHUP first, so the shell and what its startup files run
       // can clean up (pyenv's rehash removes its lock in an EXIT trap; a SIGKILL mid-rehash leaves

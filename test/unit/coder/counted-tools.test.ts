@@ -97,10 +97,17 @@ describe('what the stream may lack', () => {
     expect(await state(c, 'toolu_big')).toBe('released');
   });
 
-  it('a call whose message_start has no id is not held (it cannot be told from a whole call that follows)', async () => {
+  it('a call whose message_start has no id holds its tool uses from their blocks; a whole call that follows is not held', async () => {
     const c = new CountedToolUses();
     c.note(ev({ type: 'message_start', message: {} }));
+    c.note(ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_s', name: 'Write' } }));
+    c.note(assistant('', ['toolu_s']));
+    expect(await state(c, 'toolu_s')).toBe('held');
+    // The stream broke off; the CLI's fallback call comes whole, its usage on its line.
     c.note(assistant('msg_whole', ['toolu_w'], null, { input_tokens: 1, output_tokens: 1 }));
     expect(await state(c, 'toolu_w')).toBe('released');
+    expect(await state(c, 'toolu_s')).toBe('held');
+    c.note(ev({ type: 'message_delta', delta: {}, usage: { output_tokens: 1 } }));
+    expect(await state(c, 'toolu_s')).toBe('released');
   });
 });
