@@ -4,12 +4,12 @@
  * must not find them. Node's execFile answers an abort at once; git.ts waits for the exit, and
  * kills a git that does not end within its grace.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { git, GitError, gitThen } from '../../../src-main/git/git';
 import { isAlive, waitFor } from '../../support/processes';
-import { tempDir } from '../../support/temp';
+import { makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -67,6 +67,25 @@ describe('a cancelled git call', () => {
     expect(await call).toBeInstanceOf(GitError);
     await waitFor(() => !isAlive(pid), 'the first command ended', 2_000);
   }, 30_000);
+});
+
+describe('a cancelled git on a real repository', () => {
+  it('git add of a real package, cancelled mid-way: no index.lock is left when the call answers, and the next git in the repository works', async () => {
+    const repo = makeRepo('fd-git-cancel-real-');
+    cleanups.push(repo.cleanup);
+    // A real package (23 MB of TypeScript's compiler): git add hashes it for a few hundred ms.
+    cpSync(join(process.cwd(), 'node_modules/typescript'), join(repo.path, 'typescript'), { recursive: true });
+    const lock = join(repo.path, '.git/index.lock');
+    const abort = new AbortController();
+    const call = git(['add', '-A', '--', '.'], { cwd: repo.path, signal: abort.signal }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(lock), 'git add to take the index lock', 10_000, 2);
+    abort.abort();
+    expect(await call).toBeInstanceOf(GitError);
+    expect(existsSync(lock)).toBe(false);
+    // The next git of the caller: not "Unable to create '.git/index.lock': File exists".
+    await git(['add', '-A', '--', '.'], { cwd: repo.path });
+    expect(await git(['diff', '--cached', '--name-only', '--', 'typescript/package.json'], { cwd: repo.path })).toBe('typescript/package.json\n');
+  }, 60_000);
 });
 
 describe('a git call past its time limit', () => {
