@@ -39,8 +39,7 @@ function writeEnd(view: TerminalView, label: string | null, endAt: number | null
     view.endWritten = true;
     term.write(`${term.buffer.active.cursorX === 0 ? '' : '\r\n'}\x1b[2m[${label}]\x1b[0m`);
   };
-  if (endAt === null) view.afterOutput(write);
-  else view.afterOutputTo(endAt, write);
+  view.afterOutputTo(endAt ?? 0, write);
   term.options.cursorBlink = false;
   term.options.cursorInactiveStyle = 'none';
   // Nothing to type into: not focused now, nor once it opens.

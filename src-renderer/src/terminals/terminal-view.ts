@@ -333,16 +333,10 @@ export class TerminalView implements CachedView {
   }
 
   /**
-   * Runs `fn` once xterm has parsed all the output this view received so far, including what
-   * still waits in its scheduler lane or is held for its first mount (a line it adds at the end).
-   */
-  afterOutput(fn: () => void): void {
-    this.stream.afterQueued(fn);
-  }
-
-  /**
-   * Runs `fn` once the view has the output up to `offset` (an ended terminal's `outputEnd`) and
-   * xterm has parsed it, as afterOutput; after END_OUTPUT_WAIT_MS without it, all the same.
+   * Runs `fn` once the view has the output up to `offset` (an ended terminal's `outputEnd`; 0: what
+   * it has) and xterm has parsed all it received, including what still waits in its scheduler lane
+   * or is held for its first mount (a line it adds at the end); after END_OUTPUT_WAIT_MS without
+   * that output, all the same.
    */
   afterOutputTo(offset: number, fn: () => void): void {
     this.stream.afterOutputTo(offset, fn, END_OUTPUT_WAIT_MS);

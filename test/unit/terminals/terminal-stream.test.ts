@@ -75,6 +75,15 @@ function sink() {
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
+/** A stream over a fake terminal and a sink, attached. */
+async function attachedStream() {
+  const t = fakeTerminal();
+  const out = sink();
+  const stream = new TerminalStream(t.client, 't', out.api);
+  await stream.attach();
+  return { t, out, stream };
+}
+
 describe('TerminalStream', () => {
   it('writes the scrollback, then live data once, dropping what overlaps', async () => {
     const t = fakeTerminal();
@@ -256,10 +265,7 @@ describe('TerminalStream', () => {
   });
 
   it('resyncs from the scrollback after dropped events, with no gap and no duplicate', async () => {
-    const t = fakeTerminal();
-    const out = sink();
-    const stream = new TerminalStream(t.client, 't', out.api);
-    await stream.attach();
+    const { t, out, stream } = await attachedStream();
     t.emit('one ');
     t.drop(true);
     t.emit('two ');
@@ -291,10 +297,7 @@ describe('TerminalStream', () => {
   });
 
   it('a view re-attaching after a drop asks only for what came after what it holds', async () => {
-    const t = fakeTerminal();
-    const out = sink();
-    const stream = new TerminalStream(t.client, 't', out.api);
-    await stream.attach();
+    const { t, out, stream } = await attachedStream();
     t.emit('one ');
     await tick();
     t.drop(true);
@@ -473,10 +476,7 @@ describe('TerminalStream', () => {
 
 describe("TerminalStream.afterOutputTo: an ended terminal's end line after its last output", () => {
   it('waits for output still on its way when the end was told first (the status and the output come on different channels)', async () => {
-    const t = fakeTerminal();
-    const out = sink();
-    const stream = new TerminalStream(t.client, 't', out.api);
-    await stream.attach();
+    const { t, out, stream } = await attachedStream();
     t.emit('ended-42\r\n');
     out.parse();
     // The end is known (outputEnd 16) while "exit\r\n" is still on its way.
@@ -493,10 +493,7 @@ describe("TerminalStream.afterOutputTo: an ended terminal's end line after its l
   });
 
   it('runs at once (after what is queued) when the output is all there, and after its bound when it never comes', async () => {
-    const t = fakeTerminal();
-    const out = sink();
-    const stream = new TerminalStream(t.client, 't', out.api);
-    await stream.attach();
+    const { t, out, stream } = await attachedStream();
     t.emit('done\r\n');
     let ran = 0;
     stream.afterOutputTo(t.text.length, () => ran++, 60_000);
@@ -509,10 +506,7 @@ describe("TerminalStream.afterOutputTo: an ended terminal's end line after its l
   });
 
   it('output lost on its way is fetched when the bound passes: the line comes after it; a stopped stream runs nothing', async () => {
-    const t = fakeTerminal();
-    const out = sink();
-    const stream = new TerminalStream(t.client, 't', out.api);
-    await stream.attach();
+    const { t, out, stream } = await attachedStream();
     t.drop(true);
     t.emit('lost-on-the-way\r\n');
     let ran = 0;
