@@ -1,6 +1,6 @@
 /**
  * A diff that is bounded before it is read: review prompts, the changes view and reports show a
- * change whatever its size, never Node's raw "stdout maxBuffer length exceeded" (a committed
+ * change whatever its size, never a raw "output limit" error (a committed
  * node_modules is 25,000 files). The per-file counts come first (`--numstat`, one short line a
  * file); only the files that fit the budget are diffed, and the text says what was left out.
  */
@@ -85,7 +85,7 @@ export async function boundedDiff(cwd: string, revs: readonly string[], pathspec
       text = await git(['diff', '--no-renames', ...revs, '--', ...specs], { cwd, maxOutputBytes: limits.maxChars * BYTES_PER_CHAR });
     } catch (e) {
       // Past the byte budget (a generated file on one line): the counts and names still say what changed.
-      if (!(e instanceof GitError) || !/maxBuffer/i.test(e.message)) throw e;
+      if (!(e instanceof GitError) || e.stoppedFor !== 'overflow') throw e;
       return { text: truncationNote({ ...meta, shownFiles: 0, shownLines: 0 }, entries.map((x) => `${x.path} (${x.binary ? 'binary' : `${x.lines} lines`})`)), truncated: true, ...meta, shownFiles: 0, shownLines: 0 };
     }
   }

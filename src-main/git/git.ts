@@ -1,4 +1,4 @@
-import { execFile, type ExecFileException } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readFileNoWait } from '../platform/read-no-wait';
@@ -103,6 +103,8 @@ export class GitError extends Error {
     readonly stderr: string,
     /** What git printed on stdout before failing (some answers, "nothing to commit", come there). */
     readonly stdout: string = '',
+    /** Set when the app stopped git: cancelled, past its time limit, or past its output limit (maxOutputBytes). */
+    readonly stoppedFor: 'cancel' | 'timeout' | 'overflow' | null = null,
   ) {
     super(message);
   }
@@ -363,55 +365,116 @@ function runExec(gitPath: string, fullArgs: string[], env: Record<string, string
   return execPrepared(cleanExec(gitPath, fullArgs), env, opts, encoding, withExit);
 }
 
-/** `mark`: two commands (cleanExecThen): once the first succeeded, only what follows it on stderr is the second's. */
+/** How a git ended, as execFile reports it: a number code for an exit, a string code for a failed start. */
+interface Collected {
+  error: (Error & { code?: number | string; signal?: NodeJS.Signals | null }) | null;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+
+/**
+ * Git's stdout and stderr until both are closed and git has exited (what execFile does, which
+ * cannot start a process group). More than `maxBytes` on either ends the call with an error and
+ * `tooMuch` is told (it stops git).
+ */
+function collectOutput(child: ChildProcess, maxBytes: number, tooMuch: () => void): Promise<Collected> {
+  return new Promise((resolve) => {
+    const chunks: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
+    const sizes = { stdout: 0, stderr: 0 };
+    let failure: Collected['error'] = null;
+    for (const name of ['stdout', 'stderr'] as const) {
+      child[name]!.on('data', (b: Buffer) => {
+        if (failure) return;
+        sizes[name] += b.length;
+        if (sizes[name] > maxBytes) {
+          failure = Object.assign(new RangeError(`${name} maxBuffer length exceeded`), { code: 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER' });
+          tooMuch();
+          return;
+        }
+        chunks[name].push(b);
+      });
+    }
+    const done = (error: Collected['error']): void => resolve({ error, stdout: Buffer.concat(chunks.stdout), stderr: Buffer.concat(chunks.stderr) });
+    // A failed start (no git, a folder that cannot be entered): an error, then a close with no exit.
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) failure ??= e as Collected['error'];
+    });
+    child.once('close', (code, signal) => {
+      if (failure) return done(failure);
+      if (code === 0) return done(null);
+      const what = code !== null ? `exit code ${code}` : `signal ${signal}`;
+      done(Object.assign(new Error(`git ended with ${what}`), { code: code ?? undefined, signal }));
+    });
+  });
+}
+
+/** POSIX: git runs as the leader of its own process group, so a stop reaches what it started too. */
+const OWN_GROUP = process.platform !== 'win32';
+
+/**
+ * `mark`: two commands (cleanExecThen): once the first succeeded, only what follows it on stderr
+ * is the second's.
+ *
+ * Git starts processes of its own (pack-objects and index-pack, ssh and remote helpers, clean and
+ * smudge filters, gitThen's shell its two gits): each git runs in a process group of its own, and
+ * a stop (a cancel, the time limit) is sent to the whole group, so nothing git started is left
+ * running, writing into the repository or holding a connection, after the call has answered.
+ * A stop is SIGTERM (git removes its lock files on it), then after GIT_STOP_GRACE_MS SIGKILL;
+ * the call answers once git has ended, or GIT_KILLED_WAIT_MS after the SIGKILL if even that does
+ * not end it (a process stuck in the kernel, on a dead network mount).
+ */
 function execPrepared({ file, args: argv, mark }: { file: string; args: string[]; mark?: string }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      file,
-      argv,
-      {
-        cwd: opts.cwd,
-        timeout: timeoutMs,
-        maxBuffer: opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES,
-        signal: opts.signal,
-        env,
-        encoding,
-        windowsHide: true,
-      },
-      (error, stdout, stderr) => {
-        // execFile answers a cancel at once, while git, told to stop, is still removing its lock
-        // files: the call (and its place in the repository's queue) ends only once git has ended.
-        if (error?.name === 'AbortError' && child.exitCode === null && child.signalCode === null) {
-          const kill = setTimeout(() => killHard(() => settle(error, stdout, stderr)), GIT_STOP_GRACE_MS).unref();
-          child.once('exit', () => {
-            clearTimeout(kill);
-            settle(error, stdout, stderr);
-          });
+    if (opts.signal?.aborted) return reject(new GitError('git was cancelled', null, '', '', 'cancel'));
+    /** Why the app stopped git, once it did: its error then carries no exit code of git's. */
+    let stopped: 'cancel' | 'timeout' | 'overflow' | null = null;
+    const child = spawn(file, argv, { cwd: opts.cwd, env, windowsHide: true, detached: OWN_GROUP, stdio: ['ignore', 'pipe', 'pipe'] });
+    const maxBytes = opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES;
+    const out = collectOutput(child, maxBytes, () => stop('overflow'));
+    out.then(({ error, stdout, stderr }) => settle(error, encoding === 'utf8' ? stdout.toString('utf8') : stdout, encoding === 'utf8' ? stderr.toString('utf8') : stderr));
+    /** A signal to git and everything in its group (what it started and did not move elsewhere). */
+    const signalAll = (sig: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      if (OWN_GROUP) {
+        try {
+          process.kill(-child.pid, sig);
           return;
+        } catch {
+          // The group is gone (every member ended): git itself may still be a zombie to reap.
         }
-        settle(error, stdout, stderr);
-      },
-    );
-    // A timeout's SIGTERM that git ignores: execFile would wait for it for ever.
-    const watchdog = setTimeout(() => killHard(() => settle(new GitError(`git did not end after its ${timeoutMs} ms`, null, ''), '', '')), timeoutMs + GIT_STOP_GRACE_MS).unref();
-    child.once('exit', () => clearTimeout(watchdog));
-    /**
-     * Kills git and what it started (gitThen's shell waits on its first command); `giveUp` if even
-     * that does not end it (a process stuck in the kernel, on a dead network mount): the call
-     * ends, the process is left to the kernel.
-     */
-    const killHard = (giveUp: () => void): void => {
-      for (const pid of childrenOf(child.pid)) killQuietly(pid);
-      child.kill('SIGKILL');
-      const stuck = setTimeout(giveUp, GIT_KILLED_WAIT_MS).unref();
-      child.once('exit', () => clearTimeout(stuck));
+      }
+      for (const pid of childrenOf(child.pid)) if (sig === 'SIGKILL') killQuietly(pid);
+      child.kill(sig);
     };
+    let graceTimer: NodeJS.Timeout | undefined;
+    let stuckTimer: NodeJS.Timeout | undefined;
+    const stop = (why: NonNullable<typeof stopped>): void => {
+      if (stopped || settled) return;
+      stopped = why;
+      signalAll('SIGTERM');
+      graceTimer = setTimeout(() => {
+        signalAll('SIGKILL');
+        stuckTimer = setTimeout(() => settle(new Error('git did not end when killed'), '', ''), GIT_KILLED_WAIT_MS).unref();
+      }, GIT_STOP_GRACE_MS).unref();
+    };
+    const limit = setTimeout(() => stop('timeout'), timeoutMs).unref();
+    const onAbort = (): void => stop('cancel');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     let settled = false;
-    const settle = (error: ExecFileException | null, stdout: string | Buffer, stderr: string | Buffer): void => {
+    const settle = (error: Collected['error'], stdout: string | Buffer, stderr: string | Buffer): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(watchdog);
+      clearTimeout(limit);
+      clearTimeout(graceTimer);
+      clearTimeout(stuckTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      // Stopped by the app: no exit code of git's, also when a shell reported the stop as 143.
+      if (stopped) {
+        const said = String(stderr ?? '').trim().split('\n')[0];
+        const message = stopped === 'cancel' ? 'git was cancelled' : stopped === 'overflow' ? `git printed more than ${Math.round(maxBytes / 1024 / 1024)} MB` : `git did not finish within ${timeoutMs} ms${said ? ` (${said})` : ''}`;
+        return reject(new GitError(message, null, String(stderr ?? ''), String(stdout ?? ''), stopped));
+      }
       if (withExit && (!error || typeof error.code === 'number')) return resolve({ stdout: stdout as Buffer, exitCode: error ? (error.code as number) : 0 });
       if (!error) return resolve(stdout);
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -431,8 +494,7 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
       const err = mark && at >= 0 ? all.slice(at + mark.length) : all;
       // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
       if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
-      // Stopped by us (a timeout, a cancel): no exit code of git's, also when a shell reported the stop as 143.
-      const exit = typeof error.code === 'number' && !error.killed ? error.code : null;
+      const exit = typeof error.code === 'number' ? error.code : null;
       reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err, String(stdout ?? '')));
     };
   });

@@ -100,3 +100,77 @@ describe('a git call past its time limit', () => {
     expect((e as GitError).exitCode).toBeNull();
   }, 30_000);
 });
+
+describe('what git started', () => {
+  /**
+   * A stand-in git that starts a helper (as git starts pack-objects, ssh or a filter) and waits
+   * on it (an ignored SIGTERM is inherited: `trap '' TERM` makes the helper ignore it too). A killed helper closes its end of git's output a moment before the kernel marks it
+   * dead, so the tests allow it that moment (without the group stop it lives for 1,000 s).
+   */
+  function withHelper(trap: string): { s: ReturnType<typeof standIn>; helperPid: () => number } {
+    // The helper is git's grandchild (git → a shell → the helper), as ssh is under a remote helper.
+    const s = standIn(`${trap}; sh -c 'sleep 1000 & echo $! > "$0"; wait' "${'$'}{0%/bin/git}/helper" & wait`);
+    return { s, helperPid: () => Number(readFileSync(join(s.dir, 'helper'), 'utf8')) };
+  }
+
+  it('is stopped with git on a cancel: no helper of git is left running after the call answers', async () => {
+    const { s, helperPid } = withHelper(':');
+    const abort = new AbortController();
+    const call = git(['fetch'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(join(s.dir, 'helper')), 'git started its helper', 10_000);
+    const helper = helperPid();
+    expect(isAlive(helper)).toBe(true);
+    abort.abort();
+    const e = await call;
+    expect(e).toBeInstanceOf(GitError);
+    expect((e as GitError).stoppedFor).toBe('cancel');
+    await waitFor(() => !isAlive(helper), 'the helper ended', 2_000);
+  }, 30_000);
+
+  it('is killed with git at the time limit, also when git and its helper ignore SIGTERM', async () => {
+    const { s, helperPid } = withHelper(`trap '' TERM`);
+    const call = git(['fetch'], { cwd: s.dir, env: s.env, timeoutMs: 300 }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(join(s.dir, 'helper')), 'git started its helper', 10_000);
+    const helper = helperPid();
+    const e = await call;
+    expect(e).toBeInstanceOf(GitError);
+    expect((e as GitError).stoppedFor).toBe('timeout');
+    expect((e as GitError).message).toMatch(/did not finish within 300 ms/);
+    await waitFor(() => !isAlive(helper), 'the helper ended', 2_000);
+  }, 30_000);
+
+  it('is stopped with git when git prints past the output limit, and the call says why', async () => {
+    const s = standIn(`sleep 1000 & echo $! > "${'$'}{0%/bin/git}/helper"; head -c 200000 /dev/zero; wait`);
+    const e = await git(['show'], { cwd: s.dir, env: s.env, maxOutputBytes: 64 * 1024 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(GitError);
+    expect((e as GitError).stoppedFor).toBe('overflow');
+    const helper = Number(readFileSync(join(s.dir, 'helper'), 'utf8'));
+    await waitFor(() => !isAlive(helper), 'the helper ended', 2_000);
+  }, 30_000);
+
+  it('does not keep a cancelled call waiting when a process that left the group holds git\'s output open', async () => {
+    // setsid: out of git's group (the stop cannot reach it), with git's stdout still open.
+    const s = standIn(`setsid sleep 1000 & echo $! > "${'$'}{0%/bin/git}/helper"; while :; do sleep 0.05; done`);
+    const abort = new AbortController();
+    const call = git(['fetch'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
+    await waitFor(() => existsSync(join(s.dir, 'helper')) && existsSync(s.pidFile), 'git started its helper', 10_000);
+    const helper = Number(readFileSync(join(s.dir, 'helper'), 'utf8'));
+    cleanups.push(() => process.kill(helper, 'SIGKILL'));
+    abort.abort();
+    const e = await call;
+    // Answered without git's output ever closing: given up on after the kill.
+    expect((e as GitError).stoppedFor).toBe('cancel');
+    expect(isAlive(Number(readFileSync(s.pidFile, 'utf8')))).toBe(false);
+    expect(isAlive(helper)).toBe(true);
+  }, 30_000);
+
+  it('is left alone when git ends by itself (a helper that outlives git on purpose)', async () => {
+    // Like a credential cache daemon: started by git, meant to outlive it; its output closed.
+    const s = standIn(`sleep 1000 >/dev/null 2>&1 & echo $! > "${'$'}{0%/bin/git}/helper"; echo done`);
+    expect(await git(['status'], { cwd: s.dir, env: s.env })).toBe('done\n');
+    const helper = Number(readFileSync(join(s.dir, 'helper'), 'utf8'));
+    cleanups.push(() => process.kill(helper, 'SIGKILL'));
+    expect(isAlive(helper)).toBe(true);
+  }, 30_000);
+});
+
