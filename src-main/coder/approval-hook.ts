@@ -145,10 +145,16 @@ export async function startHookServer(opts: HookServerOptions): Promise<HookServ
     return sep === '/' ? r : r.split(sep).join('/');
   };
 
-  const decide = async (body: Record<string, unknown>, signal: AbortSignal): Promise<HookVerdict> => {
-    const claudeTool = typeof body.tool_name === 'string' ? body.tool_name : '';
-    const claudeInput = typeof body.tool_input === 'object' && body.tool_input !== null ? (body.tool_input as Record<string, unknown>) : {};
-    if (claudeTool === '') return { allow: false, reason: 'The hook request named no tool.' };
+  /** `body` null: the request could not be read. Its refusal, like every other, is admitted first. */
+  const decide = async (body: Record<string, unknown> | null, signal: AbortSignal): Promise<HookVerdict> => {
+    const claudeTool = typeof body?.tool_name === 'string' ? body.tool_name : '';
+    const claudeInput = typeof body?.tool_input === 'object' && body.tool_input !== null ? (body.tool_input as Record<string, unknown>) : {};
+    if (body === null || claudeTool === '') {
+      const toolUseId = typeof body?.tool_use_id === 'string' ? body.tool_use_id : '';
+      const unnamed: ToolApprovalRequest = { claudeTool: '', tool: '', input: {}, claudeInput: {}, toolUseId, summary: '', cd: opts.cd, sandbox: opts.sandbox, claudeSessionId: null };
+      const admitted = (await opts.gate?.admit?.(unnamed, signal)) ?? null;
+      return admitted ?? { allow: false, reason: body === null ? 'The hook request could not be read.' : 'The hook request named no tool.' };
+    }
     const request: ToolApprovalRequest = {
       claudeTool,
       tool: engineToolName(claudeTool),
@@ -196,11 +202,13 @@ export async function startHookServer(opts: HookServerOptions): Promise<HookServ
     });
     let verdict: HookVerdict;
     try {
-      const body: unknown = raw === null ? null : JSON.parse(raw);
-      verdict =
-        typeof body === 'object' && body !== null && !Array.isArray(body)
-          ? await decide(body as Record<string, unknown>, ctl.signal)
-          : { allow: false, reason: 'The hook request could not be read.' };
+      let body: unknown = null;
+      try {
+        body = raw === null ? null : JSON.parse(raw);
+      } catch {
+        // Not JSON: refused as unreadable (after admit, like any refusal).
+      }
+      verdict = await decide(typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null, ctl.signal);
     } catch (e) {
       verdict = { allow: false, reason: `Flightdeck could not decide on this tool call (${e instanceof Error ? e.message : String(e)}); it was refused.` };
     } finally {

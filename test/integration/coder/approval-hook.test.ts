@@ -103,6 +103,25 @@ describe('the PreToolUse HTTP hook', () => {
     expect(decision(await inside)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: 'The phase "library" reached its limit of 1 turns' });
   });
 
+  it("asks admit before refusing a request it cannot read or that names no tool, and admit's verdict stands", async () => {
+    const admitted: string[] = [];
+    let limit: string | null = null;
+    server = await startHookServer({
+      cd: workdir(),
+      sandbox: 'workspace-write',
+      gate: {
+        admit: async (r) => (admitted.push(r.toolUseId), limit === null ? null : { allow: false, reason: limit }),
+        decide: async () => ({ allow: true, reason: 'ok' }),
+      },
+    });
+    expect(decision(await post(null, server.secret, '{not json')).permissionDecisionReason).toBe('The hook request could not be read.');
+    expect(decision(await post({ tool_input: {}, tool_use_id: 'toolu_x' }, server.secret)).permissionDecisionReason).toBe('The hook request named no tool.');
+    expect(admitted).toEqual(['', 'toolu_x']);
+    limit = 'The run reached its limit of 1 turns';
+    expect(decision(await post(null, server.secret, '[1]'))).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: limit });
+    expect(decision(await post({ tool_name: '' }, server.secret)).permissionDecisionReason).toBe(limit);
+  });
+
   it('tells the gate when Claude Code gives up waiting, and reports pending decisions', async () => {
     let aborted = false;
     let started!: () => void;
