@@ -412,6 +412,32 @@ function collectOutput(child: ChildProcess, maxBytes: number, tooMuch: () => voi
 const OWN_GROUP = process.platform !== 'win32';
 
 /**
+ * The process groups of the gits running now. In its own group a git no longer gets the signals
+ * sent to the app's group (Ctrl+C in the terminal the CLI or host runs in): when this process
+ * exits, whatever git is still running is told to stop, as it was before.
+ */
+const runningGroups = new Set<number>();
+let stopsGroupsOnExit = false;
+
+function trackGroup(child: ChildProcess): void {
+  const pid = child.pid;
+  if (!OWN_GROUP || pid === undefined) return;
+  runningGroups.add(pid);
+  child.once('exit', () => runningGroups.delete(pid));
+  if (stopsGroupsOnExit) return;
+  stopsGroupsOnExit = true;
+  process.on('exit', () => {
+    for (const group of runningGroups) {
+      try {
+        process.kill(-group, 'SIGTERM');
+      } catch {
+        // Ended meanwhile.
+      }
+    }
+  });
+}
+
+/**
  * `mark`: two commands (cleanExecThen): once the first succeeded, only what follows it on stderr
  * is the second's.
  *
@@ -430,6 +456,7 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
     /** Why the app stopped git, once it did: its error then carries no exit code of git's. */
     let stopped: 'cancel' | 'timeout' | 'overflow' | null = null;
     const child = spawn(file, argv, { cwd: opts.cwd, env, windowsHide: true, detached: OWN_GROUP, stdio: ['ignore', 'pipe', 'pipe'] });
+    trackGroup(child);
     const maxBytes = opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES;
     const out = collectOutput(child, maxBytes, () => stop('overflow'));
     out.then(({ error, stdout, stderr }) => settle(error, encoding === 'utf8' ? stdout.toString('utf8') : stdout, encoding === 'utf8' ? stderr.toString('utf8') : stderr));

@@ -5,6 +5,7 @@
  * kills a git that does not end within its grace.
  */
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { git, GitError, gitThen } from '../../../src-main/git/git';
@@ -162,6 +163,15 @@ describe('what git started', () => {
     expect((e as GitError).stoppedFor).toBe('cancel');
     expect(isAlive(Number(readFileSync(s.pidFile, 'utf8')))).toBe(false);
     expect(isAlive(helper)).toBe(true);
+  }, 30_000);
+
+  it('is told to stop when the app exits while git runs (git no longer shares the app\'s process group)', async () => {
+    const { s, helperPid } = withHelper(':');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(process.cwd(), 'test/fixtures/git/exit-while-git-runs.ts'), s.dir], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const gitPid = Number(readFileSync(s.pidFile, 'utf8'));
+    const helper = helperPid();
+    await waitFor(() => !isAlive(gitPid) && !isAlive(helper), 'git and its helper ended', 2_000);
   }, 30_000);
 
   it('is left alone when git ends by itself (a helper that outlives git on purpose)', async () => {
