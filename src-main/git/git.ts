@@ -382,8 +382,14 @@ function collectOutput(child: ChildProcess, maxBytes: number, tooMuch: () => voi
     const chunks: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
     const sizes = { stdout: 0, stderr: 0 };
     let failure: Collected['error'] = null;
+    // A failed start (no git, a folder that cannot be entered, no file descriptors left): an
+    // error, then a close with no exit. Listened to first: out of descriptors, spawn sets up no
+    // stdio at all.
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) failure ??= e as Collected['error'];
+    });
     for (const name of ['stdout', 'stderr'] as const) {
-      child[name]!.on('data', (b: Buffer) => {
+      child[name]?.on('data', (b: Buffer) => {
         if (failure) return;
         sizes[name] += b.length;
         if (sizes[name] > maxBytes) {
@@ -395,10 +401,6 @@ function collectOutput(child: ChildProcess, maxBytes: number, tooMuch: () => voi
       });
     }
     const done = (error: Collected['error']): void => resolve({ error, stdout: Buffer.concat(chunks.stdout), stderr: Buffer.concat(chunks.stderr) });
-    // A failed start (no git, a folder that cannot be entered): an error, then a close with no exit.
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (child.pid === undefined) failure ??= e as Collected['error'];
-    });
     child.once('close', (code, signal) => {
       if (failure) return done(failure);
       if (code === 0) return done(null);
@@ -414,27 +416,56 @@ const OWN_GROUP = process.platform !== 'win32';
 /**
  * The process groups of the gits running now. In its own group a git no longer gets the signals
  * sent to the app's group (Ctrl+C in the terminal the CLI or host runs in): when this process
- * exits, whatever git is still running is told to stop, as it was before.
+ * exits, or dies of SIGINT, SIGTERM or SIGHUP that nothing else in it handles, whatever git is
+ * still running is told to stop, as the group's signal told it before.
  */
 const runningGroups = new Set<number>();
-let stopsGroupsOnExit = false;
+/**
+ * Not in Electron: Chromium handles these there (a quit that ends in 'exit'), and a listener of
+ * Node's would replace its handler for good.
+ */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = process.versions.electron ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-function trackGroup(child: ChildProcess): void {
-  const pid = child.pid;
-  if (!OWN_GROUP || pid === undefined) return;
-  runningGroups.add(pid);
-  child.once('exit', () => runningGroups.delete(pid));
-  if (stopsGroupsOnExit) return;
-  stopsGroupsOnExit = true;
-  process.on('exit', () => {
-    for (const group of runningGroups) {
-      try {
-        process.kill(-group, 'SIGTERM');
-      } catch {
-        // Ended meanwhile.
-      }
+function stopRunningGits(): void {
+  for (const group of runningGroups) {
+    try {
+      process.kill(-group, 'SIGTERM');
+    } catch {
+      // Ended meanwhile.
     }
-  });
+  }
+  runningGroups.clear();
+}
+
+/** Only while nobody else handles the signal: then it would have ended this process anyway. */
+function onStopSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  stopRunningGits();
+  forgetStopSignals();
+  // Dies of it as it would have (its exit status says so).
+  process.kill(process.pid, signal);
+}
+
+let listening = false;
+function forgetStopSignals(): void {
+  if (!listening) return;
+  listening = false;
+  process.off('exit', stopRunningGits);
+  for (const sig of STOP_SIGNALS) process.off(sig, onStopSignal);
+}
+
+function trackGroup(pid: number | undefined): () => void {
+  if (!OWN_GROUP || pid === undefined) return () => undefined;
+  runningGroups.add(pid);
+  if (!listening) {
+    listening = true;
+    process.on('exit', stopRunningGits);
+    for (const sig of STOP_SIGNALS) process.on(sig, onStopSignal);
+  }
+  return () => {
+    runningGroups.delete(pid);
+    if (runningGroups.size === 0) forgetStopSignals();
+  };
 }
 
 /**
@@ -456,7 +487,7 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
     /** Why the app stopped git, once it did: its error then carries no exit code of git's. */
     let stopped: 'cancel' | 'timeout' | 'overflow' | null = null;
     const child = spawn(file, argv, { cwd: opts.cwd, env, windowsHide: true, detached: OWN_GROUP, stdio: ['ignore', 'pipe', 'pipe'] });
-    trackGroup(child);
+    const untrack = trackGroup(child.pid);
     const maxBytes = opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES;
     const out = collectOutput(child, maxBytes, () => stop('overflow'));
     out.then(({ error, stdout, stderr }) => settle(error, encoding === 'utf8' ? stdout.toString('utf8') : stdout, encoding === 'utf8' ? stderr.toString('utf8') : stderr));
@@ -471,6 +502,8 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
           // The group is gone (every member ended): git itself may still be a zombie to reap.
         }
       }
+      // Git has ended (what holds its output left the group): its pid may be another process's now.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       for (const pid of childrenOf(child.pid)) if (sig === 'SIGKILL') killQuietly(pid);
       child.kill(sig);
     };
@@ -485,13 +518,15 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
         stuckTimer = setTimeout(() => settle(new Error('git did not end when killed'), '', ''), GIT_KILLED_WAIT_MS).unref();
       }, GIT_STOP_GRACE_MS).unref();
     };
-    const limit = setTimeout(() => stop('timeout'), timeoutMs).unref();
+    // 0: no time limit (as execFile's timeout).
+    const limit = timeoutMs > 0 ? setTimeout(() => stop('timeout'), timeoutMs).unref() : undefined;
     const onAbort = (): void => stop('cancel');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     let settled = false;
     const settle = (error: Collected['error'], stdout: string | Buffer, stderr: string | Buffer): void => {
       if (settled) return;
       settled = true;
+      untrack();
       clearTimeout(limit);
       clearTimeout(graceTimer);
       clearTimeout(stuckTimer);
@@ -499,7 +534,7 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
       // Stopped by the app: no exit code of git's, also when a shell reported the stop as 143.
       if (stopped) {
         const said = String(stderr ?? '').trim().split('\n')[0];
-        const message = stopped === 'cancel' ? 'git was cancelled' : stopped === 'overflow' ? `git printed more than ${Math.round(maxBytes / 1024 / 1024)} MB` : `git did not finish within ${timeoutMs} ms${said ? ` (${said})` : ''}`;
+        const message = stopped === 'cancel' ? 'git was cancelled' : stopped === 'overflow' ? `git printed more than ${maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.ceil(maxBytes / 1024)} KB`}` : `git did not finish within ${timeoutMs} ms${said ? ` (${said})` : ''}`;
         return reject(new GitError(message, null, String(stderr ?? ''), String(stdout ?? ''), stopped));
       }
       if (withExit && (!error || typeof error.code === 'number')) return resolve({ stdout: stdout as Buffer, exitCode: error ? (error.code as number) : 0 });
@@ -512,6 +547,8 @@ function execPrepared({ file, args: argv, mark }: { file: string; args: string[]
             : new AppError('path_not_found', `The folder ${opts.cwd} does not exist (moved or deleted?).`),
         );
       }
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EMFILE' || code === 'ENFILE') return reject(new GitError(`Flightdeck could not start git: too many files are open (${code}). Close some terminals or sessions and try again.`, null, ''));
       // The working directory cannot be entered (spawn's chdir failed): say so, not "spawn git EACCES".
       if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') return reject(permissionDenied(opts.cwd));
       // Two commands (gitThen): once the first succeeded, only what the second wrote is its failure

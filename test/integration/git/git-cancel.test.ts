@@ -17,6 +17,13 @@ afterEach(() => {
   while (cleanups.length) cleanups.pop()!();
 });
 
+/** A pid a stand-in wrote (whole: written aside and moved into place); never 0, which would mean the whole group. */
+function pidIn(file: string): number {
+  const pid = Number(readFileSync(file, 'utf8'));
+  if (!(pid > 0)) throw new Error(`no pid in ${file}`);
+  return pid;
+}
+
 /** A stand-in `git` (first on the call's PATH) running `body`; its folder and environment. */
 function standIn(body: string): { dir: string; env: Record<string, string>; pidFile: string } {
   const d = tempDir('fd-git-cancel-');
@@ -36,7 +43,7 @@ describe('a cancelled git call', () => {
     const abort = new AbortController();
     const call = git(['status'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
     await waitFor(() => existsSync(s.pidFile) && existsSync(join(s.dir, 'index.lock')), 'git started and took its lock', 10_000);
-    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    const pid = pidIn(s.pidFile);
     abort.abort();
     const e = await call;
     expect(existsSync(join(s.dir, 'index.lock'))).toBe(false);
@@ -51,7 +58,7 @@ describe('a cancelled git call', () => {
     const abort = new AbortController();
     const call = git(['status'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
     await waitFor(() => existsSync(s.pidFile), 'git started', 10_000);
-    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    const pid = pidIn(s.pidFile);
     abort.abort();
     const e = await call;
     expect(isAlive(pid)).toBe(false);
@@ -63,7 +70,7 @@ describe('a cancelled git call', () => {
     const abort = new AbortController();
     const call = gitThen(['add'], ['commit'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
     await waitFor(() => existsSync(s.pidFile), 'the first command started', 10_000);
-    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    const pid = pidIn(s.pidFile);
     abort.abort();
     expect(await call).toBeInstanceOf(GitError);
     await waitFor(() => !isAlive(pid), 'the first command ended', 2_000);
@@ -94,7 +101,7 @@ describe('a git call past its time limit', () => {
     const s = standIn(`trap '' TERM; while :; do sleep 0.05; done`);
     const call = git(['status'], { cwd: s.dir, env: s.env, timeoutMs: 300 }).catch((e: unknown) => e);
     await waitFor(() => existsSync(s.pidFile), 'git started', 10_000);
-    const pid = Number(readFileSync(s.pidFile, 'utf8'));
+    const pid = pidIn(s.pidFile);
     const e = await call;
     expect(isAlive(pid)).toBe(false);
     expect(e).toBeInstanceOf(GitError);
@@ -110,8 +117,8 @@ describe('what git started', () => {
    */
   function withHelper(trap: string): { s: ReturnType<typeof standIn>; helperPid: () => number } {
     // The helper is git's grandchild (git → a shell → the helper), as ssh is under a remote helper.
-    const s = standIn(`${trap}; sh -c 'sleep 1000 & echo $! > "$0"; wait' "${'$'}{0%/bin/git}/helper" & wait`);
-    return { s, helperPid: () => Number(readFileSync(join(s.dir, 'helper'), 'utf8')) };
+    const s = standIn(`${trap}; sh -c 'sleep 1000 & echo $! > "$0.tmp"; mv "$0.tmp" "$0"; wait' "${'$'}{0%/bin/git}/helper" & wait`);
+    return { s, helperPid: () => pidIn(join(s.dir, 'helper')) };
   }
 
   it('is stopped with git on a cancel: no helper of git is left running after the call answers', async () => {
@@ -141,46 +148,79 @@ describe('what git started', () => {
   }, 30_000);
 
   it('is stopped with git when git prints past the output limit, and the call says why', async () => {
-    const s = standIn(`sleep 1000 & echo $! > "${'$'}{0%/bin/git}/helper"; head -c 200000 /dev/zero; wait`);
+    const s = standIn(`sleep 1000 & echo $! > "${'$'}{0%/bin/git}/helper.tmp"; mv "${'$'}{0%/bin/git}/helper.tmp" "${'$'}{0%/bin/git}/helper"; head -c 200000 /dev/zero; wait`);
     const e = await git(['show'], { cwd: s.dir, env: s.env, maxOutputBytes: 64 * 1024 }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(GitError);
     expect((e as GitError).stoppedFor).toBe('overflow');
-    const helper = Number(readFileSync(join(s.dir, 'helper'), 'utf8'));
+    const helper = pidIn(join(s.dir, 'helper'));
     await waitFor(() => !isAlive(helper), 'the helper ended', 2_000);
   }, 30_000);
 
   it('does not keep a cancelled call waiting when a process that left the group holds git\'s output open', async () => {
     // setsid: out of git's group (the stop cannot reach it), with git's stdout still open.
-    const s = standIn(`setsid sleep 1000 & echo $! > "${'$'}{0%/bin/git}/helper"; while :; do sleep 0.05; done`);
+    const s = standIn(`setsid sleep 1000 & echo $! > "${'$'}{0%/bin/git}/helper.tmp"; mv "${'$'}{0%/bin/git}/helper.tmp" "${'$'}{0%/bin/git}/helper"; while :; do sleep 0.05; done`);
     const abort = new AbortController();
     const call = git(['fetch'], { cwd: s.dir, env: s.env, signal: abort.signal }).catch((e: unknown) => e);
     await waitFor(() => existsSync(join(s.dir, 'helper')) && existsSync(s.pidFile), 'git started its helper', 10_000);
-    const helper = Number(readFileSync(join(s.dir, 'helper'), 'utf8'));
+    const helper = pidIn(join(s.dir, 'helper'));
     cleanups.push(() => process.kill(helper, 'SIGKILL'));
     abort.abort();
     const e = await call;
     // Answered without git's output ever closing: given up on after the kill.
     expect((e as GitError).stoppedFor).toBe('cancel');
-    expect(isAlive(Number(readFileSync(s.pidFile, 'utf8')))).toBe(false);
+    expect(isAlive(pidIn(s.pidFile))).toBe(false);
     expect(isAlive(helper)).toBe(true);
   }, 30_000);
 
-  it('is told to stop when the app exits while git runs (git no longer shares the app\'s process group)', async () => {
+  /** Runs the fixture that starts a git and then ends as `how` says; git's and its helper's pids. */
+  function endWhileGitRuns(how: 'exit' | 'sigint' | 'sigint-handled'): { r: ReturnType<typeof spawnSync>; s: ReturnType<typeof standIn>; gitPid: number; helper: number } {
     const { s, helperPid } = withHelper(':');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(process.cwd(), 'test/fixtures/git/exit-while-git-runs.ts'), s.dir], { encoding: 'utf8', timeout: 20_000 });
-    expect(r.status, r.stderr).toBe(0);
-    const gitPid = Number(readFileSync(s.pidFile, 'utf8'));
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(process.cwd(), 'test/fixtures/git/exit-while-git-runs.ts'), s.dir, how], { encoding: 'utf8', timeout: 20_000 });
+    const gitPid = pidIn(s.pidFile);
     const helper = helperPid();
+    cleanups.push(() => {
+      for (const pid of [gitPid, helper]) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    return { r, s, gitPid, helper };
+  }
+
+  it("is told to stop when the app exits while git runs (git no longer shares the app's process group)", async () => {
+    const { r, gitPid, helper } = endWhileGitRuns('exit');
+    expect(r.status, String(r.stderr)).toBe(0);
+    await waitFor(() => !isAlive(gitPid) && !isAlive(helper), 'git and its helper ended', 2_000);
+  }, 30_000);
+
+  it('is told to stop on a Ctrl+C nothing in the app handles, and the app still dies of the signal', async () => {
+    const { r, gitPid, helper } = endWhileGitRuns('sigint');
+    expect(r.signal, String(r.stderr)).toBe('SIGINT');
+    await waitFor(() => !isAlive(gitPid) && !isAlive(helper), 'git and its helper ended', 2_000);
+  }, 30_000);
+
+  it("leaves a Ctrl+C to the app's own handler, and stops git when that handler exits", async () => {
+    const { r, s, gitPid, helper } = endWhileGitRuns('sigint-handled');
+    expect(r.status, String(r.stderr)).toBe(0);
+    expect(readFileSync(join(s.dir, 'handled'), 'utf8')).toBe('handled');
     await waitFor(() => !isAlive(gitPid) && !isAlive(helper), 'git and its helper ended', 2_000);
   }, 30_000);
 
   it('is left alone when git ends by itself (a helper that outlives git on purpose)', async () => {
     // Like a credential cache daemon: started by git, meant to outlive it; its output closed.
-    const s = standIn(`sleep 1000 >/dev/null 2>&1 & echo $! > "${'$'}{0%/bin/git}/helper"; echo done`);
+    const s = standIn(`sleep 1000 >/dev/null 2>&1 & echo $! > "${'$'}{0%/bin/git}/helper.tmp"; mv "${'$'}{0%/bin/git}/helper.tmp" "${'$'}{0%/bin/git}/helper"; echo done`);
     expect(await git(['status'], { cwd: s.dir, env: s.env })).toBe('done\n');
-    const helper = Number(readFileSync(join(s.dir, 'helper'), 'utf8'));
+    const helper = pidIn(join(s.dir, 'helper'));
     cleanups.push(() => process.kill(helper, 'SIGKILL'));
     expect(isAlive(helper)).toBe(true);
   }, 30_000);
+});
+
+describe('a git that cannot be started', () => {
+  it('fails at once when too few file descriptors are left to start it, instead of an uncaught error or a wait for the time limit', () => {
+    const fixture = join(process.cwd(), 'test/fixtures/git/git-without-descriptors.ts');
+    const r = spawnSync('/bin/sh', ['-c', `ulimit -n 512 && exec "$0" --import tsx "$1"`, process.execPath, fixture], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status, r.stderr).toBe(0);
+    // Answered by the failed start itself (its time limit is 10 minutes, past this test's 30 s).
+    const outcome = JSON.parse(r.stdout.trim().split('\n').pop()!) as { ok: boolean; message: string };
+    expect(outcome).toMatchObject({ ok: false, message: expect.stringMatching(/too many files are open \(EMFILE\)/) });
+  }, 40_000);
 });
 
