@@ -87,6 +87,10 @@ describe('a cancelled git on a real repository', () => {
     const abort = new AbortController();
     const call = git(['add', '-A', '--', '.'], { cwd: repo.path, signal: abort.signal }).catch((e: unknown) => e);
     await waitFor(() => existsSync(lock), 'git add to take the index lock', 10_000, 2);
+    // Git makes the lock file a moment before it sets up its removal on a signal: a stop in
+    // between would leave the lock (git's own window, not the app's); hashing the package takes
+    // a few hundred ms, so 20 ms on the stop still comes mid-way.
+    await new Promise((r) => setTimeout(r, 20));
     abort.abort();
     expect(await call).toBeInstanceOf(GitError);
     expect(existsSync(lock)).toBe(false);
