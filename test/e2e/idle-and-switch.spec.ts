@@ -672,6 +672,37 @@ test('a page opened again shows a long terminal at its end from its first painte
   await expect(terms.screen(pane)).toContainText('after-49');
 });
 
+/** The cell size a page keeps for sizing new terminals before they open (terminal-view.ts). */
+const CELL_METRICS_KEY = 'flightdeck.terminals.cellMetrics';
+
+test('the first terminal a new install shows (no cell size kept yet) parses its history before it opens, too', async ({ page }) => {
+  const { id } = await shellThatPrinted(page, 'for i in $(seq 1 3000); do echo "fresh-line-$i of a long build log"; done; echo "fresh-end-$((6*7))"', 'fresh-end-42');
+  // As on a new install: nothing measured yet. Shown at once after the reload, before the page's warm-up.
+  // On the board, so the new page shows no terminal until the test goes to one.
+  await page.evaluate(`localStorage.removeItem('${CELL_METRICS_KEY}'); location.hash = '#/'`);
+  await page.reload();
+  await page.getByTestId('sidebar').waitFor();
+  const shown = await showUntil(page, id, 'fresh-end-42');
+  expect(shown.scrollbarChanges).toBeLessThan(50);
+  expect(shown.painted[0], 'the first rows painted').toContain('fresh-end-42');
+  // What it measured is kept for the next one.
+  expect(await page.evaluate(`localStorage.getItem('${CELL_METRICS_KEY}')`)).toContain('cellWidth');
+});
+
+test('a page with terminals warms their code up once it has settled: the cell size is measured and the throwaway terminal is gone', async ({ page }) => {
+  const { id } = await shellThatPrinted(page, 'for i in $(seq 1 3000); do echo "warm-line-$i of a long build log"; done; echo "warm-end-$((6*7))"', 'warm-end-42');
+  // On the board, so the new page shows no terminal until the test goes to one.
+  await page.evaluate(`localStorage.removeItem('${CELL_METRICS_KEY}'); location.hash = '#/'`);
+  await page.reload();
+  await page.getByTestId('sidebar').waitFor();
+  // No terminal shown in this page: only the warm-up measures and keeps the cell size.
+  await expect.poll(() => page.evaluate(`localStorage.getItem('${CELL_METRICS_KEY}')`), { timeout: 15_000 }).toContain('cellWidth');
+  await expect(page.locator('.xterm-host[aria-hidden="true"]')).toHaveCount(0);
+  await expect(page.locator('.xterm')).toHaveCount(0);
+  const shown = await showUntil(page, id, 'warm-end-42');
+  expect(shown.painted[0], 'the first rows painted').toContain('warm-end-42');
+});
+
 /** Seven more shells through the same pane: past six hidden views, the one hidden longest (the first) is parked. */
 async function parkByOpeningSeven(terms: TerminalsPage, pane: Locator): Promise<void> {
   for (let i = 0; i < 7; i++) {

@@ -4,6 +4,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
 import { DEFAULT_TERMINAL_FONT_SIZE, type AttachResult } from '../../../src-preload/contract';
 import { splitTerminalInput } from '../../../src-preload/contract/terminal-frames';
 import type { Client } from '../../../src-preload/client/client';
@@ -15,6 +16,7 @@ import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
 import { setLoadedTerminalViews } from './loaded-views';
 import { giveBackHistoryAhead, takeHistoryAhead, type HistoryAhead } from './history-ahead';
+import { attachGpuRenderer } from './gpu-renderer';
 import { registerAheadOfView } from '../lib/ahead-of-view';
 
 /** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
@@ -96,6 +98,130 @@ function sizeFor(m: CellMetrics, parent: HTMLElement): { cols: number; rows: num
   const height = parseInt(style.getPropertyValue('height'));
   if (!(width > 0) || !(height > 0)) return null;
   return { cols: Math.max(2, Math.floor((width - m.extraWidth) / m.cellWidth)), rows: Math.max(1, Math.floor((height - m.extraHeight) / m.cellHeight)) };
+}
+
+/** What an opened xterm measured (its cell) and what surrounds its rows; null before it has. */
+function metricsOf(term: Terminal, renderer: string): CellMetrics | null {
+  const cell = measuredCell(term);
+  const el = term.element;
+  if (!cell || !el) return null;
+  const style = window.getComputedStyle(el);
+  const px = (name: string) => parseInt(style.getPropertyValue(name)) || 0;
+  const scrollbar = term.options.scrollback === 0 ? 0 : term.options.overviewRuler?.width || XTERM_SCROLLBAR_PX;
+  return {
+    key: metricsKey(term.options.fontSize ?? 0, renderer),
+    cellWidth: cell.width,
+    cellHeight: cell.height,
+    extraWidth: px('padding-left') + px('padding-right') + scrollbar,
+    extraHeight: px('padding-top') + px('padding-bottom'),
+  };
+}
+
+/** Keeps metrics for sizing the next new terminal before it opens, in this window and across restarts. */
+function keepMetrics(next: CellMetrics): void {
+  if (lastMetrics && JSON.stringify(lastMetrics) === JSON.stringify(next)) return;
+  lastMetrics = next;
+  try {
+    globalThis.localStorage?.setItem(METRICS_KEY, JSON.stringify(next));
+  } catch {
+    // Storage full or off: this window still has them.
+  }
+}
+
+/**
+ * Measures the cell of a font and renderer no terminal of this window (or an earlier run) has
+ * measured yet: a throwaway xterm with no history, opened off screen with the same renderer
+ * (WebGL rounds the cell to device pixels), about 10 ms. Without them a new terminal had to open
+ * before its history was parsed, and drew every frame of the parse: the first terminal shown
+ * after installing took 200–350 ms instead of about 90.
+ */
+function probeMetrics(fontSize: number, renderer: string): CellMetrics | null {
+  const place = offScreenPlace();
+  const term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true });
+  let detach: (() => void) | null = null;
+  try {
+    term.open(place.element);
+    if (renderer !== 'off') detach = attachGpuRenderer(term, () => new WebglAddon());
+    return metricsOf(term, renderer);
+  } catch {
+    return null;
+  } finally {
+    detach?.();
+    term.dispose();
+    place.remove();
+  }
+}
+
+/**
+ * A place for a terminal nobody sees, laid out like a pane's (the classes the stylesheet sizes
+ * the rows by). In the viewport, under everything and invisible: xterm stops drawing a terminal
+ * its IntersectionObserver finds off screen.
+ */
+function offScreenPlace(): { element: HTMLElement; remove(): void } {
+  const host = document.createElement('div');
+  host.className = 'xterm-host';
+  host.setAttribute('aria-hidden', 'true');
+  host.style.cssText = 'position:fixed;left:0;top:0;width:960px;height:480px;visibility:hidden;pointer-events:none;z-index:-1;contain:strict';
+  const element = document.createElement('div');
+  element.className = 'xterm-view';
+  host.appendChild(element);
+  document.body.appendChild(host);
+  return { element, remove: () => host.remove() };
+}
+
+/** Typical output for the warm-up: prompts, a test run's lines in colour, every printable ASCII glyph plain and bold. */
+function warmUpOutput(): string {
+  const ascii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('');
+  const lines = [ascii, `\x1b[1m${ascii}\x1b[0m`];
+  for (let i = 1; i <= WARM_UP_LINES; i++) {
+    lines.push(i % 10 === 0 ? `\x1b[1;32m~/project\x1b[0m$ npm test -- --run src/part-${i}` : ` \x1b[32m✓\x1b[0m src/module-${i}/index.test.ts \x1b[2m(${i % 17} tests)\x1b[0m \x1b[33m${i % 97} ms\x1b[0m`);
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+/** Enough lines for V8 to compile xterm's parse and scroll paths, a few ms of parse. */
+const WARM_UP_LINES = 2_000;
+
+let warmedUp = false;
+/** The throwaway terminal lives at most this long (a hidden page draws nothing). */
+const WARM_UP_MAX_MS = 2_000;
+
+/**
+ * Once per page, at an idle moment after the terminal list came (use-terminals-sync.ts): what
+ * the first terminal shown would otherwise do on its way to the screen, done by a throwaway
+ * terminal nobody sees. Its font's cell is measured (probeMetrics), V8 compiles xterm's parser
+ * on a few thousand lines of output, and the DOM renderer measures the printable ASCII glyphs
+ * once for the page (glyph-widths.ts). The first terminal shown after a start took about twice
+ * as long as the next ones (170–180 ms against 70–90 here, for 5,000 lines).
+ */
+export function warmUpTerminalViews(fontSize: number, renderer: string): void {
+  if (warmedUp || typeof document === 'undefined') return;
+  warmedUp = true;
+  if (lastMetrics?.key !== metricsKey(fontSize, renderer)) {
+    const metrics = probeMetrics(fontSize, renderer);
+    if (metrics) keepMetrics(metrics);
+  }
+  const place = offScreenPlace();
+  const term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, theme: currentTerminalTheme(), scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true, cols: 120, rows: 30 });
+  let ended = false;
+  const done = () => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(bound);
+    term.dispose();
+    place.remove();
+  };
+  // A hidden page draws no frames: gone after a while all the same.
+  const bound = setTimeout(done, WARM_UP_MAX_MS);
+  try {
+    term.loadAddon(new Unicode11Addon());
+    term.unicode.activeVersion = '11';
+    term.open(place.element);
+    shareGlyphWidths(term);
+    // Drawn once (its glyphs measured), then gone.
+    term.write(warmUpOutput(), () => requestAnimationFrame(() => requestAnimationFrame(done)));
+  } catch {
+    done();
+  }
 }
 
 /** What the pane showing a view is told; rebound on every mount. */
@@ -348,7 +474,14 @@ export class TerminalView implements CachedView {
     this.renderer = renderer;
     host.appendChild(this.element);
     if (!this.opened && !this.openPending) {
-      const metrics = lastMetrics?.key === metricsKey(this.term.options.fontSize ?? 0, this.renderer) ? lastMetrics : null;
+      const fontSize = this.term.options.fontSize ?? 0;
+      let metrics = lastMetrics?.key === metricsKey(fontSize, this.renderer) ? lastMetrics : null;
+      // None yet for this font and renderer (a new install, a new font size): measured now, so
+      // this terminal too parses its history before it opens.
+      if (!metrics && !this.restoring && this.element.isConnected) {
+        metrics = probeMetrics(fontSize, this.renderer);
+        if (metrics) keepMetrics(metrics);
+      }
       const size = metrics && !this.restoring ? sizeFor(metrics, this.element) : null;
       if (this.restoring) {
         // A parked view writing its snapshot, at the size it was parked at.
@@ -460,26 +593,8 @@ export class TerminalView implements CachedView {
 
   /** Keeps what this fit measured, for sizing the next new terminal before it opens. */
   private noteMetrics(): void {
-    const cell = measuredCell(this.term);
-    const el = this.term.element;
-    if (!cell || !el) return;
-    const style = window.getComputedStyle(el);
-    const px = (name: string) => parseInt(style.getPropertyValue(name)) || 0;
-    const scrollbar = this.term.options.scrollback === 0 ? 0 : this.term.options.overviewRuler?.width || XTERM_SCROLLBAR_PX;
-    const next: CellMetrics = {
-      key: metricsKey(this.term.options.fontSize ?? 0, this.renderer),
-      cellWidth: cell.width,
-      cellHeight: cell.height,
-      extraWidth: px('padding-left') + px('padding-right') + scrollbar,
-      extraHeight: px('padding-top') + px('padding-bottom'),
-    };
-    if (lastMetrics && JSON.stringify(lastMetrics) === JSON.stringify(next)) return;
-    lastMetrics = next;
-    try {
-      globalThis.localStorage?.setItem(METRICS_KEY, JSON.stringify(next));
-    } catch {
-      // Storage full or off: this window still has them.
-    }
+    const next = metricsOf(this.term, this.renderer);
+    if (next) keepMetrics(next);
   }
 
   /** xterm holds what the output from offset 0 gives at its present size (a copy of it or a replay rebuilds it). */

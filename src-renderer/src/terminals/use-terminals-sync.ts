@@ -2,6 +2,8 @@ import { useContext, useEffect } from 'react';
 import { StoreContext, useAppStore, useClient } from '../store';
 import { HISTORY_AHEAD_AFTER_MS, HISTORY_AHEAD_REFRESH_MS, readHistoriesAhead, retainHistoryAhead } from './history-ahead';
 import { loadedTerminalViews } from './loaded-views';
+import { afterIdle } from '../lib/after-idle';
+import { DEFAULT_TERMINAL_FONT_SIZE } from '../../../src-preload/contract';
 
 /** Keeps the terminal list (metadata only) current: loaded at start and on reconnect, then pushed. */
 export function useTerminalsSync(): void {
@@ -41,12 +43,23 @@ export function useTerminalsSync(): void {
     // Not before the first read: going to the Terminals view as the page starts would read every
     // terminal at once, the one about to be shown too (its view's code still loading).
     let settled = false;
-    const timer = setTimeout(() => ((settled = true), read()), HISTORY_AHEAD_AFTER_MS);
+    let cancelWarmUp: (() => void) | null = null;
+    const timer = setTimeout(() => {
+      settled = true;
+      read();
+      // With terminals to show, the first one shown need not be slower than the next (terminal-view.ts).
+      if (current().length === 0) return;
+      cancelWarmUp = afterIdle(() => {
+        const s = store.getState();
+        void import('./terminal-view').then((m) => m.warmUpTerminalViews(s.settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE, s.terminalGpu)).catch(() => undefined);
+      }, 5_000);
+    }, HISTORY_AHEAD_AFTER_MS);
     const offView = store.subscribe((s, prev) => {
       if (settled && s.view.name === 'terminals' && prev.view.name !== 'terminals') read(HISTORY_AHEAD_REFRESH_MS);
     });
     return () => {
       clearTimeout(timer);
+      cancelWarmUp?.();
       offView();
       stop?.();
     };
