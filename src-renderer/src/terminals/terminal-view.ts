@@ -4,7 +4,6 @@ import { SearchAddon } from '@xterm/addon-search';
 import { SerializeAddon } from '@xterm/addon-serialize';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { WebglAddon } from '@xterm/addon-webgl';
 import { DEFAULT_TERMINAL_FONT_SIZE, type AttachResult } from '../../../src-preload/contract';
 import { splitTerminalInput } from '../../../src-preload/contract/terminal-frames';
 import type { Client } from '../../../src-preload/client/client';
@@ -16,7 +15,6 @@ import { currentTerminalTheme, terminalFontFamily, watchTheme } from './theme';
 import { shareGlyphWidths } from './glyph-widths';
 import { setLoadedTerminalViews } from './loaded-views';
 import { giveBackHistoryAhead, takeHistoryAhead, type HistoryAhead } from './history-ahead';
-import { attachGpuRenderer } from './gpu-renderer';
 import { registerAheadOfView } from '../lib/ahead-of-view';
 
 /** Lines of history xterm keeps on screen; the main process keeps its own scrollback for replays. */
@@ -129,26 +127,28 @@ function keepMetrics(next: CellMetrics): void {
 }
 
 /**
- * Measures the cell of a font and renderer no terminal of this window (or an earlier run) has
- * measured yet: a throwaway xterm with no history, opened off screen with the same renderer
- * (WebGL rounds the cell to device pixels), about 10 ms. Without them a new terminal had to open
- * before its history was parsed, and drew every frame of the parse: the first terminal shown
- * after installing took 200–350 ms instead of about 90.
+ * Measures the cell of a font no terminal of this window (or an earlier run) has measured yet: a
+ * throwaway xterm with no history, opened off screen with the DOM renderer, about 10 ms. Without
+ * it a new terminal had to open before its history was parsed, and drew every frame of the
+ * parse: the first terminal shown after installing took 200–350 ms instead of about 90. A pane
+ * that then draws with WebGL (which rounds the cell to device pixels) may differ by a fraction
+ * of a pixel: its first fit after opening corrects the size (one reflow of the history) and
+ * keeps WebGL's cell for the next terminals. No WebGL context is made for a measurement:
+ * Chromium keeps at most 16 and drops the oldest, a visible pane's.
  */
 function probeMetrics(fontSize: number, renderer: string): CellMetrics | null {
-  const place = offScreenPlace();
-  const term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true });
-  let detach: (() => void) | null = null;
+  let term: Terminal | null = null;
+  let place: { element: HTMLElement; remove(): void } | null = null;
   try {
+    term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true });
+    place = offScreenPlace();
     term.open(place.element);
-    if (renderer !== 'off') detach = attachGpuRenderer(term, () => new WebglAddon());
     return metricsOf(term, renderer);
   } catch {
     return null;
   } finally {
-    detach?.();
-    term.dispose();
-    place.remove();
+    term?.dispose();
+    place?.remove();
   }
 }
 
@@ -182,6 +182,8 @@ function warmUpOutput(): string {
 const WARM_UP_LINES = 2_000;
 
 let warmedUp = false;
+/** A view of this page has opened its xterm (the warm-up is then moot). */
+let anyViewOpened = false;
 /** The throwaway terminal lives at most this long (a hidden page draws nothing). */
 const WARM_UP_MAX_MS = 2_000;
 
@@ -194,25 +196,28 @@ const WARM_UP_MAX_MS = 2_000;
  * as long as the next ones (170–180 ms against 70–90 here, for 5,000 lines).
  */
 export function warmUpTerminalViews(fontSize: number, renderer: string): void {
-  if (warmedUp || typeof document === 'undefined') return;
+  // A terminal opened in this page already did all of it.
+  if (warmedUp || anyViewOpened || typeof document === 'undefined') return;
   warmedUp = true;
   if (lastMetrics?.key !== metricsKey(fontSize, renderer)) {
     const metrics = probeMetrics(fontSize, renderer);
     if (metrics) keepMetrics(metrics);
   }
-  const place = offScreenPlace();
-  const term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, theme: currentTerminalTheme(), scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true, cols: 120, rows: 30 });
-  let ended = false;
+  let term: Terminal | null = null;
+  let place: { element: HTMLElement; remove(): void } | null = null;
+  let bound: ReturnType<typeof setTimeout> | undefined;
   const done = () => {
-    if (ended) return;
-    ended = true;
     clearTimeout(bound);
-    term.dispose();
-    place.remove();
+    term?.dispose();
+    place?.remove();
+    term = null;
+    place = null;
   };
-  // A hidden page draws no frames: gone after a while all the same.
-  const bound = setTimeout(done, WARM_UP_MAX_MS);
   try {
+    term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, theme: currentTerminalTheme(), scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true, cols: 120, rows: 30 });
+    place = offScreenPlace();
+    // A hidden page draws no frames: gone after a while all the same.
+    bound = setTimeout(done, WARM_UP_MAX_MS);
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
     term.open(place.element);
@@ -547,6 +552,7 @@ export class TerminalView implements CachedView {
   private open(): void {
     if (this.opened || this.disposed) return;
     this.opened = true;
+    anyViewOpened = true;
     this.term.open(this.element);
     // xterm sizes its scroll area only when the buffer scrolls or resizes after open: a history
     // parsed before it opened (a replay, a snapshot, a copy) left it empty, and Shift+PageUp

@@ -44,15 +44,25 @@ export function useTerminalsSync(): void {
     // terminal at once, the one about to be shown too (its view's code still loading).
     let settled = false;
     let cancelWarmUp: (() => void) | null = null;
+    let cancelled = false;
     const timer = setTimeout(() => {
       settled = true;
       read();
       // With terminals to show, the first one shown need not be slower than the next (terminal-view.ts).
       if (current().length === 0) return;
-      cancelWarmUp = afterIdle(() => {
-        const s = store.getState();
-        void import('./terminal-view').then((m) => m.warmUpTerminalViews(s.settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE, s.terminalGpu)).catch(() => undefined);
+      const stopIdle = afterIdle(() => {
+        void import('./terminal-view')
+          .then((m) => {
+            if (cancelled) return;
+            const s = store.getState();
+            m.warmUpTerminalViews(s.settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE, s.terminalGpu);
+          })
+          .catch(() => undefined);
       }, 5_000);
+      cancelWarmUp = () => {
+        cancelled = true;
+        stopIdle();
+      };
     }, HISTORY_AHEAD_AFTER_MS);
     const offView = store.subscribe((s, prev) => {
       if (settled && s.view.name === 'terminals' && prev.view.name !== 'terminals') read(HISTORY_AHEAD_REFRESH_MS);
