@@ -195,7 +195,9 @@ const WARM_UP_MAX_MS = 2_000;
  * once for the page (glyph-widths.ts). The first terminal shown after a start took about twice
  * as long as the next ones (170–180 ms against 70–90 here, for 5,000 lines).
  */
-export function warmUpTerminalViews(fontSize: number, renderer: string): void {
+export function warmUpTerminalViews(fontSizeSetting: number | undefined, renderer: string): void {
+  // The default here, not in the caller: the contract's module (with its schemas) stays out of the page's first load.
+  const fontSize = fontSizeSetting ?? DEFAULT_TERMINAL_FONT_SIZE;
   // A terminal opened in this page already did all of it.
   if (warmedUp || anyViewOpened || typeof document === 'undefined') return;
   warmedUp = true;

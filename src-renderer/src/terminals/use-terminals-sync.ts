@@ -3,7 +3,6 @@ import { StoreContext, useAppStore, useClient } from '../store';
 import { HISTORY_AHEAD_AFTER_MS, HISTORY_AHEAD_REFRESH_MS, readHistoriesAhead, retainHistoryAhead } from './history-ahead';
 import { loadedTerminalViews } from './loaded-views';
 import { afterIdle } from '../lib/after-idle';
-import { DEFAULT_TERMINAL_FONT_SIZE } from '../../../src-preload/contract';
 
 /** Keeps the terminal list (metadata only) current: loaded at start and on reconnect, then pushed. */
 export function useTerminalsSync(): void {
@@ -55,7 +54,7 @@ export function useTerminalsSync(): void {
           .then((m) => {
             if (cancelled) return;
             const s = store.getState();
-            m.warmUpTerminalViews(s.settings?.terminalFontSize ?? DEFAULT_TERMINAL_FONT_SIZE, s.terminalGpu);
+            m.warmUpTerminalViews(s.settings?.terminalFontSize, s.terminalGpu);
           })
           .catch(() => undefined);
       }, 5_000);
