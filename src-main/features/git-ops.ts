@@ -4,7 +4,7 @@
  * allow-listed environment, bounded queue); `gh` is started the same way (clean environment,
  * descriptor prelude) and never prompts.
  */
-import { execFile } from 'node:child_process';
+import { runInOwnGroup } from '../platform/own-group';
 import { git, GitError, gitThen } from '../git/git';
 import { childEnv, cleanExec, resolveOnPath } from '../platform/child-process';
 import { excludePathspecs, setupExcludes } from '../worktrees/setup-artifacts';
@@ -229,7 +229,11 @@ export function prNumberFromUrl(url: string): number | null {
 }
 
 export class DefaultGhOps implements GhOps {
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    /** A gh call's time limit (tests shorten it). */
+    private readonly timeoutMs: number = GH_TIMEOUT_MS,
+  ) {}
 
   private ghEnv(): Record<string, string> {
     // gh needs its own config and token variables (GH_TOKEN, GH_HOST, GH_CONFIG_DIR) on top of the
@@ -265,11 +269,15 @@ export class DefaultGhOps implements GhOps {
     const ghPath = resolveOnPath('gh', env.PATH);
     if (!ghPath) return Promise.resolve({ ok: false, reason: 'not_installed', message: GH_NOT_INSTALLED_MESSAGE });
     const { file, args: argv } = cleanExec(ghPath, args);
-    return new Promise((resolve) => {
-      execFile(file, argv, { cwd, env, timeout: GH_TIMEOUT_MS, maxBuffer: GH_MAX_OUTPUT_BYTES, encoding: 'utf8', windowsHide: true }, (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return resolve({ ok: false, reason: 'failed', message: `gh ${args.slice(0, 2).join(' ')} failed: ${(stderr.trim() || error.message).split('\n')[0]}` });
-        resolve({ ok: true, value: { code: error ? (error.code as number) : 0, stdout, stderr } });
-      });
+    // In a group of its own (platform/own-group.ts): its time limit stops the git it runs too.
+    return runInOwnGroup(file, argv, { cwd, env, timeoutMs: this.timeoutMs, maxOutputBytes: GH_MAX_OUTPUT_BYTES }).then(({ error, stdout: out, stderr: err, stoppedFor }) => {
+      const stdout = out.toString('utf8');
+      const stderr = err.toString('utf8');
+      const what = `gh ${args.slice(0, 2).join(' ')}`;
+      if (stoppedFor === 'timeout') return { ok: false, reason: 'failed', message: `${what} did not finish within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`} and was stopped.` };
+      if (stoppedFor) return { ok: false, reason: 'failed', message: `${what} printed more than ${GH_MAX_OUTPUT_BYTES / 1024 / 1024} MB and was stopped.` };
+      if (error && typeof error.code !== 'number') return { ok: false, reason: 'failed', message: `${what} failed: ${(stderr.trim() || error.message).split('\n')[0]}` };
+      return { ok: true, value: { code: error ? (error.code as number) : 0, stdout, stderr } };
     });
   }
 

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { readFileNoWait } from '../platform/read-no-wait';
 import { AppError } from '../../src-preload/contract';
 import { cleanExec, cleanExecThen, gitEnv, resolveOnPath } from '../platform/child-process';
 import { ConcurrencyLimiter } from '../platform/concurrency';
+import { runInOwnGroup } from '../platform/own-group';
 import { locateRepository, requireRecordedRepository, type RepoLocation } from './repo-location';
 import { decide, repoPrograms, type RepoProgram } from './repo-programs';
 
@@ -12,28 +12,6 @@ import { decide, repoPrograms, type RepoProgram } from './repo-programs';
 const DEFAULT_GIT_TIMEOUT_MS = 30_000;
 /** Porcelain output of a big worktree list or status fits comfortably. */
 const MAX_GIT_OUTPUT_BYTES = 32 * 1024 * 1024;
-/** How long a stopped git (a cancel, a timeout) has to end after SIGTERM (git removes its lock files on it) before SIGKILL. */
-const GIT_STOP_GRACE_MS = 5_000;
-/** After SIGKILL, how long the call still waits for git's exit before it ends without it. */
-const GIT_KILLED_WAIT_MS = 2_000;
-
-/** Linux: the processes `pid` started (gitThen's shell: its first command); elsewhere none. */
-function childrenOf(pid: number | undefined): number[] {
-  if (pid === undefined) return [];
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
 
 /**
  * How many gits run at once. Each is mostly I/O on the repository; a handful in parallel keeps
@@ -365,203 +343,49 @@ function runExec(gitPath: string, fullArgs: string[], env: Record<string, string
   return execPrepared(cleanExec(gitPath, fullArgs), env, opts, encoding, withExit);
 }
 
-/** How a git ended, as execFile reports it: a number code for an exit, a string code for a failed start. */
-interface Collected {
-  error: (Error & { code?: number | string; signal?: NodeJS.Signals | null }) | null;
-  stdout: Buffer;
-  stderr: Buffer;
-}
-
-/**
- * Git's stdout and stderr until both are closed and git has exited (what execFile does, which
- * cannot start a process group). More than `maxBytes` on either ends the call with an error and
- * `tooMuch` is told (it stops git).
- */
-function collectOutput(child: ChildProcess, maxBytes: number, tooMuch: () => void): Promise<Collected> {
-  return new Promise((resolve) => {
-    const chunks: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] };
-    const sizes = { stdout: 0, stderr: 0 };
-    let failure: Collected['error'] = null;
-    // A failed start (no git, a folder that cannot be entered, no file descriptors left): an
-    // error, then a close with no exit. Listened to first: out of descriptors, spawn sets up no
-    // stdio at all.
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (child.pid === undefined) failure ??= e as Collected['error'];
-    });
-    for (const name of ['stdout', 'stderr'] as const) {
-      child[name]?.on('data', (b: Buffer) => {
-        if (failure) return;
-        sizes[name] += b.length;
-        if (sizes[name] > maxBytes) {
-          failure = Object.assign(new RangeError(`${name} maxBuffer length exceeded`), { code: 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER' });
-          tooMuch();
-          return;
-        }
-        chunks[name].push(b);
-      });
-    }
-    const done = (error: Collected['error']): void => resolve({ error, stdout: Buffer.concat(chunks.stdout), stderr: Buffer.concat(chunks.stderr) });
-    child.once('close', (code, signal) => {
-      if (failure) return done(failure);
-      if (code === 0) return done(null);
-      const what = code !== null ? `exit code ${code}` : `signal ${signal}`;
-      done(Object.assign(new Error(`git ended with ${what}`), { code: code ?? undefined, signal }));
-    });
-  });
-}
-
-/** POSIX: git runs as the leader of its own process group, so a stop reaches what it started too. */
-const OWN_GROUP = process.platform !== 'win32';
-
-/**
- * The process groups of the gits running now. In its own group a git no longer gets the signals
- * sent to the app's group (Ctrl+C in the terminal the CLI or host runs in): when this process
- * exits, or dies of SIGINT, SIGTERM or SIGHUP that nothing else in it handles, whatever git is
- * still running is told to stop, as the group's signal told it before.
- */
-const runningGroups = new Set<number>();
-/**
- * Not in Electron: Chromium handles these there (a quit that ends in 'exit'), and a listener of
- * Node's would replace its handler for good.
- */
-const STOP_SIGNALS: readonly NodeJS.Signals[] = process.versions.electron ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-function stopRunningGits(): void {
-  for (const group of runningGroups) {
-    try {
-      process.kill(-group, 'SIGTERM');
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  runningGroups.clear();
-}
-
-/** Only while nobody else handles the signal: then it would have ended this process anyway. */
-function onStopSignal(signal: NodeJS.Signals): void {
-  if (process.listenerCount(signal) > 1) return;
-  stopRunningGits();
-  forgetStopSignals();
-  // Dies of it as it would have (its exit status says so).
-  process.kill(process.pid, signal);
-}
-
-let listening = false;
-function forgetStopSignals(): void {
-  if (!listening) return;
-  listening = false;
-  process.off('exit', stopRunningGits);
-  for (const sig of STOP_SIGNALS) process.off(sig, onStopSignal);
-}
-
-function trackGroup(pid: number | undefined): () => void {
-  if (!OWN_GROUP || pid === undefined) return () => undefined;
-  runningGroups.add(pid);
-  if (!listening) {
-    listening = true;
-    process.on('exit', stopRunningGits);
-    for (const sig of STOP_SIGNALS) process.on(sig, onStopSignal);
-  }
-  return () => {
-    runningGroups.delete(pid);
-    if (runningGroups.size === 0) forgetStopSignals();
-  };
-}
-
 /**
  * `mark`: two commands (cleanExecThen): once the first succeeded, only what follows it on stderr
  * is the second's.
  *
- * Git starts processes of its own (pack-objects and index-pack, ssh and remote helpers, clean and
- * smudge filters, gitThen's shell its two gits): each git runs in a process group of its own, and
- * a stop (a cancel, the time limit) is sent to the whole group, so nothing git started is left
- * running, writing into the repository or holding a connection, after the call has answered.
- * A stop is SIGTERM (git removes its lock files on it), then after GIT_STOP_GRACE_MS SIGKILL;
- * the call answers once git has ended, or GIT_KILLED_WAIT_MS after the SIGKILL if even that does
- * not end it (a process stuck in the kernel, on a dead network mount).
+ * Git runs in a process group of its own (platform/own-group.ts): a stop (a cancel, the time
+ * limit, output past its limit) reaches whatever git started, and the call answers once git has
+ * ended (its lock files removed), not when it was told to.
  */
-function execPrepared({ file, args: argv, mark }: { file: string; args: string[]; mark?: string }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
+async function execPrepared({ file, args: argv, mark }: { file: string; args: string[]; mark?: string }, env: Record<string, string>, opts: GitOptions, encoding: 'utf8' | 'buffer', withExit: boolean): Promise<string | Buffer | { stdout: Buffer; exitCode: number }> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) return reject(new GitError('git was cancelled', null, '', '', 'cancel'));
-    /** Why the app stopped git, once it did: its error then carries no exit code of git's. */
-    let stopped: 'cancel' | 'timeout' | 'overflow' | null = null;
-    const child = spawn(file, argv, { cwd: opts.cwd, env, windowsHide: true, detached: OWN_GROUP, stdio: ['ignore', 'pipe', 'pipe'] });
-    const untrack = trackGroup(child.pid);
-    const maxBytes = opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES;
-    const out = collectOutput(child, maxBytes, () => stop('overflow'));
-    out.then(({ error, stdout, stderr }) => settle(error, encoding === 'utf8' ? stdout.toString('utf8') : stdout, encoding === 'utf8' ? stderr.toString('utf8') : stderr));
-    /** A signal to git and everything in its group (what it started and did not move elsewhere). */
-    const signalAll = (sig: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      if (OWN_GROUP) {
-        try {
-          process.kill(-child.pid, sig);
-          return;
-        } catch {
-          // The group is gone (every member ended): git itself may still be a zombie to reap.
-        }
-      }
-      // Git has ended (what holds its output left the group): its pid may be another process's now.
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      for (const pid of childrenOf(child.pid)) if (sig === 'SIGKILL') killQuietly(pid);
-      child.kill(sig);
-    };
-    let graceTimer: NodeJS.Timeout | undefined;
-    let stuckTimer: NodeJS.Timeout | undefined;
-    const stop = (why: NonNullable<typeof stopped>): void => {
-      if (stopped || settled) return;
-      stopped = why;
-      signalAll('SIGTERM');
-      graceTimer = setTimeout(() => {
-        signalAll('SIGKILL');
-        stuckTimer = setTimeout(() => settle(new Error('git did not end when killed'), '', ''), GIT_KILLED_WAIT_MS).unref();
-      }, GIT_STOP_GRACE_MS).unref();
-    };
-    // 0: no time limit (as execFile's timeout).
-    const limit = timeoutMs > 0 ? setTimeout(() => stop('timeout'), timeoutMs).unref() : undefined;
-    const onAbort = (): void => stop('cancel');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    let settled = false;
-    const settle = (error: Collected['error'], stdout: string | Buffer, stderr: string | Buffer): void => {
-      if (settled) return;
-      settled = true;
-      untrack();
-      clearTimeout(limit);
-      clearTimeout(graceTimer);
-      clearTimeout(stuckTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      // Stopped by the app: no exit code of git's, also when a shell reported the stop as 143.
-      if (stopped) {
-        const said = String(stderr ?? '').trim().split('\n')[0];
-        const message = stopped === 'cancel' ? 'git was cancelled' : stopped === 'overflow' ? `git printed more than ${maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MB` : `${Math.ceil(maxBytes / 1024)} KB`}` : `git did not finish within ${timeoutMs} ms${said ? ` (${said})` : ''}`;
-        return reject(new GitError(message, null, String(stderr ?? ''), String(stdout ?? ''), stopped));
-      }
-      if (withExit && (!error || typeof error.code === 'number')) return resolve({ stdout: stdout as Buffer, exitCode: error ? (error.code as number) : 0 });
-      if (!error) return resolve(stdout);
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        // spawn reports a missing working directory as ENOENT too: tell the two apart.
-        return reject(
-          existsSync(opts.cwd)
-            ? gitNotInstalled()
-            : new AppError('path_not_found', `The folder ${opts.cwd} does not exist (moved or deleted?).`),
-        );
-      }
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EMFILE' || code === 'ENFILE') return reject(new GitError(`Flightdeck could not start git: too many files are open (${code}). Close some terminals or sessions and try again.`, null, ''));
-      // The working directory cannot be entered (spawn's chdir failed): say so, not "spawn git EACCES".
-      if ((error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM') return reject(permissionDenied(opts.cwd));
-      // Two commands (gitThen): once the first succeeded, only what the second wrote is its failure
-      // (the first's warnings, a CRLF notice or an unreadable folder `git add` skipped, are not).
-      const all = String(stderr);
-      const at = mark ? all.lastIndexOf(mark) : -1;
-      const err = mark && at >= 0 ? all.slice(at + mark.length) : all;
-      // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
-      if (/: permission denied\s*$/im.test(err)) return reject(permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim()));
-      const exit = typeof error.code === 'number' ? error.code : null;
-      reject(new GitError((err || error.message).trim().split('\n')[0] ?? 'git failed', exit, err, String(stdout ?? '')));
-    };
-  });
+  const maxBytes = opts.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES;
+  const r = await runInOwnGroup(file, argv, { cwd: opts.cwd, env, timeoutMs, maxOutputBytes: maxBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const { error, stoppedFor } = r;
+  const stdout = encoding === 'utf8' ? r.stdout.toString('utf8') : r.stdout;
+  const stderr = r.stderr.toString('utf8');
+  // Stopped by the app: no exit code of git's, also when a shell reported the stop as 143.
+  if (stoppedFor) {
+    const said = stderr.trim().split('\n')[0];
+    const message = stoppedFor === 'cancel' ? 'git was cancelled' : stoppedFor === 'overflow' ? `git printed more than ${formatBytes(maxBytes)}` : `git did not finish within ${timeoutMs} ms${said ? ` (${said})` : ''}`;
+    throw new GitError(message, null, stderr, String(stdout), stoppedFor);
+  }
+  if (withExit && (!error || typeof error.code === 'number')) return { stdout: r.stdout, exitCode: error ? (error.code as number) : 0 };
+  if (!error) return stdout;
+  const code = error.code;
+  if (code === 'ENOENT') {
+    // spawn reports a missing working directory as ENOENT too: tell the two apart.
+    throw existsSync(opts.cwd) ? gitNotInstalled() : new AppError('path_not_found', `The folder ${opts.cwd} does not exist (moved or deleted?).`);
+  }
+  if (code === 'EMFILE' || code === 'ENFILE') throw new GitError(`Flightdeck could not start git: too many files are open (${code}). Close some terminals or sessions and try again.`, null, '');
+  // The working directory cannot be entered (spawn's chdir failed): say so, not "spawn git EACCES".
+  if (code === 'EACCES' || code === 'EPERM') throw permissionDenied(opts.cwd);
+  // Two commands (gitThen): once the first succeeded, only what the second wrote is its failure
+  // (the first's warnings, a CRLF notice or an unreadable folder `git add` skipped, are not).
+  const at = mark ? stderr.lastIndexOf(mark) : -1;
+  const err = mark && at >= 0 ? stderr.slice(at + mark.length) : stderr;
+  // Git itself was refused a file of the repository (an unreadable .git): the same problem, in git's words.
+  if (/: permission denied\s*$/im.test(err)) throw permissionDenied(opts.cwd, err.split('\n').find((l) => /permission denied/i.test(l))?.trim());
+  const exit = typeof code === 'number' ? code : null;
+  throw new GitError((err || `git ${error.message}`).trim().split('\n')[0] ?? 'git failed', exit, err, String(stdout));
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.ceil(n / 1024)} KB`;
 }
 
 /** A folder (or a file in it) the operating system does not let Flightdeck read. */
