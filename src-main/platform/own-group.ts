@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 
 /**
  * A short-lived program (git, gh) run in a process group of its own, so that stopping it stops
@@ -41,23 +40,6 @@ export interface GroupRunOptions {
   signal?: AbortSignal;
   graceMs?: number;
   killedWaitMs?: number;
-}
-
-/** Linux: the processes `pid` started; elsewhere none. */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 /**
@@ -178,9 +160,9 @@ export function runInOwnGroup(file: string, args: readonly string[], o: GroupRun
           // The group is gone (every member ended): the program itself may still be a zombie to reap.
         }
       }
-      // It has ended (what holds its output left the group): its pid may be another process's now.
+      // Windows (no groups), or the group is gone: the program alone, unless it has ended (what
+      // holds its output left the group), when its pid may be another process's now.
       if (child.exitCode !== null || child.signalCode !== null) return;
-      if (sig === 'SIGKILL') for (const pid of childrenOf(child.pid)) killQuietly(pid);
       child.kill(sig);
     };
     const settle = (r: Omit<GroupRun, 'stoppedFor'>): void => {

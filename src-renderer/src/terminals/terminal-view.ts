@@ -1,4 +1,4 @@
-import { Terminal } from '@xterm/xterm';
+import { Terminal, type ITerminalInitOnlyOptions, type ITerminalOptions } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { SerializeAddon } from '@xterm/addon-serialize';
@@ -137,18 +137,35 @@ function keepMetrics(next: CellMetrics): void {
  * Chromium keeps at most 16 and drops the oldest, a visible pane's.
  */
 function probeMetrics(fontSize: number, renderer: string): CellMetrics | null {
+  const t = openThrowaway(fontSize);
+  try {
+    return t && metricsOf(t.term, renderer);
+  } finally {
+    t?.dispose();
+  }
+}
+
+/**
+ * An xterm nobody sees, opened (DOM renderer) in an invisible place laid out like a pane's;
+ * null when one cannot be made. `dispose` takes it and its place away.
+ */
+function openThrowaway(fontSize: number, options: ITerminalOptions & ITerminalInitOnlyOptions = {}): { term: Terminal; dispose(): void } | null {
   let term: Terminal | null = null;
   let place: { element: HTMLElement; remove(): void } | null = null;
-  try {
-    term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true });
-    place = offScreenPlace();
-    term.open(place.element);
-    return metricsOf(term, renderer);
-  } catch {
-    return null;
-  } finally {
+  const dispose = () => {
     term?.dispose();
     place?.remove();
+    term = null;
+    place = null;
+  };
+  try {
+    term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true, ...options });
+    place = offScreenPlace();
+    term.open(place.element);
+    return { term, dispose };
+  } catch {
+    dispose();
+    return null;
   }
 }
 
@@ -201,31 +218,25 @@ export function warmUpTerminalViews(fontSizeSetting: number | undefined, rendere
   // A terminal opened in this page already did all of it.
   if (warmedUp || anyViewOpened || typeof document === 'undefined') return;
   warmedUp = true;
-  if (lastMetrics?.key !== metricsKey(fontSize, renderer)) {
-    const metrics = probeMetrics(fontSize, renderer);
-    if (metrics) keepMetrics(metrics);
-  }
-  let term: Terminal | null = null;
-  let place: { element: HTMLElement; remove(): void } | null = null;
-  let bound: ReturnType<typeof setTimeout> | undefined;
+  const t = openThrowaway(fontSize, { theme: currentTerminalTheme(), cols: 120, rows: 30 });
+  if (!t) return;
+  // A hidden page draws no frames: gone after a while all the same.
+  const bound = setTimeout(t.dispose, WARM_UP_MAX_MS);
   const done = () => {
     clearTimeout(bound);
-    term?.dispose();
-    place?.remove();
-    term = null;
-    place = null;
+    t.dispose();
   };
   try {
-    term = new Terminal({ fontFamily: terminalFontFamily(), fontSize, theme: currentTerminalTheme(), scrollback: XTERM_SCROLLBACK_LINES, allowProposedApi: true, cols: 120, rows: 30 });
-    place = offScreenPlace();
-    // A hidden page draws no frames: gone after a while all the same.
-    bound = setTimeout(done, WARM_UP_MAX_MS);
-    term.loadAddon(new Unicode11Addon());
-    term.unicode.activeVersion = '11';
-    term.open(place.element);
-    shareGlyphWidths(term);
+    // Its cell, if none is kept for this font: what probeMetrics would open a terminal for.
+    if (lastMetrics?.key !== metricsKey(fontSize, renderer)) {
+      const metrics = metricsOf(t.term, renderer);
+      if (metrics) keepMetrics(metrics);
+    }
+    t.term.loadAddon(new Unicode11Addon());
+    t.term.unicode.activeVersion = '11';
+    shareGlyphWidths(t.term);
     // Drawn once (its glyphs measured), then gone.
-    term.write(warmUpOutput(), () => requestAnimationFrame(() => requestAnimationFrame(done)));
+    t.term.write(warmUpOutput(), () => requestAnimationFrame(() => requestAnimationFrame(done)));
   } catch {
     done();
   }

@@ -42,33 +42,30 @@ export function useTerminalsSync(): void {
     // Not before the first read: going to the Terminals view as the page starts would read every
     // terminal at once, the one about to be shown too (its view's code still loading).
     let settled = false;
-    let cancelWarmUp: (() => void) | null = null;
-    let cancelled = false;
+    let stopWarmUp: (() => void) | null = null;
+    let unmounted = false;
     const timer = setTimeout(() => {
       settled = true;
       read();
       // With terminals to show, the first one shown need not be slower than the next (terminal-view.ts).
       if (current().length === 0) return;
-      const stopIdle = afterIdle(() => {
+      stopWarmUp = afterIdle(() => {
         void import('./terminal-view')
           .then((m) => {
-            if (cancelled) return;
+            if (unmounted) return;
             const s = store.getState();
             m.warmUpTerminalViews(s.settings?.terminalFontSize, s.terminalGpu);
           })
           .catch(() => undefined);
       }, 5_000);
-      cancelWarmUp = () => {
-        cancelled = true;
-        stopIdle();
-      };
     }, HISTORY_AHEAD_AFTER_MS);
     const offView = store.subscribe((s, prev) => {
       if (settled && s.view.name === 'terminals' && prev.view.name !== 'terminals') read(HISTORY_AHEAD_REFRESH_MS);
     });
     return () => {
+      unmounted = true;
       clearTimeout(timer);
-      cancelWarmUp?.();
+      stopWarmUp?.();
       offView();
       stop?.();
     };
