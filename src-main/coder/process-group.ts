@@ -8,17 +8,10 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { childEnv, cleanExec } from '../platform/child-process';
+import { signalGroup } from '../platform/own-group';
 
 /** Time between SIGTERM and SIGKILL: enough for the CLI to flush its session file. */
 export const KILL_GRACE_MS = 3_000;
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone, which is what we want.
-  }
-}
 
 function signalPid(pid: number, signal: NodeJS.Signals): void {
   try {

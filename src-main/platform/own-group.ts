@@ -55,14 +55,18 @@ const runningGroups = new Set<number>();
  */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = process.versions.electron ? [] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-function stopRunningGroups(): void {
-  for (const group of runningGroups) {
-    try {
-      process.kill(-group, 'SIGTERM');
-    } catch {
-      // Ended meanwhile.
-    }
+/** A signal to every process of group `pgid`; false when the group is gone (ESRCH). */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
   }
+}
+
+function stopRunningGroups(): void {
+  for (const group of runningGroups) signalGroup(group, 'SIGTERM');
   runningGroups.clear();
 }
 
@@ -152,14 +156,8 @@ export function runInOwnGroup(file: string, args: readonly string[], o: GroupRun
     /** A signal to the program and everything in its group (what it started and did not move elsewhere). */
     const signalAll = (sig: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
-      if (OWN_GROUP) {
-        try {
-          process.kill(-child.pid, sig);
-          return;
-        } catch {
-          // The group is gone (every member ended): the program itself may still be a zombie to reap.
-        }
-      }
+      // Else the group is gone (every member ended): the program itself may still be a zombie to reap.
+      if (OWN_GROUP && signalGroup(child.pid, sig)) return;
       // Windows (no groups), or the group is gone: the program alone, unless it has ended (what
       // holds its output left the group), when its pid may be another process's now.
       if (child.exitCode !== null || child.signalCode !== null) return;
