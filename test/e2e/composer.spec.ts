@@ -31,6 +31,7 @@ test.beforeAll(async () => {
       { match: { userPattern: 'hold the line' }, delayMs: 4_000, blocks: [{ type: 'text', text: 'Holding the line for quite a while, piece by piece, until stopped.' }] },
       { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
       { match: { userPattern: 'held on its way' }, blocks: [{ type: 'text', text: 'The held one arrived.' }] },
+      { match: { userPattern: 'draft then sent' }, blocks: [{ type: 'text', text: 'The draft was sent.' }] },
       { match: { userPattern: 'typed meanwhile' }, blocks: [{ type: 'text', text: 'The one typed meanwhile arrived.' }] },
       { match: { userPattern: 'wait a while' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'sleep 20' } }] },
       // Slow, so the user can leave the session before its approval is asked.
@@ -363,4 +364,42 @@ test('sending jumps to the latest message; new output while scrolled up offers "
   await expect(pill).toBeHidden();
   await expect.poll(fromBottom).toBeLessThan(40);
   await session.waitIdle();
+});
+
+test('what is typed and not sent stays with its session: back after another session, after a reload; sending it leaves nothing behind', async ({ page }) => {
+  const { name } = await openBoard(page);
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  const first = new URL(page.url()).hash;
+  await session.input.fill('a half-written thought\nwith a second line');
+
+  // Another session, typed into too, then back: each box holds its own text.
+  await page.getByTestId('sidebar-projects').getByRole('button', { name }).click();
+  await session.newSession();
+  expect(new URL(page.url()).hash).not.toBe(first);
+  await expect(session.input).toHaveValue('');
+  await session.input.fill('the other session’s note');
+  await page.evaluate(`location.hash = ${JSON.stringify(first)}`);
+  await expect(session.input).toHaveValue('a half-written thought\nwith a second line');
+
+  // A reload, once the typing has settled: still there, in both sessions.
+  await page.waitForTimeout(600);
+  await page.reload();
+  await expect(page.getByTestId('statusbar')).toContainText('Connected');
+  await expect(session.input).toHaveValue('a half-written thought\nwith a second line');
+  await page.goBack();
+  await expect(session.input).toHaveValue('the other session’s note');
+
+  // Sent, it is gone from the box for good; a box emptied by hand is empty after a reload too.
+  await session.input.fill('');
+  await page.evaluate(`location.hash = ${JSON.stringify(first)}`);
+  await expect(session.input).toHaveValue('a half-written thought\nwith a second line');
+  await session.input.fill('a draft then sent');
+  await session.input.press('Enter');
+  await expect(session.transcript).toContainText('The draft was sent.');
+  await page.reload();
+  await expect(page.getByTestId('statusbar')).toContainText('Connected');
+  await expect(session.input).toHaveValue('');
+  await page.goBack();
+  await expect(session.input).toHaveValue('');
 });

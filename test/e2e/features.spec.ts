@@ -67,7 +67,8 @@ test.beforeAll(async () => {
         blocks: [{ type: 'text', text: '<config_yml>\nchecks:\n  - node --test\n</config_yml>\n\n<overview_md>\n# sample\n\nA tiny Node server; tests run with node --test.\n</overview_md>' }],
       },
       // The planning chat.
-      { match: { userPattern: 'I want a /health endpoint' }, blocks: [{ type: 'text', text: 'Should it check the database too, or only that the process is up?' }] },
+      // Slow enough to type while it answers.
+      { match: { userPattern: 'I want a /health endpoint' }, delayMs: 1_500, blocks: [{ type: 'text', text: 'Should it check the database too, or only that the process is up?' }] },
       { match: { userPattern: 'Check the database as well' }, blocks: [{ type: 'text', text: 'Agreed: a route first, then the database check. Type /approve when ready.' }] },
       // /approve: the design spec, then the verification plan.
       { match: { userPattern: 'Write the design spec' }, blocks: [{ type: 'text', text: DESIGN_1 }] },
@@ -144,8 +145,18 @@ test('init, plan in the chat, request changes once, approve the revision, and fi
 
   // The chat is an ordinary session: streamed answers in the transcript.
   await session.send('I want a /health endpoint for the load balancer');
+  // The plan takes one message at a time: one typed while the Planner answers is not taken, and
+  // stays in the box (no queue is promised), said so; it is still there once the answer is in.
+  await expect(page.getByTestId('stop')).toBeVisible();
+  await expect(session.input).toHaveAttribute('placeholder', /send it once the answer is done/);
+  await session.input.fill('and what about metrics?');
+  await session.input.press('Enter');
+  await expect(page.locator('.toasts')).toContainText('The Planner is still answering');
+  await expect(page.getByTestId('queue')).toHaveCount(0);
   await expect(session.transcript).toContainText('Should it check the database too');
   await session.waitIdle();
+  await expect(session.input).toHaveValue('and what about metrics?');
+  expect(model.mainRequests().filter((r) => r.userText?.includes('what about metrics'))).toHaveLength(0);
   await session.send('Check the database as well, please');
   await expect(session.transcript).toContainText('Type /approve when ready');
   await session.waitIdle();

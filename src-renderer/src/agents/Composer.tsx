@@ -3,6 +3,7 @@ import type { ImageAttachment, ImageMediaType, QueuedInput } from '../../../src-
 import { Icon } from '../components/Icon';
 import { useAppStore, useClient } from '../store';
 import { caretAtEdge, historyStart, historyStep, imageRefusal, insertMention, mentionAt, type HistoryState, type PendingImage } from './composer-logic';
+import { draftImages, draftText, keepDraft, keepDraftImages } from './composer-drafts';
 import { unsentText } from '../lib/unsent-text';
 import { completeSlash } from './slash-commands';
 import { nextMode } from '../keyboard/shortcuts';
@@ -24,8 +25,15 @@ export function Composer({
   onStop,
   disabled,
   cycleModes = false,
+  queues = true,
 }: {
   sessionId: string;
+  /**
+   * Whether an input sent while a turn runs is queued behind it (a session's queue, in the main
+   * process). A plan's chat takes one message at a time: there the box keeps what is typed
+   * meanwhile and says so, instead of promising a queue.
+   */
+  queues?: boolean;
   /** Shift+Tab moves the session to its next mode, as in Claude Code (a plan's chat keeps its mode). */
   cycleModes?: boolean;
   running: boolean;
@@ -35,7 +43,9 @@ export function Composer({
   onStop(): void;
   disabled?: boolean;
 }) {
-  const [text, setText] = useState('');
+  // What was left unsent in this session's box comes back with it (composer-drafts.ts).
+  const [text, setText] = useState(() => draftText(sessionId));
+  useEffect(() => keepDraft(sessionId, text), [sessionId, text]);
   const [selected, setSelected] = useState(0);
   const [sending, setSending] = useState(false);
   // Whether a send awaits its answer (read by the next Enter, before a render shows `sending`), and
@@ -52,11 +62,12 @@ export function Composer({
   const toast = useAppStore((s) => s.toast);
   const sessionMode = useAppStore((s) => s.sessions.find((x) => x.id === sessionId)?.mode ?? null);
   const updateSession = useAppStore((s) => s.updateSession);
-  const [images, setImages] = useState<PendingImage[]>([]);
+  const [images, setImages] = useState<PendingImage[]>(() => draftImages(sessionId));
   // The latest list for the file readers, which finish after the render that started them.
-  const imagesRef = useRef<PendingImage[]>([]);
+  const imagesRef = useRef<PendingImage[]>(images);
   const updateImages = (next: PendingImage[]) => {
     imagesRef.current = next;
+    keepDraftImages(sessionId, next);
     setImages(next);
   };
 
@@ -312,7 +323,13 @@ export function Composer({
         <textarea
           ref={inputRef}
           className="composer-input"
-          placeholder={running ? 'The agent is working… Enter queues a message, Esc interrupts' : 'Ask the agent, "!command" to run a shell command, "/" for commands, ↑ for earlier inputs'}
+          placeholder={
+            running
+              ? queues
+                ? 'The agent is working… Enter queues a message, Esc interrupts'
+                : 'The agent is answering… write your next message here and send it once the answer is done; Esc interrupts'
+              : 'Ask the agent, "!command" to run a shell command, "/" for commands, ↑ for earlier inputs'
+          }
           value={text}
           rows={Math.min(8, Math.max(2, text.split('\n').length))}
           onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
@@ -334,10 +351,10 @@ export function Composer({
               {MODES.find((m) => m.value === sessionMode)?.label ?? sessionMode} · Shift+Tab
             </span>
           )}
-          <span className="muted small">{mode === 'bang' ? 'Shell command (policy applies)' : mode === 'slash' ? 'Command' : running ? 'Enter to queue, Esc to interrupt' : 'Enter to send, Shift+Enter for a new line'}</span>
+          <span className="muted small">{mode === 'bang' ? 'Shell command (policy applies)' : mode === 'slash' ? 'Command' : running ? (queues ? 'Enter to queue, Esc to interrupt' : 'Send once the answer is done, Esc to interrupt') : 'Enter to send, Shift+Enter for a new line'}</span>
           {running ? (
             <span className="composer-buttons">
-              {text.trim() && (
+              {queues && text.trim() && (
                 <button className="button" onClick={() => void send()} disabled={disabled} data-testid="queue">
                   Queue
                 </button>

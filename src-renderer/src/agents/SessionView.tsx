@@ -299,7 +299,7 @@ export function SessionView({
           <p className="muted small">This session and its folder are not changed.</p>
         </ConfirmDialog>
       )}
-      <Composer key={session.id} sessionId={session.id} cycleModes={!onSend} running={running} history={history} onSend={(text, images) => {
+      <Composer key={session.id} sessionId={session.id} cycleModes={!onSend} queues={!onSend} running={running} history={history} onSend={(text, images) => {
           // Sending is looking at the conversation again: the view goes to the newest message.
           jumpToLatest();
           return onSend ? onSend(text, images) : sendInput(session.id, text, images);

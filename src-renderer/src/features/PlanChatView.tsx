@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { useContext, useState } from 'react';
 import type { ImageAttachment } from '../../../src-preload/contract/agents';
 import { Missing } from '../components/Missing';
 import { Icon } from '../components/Icon';
 import { SessionView } from '../agents/SessionView';
-import { useAppStore, useClient } from '../store';
+import { StoreContext, useAppStore, useClient, type AppState } from '../store';
 import { PlanHeader } from './PlanHeader';
 import { usePlanDraft } from './use-plan-draft';
 import './features.css';
@@ -18,12 +18,14 @@ const APPROVE_COMMAND = /^\/approve\s*$/i;
  */
 export function PlanChatView({ draftId }: { draftId: string }) {
   const client = useClient();
+  const store = useContext(StoreContext)!;
   const { data, error } = usePlanDraft(draftId);
   const session = useAppStore((s) => (data ? s.sessions.find((x) => x.id === data.draft.sessionId) : undefined));
   const sendInput = useAppStore((s) => s.sendInput);
   const upsertDraft = useAppStore((s) => s.upsertDraft);
   const setView = useAppStore((s) => s.setView);
   const toastError = useAppStore((s) => s.toastError);
+  const toast = useAppStore((s) => s.toast);
   const [writing, setWriting] = useState(false);
 
   if (!data) return error ? <Missing what="Plan" loaded verb="discarded" /> : <p className="muted center">Loading the plan…</p>;
@@ -46,17 +48,44 @@ export function PlanChatView({ draftId }: { draftId: string }) {
   };
 
   const onSend = async (text: string, images: readonly ImageAttachment[]): Promise<boolean> => {
+    // The plan takes one thing at a time (its chat turns, the writing of a revision): what is
+    // sent meanwhile is refused, so it stays in the box, said so, to send once the Planner is done.
+    const wait = closed ? `This plan was ${draft.status}: nothing more goes to its Planner.` : busy ? 'The Planner is writing the plan. Your message stays in the box; send it once the plan is written.' : chatRunning ? 'The Planner is still answering. Your message stays in the box; send it once the answer is done.' : null;
+    if (wait !== null) {
+      toast({ level: 'info', title: 'Not sent yet', message: wait });
+      return false;
+    }
     if (APPROVE_COMMAND.test(text.trim())) {
-      if (busy || closed) return false;
       void writePlan();
       return true;
     }
     if (images.length > 0) return sendInput(draft.sessionId, text, images);
     // Through the plan, not straight to the session: the plan orders its chat turns and the
     // writing of a revision one after the other. The answer streams into the transcript; the
-    // call itself returns only when the turn ends, so the composer is not held until then.
-    client.invoke('features.plan.send', { draftId, message: text }).catch((e: unknown) => toastError('The Planner did not answer', e));
-    return true;
+    // call itself returns only when the turn ends, so the box is cleared once the turn has
+    // started (or the call answered), and a refusal before that leaves the text in it.
+    const turnsBefore = session?.turnCount ?? 0;
+    return new Promise<boolean>((resolve) => {
+      let settled = false;
+      const settle = (sent: boolean) => {
+        if (settled) return;
+        settled = true;
+        stopWatching();
+        resolve(sent);
+      };
+      const started = (s: AppState) => {
+        const x = s.sessions.find((y) => y.id === draft.sessionId);
+        return x !== undefined && (x.status === 'running' || x.status === 'awaiting_approval' || x.turnCount > turnsBefore);
+      };
+      const stopWatching = store.subscribe((s) => started(s) && settle(true));
+      client.invoke('features.plan.send', { draftId, message: text }).then(
+        () => settle(true),
+        (e: unknown) => {
+          toastError('The Planner did not answer', e);
+          settle(false);
+        },
+      );
+    });
   };
 
   return (
