@@ -163,6 +163,7 @@ export async function runClaudeCodeTurn(ctx: TurnContext, rawInput: string, d: S
   let injected: InjectedFile[] = [];
   if (startsNew && cfg.injectConstraints) {
     const built = await buildCoderPrompt({ task: text, cd: s.root, inject: true });
+    if (built.refused.length > 0) ctx.emit({ type: 'notice', level: 'warning', text: `Engineering constraints left out of the prompt: ${built.refused.map((f) => `${f.path} (${f.reason})`).join('; ')}.` });
     if (built.injected.length > 0) {
       prompt = built.prompt;
       injected = built.injected;

@@ -3,9 +3,8 @@
  * and untracked-but-not-ignored, as git sees it) and the contents of the files that say how the
  * project is built and tested, bounded so a large repository does not flood the prompt.
  */
-import { join } from 'node:path';
 import { git } from '../git/git';
-import { readFileNoWaitAsync } from '../platform/read-no-wait';
+import { readFileInsideAsync } from '../platform/contained-path';
 import { KEY_FILES, type RepoFacts } from './init-model';
 
 /** Characters of one sampled file shown to the model: the head of a file says what it is. */
@@ -18,6 +17,17 @@ export const TREE_MAX_ENTRIES = 400;
 const MAX_PYTHON_TESTS_READ = 10;
 /** CI workflows sampled: they often hold the real check commands. */
 const MAX_WORKFLOW_SAMPLES = 2;
+/** A key file larger than this is not read (no README or manifest is). */
+const KEY_FILE_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * A file of the repository, read by the rules for a repository the app does not control
+ * (platform/contained-path.ts): a committed symlink (`README.md` → `/proc/self/environ`,
+ * `~/.ssh/id_ed25519`) is refused, never followed into a prompt; so is a FIFO or a file too large.
+ */
+async function readRepoFile(root: string, path: string): Promise<string> {
+  return (await readFileInsideAsync(root, path, { maxBytes: KEY_FILE_MAX_BYTES, what: 'a key file' })).toString('utf8');
+}
 
 export interface RepoSample {
   path: string;
@@ -39,9 +49,9 @@ export async function gatherRepo(root: string): Promise<GatheredRepo> {
   const pythonTests = paths.filter((p) => /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(p)).slice(0, MAX_PYTHON_TESTS_READ);
   for (const path of pythonTests) {
     try {
-      contents.set(path, (await readFileNoWaitAsync(join(root, path), 'utf8')).slice(0, SAMPLE_MAX_CHARS));
+      contents.set(path, (await readRepoFile(root, path)).slice(0, SAMPLE_MAX_CHARS));
     } catch {
-      // Vanished or not a regular file: the detector reads it as absent.
+      // Vanished, a link, not a regular file or too large: the detector reads it as absent.
     }
   }
   const samples: RepoSample[] = [];
@@ -49,9 +59,9 @@ export async function gatherRepo(root: string): Promise<GatheredRepo> {
   for (const path of wanted) {
     let text: string;
     try {
-      text = await readFileNoWaitAsync(join(root, path), 'utf8');
+      text = await readRepoFile(root, path);
     } catch {
-      // A listed file that vanished or is not a regular file (a FIFO) is simply not sampled.
+      // A listed file that vanished, is a link, is not a regular file (a FIFO) or is too large is simply not sampled.
       continue;
     }
     contents.set(path, text);

@@ -61,6 +61,7 @@ export const coderCommand: CliCommand = {
       const built = await buildCoderPrompt({ task: p.PROMPT, cd: resolve(p.cd), inject: true });
       p.PROMPT = built.prompt;
       if (built.injected.length > 0) process.stderr.write(`[coder] injected: ${built.injected.map((f) => f.path).join(', ')}\n`);
+      for (const f of built.refused) process.stderr.write(`[coder] left out: ${f.path}: ${f.reason}\n`);
     }
 
     let backend: CoderBackend | null = null;
