@@ -13,6 +13,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError, formatBytes, type WorktreeSetup } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
 import { readFileNoWait, readFileNoWaitAsync } from '../platform/read-no-wait';
+import { appendFileInside, mkdirInside, UnsafePathError } from '../platform/contained-path';
 import { readHead, readRef } from '../git/ref-read';
 import { locateRepository, type RepoLocation } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
@@ -373,6 +374,7 @@ export class WorktreeManager {
         if (holder) throw checkedOutElsewhere(branch, holder.path);
       }
       const base = o.base ?? (await this.baseFrom(root, refs));
+      treesFolder(root);
       const gitignoreUpdated = ignored ? false : await this.ensureIgnored(root, o.ignoreIn);
       // Read while git checks the worktree out: it needs only the main checkout.
       early = this.prepare && this.prepareEarly ? this.prepareEarly(root) : null;
@@ -503,6 +505,7 @@ export class WorktreeManager {
       if (existsSync(path)) throw new AppError('conflict', `${path} already exists: remove it before restoring "${slug}".`, { path });
       const branch = archive.branch ?? this.branchFor(slug);
       await this.refuseCheckedOut(root, branch);
+      treesFolder(root);
       await this.ensureIgnored(root);
       const existing = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: root }).then(
         (s) => s.trim(),
@@ -757,7 +760,17 @@ export class WorktreeManager {
       if (e.code === 'ENOENT') return ''; // No .gitignore yet: one is created.
       throw e;
     });
-    await appendFile(file, `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`);
+    const line = `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`;
+    // The repository's .gitignore is the repository's: a committed symlink there (→ ~/.bashrc)
+    // must not take the line elsewhere. git's own info/exclude is in the git folder.
+    if (where === 'gitignore') {
+      try {
+        appendFileInside(root, '.gitignore', line);
+      } catch (e) {
+        if (e instanceof UnsafePathError) throw new AppError('invalid_input', `${e.message}. Flightdeck does not write through it: add "${TREES_DIR}/" to the repository's ignore rules yourself, or replace the link with a file.`, { path: file });
+        throw e;
+      }
+    } else await appendFile(file, line);
     return true;
   }
 
@@ -826,6 +839,23 @@ function refsFromFiles(root: string, names: readonly string[]): Map<string, { id
     if (id !== null) found.set(name, { id, symref });
   }
   return found;
+}
+
+/**
+ * Makes sure `<root>/.trees` is a real folder of the repository before git checks a worktree out
+ * under it: a `.trees` committed (or made by an agent working in the checkout) as a symbolic link
+ * (→ `~/.vim/pack`, anywhere) would put the new worktree, the files copied into it (`.env`) and
+ * the agent's writable sandbox outside the repository. Created when missing.
+ */
+function treesFolder(root: string): void {
+  try {
+    mkdirInside(root, join(root, TREES_DIR));
+  } catch (e) {
+    if (e instanceof UnsafePathError) {
+      throw new AppError('invalid_input', `${join(root, TREES_DIR)} is not a folder of the repository (${e.message}): worktrees are made only in a real ${TREES_DIR} folder. Remove or rename it, then try again.`, { path: join(root, TREES_DIR) });
+    }
+    throw e;
+  }
 }
 
 /**
