@@ -4,14 +4,14 @@
  * tell which files a prompt changed, reverting exactly those files, and the optional commit of a
  * completed step. Every git call goes through the hardened helper (argument arrays only).
  */
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { existsSync, lstatSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import { git, gitBuffer, GitError, gitThen } from '../git/git';
 import { writeFileAtomic } from '../platform/atomic-file';
-import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
+import { FileTooLargeError, mkdirInside, readFileInsideAsync, UnsafePathError, writeFileInside } from '../platform/contained-path';
 import { formatBytes } from '../../src-preload/contract/units';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 
@@ -113,25 +113,50 @@ function inside(root: string, rel: string): string {
 }
 
 /**
+ * Whether the folder holding `abs` exists below `root` with no symbolic link on the way (lstat of
+ * each component). A link there — made by the agent, or by anything running in its container,
+ * even while this runs — would take the removal and the write below out of the worktree; it is
+ * refused. false when a folder on the way is missing (there is nothing to remove).
+ */
+function linkFreeFolderOf(root: string, abs: string): boolean {
+  let cur = root;
+  for (const part of relative(root, dirname(abs)).split(sep).filter(Boolean)) {
+    cur = join(cur, part);
+    const st = lstatSync(cur, { throwIfNoEntry: false });
+    if (!st) return false;
+    if (st.isSymbolicLink() || !st.isDirectory()) throw new AppError('conflict', `refusing to revert ${relative(root, abs)}: ${cur} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'} now`, { path: cur });
+  }
+  return true;
+}
+
+/**
  * Puts the given files back as they were in `snapshot`: a file that was not there is deleted,
  * the others get their content and mode back. Only these paths are touched, so files the user
  * changed before the prompt (which are in `snapshot` as the user left them) stay as they are.
+ *
+ * The worktree is written by the agent (in a container too, where a process may keep running
+ * between commands): what goes back is read from git first, then each path is removed and written
+ * in one synchronous step, never through a symbolic link — no folder on the way may be one, and
+ * the file is written as a new file renamed into place (a link at its name is replaced, not
+ * followed).
  */
 export async function revertPaths(root: string, snapshot: string, paths: readonly string[]): Promise<void> {
   for (const rel of paths) {
     const abs = inside(root, rel);
     const entry = (await git(['ls-tree', '-z', snapshot, '--', rel], { cwd: root })).split('\0').find(Boolean);
-    await rm(abs, { force: true, recursive: true });
-    if (!entry) continue;
-    const m = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry);
-    if (!m || m[2] !== 'blob') continue; // A submodule (commit entry): nothing of ours to write back.
-    const bytes = await gitBuffer(['cat-file', 'blob', m[3]!], { cwd: root });
-    await mkdir(dirname(abs), { recursive: true });
-    if (m[1] === '120000') {
-      await symlink(bytes.toString('utf8'), abs);
+    const m = entry ? /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry) : null;
+    // A submodule (commit entry): nothing of ours to write back, only the removal.
+    const back = m && m[2] === 'blob' ? { mode: m[1]!, bytes: await gitBuffer(['cat-file', 'blob', m[3]!], { cwd: root }) } : null;
+    if (!back) {
+      if (linkFreeFolderOf(root, abs)) rmSync(abs, { force: true, recursive: true });
+      continue;
+    }
+    if (linkFreeFolderOf(root, abs)) rmSync(abs, { force: true, recursive: true });
+    if (back.mode === '120000') {
+      mkdirInside(root, dirname(abs));
+      symlinkSync(back.bytes.toString('utf8'), abs);
     } else {
-      await writeFile(abs, bytes);
-      if (m[1] === '100755') await chmod(abs, 0o755);
+      writeFileInside(root, abs, back.bytes, back.mode === '100755' ? 0o755 : 0o644);
     }
   }
 }

