@@ -1,6 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
-import { NotRegularFileError, readFileNoWait } from '../../platform/read-no-wait';
+import { lstatSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { FileTooLargeError, readFileInside, UnsafePathError } from '../../platform/contained-path';
 import { createTwoFilesPatch } from 'diff';
 import { isBinary } from '../../changes/diff';
 import { boundedDiff } from '../../git/bounded-diff';
@@ -35,21 +35,28 @@ export async function workingDiff(root: string): Promise<{ status: string; diff:
       break;
     }
     const abs = join(root, rel);
-    if (!existsSync(abs)) continue;
-    const size = statSync(abs).size;
-    if (size > MAX_UNTRACKED_BYTES) {
-      parts.push(`new file ${rel} (${size} bytes, not shown)\n`);
+    const st = lstatSync(abs, { throwIfNoEntry: false });
+    if (!st) continue;
+    // A link is shown as git shows one, by where it points: what it points at is never read
+    // (an agent or a container may point it at ~/.aws/credentials; /review sends this to a model).
+    if (st.isSymbolicLink()) {
+      parts.push(`new symbolic link ${rel} -> ${readlinkSync(abs)}\n`);
       continue;
     }
     let buf: Buffer;
     try {
-      buf = readFileNoWait(abs);
+      buf = readFileInside(root, rel, { maxBytes: MAX_UNTRACKED_BYTES });
     } catch (e) {
-      // A FIFO or device (git does not list them, but one may replace a file meanwhile) is named, never read.
-      if (e instanceof NotRegularFileError) {
-        parts.push(`new file ${rel} (${e.kind}, not shown)\n`);
+      if (e instanceof FileTooLargeError) {
+        parts.push(`new file ${rel} (${st.size} bytes, not shown)\n`);
         continue;
       }
+      // A FIFO or device, or a folder on the way made a link meanwhile: named, never read.
+      if (e instanceof UnsafePathError) {
+        parts.push(`new file ${rel} (not shown: ${e.message})\n`);
+        continue;
+      }
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw e;
     }
     if (isBinary(buf)) {
