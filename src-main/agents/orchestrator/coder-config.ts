@@ -9,8 +9,9 @@
  * The file is the user's: unknown keys are kept on write, and a file that is not valid JSON (or
  * not an object) is reported with its path and never overwritten.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFileNoWait } from '../../platform/read-no-wait';
+import { FileTooLargeError, readFileInside, UnsafePathError, writeFileInside } from '../../platform/contained-path';
 import { join } from 'node:path';
 import { AppError } from '../../../src-preload/contract';
 import { git } from '../../git/git';
@@ -121,19 +122,39 @@ export interface CoderConfigWrite {
  */
 export function updateCoderConfig(dir: string, set: Partial<Record<'model' | 'profile', string>>): CoderConfigWrite {
   const path = coderConfigPath(dir);
-  const created = !existsSync(path);
+  // The folder's files are the repository's (or an agent's): a `.coder` or config.json committed
+  // as a symbolic link is refused, never read or written through (platform/contained-path.ts).
+  const text = readInside(dir, CODER_CONFIG_RELATIVE_PATH, 'the Coder config');
+  const created = text === null;
   let doc: Json = {};
-  if (!created) {
-    const parsed = parseCoderConfig(readFileNoWait(path, 'utf8'), path);
+  if (text !== null) {
+    const parsed = parseCoderConfig(text, path);
     if (!parsed.doc) throw new AppError('invalid_input', `${parsed.problem!.replace(/; its settings are ignored until it is fixed$/, '')}; fix it first, nothing was changed.`);
     doc = parsed.doc;
   }
   for (const [k, v] of Object.entries(set)) if (v !== undefined) doc[k] = v;
-  mkdirSync(join(dir, '.coder'), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(doc, null, 2) + '\n');
-  renameSync(tmp, path);
+  writeInside(dir, path, JSON.stringify(doc, null, 2) + '\n');
   return { path, created };
+}
+
+/** A file of `root` by the contained-path rules; null when missing; a link or a special file is an `invalid_input` naming it. */
+function readInside(root: string, rel: string, what: string): string | null {
+  try {
+    return readFileInside(root, rel, { maxBytes: 1024 * 1024, what }).toString('utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (e instanceof UnsafePathError || e instanceof FileTooLargeError) throw new AppError('invalid_input', `${e.message}; nothing was changed.`);
+    throw e;
+  }
+}
+
+function writeInside(root: string, file: string, text: string): void {
+  try {
+    writeFileInside(root, file, text);
+  } catch (e) {
+    if (e instanceof UnsafePathError) throw new AppError('invalid_input', `${e.message}; nothing was changed.`);
+    throw e;
+  }
 }
 
 /**
@@ -177,10 +198,12 @@ export async function ignoreCoderConfig(dir: string): Promise<{ path: string; cr
   if (await ignored(dir)) return null;
   const entry = `/${prefix}${IGNORE_ENTRY}`;
   const path = join(top, '.gitignore');
-  const created = !existsSync(path);
-  const text = created ? '' : readFileNoWait(path, 'utf8');
+  // A .gitignore committed as a link (→ ~/.ssh/config) is refused: neither appended to nor copied.
+  const existing = readInside(top, '.gitignore', 'the .gitignore');
+  const created = existing === null;
+  const text = existing ?? '';
   const lines = text.split(/\r?\n/).map((l) => l.trim());
   if (lines.includes(entry) || (prefix === '' && lines.includes(IGNORE_ENTRY))) return null;
-  writeFileSync(path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${entry}\n`);
+  writeInside(top, path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${entry}\n`);
   return { path, created };
 }

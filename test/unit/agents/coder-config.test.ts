@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { coderConfigValues, parseCoderConfig, updateCoderConfig } from '../../../src-main/agents/orchestrator/coder-config';
+import { coderConfigValues, ignoreCoderConfig, parseCoderConfig, updateCoderConfig } from '../../../src-main/agents/orchestrator/coder-config';
 import { configEntries, readProjectConfig } from '../../../src-main/agents/orchestrator/project-config';
-import { tempDir } from '../../support/temp';
+import { makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -61,5 +61,41 @@ describe('.coder/config.json values', () => {
     const broken = folder({ '.coder/config.json': 'not json' });
     expect(() => updateCoderConfig(broken, { model: 'm' })).toThrow(`${join(broken, '.coder/config.json')} is not valid JSON`);
     expect(readFileSync(join(broken, '.coder/config.json'), 'utf8')).toBe('not json');
+  });
+});
+
+describe('/model and "Add .coder/ to .gitignore" in a folder whose files link elsewhere', () => {
+  it('a .coder committed as a link to another folder is refused: no config.json is written there', () => {
+    const root = folder({});
+    const elsewhere = folder({});
+    symlinkSync(elsewhere, join(root, '.coder'));
+    expect(() => updateCoderConfig(root, { model: 'glm-4.7' })).toThrow(/symbolic link.*nothing was changed/);
+    expect(existsSync(join(elsewhere, 'config.json'))).toBe(false);
+  });
+
+  it('a config.json that is a link is neither read nor replaced', () => {
+    const root = folder({ '.coder/x': '' });
+    const elsewhere = folder({ 'config.json': '{"model":"theirs"}\n' });
+    symlinkSync(join(elsewhere, 'config.json'), join(root, '.coder', 'config.json'));
+    expect(() => updateCoderConfig(root, { model: 'glm-4.7' })).toThrow(/symbolic link/);
+    expect(readFileSync(join(elsewhere, 'config.json'), 'utf8')).toBe('{"model":"theirs"}\n');
+  });
+
+  it('a .gitignore that is a link is neither appended to nor copied into the repository', async () => {
+    const r = makeRepo('fd-coder-ignore-');
+    cleanups.push(r.cleanup);
+    const elsewhere = folder({ 'ssh_config': 'Host *\n  IdentityFile ~/.ssh/id\n' });
+    symlinkSync(join(elsewhere, 'ssh_config'), join(r.path, '.gitignore'));
+    await expect(ignoreCoderConfig(r.path)).rejects.toThrow(/symbolic link/);
+    expect(readFileSync(join(elsewhere, 'ssh_config'), 'utf8')).toBe('Host *\n  IdentityFile ~/.ssh/id\n');
+  });
+
+  it('(control) a plain folder gets its config and its ignore entry', async () => {
+    const r = makeRepo('fd-coder-ignore-');
+    cleanups.push(r.cleanup);
+    expect(updateCoderConfig(r.path, { model: 'glm-4.7' }).created).toBe(true);
+    expect(JSON.parse(readFileSync(join(r.path, '.coder', 'config.json'), 'utf8'))).toEqual({ model: 'glm-4.7' });
+    expect(await ignoreCoderConfig(r.path)).toEqual({ path: join(r.path, '.gitignore'), created: true });
+    expect(readFileSync(join(r.path, '.gitignore'), 'utf8')).toBe('/.coder/\n');
   });
 });
