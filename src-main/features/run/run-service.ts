@@ -598,13 +598,18 @@ export class FeatureRunService {
     // The record says merged in the commit that lands on the base; put back if the merge fails.
     const worktree = state.git.worktree_path.startsWith('/') ? state.git.worktree_path : `${o.projectPath}/${state.git.worktree_path}`;
     await updateState(path, new Date(), (s) => ({ ...s, status: 'merged' }));
-    await this.git.commit(worktree, `chore(${o.slug}): merged into ${base}`, [`.flightdeck/${o.slug}`]);
+    // The record's commit is part of the merge: if it fails (an editor's git holding the
+    // worktree's index.lock, a full disk), nothing was merged and the feature is completed again.
+    let recorded = false;
     try {
+      await this.git.commit(worktree, `chore(${o.slug}): merged into ${base}`, [`.flightdeck/${o.slug}`]);
+      recorded = true;
       const commit = await localMerge(o.projectPath, base, branch, { squash: o.squash, message: `${o.squash ? 'feat' : 'Merge'}(${o.slug}): ${o.squash ? 'squashed feature' : `branch ${branch}`}` });
       return { merged: true, method, base, commit, message: `Merged (${method}) ${summary}.` };
     } catch (e) {
       await updateState(path, new Date(), (s) => ({ ...s, status: 'completed' }));
-      await this.git.commit(worktree, `chore(${o.slug}): merge into ${base} failed`, [`.flightdeck/${o.slug}`]);
+      // Only a record already committed needs one saying it is undone; the failure is what the user sees.
+      if (recorded) await this.git.commit(worktree, `chore(${o.slug}): merge into ${base} failed`, [`.flightdeck/${o.slug}`]).catch(() => undefined);
       throw isFeatureError(e) ? e.toAppError() : e;
     }
   }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readState, sumPhases } from '../../../../src-main/features/state';
@@ -112,6 +112,16 @@ describe('feature run: dev phases, review, verify, delivery (built-in executor)'
     await expect(h.app.featureRuns.merge({ projectPath: repo.repo, slug: 'clash', squash: false, confirm: true })).rejects.toThrow(/main has moved in a way that conflicts with feature\/clash \(shared\.txt\)/);
     expect(gitIn(repo.repo, 'rev-parse', 'main').trim()).toBe(mainBefore);
     expect((await readState(activeStatePath(repo.repo, 'clash'))).status).toBe('completed');
+
+    // The merge's record cannot be committed (an editor's git holds the worktree's index): nothing
+    // is merged, and the feature stays completed, so the merge can be tried again.
+    const squashyTree = join(repo.repo, '.trees', 'squashy');
+    const lock = join(gitIn(squashyTree, 'rev-parse', '--path-format=absolute', '--git-dir').trim(), 'index.lock');
+    writeFileSync(lock, '');
+    await expect(h.app.featureRuns.merge({ projectPath: repo.repo, slug: 'squashy', squash: true, confirm: true })).rejects.toThrow(/index\.lock/);
+    expect(gitIn(repo.repo, 'rev-parse', 'main').trim()).toBe(mainBefore);
+    expect((await readState(activeStatePath(repo.repo, 'squashy'))).status).toBe('completed');
+    rmSync(lock);
 
     // squashy merges (main moved, but not in its files): one new commit on main, its change in it.
     const plan = await h.app.featureRuns.merge({ projectPath: repo.repo, slug: 'squashy', squash: true, confirm: false });
