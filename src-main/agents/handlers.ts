@@ -3,6 +3,7 @@ import type { Router } from '../bridge/router';
 import type { AgentService } from './agent-service';
 import { toContractMessage } from './store/message-repo';
 import { suggestFiles } from './session-files';
+import { RecentSubmits } from './recent-submits';
 
 /** Suggestions shown for an @ mention: a screenful. */
 const MENTION_SUGGESTIONS = 12;
@@ -14,6 +15,7 @@ const MENTION_SUGGESTIONS = 12;
 const TAIL_READ_MIN_SKIPPED_EVENTS = 500;
 
 export function registerAgentHandlers(router: Router, agents: AgentService): void {
+  const submits = new RecentSubmits<ReturnType<AgentService['submit']>>();
   router.handle('agents.sessions.list', ({ projectId }) => agents.listSessions(projectId));
   router.handle('agents.sessions.get', ({ sessionId }) => agents.getSession(sessionId));
   router.handle('agents.sessions.create', (input) => agents.createSession(input));
@@ -45,9 +47,13 @@ export function registerAgentHandlers(router: Router, agents: AgentService): voi
     if (input.trim() === '') throw new AppError('invalid_input', 'Type a message, a !command or a /command.');
     return agents.input(sessionId, input, images ?? []);
   });
-  router.handle('agents.submit', ({ sessionId, input, images }) => {
+  router.handle('agents.submit', ({ sessionId, input, images, inputId }) => {
     if (input.trim() === '') throw new AppError('invalid_input', 'Type a message, a !command or a /command.');
-    return agents.submit(sessionId, input, images ?? []);
+    const earlier = inputId === undefined ? undefined : submits.get(sessionId, inputId);
+    if (earlier) return earlier;
+    const answer = agents.submit(sessionId, input, images ?? []);
+    if (inputId !== undefined) submits.remember(sessionId, inputId, answer);
+    return answer;
   });
   router.handle('agents.queue.remove', ({ sessionId, queuedId }) => ({ removed: agents.removeQueued(sessionId, queuedId) }));
   router.handle('agents.queue.resume', ({ sessionId }) => ({ started: agents.resumeQueue(sessionId) }));

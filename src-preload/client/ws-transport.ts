@@ -221,7 +221,7 @@ export function createWebSocketTransport(url: string, early: EarlySocket | null 
       closeDirect();
       if (status !== 'unauthorized') setStatus('closed');
       for (const [id, p] of pending) {
-        p.resolve({ ok: false, error: { code: 'unavailable', message: 'Lost the connection to Flightdeck. Retrying…' } });
+        p.resolve({ ok: false, error: { code: 'unavailable', message: 'The connection to Flightdeck was lost before it answered (it may have been done; a message sent again is not sent twice). Reconnecting…' } });
         pending.delete(id);
       }
       // A request the caller was told failed must never run later: drop queued invokes.

@@ -645,7 +645,13 @@ export const agentRequests = {
   ),
   'agents.submit': request(
     z
-      .object({ sessionId: SessionId, input: z.string().min(1).max(200_000), images: z.array(ImageAttachment).max(MAX_INPUT_IMAGES).optional() })
+      .object({
+        sessionId: SessionId,
+        input: z.string().min(1).max(200_000),
+        images: z.array(ImageAttachment).max(MAX_INPUT_IMAGES).optional(),
+        /** The page's id for this input: sent again with the same id (its answer was lost with the connection), it is answered as the first time, not run twice. */
+        inputId: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/).optional(),
+      })
       .strict()
       .refine((x) => (x.images ?? []).reduce((n, i) => n + base64Bytes(i.data), 0) <= MAX_INPUT_IMAGE_BYTES, {
         message: `the attached images together must be at most ${MAX_INPUT_IMAGE_BYTES / 1024 / 1024} MB`,

@@ -51,6 +51,16 @@ export interface AgentsSlice {
 
 const byUpdated = (a: Session, b: Session) => b.updatedAt - a.updatedAt;
 
+/** Inputs whose send failed, by session and text: their id, for the same message sent again. */
+const unanswered = new Map<string, string>();
+const MAX_UNANSWERED = 50;
+
+function newInputId(): string {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /**
  * Earlier versions queued messages in the tab's sessionStorage; a page reloaded into this
  * version hands them to the main process once, so nothing typed before the update is lost.
@@ -177,10 +187,17 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   },
 
   async sendInput(sessionId, input, images) {
+    // The same message sent again after a failure carries the same id: if the host did take it
+    // (the answer was lost with the connection), it is answered as before instead of run twice.
+    const key = `${sessionId}\u0000${images?.length ?? 0}\u0000${input}`;
+    const inputId = unanswered.get(key) ?? newInputId();
+    unanswered.delete(key);
     try {
-      await client.invoke('agents.submit', { sessionId, input, ...(images && images.length > 0 ? { images: [...images] } : {}) });
+      await client.invoke('agents.submit', { sessionId, input, inputId, ...(images && images.length > 0 ? { images: [...images] } : {}) });
       return true;
     } catch (e) {
+      unanswered.set(key, inputId);
+      while (unanswered.size > MAX_UNANSWERED) unanswered.delete(unanswered.keys().next().value!);
       get().toastError('Could not send', e);
       return false;
     }

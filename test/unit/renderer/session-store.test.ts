@@ -72,4 +72,23 @@ describe('session UI state', () => {
     store.getState().upsertSession({ ...session, status: 'idle', updatedAt: 2 }, null);
     expect(calls.filter((c) => c.channel === 'projects.refresh')).toEqual([{ channel: 'projects.refresh', input: { id: 'prj-aaaaaa1' } }]);
   });
+
+  it('a message sent again after a failed send carries the same input id; a new message, or one sent after a success, a new one', async () => {
+    let fail = true;
+    const { store, calls } = storeWith({ 'agents.submit': () => (fail ? { ok: false, error: { code: 'unavailable', message: 'lost' } } : { ok: true, value: { outcome: 'started', sessionId: 'ses-aaaaaa1', turnId: 'turn-aaaaaa1' } }) });
+    const idOf = (i: number) => (calls.filter((c) => c.channel === 'agents.submit')[i]!.input as { inputId: string }).inputId;
+    expect(await store.getState().sendInput('ses-aaaaaa1', 'hello')).toBe(false);
+    fail = false;
+    expect(await store.getState().sendInput('ses-aaaaaa1', 'hello')).toBe(true);
+    expect(idOf(1)).toBe(idOf(0));
+    expect(idOf(0)).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
+    // Sent again after it went through: another message, another id.
+    await store.getState().sendInput('ses-aaaaaa1', 'hello');
+    expect(idOf(2)).not.toBe(idOf(1));
+    // Another text, or the same text to another session: another id.
+    fail = true;
+    await store.getState().sendInput('ses-aaaaaa1', 'hello, edited');
+    await store.getState().sendInput('ses-aaaaaa2', 'hello');
+    expect(new Set([idOf(2), idOf(3), idOf(4)]).size).toBe(3);
+  });
 });

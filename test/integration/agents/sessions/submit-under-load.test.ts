@@ -136,6 +136,32 @@ describe('submitting inputs around turn starts and ends', () => {
     client.close();
   }, 400_000);
 
+  it('a message whose answer was lost with the connection, sent again with the same id, runs once', async () => {
+    h.server.setScript([{ match: { userPattern: 'only once, please' }, delayMs: 300, blocks: [{ type: 'text', text: 'answered' }] }]);
+    const sessionId = h.session();
+    // The page sends, and its connection drops before the answer comes back.
+    const first = await Client.connect(host.port);
+    void first.invoke('agents.submit', { sessionId, input: 'only once, please', inputId: 'input-id-0001' });
+    first.close();
+    await waitFor(() => h.app.agents.isRunning(sessionId), 'the first send to start its turn', 10_000);
+    // The composer kept the text (the send showed as failed) and the user sends it again, on a new connection.
+    const again = await Client.connect(host.port);
+    const answer = await again.invoke('agents.submit', { sessionId, input: 'only once, please', inputId: 'input-id-0001' });
+    expect(answer.ok).toBe(true);
+    expect(answer.value).toMatchObject({ outcome: 'started', sessionId });
+    // (control) The same text with another id is another message: it waits behind the first.
+    const other = await again.invoke('agents.submit', { sessionId, input: 'only once, please', inputId: 'input-id-0002' });
+    expect(other.value).toMatchObject({ outcome: 'queued', position: 1 });
+    await waitFor(() => {
+      const s = h.app.agents.getSession(sessionId);
+      return s.status === 'idle' && (s.queue?.length ?? 0) === 0 && !h.app.agents.isRunning(sessionId);
+    }, 'both turns to end', 30_000);
+    await h.app.agents.sink.flushed();
+    const started = h.app.agents.sink.read(sessionId, 1, 1_000).flatMap((e) => (e.data.type === 'turn.started' ? [e.data.input] : []));
+    expect(started).toEqual(['only once, please', 'only once, please']);
+    again.close();
+  }, 60_000);
+
   it('an interruption holds the queue; a new message goes at once, the held ones on resume; removed ones never run', async () => {
     h.server.setScript([{ match: { userPattern: 'hold the line' }, delayMs: 60_000, blocks: [{ type: 'text', text: 'late' }] }]);
     const sessionId = h.session();
