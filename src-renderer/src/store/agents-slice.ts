@@ -67,14 +67,16 @@ function newInputId(): string {
  */
 const LEGACY_QUEUE_STORAGE_KEY = 'flightdeck.composerQueues';
 
-function takeLegacyQueues(): Array<{ sessionId: string; text: string; images?: ImageAttachment[] }> {
+type LegacyItem = { sessionId: string; text: string; images?: ImageAttachment[] };
+
+/** The legacy queues still in this tab's storage (left there until handed over). */
+function readLegacyQueues(): LegacyItem[] {
   try {
     if (typeof sessionStorage === 'undefined') return [];
     const raw = sessionStorage.getItem(LEGACY_QUEUE_STORAGE_KEY);
-    sessionStorage.removeItem(LEGACY_QUEUE_STORAGE_KEY);
     const parsed: unknown = raw ? JSON.parse(raw) : null;
     if (!parsed || typeof parsed !== 'object') return [];
-    const out: Array<{ sessionId: string; text: string; images?: ImageAttachment[] }> = [];
+    const out: LegacyItem[] = [];
     for (const [sessionId, q] of Object.entries(parsed as Record<string, { items?: unknown }>)) {
       if (!q || !Array.isArray(q.items)) continue;
       for (const x of q.items as Array<{ text?: unknown; images?: ImageAttachment[] }>) {
@@ -85,6 +87,18 @@ function takeLegacyQueues(): Array<{ sessionId: string; text: string; images?: I
   } catch {
     // Unreadable (storage blocked, damaged by hand): there is nothing left to hand over.
     return [];
+  }
+}
+
+/** What is left of the legacy queues after a hand-over: written back, or removed when nothing is. */
+function keepLegacyQueues(left: readonly LegacyItem[]): void {
+  try {
+    if (left.length === 0) return sessionStorage.removeItem(LEGACY_QUEUE_STORAGE_KEY);
+    const bySession: Record<string, { items: Array<{ text: string; images?: ImageAttachment[] }> }> = {};
+    for (const { sessionId, ...item } of left) (bySession[sessionId] ??= { items: [] }).items.push(item);
+    sessionStorage.setItem(LEGACY_QUEUE_STORAGE_KEY, JSON.stringify(bySession));
+  } catch {
+    // Storage blocked: nothing more can be kept there.
   }
 }
 
@@ -111,8 +125,16 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
       profiles: profiles.status === 'fulfilled' ? profiles.value : get().profiles,
       agentSettings: agentSettings.status === 'fulfilled' ? agentSettings.value : get().agentSettings,
     });
-    for (const q of takeLegacyQueues()) {
-      if (get().sessions.some((x) => x.id === q.sessionId)) await get().sendInput(q.sessionId, q.text, q.images);
+    // Handed over only once the sessions are known: an item stays in storage until it was taken,
+    // or its session is known to be gone; one that could not be sent waits for the next load.
+    const legacy = readLegacyQueues();
+    if (legacy.length > 0 && sessions.status === 'fulfilled') {
+      const left: LegacyItem[] = [];
+      for (const q of legacy) {
+        if (!get().sessions.some((x) => x.id === q.sessionId)) continue;
+        if (!(await get().sendInput(q.sessionId, q.text, q.images))) left.push(q);
+      }
+      keepLegacyQueues(left);
     }
   },
 

@@ -128,6 +128,35 @@ describe('sending from the store', () => {
       delete g.sessionStorage;
     }
   });
+
+  it('legacy messages stay in the tab while the sessions cannot be listed, or their send fails; they go on the next load', async () => {
+    const data = new Map<string, string>([['flightdeck.composerQueues', JSON.stringify({ [session.id]: { items: [{ id: 'q1', text: 'first' }, { id: 'q2', text: 'second' }], paused: false } })]]);
+    const g = globalThis as { sessionStorage?: unknown };
+    g.sessionStorage = { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), removeItem: (k: string) => void data.delete(k) };
+    let listed = false;
+    let refuse = 'second';
+    try {
+      const { store, calls } = storeWith({
+        'agents.sessions.list': () => (listed ? { ok: true, value: [{ ...session, status: 'idle', updatedAt: 5 }] } : { ok: false, error: { code: 'unavailable', message: 'host restarting' } }),
+        'agents.approvals.list': () => ({ ok: true, value: [] }),
+        'agents.profiles.list': () => ({ ok: true, value: [] }),
+        'agents.submit': (input) => ((input as { input: string }).input === refuse ? { ok: false, error: { code: 'unavailable', message: 'lost' } } : { ok: true, value: { outcome: 'queued', sessionId: session.id, queuedId: 'q-aaaaaa1', position: 1 } }),
+      });
+      await store.getState().loadAgents();
+      expect(submitted(calls)).toEqual([]);
+      expect(data.size).toBe(1);
+      listed = true;
+      await store.getState().loadAgents();
+      expect(submitted(calls)).toEqual(['first', 'second']);
+      expect(JSON.parse(data.get('flightdeck.composerQueues')!)).toEqual({ [session.id]: { items: [{ text: 'second' }] } });
+      refuse = '';
+      await store.getState().loadAgents();
+      expect(submitted(calls)).toEqual(['first', 'second', 'second']);
+      expect(data.size).toBe(0);
+    } finally {
+      delete g.sessionStorage;
+    }
+  });
 });
 
 describe('the @ mention being typed', () => {
