@@ -2,6 +2,7 @@
  * Terminal side of `flightdeck chat`: a readable transcript of agent events, the approval
  * prompt for `--approve ask`, and hidden key entry for `profiles set --api-key-stdin`.
  */
+import { terminalSafe } from '../terminal-safe';
 import { createInterface } from 'node:readline';
 import type { AgentEvent, Approval, ApprovalDecision } from '../../../src-preload/contract';
 import { timeoutText } from '../../../src-preload/contract/units';
@@ -9,7 +10,14 @@ import { timeoutText } from '../../../src-preload/contract/units';
 /** Prints events as a transcript; streamed text is printed by whole lines. */
 export class TranscriptPrinter {
   private line = '';
-  constructor(private readonly out: (line: string) => void) {}
+  private readonly out: (line: string) => void;
+  /**
+   * Every line it prints comes from the model or from commands run in the repository: printed on
+   * the user's terminal only as text and colours (a command's output may carry OSC 52 and the like).
+   */
+  constructor(out: (line: string) => void) {
+    this.out = (line) => out(terminalSafe(line));
+  }
 
   private flushText(): void {
     if (this.line !== '') this.out(this.line);

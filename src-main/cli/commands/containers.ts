@@ -1,3 +1,4 @@
+import { terminalSafe } from '../terminal-safe';
 import { AppError, formatBytes, gpuUseText, type ManagedContainer } from '../../../src-preload/contract';
 import { EventHub } from '../../bridge/event-hub';
 import { ContainerService, settingsPlacementStore } from '../../containers/container-service';
@@ -79,7 +80,9 @@ async function subcommand(ctx: CliContext, svc: ContainerService, sub: string | 
       const c = (await svc.list(engineName)).find((x) => x.sessionId === session || x.name === session);
       if (!c) throw new AppError('not_found', `No Flightdeck container belongs to session "${session}"${engineName ? ` on ${engineName}` : ''}. List them with: containers ps`);
       const text = await svc.logsOf(c);
-      ctx.out(ctx.json ? JSON.stringify({ name: c.name, engine: c.engine, text }) : text.replace(/\n$/, ''));
+      // What the container printed: on a terminal, only its text and colours (terminal-safe.ts).
+      const shown = process.stdout.isTTY ? terminalSafe(text) : text;
+      ctx.out(ctx.json ? JSON.stringify({ name: c.name, engine: c.engine, text }) : shown.replace(/\n$/, ''));
       return 0;
     }
     case 'reap': {
