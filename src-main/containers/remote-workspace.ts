@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { AppError } from '../../src-preload/contract';
+import { AppError, formatBytes } from '../../src-preload/contract';
 import { git, gitBufferWithExit } from '../git/git';
 import { CONTAINER_PATHS } from './core/container-spec';
 import { firstFileOfTar, tarFiles } from './core/tar';
@@ -115,6 +115,9 @@ export async function unsyncedWork(w: RemoteWorkspace): Promise<string | null> {
  * ref, then compare with the local branch and fast-forward it only when that loses nothing.
  * Returns the resulting state; failures are an `error` state, not a throw (the caller records it).
  */
+/** The largest bundle of the container's commits brought back (it is held in memory on the way). */
+export const MAX_REMOTE_BUNDLE_BYTES = 512 * 1024 * 1024;
+
 export async function syncRemoteWorkspace(w: RemoteWorkspace): Promise<WorkspaceSyncState> {
   const base = { branch: w.branch, at: Date.now() };
   try {
@@ -134,7 +137,15 @@ export async function syncRemoteWorkspace(w: RemoteWorkspace): Promise<Workspace
         }, w.engine.deadlineMs);
       };
       arm();
+      let bytes = 0;
       stream.on('data', (c: Buffer) => {
+        bytes += c.length;
+        // The archive is held in memory: a container that makes its bundle huge must not take the app's memory with it.
+        if (bytes > MAX_REMOTE_BUNDLE_BYTES) {
+          clearTimeout(idle);
+          (stream as { destroy?: () => void }).destroy?.();
+          return reject(new AppError('invalid_input', `The container's commits on ${w.branch} are over ${formatBytes(MAX_REMOTE_BUNDLE_BYTES)} as a bundle; Flightdeck does not bring that much back. Push them from inside the container, or drop the large files from its commits.`));
+        }
         chunks.push(c);
         arm();
       });

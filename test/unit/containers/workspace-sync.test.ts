@@ -64,4 +64,32 @@ describe('syncRemoteWorkspace', () => {
     expect(s.message).toBe('The download of the container\'s commits from "remote" (tcp://gone:2375) stalled for 0.1 s.');
     expect(stalled.destroyed).toBe(true);
   });
+
+  it('stops a download of the container\'s commits that grows past the bound, and says so; nothing is fetched', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { syncRemoteWorkspace } = await import('../../../src-main/containers/remote-workspace');
+    const huge = new PassThrough();
+    let sent = 0;
+    const chunk = Buffer.alloc(8 * 1024 * 1024);
+    const pump = () => {
+      while (!huge.destroyed && sent <= 512 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!huge.write(chunk)) return void huge.once('drain', pump);
+      }
+    };
+    const w = {
+      sessionId: 'ses_huge',
+      worktree: '/nonexistent',
+      branch: 'work',
+      user: { uid: 1000, gid: 1000 },
+      exec: async () => ({ exitCode: 0, stdout: '', stderr: '' }),
+      engine: { label: '"remote" (tcp://far:2375)', deadlineMs: 30_000, call: <T>(_what: string, fn: () => Promise<T>) => fn() },
+      container: { getArchive: async () => (setImmediate(pump), huge) },
+    };
+    const s = await syncRemoteWorkspace(w as unknown as Parameters<typeof syncRemoteWorkspace>[0]);
+    expect(s.state).toBe('error');
+    expect(s.message).toMatch(/The container's commits on work are over 512 MiB as a bundle/);
+    expect(huge.destroyed).toBe(true);
+    expect(sent).toBeLessThanOrEqual(512 * 1024 * 1024 + 2 * chunk.length);
+  });
 });
