@@ -155,10 +155,12 @@ export class CoderService {
 
   async constraints(root: string): Promise<ConstraintsInfo> {
     const loaded = await loadConstraints(root);
-    const contract = await readContract(root);
+    // A refused contract is named on its file below; its scope reads as none here.
+    const contract = await readContract(root).catch(() => null);
     const files = (Object.entries(CONSTRAINT_FILES) as Array<[ConstraintName, string]>).map(([name, path]) => {
       const f = loaded.files.find((x) => x.name === name);
-      return { name, path, exists: f !== undefined, chars: f?.chars ?? 0 };
+      const refused = loaded.refused.find((x) => x.path === path);
+      return { name, path, exists: f !== undefined || refused !== undefined, chars: f?.chars ?? 0, ...(refused ? { refused: refused.reason } : {}) };
     });
     return { root, files, scope: contract?.sections.scope ?? { allowed: [], forbidden: [] } };
   }

@@ -3,6 +3,7 @@
  * `ai/` files itself; the caller opts in, and this reads them, renders the seed's prompt
  * template and says which files went in (the UI shows that list).
  */
+import { AppError } from '../../src-preload/contract';
 import { FileTooLargeError, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
 import { CONSTRAINT_FILES, renderCoderPrompt, type CoderTask, type ConstraintName, type Constraints, type ContextPack } from './core/prompt';
 import { describeScope, parseContract, type ContractSections } from './core/scope';
@@ -85,16 +86,24 @@ export async function buildCoderPrompt(opts: { task: CoderTask; cd: string; inje
   return { prompt: renderCoderPrompt(opts.task, loaded.constraints), injected: loaded.files, refused: loaded.refused };
 }
 
-/** The contract of cd, parsed (null when there is none). */
+/**
+ * The contract of cd, parsed (null when there is none). One that is there but refused (a link, not
+ * a regular file, too large) is an error saying so: its scope is checked, so it must not read as
+ * "no contract" and let a run go unscoped without a word.
+ */
 export async function readContract(cd: string): Promise<{ text: string; sections: ContractSections } | null> {
   const text = await readOptional(cd, CONSTRAINT_FILES.contract);
-  if (text === null || typeof text === 'object' || text.trim() === '') return null;
+  if (text !== null && typeof text === 'object') {
+    throw new AppError('invalid_input', `${CONSTRAINT_FILES.contract} is not read: ${text.refused}. Its change scope cannot be checked; make it a regular file of the repository.`, { path: CONSTRAINT_FILES.contract });
+  }
+  if (text === null || text.trim() === '') return null;
   return { text, sections: parseContract(text) };
 }
 
 /** Seed 000's minimal context pack for a new session replacing a lost one. */
 export async function contextPackFor(cd: string, goal: string | null): Promise<ContextPack> {
-  const contract = await readContract(cd);
+  // Context for a new conversation only (the scope, if checked, was read by the run itself).
+  const contract = await readContract(cd).catch(() => null);
   return {
     goal: goal ?? contract?.sections.goal ?? null,
     contract: contract ? contract.text.slice(0, MAX_CONSTRAINT_CHARS) : null,

@@ -68,7 +68,16 @@ export type CoderSessionConfig = z.infer<typeof CoderSessionConfig>;
 
 export const ConstraintsInfo = z.object({
   root: z.string(),
-  files: z.array(z.object({ name: ConstraintName, path: z.string(), exists: z.boolean(), chars: z.number().int().nonnegative() })),
+  files: z.array(
+    z.object({
+      name: ConstraintName,
+      path: z.string(),
+      exists: z.boolean(),
+      chars: z.number().int().nonnegative(),
+      /** Why a file that is there is not read (a symbolic link, not a regular file, too large); absent when it is read or missing. */
+      refused: z.string().optional(),
+    }),
+  ),
   /** The change scope `ai/contracts/current.md` declares (empty lists: none). */
   scope: z.object({ allowed: z.array(z.string()), forbidden: z.array(z.string()) }),
 });

@@ -2,7 +2,7 @@
  * Terminal side of `flightdeck chat`: a readable transcript of agent events, the approval
  * prompt for `--approve ask`, and hidden key entry for `profiles set --api-key-stdin`.
  */
-import { terminalSafe } from '../terminal-safe';
+import { terminalSafe, terminalVisible } from '../terminal-safe';
 import { createInterface } from 'node:readline';
 import type { AgentEvent, Approval, ApprovalDecision } from '../../../src-preload/contract';
 import { timeoutText } from '../../../src-preload/contract/units';
@@ -107,13 +107,16 @@ export class TranscriptPrinter {
 
 /** Asks on the terminal; resolves with the decision. Only called when stdin is a TTY. */
 export async function promptApproval(a: Approval, write: (s: string) => void): Promise<{ decision: ApprovalDecision; reason?: string }> {
-  write(`\nApproval needed (${a.risk} risk): ${a.summary}\n  ${a.reason}\n`);
-  if (a.diff) write(a.diff.split('\n').map((l) => `  ${l}`).join('\n') + '\n');
+  // What is asked comes from the model: every control character in it is shown, none acts (a
+  // command must not repaint itself into something harmless-looking on the user's terminal).
+  const v = terminalVisible;
+  write(`\nApproval needed (${a.risk} risk): ${v(a.summary)}\n  ${v(a.reason)}\n`);
+  if (a.diff) write(v(a.diff).split('\n').map((l) => `  ${l}`).join('\n') + '\n');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   const ask = (q: string) => new Promise<string>((resolve) => rl.question(q, resolve));
   try {
     for (;;) {
-      const answer = (await ask(`[y] approve once  [a] approve "${a.sessionRule}" for this session  [n] deny: `)).trim().toLowerCase();
+      const answer = (await ask(`[y] approve once  [a] approve "${v(a.sessionRule)}" for this session  [n] deny: `)).trim().toLowerCase();
       if (answer === 'y' || answer === 'yes') return { decision: 'approve_once' };
       if (answer === 'a') return { decision: 'approve_session' };
       if (answer === 'n' || answer === 'no') {

