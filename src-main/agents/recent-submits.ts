@@ -2,10 +2,15 @@
  * The answers to the composer's recent submits, by the id the page gave each input. A message
  * whose answer was lost with the connection (the host took it, the socket closed before the reply)
  * shows as not sent and stays in the box; sent again with the same id it is answered as before,
- * not run twice. Kept in memory, bounded by count and age: the case is a reconnect, seconds long.
+ * not run twice. Kept in memory, bounded by count and age: the case is a reconnect, seconds long
+(the page forgets the id of a failed send after the same time).
  */
 export const RECENT_SUBMITS_MAX = 500;
-export const RECENT_SUBMIT_TTL_MS = 15 * 60_000;
+/**
+ * Long enough for a reconnect and the user's resend; short enough that the same words typed again
+ * later as a new message ("yes", "continue") are not taken for the lost one.
+ */
+export const RECENT_SUBMIT_TTL_MS = 2 * 60_000;
 
 export class RecentSubmits<T> {
   private readonly seen = new Map<string, { answer: T; at: number }>();

@@ -51,9 +51,16 @@ export interface AgentsSlice {
 
 const byUpdated = (a: Session, b: Session) => b.updatedAt - a.updatedAt;
 
-/** Inputs whose send failed, by session and text: their id, for the same message sent again. */
-const unanswered = new Map<string, string>();
+/** Inputs whose send failed, by session, images and text: their id, for the same message sent again soon. */
+const unanswered = new Map<string, { id: string; at: number }>();
 const MAX_UNANSWERED = 50;
+/** As long as the host remembers an answer (RECENT_SUBMIT_TTL_MS in src-main/agents/recent-submits.ts). */
+const RESEND_WINDOW_MS = 2 * 60_000;
+
+/** Tells attached images apart without hashing megabytes: count, sizes and the ends of each. */
+function imagesPrint(images: readonly ImageAttachment[] | undefined): string {
+  return (images ?? []).map((i) => `${i.mediaType}:${i.data.length}:${i.data.slice(0, 32)}:${i.data.slice(-32)}`).join('|');
+}
 
 function newInputId(): string {
   const bytes = new Uint8Array(12);
@@ -211,14 +218,16 @@ export const createAgentsSlice: SliceCreator<AgentsSlice> = (set, get, client) =
   async sendInput(sessionId, input, images) {
     // The same message sent again after a failure carries the same id: if the host did take it
     // (the answer was lost with the connection), it is answered as before instead of run twice.
-    const key = `${sessionId}\u0000${images?.length ?? 0}\u0000${input}`;
-    const inputId = unanswered.get(key) ?? newInputId();
+    const key = `${sessionId}\u0000${imagesPrint(images)}\u0000${input}`;
+    const earlier = unanswered.get(key);
+    // Only a resend soon after the failure is the same message; later, the same words are a new one.
+    const inputId = earlier && Date.now() - earlier.at < RESEND_WINDOW_MS ? earlier.id : newInputId();
     unanswered.delete(key);
     try {
       await client.invoke('agents.submit', { sessionId, input, inputId, ...(images && images.length > 0 ? { images: [...images] } : {}) });
       return true;
     } catch (e) {
-      unanswered.set(key, inputId);
+      unanswered.set(key, { id: inputId, at: Date.now() });
       while (unanswered.size > MAX_UNANSWERED) unanswered.delete(unanswered.keys().next().value!);
       get().toastError('Could not send', e);
       return false;

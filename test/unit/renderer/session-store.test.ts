@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../../src-preload/client/client';
 import type { Transport } from '../../../src-preload/client/transport';
 import type { Result } from '../../../src-preload/contract/wire';
@@ -90,5 +90,27 @@ describe('session UI state', () => {
     await store.getState().sendInput('ses-aaaaaa1', 'hello, edited');
     await store.getState().sendInput('ses-aaaaaa2', 'hello');
     expect(new Set([idOf(2), idOf(3), idOf(4)]).size).toBe(3);
+    // The same text with another image is another message.
+    const img = (data: string) => [{ mediaType: 'image/png' as const, data }];
+    await store.getState().sendInput('ses-aaaaaa1', 'look', img('AAAA'));
+    await store.getState().sendInput('ses-aaaaaa1', 'look', img('BBBB'));
+    expect(idOf(6)).not.toBe(idOf(5));
+  });
+
+  it('the same words sent long after a failed send are a new message, not the lost one', async () => {
+    vi.useFakeTimers();
+    try {
+      const { store, calls } = storeWith({ 'agents.submit': () => ({ ok: false, error: { code: 'unavailable', message: 'lost' } }) });
+      const idOf = (i: number) => (calls.filter((c) => c.channel === 'agents.submit')[i]!.input as { inputId: string }).inputId;
+      await store.getState().sendInput('ses-aaaaaa1', 'yes');
+      vi.advanceTimersByTime(60_000);
+      await store.getState().sendInput('ses-aaaaaa1', 'yes');
+      expect(idOf(1)).toBe(idOf(0));
+      vi.advanceTimersByTime(3 * 60_000);
+      await store.getState().sendInput('ses-aaaaaa1', 'yes');
+      expect(idOf(2)).not.toBe(idOf(1));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
