@@ -32,6 +32,7 @@ test.beforeAll(async () => {
       { match: { userPattern: 'what is in this image' }, blocks: [{ type: 'text', text: 'A single red pixel.' }] },
       { match: { userPattern: 'held on its way' }, blocks: [{ type: 'text', text: 'The held one arrived.' }] },
       { match: { userPattern: 'draft then sent' }, blocks: [{ type: 'text', text: 'The draft was sent.' }] },
+      { match: { userPattern: 'sent as I left' }, blocks: [{ type: 'text', text: 'Got it while you were away.' }] },
       { match: { userPattern: 'typed meanwhile' }, blocks: [{ type: 'text', text: 'The one typed meanwhile arrived.' }] },
       { match: { userPattern: 'wait a while' }, blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'sleep 20' } }] },
       // Slow, so the user can leave the session before its approval is asked.
@@ -401,5 +402,34 @@ test('what is typed and not sent stays with its session: back after another sess
   await expect(page.getByTestId('statusbar')).toContainText('Connected');
   await expect(session.input).toHaveValue('');
   await page.goBack();
+  await expect(session.input).toHaveValue('');
+});
+
+test('a message sent just before leaving the session does not come back in its box', async ({ page }) => {
+  // The host's answers to sends are held back 1.5 s, so the box is gone before the answer comes.
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    const submits = new Set<number>();
+    ws.onMessage((m) => {
+      const f = JSON.parse(String(m)) as { type?: string; id?: number; channel?: string };
+      if (f.type === 'invoke' && f.channel === 'agents.submit' && typeof f.id === 'number') submits.add(f.id);
+      server.send(m);
+    });
+    server.onMessage((m) => {
+      const f = JSON.parse(String(m)) as { type?: string; id?: number };
+      if (f.type === 'result' && typeof f.id === 'number' && submits.has(f.id)) setTimeout(() => ws.send(m), 1_500);
+      else ws.send(m);
+    });
+  });
+  const { name } = await openBoard(page);
+  const session = new SessionPage(page);
+  await session.startFromProject(name);
+  const mine = new URL(page.url()).hash;
+  await session.input.fill('a message sent as I left');
+  await session.input.press('Enter');
+  await page.getByTestId('sidebar').getByRole('button', { name: 'Board' }).click();
+  await page.waitForTimeout(2_500);
+  await page.evaluate(`location.hash = ${JSON.stringify(mine)}`);
+  await expect(session.transcript).toContainText('Got it while you were away.');
   await expect(session.input).toHaveValue('');
 });

@@ -178,6 +178,9 @@ export function Composer({
       // Only what was sent goes: text typed and images attached while the answer was on its way
       // stay, and only they go with the Enter that came meanwhile.
       setText((cur) => unsentText(cur, typed));
+      // Also straight into the kept draft: the box may be gone by now (another session shown
+      // while the answer was on its way), and the sent text must not come back with it.
+      keepDraft(sessionId, unsentText(draftText(sessionId), typed));
       if (sentImages.length > 0) updateImages(imagesRef.current.filter((i) => !sentImages.includes(i)));
       // Sent after a refusal, it would be refused again: then it waits for the user, as the first.
       if (entered !== null) void send(unsentText(entered, typed));
