@@ -744,35 +744,43 @@ export class WorktreeManager {
     return true;
   }
 
+  /**
+   * Makes `.trees/` ignored when it is not: a line in the repository's `.gitignore` (`where`
+   * 'gitignore') or in git's own `info/exclude` (`where` 'exclude'); true when it went where asked. A
+   * `.gitignore` that is a symbolic link (→ ~/.bashrc) is never written through: the line goes to
+   * `info/exclude` instead, which leaves the checkout as it is.
+   */
   private async ensureIgnored(root: string, where: 'gitignore' | 'exclude' = 'gitignore'): Promise<boolean> {
     const ignored = await git(['check-ignore', '-q', '--no-index', `${TREES_DIR}/x`], { cwd: root }).then(
       () => true,
       () => false, // Exit 1: not ignored.
     );
     if (ignored) return false;
-    let file = join(root, '.gitignore');
-    if (where === 'exclude') {
-      file = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], { cwd: root })).trim();
-      await mkdir(dirname(file), { recursive: true });
+    if (where === 'gitignore') {
+      const file = join(root, '.gitignore');
+      // Not waiting on a FIFO planted as .gitignore; anything but a missing file is the user's to see.
+      const text = await readFileNoWaitAsync(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return ''; // No .gitignore yet: one is created.
+        throw e;
+      });
+      try {
+        appendFileInside(root, '.gitignore', `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`);
+        return true;
+      } catch (e) {
+        if (!(e instanceof UnsafePathError)) throw e;
+      }
     }
-    // Not waiting on a FIFO planted as .gitignore; anything but a missing file is the user's to see.
-    const text = await readFileNoWaitAsync(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return ''; // No .gitignore yet: one is created.
+    const exclude = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], { cwd: root })).trim();
+    await mkdir(dirname(exclude), { recursive: true });
+    const text = await readFileNoWaitAsync(exclude, 'utf8').catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return '';
       throw e;
     });
-    const line = `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`;
-    // The repository's .gitignore is the repository's: a committed symlink there (→ ~/.bashrc)
-    // must not take the line elsewhere. git's own info/exclude is in the git folder.
-    if (where === 'gitignore') {
-      try {
-        appendFileInside(root, '.gitignore', line);
-      } catch (e) {
-        if (e instanceof UnsafePathError) throw new AppError('invalid_input', `${e.message}. Flightdeck does not write through it: add "${TREES_DIR}/" to the repository's ignore rules yourself, or replace the link with a file.`, { path: file });
-        throw e;
-      }
-    } else await appendFile(file, line);
-    return true;
+    await appendFile(exclude, `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`);
+    // As asked (true), or in place of a linked .gitignore, which was not updated (false).
+    return where === 'exclude';
   }
+
 
   private async upstreamOf(path: string): Promise<string | null> {
     return git(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}'], { cwd: path }).then(
@@ -847,7 +855,7 @@ function refsFromFiles(root: string, names: readonly string[]): Map<string, { id
  * (→ `~/.vim/pack`, anywhere) would put the new worktree, the files copied into it (`.env`) and
  * the agent's writable sandbox outside the repository. Created when missing.
  */
-function treesFolder(root: string): void {
+export function treesFolder(root: string): void {
   try {
     mkdirInside(root, join(root, TREES_DIR));
   } catch (e) {

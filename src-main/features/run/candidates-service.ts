@@ -28,6 +28,7 @@ import {
 } from '../../../src-preload/contract';
 import type { SessionDriver } from '../../agents/session-driver';
 import type { PrepareResult } from '../../worktrees/worktree-prepare';
+import { treesFolder } from '../../worktrees/worktree-manager';
 import type { Logger } from '../../platform/logger';
 import type { Database } from '../../store/db';
 import { FEATURES_DIR, loadConfig, recordPath, type FeaturesConfig } from '../config';
@@ -155,6 +156,8 @@ export class FeatureCandidateService {
       const base = await headCommit(featureTree);
       if (!base) throw new AppError('conflict', `The feature's branch ${state.git.branch} has no commit to start candidates from.`);
       const made: CandidatePlanInfo[] = [];
+      // A .trees that is a link (made since the feature's worktree was) must not take the candidates elsewhere.
+      treesFolder(root);
       try {
         for (const p of plans) {
           await this.o.git.addWorktree(root, join(root, p.worktree), p.branch, base);

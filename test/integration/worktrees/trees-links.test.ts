@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src-preload/contract';
@@ -64,7 +64,7 @@ describe('worktrees in a repository that links .trees or .gitignore elsewhere', 
     expect(readdirSync(outside)).toEqual([]);
   });
 
-  it('a committed .gitignore symlink is not appended to: refused, said how to fix, the target unchanged', async () => {
+  it('a committed .gitignore symlink is not appended to: .trees/ is ignored through git’s own exclude file instead, the target unchanged', async () => {
     const { repo, outside } = setup();
     const target = join(outside, 'bashrc');
     writeFileSync(target, 'export PS1=x\n');
@@ -72,14 +72,14 @@ describe('worktrees in a repository that links .trees or .gitignore elsewhere', 
     gitIn(repo, 'add', '.gitignore');
     gitIn(repo, 'commit', '-q', '-m', 'linked ignore');
     const m = manager();
-    const e = await refusal(m.create(repo, 'session-2'));
-    expect(e.message).toMatch(/symbolic link/);
-    expect(e.message).toMatch(/add "\.trees\/" to the repository's ignore rules yourself/);
+    const made = await m.create(repo, 'session-2');
+    expect(made.gitignoreUpdated).toBe(false);
     expect(readFileSync(target, 'utf8')).toBe('export PS1=x\n');
-    // Ignored through .git/info/exclude instead (what sessions ask for), it works.
-    const made = await m.create(repo, 'session-3', { ignoreIn: 'exclude' });
-    expect(existsSync(join(repo, '.trees', 'session-3'))).toBe(true);
-    expect(made.entry.managed).toBe(true);
-    expect(readFileSync(target, 'utf8')).toBe('export PS1=x\n');
+    expect(lstatSync(join(repo, '.gitignore')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(repo, '.git', 'info', 'exclude'), 'utf8')).toMatch(/^\.trees\/$/m);
+    expect(gitIn(repo, 'status', '--porcelain').trim()).toBe('');
+    expect(existsSync(join(repo, '.trees', 'session-2'))).toBe(true);
+    // And feature init's way (ignoreTrees) says it did not update .gitignore, without failing.
+    expect(await m.ignoreTrees(repo)).toBe(false);
   });
 });
