@@ -9,8 +9,7 @@
  * The file is the user's: unknown keys are kept on write, and a file that is not valid JSON (or
  * not an object) is reported with its path and never overwritten.
  */
-import { existsSync } from 'node:fs';
-import { readFileNoWait } from '../../platform/read-no-wait';
+import { lstatSync } from 'node:fs';
 import { FileTooLargeError, readFileInside, UnsafePathError, writeFileInside } from '../../platform/contained-path';
 import { join } from 'node:path';
 import { AppError } from '../../../src-preload/contract';
@@ -96,10 +95,12 @@ export function coderConfigValues(doc: Json): { values: CoderConfigValues; bad: 
 
 export function readCoderConfig(dir: string): LoadedCoderConfig {
   const path = coderConfigPath(dir);
-  if (!existsSync(path)) return { path, exists: false, values: {}, problem: null };
+  // existsSync follows a link: lstat says whether something is there at all.
+  if (!lstatSync(path, { throwIfNoEntry: false })) return { path, exists: false, values: {}, problem: null };
   let text: string;
   try {
-    text = readFileNoWait(path, 'utf8');
+    // A link (→ ~/.aws/credentials) is refused, never read: its parse error would quote the file.
+    text = readFileInside(dir, CODER_CONFIG_RELATIVE_PATH, { maxBytes: 1024 * 1024, what: 'the Coder config' }).toString('utf8');
   } catch (e) {
     return { path, exists: true, values: {}, problem: `could not read ${path}: ${(e as Error).message}` };
   }

@@ -11,8 +11,8 @@
  * `readProjectConfig` returns the merged values and, per key, which file it came from, so the
  * UI can show where each value in effect came from.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { readFileNoWait } from '../../platform/read-no-wait';
+import { lstatSync } from 'node:fs';
+import { readFileInside, writeFileInside } from '../../platform/contained-path';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { CODER_CONFIG_RELATIVE_PATH, readCoderConfig } from './coder-config';
@@ -57,6 +57,9 @@ const DEFAULTS: ProjectConfig = {
   workflow: { autoVerifyAfterEdit: true, maxVerifyAttempts: DEFAULT_MAX_VERIFY_ATTEMPTS, verifyCommand: null, todoAutoInit: true },
 };
 
+/** `.flightdeck/config.yml` larger than this is not read (as for the features' config). */
+const PROJECT_CONFIG_MAX_BYTES = 256 * 1024;
+
 export function configPath(dir: string): string {
   return join(dir, CONFIG_RELATIVE_PATH);
 }
@@ -91,10 +94,11 @@ function readFlightdeckConfig(dir: string): { config: ProjectConfig; path: strin
   const path = configPath(dir);
   const config: ProjectConfig = { agent: { ...DEFAULTS.agent }, workflow: { ...DEFAULTS.workflow } };
   const set = new Set<ConfigKey>();
-  if (!existsSync(path)) return { config, path, problem: null, set };
+  if (!lstatSync(path, { throwIfNoEntry: false })) return { config, path, problem: null, set };
   let doc;
   try {
-    doc = parseDocument(readFileNoWait(path, 'utf8'));
+    // A link (→ anywhere) is refused, never read: a parse error would quote the file it points at.
+    doc = parseDocument(readFileInside(dir, CONFIG_RELATIVE_PATH, { maxBytes: PROJECT_CONFIG_MAX_BYTES, what: 'the project config' }).toString('utf8'));
   } catch (e) {
     return { config, path, problem: `could not read ${path}: ${(e as Error).message}`, set };
   }
@@ -124,7 +128,7 @@ function readFlightdeckConfig(dir: string): { config: ProjectConfig; path: strin
  */
 export function updateProjectConfig(dir: string, values: Array<[string[], unknown]>): string {
   const path = configPath(dir);
-  const text = existsSync(path) ? readFileNoWait(path, 'utf8') : '';
+  const text = lstatSync(path, { throwIfNoEntry: false }) ? readFileInside(dir, CONFIG_RELATIVE_PATH, { maxBytes: PROJECT_CONFIG_MAX_BYTES, what: 'the project config' }).toString('utf8') : '';
   const doc = parseDocument(text);
   if (doc.errors.length > 0) throw new Error(`${path} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}); fix it first, nothing was changed`);
   try {
@@ -132,10 +136,8 @@ export function updateProjectConfig(dir: string, values: Array<[string[], unknow
   } catch (e) {
     throw new Error(`${path} does not hold a mapping at the top (${(e as Error).message}); fix it first, nothing was changed`);
   }
-  mkdirSync(join(dir, '.flightdeck'), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, String(doc));
-  renameSync(tmp, path);
+  // No link on the way (a committed `.flightdeck` → elsewhere), the file replaced, never written through.
+  writeFileInside(dir, path, String(doc));
   return path;
 }
 

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { coderConfigValues, ignoreCoderConfig, parseCoderConfig, updateCoderConfig } from '../../../src-main/agents/orchestrator/coder-config';
-import { configEntries, readProjectConfig } from '../../../src-main/agents/orchestrator/project-config';
+import { coderConfigValues, ignoreCoderConfig, parseCoderConfig, readCoderConfig, updateCoderConfig } from '../../../src-main/agents/orchestrator/coder-config';
+import { configEntries, readProjectConfig, updateProjectConfig } from '../../../src-main/agents/orchestrator/project-config';
 import { makeRepo, tempDir } from '../../support/temp';
 
 const cleanups: Array<() => void> = [];
@@ -97,5 +97,21 @@ describe('/model and "Add .coder/ to .gitignore" in a folder whose files link el
     expect(JSON.parse(readFileSync(join(r.path, '.coder', 'config.json'), 'utf8'))).toEqual({ model: 'glm-4.7' });
     expect(await ignoreCoderConfig(r.path)).toEqual({ path: join(r.path, '.gitignore'), created: true });
     expect(readFileSync(join(r.path, '.gitignore'), 'utf8')).toBe('/.coder/\n');
+  });
+
+  it('the project’s configs are not read through a link: the problem names the link, and never quotes what it points at', () => {
+    const root = folder({ '.coder/x': '', '.flightdeck/x': '' });
+    const secret = folder({ 'credentials': '[default]\naws_secret_access_key = do-not-show\n' });
+    symlinkSync(join(secret, 'credentials'), join(root, '.coder', 'config.json'));
+    symlinkSync(join(secret, 'credentials'), join(root, '.flightdeck', 'config.yml'));
+    const coder = readCoderConfig(root);
+    expect(coder.exists).toBe(true);
+    expect(coder.problem).toMatch(/symbolic link/);
+    const loaded = readProjectConfig(root);
+    expect(loaded.problem).toMatch(/config\.yml.*symbolic link/);
+    expect(JSON.stringify([coder, loaded])).not.toContain('do-not-show');
+    // And the (unused by the app) project-config writer refuses too, leaving the target alone.
+    expect(() => updateProjectConfig(root, [[['agent', 'model'], 'x']])).toThrow(/symbolic link/);
+    expect(readFileSync(join(secret, 'credentials'), 'utf8')).toContain('do-not-show');
   });
 });
