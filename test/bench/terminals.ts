@@ -119,6 +119,11 @@ function echoHopStats(
   };
 }
 
+/** Echo times (ms): p50, p90, p99, the slowest, how many. */
+function latencies(v: number[]) {
+  return { p50: round(percentile(v, 50), 2), p90: round(percentile(v, 90), 2), p99: round(percentile(v, 99), 2), max: round(Math.max(...v), 2), samples: v.length };
+}
+
 /** Main's CPU between two `process.cpuUsage()` readings: ms, share of one core, ms per MB of flood. */
 function floodWindowCpu(first: NodeJS.CpuUsage, last: NodeJS.CpuUsage, wallMs: number, bytes: number) {
   const cpuMs = (last.user - first.user + last.system - first.system) / 1000;
@@ -333,28 +338,16 @@ export async function run(): Promise<Record<string, unknown>> {
         peakInFlightChars: peak.inFlightChars,
       },
       echoLatencyMs: {
-        idle: { p50: round(percentile(r.idle, 50), 2), p90: round(percentile(r.idle, 90), 2), p99: round(idleP99, 2), max: round(Math.max(...r.idle), 2), samples: r.idle.length },
+        idle: latencies(r.idle),
         duringFlood: {
-          p50: round(percentile(during, 50), 2),
-          p90: round(percentile(during, 90), 2),
-          p99: round(duringP99, 2),
-          max: round(Math.max(...during), 2),
-          samples: during.length,
+          ...latencies(during),
           note: 'three floods like the timed one, in another terminal, typing throughout (one flood alone gives ~70 echoes, whose p99 is their slowest); the timed flood runs with nobody typing',
           floodSeconds: more.typedFloodMs.map((ms) => round(ms / 1000, 2)),
         },
         // The control: the same typing with no flood, while busy loops that are not terminals keep
         // the machine about as busy as a flood does. Its p99 is what the machine's scheduling
         // alone costs an echo at that load; the flood's p99 over it is what the app adds.
-        underForeignLoad: {
-          p50: round(percentile(foreign, 50), 2),
-          p90: round(percentile(foreign, 90), 2),
-          p99: round(foreignP99, 2),
-          max: round(Math.max(...foreign), 2),
-          samples: foreign.length,
-          busyLoops: more.busyLoops,
-          duringFloodP99VsThis: round(duringP99 / foreignP99, 2),
-        },
+        underForeignLoad: { ...latencies(foreign), busyLoops: more.busyLoops, duringFloodP99VsThis: round(duringP99 / foreignP99, 2) },
         hops: echoHopStats(more.echoHops, mainEcho, echoHostStats?.echoes ?? [], r.idle.length),
         // Time each process's main thread was runnable but had no CPU (Linux schedstat): pty host
         // and main while the view ran (idle typing and the first flood), the view during that flood.
