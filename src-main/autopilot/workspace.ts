@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { AppError } from '../../src-preload/contract';
 import { git, gitBuffer, GitError, gitThen } from '../git/git';
 import { writeFileAtomic } from '../platform/atomic-file';
-import { FileTooLargeError, mkdirInside, readFileInsideAsync, UnsafePathError, writeFileInside } from '../platform/contained-path';
+import { checkInside, FileTooLargeError, isInside, mkdirInside, readFileInsideAsync, UnsafePathError, writeFileInside } from '../platform/contained-path';
 import { formatBytes } from '../../src-preload/contract/units';
 import { readFileNoWaitAsync } from '../platform/read-no-wait';
 
@@ -108,25 +108,8 @@ export async function changedBetween(root: string, before: string, after: string
 
 function inside(root: string, rel: string): string {
   const abs = resolve(root, rel);
-  if (abs !== root && !abs.startsWith(root + sep)) throw new AppError('internal', `refusing to revert ${rel}: it is outside ${root}`);
+  if (!isInside(root, abs)) throw new AppError('internal', `refusing to revert ${rel}: it is outside ${root}`);
   return abs;
-}
-
-/**
- * Whether the folder holding `abs` exists below `root` with no symbolic link on the way (lstat of
- * each component). A link there — made by the agent, or by anything running in its container,
- * even while this runs — would take the removal and the write below out of the worktree; it is
- * refused. false when a folder on the way is missing (there is nothing to remove).
- */
-function linkFreeFolderOf(root: string, abs: string): boolean {
-  let cur = root;
-  for (const part of relative(root, dirname(abs)).split(sep).filter(Boolean)) {
-    cur = join(cur, part);
-    const st = lstatSync(cur, { throwIfNoEntry: false });
-    if (!st) return false;
-    if (st.isSymbolicLink() || !st.isDirectory()) throw new AppError('conflict', `refusing to revert ${relative(root, abs)}: ${cur} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'} now`, { path: cur });
-  }
-  return true;
 }
 
 /**
@@ -147,7 +130,15 @@ export async function revertPaths(root: string, snapshot: string, paths: readonl
     const m = entry ? /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(entry) : null;
     // A submodule (commit entry): nothing of ours to write back, only the removal.
     const back = m && m[2] === 'blob' ? { mode: m[1]!, bytes: await gitBuffer(['cat-file', 'blob', m[3]!], { cwd: root }) } : null;
-    if (linkFreeFolderOf(root, abs)) removeEntry(abs);
+    // No folder on the way may be a link (made by the agent, or by anything running in its
+    // container, even while this runs): the removal and the write would leave the worktree.
+    try {
+      checkInside(root, dirname(abs));
+    } catch (e) {
+      if (e instanceof UnsafePathError) throw new AppError('conflict', `refusing to revert ${rel}: ${e.offender} is a symbolic link now`, { path: e.offender });
+      throw e;
+    }
+    removeEntry(abs);
     if (!back) continue;
     if (back.mode === '120000') {
       mkdirInside(root, dirname(abs));
@@ -166,7 +157,14 @@ export async function revertPaths(root: string, snapshot: string, paths: readonl
  * such a race to a single file, never a tree.)
  */
 function removeEntry(abs: string): void {
-  const st = lstatSync(abs, { throwIfNoEntry: false });
+  let st;
+  try {
+    st = lstatSync(abs, { throwIfNoEntry: false });
+  } catch (e) {
+    // A file where a folder on the way should be: nothing at this path to remove.
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+    throw e;
+  }
   if (!st) return;
   if (st.isDirectory()) rmSync(abs, { recursive: true, force: true });
   else unlinkSync(abs);

@@ -8,12 +8,12 @@
  * serialized so two reverts of the same file never interleave their read and write.
  */
 import { KeyedLock } from '../platform/keyed-lock';
-import { existsSync, lstatSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, statSync, unlinkSync } from 'node:fs';
 import { AppError } from '../../src-preload/contract';
 import type { ChangeHunk, ChangeScope, ChangeSet, FileChange, RevertResult } from '../../src-preload/contract/changes';
 import type { EventHub } from '../bridge/event-hub';
 import { git, gitBuffer, GitError } from '../git/git';
-import { writeFileInside } from '../platform/contained-path';
+import { regularFileMode, writeFileInside } from '../platform/contained-path';
 import { readFileNoWait } from '../platform/read-no-wait';
 import type { Logger } from '../platform/logger';
 import type { SessionRecord } from '../agents/store/session-repo';
@@ -110,7 +110,7 @@ export class ChangesService {
         if (current !== null) unlinkSync(abs);
       } else {
         // No folder on the way may have become a link since the path was checked (an agent's loop).
-        writeFileInside(s.root, abs, base, modeOf(abs));
+        writeFileInside(s.root, abs, base, regularFileMode(abs));
       }
       this.o.logger.info('reverted a file', { sessionId, path, saved });
       this.changed(sessionId);
@@ -134,7 +134,7 @@ export class ChangesService {
         );
       }
       const saved = await saveBlob(s.root, abs, current);
-      writeFileInside(s.root, abs, next, modeOf(abs));
+      writeFileInside(s.root, abs, next, regularFileMode(abs));
       this.o.logger.info('reverted a hunk', { sessionId, path, line: hunk.newStart, saved });
       this.changed(sessionId);
       const lines = hunk.lines.filter((l) => l.startsWith('+') || l.startsWith('-')).length;
@@ -282,8 +282,3 @@ function commitError(e: unknown): unknown {
   return new AppError('internal', `git could not commit: ${e.message}`);
 }
 
-/** The permission bits of the regular file at `abs` (never those of what a link there points at); 0o644 for a new one. */
-function modeOf(abs: string): number {
-  const st = lstatSync(abs, { throwIfNoEntry: false });
-  return st?.isFile() ? st.mode & 0o777 : 0o644;
-}

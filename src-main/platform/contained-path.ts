@@ -253,6 +253,15 @@ export function writeFileInside(root: string, file: string, data: string | Buffe
 }
 
 /**
+ * The permission bits of the regular file at `abs`, read with lstat (never those of what a link
+ * there points at); `fallback` when there is none. For a file written again with its mode kept.
+ */
+export function regularFileMode(abs: string, fallback = 0o644): number {
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  return st?.isFile() ? st.mode & 0o777 : fallback;
+}
+
+/**
  * Appends `data` to `file` inside `root` (a log), creating it and its folders as
  * {@link writeFileInside} does; the file itself is opened with O_NOFOLLOW and must be regular.
  */

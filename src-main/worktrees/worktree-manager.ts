@@ -13,7 +13,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { AppError, formatBytes, type WorktreeSetup } from '../../src-preload/contract';
 import { git, GitError } from '../git/git';
 import { readFileNoWait, readFileNoWaitAsync } from '../platform/read-no-wait';
-import { appendFileInside, mkdirInside, UnsafePathError } from '../platform/contained-path';
+import { appendFileInside, FileTooLargeError, mkdirInside, readFileInsideAsync, UnsafePathError } from '../platform/contained-path';
 import { readHead, readRef } from '../git/ref-read';
 import { locateRepository, type RepoLocation } from '../git/repo-location';
 import { KeyedLock } from '../platform/keyed-lock';
@@ -43,6 +43,8 @@ import {
 
 /** The folder, relative to the main checkout, that holds Flightdeck's worktrees. */
 export const TREES_DIR = '.trees';
+/** A .gitignore larger than this is not read to append to (the line goes to info/exclude). */
+const GITIGNORE_MAX_BYTES = 1024 * 1024;
 /** The default `git.branch_prefix`. */
 export const DEFAULT_BRANCH_PREFIX = 'feature';
 /**
@@ -756,27 +758,26 @@ export class WorktreeManager {
       () => false, // Exit 1: not ignored.
     );
     if (ignored) return false;
+    // The line, after what the file already holds ('' when it is not there yet: it is created).
+    const line = (text: string) => `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`;
+    const missing = (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return '';
+      throw e;
+    };
     if (where === 'gitignore') {
-      const file = join(root, '.gitignore');
-      // Not waiting on a FIFO planted as .gitignore; anything but a missing file is the user's to see.
-      const text = await readFileNoWaitAsync(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-        if (e.code === 'ENOENT') return ''; // No .gitignore yet: one is created.
-        throw e;
-      });
       try {
-        appendFileInside(root, '.gitignore', `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`);
+        // The repository's file, by the contained-path rules: a link, a FIFO or a huge file is not read.
+        const text = await readFileInsideAsync(root, '.gitignore', { maxBytes: GITIGNORE_MAX_BYTES, what: 'the .gitignore' }).then((b) => b.toString('utf8'), missing);
+        appendFileInside(root, '.gitignore', line(text));
         return true;
       } catch (e) {
-        if (!(e instanceof UnsafePathError)) throw e;
+        if (!(e instanceof UnsafePathError || e instanceof FileTooLargeError)) throw e;
       }
     }
     const exclude = (await git(['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], { cwd: root })).trim();
     await mkdir(dirname(exclude), { recursive: true });
-    const text = await readFileNoWaitAsync(exclude, 'utf8').catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return '';
-      throw e;
-    });
-    await appendFile(exclude, `${text && !text.endsWith('\n') ? '\n' : ''}${TREES_DIR}/\n`);
+    // Not waiting on a FIFO planted in its place.
+    await appendFile(exclude, line(await readFileNoWaitAsync(exclude, 'utf8').catch(missing)));
     // As asked (true), or in place of a linked .gitignore, which was not updated (false).
     return where === 'exclude';
   }

@@ -16,9 +16,9 @@
  * it back. Folders the turn created are removed when they end up empty. Needs git at run time
  * (seed 001 §7). Changes made by bash commands are not tracked (they may touch anything).
  */
-import { existsSync, lstatSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFileNoWait } from '../../platform/read-no-wait';
-import { writeFileInside } from '../../platform/contained-path';
+import { regularFileMode, writeFileInside } from '../../platform/contained-path';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { git, gitBuffer, gitBufferWithExit } from '../../git/git';
@@ -196,14 +196,9 @@ async function putBack(root: string, abs: string, blob: string | null): Promise<
   // Read first, then written as a new file renamed into place, with no link on the way: what the
   // agent may have made at the name, or of a folder above it, since the path was checked is
   // replaced or refused, never written through.
-  writeFileInside(root, abs, await readBlob(root, blob), modeOf(abs));
+  writeFileInside(root, abs, await readBlob(root, blob), regularFileMode(abs));
 }
 
-/** The permission bits of the regular file at `abs` (never a link's target's); 0o644 for a new one. */
-function modeOf(abs: string): number {
-  const st = lstatSync(abs, { throwIfNoEntry: false });
-  return st?.isFile() ? st.mode & 0o777 : 0o644;
-}
 
 /** Removes the folders the turn created when they are empty now, innermost first. */
 function removeEmptyDirs(root: string, dirs: readonly string[]): string[] {
@@ -256,7 +251,7 @@ export async function applyUndo(root: string, snap: UndoSnapshot, plan: readonly
       if (p.state === 'conflict') note += saved ? ` — your version is saved as git blob ${saved.slice(0, 12)}` : '';
     } else {
       const m = await mergedView(root, p);
-      writeFileInside(root, p.abs, m.content, modeOf(p.abs));
+      writeFileInside(root, p.abs, m.content, regularFileMode(p.abs));
       wrote = await storeBlob(root, p.abs);
       note = `merged ${p.path}: the turn's change taken out, your edits kept${m.conflicts ? ` — ${m.conflicts} conflict${m.conflicts === 1 ? '' : 's'} marked with <<<<<<< / >>>>>>> to resolve` : ''}`;
     }
